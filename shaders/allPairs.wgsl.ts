@@ -1,0 +1,61 @@
+/**
+ * All-pairs sphere–sphere overlap, in triangular tiles.
+ *
+ * The N spheres are cut into blocks of TILE. Workgroup `tile` takes one block pair (bi, bj) with
+ * bi ≤ bj, enumerated as tile = bj·(bj+1)/2 + bi, so every pair of blocks is done exactly once
+ * and every workgroup does the same work. Block bj is staged in workgroup memory (one read of
+ * each sphere per tile instead of TILE); each thread holds one sphere of block bi and tests it
+ * against the staged block, keeping j > i. Tests: N(N−1)/2 plus at most TILE²/2 per diagonal tile.
+ */
+import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
+import { AllPairsParams } from '../src/layout.js';
+import { flatWorkgroup, spheresOverlap, pairAppend } from './common.wgsl.js';
+
+/** Bindings, in order: params, spheres, pairs, pair counter. */
+export const allPairsBindings = ['uniform', 'read-only-storage', 'storage', 'storage'] as const;
+
+export const allPairsShader = () => wgsl`
+${AllPairsParams.wgsl}
+@group(0) @binding(0) var<uniform> params: AllPairsParams;
+@group(0) @binding(1) var<storage, read> spheres: array<vec4f>;
+${pairAppend(0, 2, 3)}
+${flatWorkgroup}
+${spheresOverlap}
+
+override TILE: u32 = 64u;
+var<workgroup> staged: array<vec4f, TILE>;
+
+@compute @workgroup_size(TILE)
+fn allPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+            @builtin(local_invocation_index) lid: u32) {
+  let tile = flatWorkgroup(wid, nwg);
+  if (tile >= params.tileCount) {
+    return;
+  }
+  // Invert tile = bj(bj+1)/2 + bi: an f32 estimate, then exact integer corrections.
+  var bj = u32((sqrt(8.0 * f32(tile) + 1.0) - 1.0) * 0.5);
+  while (bj * (bj + 1u) / 2u > tile) { bj -= 1u; }
+  while ((bj + 1u) * (bj + 2u) / 2u <= tile) { bj += 1u; }
+  let bi = tile - bj * (bj + 1u) / 2u;
+
+  let n = params.sphereCount;
+  let j0 = bj * TILE;
+  if (j0 + lid < n) {
+    staged[lid] = spheres[j0 + lid];
+  }
+  workgroupBarrier();
+
+  let i = bi * TILE + lid;
+  if (i >= n) {
+    return;
+  }
+  let a = spheres[i];
+  let count = min(TILE, n - j0);
+  for (var k = 0u; k < count; k++) {
+    let j = j0 + k;
+    if (j > i && spheresOverlap(a, staged[k])) {
+      appendPair(i, j);
+    }
+  }
+}
+`;

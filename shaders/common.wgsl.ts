@@ -1,0 +1,49 @@
+/**
+ * WGSL shared by several shaders. Each export is a snippet that a shader module interpolates
+ * (three-mesh-bvh style: a module lists what it uses by interpolating it).
+ */
+import { PairCounter } from '../src/layout.js';
+
+/**
+ * The linear workgroup index of a dispatch folded to 2-D (src/gpu/dispatch.ts): workgroups past
+ * 65535 continue in y. Every kernel guards its tail, since x·y may exceed the workgroups needed.
+ */
+export const flatWorkgroup = /* wgsl */ `
+fn flatWorkgroup(wid: vec3u, nwg: vec3u) -> u32 {
+  return wid.x + wid.y * nwg.x;
+}
+`;
+
+/**
+ * sphere–sphere overlap (DESIGN.md): |cA − cB|² ≤ (rA + rB)², touching counts.
+ * Symmetric bit for bit: swapping a and b negates d exactly and adds the radii in either order.
+ */
+export const spheresOverlap = /* wgsl */ `
+fn spheresOverlap(a: vec4f, b: vec4f) -> bool {
+  let d = b.xyz - a.xyz;
+  let s = a.w + b.w;
+  return dot(d, d) <= s * s;
+}
+`;
+
+/**
+ * The guarded append of a pair list. Every call counts, whether or not the pair fits: the host
+ * reads the true count, and grows the list and runs again (or throws CapacityError) when it
+ * exceeds the capacity, which is the bound buffer's length. The count is 64-bit (count, countHi)
+ * so that even a wrap past 2^32 is reported, not mistaken for a small count.
+ */
+export const pairAppend = (group: number, pairsBinding: number, counterBinding: number): string => /* wgsl */ `
+${PairCounter.wgsl}
+@group(${group}) @binding(${pairsBinding}) var<storage, read_write> pairs: array<vec2u>;
+@group(${group}) @binding(${counterBinding}) var<storage, read_write> pairCounter: PairCounter;
+
+fn appendPair(i: u32, j: u32) {
+  let slot = atomicAdd(&pairCounter.count, 1u);
+  if (slot == 0xffffffffu) {
+    atomicAdd(&pairCounter.countHi, 1u);
+  }
+  if (slot < arrayLength(&pairs)) {
+    pairs[slot] = vec2u(i, j);
+  }
+}
+`;

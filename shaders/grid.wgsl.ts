@@ -1,0 +1,121 @@
+/**
+ * The multi-level grid (src/grid/plan.ts explains the plan): how a sphere finds its level, cell
+ * and bucket, and the two build kernels. The CPU twins of these functions, with the same names,
+ * are in src/reference/grid.ts.
+ *
+ * Build, as in the CUDA particles sample (GPU Gems 3 ch. 32):
+ *   gridCount   bucket of every sphere, counts[bucket] += 1 (atomic), the returned rank kept
+ *   (scan)      exclusive prefix sum of counts → cellStart, with cellStart[M] = N
+ *   gridScatter sorted[cellStart[bucket] + rank] = sphere, sortedId[...] = its index
+ */
+import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
+import { GridLevel, GridParams } from '../src/layout.js';
+import { flatWorkgroup } from './common.wgsl.js';
+
+/** The grid's uniform and its functions; `grid` is bound at (group, binding). */
+export const gridFunctions = (group: number, binding: number): string => /* wgsl */ `
+${GridLevel.wgsl}
+${GridParams.wgsl}
+@group(${group}) @binding(${binding}) var<uniform> grid: GridParams;
+
+// ceil(log2 r) from the float's bits; zero and subnormals give -127 (src/grid/level.ts).
+fn ceilLog2(r: f32) -> i32 {
+  let bits = bitcast<u32>(r);
+  let e = i32((bits >> 23u) & 0xffu);
+  if (e == 0) {
+    return -127;
+  }
+  return e - 127 + select(0, 1, (bits & 0x7fffffu) != 0u);
+}
+
+// Level k holds radii r <= 2^(e0 + k - 1): the sphere's diameter fits the level's cell.
+fn sphereLevel(r: f32) -> u32 {
+  return u32(clamp(ceilLog2(r) - grid.levelBias, 0, i32(grid.levelCount) - 1));
+}
+
+// The cell of a point at a level: monotonic in each coordinate, clamped into the grid.
+fn cellOf(p: vec3f, level: u32) -> vec3u {
+  let c = floor((p - grid.origin) * grid.levels[level].invCellSize);
+  return vec3u(clamp(c, vec3f(0.0), vec3f(grid.levels[level].dims - 1u)));
+}
+
+// Murmur3's finaliser over (level, y, z): where a row of cells starts among the buckets.
+fn hashRow(level: u32, y: u32, z: u32) -> u32 {
+  var h = (level * 0x9e3779b1u) ^ (y * 0x85ebca77u) ^ (z * 0xc2b2ae3du);
+  h = h ^ (h >> 16u);
+  h = h * 0x85ebca6bu;
+  h = h ^ (h >> 13u);
+  h = h * 0xc2b2ae35u;
+  h = h ^ (h >> 16u);
+  return h;
+}
+
+// The bucket of cell (0, y, z) of a level; cell (x, y, z) is at (rowKey + x) & bucketMask.
+fn rowKey(level: u32, y: u32, z: u32) -> u32 {
+  if (grid.dense != 0u) {
+    let dims = grid.levels[level].dims;
+    return grid.levels[level].keyBase + dims.x * (y + dims.y * z);
+  }
+  return hashRow(level, y, z);
+}
+
+fn bucketOf(level: u32, cell: vec3u) -> u32 {
+  return (rowKey(level, cell.y, cell.z) + cell.x) & grid.bucketMask;
+}
+`;
+
+/** Bindings of gridCount, in order: grid, spheres, counts (atomic), keys (bucket, rank). */
+export const gridCountBindings = ['uniform', 'read-only-storage', 'storage', 'storage'] as const;
+
+export const gridCountShader = () => wgsl`
+${gridFunctions(0, 0)}
+@group(0) @binding(1) var<storage, read> spheres: array<vec4f>;
+@group(0) @binding(2) var<storage, read_write> counts: array<atomic<u32>>;
+@group(0) @binding(3) var<storage, read_write> keys: array<vec2u>;
+${flatWorkgroup}
+
+override WG: u32 = 256u;
+
+@compute @workgroup_size(WG)
+fn gridCount(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+             @builtin(local_invocation_index) lid: u32) {
+  let i = flatWorkgroup(wid, nwg) * WG + lid;
+  if (i >= grid.sphereCount) {
+    return;
+  }
+  let s = spheres[i];
+  let level = sphereLevel(s.w);
+  let bucket = bucketOf(level, cellOf(s.xyz, level));
+  keys[i] = vec2u(bucket, atomicAdd(&counts[bucket], 1u));
+}
+`;
+
+/** Bindings of gridScatter, in order: grid, spheres, keys, cellStart, sorted, sortedId. */
+export const gridScatterBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage'] as const;
+
+export const gridScatterShader = () => wgsl`
+${GridLevel.wgsl}
+${GridParams.wgsl}
+@group(0) @binding(0) var<uniform> grid: GridParams;
+@group(0) @binding(1) var<storage, read> spheres: array<vec4f>;
+@group(0) @binding(2) var<storage, read> keys: array<vec2u>;
+@group(0) @binding(3) var<storage, read> cellStart: array<u32>;
+@group(0) @binding(4) var<storage, read_write> sorted: array<vec4f>;
+@group(0) @binding(5) var<storage, read_write> sortedId: array<u32>;
+${flatWorkgroup}
+
+override WG: u32 = 256u;
+
+@compute @workgroup_size(WG)
+fn gridScatter(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+               @builtin(local_invocation_index) lid: u32) {
+  let i = flatWorkgroup(wid, nwg) * WG + lid;
+  if (i >= grid.sphereCount) {
+    return;
+  }
+  let key = keys[i];
+  let at = cellStart[key.x] + key.y;
+  sorted[at] = spheres[i];
+  sortedId[at] = i;
+}
+`;

@@ -1,0 +1,93 @@
+/**
+ * Buffers: labelled creation, uploads, and reads back to the CPU.
+ */
+import { BufferUsage, MapMode } from './flags.js';
+import { DeviceLostError } from '../errors.js';
+
+/** Storage binding offsets and sizes must be multiples of 4; we also never create empty buffers. */
+export const align4 = (n: number): number => Math.max(4, Math.ceil(n / 4) * 4);
+
+export function createBuffer(device: GPUDevice, label: string, size: number, usage: number): GPUBuffer {
+  return device.createBuffer({ label, size: align4(size), usage });
+}
+
+export function createUniform(device: GPUDevice, label: string, data: ArrayBuffer): GPUBuffer {
+  const buffer = createBuffer(device, label, data.byteLength, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
+  device.queue.writeBuffer(buffer, 0, data);
+  return buffer;
+}
+
+/** Writes a typed array into `buffer` at 0, padding the tail to 4 bytes when needed. */
+export function upload(device: GPUDevice, buffer: GPUBuffer, data: ArrayBufferView): void {
+  if (data.byteLength === 0) return;
+  if (data.byteLength % 4 === 0) {
+    device.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
+  } else {
+    const padded = new Uint8Array(align4(data.byteLength));
+    padded.set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+    device.queue.writeBuffer(buffer, 0, padded);
+  }
+}
+
+/**
+ * A storage buffer that grows (never shrinks) to the size asked for. Keeps its label and usage;
+ * growing drops the old contents, so callers grow before they fill.
+ */
+export class GrowableBuffer {
+  private current: GPUBuffer | null = null;
+  constructor(
+    private readonly device: GPUDevice,
+    readonly label: string,
+    private readonly usage: number,
+  ) {}
+
+  /** The buffer, at least `bytes` long (rounded up to 4 and by a quarter when it grows). */
+  ensure(bytes: number): GPUBuffer {
+    const need = align4(bytes);
+    if (!this.current || this.current.size < need) {
+      this.current?.destroy();
+      const size = this.current ? align4(Math.max(need, Math.floor(this.current.size * 1.25))) : need;
+      this.current = this.device.createBuffer({ label: this.label, size, usage: this.usage });
+    }
+    return this.current;
+  }
+
+  get buffer(): GPUBuffer {
+    if (!this.current) throw new Error(`${this.label} used before ensure()`);
+    return this.current;
+  }
+
+  destroy(): void {
+    this.current?.destroy();
+    this.current = null;
+  }
+}
+
+/** Turns an AbortError from mapAsync on a lost device into a DeviceLostError. */
+export async function mapRead(buffer: GPUBuffer, device: GPUDevice): Promise<void> {
+  try {
+    await buffer.mapAsync(MapMode.READ);
+  } catch (error) {
+    const lost = await Promise.race([device.lost, Promise.resolve(null)]);
+    if (lost) throw new DeviceLostError(lost.reason, lost.message);
+    throw error;
+  }
+}
+
+/**
+ * Copies `size` bytes (a multiple of 4) from `source` at `offset` into a fresh staging buffer,
+ * submits, and returns a copy of the bytes.
+ */
+export async function readBuffer(device: GPUDevice, source: GPUBuffer, offset: number, size: number): Promise<ArrayBuffer> {
+  if (size === 0) return new ArrayBuffer(0);
+  const staging = device.createBuffer({ label: `${source.label} readback`, size, usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST });
+  try {
+    const encoder = device.createCommandEncoder({ label: `${source.label} readback` });
+    encoder.copyBufferToBuffer(source, offset, staging, 0, size);
+    device.queue.submit([encoder.finish()]);
+    await mapRead(staging, device);
+    return staging.getMappedRange().slice(0);
+  } finally {
+    staging.destroy();
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * Dispatch sizing. `dispatchWorkgroups` stops at `maxComputeWorkgroupsPerDimension` (65535 by
+ * default) per dimension; past that we fold the workgroups into a 2-D grid and every shader
+ * rebuilds the linear index with `flatWorkgroup` (shaders/common.wgsl.ts) and guards the tail.
+ */
+
+/** Workgroups `[x, y]` covering `groups` workgroups, x ≤ maxPerDimension, y ≤ maxPerDimension. */
+export function foldWorkgroups(groups: number, maxPerDimension: number): [number, number] {
+  if (!(groups >= 0) || !Number.isFinite(groups)) throw new RangeError(`bad workgroup count ${groups}`);
+  if (groups <= maxPerDimension) return [groups, 1];
+  const y = Math.ceil(groups / maxPerDimension);
+  if (y > maxPerDimension) {
+    throw new RangeError(`${groups} workgroups exceed ${maxPerDimension}² (the 2-D dispatch limit)`);
+  }
+  return [Math.ceil(groups / y), y];
+}
+
+/** Records a dispatch of `groups` workgroups, folded to 2-D when needed. Nothing for zero. */
+export function dispatchFolded(pass: GPUComputePassEncoder, groups: number, maxPerDimension: number): void {
+  if (groups === 0) return;
+  const [x, y] = foldWorkgroups(groups, maxPerDimension);
+  pass.dispatchWorkgroups(x, y, 1);
+}
+
+export const ceilDiv = (a: number, b: number): number => Math.ceil(a / b);

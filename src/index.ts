@@ -1,0 +1,13 @@
+/**
+ * webgpu-collide: collision detection in WGSL compute shaders, for the browser and Node.
+ * In Node, get a device from `requestNodeDevice()` in `webgpu-collide/node`.
+ */
+export { createCollider, Collider, AUTO_GRID_MIN_SPHERES, BROADPHASES } from './collider.js';
+export type { Broadphase, PairOptions, ColliderOptions, ColliderLimits } from './collider.js';
+export { CollideError, InvalidInputError, CapacityError, NoAdapterError, WebGPUError, DeviceLostError, DestroyedError } from './errors.js';
+export { describeDevice, requestBrowserDevice, type AdapterSummary, type DeviceOptions } from './device.js';
+export { STRIDE } from './layout.js';
+export { RULES } from './validate.js';
+export type { Profile, StageTime } from './gpu/timer.js';
+export type { GridPlan, GridLevelPlan } from './grid/plan.js';
+export * as reference from './reference/index.js';

@@ -1,0 +1,51 @@
+/**
+ * AllPairsPass: every pair (i < j) of N spheres tested once, in triangular tiles
+ * (shaders/allPairs.wgsl.ts), appending overlaps to a PairList. N(N−1)/2 tests; each sphere is
+ * read from memory about N/TILE times.
+ */
+import { allPairsShader, allPairsBindings } from '../../shaders/allPairs.wgsl.js';
+import { AllPairsParams, packStruct } from '../layout.js';
+import { bindGroupLayout, bindGroup, computePipeline } from '../gpu/pipeline.js';
+import { createBuffer } from '../gpu/buffers.js';
+import { BufferUsage } from '../gpu/flags.js';
+import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
+import type { PairList } from '../gpu/pairList.js';
+import type { GpuTimer } from '../gpu/timer.js';
+
+const TILE = 64;
+/** Beyond this the tile index arithmetic (u32) would overflow; the grid is the way anyway. */
+export const ALL_PAIRS_MAX_SPHERES = 2 ** 21;
+
+export class AllPairsPass {
+  private readonly layout: GPUBindGroupLayout;
+  private readonly pipeline: GPUComputePipeline;
+  private readonly params: GPUBuffer;
+
+  constructor(
+    private readonly device: GPUDevice,
+    private readonly maxWorkgroupsPerDimension: number,
+  ) {
+    this.layout = bindGroupLayout(device, 'allPairs layout', allPairsBindings);
+    this.pipeline = computePipeline(device, 'allPairs', [this.layout], allPairsShader(), 'allPairs', { TILE });
+    this.params = createBuffer(device, 'allPairs params', AllPairsParams.size, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
+  }
+
+  /**
+   * Records the tests of `count` spheres in `spheres` (vec4f each), appending to `out`.
+   * The parameters are written through the queue: one encode per submission.
+   */
+  encode(encoder: GPUCommandEncoder, spheres: GPUBuffer, count: number, out: PairList, timer?: GpuTimer): void {
+    const blocks = ceilDiv(count, TILE);
+    const tileCount = (blocks * (blocks + 1)) / 2;
+    this.device.queue.writeBuffer(this.params, 0, packStruct(AllPairsParams, { sphereCount: count, tileCount }));
+    const pass = encoder.beginComputePass(timer?.pass('all-pairs') ?? { label: 'all-pairs' });
+    pass.setPipeline(this.pipeline);
+    pass.setBindGroup(0, bindGroup(this.device, 'allPairs', this.layout, [this.params, spheres, out.pairs.buffer, out.counter]));
+    dispatchFolded(pass, tileCount, this.maxWorkgroupsPerDimension);
+    pass.end();
+  }
+
+  destroy(): void {
+    this.params.destroy();
+  }
+}

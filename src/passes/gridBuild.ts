@@ -1,0 +1,108 @@
+/**
+ * GridBuildPass: bins spheres into the multi-level grid of a plan (src/grid/plan.ts) on the GPU:
+ * gridCount → exclusive scan → gridScatter (shaders/grid.wgsl.ts). The result, a GpuGrid, is
+ * what the narrow phases read: cellStart (bucketCount + 1 offsets), the spheres in bucket order
+ * and their original indices.
+ */
+import { gridCountShader, gridCountBindings, gridScatterShader, gridScatterBindings } from '../../shaders/grid.wgsl.js';
+import { ExclusiveScanPass } from './scan.js';
+import { bindGroupLayout, bindGroup, computePipeline } from '../gpu/pipeline.js';
+import { BufferUsage } from '../gpu/flags.js';
+import { GrowableBuffer } from '../gpu/buffers.js';
+import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
+import { gridParamsData, type GridPlan } from '../grid/plan.js';
+import { GridParams } from '../layout.js';
+import type { GpuTimer } from '../gpu/timer.js';
+
+const WG = 256;
+
+/** The GPU buffers of one built grid. Grows with the scenes it is used for; reuse it. */
+export class GpuGrid {
+  plan: GridPlan | null = null;
+  readonly params: GPUBuffer;
+  readonly cellStart: GrowableBuffer;
+  readonly keys: GrowableBuffer;
+  readonly sorted: GrowableBuffer;
+  readonly sortedId: GrowableBuffer;
+
+  constructor(readonly device: GPUDevice, readonly label = 'grid') {
+    const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
+    this.params = device.createBuffer({ label: `${label} params`, size: GridParams.size, usage: BufferUsage.UNIFORM | BufferUsage.COPY_DST });
+    this.cellStart = new GrowableBuffer(device, `${label} cellStart`, storage);
+    this.keys = new GrowableBuffer(device, `${label} keys`, storage);
+    this.sorted = new GrowableBuffer(device, `${label} sorted spheres`, storage);
+    this.sortedId = new GrowableBuffer(device, `${label} sorted ids`, storage);
+  }
+
+  /** Sizes the buffers for `plan` and uploads its parameters. */
+  prepare(plan: GridPlan): void {
+    this.plan = plan;
+    const n = Math.max(1, plan.sphereCount);
+    this.cellStart.ensure(4 * (plan.bucketCount + 1));
+    this.keys.ensure(8 * n);
+    this.sorted.ensure(16 * n);
+    this.sortedId.ensure(4 * n);
+    this.device.queue.writeBuffer(this.params, 0, gridParamsData(plan));
+  }
+
+  destroy(): void {
+    this.params.destroy();
+    this.cellStart.destroy();
+    this.keys.destroy();
+    this.sorted.destroy();
+    this.sortedId.destroy();
+  }
+}
+
+export class GridBuildPass {
+  private readonly countLayout: GPUBindGroupLayout;
+  private readonly scatterLayout: GPUBindGroupLayout;
+  private readonly countPipeline: GPUComputePipeline;
+  private readonly scatterPipeline: GPUComputePipeline;
+  private readonly scan: ExclusiveScanPass;
+
+  constructor(
+    private readonly device: GPUDevice,
+    private readonly maxWorkgroupsPerDimension: number,
+  ) {
+    this.countLayout = bindGroupLayout(device, 'gridCount layout', gridCountBindings);
+    this.scatterLayout = bindGroupLayout(device, 'gridScatter layout', gridScatterBindings);
+    this.countPipeline = computePipeline(device, 'gridCount', [this.countLayout], gridCountShader(), 'gridCount', { WG });
+    this.scatterPipeline = computePipeline(device, 'gridScatter', [this.scatterLayout], gridScatterShader(), 'gridScatter', { WG });
+    this.scan = new ExclusiveScanPass(device, maxWorkgroupsPerDimension, 'grid scan');
+  }
+
+  /**
+   * Records the build of `grid` (prepared with its plan) from `spheres` (vec4f per sphere).
+   * Work: N atomics and 8 bytes per sphere to count, ~12 bytes per bucket to scan, 36 bytes
+   * per sphere to scatter.
+   */
+  encode(encoder: GPUCommandEncoder, spheres: GPUBuffer, grid: GpuGrid, timer?: GpuTimer): void {
+    const plan = grid.plan;
+    if (!plan) throw new Error('GpuGrid.prepare(plan) must be called before encoding its build');
+    const n = plan.sphereCount;
+    const groups = ceilDiv(n, WG);
+    encoder.clearBuffer(grid.cellStart.buffer, 0, 4 * (plan.bucketCount + 1));
+
+    const count = encoder.beginComputePass(timer?.pass('grid count') ?? { label: 'grid count' });
+    count.setPipeline(this.countPipeline);
+    count.setBindGroup(0, bindGroup(this.device, 'gridCount', this.countLayout, [grid.params, spheres, grid.cellStart.buffer, grid.keys.buffer]));
+    dispatchFolded(count, groups, this.maxWorkgroupsPerDimension);
+    count.end();
+
+    this.scan.encode(encoder, grid.cellStart.buffer, plan.bucketCount, timer);
+
+    const scatter = encoder.beginComputePass(timer?.pass('grid scatter') ?? { label: 'grid scatter' });
+    scatter.setPipeline(this.scatterPipeline);
+    scatter.setBindGroup(
+      0,
+      bindGroup(this.device, 'gridScatter', this.scatterLayout, [grid.params, spheres, grid.keys.buffer, grid.cellStart.buffer, grid.sorted.buffer, grid.sortedId.buffer]),
+    );
+    dispatchFolded(scatter, groups, this.maxWorkgroupsPerDimension);
+    scatter.end();
+  }
+
+  destroy(): void {
+    this.scan.destroy();
+  }
+}

@@ -1,0 +1,7 @@
+/**
+ * The CPU reference: one concept per file, written from the seed math, with the WGSL functions'
+ * names. Tests compare every GPU result with these.
+ */
+export { spheresOverlap, pairMargin, bruteForceSpherePairs, sortPairs } from './spherePairs.js';
+export { sphereLevel, cellOf, hashRow, rowKey, bucketOf, buildGrid, gridSpherePairs, type CpuGrid } from './grid.js';
+export { ceilLog2 } from '../grid/level.js';
