@@ -1,0 +1,88 @@
+/**
+ * The TS layouts in src/layout.ts against WGSL as wgsl_reflect parses it: every struct's member
+ * offsets and size, both in isolation and as declared inside each shader that uses it.
+ */
+import { describe, it, expect } from 'vitest';
+import { WgslReflect } from 'wgsl_reflect/wgsl_reflect.module.js';
+import * as layout from '../src/layout.js';
+import { defineStruct, packStruct, type StructLayout, type FieldType } from '../src/layout.js';
+import { allPairsShader } from '../shaders/allPairs.wgsl.js';
+import { gridCountShader, gridScatterShader } from '../shaders/grid.wgsl.js';
+import { gridPairsShader } from '../shaders/gridPairs.wgsl.js';
+import { scanShader } from '../shaders/scan.wgsl.js';
+
+type AnyStruct = StructLayout<Record<string, FieldType>>;
+const structs = (Object.values(layout) as unknown[]).filter((v): v is AnyStruct => typeof v === 'object' && v !== null && 'wgsl' in v && 'offsets' in v);
+
+/** The WGSL of a struct and of the structs it contains, in declaration order. */
+function declaration(struct: AnyStruct): string {
+  const inner = struct.fields.flatMap((f) => (typeof f.type === 'string' ? [] : [declaration(f.type.array as AnyStruct)]));
+  return [...inner, struct.wgsl].join('\n');
+}
+
+function expectMatches(struct: AnyStruct, code: string): void {
+  const reflected = new WgslReflect(code).structs.find((s) => s.name === struct.name);
+  expect(reflected, `${struct.name} is declared`).toBeDefined();
+  expect(reflected!.size, `${struct.name} size`).toBe(struct.size);
+  expect(reflected!.members.map((m) => [m.name, m.offset])).toEqual(struct.fields.map((f) => [f.name, f.offset]));
+}
+
+describe('layouts', () => {
+  it('declares the structs the shaders use', () => {
+    expect(structs.map((s) => s.name).sort()).toEqual(['AllPairsParams', 'GridLevel', 'GridParams', 'PairCounter', 'ScanParams']);
+  });
+
+  for (const struct of structs) {
+    it(`${struct.name}: TS offsets and size equal wgsl_reflect's`, () => {
+      expectMatches(struct, declaration(struct));
+    });
+  }
+
+  const shaders: [string, string][] = [
+    ['allPairs', allPairsShader()],
+    ['gridCount', gridCountShader()],
+    ['gridScatter', gridScatterShader()],
+    ['gridPairs dense', gridPairsShader({ dense: true })],
+    ['gridPairs hashed', gridPairsShader({ dense: false })],
+    ['scan', scanShader()],
+  ];
+  for (const [name, code] of shaders) {
+    it(`${name}: every struct it declares is the one in layout.ts`, () => {
+      const declared = new WgslReflect(code).structs.map((s) => s.name);
+      expect(declared.length).toBeGreaterThan(0);
+      for (const structName of declared) {
+        const struct = structs.find((s) => s.name === structName);
+        expect(struct, `${structName} comes from layout.ts`).toBeDefined();
+        expectMatches(struct!, code);
+      }
+    });
+  }
+
+  it('follows WGSL alignment: vec3 takes 16-byte alignment, a scalar may follow in its padding', () => {
+    const s = defineStruct('T', { a: 'f32', b: 'vec3f', c: 'f32', d: 'vec2u' });
+    expect(s.offsets).toEqual({ a: 0, b: 16, c: 28, d: 32 });
+    expect(s.size).toBe(48);
+    expectMatches(s as AnyStruct, s.wgsl);
+  });
+
+  it('packs values at their offsets', () => {
+    const data = new DataView(packStruct(layout.GridParams, {
+      origin: [1, 2, 3],
+      sphereCount: 7,
+      levelBias: -5,
+      levels: [{ dims: [4, 5, 6], cellSize: 0.5 }, { count: 9 }],
+    }));
+    expect([0, 4, 8].map((o) => data.getFloat32(o, true))).toEqual([1, 2, 3]);
+    expect(data.getUint32(layout.GridParams.offsets.sphereCount, true)).toBe(7);
+    expect(data.getInt32(layout.GridParams.offsets.levelBias, true)).toBe(-5);
+    const level0 = layout.GridParams.offsets.levels;
+    const stride = layout.GridLevel.size;
+    expect(data.getUint32(level0 + layout.GridLevel.offsets.dims + 4, true)).toBe(5);
+    expect(data.getFloat32(level0 + layout.GridLevel.offsets.cellSize, true)).toBe(0.5);
+    expect(data.getUint32(level0 + stride + layout.GridLevel.offsets.count, true)).toBe(9);
+  });
+
+  it('rejects values of the wrong shape', () => {
+    expect(() => packStruct(layout.GridParams, { origin: [1, 2] })).toThrow(/origin takes 3/);
+  });
+});

@@ -1,0 +1,163 @@
+/**
+ * spherePairs on the GPU against the brute-force oracle, on seeded scenes (the seed is in each
+ * test's name), with both broad phases; the pair sets may differ only within DESIGN.md's band.
+ */
+import { describe, it, expect } from 'vitest';
+import { useGpu } from './support/gpu.js';
+import { diffPairs, bandViolations } from './support/pairs.js';
+import { uniformScene, clusteredScene, mixedRadiiScene, giantsScene, coincidentScene, separatedScene, outlierScene } from './support/scenes.js';
+import { mulberry32 } from './support/random.js';
+import { bruteForceSpherePairs, sortPairs } from '../src/reference/spherePairs.js';
+import { gridSpherePairs } from '../src/reference/grid.js';
+import { createCollider } from '../src/collider.js';
+import { CapacityError } from '../src/errors.js';
+
+const gpu = useGpu();
+
+const scenes: [string, () => Float32Array][] = [
+  ['uniform, 5000 spheres, seed 101', () => uniformScene(5000, { seed: 101 })],
+  ['clustered, 5000 spheres, seed 102', () => clusteredScene(5000, { seed: 102 })],
+  ['mixed radii 1:100, 5000 spheres, seed 103', () => mixedRadiiScene(5000, { seed: 103 })],
+  ['5 giants among 5000 small, seed 104', () => giantsScene(5000, 5, { seed: 104 })],
+  ['uniform at negative coordinates (-1e5), seed 105', () => uniformScene(4000, { seed: 105, offset: -1e5 })],
+  ['uniform at large coordinates (1e5), seed 106', () => uniformScene(4000, { seed: 106, offset: 1e5 })],
+  ['four far outliers (hashed grid), seed 107', () => outlierScene(4000, { seed: 107 })],
+  ['tiny scale (1e-3 box, radii 1e-5), seed 108', () => mixedRadiiScene(3000, { seed: 108 }, 1e-5, 1e-4)],
+  ['points (radius 0) with repeated positions, seed 109', () => {
+    const rand = mulberry32(109);
+    const s = new Float32Array(4 * 2000);
+    for (let i = 0; i < 2000; i++) s.set(i % 3 === 0 && i > 0 ? s.slice(4 * (i - 1), 4 * i) : [Math.floor(rand() * 20), Math.floor(rand() * 20), Math.floor(rand() * 20), 0], 4 * i);
+    return s;
+  }],
+  ['all coincident, 300 spheres', () => coincidentScene(300)],
+  ['none overlapping, 4000 spheres, seed 110', () => separatedScene(4000, { seed: 110 })],
+];
+
+describe('spherePairs matches the brute-force oracle', () => {
+  for (const [name, make] of scenes) {
+    it(name, async () => {
+      const spheres = make();
+      const oracle = bruteForceSpherePairs(spheres);
+      const grid = await gpu.collider.spherePairs(spheres, { broadphase: 'grid' });
+      const allPairs = await gpu.collider.spherePairs(spheres, { broadphase: 'all-pairs' });
+      expect(bandViolations(diffPairs(spheres, grid, oracle)), 'grid vs oracle').toEqual([]);
+      expect(bandViolations(diffPairs(spheres, allPairs, oracle)), 'all-pairs vs oracle').toEqual([]);
+      expect(bandViolations(diffPairs(spheres, grid, allPairs)), 'grid vs all-pairs').toEqual([]);
+      // The CPU twin of the grid has the oracle's exact predicate: it must agree to the pair.
+      expect(sortPairs(gridSpherePairs(spheres, gpu.collider.planFor(spheres)))).toEqual(oracle);
+    });
+  }
+
+  it('the scenes exercise what they claim: pairs where expected, both grid layouts, several levels', () => {
+    expect(bruteForceSpherePairs(separatedScene(4000, { seed: 110 })).length).toBe(0);
+    expect(bruteForceSpherePairs(uniformScene(5000, { seed: 101 })).length).toBeGreaterThan(1000);
+    expect(gpu.collider.planFor(uniformScene(5000, { seed: 101 })).dense).toBe(true);
+    expect(gpu.collider.planFor(outlierScene(4000, { seed: 107 })).dense).toBe(false);
+    expect(gpu.collider.planFor(mixedRadiiScene(5000, { seed: 103 })).levels.length).toBeGreaterThanOrEqual(7);
+    const giants = gpu.collider.planFor(giantsScene(5000, 5, { seed: 104 }));
+    expect(giants.levels.at(-1)!.count).toBe(5);
+    expect(giants.levels[0].count).toBe(5000);
+  });
+
+  it('empty input and a single sphere give no pairs', async () => {
+    for (const broadphase of ['auto', 'all-pairs', 'grid'] as const) {
+      expect(await gpu.collider.spherePairs(new Float32Array(0), { broadphase })).toEqual(new Uint32Array(0));
+      expect(await gpu.collider.spherePairs(new Float32Array([1, 2, 3, 4]), { broadphase })).toEqual(new Uint32Array(0));
+    }
+  });
+
+  it('100,000 uniform spheres (seed 111): the GPU grid equals the CPU reference grid', async () => {
+    const spheres = uniformScene(100_000, { seed: 111 });
+    const cpu = gridSpherePairs(spheres, gpu.collider.planFor(spheres));
+    const grid = await gpu.collider.spherePairs(spheres);
+    expect(cpu.length).toBeGreaterThan(30_000);
+    expect(bandViolations(diffPairs(spheres, grid, cpu))).toEqual([]);
+  });
+});
+
+describe('the rounding band, and nothing wider', () => {
+  // Pairs of unit spheres at distance 2·sqrt(1 + m): margin m relative to (rA + rB)² = 4,
+  // along random directions, each pair far from the others.
+  const margins = [-1e-2, -1e-3, -1e-4, -3e-5, 3e-5, 1e-4, 1e-3, 1e-2, -1e-7, 0, 1e-7];
+  function touchingScene(seed: number, base: number): Float32Array {
+    const rand = mulberry32(seed);
+    const out: number[] = [];
+    margins.forEach((m, k) => {
+      for (let rep = 0; rep < 20; rep++) {
+        const z = 2 * rand() - 1;
+        const phi = 2 * Math.PI * rand();
+        const dir = [Math.sqrt(1 - z * z) * Math.cos(phi), Math.sqrt(1 - z * z) * Math.sin(phi), z];
+        const d = 2 * Math.sqrt(1 + m);
+        const c = [base + 10 * k, base + 10 * rep, base];
+        out.push(...c, 1, ...c.map((v, a) => v + d * dir[a]), 1);
+      }
+    });
+    return Float32Array.from(out);
+  }
+
+  for (const [seed, base] of [[201, 0], [202, 1e4], [203, -3e4]]) {
+    it(`pairs outside 1e-5 of touching are exact, seed ${seed}, base ${base}`, async () => {
+      const spheres = touchingScene(seed, base);
+      const oracle = bruteForceSpherePairs(spheres);
+      // The f32 inputs move the margins a little; the oracle sees the true ones. Most of the
+      // ±3e-5 pairs, and every pair at ±1e-4 and beyond, lie outside the band.
+      for (const broadphase of ['all-pairs', 'grid'] as const) {
+        const pairs = await gpu.collider.spherePairs(spheres, { broadphase });
+        expect(bandViolations(diffPairs(spheres, pairs, oracle)), broadphase).toEqual([]);
+      }
+    });
+  }
+
+  it('the comparison itself fails on a missing pair outside the band', () => {
+    const spheres = new Float32Array([0, 0, 0, 1, 1.5, 0, 0, 1, 10, 0, 0, 1]);
+    expect(bandViolations(diffPairs(spheres, new Uint32Array(0), bruteForceSpherePairs(spheres)))).toHaveLength(1);
+    expect(bandViolations(diffPairs(spheres, new Uint32Array([0, 1, 0, 1]), bruteForceSpherePairs(spheres))).length).toBeGreaterThan(0);
+    expect(bandViolations(diffPairs(spheres, new Uint32Array([1, 0]), bruteForceSpherePairs(spheres))).length).toBeGreaterThan(0);
+  });
+});
+
+describe('the pair list never loses a pair', () => {
+  it('grows and runs again when the first list is too small (700 coincident: 244,650 pairs)', async () => {
+    const spheres = coincidentScene(700);
+    for (const broadphase of ['all-pairs', 'grid'] as const) {
+      const collider = await createCollider({ device: gpu.device }); // fresh: starts with room for 4096
+      try {
+        const pairs = await collider.spherePairs(spheres, { broadphase });
+        expect(pairs.length / 2).toBe((700 * 699) / 2);
+        expect(diffPairs(spheres, pairs, bruteForceSpherePairs(spheres)).malformed).toEqual([]);
+      } finally {
+        collider.destroy();
+      }
+    }
+  });
+
+  it('maxPairs: throws CapacityError with the true count, and accepts exactly the count', async () => {
+    const spheres = uniformScene(3000, { seed: 112 });
+    const expected = bruteForceSpherePairs(spheres).length / 2;
+    for (const broadphase of ['all-pairs', 'grid'] as const) {
+      const error = await gpu.collider.spherePairs(spheres, { broadphase, maxPairs: 10 }).catch((e) => e);
+      expect(error).toBeInstanceOf(CapacityError);
+      expect(error.count).toBe(expected);
+      expect(error.capacity).toBe(10);
+      expect((await gpu.collider.spherePairs(spheres, { broadphase, maxPairs: expected })).length).toBe(2 * expected);
+    }
+  });
+});
+
+describe('dispatches fold past the workgroup limit', () => {
+  // With a tiny per-dimension limit, every dispatch larger than it folds into 2-D: all-pairs
+  // 600 spheres = 55 tiles (limit 8: 8 × 7); grid 3000 spheres: count and scatter 12
+  // workgroups, pairs 24 (limit 5: 5 × 3, 5 × 5). test/scan.test.ts folds the scan.
+  for (const [broadphase, limit, n, seed] of [['all-pairs', 8, 600, 113], ['grid', 5, 3000, 114]] as const) {
+    it(`${broadphase} with at most ${limit} workgroups per dimension gives the same pairs (seed ${seed})`, async () => {
+      const collider = await createCollider({ device: gpu.device, maxWorkgroupsPerDimension: limit });
+      try {
+        const spheres = uniformScene(n, { seed });
+        const pairs = await collider.spherePairs(spheres, { broadphase });
+        expect(bandViolations(diffPairs(spheres, pairs, bruteForceSpherePairs(spheres)))).toEqual([]);
+      } finally {
+        collider.destroy();
+      }
+    });
+  }
+});
