@@ -28,9 +28,14 @@ fn ceilLog2(r: f32) -> i32 {
   return e - 127 + select(0, 1, (bits & 0x7fffffu) != 0u);
 }
 
-// Level k holds radii r <= 2^(e0 + k - 1): the sphere's diameter fits the level's cell.
+// The level whose cells a sphere's diameter fits (src/grid/plan.ts, levelOfLog2).
 fn sphereLevel(r: f32) -> u32 {
-  return u32(clamp(ceilLog2(r) - grid.levelBias, 0, i32(grid.levelCount) - 1));
+  let d = ceilLog2(r) - grid.levelBias;
+  if (d <= 0) {
+    return 0u;
+  }
+  let step = i32(grid.levelStep);
+  return min(u32((d + step - 1) / step), grid.levelCount - 1u);
 }
 
 // The cell of a point at a level: monotonic in each coordinate, clamped into the grid.

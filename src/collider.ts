@@ -14,7 +14,7 @@ import { GpuTimer, type Profile } from './gpu/timer.js';
 import { AllPairsPass, ALL_PAIRS_MAX_SPHERES } from './passes/allPairs.js';
 import { GridBuildPass, GpuGrid } from './passes/gridBuild.js';
 import { GridPairsPass } from './passes/gridPairs.js';
-import { planGrid, type GridPlan } from './grid/plan.js';
+import { planGrid, type GridPlan, type PlanOptions } from './grid/plan.js';
 import { PAIR_BYTES } from './layout.js';
 
 export type Broadphase = 'auto' | 'all-pairs' | 'grid';
@@ -22,10 +22,10 @@ export const BROADPHASES: readonly Broadphase[] = ['auto', 'all-pairs', 'grid'];
 
 /**
  * 'auto' uses all-pairs below this many spheres and the grid from here on. Measured with
- * `npm run bench` (docs/PERFORMANCE.md): where the grid's fixed cost (three more passes and a
- * scan) stops being larger than the all-pairs kernel's N²/2 tests.
+ * `npm run bench -- --crossover` (docs/PERFORMANCE.md): on SwiftShader the grid's wall time
+ * beats all-pairs between 64 and 250 spheres. On a GPU both cost less than the readback there.
  */
-export const AUTO_GRID_MIN_SPHERES = 2048;
+export const AUTO_GRID_MIN_SPHERES = 256;
 
 export interface PairOptions {
   broadphase?: Broadphase;
@@ -43,6 +43,8 @@ export interface ColliderOptions {
    * Lower it to exercise the 2-D fold cheaply in tests.
    */
   maxWorkgroupsPerDimension?: number;
+  /** Tuning of the grid plan (dense factor, octaves per level); defaults are measured. */
+  grid?: Pick<PlanOptions, 'denseFactor' | 'levelStep'>;
 }
 
 export interface ColliderLimits {
@@ -88,6 +90,7 @@ export class Collider {
   private readonly gridPairsPass: GridPairsPass;
   /** Pairs found by the last call: the next call starts with room for as many. */
   private pairHint = 0;
+  private readonly planOptions: PlanOptions;
 
   constructor(device: GPUDevice, options: ColliderOptions = {}, ownsDevice = false) {
     this.device = device;
@@ -111,6 +114,7 @@ export class Collider {
     this.allPairsPass = new AllPairsPass(device, maxWorkgroupsPerDimension);
     this.gridBuildPass = new GridBuildPass(device, maxWorkgroupsPerDimension);
     this.gridPairsPass = new GridPairsPass(device, maxWorkgroupsPerDimension);
+    this.planOptions = { ...options.grid, maxBuckets: this.limits.maxBuckets };
   }
 
   /**
@@ -128,7 +132,7 @@ export class Collider {
       throw new CapacityError(`spheres for broadphase 'all-pairs'`, n, ALL_PAIRS_MAX_SPHERES, "use broadphase 'grid' or 'auto'");
     }
     if (n < 2) return new Uint32Array(0);
-    const plan = useGrid ? planGrid(stats, { maxBuckets: this.limits.maxBuckets }) : null;
+    const plan = useGrid ? planGrid(stats, this.planOptions) : null;
 
     return this.serialize(async () => {
       const timer = new GpuTimer(this.device, options.profile === true);
@@ -157,7 +161,7 @@ export class Collider {
 
   /** The grid plan `spherePairs` would use for these spheres (for tests and tools). */
   planFor(spheres: Float32Array): GridPlan {
-    return planGrid(validateSpheres('spheres', spheres, this.limits.maxSpheres), { maxBuckets: this.limits.maxBuckets });
+    return planGrid(validateSpheres('spheres', spheres, this.limits.maxSpheres), this.planOptions);
   }
 
   /**

@@ -181,6 +181,7 @@ export const GridParams = defineStruct('GridParams', {
   sphereCount: 'u32',
   bucketMask: 'u32',
   levelBias: 'i32',
+  levelStep: 'u32',
   levelCount: 'u32',
   dense: 'u32',
   levels: { array: GridLevel, length: MAX_LEVELS },

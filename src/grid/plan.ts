@@ -3,9 +3,11 @@
  * pass over the spheres. The GPU passes and the CPU reference grid both run from a plan, so the
  * two build exactly the same grid.
  *
- * The grid has levels: level k has cubic cells of side 2^(e0+k) and holds the spheres whose
- * radius r ≤ 2^(e0+k-1), i.e. whose diameter fits a cell (the finest level also takes the
- * smaller ones, the coarsest the larger ones). A sphere finds its partners by visiting, in its
+ * The grid has levels: level k has cubic cells of side 2^(e0 + step·k) and holds the spheres
+ * whose diameter fits a cell but not the level below's (the finest level also takes the
+ * smaller ones, the coarsest the larger ones). `step`, the octaves of radius per level, is
+ * chosen by a cost estimate (estimateCost): one octave per level for a narrow radius range,
+ * coarser steps when radii spread over many octaves. A sphere finds its partners by visiting, in its
  * own level and in every coarser non-empty level b, the cells that overlap its box
  * p ± (r + maxRadius_b). Pairs within a level are reported by the member that comes first in
  * cell order; pairs across levels by the finer member. So a few giants sit alone in a coarse
@@ -42,8 +44,10 @@ export interface GridPlan {
   sphereCount: number;
   /** The local origin: the minimum corner of the centres' bounds. */
   origin: [number, number, number];
-  /** A sphere's level is clamp(ceilLog2(r) - levelBias, 0, levels.length - 1). */
+  /** A sphere's level: 0 when ceilLog2(r) ≤ levelBias, else ceil((ceilLog2(r) − levelBias) / levelStep), at most the last. */
   levelBias: number;
+  /** Octaves of radius per level. */
+  levelStep: number;
   levels: GridLevelPlan[];
   /** Number of buckets: the number of cells when dense, else a power of two. */
   bucketCount: number;
@@ -58,13 +62,71 @@ export interface PlanOptions {
   denseFactor?: number;
   /** Most buckets the device can hold (a power of two). */
   maxBuckets?: number;
+  /** Octaves of radius per level (1–8); by default chosen by estimateCost. */
+  levelStep?: number;
 }
 
 export const nextPow2 = (n: number): number => 2 ** Math.ceil(Math.log2(Math.max(1, n)));
 const prevPow2 = (n: number): number => 2 ** Math.floor(Math.log2(Math.max(1, n)));
 const f32 = Math.fround;
 
+/**
+ * Relative costs in the estimate that chooses the levels and the cell size: visiting a row of
+ * cells (two dependent reads of cellStart, loop set-up) against testing one candidate (a
+ * 16-byte read and the test). Fitted on SwiftShader from the uniform scene at 100k with cells
+ * of 2 and 4 radii (bench/, docs/PERFORMANCE.md): about equal. On a GPU both are one or two
+ * memory transactions, so equal weights are a fair guess there too.
+ */
+export const ROW_COST = 1;
+export const CANDIDATE_COST = 1;
+/**
+ * A hashed grid filters every candidate by its own cell and loses the dense grid's locality;
+ * on SwiftShader a hashed narrow phase ran about 2–3× the estimate of the same visits dense.
+ */
+export const HASHED_COST_FACTOR = 2.5;
+
 export function planGrid(stats: SphereStats, options: PlanOptions = {}): GridPlan {
+  let best: GridPlan | null = null;
+  let bestCost = Infinity;
+  // Levels one octave of radius apart (step 1) keep candidates few but make small spheres visit
+  // many levels; coarser steps trade those rows for candidates. Take the cheapest estimate.
+  const consider = (plan: GridPlan): void => {
+    const cost = estimateCost(plan, stats);
+    if (cost < bestCost * 0.95) {
+      best = plan;
+      bestCost = cost;
+    }
+  };
+  for (const cellShift of [0, 1]) {
+    if (options.levelStep !== undefined) {
+      consider(planWithStep(stats, options, options.levelStep, 0, cellShift));
+      continue;
+    }
+    for (let step = 1; step <= 24; step++) {
+      let single = false;
+      for (let shift = 0; shift < step; shift++) {
+        const plan = planWithStep(stats, options, step, shift, cellShift);
+        consider(plan);
+        single ||= plan.levels.length === 1;
+      }
+      if (single) break; // one level holds every radius: coarser steps change nothing
+    }
+  }
+  return best!;
+}
+
+/** The level of radius bin c (ceilLog2 r) in a plan: the twin of WGSL `sphereLevel`. */
+export function levelOfLog2(c: number, levelBias: number, levelStep: number, levelCount: number): number {
+  const d = c - levelBias;
+  if (d <= 0) return 0;
+  return Math.min(Math.floor((d + levelStep - 1) / levelStep), levelCount - 1);
+}
+
+/**
+ * A plan with `step` octaves per level, level 0 taking the `shift + 1` smallest octaves, and
+ * cells 2^cellShift times the smallest that fit their level's largest sphere.
+ */
+function planWithStep(stats: SphereStats, options: PlanOptions, step: number, shift: number, cellShift: number): GridPlan {
   const { count, min, max } = stats;
   const denseFactor = options.denseFactor ?? 8;
   const maxBuckets = prevPow2(options.maxBuckets ?? 2 ** 28);
@@ -78,19 +140,22 @@ export function planGrid(stats: SphereStats, options: PlanOptions = {}): GridPla
   }
   if (count === 0) cMin = cMax = -LOG2_BIAS;
 
-  // Level 0 holds ceilLog2(r) ≤ c0; its cell side is 2^(c0+1). Raise c0 so that (1) at most
-  // MAX_LEVELS levels reach the largest radius, (2) level 0 has at most 2^24 cells per axis,
-  // (3) cell sizes stay normal floats.
+  // Level 0 holds ceilLog2(r) ≤ c0; level L holds c0 + step·(L−1) < ceilLog2(r) ≤ c0 + step·L,
+  // with cells of side 2^(c0 + step·L + 1). Level 0 takes the `shift + 1` smallest octaves; c0
+  // is raised further so that (1) at most MAX_LEVELS levels reach the largest radius, (2) level 0
+  // has at most 2^24 cells per axis, (3) cell sizes stay normal floats; and it never passes
+  // the largest radius' octave (one level then holds everything).
   let extent = 0;
   for (let a = 0; a < 3; a++) extent = Math.max(extent, count ? f32(max[a] - min[a]) : 0);
   const cExtent = extent > 0 ? ceilLog2(extent) : -LOG2_BIAS;
-  const c0 = Math.max(cMin, cMax - (MAX_LEVELS - 1), cExtent - Math.log2(MAX_CELLS_PER_AXIS) - 1, -121);
-  const levelCount = Math.max(1, cMax - c0 + 1);
+  const c0 = Math.min(cMax, Math.max(cMin + shift, cMax - step * (MAX_LEVELS - 1), cExtent - Math.log2(MAX_CELLS_PER_AXIS) - 1, -121));
+  const levelCount = Math.max(1, Math.ceil((cMax - c0) / step) + 1);
 
   const origin: [number, number, number] = count ? [min[0], min[1], min[2]] : [0, 0, 0];
   const levels: GridLevelPlan[] = [];
   for (let k = 0; k < levelCount; k++) {
-    const e = Math.min(c0 + 1 + k, 127);
+    // The top level needs cells no larger than its largest radius' octave asks for.
+    const e = Math.min(c0 + step * k, cMax, 126 - cellShift) + 1 + cellShift;
     const cellSize = 2 ** e;
     const invCellSize = 2 ** -e;
     const dims = [0, 1, 2].map((a) =>
@@ -101,7 +166,7 @@ export function planGrid(stats: SphereStats, options: PlanOptions = {}): GridPla
   for (let bin = 0; bin < LOG2_BINS; bin++) {
     const n = stats.log2Hist[bin];
     if (n === 0) continue;
-    const level = levels[Math.min(Math.max(bin - LOG2_BIAS - c0, 0), levelCount - 1)];
+    const level = levels[levelOfLog2(bin - LOG2_BIAS, c0, step, levelCount)];
     level.count += n;
     level.maxRadius = Math.max(level.maxRadius, stats.log2MaxRadius[bin]);
   }
@@ -118,7 +183,34 @@ export function planGrid(stats: SphereStats, options: PlanOptions = {}): GridPla
   const bucketCount = dense ? Math.max(totalCells, 1) : hashedBuckets;
   const bucketMask = dense ? 0xffffffff : hashedBuckets - 1;
 
-  return { sphereCount: count, origin, levelBias: c0, levels, bucketCount, bucketMask, dense };
+  return { sphereCount: count, origin, levelBias: c0, levelStep: step, levels, bucketCount, bucketMask, dense };
+}
+
+/**
+ * Work the narrow phase would do with `plan`, assuming spheres spread evenly over the bounds:
+ * for each level a and each coarser-or-equal non-empty level b, the rows and candidates a
+ * typical sphere of a visits in b. Only used to compare plans of the same scene.
+ */
+export function estimateCost(plan: GridPlan, stats: SphereStats): number {
+  const top = plan.levels[plan.levels.length - 1].cellSize;
+  let volume = 1;
+  for (let a = 0; a < 3; a++) volume *= Math.max(stats.max[a] - stats.min[a], top);
+  let cost = 0;
+  plan.levels.forEach((la, a) => {
+    if (la.count === 0) return;
+    const radius = 0.75 * la.maxRadius;
+    for (let b = a; b < plan.levels.length; b++) {
+      const lb = plan.levels[b];
+      if (lb.count === 0) continue;
+      const span = (2 * (radius + lb.maxRadius)) / lb.cellSize + 1;
+      const perAxis = lb.dims.map((d) => Math.min(span, d));
+      const rows = perAxis[1] * perAxis[2];
+      const cells = rows * perAxis[0];
+      const candidates = (cells * lb.cellSize ** 3 * lb.count) / volume;
+      cost += la.count * (ROW_COST * rows + CANDIDATE_COST * candidates) * (a === b ? 0.5 : 1);
+    }
+  });
+  return plan.dense ? cost : cost * HASHED_COST_FACTOR;
 }
 
 /** The plan as the `GridParams` uniform the shaders read. */
@@ -128,6 +220,7 @@ export function gridParamsData(plan: GridPlan): ArrayBuffer {
     sphereCount: plan.sphereCount,
     bucketMask: plan.bucketMask,
     levelBias: plan.levelBias,
+    levelStep: plan.levelStep,
     levelCount: plan.levels.length,
     dense: plan.dense ? 1 : 0,
     levels: plan.levels.map((l) => ({

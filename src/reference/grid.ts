@@ -7,12 +7,12 @@
  */
 import { ceilLog2 } from '../grid/level.js';
 import { EXT_SCALE } from '../grid/level.js';
-import type { GridPlan } from '../grid/plan.js';
+import { levelOfLog2, type GridPlan } from '../grid/plan.js';
 
 const f32 = Math.fround;
 
 export function sphereLevel(plan: GridPlan, r: number): number {
-  return Math.min(Math.max(ceilLog2(r) - plan.levelBias, 0), plan.levels.length - 1);
+  return levelOfLog2(ceilLog2(r), plan.levelBias, plan.levelStep, plan.levels.length);
 }
 
 /** Cell coordinate along one axis (0, 1, 2) of value x at a level. */
