@@ -10,6 +10,6 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 120_000,
     hookTimeout: 60_000,
-    reporters: ['default'],
+    reporters: ['default', './test/support/summaryReporter.ts'],
   },
 });

@@ -1,0 +1,23 @@
+/**
+ * Prints one plain closing line, `N passed, N failed, N skipped`, after vitest's own summary,
+ * so that CI logs say in a standard form what ran.
+ */
+import type { Reporter, TestModule } from 'vitest/node';
+
+export default class SummaryReporter implements Reporter {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+    let passed = 0;
+    let failed = 0;
+    let skipped = 0;
+    for (const module of testModules) {
+      if (module.state() === 'failed' && [...module.children.allTests()].length === 0) failed++;
+      for (const test of module.children.allTests()) {
+        const state = test.result().state;
+        if (state === 'passed') passed++;
+        else if (state === 'failed') failed++;
+        else skipped++;
+      }
+    }
+    console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
+  }
+}
