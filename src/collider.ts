@@ -5,17 +5,25 @@
  * caller asked for come back.
  */
 import { CapacityError, DestroyedError, DeviceLostError, WebGPUError } from './errors.js';
-import { validateSpheres, checkOneOf, checkPositiveInteger } from './validate.js';
+import {
+  validateSpheres, validateAabbs, validateOrientedBoxes, validateCasts,
+  checkOneOf, checkPositiveInteger, checkBoolean, type SphereStats, type CastBatch,
+} from './validate.js';
 import { requestBrowserDevice } from './device.js';
 import { BufferUsage } from './gpu/flags.js';
-import { GrowableBuffer, upload } from './gpu/buffers.js';
+import { GrowableBuffer, upload, readBuffer } from './gpu/buffers.js';
 import { PairList } from './gpu/pairList.js';
 import { GpuTimer, type Profile } from './gpu/timer.js';
 import { AllPairsPass, ALL_PAIRS_MAX_SPHERES } from './passes/allPairs.js';
 import { GridBuildPass, GpuGrid } from './passes/gridBuild.js';
 import { GridPairsPass } from './passes/gridPairs.js';
+import { BoxPairsPass } from './passes/boxPairs.js';
+import { CastPass, type CastSource } from './passes/casts.js';
+import { ExclusiveScanPass } from './passes/scan.js';
 import { planGrid, type GridPlan, type PlanOptions } from './grid/plan.js';
-import { PAIR_BYTES } from './layout.js';
+import { PAIR_BYTES, GPU_STRIDE, CastHitRecord } from './layout.js';
+import type { BoxKind } from '../shaders/boxes.wgsl.js';
+import type { CastMode } from '../shaders/casts.wgsl.js';
 
 export type Broadphase = 'auto' | 'all-pairs' | 'grid';
 export const BROADPHASES: readonly Broadphase[] = ['auto', 'all-pairs', 'grid'];
@@ -26,6 +34,24 @@ export const BROADPHASES: readonly Broadphase[] = ['auto', 'all-pairs', 'grid'];
  * beats all-pairs between 64 and 250 spheres. On a GPU both cost less than the readback there.
  */
 export const AUTO_GRID_MIN_SPHERES = 256;
+/**
+ * Sphere–box pairs: 'auto' bins the spheres when there are at least AUTO_GRID_MIN_SPHERES of
+ * them and at least this many boxes. With fewer boxes all-pairs is N·M tests spread over N
+ * threads, which costs less than building the grid.
+ */
+export const AUTO_GRID_MIN_BOXES = 32;
+
+/**
+ * Work of walking the grid with these casts, in the units of brute force (one sphere test): per
+ * level, the slabs the rays cross (total length / cell size, plus one per ray) times about four
+ * cells a slab, plus building the grid. Long rays through a sparse grid cost more than testing
+ * every sphere; 'auto' then takes brute force.
+ */
+function castWalkCost(plan: GridPlan, batch: CastBatch): number {
+  let cost = 8 * plan.sphereCount;
+  for (const level of plan.levels) if (level.count > 0) cost += 4 * (batch.totalLength / level.cellSize + batch.count);
+  return cost;
+}
 
 export interface PairOptions {
   broadphase?: Broadphase;
@@ -34,6 +60,43 @@ export interface PairOptions {
   /** Time every GPU stage with timestamp queries; the result is in `collider.lastProfile`. */
   profile?: boolean;
 }
+
+export interface CastOptions {
+  /** 'all-pairs' tests every ray against every sphere; 'grid' walks the sphere grid. */
+  broadphase?: Broadphase;
+  /** Return every hit of every ray (by distance, then index) instead of the nearest. */
+  allHits?: boolean;
+  /** With allHits: the most hits the caller accepts; more throws CapacityError with the true count. */
+  maxHits?: number;
+  profile?: boolean;
+}
+
+/** Nearest hit per ray: index −1 and NaN distance and point for a miss. */
+export interface RaycastResult {
+  index: Int32Array;
+  /** |AD|, the distance from A to the hit point. */
+  distance: Float32Array;
+  /** The hit point D, xyz per ray. */
+  point: Float32Array;
+}
+
+/** Nearest hit per sphere cast: index −1 and NaN elsewhere for a miss. */
+export interface SphereCastResult {
+  index: Int32Array;
+  /** |AC|, the distance the sphere travels to the contact. */
+  distance: Float32Array;
+  /** C, the cast sphere's centre at contact, xyz per cast. */
+  center: Float32Array;
+  /** E, the contact point, xyz per cast. */
+  contact: Float32Array;
+}
+
+/** Every hit: those of ray k are entries offsets[k] .. offsets[k+1] − 1, by distance then index. */
+export interface AllHits {
+  offsets: Uint32Array;
+}
+export type RaycastAllHits = AllHits & RaycastResult;
+export type SphereCastAllHits = AllHits & SphereCastResult;
 
 export interface ColliderOptions {
   /** The device to use. In a browser it may be omitted: one is requested from navigator.gpu. */
@@ -48,10 +111,14 @@ export interface ColliderOptions {
 }
 
 export interface ColliderLimits {
-  /** Most spheres one call takes. */
+  /** Most spheres (or boxes, or casts) one call takes. */
   maxSpheres: number;
+  maxBoxes: number;
+  maxCasts: number;
   /** Most pairs one call can return (the largest pair buffer the device can bind). */
   maxPairs: number;
+  /** Most hits one allHits call can return. */
+  maxHits: number;
   maxWorkgroupsPerDimension: number;
   /** Most grid buckets (a power of two). */
   maxBuckets: number;
@@ -71,6 +138,9 @@ export async function createCollider(options: ColliderOptions = {}): Promise<Col
   return collider;
 }
 
+const HIT_BYTES = CastHitRecord.size;
+const HIT_FLOATS = HIT_BYTES / 4;
+
 export class Collider {
   readonly device: GPUDevice;
   readonly limits: ColliderLimits;
@@ -83,13 +153,21 @@ export class Collider {
   private queue: Promise<unknown> = Promise.resolve();
 
   private readonly spheres: GrowableBuffer;
+  private readonly boxes: GrowableBuffer;
+  private readonly casts: GrowableBuffer;
+  private readonly hits: GrowableBuffer;
+  private readonly hitCounts: GrowableBuffer;
   private readonly pairs: PairList;
   private readonly grid: GpuGrid;
   private readonly allPairsPass: AllPairsPass;
   private readonly gridBuildPass: GridBuildPass;
   private readonly gridPairsPass: GridPairsPass;
-  /** Pairs found by the last call: the next call starts with room for as many. */
+  private readonly boxPairsPass: BoxPairsPass;
+  private readonly castPass: CastPass;
+  private readonly hitScan: ExclusiveScanPass;
+  /** Pairs (hits) found by the last call: the next call starts with room for as many. */
   private pairHint = 0;
+  private hitHint = 0;
   private readonly planOptions: PlanOptions;
 
   constructor(device: GPUDevice, options: ColliderOptions = {}, ownsDevice = false) {
@@ -100,7 +178,10 @@ export class Collider {
     const maxWorkgroupsPerDimension = Math.min(options.maxWorkgroupsPerDimension ?? Infinity, l.maxComputeWorkgroupsPerDimension);
     this.limits = {
       maxSpheres: Math.floor(binding / 16),
+      maxBoxes: Math.floor(binding / (4 * GPU_STRIDE.orientedBox)),
+      maxCasts: Math.floor(binding / HIT_BYTES),
       maxPairs: Math.floor(binding / PAIR_BYTES),
+      maxHits: Math.floor(binding / HIT_BYTES),
       maxWorkgroupsPerDimension,
       maxBuckets: 2 ** Math.floor(Math.log2(binding / 4 - 1)),
     };
@@ -109,11 +190,18 @@ export class Collider {
     });
     const usage = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
     this.spheres = new GrowableBuffer(device, 'input spheres', usage);
-    this.pairs = new PairList(device, 'sphere pairs');
+    this.boxes = new GrowableBuffer(device, 'input boxes', usage);
+    this.casts = new GrowableBuffer(device, 'input casts', usage);
+    this.hits = new GrowableBuffer(device, 'cast hits', usage);
+    this.hitCounts = new GrowableBuffer(device, 'cast hit counts', usage);
+    this.pairs = new PairList(device, 'pairs');
     this.grid = new GpuGrid(device, 'sphere grid');
     this.allPairsPass = new AllPairsPass(device, maxWorkgroupsPerDimension);
     this.gridBuildPass = new GridBuildPass(device, maxWorkgroupsPerDimension);
     this.gridPairsPass = new GridPairsPass(device, maxWorkgroupsPerDimension);
+    this.boxPairsPass = new BoxPairsPass(device, maxWorkgroupsPerDimension);
+    this.castPass = new CastPass(device, maxWorkgroupsPerDimension);
+    this.hitScan = new ExclusiveScanPass(device, maxWorkgroupsPerDimension, 'hit count scan');
     this.planOptions = { ...options.grid, maxBuckets: this.limits.maxBuckets };
   }
 
@@ -126,6 +214,7 @@ export class Collider {
     const stats = validateSpheres('spheres', spheres, this.limits.maxSpheres);
     const broadphase = checkOneOf('options.broadphase', options.broadphase, BROADPHASES) ?? 'auto';
     const maxPairs = checkPositiveInteger('options.maxPairs', options.maxPairs) ?? Infinity;
+    const profile = checkBoolean('options.profile', options.profile) ?? false;
     const n = stats.count;
     const useGrid = broadphase === 'grid' || (broadphase === 'auto' && n >= AUTO_GRID_MIN_SPHERES);
     if (!useGrid && n > ALL_PAIRS_MAX_SPHERES) {
@@ -134,34 +223,198 @@ export class Collider {
     if (n < 2) return new Uint32Array(0);
     const plan = useGrid ? planGrid(stats, this.planOptions) : null;
 
-    return this.serialize(async () => {
-      const timer = new GpuTimer(this.device, options.profile === true);
-      try {
-        await this.submitChecked((encoder) => {
-          upload(this.device, this.spheres.ensure(16 * n), spheres);
-          if (plan) {
-            this.grid.prepare(plan);
-            this.gridBuildPass.encode(encoder, this.spheres.buffer, this.grid, timer);
-          }
-        });
-        const result = await this.collectPairs(maxPairs, (encoder) => {
-          if (plan) this.gridPairsPass.encode(encoder, this.grid, this.pairs, timer);
-          else this.allPairsPass.encode(encoder, this.spheres.buffer, n, this.pairs, timer);
-        });
-        if (timer.enabled) {
-          await this.submitChecked((encoder) => timer.resolve(encoder));
-          this.lastProfile = await timer.read();
-        }
-        return result;
-      } finally {
-        timer.destroy();
+    return this.run(profile, async (timer) => {
+      const source = await this.uploadSpheres(spheres, stats, plan, timer);
+      return this.collectPairs(maxPairs, (encoder) => {
+        if ('grid' in source) this.gridPairsPass.encode(encoder, source.grid, this.pairs, timer);
+        else this.allPairsPass.encode(encoder, source.spheres, n, this.pairs, timer);
+      });
+    });
+  }
+
+  /**
+   * Every (sphere, AABB) that overlap: the centre clamped into the box is within the radius,
+   * |C − S|² ≤ r². [sphere0, box0, sphere1, box1, ...], in no particular order.
+   */
+  async sphereBoxPairs(spheres: Float32Array, aabbs: Float32Array, options: PairOptions = {}): Promise<Uint32Array> {
+    this.checkUsable();
+    const stats = validateSpheres('spheres', spheres, this.limits.maxSpheres);
+    const boxes = validateAabbs('aabbs', aabbs, this.limits.maxBoxes);
+    return this.boxPairs('aabb', spheres, stats, boxes, GPU_STRIDE.aabb, options);
+  }
+
+  /**
+   * Every (sphere, oriented box) that overlap: the same test in the box's frame (centre rotated
+   * by the inverse rotation, clamped to ± half extents). Quaternions are normalised here.
+   */
+  async sphereOrientedBoxPairs(spheres: Float32Array, boxes: Float32Array, options: PairOptions = {}): Promise<Uint32Array> {
+    this.checkUsable();
+    const stats = validateSpheres('spheres', spheres, this.limits.maxSpheres);
+    const packed = validateOrientedBoxes('boxes', boxes, this.limits.maxBoxes);
+    return this.boxPairs('obb', spheres, stats, packed, GPU_STRIDE.orientedBox, options);
+  }
+
+  private async boxPairs(kind: BoxKind, spheres: Float32Array, stats: SphereStats, packedBoxes: Float32Array, stride: number, options: PairOptions): Promise<Uint32Array> {
+    const broadphase = checkOneOf('options.broadphase', options.broadphase, BROADPHASES) ?? 'auto';
+    const maxPairs = checkPositiveInteger('options.maxPairs', options.maxPairs) ?? Infinity;
+    const profile = checkBoolean('options.profile', options.profile) ?? false;
+    const n = stats.count;
+    const m = packedBoxes.length / stride;
+    if (n === 0 || m === 0) return new Uint32Array(0);
+    const useGrid = broadphase === 'grid' || (broadphase === 'auto' && n >= AUTO_GRID_MIN_SPHERES && m >= AUTO_GRID_MIN_BOXES);
+    const plan = useGrid ? planGrid(stats, this.planOptions) : null;
+
+    return this.run(profile, async (timer) => {
+      const source = await this.uploadSpheres(spheres, stats, plan, timer, () => {
+        upload(this.device, this.boxes.ensure(packedBoxes.byteLength), packedBoxes);
+      });
+      return this.collectPairs(maxPairs, (encoder) => {
+        if ('grid' in source) this.boxPairsPass.encodeGrid(encoder, kind, source.grid, this.boxes.buffer, m, this.pairs, timer);
+        else this.boxPairsPass.encodeAllPairs(encoder, kind, source.spheres, n, this.boxes.buffer, m, this.pairs, timer);
+      });
+    });
+  }
+
+  /**
+   * The nearest sphere each ray (A → B, 6 floats) hits: D = A + n(|AC| − √(r² − |CS|²)) with
+   * 0 ≤ |AD| ≤ |AB|; rays starting strictly inside a sphere ignore it; tangent rays hit; ties go
+   * to the lowest index; zero-length rays hit nothing. With `allHits`, every hit.
+   */
+  raycast(rays: Float32Array, spheres: Float32Array, options: CastOptions & { allHits: true }): Promise<RaycastAllHits>;
+  raycast(rays: Float32Array, spheres: Float32Array, options?: CastOptions): Promise<RaycastResult>;
+  async raycast(rays: Float32Array, spheres: Float32Array, options: CastOptions = {}): Promise<RaycastResult | RaycastAllHits> {
+    this.checkUsable();
+    const batch = validateCasts('rays', rays, 6, this.limits.maxCasts);
+    const stats = validateSpheres('spheres', spheres, this.limits.maxSpheres);
+    const { records, offsets } = await this.castAll(batch, spheres, stats, options);
+    const hits = records.length / HIT_FLOATS;
+    const ints = new Int32Array(records.buffer, records.byteOffset, records.length);
+    const result: RaycastResult = { index: new Int32Array(hits), distance: new Float32Array(hits), point: new Float32Array(3 * hits) };
+    for (let k = 0; k < hits; k++) {
+      const o = HIT_FLOATS * k;
+      const index = ints[o + CastHitRecord.offsets.index / 4];
+      result.index[k] = index;
+      const hit = index >= 0;
+      result.distance[k] = hit ? records[o + CastHitRecord.offsets.distance / 4] : NaN;
+      for (let a = 0; a < 3; a++) result.point[3 * k + a] = hit ? records[o + CastHitRecord.offsets.point / 4 + a] : NaN;
+    }
+    return offsets ? { offsets, ...result } : result;
+  }
+
+  /**
+   * The nearest sphere each sphere cast (A → B, radius: 7 floats) touches: the centre at contact
+   * C with 0 ≤ |AC| ≤ |AB| and the contact point E = C + (S − C)·r1/(r1 + r2); a cast that starts
+   * overlapping a sphere ignores it; ties go to the lowest index. With `allHits`, every hit.
+   */
+  sphereCast(casts: Float32Array, spheres: Float32Array, options: CastOptions & { allHits: true }): Promise<SphereCastAllHits>;
+  sphereCast(casts: Float32Array, spheres: Float32Array, options?: CastOptions): Promise<SphereCastResult>;
+  async sphereCast(casts: Float32Array, spheres: Float32Array, options: CastOptions = {}): Promise<SphereCastResult | SphereCastAllHits> {
+    this.checkUsable();
+    const batch = validateCasts('casts', casts, 7, this.limits.maxCasts);
+    const stats = validateSpheres('spheres', spheres, this.limits.maxSpheres);
+    const { records, offsets } = await this.castAll(batch, spheres, stats, options);
+    const hits = records.length / HIT_FLOATS;
+    const ints = new Int32Array(records.buffer, records.byteOffset, records.length);
+    const result: SphereCastResult = {
+      index: new Int32Array(hits),
+      distance: new Float32Array(hits),
+      center: new Float32Array(3 * hits),
+      contact: new Float32Array(3 * hits),
+    };
+    for (let k = 0; k < hits; k++) {
+      const o = HIT_FLOATS * k;
+      const index = ints[o + CastHitRecord.offsets.index / 4];
+      result.index[k] = index;
+      const hit = index >= 0;
+      result.distance[k] = hit ? records[o + CastHitRecord.offsets.distance / 4] : NaN;
+      for (let a = 0; a < 3; a++) {
+        result.center[3 * k + a] = hit ? records[o + CastHitRecord.offsets.point / 4 + a] : NaN;
+        result.contact[3 * k + a] = hit ? records[o + CastHitRecord.offsets.contact / 4 + a] : NaN;
       }
+    }
+    return offsets ? { offsets, ...result } : result;
+  }
+
+  /**
+   * Runs the cast kernels and returns the raw hit records: one per cast (nearest), or every hit
+   * with the per-cast offsets (allHits). All hits take two kernels: count, then (after a scan of
+   * the counts) write; if the hits exceed the buffer, it grows and the write runs again.
+   */
+  private async castAll(batch: CastBatch, spheres: Float32Array, stats: SphereStats, options: CastOptions): Promise<{ records: Float32Array; offsets?: Uint32Array }> {
+    const broadphase = checkOneOf('options.broadphase', options.broadphase, BROADPHASES) ?? 'auto';
+    const allHits = checkBoolean('options.allHits', options.allHits) ?? false;
+    const maxHits = checkPositiveInteger('options.maxHits', options.maxHits) ?? Infinity;
+    const profile = checkBoolean('options.profile', options.profile) ?? false;
+    const r = batch.count;
+    const n = stats.count;
+    if (r === 0 || n === 0) {
+      // Nothing to hit: every cast misses.
+      const records = new Float32Array(allHits ? 0 : HIT_FLOATS * r);
+      const ints = new Int32Array(records.buffer);
+      for (let k = 0; k < (allHits ? 0 : r); k++) ints[HIT_FLOATS * k + CastHitRecord.offsets.index / 4] = -1;
+      return { records, offsets: allHits ? new Uint32Array(r + 1) : undefined };
+    }
+    let plan = broadphase === 'all-pairs' || (broadphase === 'auto' && n < AUTO_GRID_MIN_SPHERES) ? null : planGrid(stats, this.planOptions);
+    if (plan && broadphase === 'auto' && castWalkCost(plan, batch) >= r * n) plan = null;
+    // Rounding in positions of this size: what the walk adds to every reach.
+    const sphereAbs = Math.max(...stats.min.map(Math.abs), ...stats.max.map(Math.abs));
+    const slack = (Math.max(batch.maxAbs, sphereAbs) + batch.maxLength + stats.maxRadius) * 2 ** -20;
+
+    return this.run(profile, async (timer) => {
+      const source = await this.uploadSpheres(spheres, stats, plan, timer, () => {
+        upload(this.device, this.casts.ensure(batch.packed.byteLength), batch.packed);
+        this.castPass.setParams(r, n, slack);
+      });
+      const casts = this.casts.buffer;
+      const counts = this.hitCounts.ensure(4 * (r + 1));
+      if (!allHits) {
+        const hits = this.hits.ensure(HIT_BYTES * r);
+        await this.submitChecked((encoder) => this.castPass.encode(encoder, 'nearest', source, casts, r, { hits, counts }, timer));
+        return { records: new Float32Array(await readBuffer(this.device, hits, 0, HIT_BYTES * r)) };
+      }
+      let room = Math.max(this.hitHint, r);
+      const write = (encoder: GPUCommandEncoder, mode: CastMode): void => {
+        this.castPass.encode(encoder, mode, source, casts, r, { hits: this.hits.ensure(HIT_BYTES * Math.max(room, 1)), counts }, timer);
+      };
+      await this.submitChecked((encoder) => {
+        write(encoder, 'count');
+        this.hitScan.encode(encoder, counts, r, timer);
+        write(encoder, 'write');
+      });
+      const total = new Uint32Array(await readBuffer(this.device, counts, 4 * r, 4))[0];
+      if (total > maxHits) throw new CapacityError('hits', total, maxHits, 'raise options.maxHits');
+      if (total > this.limits.maxHits) throw new CapacityError('hits', total, this.limits.maxHits, 'the device cannot hold that many hits in one buffer');
+      if (total > this.hits.buffer.size / HIT_BYTES) {
+        room = total;
+        await this.submitChecked((encoder) => write(encoder, 'write'));
+      }
+      this.hitHint = total;
+      const offsets = new Uint32Array(await readBuffer(this.device, counts, 0, 4 * (r + 1)));
+      const records = new Float32Array(await readBuffer(this.device, this.hits.buffer, 0, HIT_BYTES * total));
+      return { records, offsets };
     });
   }
 
   /** The grid plan `spherePairs` would use for these spheres (for tests and tools). */
   planFor(spheres: Float32Array): GridPlan {
     return planGrid(validateSpheres('spheres', spheres, this.limits.maxSpheres), this.planOptions);
+  }
+
+  /**
+   * Uploads the spheres (and whatever `also` uploads) and, with a plan, builds the grid: the
+   * source the narrow phases read.
+   */
+  private async uploadSpheres(spheres: Float32Array, stats: SphereStats, plan: GridPlan | null, timer: GpuTimer, also?: (encoder: GPUCommandEncoder) => void): Promise<CastSource> {
+    const buffer = this.spheres.ensure(16 * Math.max(stats.count, 1));
+    await this.submitChecked((encoder) => {
+      upload(this.device, buffer, spheres);
+      also?.(encoder);
+      if (plan) {
+        this.grid.prepare(plan);
+        this.gridBuildPass.encode(encoder, buffer, this.grid, timer);
+      }
+    });
+    return plan ? { grid: this.grid } : { spheres: buffer, sphereCount: stats.count };
   }
 
   /**
@@ -191,6 +444,23 @@ export class Collider {
       }
       room = count;
     }
+  }
+
+  /** Serializes `task` behind earlier calls, with a timer; a profile lands in lastProfile. */
+  private run<T>(profile: boolean, task: (timer: GpuTimer) => Promise<T>): Promise<T> {
+    return this.serialize(async () => {
+      const timer = new GpuTimer(this.device, profile);
+      try {
+        const result = await task(timer);
+        if (timer.enabled) {
+          await this.submitChecked((encoder) => timer.resolve(encoder));
+          this.lastProfile = await timer.read();
+        }
+        return result;
+      } finally {
+        timer.destroy();
+      }
+    });
   }
 
   /** Runs calls one at a time, in order (they share buffers). */
@@ -238,12 +508,14 @@ export class Collider {
   destroy(): void {
     if (this.destroyed) return;
     this.destroyed = true;
-    this.spheres.destroy();
+    for (const buffer of [this.spheres, this.boxes, this.casts, this.hits, this.hitCounts]) buffer.destroy();
     this.pairs.destroy();
     this.grid.destroy();
     this.allPairsPass.destroy();
     this.gridBuildPass.destroy();
+    this.boxPairsPass.destroy();
+    this.castPass.destroy();
+    this.hitScan.destroy();
     if (this.ownsDevice) this.device.destroy();
   }
 }
-

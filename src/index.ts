@@ -2,8 +2,11 @@
  * webgpu-collide: collision detection in WGSL compute shaders, for the browser and Node.
  * In Node, get a device from `requestNodeDevice()` in `webgpu-collide/node`.
  */
-export { createCollider, Collider, AUTO_GRID_MIN_SPHERES, BROADPHASES } from './collider.js';
-export type { Broadphase, PairOptions, ColliderOptions, ColliderLimits } from './collider.js';
+export { createCollider, Collider, AUTO_GRID_MIN_SPHERES, AUTO_GRID_MIN_BOXES, BROADPHASES } from './collider.js';
+export type {
+  Broadphase, PairOptions, CastOptions, ColliderOptions, ColliderLimits,
+  RaycastResult, SphereCastResult, AllHits, RaycastAllHits, SphereCastAllHits,
+} from './collider.js';
 export { CollideError, InvalidInputError, CapacityError, NoAdapterError, WebGPUError, DeviceLostError, DestroyedError } from './errors.js';
 export { describeDevice, requestBrowserDevice, type AdapterSummary, type DeviceOptions } from './device.js';
 export { STRIDE } from './layout.js';

@@ -21,6 +21,17 @@ export const STRIDE = {
 /** Bytes per pair in a pair list on the GPU (`vec2<u32>`). */
 export const PAIR_BYTES = 8;
 
+/**
+ * Floats per record once validation has packed it for the GPU (vec4-aligned):
+ * AABB (min.xyz, 0), (max.xyz, 0); oriented box (centre, 0), (half extents, 0), (unit quaternion);
+ * ray or cast (A, radius), (B, 0).
+ */
+export const GPU_STRIDE = {
+  aabb: 8,
+  orientedBox: 12,
+  cast: 8,
+} as const;
+
 type Scalar = 'f32' | 'u32' | 'i32';
 type VectorType =
   | 'vec2f' | 'vec3f' | 'vec4f'
@@ -191,6 +202,35 @@ export const GridParams = defineStruct('GridParams', {
 export const AllPairsParams = defineStruct('AllPairsParams', {
   sphereCount: 'u32',
   tileCount: 'u32',
+});
+
+/** The sphere–box kernels' parameters (uniform). */
+export const BoxParams = defineStruct('BoxParams', {
+  sphereCount: 'u32',
+  boxCount: 'u32',
+  /** All-pairs: blocks of spheres per row of tiles; tiles in all. */
+  sphereBlocks: 'u32',
+  tileCount: 'u32',
+});
+
+/** The raycast and sphere-cast kernels' parameters (uniform). */
+export const CastParams = defineStruct('CastParams', {
+  castCount: 'u32',
+  sphereCount: 'u32',
+  /** Slack added to every search distance: covers rounding in positions of this magnitude. */
+  slack: 'f32',
+});
+
+/**
+ * One hit as the cast kernels write it: for a ray, `point` and `contact` are both D and
+ * `distance` is |AD|; for a sphere cast, `point` is the centre at contact C, `contact` is E,
+ * `distance` is |AC|. `index` is the sphere, or −1 for a miss.
+ */
+export const CastHitRecord = defineStruct('CastHitRecord', {
+  point: 'vec3f',
+  distance: 'f32',
+  contact: 'vec3f',
+  index: 'i32',
 });
 
 /** One level of the exclusive scan (uniform). */

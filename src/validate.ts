@@ -6,7 +6,7 @@
  * plan itself: the bounds of the centres and a histogram of the radii by power of two.
  */
 import { InvalidInputError, CapacityError } from './errors.js';
-import { STRIDE } from './layout.js';
+import { STRIDE, GPU_STRIDE } from './layout.js';
 import { ceilLog2Bits, LOG2_BINS, LOG2_BIAS } from './grid/level.js';
 
 /** Rules, worded once so that messages and tests agree. */
@@ -96,6 +96,119 @@ export function validateSpheres(argument: string, value: unknown, maxRecords = I
     if (r > maxRadius) maxRadius = r;
   }
   return { count, min: [minX, minY, minZ], max: [maxX, maxY, maxZ], maxRadius, log2Hist, log2MaxRadius };
+}
+
+function checkCount(argument: string, count: number, maxRecords: number): void {
+  if (count > maxRecords) throw new CapacityError(`${argument}: ${RULES.capacity}`, count, maxRecords);
+}
+
+/**
+ * Validates AABBs (minX, minY, minZ, maxX, maxY, maxZ) and packs them for the GPU as
+ * (min, 0), (max, 0).
+ */
+export function validateAabbs(argument: string, value: unknown, maxRecords = Infinity): Float32Array {
+  const boxes = checkFloat32Array(argument, value, STRIDE.aabb);
+  const count = boxes.length / STRIDE.aabb;
+  checkCount(argument, count, maxRecords);
+  const packed = new Float32Array(GPU_STRIDE.aabb * count);
+  for (let k = 0; k < count; k++) {
+    const o = STRIDE.aabb * k;
+    for (let a = 0; a < 6; a++) {
+      const v = boxes[o + a];
+      if (v - v !== 0) throw new InvalidInputError(argument, k, RULES.finite, `value ${a} is ${v}`);
+    }
+    for (let a = 0; a < 3; a++) {
+      if (boxes[o + a] > boxes[o + 3 + a]) {
+        throw new InvalidInputError(argument, k, RULES.minMax, `axis ${'xyz'[a]}: min ${boxes[o + a]} > max ${boxes[o + 3 + a]}`);
+      }
+      packed[GPU_STRIDE.aabb * k + a] = boxes[o + a];
+      packed[GPU_STRIDE.aabb * k + 4 + a] = boxes[o + 3 + a];
+    }
+  }
+  return packed;
+}
+
+/**
+ * Validates oriented boxes (centre, half extents, rotation quaternion x, y, z, w) and packs them
+ * for the GPU as (centre, 0), (half extents, 0), (unit quaternion). The quaternion is normalised
+ * here, in double precision; a zero one is an error.
+ */
+export function validateOrientedBoxes(argument: string, value: unknown, maxRecords = Infinity): Float32Array {
+  const boxes = checkFloat32Array(argument, value, STRIDE.orientedBox);
+  const count = boxes.length / STRIDE.orientedBox;
+  checkCount(argument, count, maxRecords);
+  const packed = new Float32Array(GPU_STRIDE.orientedBox * count);
+  for (let k = 0; k < count; k++) {
+    const o = STRIDE.orientedBox * k;
+    const p = GPU_STRIDE.orientedBox * k;
+    for (let a = 0; a < 10; a++) {
+      const v = boxes[o + a];
+      if (v - v !== 0) throw new InvalidInputError(argument, k, RULES.finite, `value ${a} is ${v}`);
+    }
+    for (let a = 0; a < 3; a++) {
+      if (boxes[o + 3 + a] < 0) throw new InvalidInputError(argument, k, RULES.halfExtent, `axis ${'xyz'[a]}: ${boxes[o + 3 + a]}`);
+      packed[p + a] = boxes[o + a];
+      packed[p + 4 + a] = boxes[o + 3 + a];
+    }
+    const length = Math.hypot(boxes[o + 6], boxes[o + 7], boxes[o + 8], boxes[o + 9]);
+    if (length === 0) throw new InvalidInputError(argument, k, RULES.quaternion);
+    for (let a = 0; a < 4; a++) packed[p + 8 + a] = boxes[o + 6 + a] / length;
+  }
+  return packed;
+}
+
+/** What validation of rays or casts learns: the packed records and their extent. */
+export interface CastBatch {
+  packed: Float32Array;
+  count: number;
+  /** Largest |coordinate| of any A or B. */
+  maxAbs: number;
+  /** Longest |AB|. */
+  maxLength: number;
+  /** Sum of |AB|. */
+  totalLength: number;
+}
+
+/**
+ * Validates rays (A, B: stride 6) or sphere casts (A, B, radius: stride 7) and packs them for
+ * the GPU as (A, radius), (B, 0).
+ */
+export function validateCasts(argument: string, value: unknown, stride: 6 | 7, maxRecords = Infinity): CastBatch {
+  const casts = checkFloat32Array(argument, value, stride);
+  const count = casts.length / stride;
+  checkCount(argument, count, maxRecords);
+  const packed = new Float32Array(GPU_STRIDE.cast * count);
+  let maxAbs = 0;
+  let maxLength = 0;
+  let totalLength = 0;
+  for (let k = 0; k < count; k++) {
+    const o = stride * k;
+    for (let a = 0; a < stride; a++) {
+      const v = casts[o + a];
+      if (v - v !== 0) throw new InvalidInputError(argument, k, RULES.finite, `value ${a} is ${v}`);
+      if (a < 6) maxAbs = Math.max(maxAbs, Math.abs(v));
+    }
+    if (stride === 7 && casts[o + 6] < 0) throw new InvalidInputError(argument, k, RULES.radius, `got ${casts[o + 6]}`);
+    const p = GPU_STRIDE.cast * k;
+    packed[p] = casts[o];
+    packed[p + 1] = casts[o + 1];
+    packed[p + 2] = casts[o + 2];
+    packed[p + 3] = stride === 7 ? casts[o + 6] : 0;
+    packed[p + 4] = casts[o + 3];
+    packed[p + 5] = casts[o + 4];
+    packed[p + 6] = casts[o + 5];
+    const length = Math.hypot(casts[o + 3] - casts[o], casts[o + 4] - casts[o + 1], casts[o + 5] - casts[o + 2]);
+    maxLength = Math.max(maxLength, length);
+    totalLength += length;
+  }
+  return { packed, count, maxAbs, maxLength, totalLength };
+}
+
+/** A boolean option (or undefined). */
+export function checkBoolean(argument: string, value: unknown): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'boolean') throw new InvalidInputError(argument, -1, RULES.option, `expected true or false, got ${JSON.stringify(value)}`);
+  return value;
 }
 
 /** A positive integer option (or undefined). */

@@ -92,3 +92,76 @@ describe('option validation', () => {
     });
   }
 });
+
+describe('box, ray and cast validation', () => {
+  const spheres = good();
+  const call = {
+    aabbs: (v: unknown) => gpu.collider.sphereBoxPairs(spheres, v as Float32Array),
+    boxes: (v: unknown) => gpu.collider.sphereOrientedBoxPairs(spheres, v as Float32Array),
+    rays: (v: unknown) => gpu.collider.raycast(v as Float32Array, spheres),
+    casts: (v: unknown) => gpu.collider.sphereCast(v as Float32Array, spheres),
+  };
+  const valid = {
+    aabbs: () => new Float32Array([0, 0, 0, 1, 1, 1, -1, -1, -1, 0, 0, 0]),
+    boxes: () => new Float32Array([0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 5, 5, 5, 1, 2, 3, 0.1, 0.2, 0.3, 0.4]),
+    rays: () => new Float32Array([0, 0, 0, 1, 1, 1, 5, 5, 5, 6, 6, 6]),
+    casts: () => new Float32Array([0, 0, 0, 1, 1, 1, 0.5, 5, 5, 5, 6, 6, 6, 0]),
+  };
+  const strides = { aabbs: 6, boxes: 10, rays: 6, casts: 7 };
+  const reject = (fn: (v: unknown) => Promise<unknown>, v: unknown): Promise<unknown> => fn(v).then(() => new Error('expected a rejection'), (e: unknown) => e);
+
+  for (const arg of ['aabbs', 'boxes', 'rays', 'casts'] as const) {
+    it(`${arg}: must be a Float32Array of whole records, all finite`, async () => {
+      expectInvalid(await reject(call[arg], [0, 0, 0, 1, 1, 1]), arg, -1, RULES.type);
+      expectInvalid(await reject(call[arg], new Float32Array(strides[arg] + 1)), arg, -1, RULES.stride);
+      for (const field of [0, strides[arg] - 1]) {
+        for (const bad of [NaN, Infinity, -Infinity]) {
+          const v = valid[arg]();
+          v[strides[arg] + field] = bad;
+          expectInvalid(await reject(call[arg], v), arg, 1, RULES.finite);
+        }
+      }
+    });
+  }
+
+  it('aabbs: min > max on any axis is rejected, min == max is a valid flat box', async () => {
+    for (const axis of [0, 1, 2]) {
+      const v = valid.aabbs();
+      v[6 + axis] = 1; // min of record 1 above its max (0)
+      expectInvalid(await reject(call.aabbs, v), 'aabbs', 1, RULES.minMax);
+    }
+    expect((await gpu.collider.sphereBoxPairs(spheres, new Float32Array([1, 0, 0, 1, 0, 0]))).length).toBeGreaterThan(0);
+  });
+
+  it('boxes: negative half extents and a zero quaternion are rejected', async () => {
+    for (const field of [3, 4, 5]) {
+      const v = valid.boxes();
+      v[10 + field] = -0.5;
+      expectInvalid(await reject(call.boxes, v), 'boxes', 1, RULES.halfExtent);
+    }
+    const v = valid.boxes();
+    v.fill(0, 16, 20);
+    expectInvalid(await reject(call.boxes, v), 'boxes', 1, RULES.quaternion);
+  });
+
+  it('casts: a negative radius is rejected', async () => {
+    const v = valid.casts();
+    v[13] = -1;
+    expectInvalid(await reject(call.casts, v), 'casts', 1, RULES.radius);
+  });
+
+  it('spheres are checked for the queries too', async () => {
+    const bad = good();
+    bad[5] = NaN;
+    expectInvalid(await gpu.collider.raycast(valid.rays(), bad).catch((e) => e), 'spheres', 1, RULES.finite);
+    expectInvalid(await gpu.collider.sphereBoxPairs(bad, valid.aabbs()).catch((e) => e), 'spheres', 1, RULES.finite);
+  });
+
+  it('query options: broadphase, allHits, maxHits', async () => {
+    const rays = valid.rays();
+    expectInvalid(await gpu.collider.raycast(rays, spheres, { broadphase: 'bvh' as never }).catch((e) => e), 'options.broadphase', -1, RULES.option);
+    expectInvalid(await gpu.collider.raycast(rays, spheres, { allHits: 1 as never }).catch((e) => e), 'options.allHits', -1, RULES.option);
+    expectInvalid(await gpu.collider.raycast(rays, spheres, { allHits: true, maxHits: -2 }).catch((e) => e), 'options.maxHits', -1, RULES.option);
+    expectInvalid(await gpu.collider.sphereBoxPairs(spheres, valid.aabbs(), { maxPairs: 0.5 }).catch((e) => e), 'options.maxPairs', -1, RULES.option);
+  });
+});

@@ -5,3 +5,8 @@
 export { spheresOverlap, pairMargin, bruteForceSpherePairs, sortPairs } from './spherePairs.js';
 export { sphereLevel, cellOf, hashRow, rowKey, bucketOf, buildGrid, gridSpherePairs, type CpuGrid } from './grid.js';
 export { ceilLog2 } from '../grid/level.js';
+export {
+  sphereAabbOverlap, sphereAabbDistance2, bruteForceSphereAabbPairs,
+  rotateInverse, sphereInBoxSpace, sphereObbDistance2, sphereObbOverlap, bruteForceSphereObbPairs,
+} from './sphereBox.js';
+export { castHit, bruteForceNearestCasts, bruteForceAllCasts, pointAlong, contactPoint, type CastHit, type NearestHits } from './casts.js';

@@ -15,13 +15,16 @@ export interface PairDiff {
   malformed: string[];
 }
 
-/** Differences between a GPU list (any order) and the oracle's (any order). */
-export function diffPairs(spheres: Float32Array, gpu: Uint32Array, oracle: Uint32Array, marginOf = pairMargin): PairDiff {
+/**
+ * Differences between a GPU list (any order) and the oracle's (any order). `ordered` pairs
+ * (sphere–sphere) must have i < j; sphere–box pairs are (sphere, box) and need not.
+ */
+export function diffPairs(spheres: Float32Array, gpu: Uint32Array, oracle: Uint32Array, marginOf = pairMargin, ordered = true): PairDiff {
   const n = spheres.length / 4;
   const malformed: string[] = [];
   for (let k = 0; k < gpu.length; k += 2) {
-    if (gpu[k] >= gpu[k + 1]) malformed.push(`pair ${k / 2} is (${gpu[k]}, ${gpu[k + 1]}): i must be < j`);
-    if (gpu[k + 1] >= n) malformed.push(`pair ${k / 2} is (${gpu[k]}, ${gpu[k + 1]}): index out of range`);
+    if (ordered && gpu[k] >= gpu[k + 1]) malformed.push(`pair ${k / 2} is (${gpu[k]}, ${gpu[k + 1]}): i must be < j`);
+    if ((ordered ? gpu[k + 1] : gpu[k]) >= n) malformed.push(`pair ${k / 2} is (${gpu[k]}, ${gpu[k + 1]}): index out of range`);
     if (malformed.length > 10) break;
   }
   const a = sortPairs(gpu);

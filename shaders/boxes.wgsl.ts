@@ -1,0 +1,160 @@
+/**
+ * Sphere–box pairs: axis-aligned (AABB) and oriented boxes (OBB), all-pairs and against the
+ * sphere grid. The CPU twins are in src/reference/sphereBox.ts.
+ *
+ * On the GPU, an AABB is two vec4 (min, max) and an oriented box three (centre, half extents,
+ * unit quaternion): validation packs and normalises them.
+ *
+ *   all-pairs  rectangular tiles (64 spheres × 64 boxes); each thread one sphere of the tile's
+ *              sphere block against the tile's box block. N·M tests.
+ *   grid       the spheres binned in the multi-level grid; one thread per box visits, in every
+ *              non-empty level, the cells overlapping the box's bounds grown by the level's
+ *              largest radius. Tests: the spheres in those cells.
+ */
+import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
+import { BoxParams } from '../src/layout.js';
+import { EXT_SCALE } from '../src/grid/level.js';
+import { gridFunctions } from './grid.wgsl.js';
+import { walkRows, inRowFunction } from './gridWalk.wgsl.js';
+import { flatWorkgroup, pairAppend } from './common.wgsl.js';
+
+export type BoxKind = 'aabb' | 'obb';
+
+/**
+ * sphere–AABB: clamp the centre into the box (closest point C); overlap iff |C − S|² ≤ r².
+ * sphere–oriented box: the same in box space, the centre rotated by the inverse rotation.
+ */
+export const boxMath = /* wgsl */ `
+fn sphereAabbOverlap(s: vec4f, boxMin: vec3f, boxMax: vec3f) -> bool {
+  let d = clamp(s.xyz, boxMin, boxMax) - s.xyz;
+  return dot(d, d) <= s.w * s.w;
+}
+
+// v rotated by the inverse of unit quaternion q: v' = v + 2w (u × v) + 2 u × (u × v), u = −q.xyz.
+fn rotateInverse(q: vec4f, v: vec3f) -> vec3f {
+  let u = -q.xyz;
+  let t = 2.0 * cross(u, v);
+  return v + q.w * t + cross(u, t);
+}
+
+fn sphereObbOverlap(s: vec4f, center: vec3f, half: vec3f, q: vec4f) -> bool {
+  let v = rotateInverse(q, s.xyz - center);
+  let d = clamp(v, -half, half) - v;
+  return dot(d, d) <= s.w * s.w;
+}
+
+// Half extents of an oriented box's world-space bounds: e_a = Σ_j |R_aj| h_j, R from q.
+fn obbWorldHalfExtents(half: vec3f, q: vec4f) -> vec3f {
+  let x = q.x; let y = q.y; let z = q.z; let w = q.w;
+  let r0 = vec3f(1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - z * w), 2.0 * (x * z + y * w));
+  let r1 = vec3f(2.0 * (x * y + z * w), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - x * w));
+  let r2 = vec3f(2.0 * (x * z - y * w), 2.0 * (y * z + x * w), 1.0 - 2.0 * (x * x + y * y));
+  return vec3f(dot(abs(r0), half), dot(abs(r1), half), dot(abs(r2), half));
+}
+`;
+
+/** Bindings of the all-pairs kernel, in order: params, spheres, boxes, pairs, pair counter. */
+export const boxAllPairsBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'storage', 'storage'] as const;
+
+
+
+/** The overlap test of sphere `s` with box `k` (boxes bound as `boxes: array<vec4f>`). */
+const boxTest = (kind: BoxKind, k: string): string =>
+  kind === 'aabb'
+    ? `sphereAabbOverlap(s, boxes[2u * ${k}].xyz, boxes[2u * ${k} + 1u].xyz)`
+    : `sphereObbOverlap(s, boxes[3u * ${k}].xyz, boxes[3u * ${k} + 1u].xyz, boxes[3u * ${k} + 2u])`;
+
+export const boxAllPairsShader = ({ kind }: { kind: BoxKind }) => wgsl`
+${BoxParams.wgsl}
+@group(0) @binding(0) var<uniform> params: BoxParams;
+@group(0) @binding(1) var<storage, read> spheres: array<vec4f>;
+@group(0) @binding(2) var<storage, read> boxes: array<vec4f>;
+${pairAppend(0, 3, 4)}
+${flatWorkgroup}
+${boxMath}
+
+override TILE: u32 = 64u;
+
+@compute @workgroup_size(TILE)
+fn boxAllPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+               @builtin(local_invocation_index) lid: u32) {
+  let tile = flatWorkgroup(wid, nwg);
+  if (tile >= params.tileCount) {
+    return;
+  }
+  let i = (tile % params.sphereBlocks) * TILE + lid;
+  if (i >= params.sphereCount) {
+    return;
+  }
+  let s = spheres[i];
+  let k0 = (tile / params.sphereBlocks) * TILE;
+  let k1 = min(k0 + TILE, params.boxCount);
+  for (var k = k0; k < k1; k++) {
+    if (${boxTest(kind, 'k')}) {
+      appendPair(i, k);
+    }
+  }
+}
+`;
+
+/** Bindings of the grid kernel, in order: grid, params, boxes, cellStart, sorted, sortedId, pairs, pair counter. */
+export const boxGridPairsBindings = ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage'] as const;
+
+export const boxGridPairsShader = ({ kind, dense }: { kind: BoxKind; dense: boolean }) => wgsl`
+${gridFunctions(0, 0)}
+${BoxParams.wgsl}
+@group(0) @binding(1) var<uniform> params: BoxParams;
+@group(0) @binding(2) var<storage, read> boxes: array<vec4f>;
+@group(0) @binding(3) var<storage, read> cellStart: array<u32>;
+@group(0) @binding(4) var<storage, read> sorted: array<vec4f>;
+@group(0) @binding(5) var<storage, read> sortedId: array<u32>;
+${pairAppend(0, 6, 7)}
+${flatWorkgroup}
+${boxMath}
+#if ${!dense}
+${inRowFunction}
+#endif
+
+override WG: u32 = 128u;
+const EXT_SCALE: f32 = ${EXT_SCALE};
+
+@compute @workgroup_size(WG)
+fn boxGridPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                @builtin(local_invocation_index) lid: u32) {
+  let k = flatWorkgroup(wid, nwg) * WG + lid;
+  if (k >= params.boxCount) {
+    return;
+  }
+#if ${kind === 'aabb'}
+  let boxMin = boxes[2u * k].xyz;
+  let boxMax = boxes[2u * k + 1u].xyz;
+#else
+  // The oriented box's world bounds, grown a little so rounding cannot shrink them.
+  let center = boxes[3u * k].xyz;
+  let e = obbWorldHalfExtents(boxes[3u * k + 1u].xyz, boxes[3u * k + 2u]);
+  let grow = e * (1.0 / 65536.0) + (abs(center) + e) * (1.0 / 1048576.0);
+  let boxMin = center - e - grow;
+  let boxMax = center + e + grow;
+#endif
+  for (var b = 0u; b < grid.levelCount; b++) {
+    if (grid.levels[b].count == 0u) {
+      continue;
+    }
+    let ext = grid.levels[b].maxRadius * EXT_SCALE;
+    let lo = cellOf(boxMin - vec3f(ext), b);
+    let hi = cellOf(boxMax + vec3f(ext), b);
+    ${walkRows({
+      dense,
+      level: 'b',
+      lo: 'lo',
+      hi: 'hi',
+      visit: `let s = q;
+          if (${boxTest(kind, 'k')}) {
+            appendPair(sortedId[u], k);
+          }`,
+    })}
+  }
+}
+`;
+
+

@@ -1,0 +1,260 @@
+/**
+ * Raycasts and sphere casts against spheres (a ray is a cast of radius 0). The CPU twins are
+ * in src/reference/casts.ts. On the GPU a cast is two vec4: (A, radius), (B, 0).
+ *
+ * Kernels (one thread per cast), chosen when the pipeline is made:
+ *   broad phase  'brute'  every sphere, staged a workgroup's worth at a time in workgroup memory
+ *                'grid'   the spheres of a built grid, walked in slabs along the ray (below)
+ *   mode         'nearest' the first hit (ties to the lowest sphere index) → hits[cast]
+ *                'count'   the number of hits → counts[cast]
+ *                'write'   every hit → hits[offsets[cast] ..], sorted by (distance, index)
+ *
+ * The grid walk, per level: cells are cubes of side s and hold spheres of radius ≤ maxRadius;
+ * with h = maxRadius + cast radius (+ slack for rounding), a sphere centred in cell c can only
+ * touch the ray where the ray is within h of c. Along the ray's dominant axis the grid is a
+ * stack of slabs one cell thick; slab k is visited over the stretch of the ray whose dominant
+ * coordinate lies in [slab start − h, slab end + h], and of that slab only the cells within h of
+ * that stretch. Every cell belongs to one slab, so no sphere is tested twice. Slabs come in ray
+ * order, and a hit from slab k lies at t ≥ the stretch's entry, so the walk stops at the first
+ * slab that starts beyond the best hit so far (nearest mode) or beyond B.
+ */
+import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
+import { CastParams, CastHitRecord } from '../src/layout.js';
+import { EXT_SCALE } from '../src/grid/level.js';
+import { gridFunctions } from './grid.wgsl.js';
+import { walkRows, inRowFunction } from './gridWalk.wgsl.js';
+import { flatWorkgroup } from './common.wgsl.js';
+
+export type CastMode = 'nearest' | 'count' | 'write';
+
+export interface CastShaderOptions {
+  broadphase: 'brute' | 'grid';
+  mode: CastMode;
+  /** Grid only: the plan's layout. */
+  dense?: boolean;
+}
+
+/**
+ * The first touch of a cast (origin a, unit direction n, length len, radius r1) with sphere s,
+ * as a distance along the ray, or −1. |CS|² is taken from the cross product (S − A) × n rather
+ * than |AS|² − |AC|², which loses the precision of a far sphere to cancellation.
+ */
+export const castMath = /* wgsl */ `
+fn castHit(a: vec3f, n: vec3f, len: f32, r1: f32, s: vec4f) -> f32 {
+  let d = s.xyz - a;
+  let reach = r1 + s.w;
+  if (dot(d, d) < reach * reach) {
+    return -1.0; // starts inside (ray) or overlapping (cast): ignored
+  }
+  let c = cross(d, n);
+  let disc = reach * reach - dot(c, c);
+  if (disc < 0.0) {
+    return -1.0;
+  }
+  let t = dot(d, n) - sqrt(disc);
+  if (t < 0.0 || t > len) {
+    return -1.0;
+  }
+  return t;
+}
+
+// The hit record: point D (ray) or centre at contact C (cast), and contact E = C + (S − C)·r1/R.
+fn castRecord(a: vec3f, n: vec3f, r1: f32, t: f32, s: vec4f, index: u32) -> CastHitRecord {
+  let c = a + n * t;
+  let reach = r1 + s.w;
+  let e = select(c, c + (s.xyz - c) * (r1 / reach), reach > 0.0);
+  return CastHitRecord(c, t, e, i32(index));
+}
+`;
+
+/** Bindings for the brute-force kernels: params, casts, spheres, hits, counts. */
+export const castBruteBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'storage', 'storage'] as const;
+/** Bindings for the grid kernels: grid, params, casts, cellStart, sorted, sortedId, hits, counts. */
+export const castGridBindings = ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage'] as const;
+
+/** What to do with candidate `q` (vec4f) whose index is the u32 expression `id`. */
+function onCandidate(mode: CastMode, id: string): string {
+  if (mode === 'nearest') {
+    return `let t = castHit(a, n, len, r1, q);
+          if (t >= 0.0 && t <= bestT) {
+            let index = ${id};
+            if (t < bestT || index < bestIndex) {
+              bestT = t;
+              bestIndex = index;
+              bestSphere = q;
+            }
+          }`;
+  }
+  if (mode === 'count') {
+    return `if (castHit(a, n, len, r1, q) >= 0.0) {
+            found += 1u;
+          }`;
+  }
+  return `let t = castHit(a, n, len, r1, q);
+          if (t >= 0.0) {
+            let slot = first + found;
+            found += 1u;
+            if (slot < arrayLength(&hits)) {
+              hits[slot] = castRecord(a, n, r1, t, q, ${id});
+            }
+          }`;
+}
+
+export const castShader = ({ broadphase, mode, dense = true }: CastShaderOptions) => {
+  const grid = broadphase === 'grid';
+  const b = grid ? 1 : 0; // the grid takes binding 0
+  return wgsl`
+${CastParams.wgsl}
+${CastHitRecord.wgsl}
+#if ${grid}
+${gridFunctions(0, 0)}
+#endif
+@group(0) @binding(${b}) var<uniform> params: CastParams;
+@group(0) @binding(${b + 1}) var<storage, read> casts: array<vec4f>;
+#if ${grid}
+@group(0) @binding(3) var<storage, read> cellStart: array<u32>;
+@group(0) @binding(4) var<storage, read> sorted: array<vec4f>;
+@group(0) @binding(5) var<storage, read> sortedId: array<u32>;
+@group(0) @binding(6) var<storage, read_write> hits: array<CastHitRecord>;
+@group(0) @binding(7) var<storage, read_write> counts: array<u32>;
+#else
+@group(0) @binding(2) var<storage, read> spheres: array<vec4f>;
+@group(0) @binding(3) var<storage, read_write> hits: array<CastHitRecord>;
+@group(0) @binding(4) var<storage, read_write> counts: array<u32>;
+#endif
+${flatWorkgroup}
+${castMath}
+#if ${grid && !dense}
+${inRowFunction}
+#endif
+
+override WG: u32 = 64u;
+const FAR: f32 = 3.0e38;
+const EXT_SCALE: f32 = ${EXT_SCALE};
+#if ${!grid}
+var<workgroup> staged: array<vec4f, WG>;
+#endif
+
+@compute @workgroup_size(WG)
+fn castMain(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+            @builtin(local_invocation_index) lid: u32) {
+  let k = flatWorkgroup(wid, nwg) * WG + lid;
+  // Threads past the last cast still help stage spheres (brute force), so no early return.
+  let live = k < params.castCount;
+  let kk = min(k, max(params.castCount, 1u) - 1u);
+  let a = casts[2u * kk].xyz;
+  let r1 = casts[2u * kk].w;
+  let ab = casts[2u * kk + 1u].xyz - a;
+  let len = length(ab);
+  let n = ab / max(len, 1e-38);
+  let moving = live && len > 0.0; // a zero-length ray hits nothing
+#if ${mode === 'nearest'}
+  var bestT = FAR;
+  var bestIndex = 0xffffffffu;
+  var bestSphere = vec4f(0.0);
+#else
+  var found = 0u;
+#endif
+#if ${mode === 'write'}
+  let first = counts[kk];
+#endif
+
+#if ${!grid}
+  for (var base = 0u; base < params.sphereCount; base += WG) {
+    let j = base + lid;
+    staged[lid] = spheres[min(j, params.sphereCount - 1u)];
+    workgroupBarrier();
+    if (moving) {
+      let count = min(WG, params.sphereCount - base);
+      for (var i = 0u; i < count; i++) {
+        let q = staged[i];
+        ${onCandidate(mode, 'base + i')}
+      }
+    }
+    workgroupBarrier();
+  }
+#else
+  if (moving) {
+    // Walk along the dominant axis of the ray.
+    let an = abs(n);
+    let axis = select(select(2u, 1u, an.y >= an.z), 0u, an.x >= an.y && an.x >= an.z);
+    let na = n[axis];
+    let dir = select(-1, 1, na > 0.0);
+    for (var level = 0u; level < grid.levelCount; level++) {
+      if (grid.levels[level].count == 0u) {
+        continue;
+      }
+      let cellSize = grid.levels[level].cellSize;
+      let lastSlab = i32(grid.levels[level].dims[axis]) - 1;
+      let h = (grid.levels[level].maxRadius + r1) * EXT_SCALE + params.slack;
+#if ${mode === 'nearest'}
+      let tEnd = min(len, bestT);
+#else
+      let tEnd = len;
+#endif
+      // From the slab whose reach covers A to the one whose reach covers the end.
+      let slabFirst = i32(cellOf(a - vec3f(f32(dir) * h), level)[axis]);
+      let slabLast = i32(cellOf(a + n * tEnd + vec3f(f32(dir) * h), level)[axis]);
+      var slab = slabFirst;
+      loop {
+        // The stretch of the ray that spheres centred in this slab can touch.
+        let x0 = select(grid.origin[axis] + f32(slab) * cellSize - h, -FAR, slab == 0);
+        let x1 = select(grid.origin[axis] + f32(slab + 1) * cellSize + h, FAR, slab == lastSlab);
+        var tIn = (select(x1, x0, dir > 0) - a[axis]) / na;
+        var tOut = (select(x0, x1, dir > 0) - a[axis]) / na;
+#if ${mode === 'nearest'}
+        let tStop = min(len, bestT);
+#else
+        let tStop = len;
+#endif
+        tIn = max(tIn, 0.0);
+        if (tIn > tStop) {
+          break; // this slab, and every later one, starts beyond what can still count
+        }
+        tOut = min(tOut, tStop);
+        if (tIn <= tOut) {
+          let p0 = a + n * tIn;
+          let p1 = a + n * tOut;
+          var lo = cellOf(min(p0, p1) - vec3f(h), level);
+          var hi = cellOf(max(p0, p1) + vec3f(h), level);
+          lo[axis] = u32(slab);
+          hi[axis] = u32(slab);
+          ${walkRows({ dense, level: 'level', lo: 'lo', hi: 'hi', visit: onCandidate(mode, 'sortedId[u]') })}
+        }
+        if (slab == slabLast) {
+          break;
+        }
+        slab += dir;
+      }
+    }
+  }
+#endif
+
+  if (!live) {
+    return;
+  }
+#if ${mode === 'nearest'}
+  if (bestIndex == 0xffffffffu) {
+    hits[k] = CastHitRecord(vec3f(0.0), -1.0, vec3f(0.0), -1);
+  } else {
+    hits[k] = castRecord(a, n, r1, bestT, bestSphere, bestIndex);
+  }
+#elif ${mode === 'count'}
+  counts[k] = found;
+#else
+  // Sort this cast's hits by (distance, index): insertion sort of a short run, in place.
+  if (first + found <= arrayLength(&hits)) {
+    for (var i = first + 1u; i < first + found; i++) {
+      let h = hits[i];
+      var j = i;
+      while (j > first && (hits[j - 1u].distance > h.distance || (hits[j - 1u].distance == h.distance && hits[j - 1u].index > h.index))) {
+        hits[j] = hits[j - 1u];
+        j -= 1u;
+      }
+      hits[j] = h;
+    }
+  }
+#endif
+}
+`;
+};

@@ -1,0 +1,140 @@
+/**
+ * Walking the built grid (src/grid/plan.ts, shaders/grid.wgsl.ts) to visit the spheres of a
+ * range of cells. These generate WGSL statements, inlined into each kernel with its own visit
+ * body: the walks are the hot loops, and on SwiftShader a function call per row or per
+ * candidate costs more than the work inside it.
+ *
+ * Each walk binds, for its visit body:
+ *   q: vec4f   the candidate sphere (x, y, z, r), in bucket order
+ *   u: u32     its position in bucket order (sortedId[u] is its index in the input)
+ * and expects `cellStart`, `sorted` (and whatever the body reads) to be bound, and the grid
+ * functions of shaders/grid.wgsl.ts to be in scope.
+ */
+
+/** Is candidate q in cell row (y, z) of level b, with x in [x0, x1]? (Hashed grids only.) */
+export const inRowFunction = /* wgsl */ `
+fn inRow(q: vec4f, b: u32, x0: u32, x1: u32, y: u32, z: u32) -> bool {
+  if (sphereLevel(q.w) != b) {
+    return false;
+  }
+  let c = cellOf(q.xyz, b);
+  return c.y == y && c.z == z && c.x >= x0 && c.x <= x1;
+}
+`;
+
+export interface RowWalk {
+  /** The grid's layout: dense (one bucket per cell) or hashed (needs inRowFunction). */
+  dense: boolean;
+  /** WGSL expressions: the level (u32) and the cell range [lo, hi] (vec3u, inclusive). */
+  level: string;
+  lo: string;
+  hi: string;
+  /**
+   * Dense grids only: a cell (vec3u) in the range whose rows before it are skipped (rows are in
+   * bucket order, z then y). Default: lo (no skip).
+   */
+  head?: string;
+  /** Skip spheres before this position in bucket order (u32 expression). Default: none. */
+  first?: string;
+  /** The statements run for each candidate. */
+  visit: string;
+}
+
+/**
+ * Visits every sphere of `level` whose cell is in [lo, hi], a row (fixed y, z) at a time: a row's
+ * cells are consecutive buckets, so a row is one range of the sorted spheres. Dense: exactly the
+ * row's spheres, and the next row's bucket is this one's plus dims.x (plus dims.x·dims.y for the
+ * next z). Hashed: the row's range may wrap past the last bucket (two ranges) and may hold
+ * spheres of other rows or levels, which `inRow` filters out; a row as wide as the bucket array
+ * covers every bucket once.
+ */
+export function walkRows({ dense, level, lo, hi, head, first, visit }: RowWalk): string {
+  const skip = first ? `max(cellStart[k0], ${first})` : 'cellStart[k0]';
+  if (dense) {
+    const from = head ?? lo;
+    return /* wgsl */ `{
+    let walkLevel = ${level};
+    let walkLo = ${lo};
+    let walkHi = ${hi};
+    let walkFrom = ${from};
+    let walkDims = grid.levels[walkLevel].dims;
+    let walkWidth = walkHi.x - walkLo.x + 1u;
+    var plane = rowKey(walkLevel, walkLo.y, walkFrom.z) + walkLo.x;
+    for (var z = walkFrom.z; z <= walkHi.z; z++) {
+      let y0 = select(walkLo.y, walkFrom.y, z == walkFrom.z);
+      var k0 = plane + (y0 - walkLo.y) * walkDims.x;
+      for (var y = y0; y <= walkHi.y; y++) {
+        let end = cellStart[k0 + walkWidth];
+        for (var u = ${skip}; u < end; u++) {
+          let q = sorted[u];
+          ${visit}
+        }
+        k0 += walkDims.x;
+      }
+      plane += walkDims.x * walkDims.y;
+    }
+  }`;
+  }
+  return /* wgsl */ `{
+    let walkLevel = ${level};
+    let walkLo = ${lo};
+    let walkHi = ${hi};
+    let walkWidth = walkHi.x - walkLo.x + 1u;
+    let bucketCount = grid.bucketMask + 1u;
+    for (var z = walkLo.z; z <= walkHi.z; z++) {
+      for (var y = walkLo.y; y <= walkHi.y; y++) {
+        // The row's buckets: [k0, k1), and [0, wrapEnd) when it wraps past the last bucket.
+        var k0 = 0u;
+        var k1 = bucketCount;
+        var wrapEnd = 0u;
+        if (walkWidth < bucketCount) {
+          k0 = (rowKey(walkLevel, y, z) + walkLo.x) & grid.bucketMask;
+          k1 = k0 + walkWidth;
+          if (k1 > bucketCount) {
+            wrapEnd = k1 - bucketCount;
+            k1 = bucketCount;
+          }
+        }
+        loop {
+          let end = cellStart[k1];
+          for (var u = ${skip}; u < end; u++) {
+            let q = sorted[u];
+            if (inRow(q, walkLevel, walkLo.x, walkHi.x, y, z)) {
+              ${visit}
+            }
+          }
+          if (wrapEnd == 0u) {
+            break;
+          }
+          k0 = 0u;
+          k1 = wrapEnd;
+          wrapEnd = 0u;
+        }
+      }
+    }
+  }`;
+}
+
+export interface CellVisit {
+  dense: boolean;
+  level: string;
+  /** The cell (vec3u expression, inside the level's dims). */
+  cell: string;
+  visit: string;
+}
+
+/** Visits the spheres of one cell (hashed: filtered from its bucket by inRow). */
+export function visitCell({ dense, level, cell, visit }: CellVisit): string {
+  return /* wgsl */ `{
+    let cellLevel = ${level};
+    let cellAt = ${cell};
+    let k0 = bucketOf(cellLevel, cellAt);
+    let end = cellStart[k0 + 1u];
+    for (var u = cellStart[k0]; u < end; u++) {
+      let q = sorted[u];
+      ${dense ? visit : `if (inRow(q, cellLevel, cellAt.x, cellAt.x, cellAt.y, cellAt.z)) {
+        ${visit}
+      }`}
+    }
+  }`;
+}

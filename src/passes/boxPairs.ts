@@ -1,0 +1,75 @@
+/**
+ * BoxPairsPass: sphere–box pairs (AABB or oriented), all-pairs or against a built sphere grid
+ * (shaders/boxes.wgsl.ts), appending (sphere, box) to a PairList.
+ */
+import { boxAllPairsShader, boxAllPairsBindings, boxGridPairsShader, boxGridPairsBindings, type BoxKind } from '../../shaders/boxes.wgsl.js';
+import { BoxParams, packStruct } from '../layout.js';
+import { bindGroupLayout, bindGroup, computePipeline } from '../gpu/pipeline.js';
+import { createBuffer } from '../gpu/buffers.js';
+import { BufferUsage } from '../gpu/flags.js';
+import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
+import type { GpuGrid } from './gridBuild.js';
+import type { PairList } from '../gpu/pairList.js';
+import type { GpuTimer } from '../gpu/timer.js';
+
+const TILE = 64;
+const WG = 128;
+
+export class BoxPairsPass {
+  private readonly allLayout: GPUBindGroupLayout;
+  private readonly gridLayout: GPUBindGroupLayout;
+  private readonly pipelines = new Map<string, GPUComputePipeline>();
+  private readonly params: GPUBuffer;
+
+  constructor(
+    private readonly device: GPUDevice,
+    private readonly maxWorkgroupsPerDimension: number,
+  ) {
+    this.allLayout = bindGroupLayout(device, 'boxAllPairs layout', boxAllPairsBindings);
+    this.gridLayout = bindGroupLayout(device, 'boxGridPairs layout', boxGridPairsBindings);
+    this.params = createBuffer(device, 'box pairs params', BoxParams.size, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
+  }
+
+  private pipeline(kind: BoxKind, grid: boolean, dense: boolean): GPUComputePipeline {
+    const key = `${kind} ${grid ? (dense ? 'grid dense' : 'grid hashed') : 'all-pairs'}`;
+    let pipeline = this.pipelines.get(key);
+    if (!pipeline) {
+      pipeline = grid
+        ? computePipeline(this.device, `boxGridPairs ${key}`, [this.gridLayout], boxGridPairsShader({ kind, dense }), 'boxGridPairs', { WG })
+        : computePipeline(this.device, `boxAllPairs ${key}`, [this.allLayout], boxAllPairsShader({ kind }), 'boxAllPairs', { TILE });
+      this.pipelines.set(key, pipeline);
+    }
+    return pipeline;
+  }
+
+  /** Every sphere against every box: N·M tests. One encode per submission (parameters go through the queue). */
+  encodeAllPairs(encoder: GPUCommandEncoder, kind: BoxKind, spheres: GPUBuffer, sphereCount: number, boxes: GPUBuffer, boxCount: number, out: PairList, timer?: GpuTimer): void {
+    const sphereBlocks = ceilDiv(sphereCount, TILE);
+    const tileCount = sphereBlocks * ceilDiv(boxCount, TILE);
+    this.device.queue.writeBuffer(this.params, 0, packStruct(BoxParams, { sphereCount, boxCount, sphereBlocks, tileCount }));
+    const pass = encoder.beginComputePass(timer?.pass('box all-pairs') ?? { label: 'box all-pairs' });
+    pass.setPipeline(this.pipeline(kind, false, false));
+    pass.setBindGroup(0, bindGroup(this.device, 'boxAllPairs', this.allLayout, [this.params, spheres, boxes, out.pairs.buffer, out.counter]));
+    dispatchFolded(pass, tileCount, this.maxWorkgroupsPerDimension);
+    pass.end();
+  }
+
+  /** Each box against the spheres of a built grid. One encode per submission. */
+  encodeGrid(encoder: GPUCommandEncoder, kind: BoxKind, grid: GpuGrid, boxes: GPUBuffer, boxCount: number, out: PairList, timer?: GpuTimer): void {
+    const plan = grid.plan;
+    if (!plan) throw new Error('the grid has no plan: build it first');
+    this.device.queue.writeBuffer(this.params, 0, packStruct(BoxParams, { sphereCount: plan.sphereCount, boxCount }));
+    const pass = encoder.beginComputePass(timer?.pass('box grid pairs') ?? { label: 'box grid pairs' });
+    pass.setPipeline(this.pipeline(kind, true, plan.dense));
+    pass.setBindGroup(
+      0,
+      bindGroup(this.device, 'boxGridPairs', this.gridLayout, [grid.params, this.params, boxes, grid.cellStart.buffer, grid.sorted.buffer, grid.sortedId.buffer, out.pairs.buffer, out.counter]),
+    );
+    dispatchFolded(pass, ceilDiv(boxCount, WG), this.maxWorkgroupsPerDimension);
+    pass.end();
+  }
+
+  destroy(): void {
+    this.params.destroy();
+  }
+}

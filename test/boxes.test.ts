@@ -1,0 +1,179 @@
+/**
+ * sphereBoxPairs and sphereOrientedBoxPairs against the brute-force oracle, with both broad
+ * phases, on seeded scenes (seed in each test's name), within the band of test/support/boxes.ts.
+ */
+import { describe, it, expect } from 'vitest';
+import { useGpu } from './support/gpu.js';
+import { diffPairs, bandViolations } from './support/pairs.js';
+import { aabbMargin, obbMargin } from './support/boxes.js';
+import { uniformScene, mixedRadiiScene, outlierScene } from './support/scenes.js';
+import { mulberry32, gaussian } from './support/random.js';
+import { bruteForceSphereAabbPairs, bruteForceSphereObbPairs } from '../src/reference/sphereBox.js';
+import { createCollider } from '../src/collider.js';
+import { CapacityError } from '../src/errors.js';
+
+const gpu = useGpu();
+
+/** Random AABBs over [offset, offset + side]³: sizes from flat to a fifth of the box. */
+function randomAabbs(m: number, seed: number, side: number, offset = 0, maxSize = side / 5): Float32Array {
+  const rand = mulberry32(seed);
+  const out = new Float32Array(6 * m);
+  for (let k = 0; k < m; k++) {
+    const size = [0, 1, 2].map(() => (rand() < 0.1 ? 0 : rand() ** 3 * maxSize));
+    const min = [0, 1, 2].map((a) => offset + rand() * side - size[a] / 2);
+    out.set([...min, ...min.map((v, a) => v + size[a])], 6 * k);
+  }
+  return out;
+}
+
+/** Random oriented boxes: random (unnormalised) quaternions, or exact 90° turns about an axis. */
+function randomObbs(m: number, seed: number, side: number, offset = 0, turns = false): Float32Array {
+  const rand = mulberry32(seed);
+  const out = new Float32Array(10 * m);
+  const s = Math.SQRT1_2;
+  const quarterTurns = [[s, 0, 0, s], [0, s, 0, s], [0, 0, s, s], [0, 0, 1, 0], [1, 0, 0, 0], [0, 0, 0, 1]];
+  for (let k = 0; k < m; k++) {
+    const half = [0, 1, 2].map(() => (rand() < 0.1 ? 0 : rand() * side * 0.05));
+    const q = turns
+      ? quarterTurns[Math.floor(rand() * quarterTurns.length)]
+      : [gaussian(rand), gaussian(rand), gaussian(rand), gaussian(rand)].map((v) => v * 3); // normalised by the library
+    out.set([offset + rand() * side, offset + rand() * side, offset + rand() * side, ...half, ...q], 10 * k);
+  }
+  return out;
+}
+
+const side = (n: number): number => Math.cbrt((n * 4.19) / 0.1);
+
+interface Case {
+  name: string;
+  spheres: () => Float32Array;
+  boxes: () => Float32Array;
+}
+
+const aabbCases: Case[] = [
+  { name: 'uniform spheres, 400 AABBs, seed 401', spheres: () => uniformScene(3000, { seed: 401 }), boxes: () => randomAabbs(400, 401, side(3000)) },
+  { name: 'mixed radii, 400 AABBs up to half the scene, seed 402', spheres: () => mixedRadiiScene(3000, { seed: 402 }), boxes: () => randomAabbs(400, 402, 20, 0, 10) },
+  { name: 'far outliers (hashed grid), seed 403', spheres: () => outlierScene(3000, { seed: 403 }), boxes: () => randomAabbs(300, 403, side(3000)) },
+  { name: 'large coordinates (1e5), seed 404', spheres: () => uniformScene(2000, { seed: 404, offset: 1e5 }), boxes: () => randomAabbs(300, 404, side(2000), 1e5) },
+  { name: 'tiny scale (1e-3), seed 405', spheres: () => mixedRadiiScene(2000, { seed: 405 }, 1e-5, 1e-4), boxes: () => randomAabbs(300, 405, 1e-3) },
+  {
+    name: 'degenerate boxes: points, segments and planes, seed 406',
+    spheres: () => uniformScene(2000, { seed: 406 }),
+    boxes: () => {
+      const rand = mulberry32(406);
+      const out = new Float32Array(6 * 300);
+      for (let k = 0; k < 300; k++) {
+        const p = [0, 1, 2].map(() => rand() * side(2000));
+        const q = p.map((v, a) => (a === k % 3 ? v + rand() * 10 : v));
+        out.set([...p, ...q], 6 * k);
+      }
+      return out;
+    },
+  },
+];
+
+const obbCases: Case[] = [
+  { name: 'random rotations (unnormalised quaternions), seed 411', spheres: () => uniformScene(3000, { seed: 411 }), boxes: () => randomObbs(400, 411, side(3000)) },
+  { name: 'exact 90° and 180° turns, seed 412', spheres: () => uniformScene(3000, { seed: 412 }), boxes: () => randomObbs(400, 412, side(3000), 0, true) },
+  { name: 'mixed radii, random rotations, seed 413', spheres: () => mixedRadiiScene(3000, { seed: 413 }), boxes: () => randomObbs(400, 413, 20) },
+  { name: 'large coordinates (1e5), seed 414', spheres: () => uniformScene(2000, { seed: 414, offset: 1e5 }), boxes: () => randomObbs(300, 414, side(2000), 1e5) },
+  { name: 'far outliers (hashed grid), seed 415', spheres: () => outlierScene(2000, { seed: 415 }), boxes: () => randomObbs(300, 415, side(2000)) },
+];
+
+describe('sphereBoxPairs (AABB) matches the oracle', () => {
+  for (const c of aabbCases) {
+    it(c.name, async () => {
+      const spheres = c.spheres();
+      const boxes = c.boxes();
+      const oracle = bruteForceSphereAabbPairs(spheres, boxes);
+      for (const broadphase of ['all-pairs', 'grid'] as const) {
+        const pairs = await gpu.collider.sphereBoxPairs(spheres, boxes, { broadphase });
+        expect(bandViolations(diffPairs(spheres, pairs, oracle, aabbMargin(boxes), false), 1), broadphase).toEqual([]);
+      }
+      expect(oracle.length).toBeGreaterThan(0);
+    });
+  }
+});
+
+describe('sphereOrientedBoxPairs matches the oracle', () => {
+  for (const c of obbCases) {
+    it(c.name, async () => {
+      const spheres = c.spheres();
+      const boxes = c.boxes();
+      const oracle = bruteForceSphereObbPairs(spheres, boxes);
+      for (const broadphase of ['all-pairs', 'grid'] as const) {
+        const pairs = await gpu.collider.sphereOrientedBoxPairs(spheres, boxes, { broadphase });
+        expect(bandViolations(diffPairs(spheres, pairs, oracle, obbMargin(boxes), false), 1), broadphase).toEqual([]);
+      }
+      expect(oracle.length).toBeGreaterThan(0);
+    });
+  }
+
+  it('an identity rotation gives exactly the AABB answer (seed 416)', async () => {
+    const spheres = uniformScene(2000, { seed: 416 });
+    const aabbs = randomAabbs(300, 416, side(2000));
+    const obbs = new Float32Array(10 * 300);
+    for (let k = 0; k < 300; k++) {
+      const b = aabbs.subarray(6 * k, 6 * k + 6);
+      obbs.set([(b[0] + b[3]) / 2, (b[1] + b[4]) / 2, (b[2] + b[5]) / 2, (b[3] - b[0]) / 2, (b[4] - b[1]) / 2, (b[5] - b[2]) / 2, 0, 0, 0, 1], 10 * k);
+    }
+    const oracle = bruteForceSphereObbPairs(spheres, obbs);
+    const pairs = await gpu.collider.sphereOrientedBoxPairs(spheres, obbs);
+    expect(bandViolations(diffPairs(spheres, pairs, oracle, obbMargin(obbs), false), 1)).toEqual([]);
+  });
+});
+
+describe('sphere–box edge cases', () => {
+  it('empty spheres or empty boxes give no pairs', async () => {
+    expect((await gpu.collider.sphereBoxPairs(new Float32Array(0), new Float32Array([0, 0, 0, 1, 1, 1]))).length).toBe(0);
+    expect((await gpu.collider.sphereBoxPairs(new Float32Array([0, 0, 0, 1]), new Float32Array(0))).length).toBe(0);
+    expect((await gpu.collider.sphereOrientedBoxPairs(new Float32Array([0, 0, 0, 1]), new Float32Array(0))).length).toBe(0);
+  });
+
+  it('touching counts: a sphere exactly r from a face, an edge and a corner', async () => {
+    const box = new Float32Array([0, 0, 0, 1, 1, 1]);
+    const spheres = new Float32Array([
+      2, 0.5, 0.5, 1, // face: distance 1
+      2, 2, 0.5, 1.25, // edge: distance √2 ≈ 1.4142 > 1.25: apart
+      1.5, 1.5, 1.5, 0.8660254, // corner: distance √0.75 ≈ 0.8660254
+      0.5, 0.5, 0.5, 0, // a point inside
+      3, 0.5, 0.5, 1, // apart
+    ]);
+    for (const broadphase of ['all-pairs', 'grid'] as const) {
+      const pairs = Array.from(await gpu.collider.sphereBoxPairs(spheres, box, { broadphase })).filter((_, k) => k % 2 === 0);
+      expect(pairs.sort()).toEqual([0, 2, 3]);
+    }
+  });
+
+  it('maxPairs throws CapacityError with the true count; a full list grows (seed 417)', async () => {
+    const spheres = uniformScene(3000, { seed: 417 });
+    const boxes = randomAabbs(500, 417, side(3000), 0, 30);
+    const expected = bruteForceSphereAabbPairs(spheres, boxes).length / 2;
+    expect(expected).toBeGreaterThan(4096); // more than a fresh collider's first list
+    const fresh = await createCollider({ device: gpu.device });
+    try {
+      expect((await fresh.sphereBoxPairs(spheres, boxes, { broadphase: 'grid' })).length / 2).toBe(expected);
+      const error = await fresh.sphereBoxPairs(spheres, boxes, { maxPairs: 100 }).catch((e) => e);
+      expect(error).toBeInstanceOf(CapacityError);
+      expect(error.count).toBe(expected);
+    } finally {
+      fresh.destroy();
+    }
+  });
+
+  // all-pairs: 24 × 10 = 240 tiles fold under a limit of 16; grid: 6 workgroups of spheres and
+  // 5 of boxes fold under a limit of 4.
+  for (const [broadphase, limit] of [['all-pairs', 16], ['grid', 4]] as const) {
+    it(`${broadphase} folds dispatches past the workgroup limit (limit ${limit}, seed 418)`, async () => {
+      const collider = await createCollider({ device: gpu.device, maxWorkgroupsPerDimension: limit });
+      try {
+        const spheres = uniformScene(1500, { seed: 418 });
+        const boxes = randomAabbs(600, 418, side(1500));
+        const pairs = await collider.sphereBoxPairs(spheres, boxes, { broadphase });
+        expect(bandViolations(diffPairs(spheres, pairs, bruteForceSphereAabbPairs(spheres, boxes), aabbMargin(boxes), false), 1)).toEqual([]);
+      } finally {
+        collider.destroy();
+      }
+    });
+  }
+});

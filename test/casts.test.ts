@@ -1,0 +1,274 @@
+/**
+ * raycast and sphereCast against the double-precision reference, brute force and grid walk, on
+ * seeded scenes (the seed in each test's name) and the edge cases of the seeds, within the
+ * tolerance derived in test/support/casts.ts (docs/TESTING.md).
+ */
+import { describe, it, expect } from 'vitest';
+import { useGpu } from './support/gpu.js';
+import { nearestViolations, allHitsViolations } from './support/casts.js';
+import { uniformScene, mixedRadiiScene, outlierScene } from './support/scenes.js';
+import { mulberry32, gaussian } from './support/random.js';
+import { createCollider } from '../src/collider.js';
+import { CapacityError } from '../src/errors.js';
+
+const gpu = useGpu();
+
+type Vec = [number, number, number];
+const unit = (rand: () => number): Vec => {
+  const v: Vec = [gaussian(rand), gaussian(rand), gaussian(rand)];
+  const l = Math.hypot(...v);
+  return v.map((x) => x / l) as Vec;
+};
+const add = (a: Vec, b: Vec, s = 1): Vec => [a[0] + s * b[0], a[1] + s * b[1], a[2] + s * b[2]];
+const cross = (a: Vec, b: Vec): Vec => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+const sphereAt = (s: Float32Array, i: number): { c: Vec; r: number } => ({ c: [s[4 * i], s[4 * i + 1], s[4 * i + 2]], r: s[4 * i + 3] });
+
+/**
+ * Rays of every kind the seeds call out, over a sphere cloud: random through and around it,
+ * starting inside a sphere, pointing away, too short, ending on a surface, tangent, zero
+ * length, and with the sphere behind the origin. `radius` > 0 makes sphere casts (7 floats).
+ */
+function mixedRays(spheres: Float32Array, count: number, seed: number, radius = 0): Float32Array {
+  const rand = mulberry32(seed);
+  const n = spheres.length / 4;
+  let lo = Infinity, hi = -Infinity;
+  for (let i = 0; i < spheres.length; i++) if (i % 4 !== 3) { lo = Math.min(lo, spheres[i]); hi = Math.max(hi, spheres[i]); }
+  const span = hi - lo;
+  const randomPoint = (): Vec => [0, 1, 2].map(() => lo - 0.2 * span + rand() * 1.4 * span) as Vec;
+  const stride = radius > 0 ? 7 : 6;
+  const out = new Float32Array(stride * count);
+  for (let k = 0; k < count; k++) {
+    const { c, r } = sphereAt(spheres, Math.floor(rand() * n));
+    const r1 = radius > 0 ? rand() * radius : 0;
+    const R = r + r1;
+    const u = unit(rand);
+    const v = unit(rand);
+    const w = cross(u, v).map((x) => x / Math.hypot(...cross(u, v))) as Vec; // ⟂ u
+    let a: Vec;
+    let b: Vec;
+    switch (k % 9) {
+      case 0: case 1: a = randomPoint(); b = randomPoint(); break; // through and around the cloud
+      case 2: a = add(c, u, 0.5 * R); b = randomPoint(); break; // starts inside (overlapping, for a cast)
+      case 3: a = add(c, u, R + 2); b = add(c, u, R + 20); break; // points away; the sphere is behind
+      case 4: a = add(c, u, R + 2); b = add(c, u, R + 1.5); break; // too short to reach
+      case 5: a = add(c, u, R + 5); b = add(c, u, R); break; // ends exactly on the surface
+      case 6: a = add(add(c, w, R), u, -5); b = add(add(c, w, R), u, 5); break; // tangent
+      case 7: a = randomPoint(); b = a; break; // zero length
+      default: a = add(c, u, R + 3 * rand()); b = add(c, u, -(R + 3)); break; // head-on through the centre
+    }
+    out.set(radius > 0 ? [...a, ...b, r1] : [...a, ...b], stride * k);
+  }
+  return out;
+}
+
+/** The result's points agree with its distances: D (or C) = A + n·t, E = C + (S − C)·r1/R. */
+function pointViolations(
+  rays: Float32Array, stride: 6 | 7, spheres: Float32Array,
+  res: { index: Int32Array; distance: Float32Array; point?: Float32Array; center?: Float32Array; contact?: Float32Array; offsets?: Uint32Array },
+): string[] {
+  const out: string[] = [];
+  // With all hits, hit k belongs to the ray whose offsets range holds it.
+  const rayOf = new Uint32Array(res.index.length).map((_, k) => k);
+  if (res.offsets) for (let ray = 0; ray + 1 < res.offsets.length; ray++) rayOf.fill(ray, res.offsets[ray], res.offsets[ray + 1]);
+  for (let k = 0; k < res.index.length && out.length < 10; k++) {
+    const rayIndex = rayOf[k];
+    const o = stride * rayIndex;
+    const i = res.index[k];
+    const p = res.point ?? res.center!;
+    if (i < 0) {
+      if (!Number.isNaN(res.distance[k]) || !Number.isNaN(p[3 * k])) out.push(`ray ${k}: a miss must have NaN distance and point`);
+      continue;
+    }
+    const a: Vec = [rays[o], rays[o + 1], rays[o + 2]];
+    const ab: Vec = [rays[o + 3] - a[0], rays[o + 4] - a[1], rays[o + 5] - a[2]];
+    const len = Math.hypot(...ab);
+    const expected = add(a, ab, res.distance[k] / len);
+    const tol = 1e-5 * (Math.hypot(...a) + len + 1);
+    for (let c = 0; c < 3; c++) if (Math.abs(p[3 * k + c] - expected[c]) > tol) out.push(`ray ${k}: point ${c} is ${p[3 * k + c]}, A + n·t gives ${expected[c]}`);
+    if (res.contact) {
+      const r1 = rays[o + 6];
+      const { c: s, r } = sphereAt(spheres, i);
+      const e = add(expected, [s[0] - expected[0], s[1] - expected[1], s[2] - expected[2]], r1 + r > 0 ? r1 / (r1 + r) : 0);
+      for (let c = 0; c < 3; c++) if (Math.abs(res.contact[3 * k + c] - e[c]) > tol) out.push(`ray ${k}: contact ${c} is ${res.contact[3 * k + c]}, expected ${e[c]}`);
+    }
+  }
+  return out;
+}
+
+/**
+ * Scenes, with the spheres the rays are aimed around (the far outliers only make the grid
+ * hashed: rays across a million units of empty grid are brute force's job, see castWalkCost).
+ */
+const scenes: [string, () => Float32Array, () => Float32Array][] = [
+  ['uniform 3000, seed 501', () => uniformScene(3000, { seed: 501 }), () => uniformScene(3000, { seed: 501 })],
+  ['mixed radii 1:100, seed 502', () => mixedRadiiScene(3000, { seed: 502 }), () => mixedRadiiScene(3000, { seed: 502 })],
+  ['far outliers (hashed grid), seed 503', () => outlierScene(2000, { seed: 503 }), () => uniformScene(2000, { seed: 503 })],
+  ['huge scale (×1e4, offset 1e5), seed 504', () => uniformScene(2000, { seed: 504 }).map((v) => v * 1e4 + 1e5), () => uniformScene(2000, { seed: 504 }).map((v) => v * 1e4 + 1e5)],
+  ['tiny scale (×1e-4), seed 505', () => uniformScene(2000, { seed: 505 }).map((v) => v * 1e-4), () => uniformScene(2000, { seed: 505 }).map((v) => v * 1e-4)],
+];
+
+describe('raycast: nearest hit', () => {
+  for (const [name, make, around] of scenes) {
+    it(name, async () => {
+      const spheres = make();
+      const rays = mixedRays(around(), 900, 600 + name.length);
+      for (const broadphase of ['all-pairs', 'grid'] as const) {
+        const res = await gpu.collider.raycast(rays, spheres, { broadphase });
+        expect(nearestViolations(rays, 6, spheres, res), broadphase).toEqual([]);
+        expect(pointViolations(rays, 6, spheres, res), broadphase).toEqual([]);
+        expect(res.index.filter((i) => i >= 0).length, 'some rays hit').toBeGreaterThan(100);
+      }
+    });
+  }
+
+  it('ties go to the lowest index: three copies of every sphere (seed 506)', async () => {
+    const base = uniformScene(500, { seed: 506 });
+    const spheres = new Float32Array(3 * base.length);
+    for (let i = 0; i < 500; i++) for (let copy = 0; copy < 3; copy++) spheres.set(base.subarray(4 * i, 4 * i + 4), 4 * (copy * 500 + i));
+    const rays = mixedRays(base, 600, 506);
+    for (const broadphase of ['all-pairs', 'grid'] as const) {
+      const res = await gpu.collider.raycast(rays, spheres, { broadphase });
+      const hits = Array.from(res.index).filter((i) => i >= 0);
+      expect(hits.length).toBeGreaterThan(100);
+      expect(hits.every((i) => i < 500), `${broadphase}: always the first copy`).toBe(true);
+    }
+  });
+
+  it('zero-length rays hit nothing, even inside or on a sphere; empty inputs are empty', async () => {
+    const spheres = new Float32Array([0, 0, 0, 1, 5, 0, 0, 1]);
+    const rays = new Float32Array([0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 9, 9, 9, 9, 9, 9]);
+    for (const broadphase of ['all-pairs', 'grid'] as const) {
+      const res = await gpu.collider.raycast(rays, spheres, { broadphase });
+      expect(Array.from(res.index)).toEqual([-1, -1, -1]);
+    }
+    expect((await gpu.collider.raycast(new Float32Array(0), spheres)).index.length).toBe(0);
+    expect(Array.from((await gpu.collider.raycast(rays, new Float32Array(0))).index)).toEqual([-1, -1, -1]);
+  });
+
+  it('the seed rules on a unit sphere: inside ignored, tangent hits, the segment bounds the hit', async () => {
+    const spheres = new Float32Array([0, 0, 0, 1]);
+    const rays = new Float32Array([
+      -5, 0, 0, 5, 0, 0, // through: hit at 4
+      0, 0, 0, 5, 0, 0, // from the centre (inside): ignored
+      -5, 1, 0, 5, 1, 0, // tangent at (0, 1, 0): hit at 5
+      -5, 0, 0, -2, 0, 0, // stops short: miss
+      -5, 0, 0, -1, 0, 0, // ends on the surface: hit at 4
+      5, 0, 0, 10, 0, 0, // sphere behind: miss
+      -1, 0, 0, -5, 0, 0, // starts on the surface, pointing away: miss
+    ]);
+    for (const broadphase of ['all-pairs', 'grid'] as const) {
+      const res = await gpu.collider.raycast(rays, spheres, { broadphase });
+      expect(Array.from(res.index), broadphase).toEqual([0, -1, 0, -1, 0, -1, -1]);
+      expect(res.distance[0]).toBeCloseTo(4, 5);
+      expect(res.distance[2]).toBeCloseTo(5, 5);
+      expect(Array.from(res.point.subarray(6, 9))).toEqual([0, 1, 0]);
+      expect(res.distance[4]).toBeCloseTo(4, 5);
+    }
+  });
+});
+
+describe('sphereCast: nearest hit', () => {
+  for (const [name, make, around] of scenes.slice(0, 4)) {
+    it(name, async () => {
+      const spheres = make();
+      const casts = mixedRays(around(), 900, 700 + name.length, 1.5 * spheres[3]);
+      for (const broadphase of ['all-pairs', 'grid'] as const) {
+        const res = await gpu.collider.sphereCast(casts, spheres, { broadphase });
+        expect(nearestViolations(casts, 7, spheres, res), broadphase).toEqual([]);
+        expect(pointViolations(casts, 7, spheres, res), broadphase).toEqual([]);
+        expect(res.index.filter((i) => i >= 0).length).toBeGreaterThan(100);
+      }
+    });
+  }
+
+  it('the seed rules: contact point, starting overlap ignored, no contact past B', async () => {
+    const spheres = new Float32Array([0, 0, 0, 1]);
+    const casts = new Float32Array([
+      -5, 0, 0, 5, 0, 0, 1, // centre at contact (-2, 0, 0), contact (-1, 0, 0)
+      -1.5, 0, 0, 5, 0, 0, 1, // starts overlapping: ignored
+      -5, 0, 0, -2.5, 0, 0, 1, // contact would be at |AC| = 3 > |AB| = 2.5: no hit (the seed's gap)
+      -5, 2, 0, 5, 2, 0, 1, // grazes: tangent, contact (0, 1, 0)
+    ]);
+    for (const broadphase of ['all-pairs', 'grid'] as const) {
+      const res = await gpu.collider.sphereCast(casts, spheres, { broadphase });
+      expect(Array.from(res.index), broadphase).toEqual([0, -1, -1, 0]);
+      expect(Array.from(res.center.subarray(0, 3))).toEqual([-2, 0, 0]);
+      expect(Array.from(res.contact.subarray(0, 3))).toEqual([-1, 0, 0]);
+      expect(res.distance[0]).toBe(3);
+      expect(Array.from(res.contact.subarray(9, 12))).toEqual([0, 1, 0]);
+    }
+  });
+});
+
+describe('all hits', () => {
+  it('raycast, every hit by distance, both broad phases (seed 801)', async () => {
+    const spheres = mixedRadiiScene(2000, { seed: 801 });
+    const rays = mixedRays(spheres, 500, 801);
+    for (const broadphase of ['all-pairs', 'grid'] as const) {
+      const res = await gpu.collider.raycast(rays, spheres, { broadphase, allHits: true });
+      expect(allHitsViolations(rays, 6, spheres, res), broadphase).toEqual([]);
+      expect(pointViolations(rays, 6, spheres, res), broadphase).toEqual([]);
+      expect(res.index.length).toBeGreaterThan(100);
+    }
+  });
+
+  it('sphereCast, every hit by distance, both broad phases (seed 802)', async () => {
+    const spheres = uniformScene(2000, { seed: 802 });
+    const casts = mixedRays(spheres, 400, 802, 1);
+    for (const broadphase of ['all-pairs', 'grid'] as const) {
+      const res = await gpu.collider.sphereCast(casts, spheres, { broadphase, allHits: true });
+      expect(allHitsViolations(casts, 7, spheres, res), broadphase).toEqual([]);
+      expect(pointViolations(casts, 7, spheres, res), broadphase).toEqual([]);
+    }
+  });
+
+  it('maxHits throws CapacityError with the true count; a fresh collider grows its list (seed 803)', async () => {
+    const spheres = uniformScene(3000, { seed: 803 });
+    const rays = mixedRays(spheres, 300, 803).map((v, k) => (k % 6 < 3 ? v : v)); // long random rays: many hits each
+    const fresh = await createCollider({ device: gpu.device });
+    try {
+      const all = await fresh.raycast(rays, spheres, { broadphase: 'grid', allHits: true });
+      expect(all.index.length).toBeGreaterThan(300); // more than the first list's room (one per ray)
+      expect(allHitsViolations(rays, 6, spheres, all)).toEqual([]);
+      const error = await fresh.raycast(rays, spheres, { allHits: true, maxHits: 10 }).catch((e) => e);
+      expect(error).toBeInstanceOf(CapacityError);
+      expect(error.count).toBe(all.index.length);
+    } finally {
+      fresh.destroy();
+    }
+  });
+});
+
+describe('grid shapes and folded dispatches', () => {
+  it('one octave per level (7 levels) and a forced hashed grid walk the same hits (seed 901)', async () => {
+    const spheres = mixedRadiiScene(2500, { seed: 901 });
+    const rays = mixedRays(spheres, 600, 901);
+    for (const grid of [{ levelStep: 1 }, { levelStep: 2, denseFactor: 0 }]) {
+      const collider = await createCollider({ device: gpu.device, grid });
+      try {
+        if (grid.denseFactor === 0) expect(collider.planFor(spheres).dense).toBe(false);
+        expect(collider.planFor(spheres).levels.length).toBe(grid.levelStep === 1 ? 7 : 4);
+        const res = await collider.raycast(rays, spheres, { broadphase: 'grid' });
+        expect(nearestViolations(rays, 6, spheres, res), JSON.stringify(grid)).toEqual([]);
+      } finally {
+        collider.destroy();
+      }
+    }
+  });
+
+  it('folds dispatches (limit 4, 1500 rays = 24 workgroups; seed 902)', async () => {
+    const collider = await createCollider({ device: gpu.device, maxWorkgroupsPerDimension: 5 });
+    try {
+      const spheres = uniformScene(1200, { seed: 902 });
+      const rays = mixedRays(spheres, 1500, 902);
+      for (const broadphase of ['all-pairs', 'grid'] as const) {
+        const res = await collider.raycast(rays, spheres, { broadphase });
+        expect(nearestViolations(rays, 6, spheres, res), broadphase).toEqual([]);
+        const all = await collider.raycast(rays, spheres, { broadphase, allHits: true });
+        expect(allHitsViolations(rays, 6, spheres, all), broadphase).toEqual([]);
+      }
+    } finally {
+      collider.destroy();
+    }
+  });
+});
