@@ -6,10 +6,7 @@ import { describe, it, expect } from 'vitest';
 import { WgslReflect } from 'wgsl_reflect/wgsl_reflect.module.js';
 import * as layout from '../src/layout.js';
 import { defineStruct, packStruct, type StructLayout, type FieldType } from '../src/layout.js';
-import { allPairsShader } from '../shaders/allPairs.wgsl.js';
-import { gridCountShader, gridScatterShader } from '../shaders/grid.wgsl.js';
-import { gridPairsShader } from '../shaders/gridPairs.wgsl.js';
-import { scanShader } from '../shaders/scan.wgsl.js';
+import { shaderVariants } from './support/shaderVariants.js';
 
 type AnyStruct = StructLayout<Record<string, FieldType>>;
 const structs = (Object.values(layout) as unknown[]).filter((v): v is AnyStruct => typeof v === 'object' && v !== null && 'wgsl' in v && 'offsets' in v);
@@ -28,8 +25,9 @@ function expectMatches(struct: AnyStruct, code: string): void {
 }
 
 describe('layouts', () => {
-  it('declares the structs the shaders use', () => {
-    expect(structs.map((s) => s.name).sort()).toEqual(['AllPairsParams', 'GridLevel', 'GridParams', 'PairCounter', 'ScanParams']);
+  it('declares exactly the structs the shaders use', () => {
+    const used = new Set(shaderVariants().flatMap(([, code]) => new WgslReflect(code).structs.map((s) => s.name)));
+    expect(structs.map((s) => s.name).sort()).toEqual([...used].sort());
   });
 
   for (const struct of structs) {
@@ -38,15 +36,7 @@ describe('layouts', () => {
     });
   }
 
-  const shaders: [string, string][] = [
-    ['allPairs', allPairsShader()],
-    ['gridCount', gridCountShader()],
-    ['gridScatter', gridScatterShader()],
-    ['gridPairs dense', gridPairsShader({ dense: true })],
-    ['gridPairs hashed', gridPairsShader({ dense: false })],
-    ['scan', scanShader()],
-  ];
-  for (const [name, code] of shaders) {
+  for (const [name, code] of shaderVariants()) {
     it(`${name}: every struct it declares is the one in layout.ts`, () => {
       const declared = new WgslReflect(code).structs.map((s) => s.name);
       expect(declared.length).toBeGreaterThan(0);
