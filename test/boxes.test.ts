@@ -9,6 +9,8 @@ import { aabbMargin, obbMargin } from './support/boxes.js';
 import { uniformScene, mixedRadiiScene, outlierScene } from './support/scenes.js';
 import { mulberry32, gaussian } from './support/random.js';
 import { bruteForceSphereAabbPairs, bruteForceSphereObbPairs } from '../src/reference/sphereBox.js';
+import { gridSphereAabbPairs, gridSphereObbPairs } from '../src/reference/gridQueries.js';
+import { sortPairs } from '../src/reference/spherePairs.js';
 import { createCollider } from '../src/collider.js';
 import { CapacityError } from '../src/errors.js';
 
@@ -91,6 +93,8 @@ describe('sphereBoxPairs (AABB) matches the oracle', () => {
         expect(bandViolations(diffPairs(spheres, pairs, oracle, aabbMargin(boxes), false), 1), broadphase).toEqual([]);
       }
       expect(oracle.length).toBeGreaterThan(0);
+      // The CPU twin of the grid kernel has the oracle's exact test: the same pairs, exactly.
+      expect(sortPairs(gridSphereAabbPairs(spheres, boxes, gpu.collider.planFor(spheres)))).toEqual(oracle);
     });
   }
 });
@@ -106,6 +110,7 @@ describe('sphereOrientedBoxPairs matches the oracle', () => {
         expect(bandViolations(diffPairs(spheres, pairs, oracle, obbMargin(boxes), false), 1), broadphase).toEqual([]);
       }
       expect(oracle.length).toBeGreaterThan(0);
+      expect(sortPairs(gridSphereObbPairs(spheres, boxes, gpu.collider.planFor(spheres)))).toEqual(oracle);
     });
   }
 

@@ -10,6 +10,8 @@ import { uniformScene, mixedRadiiScene, outlierScene } from './support/scenes.js
 import { mulberry32, gaussian } from './support/random.js';
 import { createCollider } from '../src/collider.js';
 import { CapacityError } from '../src/errors.js';
+import { bruteForceNearestCasts, bruteForceAllCasts } from '../src/reference/casts.js';
+import { gridCasts } from '../src/reference/gridQueries.js';
 
 const gpu = useGpu();
 
@@ -118,6 +120,11 @@ describe('raycast: nearest hit', () => {
         expect(pointViolations(rays, 6, spheres, res), broadphase).toEqual([]);
         expect(res.index.filter((i) => i >= 0).length, 'some rays hit').toBeGreaterThan(100);
       }
+      // The CPU twin of the slab walk has the oracle's exact test: the same hits, exactly.
+      const walked = gridCasts(rays, 6, spheres, gpu.collider.planFor(spheres));
+      const oracle = bruteForceNearestCasts(rays, 6, spheres);
+      expect(Array.from(walked.index)).toEqual(Array.from(oracle.index));
+      expect(Array.from(walked.distance).map(Math.fround)).toEqual(Array.from(oracle.distance));
     });
   }
 
@@ -178,6 +185,7 @@ describe('sphereCast: nearest hit', () => {
         expect(pointViolations(casts, 7, spheres, res), broadphase).toEqual([]);
         expect(res.index.filter((i) => i >= 0).length).toBeGreaterThan(100);
       }
+      expect(Array.from(gridCasts(casts, 7, spheres, gpu.collider.planFor(spheres)).index)).toEqual(Array.from(bruteForceNearestCasts(casts, 7, spheres).index));
     });
   }
 
@@ -210,6 +218,10 @@ describe('all hits', () => {
       expect(pointViolations(rays, 6, spheres, res), broadphase).toEqual([]);
       expect(res.index.length).toBeGreaterThan(100);
     }
+    const walked = gridCasts(rays, 6, spheres, gpu.collider.planFor(spheres), true);
+    const oracle = bruteForceAllCasts(rays, 6, spheres);
+    expect(Array.from(walked.offsets!)).toEqual(Array.from(oracle.offsets));
+    expect(Array.from(walked.index)).toEqual(Array.from(oracle.index));
   });
 
   it('sphereCast, every hit by distance, both broad phases (seed 802)', async () => {

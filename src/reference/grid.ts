@@ -77,62 +77,102 @@ export function buildGrid(spheres: Float32Array, plan: GridPlan): CpuGrid {
   return { plan, cellStart, order, bucket };
 }
 
-/** Every overlapping pair (i < j), by the GPU's walk over a CPU-built grid. Unordered. */
-export function gridSpherePairs(spheres: Float32Array, plan: GridPlan): Uint32Array {
+/** Work a walk did: rows of cells visited and candidate spheres tested (after filtering). */
+export interface WalkStats {
+  rows: number;
+  candidates: number;
+}
+
+/** A built grid with each sphere's level, ready to walk. */
+export interface WalkableGrid extends CpuGrid {
+  spheres: Float32Array;
+  levelOf: Uint8Array;
+}
+
+export function walkableGrid(spheres: Float32Array, plan: GridPlan): WalkableGrid {
   const grid = buildGrid(spheres, plan);
-  const { cellStart, order } = grid;
-  const n = order.length;
-  const m = plan.bucketCount;
-  const mask = plan.bucketMask;
-  const out: number[] = [];
+  const n = spheres.length / 4;
   const levelOf = new Uint8Array(n);
   for (let i = 0; i < n; i++) levelOf[i] = sphereLevel(plan, spheres[4 * i + 3]);
+  return { ...grid, spheres, levelOf };
+}
 
-  for (let t = 0; t < n; t++) {
+/**
+ * The twin of `walkRows` (shaders/gridWalk.wgsl.ts): visits every sphere of `level` whose cell is
+ * in [lo, hi], a row (y, z) at a time. Dense: the rows before `head` are skipped; hashed: a row's
+ * bucket range may wrap, and candidates are filtered by their own level and cell. Spheres before
+ * position `first` in bucket order are skipped. `visit(u, id)` gets the sorted position and the
+ * sphere's index.
+ */
+export function walkRows(
+  grid: WalkableGrid, level: number, lo: number[], hi: number[], first: number,
+  visit: (u: number, id: number) => void, stats?: WalkStats, head: number[] = lo,
+): void {
+  const { plan, cellStart, order, spheres, levelOf } = grid;
+  const m = plan.bucketCount;
+  const width = hi[0] - lo[0] + 1;
+  const range = (k0: number, k1: number, y: number, z: number): void => {
+    for (let u = Math.max(cellStart[k0], first); u < cellStart[k1]; u++) {
+      const id = order[u];
+      if (!plan.dense) {
+        if (levelOf[id] !== level) continue;
+        if (cellOf(plan, level, 1, spheres[4 * id + 1]) !== y || cellOf(plan, level, 2, spheres[4 * id + 2]) !== z) continue;
+        const cx = cellOf(plan, level, 0, spheres[4 * id]);
+        if (cx < lo[0] || cx > hi[0]) continue;
+      }
+      if (stats) stats.candidates++;
+      visit(u, id);
+    }
+  };
+  for (let z = plan.dense ? head[2] : lo[2]; z <= hi[2]; z++) {
+    for (let y = plan.dense && z === head[2] ? head[1] : lo[1]; y <= hi[1]; y++) {
+      if (stats) stats.rows++;
+      if (width >= m) {
+        range(0, m, y, z);
+        continue;
+      }
+      const k0 = (((rowKey(plan, level, y, z) + lo[0]) >>> 0) & plan.bucketMask) >>> 0;
+      const k1 = k0 + width;
+      if (k1 <= m) range(k0, k1, y, z);
+      else {
+        range(k0, m, y, z);
+        range(0, k1 - m, y, z);
+      }
+    }
+  }
+}
+
+/** The cell range [lo, hi] of a level covering the box [min − ext, max + ext] (f32, as the GPU). */
+export function cellRange(plan: GridPlan, level: number, min: number[], max: number[], ext: number): { lo: number[]; hi: number[] } {
+  return {
+    lo: [0, 1, 2].map((a) => cellOf(plan, level, a, f32(min[a] - ext))),
+    hi: [0, 1, 2].map((a) => cellOf(plan, level, a, f32(max[a] + ext))),
+  };
+}
+
+/** Every overlapping pair (i < j), by the GPU's walk over a CPU-built grid. Unordered. */
+export function gridSpherePairs(spheres: Float32Array, plan: GridPlan, stats?: WalkStats): Uint32Array {
+  const grid = walkableGrid(spheres, plan);
+  const { order, levelOf } = grid;
+  const out: number[] = [];
+  for (let t = 0; t < order.length; t++) {
     const id = order[t];
-    const px = spheres[4 * id], py = spheres[4 * id + 1], pz = spheres[4 * id + 2], r = spheres[4 * id + 3];
+    const p = [spheres[4 * id], spheres[4 * id + 1], spheres[4 * id + 2]];
+    const r = spheres[4 * id + 3];
     const a = levelOf[id];
     for (let b = a; b < plan.levels.length; b++) {
       const level = plan.levels[b];
       if (level.count === 0) continue;
       const ext = f32(f32(r + level.maxRadius) * f32(EXT_SCALE));
-      const lo = [cellOf(plan, b, 0, f32(px - ext)), cellOf(plan, b, 1, f32(py - ext)), cellOf(plan, b, 2, f32(pz - ext))];
-      const hi = [cellOf(plan, b, 0, f32(px + ext)), cellOf(plan, b, 1, f32(py + ext)), cellOf(plan, b, 2, f32(pz + ext))];
-      const width = hi[0] - lo[0] + 1;
-      const visit = (k0: number, k1: number, y: number, z: number): void => {
-        let start = cellStart[k0];
-        const end = cellStart[k1];
-        if (b === a) start = Math.max(start, t + 1);
-        for (let u = start; u < end; u++) {
-          const other = order[u];
-          if (!plan.dense) {
-            if (levelOf[other] !== b) continue;
-            if (cellOf(plan, b, 1, spheres[4 * other + 1]) !== y || cellOf(plan, b, 2, spheres[4 * other + 2]) !== z) continue;
-            const cx = cellOf(plan, b, 0, spheres[4 * other]);
-            if (cx < lo[0] || cx > hi[0]) continue;
-          }
-          const dx = spheres[4 * other] - px;
-          const dy = spheres[4 * other + 1] - py;
-          const dz = spheres[4 * other + 2] - pz;
-          const s = r + spheres[4 * other + 3];
-          if (dx * dx + dy * dy + dz * dz <= s * s) out.push(Math.min(id, other), Math.max(id, other));
-        }
-      };
-      for (let z = lo[2]; z <= hi[2]; z++) {
-        for (let y = lo[1]; y <= hi[1]; y++) {
-          if (width >= m) {
-            visit(0, m, y, z);
-            continue;
-          }
-          const k0 = (((rowKey(plan, b, y, z) + lo[0]) >>> 0) & mask) >>> 0;
-          const k1 = k0 + width;
-          if (k1 <= m) visit(k0, k1, y, z);
-          else {
-            visit(k0, m, y, z);
-            visit(0, k1 - m, y, z);
-          }
-        }
-      }
+      const { lo, hi } = cellRange(plan, b, p, p, ext);
+      const head = b === a ? [0, 1, 2].map((axis) => cellOf(plan, a, axis, p[axis])) : lo;
+      walkRows(grid, b, lo, hi, b === a ? t + 1 : 0, (_, other) => {
+        const dx = spheres[4 * other] - p[0];
+        const dy = spheres[4 * other + 1] - p[1];
+        const dz = spheres[4 * other + 2] - p[2];
+        const s = r + spheres[4 * other + 3];
+        if (dx * dx + dy * dy + dz * dz <= s * s) out.push(Math.min(id, other), Math.max(id, other));
+      }, stats, head);
     }
   }
   return Uint32Array.from(out);

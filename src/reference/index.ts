@@ -10,3 +10,5 @@ export {
   rotateInverse, sphereInBoxSpace, sphereObbDistance2, sphereObbOverlap, bruteForceSphereObbPairs,
 } from './sphereBox.js';
 export { castHit, bruteForceNearestCasts, bruteForceAllCasts, pointAlong, contactPoint, type CastHit, type NearestHits } from './casts.js';
+export { walkRows, walkableGrid, cellRange, type WalkStats, type WalkableGrid } from './grid.js';
+export { gridSphereAabbPairs, gridSphereObbPairs, gridCasts, type WalkedCasts } from './gridQueries.js';
