@@ -1,173 +1,144 @@
 /**
- * `npm run bench`: sphere–sphere pairs, GPU (grid, all-pairs) beside the CPU reference grid, on
- * the same scenes in the same run. Prints Markdown tables and writes the full results as JSON.
+ * `npm run bench`: every query on the GPU beside the CPU references (and, for pairs, a plain JS
+ * grid), on the same scenes in the same run. Prints Markdown tables and writes JSON.
  *
- *   npm run bench -- [--sizes 10000,100000,400000] [--scenes uniform,mixed] [--reps 7]
- *                    [--budget 60] [--crossover] [--json bench/results/pairs.json]
+ *   npm run bench -- [--suites pairs,casts,boxes] [--sizes 10000,100000,400000]
+ *                    [--cast-sizes 10000x10000,100000x100000] [--box-sizes 100000x10000]
+ *                    [--scenes uniform,mixed] [--crossover] [--large]
+ *                    [--reps 7] [--warmup 2] [--budget 60] [--json bench/results/bench.json]
  *
  * GPU time is the sum of the stages' timestamp-query times (median over reps, after warm-up);
- * wall time is submit-to-readback around the whole call: validation, upload, every pass, the
- * count readback and the pair readback. A method whose estimated time for a size exceeds the
- * budget (seconds, from its smaller sizes) is skipped and said so.
+ * wall time is the whole call, validation, upload and readback included. A method whose
+ * estimated time for all its repetitions exceeds the budget (seconds) is skipped and said so;
+ * one that would take more than a tenth of it runs once. `--large` adds 1M × 1M casts.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { requestNodeDevice, createCollider, describeDevice, reference, type Collider } from '../src/node.js';
-import { uniformScene, mixedRadiiScene } from '../test/support/scenes.js';
-import { summarize, ms, table, type Summary } from './stats.js';
-import { jsGridSpherePairs } from './peers/jsGrid.js';
+import { requestNodeDevice, createCollider, describeDevice } from '../src/node.js';
+import { ms, table } from './stats.js';
+import type { Context, Row } from './harness.js';
+import { pairsSuite, CROSSOVER_SIZES } from './suites/pairs.js';
+import { castsSuite } from './suites/casts.js';
+import { boxesSuite } from './suites/boxes.js';
 
 const { values: args } = parseArgs({
   options: {
+    suites: { type: 'string', default: 'pairs,casts,boxes' },
     sizes: { type: 'string', default: '10000,100000,400000' },
+    'cast-sizes': { type: 'string', default: '10000x10000,100000x100000' },
+    'box-sizes': { type: 'string', default: '100000x10000' },
     scenes: { type: 'string', default: 'uniform,mixed' },
-    methods: { type: 'string', default: 'gpu-grid,gpu-all-pairs,cpu-grid,js-grid' },
     reps: { type: 'string', default: '7' },
     warmup: { type: 'string', default: '2' },
     budget: { type: 'string', default: '60' },
     crossover: { type: 'boolean', default: false },
-    json: { type: 'string', default: 'bench/results/pairs.json' },
+    large: { type: 'boolean', default: false },
+    json: { type: 'string', default: 'bench/results/bench.json' },
   },
 });
 
-const CROSSOVER_SIZES = [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384];
-
-const SCENES: Record<string, (n: number) => Float32Array> = {
-  uniform: (n) => uniformScene(n, { seed: 7, fraction: 0.1 }),
-  mixed: (n) => mixedRadiiScene(n, { seed: 8, fraction: 0.1 }, 0.01, 1),
-};
-
-interface Result {
-  scene: string;
-  n: number;
-  method: string;
-  pairs?: number;
-  wallMs?: Summary;
-  gpuMs?: Summary;
-  stagesMs?: Record<string, number>;
-  skipped?: string;
-}
-
-type Method = (spheres: Float32Array) => Promise<{ pairs: number; gpuMs?: number; stages?: Record<string, number> }>;
-
-function methods(collider: Collider): Record<string, Method> {
-  const gpu = (broadphase: 'grid' | 'all-pairs'): Method => async (spheres) => {
-    const pairs = await collider.spherePairs(spheres, { broadphase, profile: true });
-    const stages: Record<string, number> = {};
-    for (const s of collider.lastProfile?.stages ?? []) stages[s.name] = (stages[s.name] ?? 0) + s.ms;
-    return { pairs: pairs.length / 2, gpuMs: collider.lastProfile?.totalMs, stages };
-  };
-  return {
-    'gpu-grid': gpu('grid'),
-    'gpu-all-pairs': gpu('all-pairs'),
-    'cpu-grid': async (spheres) => ({ pairs: reference.gridSpherePairs(spheres, collider.planFor(spheres)).length / 2 }),
-    'js-grid': async (spheres) => ({ pairs: jsGridSpherePairs(spheres).length / 2 }),
-  };
-}
-
-async function measure(method: Method, spheres: Float32Array, reps: number, warmup: number): Promise<Omit<Result, 'scene' | 'n' | 'method'>> {
-  let pairs = 0;
-  const wall: number[] = [];
-  const gpuTimes: number[] = [];
-  const stageSamples: Record<string, number[]> = {};
-  for (let r = 0; r < warmup + reps; r++) {
-    const t = performance.now();
-    const out = await method(spheres);
-    const elapsed = performance.now() - t;
-    pairs = out.pairs;
-    if (r < warmup) continue;
-    wall.push(elapsed);
-    if (out.gpuMs !== undefined) gpuTimes.push(out.gpuMs);
-    for (const [name, value] of Object.entries(out.stages ?? {})) (stageSamples[name] ??= []).push(value);
-  }
-  const stagesMs = Object.fromEntries(Object.entries(stageSamples).map(([k, v]) => [k, summarize(v).median]));
-  return { pairs, wallMs: summarize(wall), gpuMs: gpuTimes.length ? summarize(gpuTimes) : undefined, stagesMs: Object.keys(stagesMs).length ? stagesMs : undefined };
-}
+const pairsOf = (list: string): [number, number][] => list.split(',').filter(Boolean).map((s) => s.split('x').map(Number) as [number, number]);
 
 const device = await requestNodeDevice();
 const info = describeDevice(device);
 const collider = await createCollider({ device });
-const all = methods(collider);
-const reps = Number(args.reps);
-const warmup = Number(args.warmup);
-const budgetMs = Number(args.budget) * 1000;
-const results: Result[] = [];
-console.log(`# webgpu-collide bench: sphere pairs\n\nadapter: ${info?.description} (${info?.vendor}/${info?.architecture})${info?.isFallbackAdapter ? ', software' : ''}; node ${process.version}; ${new Date().toISOString()}\ncommand: npm run bench -- ${process.argv.slice(2).join(' ')}\n`);
+const ctx: Context = { collider, reps: Number(args.reps), warmup: Number(args.warmup), budgetMs: Number(args.budget) * 1000, large: args.large };
+const suites = args.suites.split(',');
+const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
+console.log(`# webgpu-collide bench\n\nadapter: ${info?.description} (${info?.vendor}/${info?.architecture})${info?.isFallbackAdapter ? ', software' : ''}; node ${process.version}; ${new Date().toISOString()}\ncommand: ${command}\n`);
 
-/** Estimated time at n from the last measured (n0, t0), with the method's growth exponent. */
-function estimate(method: string, n: number, scene: string): number {
-  const prior = results.filter((r) => r.scene === scene && r.method === method && r.wallMs).at(-1);
-  if (!prior) return 0;
-  const exponent = method === 'gpu-all-pairs' ? 2 : 1.1;
-  return prior.wallMs!.median * (n / prior.n) ** exponent * (reps + warmup);
+const rows: Row[] = [];
+if (suites.includes('pairs')) rows.push(...(await pairsSuite(ctx, args.sizes.split(',').map(Number), args.scenes.split(','), args.crossover)));
+if (suites.includes('casts')) {
+  const sizes = pairsOf(args['cast-sizes']);
+  if (args.large) sizes.push([1_000_000, 1_000_000]);
+  rows.push(...(await castsSuite(ctx, sizes)));
+}
+if (suites.includes('boxes')) rows.push(...(await boxesSuite(ctx, pairsOf(args['box-sizes']))));
+
+const sizeText = (size: Record<string, number>): string => Object.entries(size).map(([k, v]) => `${v >= 1000 ? `${v / 1000}k` : v} ${k}`).join(' × ');
+const workText = (work?: Record<string, number>): string => (work ? Object.entries(work).map(([k, v]) => `${k} ${v.toExponential(2)}`).join(', ') : '');
+for (const suite of ['pairs', 'casts', 'boxes']) {
+  const mine = rows.filter((r) => r.suite === suite);
+  if (!mine.length) continue;
+  console.log(`\n## ${suite}\n`);
+  console.log(table(
+    ['scene', 'size', 'method', 'answer', 'GPU ms', 'wall ms (min–max)', 'rate', 'work', 'GPU stages (ms)'],
+    mine.map((r) => [
+      r.scene,
+      sizeText(r.size),
+      r.method,
+      r.answer === undefined ? '–' : String(r.answer),
+      r.gpuMs ? ms(r.gpuMs.median) : '–',
+      r.wallMs ? `${ms(r.wallMs.median)} (${ms(r.wallMs.min)}–${ms(r.wallMs.max)})` : r.skipped ?? '–',
+      r.rate ? `${r.rate.value.toExponential(2)} ${r.rate.unit}` : '',
+      workText(r.work),
+      r.stagesMs ? Object.entries(r.stagesMs).map(([k, v]) => `${k} ${ms(v)}`).join(', ') : '',
+    ]),
+  ));
 }
 
-async function run(scene: string, sizes: number[], methodNames: string[]): Promise<void> {
-  for (const n of sizes) {
-    const spheres = SCENES[scene](n);
-    let reference: number | undefined;
-    for (const method of methodNames) {
-      const guess = estimate(method, n, scene);
-      if (guess > budgetMs) {
-        results.push({ scene, n, method, skipped: `estimated ${(guess / 1000).toFixed(0)} s > budget ${budgetMs / 1000} s` });
-        continue;
-      }
-      const r = await measure(all[method], spheres, reps, warmup);
-      // Every method must find the same pairs before its time counts (equal radii: no ties).
-      if (reference === undefined) reference = r.pairs;
-      else if (r.pairs !== reference) throw new Error(`${scene} N=${n}: ${method} found ${r.pairs} pairs, expected ${reference}`);
-      results.push({ scene, n, method, ...r });
-      process.stderr.write(`${scene} ${n} ${method}: wall ${ms(r.wallMs!.median)} ms${r.gpuMs ? `, GPU ${ms(r.gpuMs.median)} ms` : ''}\n`);
-    }
-  }
-}
+/**
+ * Weights for predicting the grid's speed-up over brute force, fixed before measuring, from
+ * what each unit reads: a brute-force test reads a sphere staged in workgroup memory (1); a
+ * candidate reads one sphere from global memory at a data-dependent address (4); a row reads
+ * two bucket offsets from global memory (4); a slab sets up its stretch and cell range (8).
+ */
+const WORK_WEIGHTS = { candidates: 4, rows: 4, slabs: 8 };
+const weighted = (work: Record<string, number>): number =>
+  Object.entries(WORK_WEIGHTS).reduce((sum, [k, w]) => sum + w * (work[k] ?? 0), 0);
 
-const methodNames = args.methods.split(',');
-const sizes = args.sizes.split(',').map(Number);
-const sceneNames = args.scenes.split(',');
-for (const scene of sceneNames) await run(scene, sizes, methodNames);
-if (args.crossover) await run('uniform', CROSSOVER_SIZES, ['gpu-all-pairs', 'gpu-grid']);
-
-const rows = results.map((r) => [
-  r.scene,
-  String(r.n),
-  r.method,
-  r.pairs === undefined ? '–' : String(r.pairs),
-  r.gpuMs ? ms(r.gpuMs.median) : '–',
-  r.wallMs ? `${ms(r.wallMs.median)} (${ms(r.wallMs.min)}–${ms(r.wallMs.max)})` : r.skipped ?? '–',
-  r.stagesMs ? Object.entries(r.stagesMs).map(([k, v]) => `${k} ${ms(v)}`).join(', ') : '',
-]);
-console.log(table(['scene', 'N', 'method', 'pairs', 'GPU ms', 'wall ms (min–max)', 'GPU stages (ms, median)'], rows));
-
-// Ratios the issues ask for: grid vs CPU grid at each size, and growth from 100k to 400k.
-const find = (scene: string, n: number, method: string): Result | undefined => results.find((r) => r.scene === scene && r.n === n && r.method === method && r.wallMs);
+// Ratios from this run.
+const find = (suite: string, scene: string, size: string, method: string): Row | undefined =>
+  rows.find((r) => r.suite === suite && r.scene === scene && sizeText(r.size) === size && r.method === method && (r.gpuMs || r.wallMs));
+const time = (r?: Row): number | undefined => r?.gpuMs?.median ?? r?.wallMs?.median;
 const ratios: string[][] = [];
-for (const scene of sceneNames) {
-  for (const n of sizes) {
-    const gpu = find(scene, n, 'gpu-grid');
-    const cpu = find(scene, n, 'cpu-grid');
-    if (gpu?.gpuMs && cpu?.wallMs) ratios.push([scene, String(n), 'GPU grid (GPU time) / CPU grid', (gpu.gpuMs.median / cpu.wallMs.median).toFixed(2)]);
-    if (gpu?.wallMs && cpu?.wallMs) ratios.push([scene, String(n), 'GPU grid (wall) / CPU grid', (gpu.wallMs.median / cpu.wallMs.median).toFixed(2)]);
-    const js = find(scene, n, 'js-grid');
-    if (gpu?.gpuMs && js?.wallMs) ratios.push([scene, String(n), 'GPU grid (GPU time) / JS grid', (gpu.gpuMs.median / js.wallMs.median).toFixed(2)]);
+const seen = new Set<string>();
+for (const r of rows) {
+  const key = `${r.suite}|${r.scene}|${sizeText(r.size)}`;
+  if (seen.has(key)) continue;
+  seen.add(key);
+  const size = sizeText(r.size);
+  const grid = find(r.suite, r.scene, size, 'gpu-grid');
+  if (r.suite === 'pairs' && r.scene !== 'crossover') {
+    const js = find('pairs', r.scene, size, 'js-grid');
+    const cpu = find('pairs', r.scene, size, 'cpu-grid');
+    if (grid && js) ratios.push([r.scene, size, 'GPU grid (GPU time) / JS grid', (time(grid)! / time(js)!).toFixed(2)]);
+    if (grid && cpu) ratios.push([r.scene, size, 'GPU grid (GPU time) / CPU reference grid', (time(grid)! / time(cpu)!).toFixed(2)]);
   }
-  const a = find(scene, 100_000, 'gpu-grid');
-  const b = find(scene, 400_000, 'gpu-grid');
-  if (a?.gpuMs && b?.gpuMs) ratios.push([scene, '400k/100k', 'GPU grid (GPU time)', (b.gpuMs.median / a.gpuMs.median).toFixed(2)]);
+  if (r.suite === 'casts' || r.suite === 'boxes') {
+    const brute = find(r.suite, r.scene, size, r.suite === 'casts' ? 'gpu-brute' : 'gpu-all-pairs');
+    const walk = grid?.work;
+    if (grid && walk) {
+      const bruteTests = r.suite === 'casts' ? r.size.rays * r.size.spheres : r.size.spheres * r.size.boxes;
+      ratios.push([r.scene, size, 'brute / grid: unit counts (tests ÷ rows + candidates)', (bruteTests / (walk.rows + walk.candidates)).toFixed(1)]);
+      ratios.push([r.scene, size, 'brute / grid: weighted work (WORK_WEIGHTS)', (bruteTests / weighted(walk)).toFixed(1)]);
+      if (brute) ratios.push([r.scene, size, 'brute / grid: GPU time, measured', (time(brute)! / time(grid)!).toFixed(1)]);
+    }
+    const cpu = find(r.suite, r.scene, size, r.suite === 'casts' ? 'cpu-walk' : 'cpu-grid');
+    if (grid && cpu) ratios.push([r.scene, size, 'CPU twin / GPU grid (time)', (time(cpu)! / time(grid)!).toFixed(2)]);
+  }
 }
+const growth = (scene: string): void => {
+  const a = find('pairs', scene, sizeText({ spheres: 100_000 }), 'gpu-grid');
+  const b = find('pairs', scene, sizeText({ spheres: 400_000 }), 'gpu-grid');
+  if (a && b) ratios.push([scene, '400k / 100k', 'GPU grid (GPU time)', (time(b)! / time(a)!).toFixed(2)]);
+};
+growth('uniform');
+growth('mixed');
 if (args.crossover) {
   const cross = CROSSOVER_SIZES.find((n) => {
-    const g = find('uniform', n, 'gpu-grid');
-    const a = find('uniform', n, 'gpu-all-pairs');
-    return g && a && g.wallMs!.median < a.wallMs!.median;
+    const g = find('pairs', 'crossover', sizeText({ spheres: n }), 'gpu-grid');
+    const a = find('pairs', 'crossover', sizeText({ spheres: n }), 'gpu-all-pairs');
+    return g?.wallMs && a?.wallMs && g.wallMs.median < a.wallMs.median;
   });
-  ratios.push(['uniform', '–', 'all-pairs → grid crossover (wall), first N where grid wins', cross ? String(cross) : 'none measured']);
+  ratios.push(['uniform', '–', 'first N where the grid beats all-pairs (wall)', cross ? String(cross) : 'none measured']);
 }
-if (ratios.length) console.log(`\n${table(['scene', 'N', 'ratio', 'value'], ratios)}`);
+if (ratios.length) console.log(`\n## ratios\n\n${table(['scene', 'size', 'ratio', 'value'], ratios)}`);
 
 mkdirSync(dirname(args.json), { recursive: true });
-writeFileSync(args.json, JSON.stringify({ adapter: info, node: process.version, date: new Date().toISOString(), argv: process.argv.slice(2), reps, warmup, results }, null, 2));
+writeFileSync(args.json, JSON.stringify({ adapter: info, node: process.version, date: new Date().toISOString(), command, reps: ctx.reps, warmup: ctx.warmup, rows }, null, 2));
 console.log(`\nJSON: ${args.json}`);
 collider.destroy();
 device.destroy();

@@ -12,9 +12,9 @@
  * The grid walk, per level: cells are cubes of side s and hold spheres of radius ≤ maxRadius;
  * with h = maxRadius + cast radius (+ slack for rounding), a sphere centred in cell c can only
  * touch the ray where the ray is within h of c. Along the ray's dominant axis the grid is a
- * stack of slabs one cell thick; slab k is visited over the stretch of the ray whose dominant
- * coordinate lies in [slab start − h, slab end + h], and of that slab only the cells within h of
- * that stretch. Every cell belongs to one slab, so no sphere is tested twice. Slabs come in ray
+ * stack of slabs (one cell thick, SLAB_X along x); a slab is visited over the stretch of the ray
+ * whose dominant coordinate lies in [slab start − h, slab end + h], and of that slab only the
+ * cells within h of that stretch. Every cell belongs to one slab, so no sphere is tested twice. Slabs come in ray
  * order, and a hit from slab k lies at t ≥ the stretch's entry, so the walk stops at the first
  * slab that starts beyond the best hit so far (nearest mode) or beyond B.
  */
@@ -26,6 +26,9 @@ import { walkRows, inRowFunction } from './gridWalk.wgsl.js';
 import { flatWorkgroup } from './common.wgsl.js';
 
 export type CastMode = 'nearest' | 'count' | 'write';
+
+export { SLAB_X } from '../src/grid/level.js';
+import { SLAB_X } from '../src/grid/level.js';
 
 export interface CastShaderOptions {
   broadphase: 'brute' | 'grid';
@@ -130,6 +133,7 @@ ${inRowFunction}
 
 override WG: u32 = 64u;
 const FAR: f32 = 3.0e38;
+const SLAB_X: i32 = ${SLAB_X};
 const EXT_SCALE: f32 = ${EXT_SCALE};
 #if ${!grid}
 var<workgroup> staged: array<vec4f, WG>;
@@ -192,14 +196,19 @@ fn castMain(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec
 #else
       let tEnd = len;
 #endif
-      // From the slab whose reach covers A to the one whose reach covers the end.
+      // From the slab whose reach covers A to the one whose reach covers the end. Along x, a
+      // slab is SLAB_X cells thick: the buckets of a row are consecutive in x, so a thick slab
+      // costs the rows of a thin one (along y or z every row already spans the walk's x range).
+      let thickness = select(1, SLAB_X, axis == 0u);
       let slabFirst = i32(cellOf(a - vec3f(f32(dir) * h), level)[axis]);
       let slabLast = i32(cellOf(a + n * tEnd + vec3f(f32(dir) * h), level)[axis]);
       var slab = slabFirst;
       loop {
-        // The stretch of the ray that spheres centred in this slab can touch.
-        let x0 = select(grid.origin[axis] + f32(slab) * cellSize - h, -FAR, slab == 0);
-        let x1 = select(grid.origin[axis] + f32(slab + 1) * cellSize + h, FAR, slab == lastSlab);
+        // Cells [first, last] along the axis, and the stretch of the ray their spheres can touch.
+        let first = select(max(slab - thickness + 1, 0), slab, dir > 0);
+        let last = select(slab, min(slab + thickness - 1, lastSlab), dir > 0);
+        let x0 = select(grid.origin[axis] + f32(first) * cellSize - h, -FAR, first == 0);
+        let x1 = select(grid.origin[axis] + f32(last + 1) * cellSize + h, FAR, last == lastSlab);
         var tIn = (select(x1, x0, dir > 0) - a[axis]) / na;
         var tOut = (select(x0, x1, dir > 0) - a[axis]) / na;
 #if ${mode === 'nearest'}
@@ -217,14 +226,14 @@ fn castMain(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec
           let p1 = a + n * tOut;
           var lo = cellOf(min(p0, p1) - vec3f(h), level);
           var hi = cellOf(max(p0, p1) + vec3f(h), level);
-          lo[axis] = u32(slab);
-          hi[axis] = u32(slab);
+          lo[axis] = u32(first);
+          hi[axis] = u32(last);
           ${walkRows({ dense, level: 'level', lo: 'lo', hi: 'hi', visit: onCandidate(mode, 'sortedId[u]') })}
         }
-        if (slab == slabLast) {
+        if (slabLast >= first && slabLast <= last) {
           break;
         }
-        slab += dir;
+        slab += dir * thickness;
       }
     }
   }

@@ -38,3 +38,10 @@ export function ceilLog2(r: number): number {
   scratch[0] = r;
   return ceilLog2Bits(scratchBits[0]);
 }
+
+/**
+ * Cells per slab when a cast walks the grid along x (shaders/casts.wgsl.ts); 1 along y and z.
+ * Buckets are consecutive along x, so a slab 4 cells thick costs the rows of a thin one: camera-
+ * like rays along x visit 3x fewer rows.
+ */
+export const SLAB_X = 4;

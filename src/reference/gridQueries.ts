@@ -5,11 +5,12 @@
  * double-precision tests, so they must give exactly the brute-force answers; they also count
  * the rows and candidates they visit, which is the work the GPU kernels do.
  */
-import { EXT_SCALE } from '../grid/level.js';
+import { EXT_SCALE, SLAB_X } from '../grid/level.js';
 import type { GridPlan } from '../grid/plan.js';
 import { walkableGrid, walkRows, cellRange, cellOf, type WalkStats } from './grid.js';
 import { sphereAabbOverlap, sphereObbOverlap } from './sphereBox.js';
 import { castHit } from './casts.js';
+
 
 /** (sphere, box) pairs of AABBs (6 floats each), each box walking the sphere grid. */
 export function gridSphereAabbPairs(spheres: Float32Array, aabbs: Float32Array, plan: GridPlan, stats?: WalkStats): Uint32Array {
@@ -93,11 +94,14 @@ export function gridCasts(rays: Float32Array, stride: 6 | 7, spheres: Float32Arr
         const lastSlab = level.dims[axis] - 1;
         const h = (level.maxRadius + r1) * EXT_SCALE;
         const stop = (): number => (allHits ? len : Math.min(len, best));
+        const thickness = axis === 0 ? SLAB_X : 1;
         const slabFirst = cellOf(plan, b, axis, a[axis] - dir * h);
         const slabLast = cellOf(plan, b, axis, a[axis] + n[axis] * stop() + dir * h);
-        for (let slab = slabFirst; ; slab += dir) {
-          const x0 = slab === 0 ? -Infinity : plan.origin[axis] + slab * level.cellSize - h;
-          const x1 = slab === lastSlab ? Infinity : plan.origin[axis] + (slab + 1) * level.cellSize + h;
+        for (let slab = slabFirst; ; slab += dir * thickness) {
+          const first = dir > 0 ? slab : Math.max(slab - thickness + 1, 0);
+          const last = dir > 0 ? Math.min(slab + thickness - 1, lastSlab) : slab;
+          const x0 = first === 0 ? -Infinity : plan.origin[axis] + first * level.cellSize - h;
+          const x1 = last === lastSlab ? Infinity : plan.origin[axis] + (last + 1) * level.cellSize + h;
           const tIn = Math.max(((dir > 0 ? x0 : x1) - a[axis]) / n[axis], 0);
           if (tIn > stop()) break;
           const tOut = Math.min(((dir > 0 ? x1 : x0) - a[axis]) / n[axis], stop());
@@ -106,8 +110,8 @@ export function gridCasts(rays: Float32Array, stride: 6 | 7, spheres: Float32Arr
             const p0 = a.map((v, c) => v + n[c] * tIn);
             const p1 = a.map((v, c) => v + n[c] * tOut);
             const { lo, hi } = cellRange(plan, b, p0.map((v, c) => Math.min(v, p1[c])), p0.map((v, c) => Math.max(v, p1[c])), h);
-            lo[axis] = slab;
-            hi[axis] = slab;
+            lo[axis] = first;
+            hi[axis] = last;
             walkRows(grid, b, lo, hi, 0, (_, id) => {
               const hit = castHit(a[0], a[1], a[2], rays[o + 3], rays[o + 4], rays[o + 5], r1, spheres[4 * id], spheres[4 * id + 1], spheres[4 * id + 2], spheres[4 * id + 3]);
               if (!hit) return;
@@ -118,7 +122,7 @@ export function gridCasts(rays: Float32Array, stride: 6 | 7, spheres: Float32Arr
               }
             }, stats);
           }
-          if (slab === slabLast) break;
+          if (slabLast >= first && slabLast <= last) break;
         }
       });
     }

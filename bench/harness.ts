@@ -1,0 +1,89 @@
+/**
+ * The benchmark harness: repeated measurement with warm-up, medians and spread, GPU time from
+ * the collider's timestamp profile, wall time around the whole call, and a budget that skips a
+ * method whose estimated time is too long (and says so).
+ */
+import type { Collider } from '../src/collider.js';
+import { summarize, type Summary } from './stats.js';
+
+/** One run of a method: its wall time is measured around it; GPU time comes from the profile. */
+export interface Sample {
+  /** What the method found (pairs, hits): every method on a scene must agree before its time counts. */
+  answer: number;
+  gpuMs?: number;
+  stages?: Record<string, number>;
+}
+
+export interface Row {
+  suite: string;
+  scene: string;
+  /** The sizes, e.g. { spheres: 100000, rays: 100000 }. */
+  size: Record<string, number>;
+  method: string;
+  answer?: number;
+  wallMs?: Summary;
+  gpuMs?: Summary;
+  stagesMs?: Record<string, number>;
+  /** Work the method does, in named units (tests, rows, candidates, slabs, bytes). */
+  work?: Record<string, number>;
+  /** Derived throughput, e.g. rays per second. */
+  rate?: { unit: string; value: number };
+  skipped?: string;
+}
+
+export interface Context {
+  collider: Collider;
+  reps: number;
+  warmup: number;
+  budgetMs: number;
+  large: boolean;
+}
+
+/** Stage times of the collider's last profiled call, summed by stage name. */
+export function profileOf(collider: Collider): Pick<Sample, 'gpuMs' | 'stages'> {
+  const stages: Record<string, number> = {};
+  for (const s of collider.lastProfile?.stages ?? []) stages[s.name] = (stages[s.name] ?? 0) + s.ms;
+  return { gpuMs: collider.lastProfile?.totalMs, stages };
+}
+
+export async function measure(run: () => Promise<Sample>, reps: number, warmup: number): Promise<Pick<Row, 'answer' | 'wallMs' | 'gpuMs' | 'stagesMs'>> {
+  let answer = 0;
+  const wall: number[] = [];
+  const gpu: number[] = [];
+  const stageSamples: Record<string, number[]> = {};
+  for (let r = 0; r < warmup + reps; r++) {
+    const t = performance.now();
+    const out = await run();
+    const elapsed = performance.now() - t;
+    answer = out.answer;
+    if (r < warmup) continue;
+    wall.push(elapsed);
+    if (out.gpuMs !== undefined) gpu.push(out.gpuMs);
+    for (const [name, value] of Object.entries(out.stages ?? {})) (stageSamples[name] ??= []).push(value);
+  }
+  const stagesMs = Object.fromEntries(Object.entries(stageSamples).map(([k, v]) => [k, summarize(v).median]));
+  return { answer, wallMs: summarize(wall), gpuMs: gpu.length ? summarize(gpu) : undefined, stagesMs: Object.keys(stagesMs).length ? stagesMs : undefined };
+}
+
+/**
+ * Measures `run` unless its estimated time for all repetitions exceeds the budget; checks its
+ * answer against `expected` (the first method's) before its time counts.
+ */
+export async function measureChecked(
+  ctx: Context, row: Omit<Row, 'answer' | 'wallMs' | 'gpuMs' | 'stagesMs'>, run: () => Promise<Sample>,
+  estimateMs: number | undefined, expected: { answer?: number }, tolerance = 0,
+): Promise<Row> {
+  if (estimateMs !== undefined && estimateMs * (ctx.reps + ctx.warmup) > ctx.budgetMs) {
+    return { ...row, skipped: `estimated ${((estimateMs * (ctx.reps + ctx.warmup)) / 1000).toFixed(0)} s > budget ${ctx.budgetMs / 1000} s` };
+  }
+  const reps = estimateMs !== undefined && estimateMs > ctx.budgetMs / 10 ? 1 : ctx.reps;
+  const warmup = reps === 1 ? 0 : ctx.warmup;
+  const m = await measure(run, reps, warmup);
+  if (expected.answer === undefined) expected.answer = m.answer;
+  else if (Math.abs((m.answer ?? 0) - expected.answer) > tolerance * expected.answer) {
+    throw new Error(`${row.suite}/${row.scene} ${JSON.stringify(row.size)}: ${row.method} answered ${m.answer}, expected ${expected.answer}`);
+  }
+  const done = { ...row, ...m };
+  process.stderr.write(`${row.suite} ${row.scene} ${JSON.stringify(row.size)} ${row.method}: wall ${m.wallMs?.median.toFixed(2)} ms${m.gpuMs ? `, GPU ${m.gpuMs.median.toFixed(2)} ms` : ''}\n`);
+  return done;
+}
