@@ -204,11 +204,11 @@ fn castMain(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec
       let slabLast = i32(cellOf(a + n * tEnd + vec3f(f32(dir) * h), level)[axis]);
       var slab = slabFirst;
       loop {
-        // Cells [first, last] along the axis, and the stretch of the ray their spheres can touch.
-        let first = select(max(slab - thickness + 1, 0), slab, dir > 0);
-        let last = select(slab, min(slab + thickness - 1, lastSlab), dir > 0);
-        let x0 = select(grid.origin[axis] + f32(first) * cellSize - h, -FAR, first == 0);
-        let x1 = select(grid.origin[axis] + f32(last + 1) * cellSize + h, FAR, last == lastSlab);
+        // Cells [slabLo, slabHi] along the axis, and the stretch of the ray their spheres can touch.
+        let slabLo = select(max(slab - thickness + 1, 0), slab, dir > 0);
+        let slabHi = select(slab, min(slab + thickness - 1, lastSlab), dir > 0);
+        let x0 = select(grid.origin[axis] + f32(slabLo) * cellSize - h, -FAR, slabLo == 0);
+        let x1 = select(grid.origin[axis] + f32(slabHi + 1) * cellSize + h, FAR, slabHi == lastSlab);
         var tIn = (select(x1, x0, dir > 0) - a[axis]) / na;
         var tOut = (select(x0, x1, dir > 0) - a[axis]) / na;
 #if ${mode === 'nearest'}
@@ -226,11 +226,11 @@ fn castMain(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec
           let p1 = a + n * tOut;
           var lo = cellOf(min(p0, p1) - vec3f(h), level);
           var hi = cellOf(max(p0, p1) + vec3f(h), level);
-          lo[axis] = u32(first);
-          hi[axis] = u32(last);
+          lo[axis] = u32(slabLo);
+          hi[axis] = u32(slabHi);
           ${walkRows({ dense, level: 'level', lo: 'lo', hi: 'hi', visit: onCandidate(mode, 'sortedId[u]') })}
         }
-        if (slabLast >= first && slabLast <= last) {
+        if (slabLast >= slabLo && slabLast <= slabHi) {
           break;
         }
         slab += dir * thickness;
