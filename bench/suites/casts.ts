@@ -44,6 +44,14 @@ export async function castsSuite(ctx: Context, sizes: [number, number][]): Promi
   const rows: Row[] = [];
   const { collider } = ctx;
   const rate = { brute: 0, cpuBrute: 0 };
+  // Per-ray times at the previous size, to estimate the next (walks grow with the ray count).
+  const perRay: Record<string, number> = {};
+  const estimate = (method: string, rays: number): number | undefined => (perRay[method] ? perRay[method] * rays : undefined);
+  const learn = (row: Row, rays: number): Row => {
+    const t = row.gpuMs?.median ?? row.wallMs?.median;
+    if (t) perRay[`${row.scene} ${row.method}`] = t / rays;
+    return row;
+  };
   for (const [radius, what] of [[0, 'raycast'], [0.5, 'sphereCast']] as const) {
     for (const kind of ['coherent', 'incoherent'] as const) {
       for (const [n, r] of sizes) {
@@ -66,16 +74,16 @@ export async function castsSuite(ctx: Context, sizes: [number, number][]): Promi
           return { answer: res.index.reduce((hits, i) => hits + (i >= 0 ? 1 : 0), 0), ...profileOf(collider) };
         };
         // Hits are compared as counts: a tangent or end-of-segment hit may fall either way in f32.
-        const grid = await measureChecked(ctx, { suite: 'casts', scene, size, method: 'gpu-grid', work: walkWork }, call('grid'), undefined, expected, 1e-3);
-        rows.push(withRate(grid, r));
+        const grid = await measureChecked(ctx, { suite: 'casts', scene, size, method: 'gpu-grid', work: walkWork }, call('grid'), estimate(`${scene} gpu-grid`, r), expected, 1e-3);
+        rows.push(withRate(learn(grid, r), r));
         const brute = await measureChecked(ctx, { suite: 'casts', scene, size, method: 'gpu-brute', work: bruteWork }, call('all-pairs'), rate.brute ? (r * n) / rate.brute : undefined, expected, 1e-3);
         if (brute.gpuMs) rate.brute = (r * n) / brute.gpuMs.median;
         rows.push(withRate(brute, r));
         const cpuWalk = await measureChecked(ctx, { suite: 'casts', scene, size, method: 'cpu-walk', work: walkWork }, async () => {
           const res = reference.gridCasts(casts, stride, spheres, plan);
           return { answer: res.index.reduce((hits, i) => hits + (i >= 0 ? 1 : 0), 0) };
-        }, undefined, expected, 1e-3);
-        rows.push(withRate(cpuWalk, r));
+        }, estimate(`${scene} cpu-walk`, r), expected, 1e-3);
+        rows.push(withRate(learn(cpuWalk, r), r));
         const cpuBrute = await measureChecked(ctx, { suite: 'casts', scene, size, method: 'cpu-brute', work: bruteWork }, async () => {
           const res = reference.bruteForceNearestCasts(casts, stride, spheres);
           return { answer: res.index.reduce((hits, i) => hits + (i >= 0 ? 1 : 0), 0) };
