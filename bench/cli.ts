@@ -2,8 +2,9 @@
  * `npm run bench`: every query on the GPU beside the CPU references (and, for pairs, a plain JS
  * grid), on the same scenes in the same run. Prints Markdown tables and writes JSON.
  *
- *   npm run bench -- [--suites pairs,casts,boxes] [--sizes 10000,100000,400000]
+ *   npm run bench -- [--suites pairs,casts,boxes,particles] [--sizes 10000,100000,400000]
  *                    [--cast-sizes 10000x10000,100000x100000] [--box-sizes 100000x10000]
+ *                    [--particle-sizes 100000,1000000]
  *                    [--scenes uniform,mixed] [--crossover] [--large]
  *                    [--reps 7] [--warmup 2] [--budget 60] [--json bench/results/bench.json]
  *
@@ -21,10 +22,12 @@ import type { Context, Row } from './harness.js';
 import { pairsSuite, CROSSOVER_SIZES } from './suites/pairs.js';
 import { castsSuite } from './suites/casts.js';
 import { boxesSuite } from './suites/boxes.js';
+import { particlesSuite } from './suites/particles.js';
 
 const { values: args } = parseArgs({
   options: {
-    suites: { type: 'string', default: 'pairs,casts,boxes' },
+    suites: { type: 'string', default: 'pairs,casts,boxes,particles' },
+    'particle-sizes': { type: 'string', default: '100000,1000000' },
     sizes: { type: 'string', default: '10000,100000,400000' },
     'cast-sizes': { type: 'string', default: '10000x10000,100000x100000' },
     'box-sizes': { type: 'string', default: '100000x10000' },
@@ -56,10 +59,11 @@ if (suites.includes('casts')) {
   rows.push(...(await castsSuite(ctx, sizes)));
 }
 if (suites.includes('boxes')) rows.push(...(await boxesSuite(ctx, pairsOf(args['box-sizes']))));
+if (suites.includes('particles')) rows.push(...(await particlesSuite(ctx, args['particle-sizes'].split(',').map(Number))));
 
 const sizeText = (size: Record<string, number>): string => Object.entries(size).map(([k, v]) => `${v >= 1000 ? `${v / 1000}k` : v} ${k}`).join(' × ');
 const workText = (work?: Record<string, number>): string => (work ? Object.entries(work).map(([k, v]) => `${k} ${v.toExponential(2)}`).join(', ') : '');
-for (const suite of ['pairs', 'casts', 'boxes']) {
+for (const suite of ['pairs', 'casts', 'boxes', 'particles']) {
   const mine = rows.filter((r) => r.suite === suite);
   if (!mine.length) continue;
   console.log(`\n## ${suite}\n`);
@@ -106,6 +110,11 @@ for (const r of rows) {
     const cpu = find('pairs', r.scene, size, 'cpu-grid');
     if (grid && js) ratios.push([r.scene, size, 'GPU grid (GPU time) / JS grid', (time(grid)! / time(js)!).toFixed(2)]);
     if (grid && cpu) ratios.push([r.scene, size, 'GPU grid (GPU time) / CPU reference grid', (time(grid)! / time(cpu)!).toFixed(2)]);
+  }
+  if (r.suite === 'particles') {
+    const gpu = find('particles', r.scene, size, 'gpu-step');
+    const cpu = find('particles', r.scene, size, 'cpu-step');
+    if (gpu && cpu) ratios.push([r.scene, size, 'CPU twin step / GPU step (GPU time)', (time(cpu)! / time(gpu)!).toFixed(2)]);
   }
   if (r.suite === 'casts' || r.suite === 'boxes') {
     const brute = find(r.suite, r.scene, size, r.suite === 'casts' ? 'gpu-brute' : 'gpu-all-pairs');

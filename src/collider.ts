@@ -4,7 +4,8 @@
  * order; inputs go up once, stay on the GPU through every stage, and only the results the
  * caller asked for come back.
  */
-import { CapacityError, DestroyedError, DeviceLostError, WebGPUError } from './errors.js';
+import { CapacityError, DestroyedError, DeviceLostError } from './errors.js';
+import { submitChecked, createChecked } from './gpu/submit.js';
 import {
   validateSpheres, validateAabbs, validateOrientedBoxes, validateCasts,
   checkOneOf, checkPositiveInteger, checkBoolean, type SphereStats, type CastBatch,
@@ -127,15 +128,7 @@ export interface ColliderLimits {
 export async function createCollider(options: ColliderOptions = {}): Promise<Collider> {
   const device = options.device ?? (await requestBrowserDevice());
   // Pipelines are compiled here: report a shader or layout error now, as a typed error.
-  device.pushErrorScope('validation');
-  let collider: Collider;
-  try {
-    collider = new Collider(device, options, options.device === undefined);
-  } finally {
-    const error = await device.popErrorScope();
-    if (error) throw new WebGPUError('validation', error.message);
-  }
-  return collider;
+  return createChecked(device, () => new Collider(device, options, options.device === undefined));
 }
 
 const HIT_BYTES = CastHitRecord.size;
@@ -473,30 +466,8 @@ export class Collider {
     return run;
   }
 
-  /**
-   * Records with `record`, submits, and throws a WebGPUError if WebGPU reported a validation,
-   * out-of-memory or internal error for it. The error scopes are pushed and popped with no
-   * await in between, so concurrent callers on the same device cannot interleave them.
-   */
-  private async submitChecked(record: (encoder: GPUCommandEncoder) => void): Promise<void> {
-    const device = this.device;
-    device.pushErrorScope('internal');
-    device.pushErrorScope('out-of-memory');
-    device.pushErrorScope('validation');
-    let scopes: Promise<GPUError | null>[];
-    try {
-      const encoder = device.createCommandEncoder({ label: 'webgpu-collide' });
-      record(encoder);
-      device.queue.submit([encoder.finish()]);
-    } finally {
-      scopes = [device.popErrorScope(), device.popErrorScope(), device.popErrorScope()];
-    }
-    const kinds = ['validation', 'out-of-memory', 'internal'] as const;
-    const errors = await Promise.all(scopes);
-    errors.forEach((error, k) => {
-      if (error) throw new WebGPUError(kinds[k], error.message);
-    });
-    if (this.lost) throw new DeviceLostError(this.lost.reason, this.lost.message);
+  private submitChecked(record: (encoder: GPUCommandEncoder) => void): Promise<void> {
+    return submitChecked(this.device, 'webgpu-collide', record, () => this.lost);
   }
 
   private checkUsable(): void {

@@ -8,6 +8,8 @@ export type {
   RaycastResult, SphereCastResult, AllHits, RaycastAllHits, SphereCastAllHits,
 } from './collider.js';
 export { CollideError, InvalidInputError, CapacityError, NoAdapterError, WebGPUError, DeviceLostError, DestroyedError } from './errors.js';
+export { createParticleWorld, ParticleWorld, defaultInverseMass } from './particles.js';
+export type { ParticleWorldOptions, ParticleSet, ParticleParameters } from './particles.js';
 export { describeDevice, requestBrowserDevice, type AdapterSummary, type DeviceOptions } from './device.js';
 export { STRIDE } from './layout.js';
 export { RULES } from './validate.js';

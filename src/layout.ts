@@ -233,6 +233,19 @@ export const CastHitRecord = defineStruct('CastHitRecord', {
   index: 'i32',
 });
 
+/** A particle world's step parameters (uniform). */
+export const ParticleParams = defineStruct('ParticleParams', {
+  count: 'u32',
+  dt: 'f32',
+  restitution: 'f32',
+  percent: 'f32',
+  gravity: 'vec3f',
+  slop: 'f32',
+  boundsMin: 'vec3f',
+  bounded: 'u32',
+  boundsMax: 'vec3f',
+});
+
 /** One level of the exclusive scan (uniform). */
 export const ScanParams = defineStruct('ScanParams', {
   count: 'u32',

@@ -21,6 +21,11 @@ export const RULES = {
   capacity: 'more records than the device can hold',
   option: 'option out of range',
   detached: 'buffer is detached',
+  count: 'record count must match the spheres',
+  inverseMass: 'inverse mass must be >= 0',
+  outside: 'centre must lie inside the world bounds',
+  bounds: 'bounds must be 6 finite numbers with min < max on every axis',
+  vector: 'must be finite numbers',
 } as const;
 
 export function checkFloat32Array(argument: string, value: unknown, stride: number): Float32Array {
@@ -202,6 +207,26 @@ export function validateCasts(argument: string, value: unknown, stride: 6 | 7, m
     totalLength += length;
   }
   return { packed, count, maxAbs, maxLength, totalLength };
+}
+
+/** A finite number option in [min, max] (or undefined). */
+export function checkNumber(argument: string, value: unknown, min: number, max: number, minExclusive = false): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max || (minExclusive && value === min)) {
+    const range = `${minExclusive ? '(' : '['}${min}, ${max}]`;
+    throw new InvalidInputError(argument, -1, RULES.option, `expected a finite number in ${range}, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** A vector of `length` finite numbers (array or typed array), or undefined. */
+export function checkVector(argument: string, value: unknown, length: number, rule: string = RULES.vector): number[] | undefined {
+  if (value === undefined) return undefined;
+  const list = ArrayBuffer.isView(value) ? Array.from(value as unknown as ArrayLike<number>) : value;
+  if (!Array.isArray(list) || list.length !== length || !list.every((v) => typeof v === 'number' && Number.isFinite(v))) {
+    throw new InvalidInputError(argument, -1, rule, `expected ${length} finite numbers, got ${String(value)}`);
+  }
+  return list as number[];
 }
 
 /** A boolean option (or undefined). */

@@ -78,10 +78,27 @@ export class GridBuildPass {
    * per sphere to scatter.
    */
   encode(encoder: GPUCommandEncoder, spheres: GPUBuffer, grid: GpuGrid, timer?: GpuTimer): void {
+    this.encodeCountAndScan(encoder, spheres, grid, timer);
+    const groups = ceilDiv(grid.plan!.sphereCount, WG);
+    const scatter = encoder.beginComputePass(timer?.pass('grid scatter') ?? { label: 'grid scatter' });
+    scatter.setPipeline(this.scatterPipeline);
+    scatter.setBindGroup(
+      0,
+      bindGroup(this.device, 'gridScatter', this.scatterLayout, [grid.params, spheres, grid.keys.buffer, grid.cellStart.buffer, grid.sorted.buffer, grid.sortedId.buffer]),
+    );
+    dispatchFolded(scatter, groups, this.maxWorkgroupsPerDimension);
+    scatter.end();
+  }
+
+  /**
+   * The first half of a build: every sphere's (bucket, rank) in `grid.keys` (the rank is its
+   * order of arrival in the bucket: racy) and the buckets' offsets in `grid.cellStart`. A caller
+   * with its own scatter (the particle world's stable one) stops here.
+   */
+  encodeCountAndScan(encoder: GPUCommandEncoder, spheres: GPUBuffer, grid: GpuGrid, timer?: GpuTimer): void {
     const plan = grid.plan;
     if (!plan) throw new Error('GpuGrid.prepare(plan) must be called before encoding its build');
-    const n = plan.sphereCount;
-    const groups = ceilDiv(n, WG);
+    const groups = ceilDiv(plan.sphereCount, WG);
     encoder.clearBuffer(grid.cellStart.buffer, 0, 4 * (plan.bucketCount + 1));
 
     const count = encoder.beginComputePass(timer?.pass('grid count') ?? { label: 'grid count' });
@@ -91,15 +108,6 @@ export class GridBuildPass {
     count.end();
 
     this.scan.encode(encoder, grid.cellStart.buffer, plan.bucketCount, timer);
-
-    const scatter = encoder.beginComputePass(timer?.pass('grid scatter') ?? { label: 'grid scatter' });
-    scatter.setPipeline(this.scatterPipeline);
-    scatter.setBindGroup(
-      0,
-      bindGroup(this.device, 'gridScatter', this.scatterLayout, [grid.params, spheres, grid.keys.buffer, grid.cellStart.buffer, grid.sorted.buffer, grid.sortedId.buffer]),
-    );
-    dispatchFolded(scatter, groups, this.maxWorkgroupsPerDimension);
-    scatter.end();
   }
 
   destroy(): void {

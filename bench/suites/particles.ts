@@ -1,0 +1,72 @@
+/**
+ * The particle world's step: GPU time per step and per stage (timestamp queries), wall time per
+ * step when 10 are recorded in one submission, beside the CPU twin's step on the same scene.
+ */
+import { createParticleWorld, defaultInverseMass } from '../../src/index.js';
+import { particleStep, type StepParams } from '../../src/reference/particles.js';
+import { mulberry32, gaussian } from '../../test/support/random.js';
+import { measureChecked, type Context, type Row } from '../harness.js';
+
+export function particleScene(n: number, fraction = 0.2, seed = 31): { spheres: Float32Array; velocities: Float32Array; bounds: number[] } {
+  const rand = mulberry32(seed);
+  const r = 0.5;
+  const side = Math.cbrt((n * (4 / 3) * Math.PI * r ** 3) / fraction);
+  const spheres = new Float32Array(4 * n);
+  const velocities = new Float32Array(3 * n);
+  for (let i = 0; i < n; i++) {
+    spheres.set([rand() * side, rand() * side, rand() * side, r], 4 * i);
+    velocities.set([gaussian(rand), gaussian(rand), gaussian(rand)], 3 * i);
+  }
+  return { spheres, velocities, bounds: [0, 0, 0, side, side, side] };
+}
+
+export async function particlesSuite(ctx: Context, sizes: number[]): Promise<Row[]> {
+  const rows: Row[] = [];
+  const dt = 1 / 120;
+  let cpuPerParticle = 0;
+  for (const n of sizes) {
+    const scene = particleScene(n);
+    const world = await createParticleWorld({ device: ctx.collider.device, capacity: n, bounds: scene.bounds, gravity: [0, -9.8, 0], restitution: 0.8 });
+    try {
+      const reset = (): void => world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
+      reset();
+      await world.step(dt);
+      const contacts = await world.contactCount();
+      const size = { particles: n };
+      const expected: { answer?: number } = {};
+      const work = { contacts, buckets: world.plan!.bucketCount };
+      // One step from the same start each time (contacts checked equal across methods).
+      rows.push(await measureChecked(ctx, { suite: 'particles', scene: 'box, fraction 0.2', size, method: 'gpu-step', work }, async () => {
+        reset();
+        await world.step(dt, 1, { profile: true });
+        const stages: Record<string, number> = {};
+        for (const s of world.lastProfile?.stages ?? []) stages[s.name] = (stages[s.name] ?? 0) + s.ms;
+        return { answer: await world.contactCount(), gpuMs: world.lastProfile?.totalMs, stages };
+      }, undefined, expected));
+      const batch = await measureChecked(ctx, { suite: 'particles', scene: 'box, fraction 0.2', size, method: 'gpu-10-steps-per-submit', work }, async () => {
+        reset();
+        await world.step(dt, 10);
+        await world.read(); // waits for the GPU; counted in wall time
+        return { answer: contacts };
+      }, undefined, {});
+      rows.push({ ...batch, rate: batch.wallMs ? { unit: 'ms/step (wall, incl. one readback)', value: batch.wallMs.median / 10 } : undefined });
+      const params: StepParams = { dt, gravity: [0, -9.8, 0], restitution: 0.8, percent: 0.8, slop: 0.01, bounds: scene.bounds };
+      const velocities = new Float32Array(4 * n);
+      for (let i = 0; i < n; i++) {
+        velocities.set(scene.velocities.subarray(3 * i, 3 * i + 3), 4 * i);
+        velocities[4 * i + 3] = defaultInverseMass(scene.spheres[4 * i + 3]);
+      }
+      const plan = world.plan!;
+      rows.push(await measureChecked(ctx, { suite: 'particles', scene: 'box, fraction 0.2', size, method: 'cpu-step', work }, async () => {
+        particleStep(scene.spheres, velocities, params, plan);
+        return { answer: contacts };
+      }, cpuPerParticle ? cpuPerParticle * n : undefined, {}).then((row) => {
+        if (row.wallMs) cpuPerParticle = row.wallMs.median / n;
+        return row;
+      }));
+    } finally {
+      world.destroy();
+    }
+  }
+  return rows;
+}

@@ -1,0 +1,43 @@
+/**
+ * Submitting with error scopes: every error WebGPU reports for the recorded commands becomes a
+ * WebGPUError, and a lost device a DeviceLostError. The scopes are pushed and popped with no
+ * await in between, so concurrent callers on one device cannot interleave them.
+ */
+import { WebGPUError, DeviceLostError } from '../errors.js';
+
+const KINDS = ['validation', 'out-of-memory', 'internal'] as const;
+
+export async function submitChecked(device: GPUDevice, label: string, record: (encoder: GPUCommandEncoder) => void, lost: () => GPUDeviceLostInfo | null): Promise<void> {
+  device.pushErrorScope('internal');
+  device.pushErrorScope('out-of-memory');
+  device.pushErrorScope('validation');
+  let scopes: Promise<GPUError | null>[];
+  try {
+    const encoder = device.createCommandEncoder({ label });
+    record(encoder);
+    device.queue.submit([encoder.finish()]);
+  } finally {
+    scopes = [device.popErrorScope(), device.popErrorScope(), device.popErrorScope()];
+  }
+  (await Promise.all(scopes)).forEach((error, k) => {
+    if (error) throw new WebGPUError(KINDS[k], error.message);
+  });
+  const info = lost();
+  if (info) throw new DeviceLostError(info.reason, info.message);
+}
+
+/**
+ * Runs `make` (which creates pipelines) inside a validation scope, so that a shader or layout
+ * error surfaces as a WebGPUError from the factory instead of an uncaptured error later.
+ */
+export async function createChecked<T>(device: GPUDevice, make: () => T): Promise<T> {
+  device.pushErrorScope('validation');
+  let made: T;
+  try {
+    made = make();
+  } finally {
+    const error = await device.popErrorScope();
+    if (error) throw new WebGPUError('validation', error.message);
+  }
+  return made;
+}

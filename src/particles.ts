@@ -1,0 +1,292 @@
+/**
+ * The particle world: spheres that move, collide and bounce, stepped entirely on the GPU
+ * (shaders/particles.wgsl.ts). State lives in GPU buffers that a renderer can bind directly:
+ * `buffers.spheres` (x, y, z, radius per particle) and `buffers.velocities` (vx, vy, vz,
+ * inverse mass). `step` records every substep into one submission and reads nothing back.
+ */
+import { InvalidInputError, CapacityError, DestroyedError, DeviceLostError } from './errors.js';
+import { submitChecked, createChecked } from './gpu/submit.js';
+import {
+  validateSpheres, checkFloat32Array, checkNumber, checkVector, checkPositiveInteger, checkBoolean, RULES,
+  type SphereStats,
+} from './validate.js';
+import { requestBrowserDevice } from './device.js';
+import { BufferUsage } from './gpu/flags.js';
+import { createBuffer, readBuffer } from './gpu/buffers.js';
+import { GpuTimer, type Profile } from './gpu/timer.js';
+import { GpuGrid } from './passes/gridBuild.js';
+import { ParticleStepPass, type ParticleBuffers } from './passes/particleStep.js';
+import { planGrid, type GridPlan, type PlanOptions } from './grid/plan.js';
+import { ParticleParams, packStruct, STRIDE } from './layout.js';
+
+export interface ParticleWorldOptions {
+  /** The device; in a browser it may be omitted (navigator.gpu). */
+  device?: GPUDevice;
+  /** Most particles the world holds. */
+  capacity: number;
+  /** Static walls: [minX, minY, minZ, maxX, maxY, maxZ]. Omitted: unbounded. */
+  bounds?: ArrayLike<number>;
+  gravity?: ArrayLike<number>;
+  /** Coefficient of restitution e in [0, 1]; 1 is elastic. Default 1. */
+  restitution?: number;
+  /** Share of the penetration beyond `slop` corrected per step, in [0, 1]. Default 0.8. */
+  percent?: number;
+  /** Penetration left alone. Default 0.01. */
+  slop?: number;
+  maxWorkgroupsPerDimension?: number;
+  /** Tuning of the grid plan; defaults are measured. */
+  grid?: Pick<PlanOptions, 'denseFactor' | 'levelStep'>;
+}
+
+export interface ParticleSet {
+  /** x, y, z, radius per particle. */
+  spheres: Float32Array;
+  /** vx, vy, vz per particle. */
+  velocities: Float32Array;
+  /** Per particle; 0 is static (does not move under contacts or gravity). Default: 1 / (density 1 × volume). */
+  inverseMasses?: Float32Array;
+}
+
+export interface ParticleParameters {
+  gravity?: ArrayLike<number>;
+  restitution?: number;
+  percent?: number;
+  slop?: number;
+}
+
+export async function createParticleWorld(options: ParticleWorldOptions): Promise<ParticleWorld> {
+  if (typeof options !== 'object' || options === null) throw new InvalidInputError('options', -1, RULES.option, 'expected an object');
+  const device = options.device ?? (await requestBrowserDevice());
+  return createChecked(device, () => new ParticleWorld(device, options, options.device === undefined));
+}
+
+/** The default inverse mass: density 1, so 1 / volume. A radius 0 particle is static. */
+export function defaultInverseMass(radius: number): number {
+  const volume = (4 / 3) * Math.PI * radius ** 3;
+  return volume > 0 ? 1 / volume : 0;
+}
+
+export class ParticleWorld {
+  readonly device: GPUDevice;
+  readonly capacity: number;
+  /** Particles set by the last setParticles. */
+  count = 0;
+  readonly bounds: [number, number, number, number, number, number] | null;
+  readonly buffers: Readonly<ParticleBuffers>;
+  /** Stage times of the last `step` made with `profile: true`. */
+  lastProfile: Profile | null = null;
+
+  private readonly ownsDevice: boolean;
+  private readonly pass: ParticleStepPass;
+  private readonly grid: GpuGrid;
+  private readonly planOptions: PlanOptions;
+  private parameters: Required<Omit<ParticleParameters, 'gravity'>> & { gravity: number[] };
+  private destroyed = false;
+  private lost: GPUDeviceLostInfo | null = null;
+
+  constructor(device: GPUDevice, options: ParticleWorldOptions, ownsDevice = false) {
+    const maxParticles = Math.floor(Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize) / 16);
+    const capacity = checkPositiveInteger('options.capacity', options.capacity);
+    if (capacity === undefined || capacity === 0) throw new InvalidInputError('options.capacity', -1, RULES.option, 'a capacity of at least 1 particle is required');
+    if (capacity > maxParticles) throw new CapacityError('options.capacity: particles', capacity, maxParticles, 'the device cannot bind more');
+    const bounds = checkVector('options.bounds', options.bounds, 6, RULES.bounds);
+    if (bounds && !(bounds[0] < bounds[3] && bounds[1] < bounds[4] && bounds[2] < bounds[5])) {
+      throw new InvalidInputError('options.bounds', -1, RULES.bounds, `got ${bounds.join(', ')}`);
+    }
+    this.device = device;
+    this.ownsDevice = ownsDevice;
+    this.capacity = capacity;
+    this.bounds = bounds ? (bounds as ParticleWorld['bounds']) : null;
+    this.parameters = { gravity: [0, 0, 0], restitution: 1, percent: 0.8, slop: 0.01 };
+    this.setParameters(options);
+    const maxWorkgroupsPerDimension = Math.min(options.maxWorkgroupsPerDimension ?? Infinity, device.limits.maxComputeWorkgroupsPerDimension);
+    this.planOptions = { ...options.grid, maxBuckets: 2 ** Math.floor(Math.log2(Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize) / 4 - 1)) };
+    const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
+    // The state buffers may also be bound as vertex buffers by a renderer.
+    const state = storage | BufferUsage.VERTEX;
+    this.buffers = {
+      params: createBuffer(device, 'particle params', ParticleParams.size, BufferUsage.UNIFORM | BufferUsage.COPY_DST),
+      spheres: createBuffer(device, 'particle spheres', 16 * capacity, state),
+      velocities: createBuffer(device, 'particle velocities', 16 * capacity, state),
+      scratchId: createBuffer(device, 'particle scratch ids', 4 * capacity, storage),
+      sortedVel: createBuffer(device, 'particle sorted velocities', 16 * capacity, storage),
+      contactCounts: createBuffer(device, 'particle contact counts', 8 * capacity, storage),
+      touchingPairs: createBuffer(device, 'particle touching pairs', 16, storage),
+    };
+    this.grid = new GpuGrid(device, 'particle grid');
+    this.pass = new ParticleStepPass(device, maxWorkgroupsPerDimension);
+    void device.lost.then((info) => {
+      this.lost = info;
+    });
+  }
+
+  /** Changes gravity, restitution, percent or slop (validated as at creation). */
+  setParameters(parameters: ParticleParameters): void {
+    const gravity = checkVector('options.gravity', parameters.gravity, 3);
+    const restitution = checkNumber('options.restitution', parameters.restitution, 0, 1);
+    const percent = checkNumber('options.percent', parameters.percent, 0, 1);
+    const slop = checkNumber('options.slop', parameters.slop, 0, Number.MAX_VALUE);
+    this.parameters = {
+      gravity: gravity ?? this.parameters.gravity,
+      restitution: restitution ?? this.parameters.restitution,
+      percent: percent ?? this.parameters.percent,
+      slop: slop ?? this.parameters.slop,
+    };
+  }
+
+  /** The current parameters. */
+  get parametersNow(): Readonly<ParticleWorld['parameters']> {
+    return this.parameters;
+  }
+
+  /** The grid plan of the current particles (for tests and tools). */
+  get plan(): GridPlan | null {
+    return this.grid.plan;
+  }
+
+  /** Replaces every particle: uploads the state and plans the grid for these radii. */
+  setParticles(set: ParticleSet): void {
+    this.checkUsable();
+    if (typeof set !== 'object' || set === null) throw new InvalidInputError('particles', -1, RULES.option, 'expected { spheres, velocities }');
+    const stats = validateSpheres('spheres', set.spheres, this.capacity);
+    const n = stats.count;
+    const velocities = checkFloat32Array('velocities', set.velocities, STRIDE.velocity);
+    if (velocities.length / 3 !== n) throw new InvalidInputError('velocities', -1, RULES.count, `${velocities.length / 3} velocities for ${n} spheres`);
+    const masses = set.inverseMasses === undefined ? undefined : checkFloat32Array('inverseMasses', set.inverseMasses, 1);
+    if (masses && masses.length !== n) throw new InvalidInputError('inverseMasses', -1, RULES.count, `${masses.length} inverse masses for ${n} spheres`);
+    const packed = new Float32Array(4 * n);
+    for (let i = 0; i < n; i++) {
+      for (let a = 0; a < 3; a++) {
+        const v = velocities[3 * i + a];
+        if (v - v !== 0) throw new InvalidInputError('velocities', i, RULES.finite, `got ${v}`);
+        packed[4 * i + a] = v;
+      }
+      const w = masses ? masses[i] : defaultInverseMass(set.spheres[4 * i + 3]);
+      if (w - w !== 0) throw new InvalidInputError('inverseMasses', i, RULES.finite, `got ${w}`);
+      if (w < 0) throw new InvalidInputError('inverseMasses', i, RULES.inverseMass, `got ${w}`);
+      packed[4 * i + 3] = w;
+      if (this.bounds) {
+        for (let a = 0; a < 3; a++) {
+          const x = set.spheres[4 * i + a];
+          if (x < this.bounds[a] || x > this.bounds[a + 3]) throw new InvalidInputError('spheres', i, RULES.outside, `axis ${'xyz'[a]}: ${x}`);
+        }
+      }
+    }
+    this.grid.prepare(this.planFor(stats));
+    this.pass.invalidate();
+    this.device.queue.writeBuffer(this.buffers.spheres, 0, set.spheres.buffer, set.spheres.byteOffset, 16 * n);
+    this.device.queue.writeBuffer(this.buffers.velocities, 0, packed);
+    this.count = n;
+  }
+
+  /**
+   * The grid covers the bounds (a dense grid when they are compact enough); an unbounded world
+   * hashes cells over a range of 2^23 cells each way around the particles' centroid (cells
+   * beyond it clamp to its edge: still correct, only slower).
+   */
+  private planFor(stats: SphereStats): GridPlan {
+    let min = stats.min;
+    let max = stats.max;
+    if (this.bounds) {
+      min = [this.bounds[0], this.bounds[1], this.bounds[2]];
+      max = [this.bounds[3], this.bounds[4], this.bounds[5]];
+    } else if (stats.count > 0) {
+      const half = 2 ** 22 * Math.max(2 * stats.maxRadius, 1e-3);
+      const centre = [0, 1, 2].map((a) => (stats.min[a] + stats.max[a]) / 2);
+      min = centre.map((c) => c - half) as [number, number, number];
+      max = centre.map((c) => c + half) as [number, number, number];
+    }
+    return planGrid({ ...stats, min, max }, this.planOptions);
+  }
+
+  private writeParams(dt: number): void {
+    const b = this.bounds ?? [0, 0, 0, 0, 0, 0];
+    const p = this.parameters;
+    this.device.queue.writeBuffer(this.buffers.params, 0, packStruct(ParticleParams, {
+      count: this.count,
+      dt,
+      restitution: p.restitution,
+      percent: p.percent,
+      gravity: p.gravity,
+      slop: p.slop,
+      boundsMin: [b[0], b[1], b[2]],
+      bounded: this.bounds ? 1 : 0,
+      boundsMax: [b[3], b[4], b[5]],
+    }));
+  }
+
+  private checkStep(dt: number, steps: number): void {
+    this.checkUsable();
+    checkNumber('dt', dt, 0, Number.MAX_VALUE, true);
+    if (typeof dt !== 'number') throw new InvalidInputError('dt', -1, RULES.option, 'dt is required');
+    if (checkPositiveInteger('steps', steps) === 0) throw new InvalidInputError('steps', -1, RULES.option, 'at least one step');
+  }
+
+  /**
+   * Records `steps` steps of `dt` into `encoder` (the caller submits). The step parameters go
+   * through the queue and hold for the next submission: record one `encode` per submission.
+   */
+  encode(encoder: GPUCommandEncoder, dt: number, steps = 1, timer?: GpuTimer): void {
+    this.checkStep(dt, steps);
+    if (this.count === 0) return;
+    this.writeParams(dt);
+    for (let k = 0; k < steps; k++) this.pass.encode(encoder, this.buffers, this.grid, timer);
+  }
+
+  /** Advances the world `steps` steps of `dt` seconds, on the GPU, in one submission. */
+  async step(dt: number, steps = 1, options: { profile?: boolean } = {}): Promise<void> {
+    this.checkStep(dt, steps);
+    const profile = checkBoolean('options.profile', options.profile) ?? false;
+    if (this.count === 0) return;
+    const timer = new GpuTimer(this.device, profile, Math.min(Math.max(64, 8 * steps), 2048));
+    try {
+      await this.submitChecked((encoder) => {
+        this.encode(encoder, dt, steps, timer);
+        timer.resolve(encoder);
+      });
+      if (timer.enabled) this.lastProfile = await timer.read();
+    } finally {
+      timer.destroy();
+    }
+  }
+
+  /** Reads the state back: spheres (x, y, z, r), velocities (vx, vy, vz), inverse masses. */
+  async read(): Promise<{ spheres: Float32Array; velocities: Float32Array; inverseMasses: Float32Array }> {
+    this.checkUsable();
+    const n = this.count;
+    const spheres = new Float32Array(await readBuffer(this.device, this.buffers.spheres, 0, 16 * n));
+    const packed = new Float32Array(await readBuffer(this.device, this.buffers.velocities, 0, 16 * n));
+    const velocities = new Float32Array(3 * n);
+    const inverseMasses = new Float32Array(n);
+    for (let i = 0; i < n; i++) {
+      velocities.set(packed.subarray(4 * i, 4 * i + 3), 3 * i);
+      inverseMasses[i] = packed[4 * i + 3];
+    }
+    return { spheres, velocities, inverseMasses };
+  }
+
+  /** Touching pairs found by the last step (reads 4 bytes back). */
+  async contactCount(): Promise<number> {
+    this.checkUsable();
+    if (this.count === 0) return 0;
+    return new Uint32Array(await readBuffer(this.device, this.buffers.touchingPairs, 0, 4))[0] / 2;
+  }
+
+  private submitChecked(record: (encoder: GPUCommandEncoder) => void): Promise<void> {
+    return submitChecked(this.device, 'particle world', record, () => this.lost);
+  }
+
+  private checkUsable(): void {
+    if (this.destroyed) throw new DestroyedError('this particle world was destroyed');
+    if (this.lost) throw new DeviceLostError(this.lost.reason, this.lost.message);
+  }
+
+  destroy(): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    for (const buffer of Object.values(this.buffers)) buffer.destroy();
+    this.grid.destroy();
+    this.pass.destroy();
+    if (this.ownsDevice) this.device.destroy();
+  }
+}
