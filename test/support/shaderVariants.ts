@@ -5,6 +5,7 @@ import { gridPairsShader } from '../../shaders/gridPairs.wgsl.js';
 import { scanShader } from '../../shaders/scan.wgsl.js';
 import { boxAllPairsShader, boxGridPairsShader } from '../../shaders/boxes.wgsl.js';
 import { castShader } from '../../shaders/casts.wgsl.js';
+import { particleScatterIdsShader, particleStableShader, particleCountShader, particleRespondShader } from '../../shaders/particles.wgsl.js';
 
 export function shaderVariants(): [string, string][] {
   return [
@@ -18,6 +19,12 @@ export function shaderVariants(): [string, string][] {
     ...(['nearest', 'count', 'write'] as const).flatMap((mode) => [
       [`cast brute ${mode}`, castShader({ broadphase: 'brute', mode })] as [string, string],
       ...[true, false].map((dense): [string, string] => [`cast grid ${mode} dense=${dense}`, castShader({ broadphase: 'grid', mode, dense })]),
+    ]),
+    ['particleScatterIds', particleScatterIdsShader()],
+    ['particleStable', particleStableShader()],
+    ...[true, false].flatMap((dense): [string, string][] => [
+      [`particleCount dense=${dense}`, particleCountShader({ dense })],
+      [`particleRespond dense=${dense}`, particleRespondShader({ dense })],
     ]),
   ];
 }
