@@ -2,27 +2,19 @@
  * The particle world: GPU steps against the CPU twin on seeded scenes (seed in the names), the
  * textbook collisions, conservation laws, stability, determinism, and bad parameters.
  */
-import { describe, it, expect, beforeAll, afterAll, afterEach } from 'vitest';
-import { requestNodeDevice } from '../src/node.js';
+import { describe, it, expect } from 'vitest';
+import { useGpu } from './support/gpu.js';
+import { sameBits } from './support/device.js';
 import { createParticleWorld, defaultInverseMass, type ParticleWorld, type ParticleWorldOptions } from '../src/particles.js';
 import { particleStep, type StepParams } from '../src/reference/particles.js';
 import { InvalidInputError, CapacityError } from '../src/errors.js';
 import { RULES } from '../src/validate.js';
 import { mulberry32, gaussian } from './support/random.js';
 
-let device: GPUDevice;
-const errors: string[] = [];
-beforeAll(async () => {
-  device = await requestNodeDevice();
-  device.onuncapturederror = (event) => errors.push((event as GPUUncapturedErrorEvent).error.message);
-});
-afterEach(() => {
-  expect(errors.splice(0), 'uncaptured WebGPU errors').toEqual([]);
-});
-afterAll(() => device?.destroy());
+const gpu = useGpu();
 
 async function withWorld<T>(options: Omit<ParticleWorldOptions, 'device'>, body: (world: ParticleWorld) => Promise<T>): Promise<T> {
-  const world = await createParticleWorld({ device, ...options });
+  const world = await createParticleWorld({ device: gpu.device, ...options });
   try {
     return await body(world);
   } finally {
@@ -241,8 +233,8 @@ describe('determinism', () => {
     });
     const a = await run();
     const b = await run();
-    expect(Buffer.from(a.spheres.buffer).equals(Buffer.from(b.spheres.buffer))).toBe(true);
-    expect(Buffer.from(a.velocities.buffer).equals(Buffer.from(b.velocities.buffer))).toBe(true);
+    expect(sameBits(a.spheres, b.spheres)).toBe(true);
+    expect(sameBits(a.velocities, b.velocities)).toBe(true);
   });
 });
 
@@ -265,13 +257,13 @@ describe('bad parameters get typed errors', () => {
   });
 
   it('restitution, percent outside [0, 1]; negative slop; bad gravity, bounds, capacity', async () => {
-    for (const restitution of [-0.1, 1.1, NaN]) await invalid(() => createParticleWorld({ device, capacity: 2, restitution }), 'options.restitution', RULES.option);
-    await invalid(() => createParticleWorld({ device, capacity: 2, percent: 2 }), 'options.percent', RULES.option);
-    await invalid(() => createParticleWorld({ device, capacity: 2, slop: -1 }), 'options.slop', RULES.option);
-    await invalid(() => createParticleWorld({ device, capacity: 2, gravity: [0, NaN, 0] }), 'options.gravity', RULES.vector);
-    await invalid(() => createParticleWorld({ device, capacity: 2, bounds: [0, 0, 0, 1, -1, 1] }), 'options.bounds', RULES.bounds);
-    await invalid(() => createParticleWorld({ device, capacity: 0 }), 'options.capacity', RULES.option);
-    await invalid(() => createParticleWorld({ device, capacity: 2.5 }), 'options.capacity', RULES.option);
+    for (const restitution of [-0.1, 1.1, NaN]) await invalid(() => createParticleWorld({ device: gpu.device, capacity: 2, restitution }), 'options.restitution', RULES.option);
+    await invalid(() => createParticleWorld({ device: gpu.device, capacity: 2, percent: 2 }), 'options.percent', RULES.option);
+    await invalid(() => createParticleWorld({ device: gpu.device, capacity: 2, slop: -1 }), 'options.slop', RULES.option);
+    await invalid(() => createParticleWorld({ device: gpu.device, capacity: 2, gravity: [0, NaN, 0] }), 'options.gravity', RULES.vector);
+    await invalid(() => createParticleWorld({ device: gpu.device, capacity: 2, bounds: [0, 0, 0, 1, -1, 1] }), 'options.bounds', RULES.bounds);
+    await invalid(() => createParticleWorld({ device: gpu.device, capacity: 0 }), 'options.capacity', RULES.option);
+    await invalid(() => createParticleWorld({ device: gpu.device, capacity: 2.5 }), 'options.capacity', RULES.option);
   });
 
   it('more particles than the capacity: CapacityError with the true count', async () => {

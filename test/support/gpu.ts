@@ -1,12 +1,13 @@
 /**
- * The GPU fixture for a test file: one dawn.node device (SwiftShader in CI) and one collider,
+ * The GPU fixture for a test file: one device (dawn.node in Node, navigator.gpu in a browser;
+ * SwiftShader in CI) and one collider,
  * with every uncaptured WebGPU error recorded so that `expectNoGpuErrors()` fails the test.
  * There is no skip: without an adapter the suite fails, with the message of NoAdapterError
  * (what to install). `npm test` checks for an adapter first (scripts/check-gpu.ts).
  */
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import { requestNodeDevice } from '../../src/node.js';
 import { createCollider, type Collider, type ColliderOptions } from '../../src/collider.js';
+import { requestTestDevice } from './device.js';
 
 export interface GpuFixture {
   device: GPUDevice;
@@ -17,7 +18,7 @@ export interface GpuFixture {
 export function useGpu(options: Omit<ColliderOptions, 'device'> = {}): GpuFixture {
   const fixture = { errors: [] as string[] } as GpuFixture;
   beforeAll(async () => {
-    fixture.device = await requestNodeDevice();
+    fixture.device = await requestTestDevice();
     fixture.device.onuncapturederror = (event) => {
       fixture.errors.push((event as GPUUncapturedErrorEvent).error.message);
     };
