@@ -12,19 +12,21 @@ import {
 } from './validate.js';
 import { requestBrowserDevice } from './device.js';
 import { BufferUsage } from './gpu/flags.js';
-import { GrowableBuffer, upload, readBuffer } from './gpu/buffers.js';
+import { GrowableBuffer, upload } from './gpu/buffers.js';
 import { PairList } from './gpu/pairList.js';
 import { GpuTimer, type Profile } from './gpu/timer.js';
 import { AllPairsPass, ALL_PAIRS_MAX_SPHERES } from './passes/allPairs.js';
 import { GridBuildPass, GpuGrid } from './passes/gridBuild.js';
 import { GridPairsPass } from './passes/gridPairs.js';
 import { BoxPairsPass } from './passes/boxPairs.js';
-import { CastPass, type CastSource } from './passes/casts.js';
-import { ExclusiveScanPass } from './passes/scan.js';
+import type { CastSource } from './passes/casts.js';
+import {
+  CastQueries, HIT_BYTES, toRaycastResult, toSphereCastResult, missRecords, castWalkCost, castSlack,
+  type HitRecords, type RaycastResult, type SphereCastResult, type RaycastAllHits, type SphereCastAllHits,
+} from './castQueries.js';
 import { planGrid, type GridPlan, type PlanOptions } from './grid/plan.js';
-import { PAIR_BYTES, GPU_STRIDE, CastHitRecord } from './layout.js';
+import { PAIR_BYTES, GPU_STRIDE } from './layout.js';
 import type { BoxKind } from '../shaders/boxes.wgsl.js';
-import type { CastMode } from '../shaders/casts.wgsl.js';
 
 export type Broadphase = 'auto' | 'all-pairs' | 'grid';
 export const BROADPHASES: readonly Broadphase[] = ['auto', 'all-pairs', 'grid'];
@@ -41,18 +43,6 @@ export const AUTO_GRID_MIN_SPHERES = 256;
  * threads, which costs less than building the grid.
  */
 export const AUTO_GRID_MIN_BOXES = 32;
-
-/**
- * Work of walking the grid with these casts, in the units of brute force (one sphere test): per
- * level, the slabs the rays cross (total length / cell size, plus one per ray) times about four
- * cells a slab, plus building the grid. Long rays through a sparse grid cost more than testing
- * every sphere; 'auto' then takes brute force.
- */
-function castWalkCost(plan: GridPlan, batch: CastBatch): number {
-  let cost = 8 * plan.sphereCount;
-  for (const level of plan.levels) if (level.count > 0) cost += 4 * (batch.totalLength / level.cellSize + batch.count);
-  return cost;
-}
 
 export interface PairOptions {
   broadphase?: Broadphase;
@@ -71,33 +61,6 @@ export interface CastOptions {
   maxHits?: number;
   profile?: boolean;
 }
-
-/** Nearest hit per ray: index −1 and NaN distance and point for a miss. */
-export interface RaycastResult {
-  index: Int32Array;
-  /** |AD|, the distance from A to the hit point. */
-  distance: Float32Array;
-  /** The hit point D, xyz per ray. */
-  point: Float32Array;
-}
-
-/** Nearest hit per sphere cast: index −1 and NaN elsewhere for a miss. */
-export interface SphereCastResult {
-  index: Int32Array;
-  /** |AC|, the distance the sphere travels to the contact. */
-  distance: Float32Array;
-  /** C, the cast sphere's centre at contact, xyz per cast. */
-  center: Float32Array;
-  /** E, the contact point, xyz per cast. */
-  contact: Float32Array;
-}
-
-/** Every hit: those of ray k are entries offsets[k] .. offsets[k+1] − 1, by distance then index. */
-export interface AllHits {
-  offsets: Uint32Array;
-}
-export type RaycastAllHits = AllHits & RaycastResult;
-export type SphereCastAllHits = AllHits & SphereCastResult;
 
 export interface ColliderOptions {
   /** The device to use. In a browser it may be omitted: one is requested from navigator.gpu. */
@@ -131,8 +94,7 @@ export async function createCollider(options: ColliderOptions = {}): Promise<Col
   return createChecked(device, () => new Collider(device, options, options.device === undefined));
 }
 
-const HIT_BYTES = CastHitRecord.size;
-const HIT_FLOATS = HIT_BYTES / 4;
+export type { RaycastResult, SphereCastResult, AllHits, RaycastAllHits, SphereCastAllHits } from './castQueries.js';
 
 export class Collider {
   readonly device: GPUDevice;
@@ -147,20 +109,15 @@ export class Collider {
 
   private readonly spheres: GrowableBuffer;
   private readonly boxes: GrowableBuffer;
-  private readonly casts: GrowableBuffer;
-  private readonly hits: GrowableBuffer;
-  private readonly hitCounts: GrowableBuffer;
+  private readonly casts: CastQueries;
   private readonly pairs: PairList;
   private readonly grid: GpuGrid;
   private readonly allPairsPass: AllPairsPass;
   private readonly gridBuildPass: GridBuildPass;
   private readonly gridPairsPass: GridPairsPass;
   private readonly boxPairsPass: BoxPairsPass;
-  private readonly castPass: CastPass;
-  private readonly hitScan: ExclusiveScanPass;
-  /** Pairs (hits) found by the last call: the next call starts with room for as many. */
+  /** Pairs found by the last call: the next call starts with room for as many. */
   private pairHint = 0;
-  private hitHint = 0;
   private readonly planOptions: PlanOptions;
 
   constructor(device: GPUDevice, options: ColliderOptions = {}, ownsDevice = false) {
@@ -184,17 +141,13 @@ export class Collider {
     const usage = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
     this.spheres = new GrowableBuffer(device, 'input spheres', usage);
     this.boxes = new GrowableBuffer(device, 'input boxes', usage);
-    this.casts = new GrowableBuffer(device, 'input casts', usage);
-    this.hits = new GrowableBuffer(device, 'cast hits', usage);
-    this.hitCounts = new GrowableBuffer(device, 'cast hit counts', usage);
+    this.casts = new CastQueries(device, maxWorkgroupsPerDimension, this.limits.maxHits);
     this.pairs = new PairList(device, 'pairs');
     this.grid = new GpuGrid(device, 'sphere grid');
     this.allPairsPass = new AllPairsPass(device, maxWorkgroupsPerDimension);
     this.gridBuildPass = new GridBuildPass(device, maxWorkgroupsPerDimension);
     this.gridPairsPass = new GridPairsPass(device, maxWorkgroupsPerDimension);
     this.boxPairsPass = new BoxPairsPass(device, maxWorkgroupsPerDimension);
-    this.castPass = new CastPass(device, maxWorkgroupsPerDimension);
-    this.hitScan = new ExclusiveScanPass(device, maxWorkgroupsPerDimension, 'hit count scan');
     this.planOptions = { ...options.grid, maxBuckets: this.limits.maxBuckets };
   }
 
@@ -279,19 +232,7 @@ export class Collider {
     this.checkUsable();
     const batch = validateCasts('rays', rays, 6, this.limits.maxCasts);
     const stats = validateSpheres('spheres', spheres, this.limits.maxSpheres);
-    const { records, offsets } = await this.castAll(batch, spheres, stats, options);
-    const hits = records.length / HIT_FLOATS;
-    const ints = new Int32Array(records.buffer, records.byteOffset, records.length);
-    const result: RaycastResult = { index: new Int32Array(hits), distance: new Float32Array(hits), point: new Float32Array(3 * hits) };
-    for (let k = 0; k < hits; k++) {
-      const o = HIT_FLOATS * k;
-      const index = ints[o + CastHitRecord.offsets.index / 4];
-      result.index[k] = index;
-      const hit = index >= 0;
-      result.distance[k] = hit ? records[o + CastHitRecord.offsets.distance / 4] : NaN;
-      for (let a = 0; a < 3; a++) result.point[3 * k + a] = hit ? records[o + CastHitRecord.offsets.point / 4 + a] : NaN;
-    }
-    return offsets ? { offsets, ...result } : result;
+    return toRaycastResult(await this.castAll(batch, spheres, stats, options));
   }
 
   /**
@@ -305,27 +246,7 @@ export class Collider {
     this.checkUsable();
     const batch = validateCasts('casts', casts, 7, this.limits.maxCasts);
     const stats = validateSpheres('spheres', spheres, this.limits.maxSpheres);
-    const { records, offsets } = await this.castAll(batch, spheres, stats, options);
-    const hits = records.length / HIT_FLOATS;
-    const ints = new Int32Array(records.buffer, records.byteOffset, records.length);
-    const result: SphereCastResult = {
-      index: new Int32Array(hits),
-      distance: new Float32Array(hits),
-      center: new Float32Array(3 * hits),
-      contact: new Float32Array(3 * hits),
-    };
-    for (let k = 0; k < hits; k++) {
-      const o = HIT_FLOATS * k;
-      const index = ints[o + CastHitRecord.offsets.index / 4];
-      result.index[k] = index;
-      const hit = index >= 0;
-      result.distance[k] = hit ? records[o + CastHitRecord.offsets.distance / 4] : NaN;
-      for (let a = 0; a < 3; a++) {
-        result.center[3 * k + a] = hit ? records[o + CastHitRecord.offsets.point / 4 + a] : NaN;
-        result.contact[3 * k + a] = hit ? records[o + CastHitRecord.offsets.contact / 4 + a] : NaN;
-      }
-    }
-    return offsets ? { offsets, ...result } : result;
+    return toSphereCastResult(await this.castAll(batch, spheres, stats, options));
   }
 
   /**
@@ -333,58 +254,20 @@ export class Collider {
    * with the per-cast offsets (allHits). All hits take two kernels: count, then (after a scan of
    * the counts) write; if the hits exceed the buffer, it grows and the write runs again.
    */
-  private async castAll(batch: CastBatch, spheres: Float32Array, stats: SphereStats, options: CastOptions): Promise<{ records: Float32Array; offsets?: Uint32Array }> {
+  private async castAll(batch: CastBatch, spheres: Float32Array, stats: SphereStats, options: CastOptions): Promise<HitRecords> {
     const broadphase = checkOneOf('options.broadphase', options.broadphase, BROADPHASES) ?? 'auto';
     const allHits = checkBoolean('options.allHits', options.allHits) ?? false;
     const maxHits = checkPositiveInteger('options.maxHits', options.maxHits) ?? Infinity;
     const profile = checkBoolean('options.profile', options.profile) ?? false;
     const r = batch.count;
     const n = stats.count;
-    if (r === 0 || n === 0) {
-      // Nothing to hit: every cast misses.
-      const records = new Float32Array(allHits ? 0 : HIT_FLOATS * r);
-      const ints = new Int32Array(records.buffer);
-      for (let k = 0; k < (allHits ? 0 : r); k++) ints[HIT_FLOATS * k + CastHitRecord.offsets.index / 4] = -1;
-      return { records, offsets: allHits ? new Uint32Array(r + 1) : undefined };
-    }
+    if (r === 0 || n === 0) return allHits ? { records: new Float32Array(0), offsets: new Uint32Array(r + 1) } : { records: missRecords(r) };
     let plan = broadphase === 'all-pairs' || (broadphase === 'auto' && n < AUTO_GRID_MIN_SPHERES) ? null : planGrid(stats, this.planOptions);
     if (plan && broadphase === 'auto' && castWalkCost(plan, batch) >= r * n) plan = null;
-    // Rounding in positions of this size: what the walk adds to every reach.
-    const sphereAbs = Math.max(...stats.min.map(Math.abs), ...stats.max.map(Math.abs));
-    const slack = (Math.max(batch.maxAbs, sphereAbs) + batch.maxLength + stats.maxRadius) * 2 ** -20;
-
+    const slack = castSlack(batch, Math.max(...stats.min.map(Math.abs), ...stats.max.map(Math.abs)), stats.maxRadius);
     return this.run(profile, async (timer) => {
-      const source = await this.uploadSpheres(spheres, stats, plan, timer, () => {
-        upload(this.device, this.casts.ensure(batch.packed.byteLength), batch.packed);
-        this.castPass.setParams(r, n, slack);
-      });
-      const casts = this.casts.buffer;
-      const counts = this.hitCounts.ensure(4 * (r + 1));
-      if (!allHits) {
-        const hits = this.hits.ensure(HIT_BYTES * r);
-        await this.submitChecked((encoder) => this.castPass.encode(encoder, 'nearest', source, casts, r, { hits, counts }, timer));
-        return { records: new Float32Array(await readBuffer(this.device, hits, 0, HIT_BYTES * r)) };
-      }
-      let room = Math.max(this.hitHint, r);
-      const write = (encoder: GPUCommandEncoder, mode: CastMode): void => {
-        this.castPass.encode(encoder, mode, source, casts, r, { hits: this.hits.ensure(HIT_BYTES * Math.max(room, 1)), counts }, timer);
-      };
-      await this.submitChecked((encoder) => {
-        write(encoder, 'count');
-        this.hitScan.encode(encoder, counts, r, timer);
-        write(encoder, 'write');
-      });
-      const total = new Uint32Array(await readBuffer(this.device, counts, 4 * r, 4))[0];
-      if (total > maxHits) throw new CapacityError('hits', total, maxHits, 'raise options.maxHits');
-      if (total > this.limits.maxHits) throw new CapacityError('hits', total, this.limits.maxHits, 'the device cannot hold that many hits in one buffer');
-      if (total > this.hits.buffer.size / HIT_BYTES) {
-        room = total;
-        await this.submitChecked((encoder) => write(encoder, 'write'));
-      }
-      this.hitHint = total;
-      const offsets = new Uint32Array(await readBuffer(this.device, counts, 0, 4 * (r + 1)));
-      const records = new Float32Array(await readBuffer(this.device, this.hits.buffer, 0, HIT_BYTES * total));
-      return { records, offsets };
+      const source = await this.uploadSpheres(spheres, stats, plan, timer, () => this.casts.uploadCasts(batch, n, slack));
+      return this.casts.run((record) => this.submitChecked(record), source, r, allHits, maxHits, timer);
     });
   }
 
@@ -479,14 +362,13 @@ export class Collider {
   destroy(): void {
     if (this.destroyed) return;
     this.destroyed = true;
-    for (const buffer of [this.spheres, this.boxes, this.casts, this.hits, this.hitCounts]) buffer.destroy();
+    for (const buffer of [this.spheres, this.boxes]) buffer.destroy();
+    this.casts.destroy();
     this.pairs.destroy();
     this.grid.destroy();
     this.allPairsPass.destroy();
     this.gridBuildPass.destroy();
     this.boxPairsPass.destroy();
-    this.castPass.destroy();
-    this.hitScan.destroy();
     if (this.ownsDevice) this.device.destroy();
   }
 }

@@ -18,6 +18,14 @@ import { GpuGrid } from './passes/gridBuild.js';
 import { ParticleStepPass, type ParticleBuffers } from './passes/particleStep.js';
 import { planGrid, type GridPlan, type PlanOptions } from './grid/plan.js';
 import { ParticleParams, packStruct, STRIDE } from './layout.js';
+import { GridBuildPass } from './passes/gridBuild.js';
+import type { CastSource } from './passes/casts.js';
+import {
+  CastQueries, HIT_BYTES, toRaycastResult, toSphereCastResult, missRecords, castWalkCost, castSlack,
+  type RaycastResult, type SphereCastResult, type RaycastAllHits, type SphereCastAllHits,
+} from './castQueries.js';
+import { validateCasts, checkOneOf, type CastBatch } from './validate.js';
+import { AUTO_GRID_MIN_SPHERES, BROADPHASES, type CastOptions } from './collider.js';
 
 export interface ParticleWorldOptions {
   /** The device; in a browser it may be omitted (navigator.gpu). */
@@ -83,6 +91,11 @@ export class ParticleWorld {
   private parameters: Required<Omit<ParticleParameters, 'gravity'>> & { gravity: number[] };
   private destroyed = false;
   private lost: GPUDeviceLostInfo | null = null;
+  private readonly maxWorkgroupsPerDimension: number;
+  /** Raycasts against the particles, made on first use. */
+  private queries: { casts: CastQueries; gridBuild: GridBuildPass } | null = null;
+  /** Calls that read back run one at a time. */
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(device: GPUDevice, options: ParticleWorldOptions, ownsDevice = false) {
     const maxParticles = Math.floor(Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize) / 16);
@@ -100,6 +113,7 @@ export class ParticleWorld {
     this.parameters = { gravity: [0, 0, 0], restitution: 1, percent: 0.8, slop: 0.01 };
     this.setParameters(options);
     const maxWorkgroupsPerDimension = Math.min(options.maxWorkgroupsPerDimension ?? Infinity, device.limits.maxComputeWorkgroupsPerDimension);
+    this.maxWorkgroupsPerDimension = maxWorkgroupsPerDimension;
     this.planOptions = { ...options.grid, maxBuckets: 2 ** Math.floor(Math.log2(Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize) / 4 - 1)) };
     const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
     // The state buffers may also be bound as vertex buffers by a renderer.
@@ -250,6 +264,108 @@ export class ParticleWorld {
     }
   }
 
+  /**
+   * Overwrites one particle's position and/or velocity (for dragging and pushing): a queue write
+   * of 12 bytes each, seen by the next step. Its radius and inverse mass stay.
+   */
+  setParticle(index: number, { position, velocity }: { position?: ArrayLike<number>; velocity?: ArrayLike<number> }): void {
+    this.checkUsable();
+    if (!Number.isInteger(index) || index < 0 || index >= this.count) throw new InvalidInputError('index', -1, RULES.option, `expected an integer in [0, ${this.count - 1}], got ${index}`);
+    const p = checkVector('position', position, 3);
+    const v = checkVector('velocity', velocity, 3);
+    if (p) {
+      const at = this.bounds ? p.map((x, a) => Math.min(Math.max(x, this.bounds![a]), this.bounds![a + 3])) : p;
+      this.device.queue.writeBuffer(this.buffers.spheres, 16 * index, new Float32Array(at));
+    }
+    if (v) this.device.queue.writeBuffer(this.buffers.velocities, 16 * index, new Float32Array(v));
+  }
+
+  /**
+   * Raycasts against the particles as they are now, on the GPU (the contract's raycast: nearest
+   * hit per ray, or every hit). Only the hits are read back.
+   */
+  raycast(rays: Float32Array, options: Omit<CastOptions, 'profile'> & { allHits: true }): Promise<RaycastAllHits>;
+  raycast(rays: Float32Array, options?: Omit<CastOptions, 'profile'>): Promise<RaycastResult>;
+  async raycast(rays: Float32Array, options: Omit<CastOptions, 'profile'> = {}): Promise<RaycastResult | RaycastAllHits> {
+    this.checkUsable();
+    return toRaycastResult(await this.castAgainstParticles(validateCasts('rays', rays, 6), options));
+  }
+
+  /** Sphere casts against the particles as they are now (the contract's sphereCast). */
+  sphereCast(casts: Float32Array, options: Omit<CastOptions, 'profile'> & { allHits: true }): Promise<SphereCastAllHits>;
+  sphereCast(casts: Float32Array, options?: Omit<CastOptions, 'profile'>): Promise<SphereCastResult>;
+  async sphereCast(casts: Float32Array, options: Omit<CastOptions, 'profile'> = {}): Promise<SphereCastResult | SphereCastAllHits> {
+    this.checkUsable();
+    return toSphereCastResult(await this.castAgainstParticles(validateCasts('casts', casts, 7), options));
+  }
+
+  private async castAgainstParticles(batch: CastBatch, options: Omit<CastOptions, 'profile'>) {
+    const broadphase = checkOneOf('options.broadphase', options.broadphase, BROADPHASES) ?? 'auto';
+    const allHits = checkBoolean('options.allHits', options.allHits) ?? false;
+    const maxHits = checkPositiveInteger('options.maxHits', options.maxHits) ?? Infinity;
+    const n = this.count;
+    const r = batch.count;
+    if (r === 0 || n === 0) return allHits ? { records: new Float32Array(0), offsets: new Uint32Array(r + 1) } : { records: missRecords(r) };
+    const plan = this.grid.plan!;
+    const useGrid = broadphase === 'grid' || (broadphase === 'auto' && n >= AUTO_GRID_MIN_SPHERES && castWalkCost(plan, batch) < r * n);
+    return this.serialize(async () => {
+      const queries = this.queriesNow();
+      queries.casts.uploadCasts(batch, n, castSlack(batch, this.extentAbs(), plan.levels[plan.levels.length - 1].maxRadius));
+      const source = await this.querySource(useGrid);
+      return queries.casts.run((record) => this.submitChecked(record), source, r, allHits, maxHits);
+    });
+  }
+
+  /**
+   * Records nearest-hit raycasts against the particles into `encoder`, all on the GPU: `rays`
+   * holds `count` rays packed for the GPU as two vec4 each, (A, 0) and (B, 0); `hits` receives
+   * one CastHitRecord (32 bytes: point, distance, contact, index; index −1 for a miss) per ray.
+   * For renderers that draw hit points straight from `hits` (the demo's ray rain).
+   */
+  encodeRaycast(encoder: GPUCommandEncoder, rays: GPUBuffer, count: number, hits: GPUBuffer, maxRayLength: number): void {
+    this.checkUsable();
+    if (count === 0 || this.count === 0) return;
+    const queries = this.queriesNow();
+    const plan = this.grid.plan!;
+    const slack = (this.extentAbs() + maxRayLength + plan.levels[plan.levels.length - 1].maxRadius) * 2 ** -20;
+    queries.casts.pass.setParams(count, this.count, slack);
+    queries.gridBuild.encode(encoder, this.buffers.spheres, this.grid);
+    queries.casts.pass.encode(encoder, 'nearest', { grid: this.grid }, rays, count, { hits, counts: this.buffers.contactCounts });
+  }
+
+  private queriesNow(): NonNullable<ParticleWorld['queries']> {
+    this.queries ??= {
+      casts: new CastQueries(this.device, this.maxWorkgroupsPerDimension, Math.floor(Math.min(this.device.limits.maxStorageBufferBindingSize, this.device.limits.maxBufferSize) / HIT_BYTES)),
+      gridBuild: new GridBuildPass(this.device, this.maxWorkgroupsPerDimension),
+    };
+    return this.queries;
+  }
+
+  /** The particles as a cast source: a grid built from the current state, or the state itself. */
+  private async querySource(useGrid: boolean): Promise<CastSource> {
+    if (!useGrid) return { spheres: this.buffers.spheres, sphereCount: this.count };
+    const queries = this.queriesNow();
+    await this.submitChecked((encoder) => queries.gridBuild.encode(encoder, this.buffers.spheres, this.grid));
+    return { grid: this.grid };
+  }
+
+  /** The largest |coordinate| a particle can have: the bounds, or the grid's range. */
+  private extentAbs(): number {
+    if (this.bounds) return Math.max(...this.bounds.map(Math.abs));
+    const plan = this.grid.plan!;
+    const top = plan.levels[0];
+    return Math.max(...plan.origin.map((o, a) => Math.abs(o) + top.dims[a] * top.cellSize));
+  }
+
+  private serialize<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(() => {
+      this.checkUsable();
+      return task();
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
   /** Reads the state back: spheres (x, y, z, r), velocities (vx, vy, vz), inverse masses. */
   async read(): Promise<{ spheres: Float32Array; velocities: Float32Array; inverseMasses: Float32Array }> {
     this.checkUsable();
@@ -287,6 +403,8 @@ export class ParticleWorld {
     for (const buffer of Object.values(this.buffers)) buffer.destroy();
     this.grid.destroy();
     this.pass.destroy();
+    this.queries?.casts.destroy();
+    this.queries?.gridBuild.destroy();
     if (this.ownsDevice) this.device.destroy();
   }
 }

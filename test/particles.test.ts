@@ -10,6 +10,10 @@ import { particleStep, type StepParams } from '../src/reference/particles.js';
 import { InvalidInputError, CapacityError } from '../src/errors.js';
 import { RULES } from '../src/validate.js';
 import { mulberry32, gaussian } from './support/random.js';
+import { nearestViolations, allHitsViolations } from './support/casts.js';
+import { BufferUsage } from '../src/gpu/flags.js';
+import { readBuffer } from '../src/gpu/buffers.js';
+import { CastHitRecord } from '../src/layout.js';
 
 const gpu = useGpu();
 
@@ -288,6 +292,74 @@ describe('bad parameters get typed errors', () => {
       await invalid(() => world.setParticles({ spheres, velocities, inverseMasses: new Float32Array([1]) }), 'inverseMasses', RULES.count);
       await invalid(() => world.setParticles({ spheres: new Float32Array([0, 0, 0, 1, 0, 6, 0, 1]), velocities }), 'spheres', RULES.outside, 1);
       await invalid(() => world.setParticles({ spheres: new Float32Array([0, 0, 0, -1]), velocities: new Float32Array(3) }), 'spheres', RULES.radius, 0);
+    });
+  });
+});
+
+describe('queries against the particles', () => {
+  it('raycast and sphereCast of the current particles match the reference, both broad phases (seed 1301)', async () => {
+    const scene = boxScene(3000, 1301, { fraction: 0.25 });
+    await withWorld({ capacity: 3000, gravity: [0, -9.8, 0], bounds: scene.bounds }, async (world) => {
+      world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
+      await world.step(1 / 60, 5);
+      const { spheres } = await world.read();
+      const rand = mulberry32(1301);
+      const rays = new Float32Array(6 * 500);
+      for (let k = 0; k < 500; k++) rays.set([0, 1, 2, 3, 4, 5].map(() => (rand() * 1.4 - 0.2) * scene.side), 6 * k);
+      const casts = new Float32Array(7 * 300);
+      for (let k = 0; k < 300; k++) casts.set([...rays.subarray(6 * k, 6 * k + 6), 0.3], 7 * k);
+      for (const broadphase of ['all-pairs', 'grid'] as const) {
+        const hits = await world.raycast(rays, { broadphase });
+        expect(nearestViolations(rays, 6, spheres, hits), broadphase).toEqual([]);
+        expect(hits.index.filter((i) => i >= 0).length).toBeGreaterThan(100);
+        const all = await world.raycast(rays, { broadphase, allHits: true });
+        expect(allHitsViolations(rays, 6, spheres, all), broadphase).toEqual([]);
+        expect(nearestViolations(casts, 7, spheres, await world.sphereCast(casts, { broadphase })), broadphase).toEqual([]);
+      }
+    });
+  });
+
+  it('encodeRaycast writes the same hits into a GPU buffer, with no readback of its own (seed 1302)', async () => {
+    const scene = boxScene(2000, 1302);
+    await withWorld({ capacity: 2000, bounds: scene.bounds }, async (world) => {
+      world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
+      const rand = mulberry32(1302);
+      const count = 256;
+      const rays = new Float32Array(6 * count);
+      const packedRays = new Float32Array(8 * count);
+      for (let k = 0; k < count; k++) {
+        const ray = [0, 1, 2, 3, 4, 5].map(() => rand() * scene.side);
+        rays.set(ray, 6 * k);
+        packedRays.set([...ray.slice(0, 3), 0, ...ray.slice(3), 0], 8 * k);
+      }
+      const device = gpu.device;
+      const raysBuffer = device.createBuffer({ size: packedRays.byteLength, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST });
+      const hitsBuffer = device.createBuffer({ size: CastHitRecord.size * count, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC });
+      try {
+        device.queue.writeBuffer(raysBuffer, 0, packedRays);
+        const encoder = device.createCommandEncoder();
+        world.encodeRaycast(encoder, raysBuffer, count, hitsBuffer, Math.sqrt(3) * scene.side);
+        device.queue.submit([encoder.finish()]);
+        const records = new Int32Array(await readBuffer(device, hitsBuffer, 0, CastHitRecord.size * count));
+        const expected = await world.raycast(rays, { broadphase: 'grid' });
+        const got = Array.from({ length: count }, (_, k) => records[(CastHitRecord.size / 4) * k + CastHitRecord.offsets.index / 4]);
+        expect(got).toEqual(Array.from(expected.index));
+      } finally {
+        raysBuffer.destroy();
+        hitsBuffer.destroy();
+      }
+    });
+  });
+
+  it('setParticle moves and pushes one particle; the next step sees it', async () => {
+    await withWorld({ capacity: 2, bounds: [-10, -10, -10, 10, 10, 10] }, async (world) => {
+      world.setParticles({ spheres: new Float32Array([0, 0, 0, 1, 5, 0, 0, 1]), velocities: new Float32Array(6) });
+      world.setParticle(1, { position: [-5, 2, 1], velocity: [0, 3, 0] });
+      await world.step(0.1);
+      const { spheres, velocities } = await world.read();
+      expect(Array.from(spheres.subarray(4, 7)).map((v) => +v.toFixed(4))).toEqual([-5, 2.3, 1]);
+      expect(velocities[4]).toBe(3);
+      expect(() => world.setParticle(2, { velocity: [0, 0, 0] })).toThrow(InvalidInputError);
     });
   });
 });
