@@ -84,12 +84,15 @@ export async function requestDeviceFrom(gpu: GPU, options: DeviceOptions = {}, n
 }
 
 export const BROWSER_HELP =
-  'WebGPU needs Chrome or Edge 113+, Safari 26+ or Firefox 141+ (on Linux, Chrome with --enable-unsafe-webgpu ' +
-  '--enable-features=Vulkan). In Node, pass a device from requestNodeDevice() (webgpu-collide/node).';
+  'WebGPU needs Chrome or Edge 113+, Safari 26+ or Firefox 141+; on Linux, start Chrome with ' +
+  '--enable-unsafe-webgpu --enable-features=Vulkan.';
+
+const NODE_HINT = 'In Node, pass a device from requestNodeDevice() (webgpu-collide/node).';
 
 /** A device from `navigator.gpu`, for the browser. */
 export async function requestBrowserDevice(options: DeviceOptions = {}): Promise<GPUDevice> {
   const gpu = (globalThis as { navigator?: { gpu?: GPU } }).navigator?.gpu;
-  if (!gpu) throw new NoAdapterError(`WebGPU is not available here (no navigator.gpu). ${BROWSER_HELP}`);
-  return requestDeviceFrom(gpu, options, BROWSER_HELP);
+  const help = typeof window === 'undefined' ? `${BROWSER_HELP} ${NODE_HINT}` : BROWSER_HELP;
+  if (!gpu) throw new NoAdapterError(`WebGPU is not available here (no navigator.gpu). ${help}`);
+  return requestDeviceFrom(gpu, options, help);
 }

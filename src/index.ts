@@ -10,7 +10,7 @@ export type {
 export { CollideError, InvalidInputError, CapacityError, NoAdapterError, WebGPUError, DeviceLostError, DestroyedError } from './errors.js';
 export { createParticleWorld, ParticleWorld, defaultInverseMass } from './particles.js';
 export type { ParticleWorldOptions, ParticleSet, ParticleParameters } from './particles.js';
-export { describeDevice, requestBrowserDevice, type AdapterSummary, type DeviceOptions } from './device.js';
+export { describeDevice, requestBrowserDevice, BROWSER_HELP, type AdapterSummary, type DeviceOptions } from './device.js';
 export { STRIDE } from './layout.js';
 export { RULES } from './validate.js';
 export type { Profile, StageTime } from './gpu/timer.js';

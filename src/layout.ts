@@ -37,7 +37,7 @@ type VectorType =
   | 'vec2f' | 'vec3f' | 'vec4f'
   | 'vec2u' | 'vec3u' | 'vec4u'
   | 'vec2i' | 'vec3i' | 'vec4i';
-export type PrimitiveType = Scalar | VectorType | 'atomic<u32>';
+export type PrimitiveType = Scalar | VectorType | 'atomic<u32>' | 'mat4x4f';
 
 interface TypeInfo {
   size: number;
@@ -60,6 +60,7 @@ const PRIMITIVES: Record<PrimitiveType, TypeInfo> = {
   vec3i: { size: 12, align: 16, components: 3, scalar: 'i32' },
   vec4i: { size: 16, align: 16, components: 4, scalar: 'i32' },
   'atomic<u32>': { size: 4, align: 4, components: 1, scalar: 'u32' },
+  mat4x4f: { size: 64, align: 16, components: 16, scalar: 'f32' },
 };
 
 /** A fixed-size array of structs inside a struct: `array<T, N>`. */
