@@ -1,15 +1,21 @@
 /**
  * Raycasts and sphere casts against spheres: GPU brute force and GPU grid walk beside the CPU
- * twin of the walk (and the CPU brute force where it fits the budget), coherent rays (all
- * parallel, crossing the whole scene) and incoherent ones (random segments inside it).
+ * twin of the walk, the CPU brute force, Rapier (`castRay`) and three.js (`Ray.intersectSphere`,
+ * brute force), on coherent rays (parallel, camera-like, crossing the whole scene) and
+ * incoherent ones (from random points outside the scene to random points inside it). Every ray
+ * starts outside every sphere, where all peers agree on what a hit is.
  *
- * Work counts: brute force tests every sphere (rays × spheres); the walk's rows and candidates
- * are counted by its CPU twin on a sample of the rays and scaled. The ratio of the two predicts
- * the walk's speed-up over brute force; the table shows it beside the measured one.
+ * Before a method's time counts, its nearest hits for a sample of the rays are checked against
+ * the double-precision reference with the tolerances of docs/TESTING.md. Work counts: brute
+ * force tests rays × spheres; the walk's slabs, rows and candidates are counted by its CPU twin
+ * on a sample of the rays and scaled.
  */
 import { reference } from '../../src/index.js';
 import { uniformScene } from '../../test/support/scenes.js';
 import { mulberry32 } from '../../test/support/random.js';
+import { nearestViolations } from '../../test/support/casts.js';
+import { initRapier, rapierRaycast } from '../peers/rapier.js';
+import { threeRaycast } from '../peers/three.js';
 import { measureChecked, profileOf, type Context, type Row } from '../harness.js';
 
 export function castScene(n: number, rays: number, kind: 'coherent' | 'incoherent', radius: number, seed = 11): { spheres: Float32Array; casts: Float32Array; stride: 6 | 7 } {
@@ -18,19 +24,24 @@ export function castScene(n: number, rays: number, kind: 'coherent' | 'incoheren
   const rand = mulberry32(seed + 1);
   const stride = radius > 0 ? 7 : 6;
   const casts = new Float32Array(stride * rays);
+  const margin = 1 + radius + 0.1 * side;
   for (let k = 0; k < rays; k++) {
     let a: number[];
     let b: number[];
     if (kind === 'coherent') {
       // Parallel rays along +x through the whole scene, like a camera's: origins on a regular
-      // lattice of the -x face, in scanline order, so neighbouring rays are neighbours in space.
+      // lattice beyond the -x face, in scanline order, so neighbouring rays are neighbours.
       const across = Math.ceil(Math.sqrt(rays));
       const y = ((k % across) + 0.5) * (side / across);
       const z = (Math.floor(k / across) + 0.5) * (side / across);
-      a = [-1, y, z];
-      b = [side + 1, y, z];
+      a = [-margin, y, z];
+      b = [side + margin, y, z];
     } else {
+      // From a random point on a face of the scene's box grown by the margin, to a random point
+      // inside: random directions, origins outside every sphere.
+      const face = Math.floor(rand() * 6);
       a = [rand() * side, rand() * side, rand() * side];
+      a[face % 3] = face < 3 ? -margin : side + margin;
       b = [rand() * side, rand() * side, rand() * side];
     }
     casts.set(stride === 7 ? [...a, ...b, radius] : [...a, ...b], stride * k);
@@ -38,26 +49,20 @@ export function castScene(n: number, rays: number, kind: 'coherent' | 'incoheren
   return { spheres, casts, stride };
 }
 
-const SAMPLE = 2000;
+const SAMPLE = 1000;
+export const CAST_METHODS = ['gpu-grid', 'gpu-brute', 'cpu-walk', 'cpu-brute', 'rapier', 'three'];
 
-export async function castsSuite(ctx: Context, sizes: [number, number][]): Promise<Row[]> {
+export async function castsSuite(ctx: Context, sizes: [number, number][], methods = CAST_METHODS, kinds: ('coherent' | 'incoherent')[] = ['coherent', 'incoherent'], radii: number[] = [0, 0.5]): Promise<Row[]> {
   const rows: Row[] = [];
   const { collider } = ctx;
-  const rate = { brute: 0, cpuBrute: 0 };
-  // Per-ray times at the previous size, to estimate the next (walks grow with the ray count).
-  const perRay: Record<string, number> = {};
-  const estimate = (method: string, rays: number): number | undefined => (perRay[method] ? perRay[method] * rays : undefined);
-  const learn = (row: Row, rays: number): Row => {
-    const t = row.gpuMs?.median ?? row.wallMs?.median;
-    if (t) perRay[`${row.scene} ${row.method}`] = t / rays;
-    return row;
-  };
-  for (const [radius, what] of [[0, 'raycast'], [0.5, 'sphereCast']] as const) {
-    for (const kind of ['coherent', 'incoherent'] as const) {
+  await initRapier();
+  const rate: Record<string, number> = {};
+  for (const radius of radii) {
+    const what = radius > 0 ? 'sphereCast' : 'raycast';
+    for (const kind of kinds) {
       for (const [n, r] of sizes) {
         const { spheres, casts, stride } = castScene(n, r, kind, radius);
         const plan = collider.planFor(spheres);
-        // Walk work on a sample of the rays, scaled to all of them.
         const sample = Math.min(r, SAMPLE);
         const stats = { rows: 0, candidates: 0, slabs: 0 };
         reference.gridCasts(casts.subarray(0, sample * stride), stride, spheres, plan, false, stats);
@@ -66,37 +71,59 @@ export async function castsSuite(ctx: Context, sizes: [number, number][]): Promi
         const bruteWork = { tests: r * n };
         const scene = `${what} ${kind}`;
         const size = { spheres: n, rays: r };
-        const expected: { answer?: number } = {};
-        const call = (broadphase: 'grid' | 'all-pairs') => async () => {
-          const res = what === 'raycast'
-            ? await collider.raycast(casts, spheres, { broadphase, profile: true })
-            : await collider.sphereCast(casts, spheres, { broadphase, profile: true });
-          return { answer: res.index.reduce((hits, i) => hits + (i >= 0 ? 1 : 0), 0), ...profileOf(collider) };
+        const sampled = casts.subarray(0, sample * stride);
+        const check = (res: { index: Int32Array; distance: Float32Array }): string | null => {
+          const problems = nearestViolations(sampled, stride, spheres, { index: res.index.subarray(0, sample), distance: res.distance.subarray(0, sample) }, 3);
+          return problems.length ? problems.join('; ') : null;
         };
-        // Hits are compared as counts: a tangent or end-of-segment hit may fall either way in f32.
-        const grid = await measureChecked(ctx, { suite: 'casts', scene, size, method: 'gpu-grid', work: walkWork }, call('grid'), estimate(`${scene} gpu-grid`, r), expected, 1e-3);
-        rows.push(withRate(learn(grid, r), r));
-        const brute = await measureChecked(ctx, { suite: 'casts', scene, size, method: 'gpu-brute', work: bruteWork }, call('all-pairs'), rate.brute ? (r * n) / rate.brute : undefined, expected, 1e-3);
-        if (brute.gpuMs) rate.brute = (r * n) / brute.gpuMs.median;
-        rows.push(withRate(brute, r));
-        const cpuWalk = await measureChecked(ctx, { suite: 'casts', scene, size, method: 'cpu-walk', work: walkWork }, async () => {
-          const res = reference.gridCasts(casts, stride, spheres, plan);
-          return { answer: res.index.reduce((hits, i) => hits + (i >= 0 ? 1 : 0), 0) };
-        }, estimate(`${scene} cpu-walk`, r), expected, 1e-3);
-        rows.push(withRate(learn(cpuWalk, r), r));
-        const cpuBrute = await measureChecked(ctx, { suite: 'casts', scene, size, method: 'cpu-brute', work: bruteWork }, async () => {
-          const res = reference.bruteForceNearestCasts(casts, stride, spheres);
-          return { answer: res.index.reduce((hits, i) => hits + (i >= 0 ? 1 : 0), 0) };
-        }, rate.cpuBrute ? (r * n) / rate.cpuBrute : undefined, expected, 1e-3);
-        if (cpuBrute.wallMs) rate.cpuBrute = (r * n) / cpuBrute.wallMs.median;
-        rows.push(withRate(cpuBrute, r));
+        const hits = (index: Int32Array): number => index.reduce((sum, i) => sum + (i >= 0 ? 1 : 0), 0);
+        const estimate = (method: string): number | undefined => {
+          const per = rate[`${scene} ${method}`];
+          if (!per) return undefined;
+          return method.includes('brute') || method === 'three' ? per * r * n : per * r;
+        };
+        const learn = (row: Row): Row => {
+          const t = row.gpuMs?.median ?? row.wallMs?.median;
+          if (t) rate[`${scene} ${row.method}`] = row.method.includes('brute') || row.method === 'three' ? t / (r * n) : t / r;
+          const ms = row.gpuMs?.median ?? row.wallMs?.median;
+          return ms ? { ...row, rate: { unit: 'rays/s', value: (r / ms) * 1000 } } : row;
+        };
+        for (const method of methods) {
+          if (radius > 0 && (method === 'rapier' || method === 'three')) continue; // ray peers only
+          const base = { suite: 'casts', scene, size, method };
+          let row: Row;
+          if (method === 'gpu-grid' || method === 'gpu-brute') {
+            const broadphase = method === 'gpu-grid' ? 'grid' : 'all-pairs';
+            row = await measureChecked(ctx, { ...base, work: method === 'gpu-grid' ? walkWork : bruteWork }, async () => {
+              const res = radius > 0
+                ? await collider.sphereCast(casts, spheres, { broadphase, profile: true })
+                : await collider.raycast(casts, spheres, { broadphase, profile: true });
+              return { answer: hits(res.index), output: res, ...profileOf(collider) };
+            }, estimate(method), check);
+          } else if (method === 'cpu-walk' || method === 'cpu-brute') {
+            row = await measureChecked(ctx, { ...base, work: method === 'cpu-walk' ? walkWork : bruteWork }, async () => {
+              const res = method === 'cpu-walk' ? reference.gridCasts(casts, stride, spheres, plan) : reference.bruteForceNearestCasts(casts, stride, spheres);
+              const out = { index: res.index, distance: Float32Array.from(res.distance) };
+              return { answer: hits(out.index), output: out };
+            }, estimate(method), check);
+          } else if (method === 'rapier') {
+            let setup = 0;
+            row = await measureChecked(ctx, base, async () => {
+              const res = rapierRaycast(casts, spheres);
+              setup = res.setupMs;
+              return { answer: hits(res.result.index), output: res.result, timeMs: res.queryMs };
+            }, estimate(method), check);
+            row = { ...row, note: `world construction ${setup.toFixed(0)} ms more` };
+          } else {
+            row = await measureChecked(ctx, { ...base, work: bruteWork }, async () => {
+              const res = threeRaycast(casts, spheres);
+              return { answer: hits(res.index), output: res };
+            }, estimate(method), check);
+          }
+          rows.push(learn(row));
+        }
       }
     }
   }
   return rows;
-}
-
-function withRate(row: Row, rays: number): Row {
-  const ms = row.gpuMs?.median ?? row.wallMs?.median;
-  return ms ? { ...row, rate: { unit: 'rays/s', value: (rays / ms) * 1000 } } : row;
 }

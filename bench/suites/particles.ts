@@ -33,8 +33,11 @@ export async function particlesSuite(ctx: Context, sizes: number[]): Promise<Row
       await world.step(dt);
       const contacts = await world.contactCount();
       const size = { particles: n };
-      const expected: { answer?: number } = {};
       const work = { contacts, buckets: world.plan!.bucketCount };
+      // The CPU twin's step is checked against the GPU's from the same start.
+      reset();
+      await world.step(dt);
+      const gpuState = await world.read();
       // One step from the same start each time (contacts checked equal across methods).
       rows.push(await measureChecked(ctx, { suite: 'particles', scene: 'box, fraction 0.2', size, method: 'gpu-step', work }, async () => {
         reset();
@@ -42,13 +45,13 @@ export async function particlesSuite(ctx: Context, sizes: number[]): Promise<Row
         const stages: Record<string, number> = {};
         for (const s of world.lastProfile?.stages ?? []) stages[s.name] = (stages[s.name] ?? 0) + s.ms;
         return { answer: await world.contactCount(), gpuMs: world.lastProfile?.totalMs, stages };
-      }, undefined, expected));
+      }, undefined));
       const batch = await measureChecked(ctx, { suite: 'particles', scene: 'box, fraction 0.2', size, method: 'gpu-10-steps-per-submit', work }, async () => {
         reset();
         await world.step(dt, 10);
         await world.read(); // waits for the GPU; counted in wall time
         return { answer: contacts };
-      }, undefined, {});
+      }, undefined);
       rows.push({ ...batch, rate: batch.wallMs ? { unit: 'ms/step (wall, incl. one readback)', value: batch.wallMs.median / 10 } : undefined });
       const params: StepParams = { dt, gravity: [0, -9.8, 0], restitution: 0.8, percent: 0.8, slop: 0.01, bounds: scene.bounds };
       const velocities = new Float32Array(4 * n);
@@ -57,10 +60,14 @@ export async function particlesSuite(ctx: Context, sizes: number[]): Promise<Row
         velocities[4 * i + 3] = defaultInverseMass(scene.spheres[4 * i + 3]);
       }
       const plan = world.plan!;
+      const check = (state: { spheres: Float32Array }): string | null => {
+        let worst = 0;
+        for (let i = 0; i < 4 * n; i++) if (i % 4 !== 3) worst = Math.max(worst, Math.abs(state.spheres[i] - gpuState.spheres[i]));
+        return worst <= 1e-4 * scene.bounds[3] ? null : `positions differ by ${worst} after one step`;
+      };
       rows.push(await measureChecked(ctx, { suite: 'particles', scene: 'box, fraction 0.2', size, method: 'cpu-step', work }, async () => {
-        particleStep(scene.spheres, velocities, params, plan);
-        return { answer: contacts };
-      }, cpuPerParticle ? cpuPerParticle * n : undefined, {}).then((row) => {
+        return { answer: contacts, output: particleStep(scene.spheres, velocities, params, plan) };
+      }, cpuPerParticle ? cpuPerParticle * n : undefined, check).then((row) => {
         if (row.wallMs) cpuPerParticle = row.wallMs.median / n;
         return row;
       }));
