@@ -148,6 +148,7 @@ fn boxGridPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg:
       level: 'b',
       lo: 'lo',
       hi: 'hi',
+      levelScan: true,
       visit: `let s = q;
           if (${boxTest(kind, 'k')}) {
             appendPair(sortedId[u], k);

@@ -22,7 +22,7 @@ import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { CastParams, CastHitRecord } from '../src/layout.js';
 import { EXT_SCALE } from '../src/grid/level.js';
 import { gridFunctions } from './grid.wgsl.js';
-import { walkRows, inRowFunction } from './gridWalk.wgsl.js';
+import { walkRows, visitLevel, inRowFunction } from './gridWalk.wgsl.js';
 import { flatWorkgroup } from './common.wgsl.js';
 
 export type CastMode = 'nearest' | 'count' | 'write';
@@ -202,6 +202,12 @@ fn castMain(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec
       let thickness = select(1, SLAB_X, axis == 0u);
       let slabFirst = i32(cellOf(a - vec3f(f32(dir) * h), level)[axis]);
       let slabLast = i32(cellOf(a + n * tEnd + vec3f(f32(dir) * h), level)[axis]);
+      // A ray much longer than the level's cells (more slabs than spheres in the level): test
+      // the level's spheres directly instead of walking slabs that are almost all empty.
+      if (f32(abs(slabLast - slabFirst) / thickness + 1) > f32(grid.levels[level].count)) {
+        ${visitLevel({ dense, level: 'level', box: false, visit: onCandidate(mode, 'sortedId[u]') })}
+        continue;
+      }
       var slab = slabFirst;
       loop {
         // Cells [slabLo, slabHi] along the axis, and the stretch of the ray their spheres can touch.
@@ -228,7 +234,7 @@ fn castMain(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec
           var hi = cellOf(max(p0, p1) + vec3f(h), level);
           lo[axis] = u32(slabLo);
           hi[axis] = u32(slabHi);
-          ${walkRows({ dense, level: 'level', lo: 'lo', hi: 'hi', visit: onCandidate(mode, 'sortedId[u]') })}
+          ${walkRows({ dense, level: 'level', lo: 'lo', hi: 'hi', levelScan: true, visit: onCandidate(mode, 'sortedId[u]') })}
         }
         if (slabLast >= slabLo && slabLast <= slabHi) {
           break;

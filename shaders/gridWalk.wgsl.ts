@@ -38,6 +38,42 @@ export interface RowWalk {
   first?: string;
   /** The statements run for each candidate. */
   visit: string;
+  /**
+   * When the range's rows outnumber the level's spheres (a box or ray much larger than the
+   * cells: a huge box over a fine level), visit the level's spheres directly, filtered by cell,
+   * instead of walking rows that are almost all empty. Queries whose range can be large (boxes,
+   * casts) set this; sphere–sphere ranges are at most 3 cells wide.
+   */
+  levelScan?: boolean;
+}
+
+/** Visits the spheres of `level` (all of them, or those whose cell is in [lo, hi] with `box`). */
+export function visitLevel({ dense, level, lo, hi, visit, box = true }: { dense: boolean; level: string; lo?: string; hi?: string; visit: string; box?: boolean }): string {
+  const inBox = box ? `let cellAt = cellOf(q.xyz, scanLevel);
+          if (all(cellAt >= ${lo}) && all(cellAt <= ${hi})) {
+            ${visit}
+          }` : visit;
+  if (dense) {
+    return /* wgsl */ `{
+    let scanLevel = ${level};
+    let scanDims = grid.levels[scanLevel].dims;
+    let scanFirst = grid.levels[scanLevel].keyBase;
+    let scanEnd = cellStart[scanFirst + scanDims.x * scanDims.y * scanDims.z];
+    for (var u = cellStart[scanFirst]; u < scanEnd; u++) {
+      let q = sorted[u];
+      ${inBox}
+    }
+  }`;
+  }
+  return /* wgsl */ `{
+    let scanLevel = ${level};
+    for (var u = 0u; u < grid.sphereCount; u++) {
+      let q = sorted[u];
+      if (sphereLevel(q.w) == scanLevel) {
+        ${inBox}
+      }
+    }
+  }`;
 }
 
 /**
@@ -48,7 +84,21 @@ export interface RowWalk {
  * spheres of other rows or levels, which `inRow` filters out; a row as wide as the bucket array
  * covers every bucket once.
  */
-export function walkRows({ dense, level, lo, hi, head, first, visit }: RowWalk): string {
+export function walkRows(walk: RowWalk): string {
+  if (!walk.levelScan) return rowWalk(walk);
+  return /* wgsl */ `{
+    let rangeLevel = ${walk.level};
+    let rangeLo = ${walk.lo};
+    let rangeHi = ${walk.hi};
+    if (f32(rangeHi.y - rangeLo.y + 1u) * f32(rangeHi.z - rangeLo.z + 1u) > f32(grid.levels[rangeLevel].count)) {
+      ${visitLevel({ dense: walk.dense, level: 'rangeLevel', lo: 'rangeLo', hi: 'rangeHi', visit: walk.visit })}
+    } else {
+      ${rowWalk({ ...walk, level: 'rangeLevel', lo: 'rangeLo', hi: 'rangeHi' })}
+    }
+  }`;
+}
+
+function rowWalk({ dense, level, lo, hi, head, first, visit }: RowWalk): string {
   const skip = first ? `max(cellStart[k0], ${first})` : 'cellStart[k0]';
   if (dense) {
     const from = head ?? lo;

@@ -5,7 +5,7 @@
  * caller asked for come back.
  */
 import { CapacityError, DestroyedError, DeviceLostError } from './errors.js';
-import { submitChecked, createChecked } from './gpu/submit.js';
+import { submitChecked, createChecked, callFailure } from './gpu/submit.js';
 import {
   validateSpheres, validateAabbs, validateOrientedBoxes, validateCasts,
   checkOneOf, checkPositiveInteger, checkBoolean, type SphereStats, type CastBatch,
@@ -339,11 +339,15 @@ export class Collider {
     });
   }
 
-  /** Runs calls one at a time, in order (they share buffers). */
+  /** Runs calls one at a time, in order (they share buffers); failures get typed errors. */
   private serialize<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(() => {
+    const run = this.queue.then(async () => {
       this.checkUsable();
-      return task();
+      try {
+        return await task();
+      } catch (error) {
+        throw await callFailure(error, this.device, () => this.destroyed, 'collider');
+      }
     });
     this.queue = run.catch(() => undefined);
     return run;

@@ -5,7 +5,7 @@
  * inverse mass). `step` records every substep into one submission and reads nothing back.
  */
 import { InvalidInputError, CapacityError, DestroyedError, DeviceLostError } from './errors.js';
-import { submitChecked, createChecked } from './gpu/submit.js';
+import { submitChecked, createChecked, callFailure } from './gpu/submit.js';
 import {
   validateSpheres, checkFloat32Array, checkNumber, checkVector, checkPositiveInteger, checkBoolean, RULES,
   type SphereStats,
@@ -259,6 +259,8 @@ export class ParticleWorld {
         timer.resolve(encoder);
       });
       if (timer.enabled) this.lastProfile = await timer.read();
+    } catch (error) {
+      throw await callFailure(error, this.device, () => this.destroyed, 'particle world');
     } finally {
       timer.destroy();
     }
@@ -357,10 +359,15 @@ export class ParticleWorld {
     return Math.max(...plan.origin.map((o, a) => Math.abs(o) + top.dims[a] * top.cellSize));
   }
 
+  /** Calls that read back run one at a time; failures get typed errors. */
   private serialize<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(() => {
+    const run = this.queue.then(async () => {
       this.checkUsable();
-      return task();
+      try {
+        return await task();
+      } catch (error) {
+        throw await callFailure(error, this.device, () => this.destroyed, 'particle world');
+      }
     });
     this.queue = run.catch(() => undefined);
     return run;
@@ -370,8 +377,10 @@ export class ParticleWorld {
   async read(): Promise<{ spheres: Float32Array; velocities: Float32Array; inverseMasses: Float32Array }> {
     this.checkUsable();
     const n = this.count;
-    const spheres = new Float32Array(await readBuffer(this.device, this.buffers.spheres, 0, 16 * n));
-    const packed = new Float32Array(await readBuffer(this.device, this.buffers.velocities, 0, 16 * n));
+    const [spheres, packed] = await this.serialize(async () => [
+      new Float32Array(await readBuffer(this.device, this.buffers.spheres, 0, 16 * n)),
+      new Float32Array(await readBuffer(this.device, this.buffers.velocities, 0, 16 * n)),
+    ]);
     const velocities = new Float32Array(3 * n);
     const inverseMasses = new Float32Array(n);
     for (let i = 0; i < n; i++) {
@@ -385,7 +394,7 @@ export class ParticleWorld {
   async contactCount(): Promise<number> {
     this.checkUsable();
     if (this.count === 0) return 0;
-    return new Uint32Array(await readBuffer(this.device, this.buffers.touchingPairs, 0, 4))[0] / 2;
+    return this.serialize(async () => new Uint32Array(await readBuffer(this.device, this.buffers.touchingPairs, 0, 4))[0] / 2);
   }
 
   private submitChecked(record: (encoder: GPUCommandEncoder) => void): Promise<void> {

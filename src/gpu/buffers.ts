@@ -63,12 +63,26 @@ export class GrowableBuffer {
   }
 }
 
-/** Turns an AbortError from mapAsync on a lost device into a DeviceLostError. */
+/**
+ * The device's lost info if it is lost or becomes lost within `waitMs` (a destroyed device's
+ * `lost` promise settles a moment after the calls it breaks have failed), else null.
+ */
+export function lostSoon(device: GPUDevice, waitMs = 200): Promise<GPUDeviceLostInfo | null> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    device.lost,
+    new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), waitMs);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** Maps for reading; an AbortError because the device was lost becomes a DeviceLostError. */
 export async function mapRead(buffer: GPUBuffer, device: GPUDevice): Promise<void> {
   try {
     await buffer.mapAsync(MapMode.READ);
   } catch (error) {
-    const lost = await Promise.race([device.lost, Promise.resolve(null)]);
+    const lost = await lostSoon(device);
     if (lost) throw new DeviceLostError(lost.reason, lost.message);
     throw error;
   }

@@ -3,7 +3,8 @@
  * WebGPUError, and a lost device a DeviceLostError. The scopes are pushed and popped with no
  * await in between, so concurrent callers on one device cannot interleave them.
  */
-import { WebGPUError, DeviceLostError } from '../errors.js';
+import { WebGPUError, DeviceLostError, DestroyedError, CollideError } from '../errors.js';
+import { lostSoon } from './buffers.js';
 
 const KINDS = ['validation', 'out-of-memory', 'internal'] as const;
 
@@ -40,4 +41,17 @@ export async function createChecked<T>(device: GPUDevice, make: () => T): Promis
     if (error) throw new WebGPUError('validation', error.message);
   }
   return made;
+}
+
+/**
+ * What a failed call should reject with: DestroyedError when its owner was destroyed meanwhile,
+ * DeviceLostError when the device was (or is about to be reported) lost, else the error itself.
+ * Calls never hang on a lost device: WebGPU rejects or resolves every pending promise.
+ */
+export async function callFailure(error: unknown, device: GPUDevice, destroyed: () => boolean, what: string): Promise<unknown> {
+  if (error instanceof CollideError && !(error instanceof WebGPUError)) return error;
+  if (destroyed()) return new DestroyedError(`this ${what} was destroyed while the call was running`);
+  const lost = await lostSoon(device);
+  if (lost) return new DeviceLostError(lost.reason, lost.message);
+  return error;
 }

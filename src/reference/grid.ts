@@ -106,9 +106,19 @@ export function walkableGrid(spheres: Float32Array, plan: GridPlan): WalkableGri
  */
 export function walkRows(
   grid: WalkableGrid, level: number, lo: number[], hi: number[], first: number,
-  visit: (u: number, id: number) => void, stats?: WalkStats, head: number[] = lo,
+  visit: (u: number, id: number) => void, stats?: WalkStats, head: number[] = lo, levelScan = false,
 ): void {
   const { plan, cellStart, order, spheres, levelOf } = grid;
+  if (levelScan && (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1) > plan.levels[level].count) {
+    visitLevel(grid, level, (u, id) => {
+      for (let a = 0; a < 3; a++) {
+        const c = cellOf(plan, level, a, spheres[4 * id + a]);
+        if (c < lo[a] || c > hi[a]) return;
+      }
+      visit(u, id);
+    }, stats);
+    return;
+  }
   const m = plan.bucketCount;
   const width = hi[0] - lo[0] + 1;
   const range = (k0: number, k1: number, y: number, z: number): void => {
@@ -139,6 +149,23 @@ export function walkRows(
         range(0, k1 - m, y, z);
       }
     }
+  }
+}
+
+/** The twin of `visitLevel`: every sphere of a level, in bucket order. */
+export function visitLevel(grid: WalkableGrid, level: number, visit: (u: number, id: number) => void, stats?: WalkStats): void {
+  const { plan, cellStart, order, levelOf } = grid;
+  let from = 0;
+  let to = order.length;
+  if (plan.dense) {
+    const l = plan.levels[level];
+    from = cellStart[l.keyBase];
+    to = cellStart[l.keyBase + l.dims[0] * l.dims[1] * l.dims[2]];
+  }
+  for (let u = from; u < to; u++) {
+    if (!plan.dense && levelOf[order[u]] !== level) continue;
+    if (stats) stats.candidates++;
+    visit(u, order[u]);
   }
 }
 

@@ -7,7 +7,7 @@
  */
 import { EXT_SCALE, SLAB_X } from '../grid/level.js';
 import type { GridPlan } from '../grid/plan.js';
-import { walkableGrid, walkRows, cellRange, cellOf, type WalkStats } from './grid.js';
+import { walkableGrid, walkRows, visitLevel, cellRange, cellOf, type WalkStats } from './grid.js';
 import { sphereAabbOverlap, sphereObbOverlap } from './sphereBox.js';
 import { castHit } from './casts.js';
 
@@ -52,7 +52,7 @@ function queryBox(grid: ReturnType<typeof walkableGrid>, min: number[], max: num
   plan.levels.forEach((level, b) => {
     if (level.count === 0) return;
     const { lo, hi } = cellRange(plan, b, min, max, Math.fround(level.maxRadius * EXT_SCALE));
-    walkRows(grid, b, lo, hi, 0, (_, id) => visit(id), stats);
+    walkRows(grid, b, lo, hi, 0, (_, id) => visit(id), stats, lo, true);
   });
 }
 
@@ -97,6 +97,19 @@ export function gridCasts(rays: Float32Array, stride: 6 | 7, spheres: Float32Arr
         const thickness = axis === 0 ? SLAB_X : 1;
         const slabFirst = cellOf(plan, b, axis, a[axis] - dir * h);
         const slabLast = cellOf(plan, b, axis, a[axis] + n[axis] * stop() + dir * h);
+        const test = (id: number): void => {
+          const hit = castHit(a[0], a[1], a[2], rays[o + 3], rays[o + 4], rays[o + 5], r1, spheres[4 * id], spheres[4 * id + 1], spheres[4 * id + 2], spheres[4 * id + 3]);
+          if (!hit) return;
+          if (allHits) hits.push([hit.t, id]);
+          else if (hit.t < best || (hit.t === best && id < bestIndex)) {
+            best = hit.t;
+            bestIndex = id;
+          }
+        };
+        if (Math.floor(Math.abs(slabLast - slabFirst) / thickness) + 1 > level.count) {
+          visitLevel(grid, b, (_, id) => test(id), stats);
+          return;
+        }
         for (let slab = slabFirst; ; slab += dir * thickness) {
           const first = dir > 0 ? slab : Math.max(slab - thickness + 1, 0);
           const last = dir > 0 ? Math.min(slab + thickness - 1, lastSlab) : slab;
@@ -112,15 +125,7 @@ export function gridCasts(rays: Float32Array, stride: 6 | 7, spheres: Float32Arr
             const { lo, hi } = cellRange(plan, b, p0.map((v, c) => Math.min(v, p1[c])), p0.map((v, c) => Math.max(v, p1[c])), h);
             lo[axis] = first;
             hi[axis] = last;
-            walkRows(grid, b, lo, hi, 0, (_, id) => {
-              const hit = castHit(a[0], a[1], a[2], rays[o + 3], rays[o + 4], rays[o + 5], r1, spheres[4 * id], spheres[4 * id + 1], spheres[4 * id + 2], spheres[4 * id + 3]);
-              if (!hit) return;
-              if (allHits) hits.push([hit.t, id]);
-              else if (hit.t < best || (hit.t === best && id < bestIndex)) {
-                best = hit.t;
-                bestIndex = id;
-              }
-            }, stats);
+            walkRows(grid, b, lo, hi, 0, (_, id) => test(id), stats, lo, true);
           }
           if (slabLast >= first && slabLast <= last) break;
         }
