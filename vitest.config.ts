@@ -24,7 +24,7 @@ export const CHROMIUM_ARGS = [
 ];
 
 /** The GPU tests that run in a browser too (the rest need Node: dawn.node's GC, the file system). */
-const portable = ['spherePairs', 'boxes', 'casts', 'particles', 'scan', 'validate', 'shaders', 'layout'].map((name) => `test/${name}.test.ts`);
+const portable = ['spherePairs', 'boxes', 'casts', 'particles', 'scan', 'validate', 'shaders', 'layout', 'hostile', 'determinism', 'precision', 'faults'].map((name) => `test/${name}.test.ts`);
 
 export default defineConfig({
   test: {

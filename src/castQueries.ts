@@ -152,7 +152,7 @@ export class CastQueries {
       await submit((encoder) => this.pass.encode(encoder, 'nearest', source, casts, count, { hits, counts }, timer));
       return { records: new Float32Array(await readBuffer(this.device, hits, 0, HIT_BYTES * count)) };
     }
-    let room = Math.max(this.hitHint, count);
+    let room = Math.min(Math.max(this.hitHint, count), this.maxHits);
     const encode = (encoder: GPUCommandEncoder, mode: CastMode): void => {
       this.pass.encode(encoder, mode, source, casts, count, { hits: this.hits.ensure(HIT_BYTES * Math.max(room, 1)), counts }, timer);
     };

@@ -10,7 +10,7 @@ import {
   validateSpheres, validateAabbs, validateOrientedBoxes, validateCasts,
   checkOneOf, checkPositiveInteger, checkBoolean, type SphereStats, type CastBatch,
 } from './validate.js';
-import { requestBrowserDevice } from './device.js';
+import { requestBrowserDevice, lostInfo } from './device.js';
 import { BufferUsage } from './gpu/flags.js';
 import { GrowableBuffer, upload } from './gpu/buffers.js';
 import { PairList } from './gpu/pairList.js';
@@ -70,6 +70,11 @@ export interface ColliderOptions {
    * Lower it to exercise the 2-D fold cheaply in tests.
    */
   maxWorkgroupsPerDimension?: number;
+  /**
+   * The largest buffer the collider may bind, in bytes (default: the device's limit). Lower it to
+   * cap memory, or to exercise the capacity errors cheaply in tests.
+   */
+  maxBindingBytes?: number;
   /** Tuning of the grid plan (dense factor, octaves per level); defaults are measured. */
   grid?: Pick<PlanOptions, 'denseFactor' | 'levelStep'>;
 }
@@ -104,7 +109,6 @@ export class Collider {
 
   private readonly ownsDevice: boolean;
   private destroyed = false;
-  private lost: GPUDeviceLostInfo | null = null;
   private queue: Promise<unknown> = Promise.resolve();
 
   private readonly spheres: GrowableBuffer;
@@ -124,7 +128,7 @@ export class Collider {
     this.device = device;
     this.ownsDevice = ownsDevice;
     const l = device.limits;
-    const binding = Math.min(l.maxStorageBufferBindingSize, l.maxBufferSize);
+    const binding = Math.min(l.maxStorageBufferBindingSize, l.maxBufferSize, options.maxBindingBytes ?? Infinity);
     const maxWorkgroupsPerDimension = Math.min(options.maxWorkgroupsPerDimension ?? Infinity, l.maxComputeWorkgroupsPerDimension);
     this.limits = {
       maxSpheres: Math.floor(binding / 16),
@@ -135,9 +139,7 @@ export class Collider {
       maxWorkgroupsPerDimension,
       maxBuckets: 2 ** Math.floor(Math.log2(binding / 4 - 1)),
     };
-    void device.lost.then((info) => {
-      this.lost = info;
-    });
+    lostInfo(device); // start tracking it
     const usage = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
     this.spheres = new GrowableBuffer(device, 'input spheres', usage);
     this.boxes = new GrowableBuffer(device, 'input boxes', usage);
@@ -300,7 +302,7 @@ export class Collider {
    * throws CapacityError with that total.
    */
   private async collectPairs(maxPairs: number, encodePass: (encoder: GPUCommandEncoder) => void): Promise<Uint32Array> {
-    let room = Math.max(this.pairHint, 4096);
+    let room = Math.min(Math.max(this.pairHint, 4096), this.limits.maxPairs);
     for (;;) {
       await this.submitChecked((encoder) => {
         this.pairs.reserve(room);
@@ -354,12 +356,13 @@ export class Collider {
   }
 
   private submitChecked(record: (encoder: GPUCommandEncoder) => void): Promise<void> {
-    return submitChecked(this.device, 'webgpu-collide', record, () => this.lost);
+    return submitChecked(this.device, 'webgpu-collide', record, () => lostInfo(this.device));
   }
 
   private checkUsable(): void {
     if (this.destroyed) throw new DestroyedError('this collider was destroyed');
-    if (this.lost) throw new DeviceLostError(this.lost.reason, this.lost.message);
+    const lost = lostInfo(this.device);
+    if (lost) throw new DeviceLostError(lost.reason, lost.message);
   }
 
   /** Frees every GPU resource (and the device, if the collider requested it). */

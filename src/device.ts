@@ -96,3 +96,23 @@ export async function requestBrowserDevice(options: DeviceOptions = {}): Promise
   if (!gpu) throw new NoAdapterError(`WebGPU is not available here (no navigator.gpu). ${help}`);
   return requestDeviceFrom(gpu, options, help);
 }
+
+const lostInfos = new WeakMap<GPUDevice, { info: GPUDeviceLostInfo | null }>();
+
+/**
+ * Whether a device is lost (its info), tracked by one handler per device. Colliders and worlds
+ * ask this instead of each attaching its own handler to `device.lost`: such a handler would keep
+ * every collider ever made on the device alive for as long as the device lives.
+ */
+export function lostInfo(device: GPUDevice): GPUDeviceLostInfo | null {
+  let state = lostInfos.get(device);
+  if (!state) {
+    const created = { info: null as GPUDeviceLostInfo | null };
+    state = created;
+    lostInfos.set(device, created);
+    void device.lost.then((info) => {
+      created.info = info;
+    });
+  }
+  return state.info;
+}

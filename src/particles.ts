@@ -7,12 +7,12 @@
 import { InvalidInputError, CapacityError, DestroyedError, DeviceLostError } from './errors.js';
 import { submitChecked, createChecked, callFailure } from './gpu/submit.js';
 import {
-  validateSpheres, checkFloat32Array, checkNumber, checkVector, checkPositiveInteger, checkBoolean, RULES,
+  validateSpheres, checkFloat32Array, checkNumber, checkVector, checkPositiveInteger, checkBoolean, checkValue, RULES,
   type SphereStats,
 } from './validate.js';
-import { requestBrowserDevice } from './device.js';
+import { requestBrowserDevice, lostInfo } from './device.js';
 import { BufferUsage } from './gpu/flags.js';
-import { createBuffer, readBuffer } from './gpu/buffers.js';
+import { createBuffer, readBuffer, upload } from './gpu/buffers.js';
 import { GpuTimer, type Profile } from './gpu/timer.js';
 import { GpuGrid } from './passes/gridBuild.js';
 import { ParticleStepPass, type ParticleBuffers } from './passes/particleStep.js';
@@ -90,7 +90,6 @@ export class ParticleWorld {
   private readonly planOptions: PlanOptions;
   private parameters: Required<Omit<ParticleParameters, 'gravity'>> & { gravity: number[] };
   private destroyed = false;
-  private lost: GPUDeviceLostInfo | null = null;
   private readonly maxWorkgroupsPerDimension: number;
   /** Raycasts against the particles, made on first use. */
   private queries: { casts: CastQueries; gridBuild: GridBuildPass } | null = null;
@@ -129,9 +128,7 @@ export class ParticleWorld {
     };
     this.grid = new GpuGrid(device, 'particle grid');
     this.pass = new ParticleStepPass(device, maxWorkgroupsPerDimension);
-    void device.lost.then((info) => {
-      this.lost = info;
-    });
+    lostInfo(device); // start tracking it
   }
 
   /** Changes gravity, restitution, percent or slop (validated as at creation). */
@@ -172,7 +169,7 @@ export class ParticleWorld {
     for (let i = 0; i < n; i++) {
       for (let a = 0; a < 3; a++) {
         const v = velocities[3 * i + a];
-        if (v - v !== 0) throw new InvalidInputError('velocities', i, RULES.finite, `got ${v}`);
+        checkValue('velocities', i, v, `v${'xyz'[a]}`);
         packed[4 * i + a] = v;
       }
       const w = masses ? masses[i] : defaultInverseMass(set.spheres[4 * i + 3]);
@@ -188,7 +185,7 @@ export class ParticleWorld {
     }
     this.grid.prepare(this.planFor(stats));
     this.pass.invalidate();
-    this.device.queue.writeBuffer(this.buffers.spheres, 0, set.spheres.buffer, set.spheres.byteOffset, 16 * n);
+    upload(this.device, this.buffers.spheres, set.spheres);
     this.device.queue.writeBuffer(this.buffers.velocities, 0, packed);
     this.count = n;
   }
@@ -398,12 +395,13 @@ export class ParticleWorld {
   }
 
   private submitChecked(record: (encoder: GPUCommandEncoder) => void): Promise<void> {
-    return submitChecked(this.device, 'particle world', record, () => this.lost);
+    return submitChecked(this.device, 'particle world', record, () => lostInfo(this.device));
   }
 
   private checkUsable(): void {
     if (this.destroyed) throw new DestroyedError('this particle world was destroyed');
-    if (this.lost) throw new DeviceLostError(this.lost.reason, this.lost.message);
+    const lost = lostInfo(this.device);
+    if (lost) throw new DeviceLostError(lost.reason, lost.message);
   }
 
   destroy(): void {

@@ -26,7 +26,32 @@ export const RULES = {
   outside: 'centre must lie inside the world bounds',
   bounds: 'bounds must be 6 finite numbers with min < max on every axis',
   vector: 'must be finite numbers',
+  magnitude: 'magnitude must be at most 2^60 (1.15e18), so that squared distances fit in f32',
+  tiny: 'a nonzero radius or extent must be at least 2^-60 (8.7e-19), so that its square is a normal f32',
 } as const;
+
+/**
+ * The largest magnitude a coordinate, radius, extent or velocity may have: squares of sums of
+ * two such values (2^122) and their sums of three still fit f32 (2^128). Beyond it a kernel would
+ * overflow to Infinity and answer wrongly, so it is an input error.
+ */
+export const MAX_MAGNITUDE = 2 ** 60;
+
+/** The smallest nonzero radius, half extent or cast radius: its square is still a normal f32. */
+export const MIN_SIZE = 2 ** -60;
+
+/** Throws for a value that is NaN, ±Infinity or beyond MAX_MAGNITUDE. */
+function checkValue(argument: string, index: number, v: number, what: string): void {
+  if (Math.abs(v) <= MAX_MAGNITUDE) return;
+  throw new InvalidInputError(argument, index, v - v !== 0 ? RULES.finite : RULES.magnitude, `${what} is ${v}`);
+}
+
+/** Throws for a radius or extent that is nonzero but so small that its square underflows f32. */
+function checkSize(argument: string, index: number, v: number, what: string): void {
+  if (v !== 0 && Math.abs(v) < MIN_SIZE) throw new InvalidInputError(argument, index, RULES.tiny, `${what} is ${v}`);
+}
+
+export { checkValue };
 
 export function checkFloat32Array(argument: string, value: unknown, stride: number): Float32Array {
   if (!(value instanceof Float32Array)) {
@@ -84,11 +109,12 @@ export function validateSpheres(argument: string, value: unknown, maxRecords = I
   let maxRadius = 0;
   for (let i = 0, o = 0; i < count; i++, o += 4) {
     const x = spheres[o], y = spheres[o + 1], z = spheres[o + 2], r = spheres[o + 3];
-    // x - x is 0 for finite x and NaN for NaN or ±Infinity: one test per value.
-    if (x - x !== 0 || y - y !== 0 || z - z !== 0 || r - r !== 0) {
-      throw new InvalidInputError(argument, i, RULES.finite, `got ${x}, ${y}, ${z}, ${r}`);
+    // One comparison per value: false for NaN, ±Infinity and magnitudes past the limit.
+    if (!(Math.abs(x) <= MAX_MAGNITUDE && Math.abs(y) <= MAX_MAGNITUDE && Math.abs(z) <= MAX_MAGNITUDE && Math.abs(r) <= MAX_MAGNITUDE)) {
+      for (const [what, v] of [['x', x], ['y', y], ['z', z], ['radius', r]] as const) checkValue(argument, i, v, what);
     }
     if (r < 0) throw new InvalidInputError(argument, i, RULES.radius, `got ${r}`);
+    if (r !== 0 && r < MIN_SIZE) checkSize(argument, i, r, 'radius');
     if (x < minX) minX = x;
     if (x > maxX) maxX = x;
     if (y < minY) minY = y;
@@ -120,7 +146,7 @@ export function validateAabbs(argument: string, value: unknown, maxRecords = Inf
     const o = STRIDE.aabb * k;
     for (let a = 0; a < 6; a++) {
       const v = boxes[o + a];
-      if (v - v !== 0) throw new InvalidInputError(argument, k, RULES.finite, `value ${a} is ${v}`);
+      checkValue(argument, k, v, `value ${a}`);
     }
     for (let a = 0; a < 3; a++) {
       if (boxes[o + a] > boxes[o + 3 + a]) {
@@ -148,10 +174,13 @@ export function validateOrientedBoxes(argument: string, value: unknown, maxRecor
     const p = GPU_STRIDE.orientedBox * k;
     for (let a = 0; a < 10; a++) {
       const v = boxes[o + a];
-      if (v - v !== 0) throw new InvalidInputError(argument, k, RULES.finite, `value ${a} is ${v}`);
+      // The quaternion is normalised in double precision, so only its finiteness matters.
+      if (a < 6) checkValue(argument, k, v, `value ${a}`);
+      else if (v - v !== 0) throw new InvalidInputError(argument, k, RULES.finite, `value ${a} is ${v}`);
     }
     for (let a = 0; a < 3; a++) {
       if (boxes[o + 3 + a] < 0) throw new InvalidInputError(argument, k, RULES.halfExtent, `axis ${'xyz'[a]}: ${boxes[o + 3 + a]}`);
+      checkSize(argument, k, boxes[o + 3 + a], `half extent ${'xyz'[a]}`);
       packed[p + a] = boxes[o + a];
       packed[p + 4 + a] = boxes[o + 3 + a];
     }
@@ -190,10 +219,11 @@ export function validateCasts(argument: string, value: unknown, stride: 6 | 7, m
     const o = stride * k;
     for (let a = 0; a < stride; a++) {
       const v = casts[o + a];
-      if (v - v !== 0) throw new InvalidInputError(argument, k, RULES.finite, `value ${a} is ${v}`);
+      checkValue(argument, k, v, `value ${a}`);
       if (a < 6) maxAbs = Math.max(maxAbs, Math.abs(v));
     }
     if (stride === 7 && casts[o + 6] < 0) throw new InvalidInputError(argument, k, RULES.radius, `got ${casts[o + 6]}`);
+    if (stride === 7) checkSize(argument, k, casts[o + 6], 'radius');
     const p = GPU_STRIDE.cast * k;
     packed[p] = casts[o];
     packed[p + 1] = casts[o + 1];

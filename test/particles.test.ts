@@ -92,6 +92,21 @@ describe('GPU step vs the CPU twin', () => {
   }
 });
 
+describe('folded dispatches', () => {
+  it('with at most 3 workgroups per dimension the step folds and still matches the CPU twin (seed 1004)', async () => {
+    const scene = boxScene(1000, 1004); // 8 workgroups of 128 particles: 3 × 3
+    await withWorld({ capacity: 1000, bounds: scene.bounds, maxWorkgroupsPerDimension: 3 }, async (world) => {
+      world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
+      await world.step(1 / 120);
+      const cpu = particleStep(scene.spheres, packed(scene.velocities, scene.spheres), { dt: 1 / 120, gravity: [0, 0, 0], restitution: 1, percent: 0.8, slop: 0.01, bounds: scene.bounds }, world.plan!);
+      const gpu = await world.read();
+      let worst = 0;
+      for (let i = 0; i < 1000; i++) for (let a = 0; a < 3; a++) worst = Math.max(worst, Math.abs(gpu.spheres[4 * i + a] - cpu.spheres[4 * i + a]));
+      expect(worst / scene.side).toBeLessThan(2e-5);
+    });
+  });
+});
+
 describe('textbook collisions', () => {
   const headOn = (e: number, w1: number, w2: number, v1: number, v2: number) =>
     withWorld({ capacity: 2, restitution: e, percent: 0 }, async (world) => {

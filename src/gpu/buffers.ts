@@ -17,9 +17,15 @@ export function createUniform(device: GPUDevice, label: string, data: ArrayBuffe
   return buffer;
 }
 
-/** Writes a typed array into `buffer` at 0, padding the tail to 4 bytes when needed. */
+/**
+ * Writes a typed array into `buffer` at 0, padding the tail to 4 bytes when needed. A view of a
+ * SharedArrayBuffer is copied first (dawn.node's writeBuffer refuses shared memory).
+ */
 export function upload(device: GPUDevice, buffer: GPUBuffer, data: ArrayBufferView): void {
   if (data.byteLength === 0) return;
+  if (typeof SharedArrayBuffer !== 'undefined' && data.buffer instanceof SharedArrayBuffer) {
+    data = new Uint8Array(data.buffer, data.byteOffset, data.byteLength).slice();
+  }
   if (data.byteLength % 4 === 0) {
     device.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
   } else {

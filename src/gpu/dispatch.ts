@@ -5,12 +5,14 @@
  */
 
 /** Workgroups `[x, y]` covering `groups` workgroups, x ≤ maxPerDimension, y ≤ maxPerDimension. */
+import { CapacityError } from '../errors.js';
+
 export function foldWorkgroups(groups: number, maxPerDimension: number): [number, number] {
   if (!(groups >= 0) || !Number.isFinite(groups)) throw new RangeError(`bad workgroup count ${groups}`);
   if (groups <= maxPerDimension) return [groups, 1];
   const y = Math.ceil(groups / maxPerDimension);
   if (y > maxPerDimension) {
-    throw new RangeError(`${groups} workgroups exceed ${maxPerDimension}² (the 2-D dispatch limit)`);
+    throw new CapacityError('workgroups in one dispatch', groups, maxPerDimension * maxPerDimension, 'the 2-D dispatch limit');
   }
   return [Math.ceil(groups / y), y];
 }
