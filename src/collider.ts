@@ -12,7 +12,7 @@ import {
 } from './validate.js';
 import { requestBrowserDevice, lostInfo } from './device.js';
 import { BufferUsage } from './gpu/flags.js';
-import { GrowableBuffer, upload } from './gpu/buffers.js';
+import { GrowableBuffer, upload, bindingLimit } from './gpu/buffers.js';
 import { PairList } from './gpu/pairList.js';
 import { GpuTimer, type Profile } from './gpu/timer.js';
 import { AllPairsPass, ALL_PAIRS_MAX_SPHERES } from './passes/allPairs.js';
@@ -128,7 +128,7 @@ export class Collider {
     this.device = device;
     this.ownsDevice = ownsDevice;
     const l = device.limits;
-    const binding = Math.min(l.maxStorageBufferBindingSize, l.maxBufferSize, options.maxBindingBytes ?? Infinity);
+    const binding = Math.min(bindingLimit(device), options.maxBindingBytes ?? Infinity);
     const maxWorkgroupsPerDimension = Math.min(options.maxWorkgroupsPerDimension ?? Infinity, l.maxComputeWorkgroupsPerDimension);
     this.limits = {
       maxSpheres: Math.floor(binding / 16),
@@ -141,8 +141,8 @@ export class Collider {
     };
     lostInfo(device); // start tracking it
     const usage = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
-    this.spheres = new GrowableBuffer(device, 'input spheres', usage);
-    this.boxes = new GrowableBuffer(device, 'input boxes', usage);
+    this.spheres = new GrowableBuffer(device, 'input spheres', usage, binding);
+    this.boxes = new GrowableBuffer(device, 'input boxes', usage, binding);
     this.casts = new CastQueries(device, maxWorkgroupsPerDimension, this.limits.maxHits);
     this.pairs = new PairList(device, 'pairs');
     this.grid = new GpuGrid(device, 'sphere grid');

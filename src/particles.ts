@@ -12,7 +12,7 @@ import {
 } from './validate.js';
 import { requestBrowserDevice, lostInfo } from './device.js';
 import { BufferUsage } from './gpu/flags.js';
-import { createBuffer, readBuffer, upload } from './gpu/buffers.js';
+import { createBuffer, readBuffer, upload, bindingLimit } from './gpu/buffers.js';
 import { GpuTimer, type Profile } from './gpu/timer.js';
 import { GpuGrid } from './passes/gridBuild.js';
 import { ParticleStepPass, type ParticleBuffers } from './passes/particleStep.js';
@@ -97,7 +97,7 @@ export class ParticleWorld {
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(device: GPUDevice, options: ParticleWorldOptions, ownsDevice = false) {
-    const maxParticles = Math.floor(Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize) / 16);
+    const maxParticles = Math.floor(bindingLimit(device) / 16);
     const capacity = checkPositiveInteger('options.capacity', options.capacity);
     if (capacity === undefined || capacity === 0) throw new InvalidInputError('options.capacity', -1, RULES.option, 'a capacity of at least 1 particle is required');
     if (capacity > maxParticles) throw new CapacityError('options.capacity: particles', capacity, maxParticles, 'the device cannot bind more');
@@ -113,7 +113,7 @@ export class ParticleWorld {
     this.setParameters(options);
     const maxWorkgroupsPerDimension = Math.min(options.maxWorkgroupsPerDimension ?? Infinity, device.limits.maxComputeWorkgroupsPerDimension);
     this.maxWorkgroupsPerDimension = maxWorkgroupsPerDimension;
-    this.planOptions = { ...options.grid, maxBuckets: 2 ** Math.floor(Math.log2(Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize) / 4 - 1)) };
+    this.planOptions = { ...options.grid, maxBuckets: 2 ** Math.floor(Math.log2(bindingLimit(device) / 4 - 1)) };
     const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
     // The state buffers may also be bound as vertex buffers by a renderer.
     const state = storage | BufferUsage.VERTEX;
@@ -334,7 +334,7 @@ export class ParticleWorld {
 
   private queriesNow(): NonNullable<ParticleWorld['queries']> {
     this.queries ??= {
-      casts: new CastQueries(this.device, this.maxWorkgroupsPerDimension, Math.floor(Math.min(this.device.limits.maxStorageBufferBindingSize, this.device.limits.maxBufferSize) / HIT_BYTES)),
+      casts: new CastQueries(this.device, this.maxWorkgroupsPerDimension, Math.floor(bindingLimit(this.device) / HIT_BYTES)),
       gridBuild: new GridBuildPass(this.device, this.maxWorkgroupsPerDimension),
     };
     return this.queries;

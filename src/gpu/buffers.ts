@@ -4,6 +4,11 @@
 import { BufferUsage, MapMode } from './flags.js';
 import { DeviceLostError } from '../errors.js';
 
+/** The largest buffer a pass may bind: the smaller of the device's binding and buffer limits. */
+export function bindingLimit(device: GPUDevice): number {
+  return Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
+}
+
 /** Storage binding offsets and sizes must be multiples of 4; we also never create empty buffers. */
 export const align4 = (n: number): number => Math.max(4, Math.ceil(n / 4) * 4);
 
@@ -45,14 +50,17 @@ export class GrowableBuffer {
     private readonly device: GPUDevice,
     readonly label: string,
     private readonly usage: number,
+    /** The largest size it may grow to (the binding limit); callers check needs against it. */
+    private readonly cap = bindingLimit(device),
   ) {}
 
-  /** The buffer, at least `bytes` long (rounded up to 4 and by a quarter when it grows). */
+  /** The buffer, at least `bytes` long (rounded up to 4, and by a quarter when it grows, up to the cap). */
   ensure(bytes: number): GPUBuffer {
     const need = align4(bytes);
     if (!this.current || this.current.size < need) {
       this.current?.destroy();
-      const size = this.current ? align4(Math.max(need, Math.floor(this.current.size * 1.25))) : need;
+      const grown = this.current ? align4(Math.max(need, Math.floor(this.current.size * 1.25))) : need;
+      const size = Math.max(need, Math.min(grown, Math.floor(this.cap / 4) * 4));
       this.current = this.device.createBuffer({ label: this.label, size, usage: this.usage });
     }
     return this.current;

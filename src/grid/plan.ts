@@ -143,19 +143,22 @@ function planWithStep(stats: SphereStats, options: PlanOptions, step: number, sh
   // Level 0 holds ceilLog2(r) ≤ c0; level L holds c0 + step·(L−1) < ceilLog2(r) ≤ c0 + step·L,
   // with cells of side 2^(c0 + step·L + 1). Level 0 takes the `shift + 1` smallest octaves; c0
   // is raised further so that (1) at most MAX_LEVELS levels reach the largest radius, (2) level 0
-  // has at most 2^24 cells per axis, (3) cell sizes stay normal floats; and it never passes
-  // the largest radius' octave (one level then holds everything).
+  // has at most 2^24 cells per axis (so every centre lands in its own cell, none clamped into an
+  // edge cell with the rest: all-zero radii and far outliers included), (3) cell sizes stay
+  // normal floats.
   let extent = 0;
   for (let a = 0; a < 3; a++) extent = Math.max(extent, count ? f32(max[a] - min[a]) : 0);
   const cExtent = extent > 0 ? ceilLog2(extent) : -LOG2_BIAS;
-  const c0 = Math.min(cMax, Math.max(cMin + shift, cMax - step * (MAX_LEVELS - 1), cExtent - Math.log2(MAX_CELLS_PER_AXIS) - 1, -121));
+  const c0 = Math.max(Math.min(cMin + shift, cMax), cMax - step * (MAX_LEVELS - 1), cExtent - Math.log2(MAX_CELLS_PER_AXIS) - 1, -121);
   const levelCount = Math.max(1, Math.ceil((cMax - c0) / step) + 1);
 
-  const origin: [number, number, number] = count ? [min[0], min[1], min[2]] : [0, 0, 0];
+  // The GPU reads the origin as f32: round it here so the CPU twin's cells are the GPU's.
+  const origin: [number, number, number] = count ? [f32(min[0]), f32(min[1]), f32(min[2])] : [0, 0, 0];
   const levels: GridLevelPlan[] = [];
   for (let k = 0; k < levelCount; k++) {
-    // The top level needs cells no larger than its largest radius' octave asks for.
-    const e = Math.min(c0 + step * k, cMax, 126 - cellShift) + 1 + cellShift;
+    // The top level needs cells no larger than its largest radius' octave asks for, unless the
+    // extent asks for coarser ones (level 0 then holds every radius).
+    const e = Math.min(c0 + step * k, Math.max(cMax, c0), 126 - cellShift) + 1 + cellShift;
     const cellSize = 2 ** e;
     const invCellSize = 2 ** -e;
     const dims = [0, 1, 2].map((a) =>
