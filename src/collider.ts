@@ -170,9 +170,10 @@ export class Collider {
     }
     if (n < 2) return new Uint32Array(0);
     const plan = useGrid ? planGrid(stats, this.planOptions) : null;
+    const data = spheres.slice(); // what was validated is what runs, whatever the caller does next
 
     return this.run(profile, async (timer) => {
-      const source = await this.uploadSpheres(spheres, stats, plan, timer);
+      const source = await this.uploadSpheres(data, stats, plan, timer);
       return this.collectPairs(maxPairs, (encoder) => {
         if ('grid' in source) this.gridPairsPass.encode(encoder, source.grid, this.pairs, timer);
         else this.allPairsPass.encode(encoder, source.spheres, n, this.pairs, timer);
@@ -211,9 +212,10 @@ export class Collider {
     if (n === 0 || m === 0) return new Uint32Array(0);
     const useGrid = broadphase === 'grid' || (broadphase === 'auto' && n >= AUTO_GRID_MIN_SPHERES && m >= AUTO_GRID_MIN_BOXES);
     const plan = useGrid ? planGrid(stats, this.planOptions) : null;
+    const data = spheres.slice(); // the boxes are already a packed copy
 
     return this.run(profile, async (timer) => {
-      const source = await this.uploadSpheres(spheres, stats, plan, timer, () => {
+      const source = await this.uploadSpheres(data, stats, plan, timer, () => {
         upload(this.device, this.boxes.ensure(packedBoxes.byteLength), packedBoxes);
       });
       return this.collectPairs(maxPairs, (encoder) => {
@@ -267,8 +269,9 @@ export class Collider {
     let plan = broadphase === 'all-pairs' || (broadphase === 'auto' && n < AUTO_GRID_MIN_SPHERES) ? null : planGrid(stats, this.planOptions);
     if (plan && broadphase === 'auto' && castWalkCost(plan, batch) >= r * n) plan = null;
     const slack = castSlack(batch, Math.max(...stats.min.map(Math.abs), ...stats.max.map(Math.abs)), stats.maxRadius);
+    const data = spheres.slice(); // the casts are already a packed copy
     return this.run(profile, async (timer) => {
-      const source = await this.uploadSpheres(spheres, stats, plan, timer, () => this.casts.uploadCasts(batch, n, slack));
+      const source = await this.uploadSpheres(data, stats, plan, timer, () => this.casts.uploadCasts(batch, n, slack));
       return this.casts.run((record) => this.submitChecked(record), source, r, allHits, maxHits, timer);
     });
   }

@@ -214,6 +214,26 @@ describe('hostile input catalogue (docs/RELIABILITY.md)', () => {
     }
   });
 
+  it('22. the caller writes into its arrays after the call: the answer is for the arrays as they were', async () => {
+    const s = spheres();
+    const r = rays();
+    const before = sortPairs(await gpu.collider.spherePairs(spheres()));
+    const boxBefore = sortPairs(await gpu.collider.sphereBoxPairs(spheres(), aabbs()));
+    const hitsBefore = await gpu.collider.raycast(rays(), spheres());
+    // Queue a slow call first, so these wait behind it with the caller's arrays changed.
+    const busy = gpu.collider.spherePairs(coincidentScene(2000));
+    const pairs = gpu.collider.spherePairs(s);
+    const boxPairs = gpu.collider.sphereBoxPairs(s, aabbs());
+    const hits = gpu.collider.raycast(r, s);
+    s.fill(0);
+    r.fill(100);
+    await busy;
+    expect(sortPairs(await pairs)).toEqual(before);
+    expect(sortPairs(await boxPairs)).toEqual(boxBefore);
+    const h = await hits;
+    expect(Array.from(h.index)).toEqual(Array.from(hitsBefore.index));
+  });
+
   it('20. a destroyed collider: DestroyedError, at once', async () => {
     const c = await createCollider({ device: gpu.device });
     c.destroy();
