@@ -147,7 +147,7 @@ export class Renderer {
   private readonly box: GPURenderPipeline;
   private depth: GPUTexture | null = null;
 
-  constructor(private readonly device: GPUDevice, private readonly context: GPUCanvasContext, private readonly format: GPUTextureFormat) {
+  constructor(private readonly device: GPUDevice, private readonly context: GPUCanvasContext, format: GPUTextureFormat) {
     this.frame = device.createBuffer({ label: 'demo frame', size: Frame.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
     const depthStencil: GPUDepthStencilState = { format: 'depth24plus', depthWriteEnabled: true, depthCompare: 'less' };
     const impostorPipeline = (label: string, code: string): GPURenderPipeline => {

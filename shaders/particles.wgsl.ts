@@ -39,7 +39,7 @@ export const particleBindings = {
 /**
  * The contact of particle A (position p, velocity v with inverse mass in w, index i) with B.
  * For a pair the normal points from A to B; coincident centres take a unit vector hashed from
- * the pair's indices, pointing from the lower index to the higher.
+ * the pair's indices, pointing from the lower index to the higher. Needs gridFunctions (hashRow).
  */
 export const contactMath = /* wgsl */ `
 struct Contact {
@@ -49,20 +49,11 @@ struct Contact {
   touching: bool,
 }
 
-fn mixBits(a: u32, b: u32, c: u32) -> u32 {
-  var h = (a * 0x9e3779b1u) ^ (b * 0x85ebca77u) ^ (c * 0xc2b2ae3du);
-  h = h ^ (h >> 16u);
-  h = h * 0x85ebca6bu;
-  h = h ^ (h >> 13u);
-  h = h * 0xc2b2ae35u;
-  h = h ^ (h >> 16u);
-  return h;
-}
-
 fn coincidentNormal(i: u32, j: u32) -> vec3f {
   let lo = min(i, j);
   let hi = max(i, j);
-  let raw = vec3f(f32(mixBits(lo, hi, 1u) >> 16u), f32(mixBits(lo, hi, 2u) >> 16u), f32(mixBits(lo, hi, 3u) >> 16u)) / 32767.5 - 1.0;
+  // The grid's row hash (gridFunctions) mixes any three u32s: here the pair and an axis.
+  let raw = vec3f(f32(hashRow(lo, hi, 1u) >> 16u), f32(hashRow(lo, hi, 2u) >> 16u), f32(hashRow(lo, hi, 3u) >> 16u)) / 32767.5 - 1.0;
   var u = vec3f(1.0, 0.0, 0.0);
   if (dot(raw, raw) > 1e-6) {
     u = raw / sqrt(dot(raw, raw));

@@ -9,7 +9,8 @@ import { GrowableBuffer, upload, readBuffer } from './gpu/buffers.js';
 import { CastPass, type CastSource } from './passes/casts.js';
 import { ExclusiveScanPass } from './passes/scan.js';
 import { CastHitRecord } from './layout.js';
-import type { CastBatch } from './validate.js';
+import { checkOneOf, checkPositiveInteger, checkBoolean, type CastBatch } from './validate.js';
+import { BROADPHASES, AUTO_GRID_MIN_SPHERES, type CastOptions } from './options.js';
 import type { GridPlan } from './grid/plan.js';
 import type { GpuTimer } from './gpu/timer.js';
 import type { CastMode } from '../shaders/casts.wgsl.js';
@@ -102,9 +103,51 @@ export function castWalkCost(plan: GridPlan, batch: CastBatch): number {
   return cost;
 }
 
+/** A cast call's options, validated, and the broad phase it will use (a grid plan, or none). */
+export interface CastCall {
+  allHits: boolean;
+  maxHits: number;
+  profile: boolean;
+  plan: GridPlan | null;
+}
+
+/**
+ * Validates a cast call's options and picks its broad phase: 'auto' walks the grid from
+ * AUTO_GRID_MIN_SPHERES spheres on, unless the walk would cost more than testing every sphere
+ * (castWalkCost). `plan` is asked for only when a grid may be used.
+ */
+export function castCall(options: CastOptions, batch: CastBatch, sphereCount: number, plan: () => GridPlan): CastCall {
+  const broadphase = checkOneOf('options.broadphase', options.broadphase, BROADPHASES) ?? 'auto';
+  const allHits = checkBoolean('options.allHits', options.allHits) ?? false;
+  const maxHits = checkPositiveInteger('options.maxHits', options.maxHits) ?? Infinity;
+  const profile = checkBoolean('options.profile', options.profile) ?? false;
+  let grid: GridPlan | null = null;
+  if (broadphase === 'grid' || (broadphase === 'auto' && sphereCount >= AUTO_GRID_MIN_SPHERES && batch.count > 0)) {
+    grid = plan();
+    if (broadphase === 'auto' && castWalkCost(grid, batch) >= batch.count * sphereCount) grid = null;
+  }
+  return { allHits, maxHits, profile, plan: grid };
+}
+
+/** The answer when there are no casts or no spheres: every cast misses. */
+export function noHits(count: number, allHits: boolean): HitRecords {
+  return allHits ? { records: new Float32Array(0), offsets: new Uint32Array(count + 1) } : { records: missRecords(count) };
+}
+
 /** Rounding in positions of this size: what the walk adds to every reach. */
 export function castSlack(batch: CastBatch, sphereAbs: number, maxRadius: number): number {
   return (Math.max(batch.maxAbs, sphereAbs) + batch.maxLength + maxRadius) * 2 ** -20;
+}
+
+/**
+ * The number of hits behind exclusive-scan offsets, exactly: the scan adds u32s and wraps past
+ * 2^32, but no single cast has 2^32 hits, so each step offsets[k+1] − offsets[k] taken mod 2^32
+ * is that cast's count; their sum (in doubles) is the true total however far it wrapped.
+ */
+export function trueTotal(offsets: Uint32Array): number {
+  let total = 0;
+  for (let k = 0; k + 1 < offsets.length; k++) total += (offsets[k + 1] - offsets[k]) >>> 0;
+  return total;
 }
 
 export type Submit = (record: (encoder: GPUCommandEncoder) => void) => Promise<void>;
@@ -161,7 +204,8 @@ export class CastQueries {
       this.scan.encode(encoder, counts, count, timer);
       encode(encoder, 'write');
     });
-    const total = new Uint32Array(await readBuffer(this.device, counts, 4 * count, 4))[0];
+    const offsets = new Uint32Array(await readBuffer(this.device, counts, 0, 4 * (count + 1)));
+    const total = trueTotal(offsets);
     if (total > maxHits) throw new CapacityError('hits', total, maxHits, 'raise options.maxHits');
     if (total > this.maxHits) throw new CapacityError('hits', total, this.maxHits, 'the device cannot hold that many hits in one buffer');
     if (total > this.hits.buffer.size / HIT_BYTES) {
@@ -169,7 +213,6 @@ export class CastQueries {
       await submit((encoder) => encode(encoder, 'write'));
     }
     this.hitHint = total;
-    const offsets = new Uint32Array(await readBuffer(this.device, counts, 0, 4 * (count + 1)));
     const records = new Float32Array(await readBuffer(this.device, this.hits.buffer, 0, HIT_BYTES * total));
     return { records, offsets };
   }

@@ -4,13 +4,14 @@
  * order; inputs go up once, stay on the GPU through every stage, and only the results the
  * caller asked for come back.
  */
-import { CapacityError, DestroyedError, DeviceLostError } from './errors.js';
-import { submitChecked, createChecked, callFailure } from './gpu/submit.js';
+import { CapacityError } from './errors.js';
+import { createChecked } from './gpu/submit.js';
+import { CallQueue } from './gpu/calls.js';
 import {
   validateSpheres, validateAabbs, validateOrientedBoxes, validateCasts,
   checkOneOf, checkPositiveInteger, checkBoolean, type SphereStats, type CastBatch,
 } from './validate.js';
-import { requestBrowserDevice, lostInfo } from './device.js';
+import { requestBrowserDevice } from './device.js';
 import { BufferUsage } from './gpu/flags.js';
 import { GrowableBuffer, upload, bindingLimit } from './gpu/buffers.js';
 import { PairList } from './gpu/pairList.js';
@@ -21,46 +22,16 @@ import { GridPairsPass } from './passes/gridPairs.js';
 import { BoxPairsPass } from './passes/boxPairs.js';
 import type { CastSource } from './passes/casts.js';
 import {
-  CastQueries, HIT_BYTES, toRaycastResult, toSphereCastResult, missRecords, castWalkCost, castSlack,
+  CastQueries, HIT_BYTES, toRaycastResult, toSphereCastResult, castCall, noHits, castSlack,
   type HitRecords, type RaycastResult, type SphereCastResult, type RaycastAllHits, type SphereCastAllHits,
 } from './castQueries.js';
 import { planGrid, type GridPlan, type PlanOptions } from './grid/plan.js';
 import { PAIR_BYTES, GPU_STRIDE } from './layout.js';
 import type { BoxKind } from '../shaders/boxes.wgsl.js';
+import { BROADPHASES, AUTO_GRID_MIN_SPHERES, AUTO_GRID_MIN_BOXES, type PairOptions, type CastOptions } from './options.js';
 
-export type Broadphase = 'auto' | 'all-pairs' | 'grid';
-export const BROADPHASES: readonly Broadphase[] = ['auto', 'all-pairs', 'grid'];
-
-/**
- * 'auto' uses all-pairs below this many spheres and the grid from here on. Measured with
- * `npm run bench -- --crossover` (docs/PERFORMANCE.md): on SwiftShader the grid's wall time
- * beats all-pairs between 64 and 250 spheres. On a GPU both cost less than the readback there.
- */
-export const AUTO_GRID_MIN_SPHERES = 256;
-/**
- * Sphere–box pairs: 'auto' bins the spheres when there are at least AUTO_GRID_MIN_SPHERES of
- * them and at least this many boxes. With fewer boxes all-pairs is N·M tests spread over N
- * threads, which costs less than building the grid.
- */
-export const AUTO_GRID_MIN_BOXES = 32;
-
-export interface PairOptions {
-  broadphase?: Broadphase;
-  /** Most pairs the caller accepts; more throws CapacityError with the true count. */
-  maxPairs?: number;
-  /** Time every GPU stage with timestamp queries; the result is in `collider.lastProfile`. */
-  profile?: boolean;
-}
-
-export interface CastOptions {
-  /** 'all-pairs' tests every ray against every sphere; 'grid' walks the sphere grid. */
-  broadphase?: Broadphase;
-  /** Return every hit of every ray (by distance, then index) instead of the nearest. */
-  allHits?: boolean;
-  /** With allHits: the most hits the caller accepts; more throws CapacityError with the true count. */
-  maxHits?: number;
-  profile?: boolean;
-}
+export { BROADPHASES, AUTO_GRID_MIN_SPHERES, AUTO_GRID_MIN_BOXES } from './options.js';
+export type { Broadphase, PairOptions, CastOptions } from './options.js';
 
 export interface ColliderOptions {
   /** The device to use. In a browser it may be omitted: one is requested from navigator.gpu. */
@@ -108,8 +79,7 @@ export class Collider {
   lastProfile: Profile | null = null;
 
   private readonly ownsDevice: boolean;
-  private destroyed = false;
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly calls: CallQueue;
 
   private readonly spheres: GrowableBuffer;
   private readonly boxes: GrowableBuffer;
@@ -139,7 +109,7 @@ export class Collider {
       maxWorkgroupsPerDimension,
       maxBuckets: 2 ** Math.floor(Math.log2(binding / 4 - 1)),
     };
-    lostInfo(device); // start tracking it
+    this.calls = new CallQueue(device, 'collider');
     const usage = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
     this.spheres = new GrowableBuffer(device, 'input spheres', usage, binding);
     this.boxes = new GrowableBuffer(device, 'input boxes', usage, binding);
@@ -158,7 +128,7 @@ export class Collider {
    * [i0, j0, i1, j1, ...] with i < j, in no particular order.
    */
   async spherePairs(spheres: Float32Array, options: PairOptions = {}): Promise<Uint32Array> {
-    this.checkUsable();
+    this.calls.checkUsable();
     const stats = validateSpheres('spheres', spheres, this.limits.maxSpheres);
     const broadphase = checkOneOf('options.broadphase', options.broadphase, BROADPHASES) ?? 'auto';
     const maxPairs = checkPositiveInteger('options.maxPairs', options.maxPairs) ?? Infinity;
@@ -186,7 +156,7 @@ export class Collider {
    * |C − S|² ≤ r². [sphere0, box0, sphere1, box1, ...], in no particular order.
    */
   async sphereBoxPairs(spheres: Float32Array, aabbs: Float32Array, options: PairOptions = {}): Promise<Uint32Array> {
-    this.checkUsable();
+    this.calls.checkUsable();
     const stats = validateSpheres('spheres', spheres, this.limits.maxSpheres);
     const boxes = validateAabbs('aabbs', aabbs, this.limits.maxBoxes);
     return this.boxPairs('aabb', spheres, stats, boxes, GPU_STRIDE.aabb, options);
@@ -197,7 +167,7 @@ export class Collider {
    * by the inverse rotation, clamped to ± half extents). Quaternions are normalised here.
    */
   async sphereOrientedBoxPairs(spheres: Float32Array, boxes: Float32Array, options: PairOptions = {}): Promise<Uint32Array> {
-    this.checkUsable();
+    this.calls.checkUsable();
     const stats = validateSpheres('spheres', spheres, this.limits.maxSpheres);
     const packed = validateOrientedBoxes('boxes', boxes, this.limits.maxBoxes);
     return this.boxPairs('obb', spheres, stats, packed, GPU_STRIDE.orientedBox, options);
@@ -233,7 +203,7 @@ export class Collider {
   raycast(rays: Float32Array, spheres: Float32Array, options: CastOptions & { allHits: true }): Promise<RaycastAllHits>;
   raycast(rays: Float32Array, spheres: Float32Array, options?: CastOptions): Promise<RaycastResult>;
   async raycast(rays: Float32Array, spheres: Float32Array, options: CastOptions = {}): Promise<RaycastResult | RaycastAllHits> {
-    this.checkUsable();
+    this.calls.checkUsable();
     const batch = validateCasts('rays', rays, 6, this.limits.maxCasts);
     const stats = validateSpheres('spheres', spheres, this.limits.maxSpheres);
     return toRaycastResult(await this.castAll(batch, spheres, stats, options));
@@ -247,7 +217,7 @@ export class Collider {
   sphereCast(casts: Float32Array, spheres: Float32Array, options: CastOptions & { allHits: true }): Promise<SphereCastAllHits>;
   sphereCast(casts: Float32Array, spheres: Float32Array, options?: CastOptions): Promise<SphereCastResult>;
   async sphereCast(casts: Float32Array, spheres: Float32Array, options: CastOptions = {}): Promise<SphereCastResult | SphereCastAllHits> {
-    this.checkUsable();
+    this.calls.checkUsable();
     const batch = validateCasts('casts', casts, 7, this.limits.maxCasts);
     const stats = validateSpheres('spheres', spheres, this.limits.maxSpheres);
     return toSphereCastResult(await this.castAll(batch, spheres, stats, options));
@@ -259,20 +229,15 @@ export class Collider {
    * the counts) write; if the hits exceed the buffer, it grows and the write runs again.
    */
   private async castAll(batch: CastBatch, spheres: Float32Array, stats: SphereStats, options: CastOptions): Promise<HitRecords> {
-    const broadphase = checkOneOf('options.broadphase', options.broadphase, BROADPHASES) ?? 'auto';
-    const allHits = checkBoolean('options.allHits', options.allHits) ?? false;
-    const maxHits = checkPositiveInteger('options.maxHits', options.maxHits) ?? Infinity;
-    const profile = checkBoolean('options.profile', options.profile) ?? false;
+    const { allHits, maxHits, profile, plan } = castCall(options, batch, stats.count, () => planGrid(stats, this.planOptions));
     const r = batch.count;
     const n = stats.count;
-    if (r === 0 || n === 0) return allHits ? { records: new Float32Array(0), offsets: new Uint32Array(r + 1) } : { records: missRecords(r) };
-    let plan = broadphase === 'all-pairs' || (broadphase === 'auto' && n < AUTO_GRID_MIN_SPHERES) ? null : planGrid(stats, this.planOptions);
-    if (plan && broadphase === 'auto' && castWalkCost(plan, batch) >= r * n) plan = null;
+    if (r === 0 || n === 0) return noHits(r, allHits);
     const slack = castSlack(batch, Math.max(...stats.min.map(Math.abs), ...stats.max.map(Math.abs)), stats.maxRadius);
     const data = spheres.slice(); // the casts are already a packed copy
     return this.run(profile, async (timer) => {
       const source = await this.uploadSpheres(data, stats, plan, timer, () => this.casts.uploadCasts(batch, n, slack));
-      return this.casts.run((record) => this.submitChecked(record), source, r, allHits, maxHits, timer);
+      return this.casts.run((record) => this.calls.submit(record), source, r, allHits, maxHits, timer);
     });
   }
 
@@ -287,7 +252,7 @@ export class Collider {
    */
   private async uploadSpheres(spheres: Float32Array, stats: SphereStats, plan: GridPlan | null, timer: GpuTimer, also?: (encoder: GPUCommandEncoder) => void): Promise<CastSource> {
     const buffer = this.spheres.ensure(16 * Math.max(stats.count, 1));
-    await this.submitChecked((encoder) => {
+    await this.calls.submit((encoder) => {
       upload(this.device, buffer, spheres);
       also?.(encoder);
       if (plan) {
@@ -307,7 +272,7 @@ export class Collider {
   private async collectPairs(maxPairs: number, encodePass: (encoder: GPUCommandEncoder) => void): Promise<Uint32Array> {
     let room = Math.min(Math.max(this.pairHint, 4096), this.limits.maxPairs);
     for (;;) {
-      await this.submitChecked((encoder) => {
+      await this.calls.submit((encoder) => {
         this.pairs.reserve(room);
         this.pairs.clear(encoder);
         encodePass(encoder);
@@ -329,12 +294,12 @@ export class Collider {
 
   /** Serializes `task` behind earlier calls, with a timer; a profile lands in lastProfile. */
   private run<T>(profile: boolean, task: (timer: GpuTimer) => Promise<T>): Promise<T> {
-    return this.serialize(async () => {
+    return this.calls.serialize(async () => {
       const timer = new GpuTimer(this.device, profile);
       try {
         const result = await task(timer);
         if (timer.enabled) {
-          await this.submitChecked((encoder) => timer.resolve(encoder));
+          await this.calls.submit((encoder) => timer.resolve(encoder));
           this.lastProfile = await timer.read();
         }
         return result;
@@ -344,34 +309,11 @@ export class Collider {
     });
   }
 
-  /** Runs calls one at a time, in order (they share buffers); failures get typed errors. */
-  private serialize<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(async () => {
-      this.checkUsable();
-      try {
-        return await task();
-      } catch (error) {
-        throw await callFailure(error, this.device, () => this.destroyed, 'collider');
-      }
-    });
-    this.queue = run.catch(() => undefined);
-    return run;
-  }
-
-  private submitChecked(record: (encoder: GPUCommandEncoder) => void): Promise<void> {
-    return submitChecked(this.device, 'webgpu-collide', record, () => lostInfo(this.device));
-  }
-
-  private checkUsable(): void {
-    if (this.destroyed) throw new DestroyedError('this collider was destroyed');
-    const lost = lostInfo(this.device);
-    if (lost) throw new DeviceLostError(lost.reason, lost.message);
-  }
 
   /** Frees every GPU resource (and the device, if the collider requested it). */
   destroy(): void {
-    if (this.destroyed) return;
-    this.destroyed = true;
+    if (this.calls.isClosed) return;
+    this.calls.close();
     for (const buffer of [this.spheres, this.boxes]) buffer.destroy();
     this.casts.destroy();
     this.pairs.destroy();

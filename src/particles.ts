@@ -4,28 +4,27 @@
  * `buffers.spheres` (x, y, z, radius per particle) and `buffers.velocities` (vx, vy, vz,
  * inverse mass). `step` records every substep into one submission and reads nothing back.
  */
-import { InvalidInputError, CapacityError, DestroyedError, DeviceLostError } from './errors.js';
-import { submitChecked, createChecked, callFailure } from './gpu/submit.js';
+import { InvalidInputError, CapacityError } from './errors.js';
+import { createChecked } from './gpu/submit.js';
+import { CallQueue } from './gpu/calls.js';
 import {
-  validateSpheres, checkFloat32Array, checkNumber, checkVector, checkPositiveInteger, checkBoolean, checkValue, RULES,
-  type SphereStats,
+  validateSpheres, validateCasts, checkFloat32Array, checkNumber, checkVector, checkPositiveInteger, checkBoolean, checkValue, RULES,
+  type SphereStats, type CastBatch,
 } from './validate.js';
-import { requestBrowserDevice, lostInfo } from './device.js';
+import { requestBrowserDevice } from './device.js';
 import { BufferUsage } from './gpu/flags.js';
 import { createBuffer, readBuffer, upload, bindingLimit } from './gpu/buffers.js';
 import { GpuTimer, type Profile } from './gpu/timer.js';
-import { GpuGrid } from './passes/gridBuild.js';
 import { ParticleStepPass, type ParticleBuffers } from './passes/particleStep.js';
 import { planGrid, type GridPlan, type PlanOptions } from './grid/plan.js';
 import { ParticleParams, packStruct, STRIDE } from './layout.js';
-import { GridBuildPass } from './passes/gridBuild.js';
-import type { CastSource } from './passes/casts.js';
+import { GridBuildPass, GpuGrid } from './passes/gridBuild.js';
+import { CastPass, type CastSource } from './passes/casts.js';
 import {
-  CastQueries, HIT_BYTES, toRaycastResult, toSphereCastResult, missRecords, castWalkCost, castSlack,
-  type RaycastResult, type SphereCastResult, type RaycastAllHits, type SphereCastAllHits,
+  CastQueries, HIT_BYTES, toRaycastResult, toSphereCastResult, castCall, noHits, castSlack,
+  type HitRecords, type RaycastResult, type SphereCastResult, type RaycastAllHits, type SphereCastAllHits,
 } from './castQueries.js';
-import { validateCasts, checkOneOf, type CastBatch } from './validate.js';
-import { AUTO_GRID_MIN_SPHERES, BROADPHASES, type CastOptions } from './collider.js';
+import type { CastOptions } from './options.js';
 
 export interface ParticleWorldOptions {
   /** The device; in a browser it may be omitted (navigator.gpu). */
@@ -89,12 +88,13 @@ export class ParticleWorld {
   private readonly grid: GpuGrid;
   private readonly planOptions: PlanOptions;
   private parameters: Required<Omit<ParticleParameters, 'gravity'>> & { gravity: number[] };
-  private destroyed = false;
   private readonly maxWorkgroupsPerDimension: number;
+  /** Most casts one query takes (one hit record each must fit in a binding). */
+  private readonly maxCasts: number;
   /** Raycasts against the particles, made on first use. */
-  private queries: { casts: CastQueries; gridBuild: GridBuildPass } | null = null;
-  /** Calls that read back run one at a time. */
-  private queue: Promise<unknown> = Promise.resolve();
+  private queries: { casts: CastQueries; gridBuild: GridBuildPass; grid: GpuGrid; encodedPass: CastPass } | null = null;
+  /** Queries run one at a time (they share buffers); every failure gets a typed error. */
+  private readonly calls: CallQueue;
 
   constructor(device: GPUDevice, options: ParticleWorldOptions, ownsDevice = false) {
     const maxParticles = Math.floor(bindingLimit(device) / 16);
@@ -113,6 +113,7 @@ export class ParticleWorld {
     this.setParameters(options);
     const maxWorkgroupsPerDimension = Math.min(options.maxWorkgroupsPerDimension ?? Infinity, device.limits.maxComputeWorkgroupsPerDimension);
     this.maxWorkgroupsPerDimension = maxWorkgroupsPerDimension;
+    this.maxCasts = Math.floor(bindingLimit(device) / HIT_BYTES);
     this.planOptions = { ...options.grid, maxBuckets: 2 ** Math.floor(Math.log2(bindingLimit(device) / 4 - 1)) };
     const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
     // The state buffers may also be bound as vertex buffers by a renderer.
@@ -128,7 +129,7 @@ export class ParticleWorld {
     };
     this.grid = new GpuGrid(device, 'particle grid');
     this.pass = new ParticleStepPass(device, maxWorkgroupsPerDimension);
-    lostInfo(device); // start tracking it
+    this.calls = new CallQueue(device, 'particle world');
   }
 
   /** Changes gravity, restitution, percent or slop (validated as at creation). */
@@ -157,7 +158,7 @@ export class ParticleWorld {
 
   /** Replaces every particle: uploads the state and plans the grid for these radii. */
   setParticles(set: ParticleSet): void {
-    this.checkUsable();
+    this.calls.checkUsable();
     if (typeof set !== 'object' || set === null) throw new InvalidInputError('particles', -1, RULES.option, 'expected { spheres, velocities }');
     const stats = validateSpheres('spheres', set.spheres, this.capacity);
     const n = stats.count;
@@ -175,6 +176,14 @@ export class ParticleWorld {
       const w = masses ? masses[i] : defaultInverseMass(set.spheres[4 * i + 3]);
       if (w - w !== 0) throw new InvalidInputError('inverseMasses', i, RULES.finite, `got ${w}`);
       if (w < 0) throw new InvalidInputError('inverseMasses', i, RULES.inverseMass, `got ${w}`);
+      if (!masses) {
+        // 1 / volume must be a normal f32 (GPUs may flush subnormals to 0): radii below ~9e-14
+        // or above ~2.6e12 leave that range.
+        const f = Math.fround(w);
+        if (!Number.isFinite(f) || (w > 0 && f < 2 ** -126)) {
+          throw new InvalidInputError('spheres', i, RULES.defaultMass, `radius ${set.spheres[4 * i + 3]} gives ${w}`);
+        }
+      }
       packed[4 * i + 3] = w;
       if (this.bounds) {
         for (let a = 0; a < 3; a++) {
@@ -227,7 +236,7 @@ export class ParticleWorld {
   }
 
   private checkStep(dt: number, steps: number): void {
-    this.checkUsable();
+    this.calls.checkUsable();
     checkNumber('dt', dt, 0, Number.MAX_VALUE, true);
     if (typeof dt !== 'number') throw new InvalidInputError('dt', -1, RULES.option, 'dt is required');
     if (checkPositiveInteger('steps', steps) === 0) throw new InvalidInputError('steps', -1, RULES.option, 'at least one step');
@@ -250,14 +259,13 @@ export class ParticleWorld {
     const profile = checkBoolean('options.profile', options.profile) ?? false;
     if (this.count === 0) return;
     const timer = new GpuTimer(this.device, profile, Math.min(Math.max(64, 8 * steps), 2048));
+    const submitted = this.calls.submit((encoder) => {
+      this.encode(encoder, dt, steps, timer);
+      timer.resolve(encoder);
+    });
     try {
-      await this.submitChecked((encoder) => {
-        this.encode(encoder, dt, steps, timer);
-        timer.resolve(encoder);
-      });
-      if (timer.enabled) this.lastProfile = await timer.read();
-    } catch (error) {
-      throw await callFailure(error, this.device, () => this.destroyed, 'particle world');
+      await this.calls.typed(submitted);
+      if (timer.enabled) this.lastProfile = await this.calls.typed(timer.read());
     } finally {
       timer.destroy();
     }
@@ -268,7 +276,7 @@ export class ParticleWorld {
    * of 12 bytes each, seen by the next step. Its radius and inverse mass stay.
    */
   setParticle(index: number, { position, velocity }: { position?: ArrayLike<number>; velocity?: ArrayLike<number> }): void {
-    this.checkUsable();
+    this.calls.checkUsable();
     if (!Number.isInteger(index) || index < 0 || index >= this.count) throw new InvalidInputError('index', -1, RULES.option, `expected an integer in [0, ${this.count - 1}], got ${index}`);
     const p = checkVector('position', position, 3);
     const v = checkVector('velocity', velocity, 3);
@@ -286,33 +294,46 @@ export class ParticleWorld {
   raycast(rays: Float32Array, options: Omit<CastOptions, 'profile'> & { allHits: true }): Promise<RaycastAllHits>;
   raycast(rays: Float32Array, options?: Omit<CastOptions, 'profile'>): Promise<RaycastResult>;
   async raycast(rays: Float32Array, options: Omit<CastOptions, 'profile'> = {}): Promise<RaycastResult | RaycastAllHits> {
-    this.checkUsable();
-    return toRaycastResult(await this.castAgainstParticles(validateCasts('rays', rays, 6), options));
+    this.calls.checkUsable();
+    return toRaycastResult(await this.castAgainstParticles(validateCasts('rays', rays, 6, this.maxCasts), options));
   }
 
   /** Sphere casts against the particles as they are now (the contract's sphereCast). */
   sphereCast(casts: Float32Array, options: Omit<CastOptions, 'profile'> & { allHits: true }): Promise<SphereCastAllHits>;
   sphereCast(casts: Float32Array, options?: Omit<CastOptions, 'profile'>): Promise<SphereCastResult>;
   async sphereCast(casts: Float32Array, options: Omit<CastOptions, 'profile'> = {}): Promise<SphereCastResult | SphereCastAllHits> {
-    this.checkUsable();
-    return toSphereCastResult(await this.castAgainstParticles(validateCasts('casts', casts, 7), options));
+    this.calls.checkUsable();
+    return toSphereCastResult(await this.castAgainstParticles(validateCasts('casts', casts, 7, this.maxCasts), options));
   }
 
-  private async castAgainstParticles(batch: CastBatch, options: Omit<CastOptions, 'profile'>) {
-    const broadphase = checkOneOf('options.broadphase', options.broadphase, BROADPHASES) ?? 'auto';
-    const allHits = checkBoolean('options.allHits', options.allHits) ?? false;
-    const maxHits = checkPositiveInteger('options.maxHits', options.maxHits) ?? Infinity;
+  /**
+   * The casts against the particles as they are at this call: the particles are copied now (one
+   * GPU copy, 16 bytes each), so a step submitted while the query waits its turn does not move
+   * them under it. The copy is binned into the queries' own grid with the world's plan.
+   */
+  private castAgainstParticles(batch: CastBatch, options: Omit<CastOptions, 'profile'>): Promise<HitRecords> {
+    const { allHits, maxHits, plan } = castCall({ ...options, profile: undefined }, batch, this.count, () => this.grid.plan!);
     const n = this.count;
     const r = batch.count;
-    if (r === 0 || n === 0) return allHits ? { records: new Float32Array(0), offsets: new Uint32Array(r + 1) } : { records: missRecords(r) };
-    const plan = this.grid.plan!;
-    const useGrid = broadphase === 'grid' || (broadphase === 'auto' && n >= AUTO_GRID_MIN_SPHERES && castWalkCost(plan, batch) < r * n);
-    return this.serialize(async () => {
+    if (r === 0 || n === 0) return Promise.resolve(noHits(r, allHits));
+    const worldPlan = this.grid.plan!;
+    const slack = castSlack(batch, this.extentAbs(), worldPlan.levels[worldPlan.levels.length - 1].maxRadius);
+    const snapshot = this.device.createBuffer({ label: 'particle query snapshot', size: 16 * n, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST });
+    const copied = this.calls.submit((encoder) => encoder.copyBufferToBuffer(this.buffers.spheres, 0, snapshot, 0, 16 * n));
+    copied.catch(() => undefined); // awaited in turn below
+    const query = this.calls.serialize(async () => {
+      await copied;
       const queries = this.queriesNow();
-      queries.casts.uploadCasts(batch, n, castSlack(batch, this.extentAbs(), plan.levels[plan.levels.length - 1].maxRadius));
-      const source = await this.querySource(useGrid);
-      return queries.casts.run((record) => this.submitChecked(record), source, r, allHits, maxHits);
+      queries.casts.uploadCasts(batch, n, slack);
+      let source: CastSource = { spheres: snapshot, sphereCount: n };
+      if (plan) {
+        queries.grid.prepare(plan);
+        await this.calls.submit((encoder) => queries.gridBuild.encode(encoder, snapshot, queries.grid));
+        source = { grid: queries.grid };
+      }
+      return queries.casts.run((record) => this.calls.submit(record), source, r, allHits, maxHits);
     });
+    return query.finally(() => snapshot.destroy());
   }
 
   /**
@@ -322,62 +343,47 @@ export class ParticleWorld {
    * For renderers that draw hit points straight from `hits` (the demo's ray rain).
    */
   encodeRaycast(encoder: GPUCommandEncoder, rays: GPUBuffer, count: number, hits: GPUBuffer, maxRayLength: number): void {
-    this.checkUsable();
+    this.calls.checkUsable();
     if (count === 0 || this.count === 0) return;
     const queries = this.queriesNow();
     const plan = this.grid.plan!;
     const slack = (this.extentAbs() + maxRayLength + plan.levels[plan.levels.length - 1].maxRadius) * 2 ** -20;
-    queries.casts.pass.setParams(count, this.count, slack);
+    // Its own pass (its own parameters): a query waiting its turn has written the shared one's.
+    queries.encodedPass.setParams(count, this.count, slack);
     queries.gridBuild.encode(encoder, this.buffers.spheres, this.grid);
-    queries.casts.pass.encode(encoder, 'nearest', { grid: this.grid }, rays, count, { hits, counts: this.buffers.contactCounts });
+    queries.encodedPass.encode(encoder, 'nearest', { grid: this.grid }, rays, count, { hits, counts: this.buffers.contactCounts });
   }
 
   private queriesNow(): NonNullable<ParticleWorld['queries']> {
     this.queries ??= {
-      casts: new CastQueries(this.device, this.maxWorkgroupsPerDimension, Math.floor(bindingLimit(this.device) / HIT_BYTES)),
+      casts: new CastQueries(this.device, this.maxWorkgroupsPerDimension, this.maxCasts),
       gridBuild: new GridBuildPass(this.device, this.maxWorkgroupsPerDimension),
+      grid: new GpuGrid(this.device, 'particle query grid'),
+      encodedPass: new CastPass(this.device, this.maxWorkgroupsPerDimension),
     };
     return this.queries;
-  }
-
-  /** The particles as a cast source: a grid built from the current state, or the state itself. */
-  private async querySource(useGrid: boolean): Promise<CastSource> {
-    if (!useGrid) return { spheres: this.buffers.spheres, sphereCount: this.count };
-    const queries = this.queriesNow();
-    await this.submitChecked((encoder) => queries.gridBuild.encode(encoder, this.buffers.spheres, this.grid));
-    return { grid: this.grid };
   }
 
   /** The largest |coordinate| a particle can have: the bounds, or the grid's range. */
   private extentAbs(): number {
     if (this.bounds) return Math.max(...this.bounds.map(Math.abs));
     const plan = this.grid.plan!;
-    const top = plan.levels[0];
-    return Math.max(...plan.origin.map((o, a) => Math.abs(o) + top.dims[a] * top.cellSize));
+    const finest = plan.levels[0];
+    return Math.max(...plan.origin.map((o, a) => Math.abs(o) + finest.dims[a] * finest.cellSize));
   }
 
-  /** Calls that read back run one at a time; failures get typed errors. */
-  private serialize<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(async () => {
-      this.checkUsable();
-      try {
-        return await task();
-      } catch (error) {
-        throw await callFailure(error, this.device, () => this.destroyed, 'particle world');
-      }
-    });
-    this.queue = run.catch(() => undefined);
-    return run;
-  }
-
-  /** Reads the state back: spheres (x, y, z, r), velocities (vx, vy, vz), inverse masses. */
+  /**
+   * Reads the state back: spheres (x, y, z, r), velocities (vx, vy, vz), inverse masses. The
+   * state is the one at this call: the copies are submitted now, ahead of any later step.
+   */
   async read(): Promise<{ spheres: Float32Array; velocities: Float32Array; inverseMasses: Float32Array }> {
-    this.checkUsable();
+    this.calls.checkUsable();
     const n = this.count;
-    const [spheres, packed] = await this.serialize(async () => [
-      new Float32Array(await readBuffer(this.device, this.buffers.spheres, 0, 16 * n)),
-      new Float32Array(await readBuffer(this.device, this.buffers.velocities, 0, 16 * n)),
+    const reads = Promise.all([
+      readBuffer(this.device, this.buffers.spheres, 0, 16 * n),
+      readBuffer(this.device, this.buffers.velocities, 0, 16 * n),
     ]);
+    const [spheres, packed] = (await this.calls.typed(reads)).map((bytes) => new Float32Array(bytes));
     const velocities = new Float32Array(3 * n);
     const inverseMasses = new Float32Array(n);
     for (let i = 0; i < n; i++) {
@@ -387,31 +393,25 @@ export class ParticleWorld {
     return { spheres, velocities, inverseMasses };
   }
 
-  /** Touching pairs found by the last step (reads 4 bytes back). */
+  /** Touching pairs found by the last step submitted before this call (reads 4 bytes back). */
   async contactCount(): Promise<number> {
-    this.checkUsable();
+    this.calls.checkUsable();
     if (this.count === 0) return 0;
-    return this.serialize(async () => new Uint32Array(await readBuffer(this.device, this.buffers.touchingPairs, 0, 4))[0] / 2);
+    const bytes = await this.calls.typed(readBuffer(this.device, this.buffers.touchingPairs, 0, 4));
+    return new Uint32Array(bytes)[0] / 2;
   }
 
-  private submitChecked(record: (encoder: GPUCommandEncoder) => void): Promise<void> {
-    return submitChecked(this.device, 'particle world', record, () => lostInfo(this.device));
-  }
-
-  private checkUsable(): void {
-    if (this.destroyed) throw new DestroyedError('this particle world was destroyed');
-    const lost = lostInfo(this.device);
-    if (lost) throw new DeviceLostError(lost.reason, lost.message);
-  }
 
   destroy(): void {
-    if (this.destroyed) return;
-    this.destroyed = true;
+    if (this.calls.isClosed) return;
+    this.calls.close();
     for (const buffer of Object.values(this.buffers)) buffer.destroy();
     this.grid.destroy();
     this.pass.destroy();
     this.queries?.casts.destroy();
     this.queries?.gridBuild.destroy();
+    this.queries?.grid.destroy();
+    this.queries?.encodedPass.destroy();
     if (this.ownsDevice) this.device.destroy();
   }
 }

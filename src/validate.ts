@@ -23,6 +23,7 @@ export const RULES = {
   detached: 'buffer is detached',
   count: 'record count must match the spheres',
   inverseMass: 'inverse mass must be >= 0',
+  defaultMass: 'the default inverse mass (1 / volume) must be a normal f32: pass inverseMasses for radii outside about [1e-13, 2.6e12]',
   outside: 'centre must lie inside the world bounds',
   bounds: 'bounds must be 6 finite numbers with min < max on every axis',
   vector: 'must be finite numbers',

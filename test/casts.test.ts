@@ -12,6 +12,7 @@ import { createCollider } from '../src/collider.js';
 import { CapacityError } from '../src/errors.js';
 import { bruteForceNearestCasts, bruteForceAllCasts } from '../src/reference/casts.js';
 import { gridCasts } from '../src/reference/gridQueries.js';
+import { trueTotal } from '../src/castQueries.js';
 
 const gpu = useGpu();
 
@@ -282,5 +283,17 @@ describe('grid shapes and folded dispatches', () => {
     } finally {
       collider.destroy();
     }
+  });
+});
+
+describe('all-hits totals past 2^32', () => {
+  it('trueTotal recovers the count behind u32 offsets that wrapped', () => {
+    // Three casts of 2^31 + 5, 2^31 + 7 and 9 hits: the u32 scan wraps once.
+    const counts = [2 ** 31 + 5, 2 ** 31 + 7, 9];
+    const offsets = new Uint32Array(4);
+    for (let k = 0; k < 3; k++) offsets[k + 1] = (offsets[k] + counts[k]) >>> 0;
+    expect(offsets[3]).toBe(21); // what the GPU's scan reports as the total
+    expect(trueTotal(offsets)).toBe(2 ** 32 + 21);
+    expect(trueTotal(new Uint32Array([0, 3, 3, 10]))).toBe(10);
   });
 });

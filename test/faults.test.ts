@@ -46,7 +46,7 @@ describe('device loss', () => {
     }
   });
 
-  it('a collider or world destroyed mid-call: the call rejects with DestroyedError', { timeout: 30_000 }, async () => {
+  it('a collider or world destroyed mid-call: the call rejects with DestroyedError (a read already copied still answers)', { timeout: 30_000 }, async () => {
     const device = await requestTestDevice();
     try {
       const collider = await createCollider({ device });
@@ -56,9 +56,13 @@ describe('device loss', () => {
 
       const world = await createParticleWorld({ device, capacity: 100 });
       world.setParticles({ spheres: uniformScene(100, { seed: 5 }), velocities: new Float32Array(300) });
+      // A read copies the state when it is called: one made before destroy() still answers.
       const read = world.read();
+      const query = world.raycast(new Float32Array([0, 0, 0, 50, 50, 50])).catch((error: unknown) => error);
       world.destroy();
-      await expect(read).rejects.toBeInstanceOf(DestroyedError);
+      expect((await read).spheres.length).toBe(400);
+      expect(await query).toBeInstanceOf(DestroyedError);
+      await expect(world.read()).rejects.toBeInstanceOf(DestroyedError);
       await expect(world.step(1 / 60)).rejects.toBeInstanceOf(DestroyedError);
     } finally {
       device.destroy();

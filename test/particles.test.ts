@@ -5,7 +5,7 @@
 import { describe, it, expect } from 'vitest';
 import { useGpu } from './support/gpu.js';
 import { sameBits } from './support/device.js';
-import { createParticleWorld, defaultInverseMass, type ParticleWorld, type ParticleWorldOptions } from '../src/particles.js';
+import { createParticleWorld, defaultInverseMass, type ParticleWorld, type ParticleWorldOptions, type ParticleSet } from '../src/particles.js';
 import { particleStep, type StepParams } from '../src/reference/particles.js';
 import { InvalidInputError, CapacityError } from '../src/errors.js';
 import { RULES } from '../src/validate.js';
@@ -307,6 +307,48 @@ describe('bad parameters get typed errors', () => {
       await invalid(() => world.setParticles({ spheres, velocities, inverseMasses: new Float32Array([1]) }), 'inverseMasses', RULES.count);
       await invalid(() => world.setParticles({ spheres: new Float32Array([0, 0, 0, 1, 0, 6, 0, 1]), velocities }), 'spheres', RULES.outside, 1);
       await invalid(() => world.setParticles({ spheres: new Float32Array([0, 0, 0, -1]), velocities: new Float32Array(3) }), 'spheres', RULES.radius, 0);
+    });
+  });
+
+  it('a radius whose default inverse mass (1 / volume) leaves f32: defaultMass, unless inverseMasses are given', async () => {
+    await withWorld({ capacity: 2 }, async (world) => {
+      const v = new Float32Array(6);
+      await invalid(() => world.setParticles({ spheres: new Float32Array([0, 0, 0, 1, 5, 0, 0, 1e-14]), velocities: v }), 'spheres', RULES.defaultMass, 1);
+      await invalid(() => world.setParticles({ spheres: new Float32Array([0, 0, 0, 1e14, 5, 0, 0, 1]), velocities: v }), 'spheres', RULES.defaultMass, 0);
+      world.setParticles({ spheres: new Float32Array([0, 0, 0, 1e14, 5, 0, 0, 1e-14]), velocities: v, inverseMasses: new Float32Array([0, 1]) });
+      world.setParticles({ spheres: new Float32Array([0, 0, 0, 1e12, 5e12, 0, 0, 1e-12]), velocities: v });
+      expect(Array.from((await world.read()).inverseMasses).every((w) => w > 0 && Number.isFinite(w))).toBe(true);
+    });
+  });
+});
+
+describe('reads and queries see the world as it was when they were called', () => {
+  const moving = (): ParticleSet => ({ spheres: new Float32Array([0, 0, 0, 1, 10, 0, 0, 1]), velocities: new Float32Array([0, 0, 0, 100, 0, 0]) });
+
+  it('read() and contactCount() called before a step return the state before it', async () => {
+    await withWorld({ capacity: 2 }, async (world) => {
+      world.setParticles(moving());
+      const before = world.read();
+      const step = world.step(1);
+      const after = world.read();
+      await step;
+      expect((await before).spheres[4]).toBe(10);
+      expect((await after).spheres[4]).toBe(110);
+    });
+  });
+
+  it('a raycast called before a step answers for the particles before it, even when queued behind another query', async () => {
+    await withWorld({ capacity: 2 }, async (world) => {
+      world.setParticles(moving());
+      const ray = new Float32Array([10, 20, 0, 10, -20, 0]); // down through x = 10
+      const first = world.raycast(ray, { broadphase: 'all-pairs', allHits: true });
+      const queued = world.raycast(ray, { broadphase: 'grid' });
+      const step = world.step(1); // moves particle 1 to x = 110
+      const later = world.raycast(ray);
+      await step;
+      expect(Array.from((await first).index)).toEqual([1]);
+      expect(Array.from((await queued).index)).toEqual([1]);
+      expect(Array.from((await later).index)).toEqual([-1]);
     });
   });
 });

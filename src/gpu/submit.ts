@@ -28,17 +28,21 @@ export async function submitChecked(device: GPUDevice, label: string, record: (e
 }
 
 /**
- * Runs `make` (which creates pipelines) inside a validation scope, so that a shader or layout
- * error surfaces as a WebGPUError from the factory instead of an uncaptured error later.
+ * Runs `make` (which creates pipelines and buffers) inside a validation scope, so that a shader
+ * or layout error surfaces as a WebGPUError from the factory instead of an uncaptured error
+ * later. What `make` made is destroyed before the error is thrown.
  */
-export async function createChecked<T>(device: GPUDevice, make: () => T): Promise<T> {
+export async function createChecked<T extends { destroy(): void }>(device: GPUDevice, make: () => T): Promise<T> {
   device.pushErrorScope('validation');
-  let made: T;
+  let made: T | undefined;
   try {
     made = make();
   } finally {
     const error = await device.popErrorScope();
-    if (error) throw new WebGPUError('validation', error.message);
+    if (error) {
+      made?.destroy();
+      throw new WebGPUError('validation', error.message);
+    }
   }
   return made;
 }

@@ -38,7 +38,10 @@ export function castHit(
   const as2 = dx * dx + dy * dy + dz * dz;
   if (as2 < R * R) return null; // starts inside (ray) or overlapping (cast): ignored
   const ac = dx * nx + dy * ny + dz * nz;
-  const cs2 = Math.max(as2 - ac * ac, 0);
+  // |CS|² = |AS|² − |AC|² (the seed's formula), taken as |AS × n|²: the same number, without the
+  // cancellation of two large squares when A is far from S (the GPU kernel does the same).
+  const cx = dy * nz - dz * ny, cy = dz * nx - dx * nz, cz = dx * ny - dy * nx;
+  const cs2 = cx * cx + cy * cy + cz * cz;
   const disc = R * R - cs2;
   if (disc < 0) return null;
   const t = ac - Math.sqrt(disc);

@@ -1,0 +1,38 @@
+/**
+ * The options the query calls share (the Collider's and the ParticleWorld's), and the sizes at
+ * which 'auto' switches broad phase.
+ */
+
+export type Broadphase = 'auto' | 'all-pairs' | 'grid';
+export const BROADPHASES: readonly Broadphase[] = ['auto', 'all-pairs', 'grid'];
+
+/**
+ * 'auto' uses all-pairs below this many spheres and the grid from here on. Measured with
+ * `npm run bench -- --crossover` (docs/PERFORMANCE.md): on SwiftShader the grid's wall time
+ * beats all-pairs between 64 and 250 spheres. On a GPU both cost less than the readback there.
+ */
+export const AUTO_GRID_MIN_SPHERES = 256;
+/**
+ * Sphere–box pairs: 'auto' bins the spheres when there are at least AUTO_GRID_MIN_SPHERES of
+ * them and at least this many boxes. With fewer boxes all-pairs is N·M tests spread over N
+ * threads, which costs less than building the grid.
+ */
+export const AUTO_GRID_MIN_BOXES = 32;
+
+export interface PairOptions {
+  broadphase?: Broadphase;
+  /** Most pairs the caller accepts; more throws CapacityError with the true count. */
+  maxPairs?: number;
+  /** Time every GPU stage with timestamp queries; the result is in `collider.lastProfile`. */
+  profile?: boolean;
+}
+
+export interface CastOptions {
+  /** 'all-pairs' tests every ray against every sphere; 'grid' walks the sphere grid. */
+  broadphase?: Broadphase;
+  /** Return every hit of every ray (by distance, then index) instead of the nearest. */
+  allHits?: boolean;
+  /** With allHits: the most hits the caller accepts; more throws CapacityError with the true count. */
+  maxHits?: number;
+  profile?: boolean;
+}
