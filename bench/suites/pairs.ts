@@ -32,10 +32,10 @@ export async function pairsSuite(ctx: Context, sizes: number[], scenes: string[]
   await initRapier();
   // Per-item cost at the last size each method ran, to estimate (and skip) the next.
   const rate: Record<string, number> = {};
-  const estimate = (method: string, n: number): number | undefined => {
-    const per = rate[method];
+  const estimate = (key: string, n: number): number | undefined => {
+    const per = rate[key];
     if (!per) return undefined;
-    return method === 'gpu-all-pairs' ? per * n * n : per * n;
+    return key.endsWith(' gpu-all-pairs') ? per * n * n : per * n;
   };
   const learn = (row: Row, n: number): Row => {
     const t = row.gpuMs?.median ?? row.wallMs?.median;
