@@ -14,6 +14,7 @@ import { bruteForceSphereAabbPairs, bruteForceSphereObbPairs } from '../../src/r
 import { particleStep } from '../../src/reference/particles.js';
 import { createParticleWorld, defaultInverseMass } from '../../src/particles.js';
 import type { Collider, Broadphase } from '../../src/collider.js';
+import { MIN_SIZE } from '../../src/validate.js';
 
 export const FUZZ_QUERIES = ['spherePairs', 'sphereBoxPairs', 'sphereOrientedBoxPairs', 'raycast', 'sphereCast', 'particleStep'] as const;
 export type FuzzQuery = (typeof FUZZ_QUERIES)[number];
@@ -101,7 +102,8 @@ export function generateCase(query: FuzzQuery, seed: number): FuzzCase {
       const h = [0, 1, 2].map(() => (rand() < 0.1 ? 0 : rand() < 0.05 ? scale : scale * rand() ** 3 / 4));
       others.push(...c.map((v, a) => f32(v - h[a])), ...c.map((v, a) => f32(v + h[a])));
     } else if (query === 'sphereOrientedBoxPairs') {
-      const h = [0, 1, 2].map(() => (rand() < 0.1 ? 0 : scale * rand() ** 3 / 4));
+      // Degenerate (zero) extents on purpose; a nonzero one below MIN_SIZE would be refused.
+      const h = [0, 1, 2].map(() => (rand() < 0.1 ? 0 : scale * rand() ** 3 / 4)).map((v) => (f32(v) < MIN_SIZE ? 0 : v));
       const turns = [[0, 0, 0, 1], [Math.SQRT1_2, 0, 0, Math.SQRT1_2], [0, 0, 1, 0]];
       const q = rand() < 0.2 ? pick(turns) : [gaussian(rand), gaussian(rand), gaussian(rand), gaussian(rand)].map((v) => v * 10 ** (6 * rand() - 3));
       others.push(...point(), ...h.map(f32), ...q.map(f32));
