@@ -28,7 +28,8 @@ function crossing(a: Series | undefined, b: Series | undefined): number | null {
     const d = (x: number): number => Math.log(a.points.find((p) => p[0] === x)![1]) - Math.log(b.points.find((p) => p[0] === x)![1]);
     const d0 = d(xs[k - 1]);
     const d1 = d(xs[k]);
-    if (d0 < 0 && d1 >= 0) {
+    // a (the grid) slower than b (brute force) at the smaller size, not slower at the larger.
+    if (d0 > 0 && d1 <= 0) {
       const f = -d0 / (d1 - d0);
       return Math.exp(Math.log(xs[k - 1]) + f * (Math.log(xs[k]) - Math.log(xs[k - 1])));
     }
@@ -79,7 +80,7 @@ function svgPlot(title: string, xLabel: string, series: Series[], cross: { x: nu
 const files: string[] = [];
 const groups = new Map<string, Row[]>();
 for (const r of data.rows) {
-  if (r.scene === 'crossover' || r.suite === 'boxes') continue;
+  if (r.suite === 'boxes') continue; // one size each: nothing to plot against
   const key = `${r.suite}|${r.scene}`;
   groups.set(key, [...(groups.get(key) ?? []), r]);
 }
@@ -95,7 +96,7 @@ for (const [key, rows] of groups) {
   const grid = series.find((s) => s.method === 'gpu-grid');
   const x = crossing(grid, brute);
   const cross = x ? { x, label: `grid faster from ~${Math.round(x).toLocaleString('en')}` } : null;
-  const name = `${suite}-${scene.replace(/\s+/g, '-')}`;
+  const name = `${suite}-${scene.replace(/[^A-Za-z0-9.]+/g, '-')}`;
   writeFileSync(`${outDir}/${name}.svg`, svgPlot(`${suite}: ${scene}`, suite === 'casts' ? 'rays (= spheres)' : xKey, series, cross));
   files.push(name);
 }
