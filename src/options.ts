@@ -9,7 +9,7 @@ export const BROADPHASES: readonly Broadphase[] = ['auto', 'all-pairs', 'grid'];
 /**
  * 'auto' uses all-pairs below this many spheres and the grid from here on. Measured with
  * `npm run bench -- --crossover` (docs/PERFORMANCE.md): on SwiftShader the grid's wall time
- * beats all-pairs between 64 and 250 spheres. On a GPU both cost less than the readback there.
+ * beats all-pairs between 128 and 256 spheres. On a GPU both cost less than the readback there.
  */
 export const AUTO_GRID_MIN_SPHERES = 256;
 /**
