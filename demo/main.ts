@@ -1,10 +1,12 @@
 /**
- * The particle demo: a webgpu-collide particle world stepped and drawn on the GPU every frame,
- * with GPU picking through the world's raycast, and a "ray rain" of thousands of raycasts per
- * frame whose hit points are drawn straight from the GPU.
+ * The particle demo: a webgpu-collide particle world stepped and drawn on the GPU every frame.
+ * The scene (demo/scene.ts) is an hourglass: the particles pour out of a hopper's spout and pile
+ * up on the floor (100,000 by default on a hardware GPU). GPU picking through the world's
+ * raycast (hover, drag, shift-click to push), and a "ray rain" of thousands of raycasts per frame
+ * whose hit points are drawn straight from the GPU.
  *
  * URL parameters: ?count=N (particles), ?selftest (run the GPU-vs-CPU self-check), ?paused.
- * For tests, `window.__demo` exposes frame counts, errors and picking hooks.
+ * For tests, `window.__demo` exposes frame counts, errors, the scene and picking hooks.
  */
 import GUI from 'lil-gui';
 import { vec3 } from 'wgpu-matrix';
@@ -13,19 +15,30 @@ import { GPU_STRIDE, CastHitRecord } from '../src/layout.js';
 import { OrbitCamera } from './camera.js';
 import { Renderer } from './renderer.js';
 import { runSelfTest, type SelfTest } from './selftest.js';
+import { pourScene } from './scene.js';
 
 interface DemoHooks {
   frames: number;
   errors: string[];
   adapter: string;
   fallback: boolean;
+  /** Particles that pour (indices 0 … particleCount − 1); the hopper's static spheres follow. */
   particleCount: number;
+  /** The scene's box and spout (see demo/scene.ts). */
+  scene: { bounds: number[]; spoutY: number; hopperTop: number; hopperSpheres: number } | null;
+  /** Seconds simulated since the last reset. */
+  time: number;
   hovered: number;
+  /** The particle being dragged, or −1. */
+  dragged: number;
+  /** The last particle pushed (shift-click), or −1. */
+  pushed: number;
   pairs: number;
   selftest: SelfTest | null;
   setPaused(paused: boolean): void;
   pickAt(x: number, y: number): Promise<number>;
-  frontParticle(): Promise<{ index: number; x: number; y: number }>;
+  /** The particle whose surface is nearest the eye, of all or only of those that pour, and where it is on the page. */
+  frontParticle(pouredOnly?: boolean): Promise<{ index: number; x: number; y: number }>;
   positions(): Promise<Float32Array>;
 }
 
@@ -44,7 +57,11 @@ const hooks: DemoHooks = {
   adapter: '',
   fallback: false,
   particleCount: 0,
+  scene: null,
+  time: 0,
   hovered: -1,
+  dragged: -1,
+  pushed: -1,
   pairs: 0,
   selftest: null,
   setPaused: () => undefined,
@@ -106,10 +123,12 @@ async function main(): Promise<void> {
   // Fewer particles on a software adapter (SwiftShader runs the shaders on the CPU).
   const maxCount = hooks.fallback ? 50_000 : 1_000_000;
   const settings = {
-    particles: Math.min(Number(query.get('count')) || (hooks.fallback ? 4_000 : 100_000), maxCount),
-    restitution: 0.8,
+    particles: Math.max(1, Math.min(Math.floor(Number(query.get('count'))) || (hooks.fallback ? 4_000 : 100_000), maxCount)),
+    iterations: 4,
+    substeps: 4,
+    restitution: 0.3,
+    friction: 0.4,
     gravity: -9.8,
-    substeps: 2,
     pickBroadphase: 'grid' as 'grid' | 'all-pairs',
     paused: query.has('paused'),
     rayRain: false,
@@ -117,48 +136,54 @@ async function main(): Promise<void> {
     step: () => stepOnce(),
     reset: () => void reset(),
   };
+  const parameters = () => ({
+    iterations: settings.iterations,
+    substeps: settings.substeps,
+    restitution: settings.restitution,
+    friction: settings.friction,
+    gravity: [0, settings.gravity, 0],
+  });
 
   let world: ParticleWorld | null = null;
   let bounds = [0, 0, 0, 1, 1, 1];
+  let poured = 0;
+  /** The particle being dragged with the pointer (picking, below). */
+  let dragging: { index: number; distance: number } | null = null;
   const camera = new OrbitCamera([0.5, 0.5, 0.5], 3);
 
+  // The hourglass: every particle starts loose in the hopper and pours out of its spout.
   async function reset(): Promise<void> {
-    const n = settings.particles;
-    const radius = (i: number): number => 0.35 + 0.25 * ((i * 0.61803) % 1);
-    let volume = 0;
-    for (let i = 0; i < n; i++) volume += (4 / 3) * Math.PI * radius(i) ** 3;
-    const side = Math.cbrt(volume / 0.12);
-    bounds = [0, 0, 0, side, side, side];
-    // A block in the upper part of the box, falling: a dam break.
-    const spheres = new Float32Array(4 * n);
-    const velocities = new Float32Array(3 * n);
-    const block = Math.cbrt(volume / 0.4);
-    let seed = 7;
-    const random = (): number => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-    for (let i = 0; i < n; i++) {
-      const r = radius(i);
-      spheres.set([r + random() * (block - 2 * r), side - block + r + random() * (block - 2 * r), r + random() * (Math.min(side, block) - 2 * r), r], 4 * i);
-      velocities.set([(random() - 0.5) * 2, 0, (random() - 0.5) * 2], 3 * i);
-    }
-    const next = await createParticleWorld({ device, capacity: n, bounds, gravity: [0, settings.gravity, 0], restitution: settings.restitution });
-    next.setParticles({ spheres, velocities });
+    const scene = pourScene(settings.particles);
+    const next = await createParticleWorld({ device, capacity: scene.spheres.length / 4, bounds: scene.bounds, ...parameters() });
+    next.setParticles(scene);
     world?.destroy();
     world = next;
-    hooks.particleCount = n;
-    camera.target = vec3.fromValues(side / 2, side / 3, side / 2);
-    camera.distance = side * 2.1;
+    bounds = scene.bounds;
+    poured = scene.poured;
+    dragging = null;
+    hooks.dragged = -1;
+    hooks.hovered = -1;
+    hooks.time = 0;
+    hooks.particleCount = scene.poured;
+    hooks.scene = { bounds: [...scene.bounds], spoutY: scene.spoutY, hopperTop: scene.hopperTop, hopperSpheres: scene.spheres.length / 4 - scene.poured };
+    const [width, height] = [bounds[3], bounds[4]];
+    camera.target = vec3.fromValues(width / 2, height * 0.45, width / 2);
+    camera.distance = 1.9 * Math.max(height, 1.2 * width);
   }
+
   await reset();
 
   const gui = new GUI({ title: 'webgpu-collide' });
-  gui.add(settings, 'particles', 1000, maxCount, 1000).onFinishChange(() => void reset());
-  gui.add(settings, 'restitution', 0, 1, 0.05).onChange((v: number) => world?.setParameters({ restitution: v }));
-  gui.add(settings, 'gravity', -30, 0, 0.1).onChange((v: number) => world?.setParameters({ gravity: [0, v, 0] }));
-  gui.add(settings, 'substeps', 1, 8, 1);
-  gui.add(settings, 'pickBroadphase', ['grid', 'all-pairs']).name('picking broad phase');
+  gui.add(settings, 'particles', 100, maxCount, 100).onFinishChange(() => void reset());
+  gui.add(settings, 'iterations', 1, 32, 1).name('solver iterations').onChange(() => world?.setParameters(parameters()));
+  gui.add(settings, 'substeps', 1, 16, 1).onChange(() => world?.setParameters(parameters()));
+  gui.add(settings, 'restitution', 0, 1, 0.05).onChange(() => world?.setParameters(parameters()));
+  gui.add(settings, 'friction', 0, 1.5, 0.05).onChange(() => world?.setParameters(parameters()));
+  gui.add(settings, 'gravity', -30, 0, 0.1).onChange(() => world?.setParameters(parameters()));
+  gui.add(settings, 'reset').name('pour again');
   gui.add(settings, 'paused');
   gui.add(settings, 'step').name('step once');
-  gui.add(settings, 'reset');
+  gui.add(settings, 'pickBroadphase', ['grid', 'all-pairs']).name('picking broad phase');
   gui.add(settings, 'rayRain').name('ray rain');
   gui.add(settings, 'rainRays', 100, 50_000, 100).name('rain rays / frame');
   hooks.setPaused = (paused) => {
@@ -185,28 +210,34 @@ async function main(): Promise<void> {
   // Picking: the ray through the pointer, cast on the GPU against the particles.
   const pointer = { x: 0, y: 0, inside: false, moved: false };
   let picking = false;
-  let dragging: { index: number; distance: number } | null = null;
   let orbiting: { x: number; y: number } | null = null;
   const rayAt = (clientX: number, clientY: number) => {
     const rect = canvas.getBoundingClientRect();
     return camera.rayThrough(clientX - rect.left, clientY - rect.top, rect.width, rect.height);
   };
   const pick = async (clientX: number, clientY: number): Promise<{ index: number; distance: number }> => {
-    if (!world) return { index: -1, distance: 0 };
+    const current = world;
+    if (!current) return { index: -1, distance: 0 };
     const { origin, direction } = rayAt(clientX, clientY);
     const length = camera.distance * 10;
     const ray = new Float32Array([...origin, ...vec3.addScaled(origin, direction, length)]);
-    const hit = await world.raycast(ray, { broadphase: settings.pickBroadphase });
-    return { index: hit.index[0], distance: hit.distance[0] };
+    try {
+      const hit = await current.raycast(ray, { broadphase: settings.pickBroadphase });
+      return { index: hit.index[0], distance: hit.distance[0] };
+    } catch (error) {
+      // `reset` replaced the world while the raycast was in flight: a miss.
+      if (current !== world) return { index: -1, distance: 0 };
+      throw error;
+    }
   };
   hooks.pickAt = async (x, y) => (await pick(x, y)).index;
   hooks.positions = async () => (world ? (await world.read()).spheres : new Float32Array(0));
-  hooks.frontParticle = async () => {
+  hooks.frontParticle = async (pouredOnly = false) => {
     const spheres = await hooks.positions();
     const eye = camera.eye;
     let best = -1;
     let nearest = Infinity;
-    for (let i = 0; i < spheres.length / 4; i++) {
+    for (let i = 0; i < (pouredOnly ? poured : spheres.length / 4); i++) {
       const d = Math.hypot(spheres[4 * i] - eye[0], spheres[4 * i + 1] - eye[1], spheres[4 * i + 2] - eye[2]) - spheres[4 * i + 3];
       if (d < nearest) {
         nearest = d;
@@ -232,20 +263,30 @@ async function main(): Promise<void> {
     }
   });
   canvas.addEventListener('pointerleave', () => (pointer.inside = false));
+  let pressed = false;
   canvas.addEventListener('pointerdown', (event) => {
     canvas.setPointerCapture(event.pointerId);
+    pressed = true;
     void pick(event.clientX, event.clientY).then((hit) => {
-      if (hit.index < 0 || !world) {
-        orbiting = { x: event.clientX, y: event.clientY };
+      // A miss, or one of the hopper's static spheres (they never move): orbit.
+      if (hit.index < 0 || hit.index >= poured || !world) {
+        if (pressed) orbiting = { x: event.clientX, y: event.clientY };
         return;
       }
       const { direction } = rayAt(event.clientX, event.clientY);
-      if (event.shiftKey) world.setParticle(hit.index, { velocity: vec3.scale(direction, 15) });
-      else dragging = { index: hit.index, distance: hit.distance };
+      if (event.shiftKey) {
+        world.setParticle(hit.index, { velocity: vec3.scale(direction, 15) });
+        hooks.pushed = hit.index;
+      } else if (pressed) {
+        dragging = { index: hit.index, distance: hit.distance };
+        hooks.dragged = hit.index;
+      }
     });
   });
   canvas.addEventListener('pointerup', () => {
+    pressed = false;
     dragging = null;
+    hooks.dragged = -1;
     orbiting = null;
   });
   canvas.addEventListener('wheel', (event) => {
@@ -253,8 +294,9 @@ async function main(): Promise<void> {
     camera.zoom(Math.exp(event.deltaY * 0.001));
   }, { passive: false });
 
-  // Stats: frames per second, particles, touching pairs, GPU time per stage.
+  // Stats: frames per second and frame time, particles, touching pairs, GPU time per stage.
   let fps = 0;
+  let frameMs = 0;
   let framesThisSecond = 0;
   let secondStart = performance.now();
   let stageText = timestamps ? 'GPU stages: measuring…' : 'GPU stages: no timestamp-query on this adapter';
@@ -269,21 +311,29 @@ async function main(): Promise<void> {
       return;
     }
     const current = world;
-    const dt = 1 / 60 / settings.substeps;
+    // A read or raycast still in flight when `reset` replaces the world fails: only then is that expected.
+    const unlessReplaced = (error: unknown): void => {
+      if (current === world) throw error;
+    };
+    // One step of 1/60 s a frame; the world splits it into `substeps` (the settings).
+    const dt = 1 / 60;
     const encoder = device.createCommandEncoder({ label: 'demo frame' });
     const advance = !settings.paused || stepOnceRequested;
     stepOnceRequested = false;
     if (advance) {
       if (timestamps && hooks.frames % 60 === 30) {
         // Now and then a profiled step (its own submission, queued before this frame's render).
-        void current.step(dt, settings.substeps, { profile: true }).then(() => {
+        const { substeps, iterations } = current.parametersNow;
+        void current.step(dt, 1, { profile: true }).then(() => {
           const stages = new Map<string, number>();
           for (const s of current.lastProfile?.stages ?? []) stages.set(s.name, (stages.get(s.name) ?? 0) + s.ms);
-          stageText = `GPU ms per frame (${settings.substeps} substeps): ` + [...stages].map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', ');
-        });
+          const total = current.lastProfile?.totalMs ?? 0;
+          stageText = `GPU step ${total.toFixed(2)} ms (${substeps} substeps × ${iterations} iterations): ` + [...stages].map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', ');
+        }, unlessReplaced);
       } else {
-        current.encode(encoder, dt, settings.substeps);
+        current.encode(encoder, dt);
       }
+      hooks.time += dt;
     }
     let hits: { buffer: GPUBuffer; count: number } | undefined;
     if (settings.rayRain) {
@@ -308,7 +358,7 @@ async function main(): Promise<void> {
       bounds,
       speedScale: 0.1,
       hitRadius: bounds[3] * 0.004,
-    }, current.buffers.spheres, current.buffers.velocities, current.count, hits);
+    }, current.buffers.spheres, current.buffers.velocities, current.count, hits, poured);
     device.queue.submit([encoder.finish()]);
     hooks.frames++;
 
@@ -318,23 +368,28 @@ async function main(): Promise<void> {
       pointer.moved = false;
       void pick(pointer.x, pointer.y).then((hit) => {
         hooks.hovered = hit.index;
-        picking = false;
-      });
+      }, unlessReplaced).finally(() => (picking = false));
     }
-    if (hooks.frames % 15 === 0) void current.contactCount().then((n) => (hooks.pairs = n));
+    if (hooks.frames % 15 === 0) {
+      void current.contactCount().then((n) => (hooks.pairs = n), unlessReplaced);
+      // Steps recorded with `encode` cannot grow the contact lists themselves: grow them here
+      // when a step found more contacts than they hold (a pile fills them as it forms).
+      void current.checkContactCapacity().catch(unlessReplaced);
+    }
 
     framesThisSecond++;
     const now = performance.now();
     if (now - secondStart >= 1000) {
       fps = (framesThisSecond * 1000) / (now - secondStart);
+      frameMs = (now - secondStart) / framesThisSecond;
       framesThisSecond = 0;
       secondStart = now;
     }
     statsLine.textContent = [
-      `${fps.toFixed(0)} fps · ${current.count.toLocaleString()} particles · ${hooks.pairs.toLocaleString()} touching pairs${settings.paused ? ' · paused' : ''}`,
+      `${fps.toFixed(0)} fps · frame ${frameMs.toFixed(1)} ms · ${poured.toLocaleString()} particles + ${(current.count - poured).toLocaleString()} hopper spheres · ${hooks.pairs.toLocaleString()} touching pairs · t ${hooks.time.toFixed(1)} s${settings.paused ? ' · paused' : ''}`,
       `${hooks.adapter}${hooks.fallback ? ' (software: fewer particles by default)' : ''}`,
       stageText,
-      hooks.hovered >= 0 ? `particle ${hooks.hovered} under the pointer` : '',
+      hooks.hovered >= 0 ? (hooks.hovered < poured ? `particle ${hooks.hovered} under the pointer` : `hopper sphere ${hooks.hovered} (static) under the pointer`) : '',
     ].filter(Boolean).join('\n');
     requestAnimationFrame(frame);
   };

@@ -1,8 +1,9 @@
 /**
  * Draws the particle world straight from its GPU buffers (no readback): every particle a
  * camera-facing quad shaded as a lit sphere in the fragment shader (ray–sphere intersection,
- * written depth), coloured by speed; the walls as lines; ray-rain hits as small red spheres read
- * from the raycast's hit records.
+ * written depth), coloured by speed, static particles grey; the particles from `glassFrom` on
+ * (the demo's hopper) translucent, so that what is inside shows; the walls as lines; ray-rain
+ * hits as small red spheres read from the raycast's hit records.
  */
 import { CastHitRecord, defineStruct, packStruct } from '../src/layout.js';
 
@@ -32,13 +33,15 @@ struct Impostor {
 
 const CORNERS = array<vec2f, 6>(vec2f(-1.0, -1.0), vec2f(1.0, -1.0), vec2f(1.0, 1.0), vec2f(-1.0, -1.0), vec2f(1.0, 1.0), vec2f(-1.0, 1.0));
 
-// A quad facing the eye in front of the sphere, large enough to cover its silhouette.
+// A quad facing the eye, touching the sphere's front: seen from the eye, the sphere's silhouette
+// cuts that plane in a circle of radius r·sqrt((d − r) / (d + r)) < r (d: the eye's distance to
+// the centre), so a half-width of r (and a little) covers it.
 fn impostorVertex(sphere: vec4f, corner: u32, color: vec3f) -> Impostor {
   let toEye = normalize(frame.eye - sphere.xyz);
   let side = normalize(cross(vec3f(0.0, 1.0, 0.0) + toEye * 1e-3, toEye));
   let up = cross(toEye, side);
   let c = CORNERS[corner];
-  let world = sphere.xyz + (side * c.x + up * c.y) * (sphere.w * 1.6) + toEye * sphere.w;
+  let world = sphere.xyz + (side * c.x + up * c.y) * (sphere.w * 1.02) + toEye * sphere.w;
   var out: Impostor;
   out.position = frame.viewProj * vec4f(world, 1.0);
   out.world = world;
@@ -52,8 +55,7 @@ struct Shaded {
   @builtin(frag_depth) depth: f32,
 }
 
-@fragment
-fn shade(in: Impostor) -> Shaded {
+fn shadeSphere(in: Impostor) -> Shaded {
   let dir = normalize(in.world - frame.eye);
   let d = frame.eye - in.sphere.xyz;
   let b = dot(d, dir);
@@ -74,6 +76,19 @@ fn shade(in: Impostor) -> Shaded {
   out.depth = clip.z / clip.w;
   return out;
 }
+
+@fragment
+fn shade(in: Impostor) -> Shaded {
+  return shadeSphere(in);
+}
+
+// The same sphere, mostly see-through (blended over what is behind, depth not written).
+@fragment
+fn shadeGlass(in: Impostor) -> Shaded {
+  var out = shadeSphere(in);
+  out.color = vec4f(out.color.rgb, 0.22);
+  return out;
+}
 `;
 
 const particlesShader = /* wgsl */ `
@@ -84,8 +99,12 @@ ${impostor}
 
 @vertex
 fn vs(@builtin(vertex_index) v: u32, @builtin(instance_index) i: u32) -> Impostor {
-  let speed = length(velocities[i].xyz) * frame.speedScale;
+  let velocity = velocities[i];
+  let speed = length(velocity.xyz) * frame.speedScale;
   var color = mix(vec3f(0.16, 0.42, 0.85), vec3f(1.0, 0.55, 0.15), clamp(speed, 0.0, 1.0));
+  if (velocity.w == 0.0) {
+    color = vec3f(0.45, 0.47, 0.52); // static (inverse mass 0): the hopper
+  }
   if (i32(i) == frame.highlight) {
     color = vec3f(1.0, 1.0, 0.3);
   }
@@ -143,6 +162,7 @@ export interface FrameState {
 export class Renderer {
   private readonly frame: GPUBuffer;
   private readonly particles: GPURenderPipeline;
+  private readonly glass: GPURenderPipeline;
   private readonly hits: GPURenderPipeline;
   private readonly box: GPURenderPipeline;
   private depth: GPUTexture | null = null;
@@ -150,18 +170,20 @@ export class Renderer {
   constructor(private readonly device: GPUDevice, private readonly context: GPUCanvasContext, format: GPUTextureFormat) {
     this.frame = device.createBuffer({ label: 'demo frame', size: Frame.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
     const depthStencil: GPUDepthStencilState = { format: 'depth24plus', depthWriteEnabled: true, depthCompare: 'less' };
-    const impostorPipeline = (label: string, code: string): GPURenderPipeline => {
+    const impostorPipeline = (label: string, code: string, glass = false): GPURenderPipeline => {
       const module = device.createShaderModule({ label, code });
+      const blend: GPUBlendState = { color: { srcFactor: 'src-alpha', dstFactor: 'one-minus-src-alpha' }, alpha: { srcFactor: 'one', dstFactor: 'one-minus-src-alpha' } };
       return device.createRenderPipeline({
         label,
         layout: 'auto',
         vertex: { module, entryPoint: 'vs' },
-        fragment: { module, entryPoint: 'shade', targets: [{ format }] },
+        fragment: { module, entryPoint: glass ? 'shadeGlass' : 'shade', targets: [glass ? { format, blend } : { format }] },
         primitive: { topology: 'triangle-list' },
-        depthStencil,
+        depthStencil: glass ? { ...depthStencil, depthWriteEnabled: false } : depthStencil,
       });
     };
     this.particles = impostorPipeline('demo particles', particlesShader);
+    this.glass = impostorPipeline('demo glass particles', particlesShader, true);
     this.hits = impostorPipeline('demo ray-rain hits', hitsShader);
     const boxModule = device.createShaderModule({ label: 'demo box', code: boxShader });
     this.box = device.createRenderPipeline({
@@ -174,8 +196,11 @@ export class Renderer {
     });
   }
 
-  /** Records the frame into `encoder`: walls, particles, and (with hits) the ray-rain points. */
-  draw(encoder: GPUCommandEncoder, state: FrameState, spheres: GPUBuffer, velocities: GPUBuffer, count: number, hits?: { buffer: GPUBuffer; count: number }): void {
+  /**
+   * Records the frame into `encoder`: walls, particles (those from `glassFrom` on translucent,
+   * after the others), and (with hits) the ray-rain points.
+   */
+  draw(encoder: GPUCommandEncoder, state: FrameState, spheres: GPUBuffer, velocities: GPUBuffer, count: number, hits?: { buffer: GPUBuffer; count: number }, glassFrom = count): void {
     const texture = this.context.getCurrentTexture();
     if (!this.depth || this.depth.width !== texture.width || this.depth.height !== texture.height) {
       this.depth?.destroy();
@@ -200,14 +225,16 @@ export class Renderer {
     pass.setPipeline(this.box);
     pass.setBindGroup(0, this.device.createBindGroup({ layout: this.box.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: this.frame } }] }));
     pass.draw(24);
-    if (count > 0) {
-      pass.setPipeline(this.particles);
+    const solid = Math.min(glassFrom, count);
+    const particles = (pipeline: GPURenderPipeline, first: number, instances: number): void => {
+      pass.setPipeline(pipeline);
       pass.setBindGroup(0, this.device.createBindGroup({
-        layout: this.particles.getBindGroupLayout(0),
+        layout: pipeline.getBindGroupLayout(0),
         entries: [{ binding: 0, resource: { buffer: this.frame } }, { binding: 1, resource: { buffer: spheres, size: 16 * count } }, { binding: 2, resource: { buffer: velocities, size: 16 * count } }],
       }));
-      pass.draw(6, count);
-    }
+      pass.draw(6, instances, 0, first);
+    };
+    if (solid > 0) particles(this.particles, 0, solid);
     if (hits && hits.count > 0) {
       pass.setPipeline(this.hits);
       pass.setBindGroup(0, this.device.createBindGroup({
@@ -216,6 +243,8 @@ export class Renderer {
       }));
       pass.draw(6, hits.count);
     }
+    // Translucent last, over everything opaque.
+    if (count > solid) particles(this.glass, solid, count - solid);
     pass.end();
   }
 }

@@ -53,7 +53,7 @@ export async function particlesSuite(ctx: Context, sizes: number[]): Promise<Row
         return { answer: contacts };
       }, undefined);
       rows.push({ ...batch, rate: batch.wallMs ? { unit: 'ms/step (wall, incl. one readback)', value: batch.wallMs.median / 10 } : undefined });
-      const params: StepParams = { dt, gravity: [0, -9.8, 0], restitution: 0.8, percent: 0.8, slop: 0.01, bounds: scene.bounds };
+      const params: StepParams = world.stepParams(dt);
       const velocities = new Float32Array(4 * n);
       for (let i = 0; i < n; i++) {
         velocities.set(scene.velocities.subarray(3 * i, 3 * i + 3), 4 * i);

@@ -1,177 +1,380 @@
 /**
- * The CPU twin of the particle world's step (shaders/particles.wgsl.ts): the same grid (stable
- * by index within a bucket), the same neighbour walk and order, the same contact math, in
- * double precision with the state stored as f32, so a few steps on small scenes can be
- * compared particle by particle.
+ * The CPU twin of the particle world's step (shaders/particles/solver.wgsl.ts): the same grid
+ * (stable by index within a bucket), the same contact search and list order, the same warm
+ * start, the same Jacobi sweeps with mass splitting, the same walls and integration. Arithmetic
+ * is double precision; what the GPU stores (positions, velocities, impulses, targets) is rounded
+ * to f32 where the GPU stores it, so short runs on small scenes agree particle by particle.
  *
- * Per step, with v' = v + g·dt for moving particles:
- *   each touching pair, normal n from A to B (hashed from the indices when the centres
- *   coincide), v = (vB − vA)·n, wA, wB inverse masses:
- *     v < 0:          j = −(1 + e) v / (wA + wB), ΔvA = −j wA n / max(nA, nB)
- *     depth > slop:   c = (depth − slop)·percent,  ΔxA = −c wA/(wA + wB) n / max(mA, mB)
- *   where n· counts a particle's approaching contacts and m· its contacts deeper than slop
- *   (walls included, as static contacts); then v'' = v' + ΣΔv, x'' = x + v''·dt + ΣΔx, and the
- *   centre is clamped into the bounds.
+ * For a contact between A and B with unit normal n from A to B, gap s = |AB| − rA − rB, inverse
+ * masses wA, wB and contact counts mA, mB (mass splitting: each particle's mass is shared among
+ * its contacts), per substep of h:
+ *   vn0 = (vB − vA)·n before the solve (after gravity)
+ *   target b = −e·vn0           if vn0 < −threshold and s + vn0·h ≤ 0 (it closes: a bounce)
+ *            = −s/h              if s > 0 (speculative: the gap may close, no more)
+ *            = 0                 otherwise
+ *   each sweep, from the previous sweep's velocities (Jacobi), with k = wA·mA + wB·mB:
+ *     λ' = max(λ + (b − (vB − vA)·n)/k, 0)                     normal impulse, accumulated
+ *     λt' = clamp to |λt'| ≤ μλ' of λt − vt/k                  friction, vt the tangential part
+ *     μ' = max(μ + (min(percent·(−s − slop)/h, maxPush) − (pB − pA)·n)/k, 0)   pseudo-velocity p
+ *     ΔvA = −wA·(Δλ·n + Δλt), ΔvB = +wB·(Δλ·n + Δλt), ΔpA = −wA·Δμ·n, ΔpB = +wB·Δμ·n
+ *   x += (v + p)·h, the sphere clamped inside the bounds.
+ * Walls are the same contacts with a partner of inverse mass 0 at rest.
  */
 import { EXT_SCALE } from '../grid/level.js';
 import type { GridPlan } from '../grid/plan.js';
 import { walkableGrid, walkRows, cellRange, hashRow } from './grid.js';
 
+const f32 = Math.fround;
+
+/** The settings of one particle step (`world.stepParams(dt)`), as the GPU solver and its CPU twin take them. */
 export interface StepParams {
+  /** The step; substeps of dt / substeps each. */
   dt: number;
+  /** Substeps per step. */
+  substeps: number;
+  /** Jacobi sweeps of the contact solve per substep. */
+  iterations: number;
+  /** Acceleration [gx, gy, gz] of every moving particle. */
   gravity: readonly number[];
+  /** Coefficient of restitution e in [0, 1]. */
   restitution: number;
+  /** Contacts approaching slower than this do not bounce. */
+  restitutionThreshold: number;
+  /** Coulomb friction coefficient μ. */
+  friction: number;
+  /** Share of the overlap beyond `slop` removed per substep. */
   percent: number;
+  /** Overlap the position correction leaves alone. */
   slop: number;
+  /** The fastest the position correction pushes overlapping particles apart. */
+  maxPushSpeed: number;
+  /** How far beyond touching a pair is listed (plus the particles' travel in the step). */
+  margin: number;
   /** [minX, minY, minZ, maxX, maxY, maxZ], or null for no walls. */
   bounds: readonly number[] | null;
 }
 
-export interface Contact {
-  n: [number, number, number];
-  depth: number;
-  vrel: number;
-  touching: boolean;
-}
+type Vec3 = [number, number, number];
 
 /** The WGSL `coincidentNormal` twin: a unit vector hashed from the pair, from the lower index to the higher. */
-export function coincidentNormal(i: number, j: number): [number, number, number] {
+export function coincidentNormal(i: number, j: number): Vec3 {
   const lo = Math.min(i, j);
   const hi = Math.max(i, j);
-  const raw = [1, 2, 3].map((k) => Math.fround(Math.fround(hashRow(lo, hi, k) >>> 16) / 32767.5) - 1);
+  const raw = [1, 2, 3].map((k) => f32(f32(hashRow(lo, hi, k) >>> 16) / 32767.5) - 1);
   const len2 = raw[0] ** 2 + raw[1] ** 2 + raw[2] ** 2;
   const u = len2 > 1e-6 ? raw.map((v) => v / Math.sqrt(len2)) : [1, 0, 0];
-  return (i < j ? u : u.map((v) => -v)) as [number, number, number];
+  return (i < j ? u : u.map((v) => -v)) as Vec3;
 }
 
-/** The WGSL `pairContact` twin: A at pa (x, y, z, r) with velocity va, B likewise. */
-export function pairContact(pa: ArrayLike<number>, va: ArrayLike<number>, ia: number, pb: ArrayLike<number>, vb: ArrayLike<number>, ib: number): Contact {
+/** A pair's geometry ({@link pairGeometry}). */
+export interface Geometry {
+  /** The unit normal from A to B (a fixed one when the centres coincide). */
+  n: Vec3;
+  /** |AB| − rA − rB: negative when they overlap. */
+  gap: number;
+}
+
+/** The WGSL `pairGeometry` twin: the normal from A to B and the gap |AB| − rA − rB. */
+export function pairGeometry(pa: ArrayLike<number>, ia: number, pb: ArrayLike<number>, ib: number): Geometry {
   const d = [pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]];
-  const dist2 = d[0] ** 2 + d[1] ** 2 + d[2] ** 2;
-  const reach = pa[3] + pb[3];
-  const dist = Math.sqrt(dist2);
-  const n = (dist2 > 0 ? d.map((v) => v / dist) : coincidentNormal(ia, ib)) as [number, number, number];
-  return {
-    n,
-    depth: reach - dist,
-    vrel: (vb[0] - va[0]) * n[0] + (vb[1] - va[1]) * n[1] + (vb[2] - va[2]) * n[2],
-    touching: dist2 <= reach * reach,
-  };
+  const dist = Math.sqrt(d[0] ** 2 + d[1] ** 2 + d[2] ** 2);
+  const n = (dist > 0 ? d.map((v) => v / dist) : coincidentNormal(ia, ib)) as Vec3;
+  return { n, gap: dist - (pa[3] + pb[3]) };
 }
 
-/** The wall contacts of a particle: per axis the lower wall (normal −e_a), then the upper (+e_a). */
-export function wallContacts(p: ArrayLike<number>, v: ArrayLike<number>, bounds: readonly number[] | null): Contact[] {
-  if (!bounds) return [];
-  const out: Contact[] = [];
-  for (let axis = 0; axis < 3; axis++) {
-    for (const side of [0, 1]) {
-      const n: [number, number, number] = [0, 0, 0];
-      n[axis] = side === 0 ? -1 : 1;
-      const depth = side === 0 ? bounds[axis] + p[3] - p[axis] : p[axis] + p[3] - bounds[axis + 3];
-      out.push({ n, depth, vrel: side === 0 ? v[axis] : -v[axis], touching: depth >= 0 });
-    }
-  }
-  return out;
+const dot = (a: ArrayLike<number>, b: ArrayLike<number>): number => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+const length = (a: ArrayLike<number>): number => Math.sqrt(dot(a, a));
+
+/** One entry of a particle's contact list (ParticleContact). */
+interface Entry {
+  nbr: number;
+  id: number;
+  impulse: [number, number, number, number];
+  target: number;
+  pseudo: number;
 }
+
+/** A particle's wall contact on one axis (ParticleWalls): side −1 lower, +1 upper, 0 none. */
+interface Wall {
+  normal: number;
+  side: number;
+  tangent: [number, number];
+  target: number;
+  pseudo: number;
+}
+
+const noWall = (): Wall => ({ normal: 0, side: 0, tangent: [0, 0], target: 0, pseudo: 0 });
 
 /**
- * One step. `spheres` is x, y, z, r and `velocities` vx, vy, vz, inverse mass per particle (as
- * the world's GPU buffers hold them); returns the new state, f32.
+ * The solver's memory between steps (the GPU's previous contact lists and wall contacts), so
+ * that consecutive steps warm-start as on the GPU. One per simulated world.
  */
+export class ParticleSolverTwin {
+  /** The previous step's list of each particle (by index): its entries. */
+  private lists = new Map<number, Entry[]>();
+  private walls = new Map<number, [Wall, Wall, Wall]>();
+  /** Touching pairs found by the last step. */
+  touching = 0;
+  /** Entries the last step's lists held. */
+  entries = 0;
+
+  /**
+   * One step. `spheres` is x, y, z, r and `velocities` vx, vy, vz, inverse mass per particle (as
+   * the world's GPU buffers hold them); returns the new state, f32.
+   */
+  step(spheres: Float32Array, velocities: Float32Array, p: StepParams, plan: GridPlan): { spheres: Float32Array; velocities: Float32Array } {
+    const n = spheres.length / 4;
+    // The parameters as the GPU reads them: f32.
+    const h = f32(p.dt / p.substeps);
+    const frameDt = f32(p.dt);
+    const margin = f32(p.margin);
+    const threshold = f32(p.restitutionThreshold);
+    const restitution = f32(p.restitution);
+    const percent = f32(p.percent);
+    const slop = f32(p.slop);
+    const maxPush = f32(p.maxPushSpeed);
+    const friction = f32(p.friction);
+    const grid = walkableGrid(spheres, plan);
+    const { order } = grid;
+    // particleStable: positions and bodies in bucket order; a static particle's velocity is 0.
+    const pos = new Float32Array(4 * n);
+    let body = new Float32Array(8 * n); // v.xyz, w, p.xyz, splits
+    let maxSpeed = 0;
+    for (let t = 0; t < n; t++) {
+      const id = order[t];
+      pos.set(spheres.subarray(4 * id, 4 * id + 4), 4 * t);
+      const w = velocities[4 * id + 3];
+      if (w > 0) {
+        body.set(velocities.subarray(4 * id, 4 * id + 3), 8 * t);
+        maxSpeed = Math.max(maxSpeed, f32(length(velocities.subarray(4 * id, 4 * id + 3))));
+      }
+      body[8 * t + 3] = w;
+    }
+    const posOf = (t: number) => pos.subarray(4 * t, 4 * t + 4);
+    const positionOf = new Uint32Array(n);
+    for (let t = 0; t < n; t++) positionOf[order[t]] = t;
+    const reachOf = (t: number): number => Math.min(f32(f32(length(body.subarray(8 * t, 8 * t + 3))) * frameDt), pos[4 * t + 3]);
+    const vmaxReach = f32(maxSpeed * frameDt);
+
+    // particleCount + particleFill: each particle's partners within the margin, in walk order.
+    const lists: Entry[][] = [];
+    let touching = 0;
+    let entries = 0;
+    for (let t = 0; t < n; t++) {
+      const s = posOf(t);
+      const wt = body[8 * t + 3];
+      const reach = reachOf(t);
+      const id = order[t];
+      const previous = this.lists.get(id) ?? [];
+      const list: Entry[] = [];
+      plan.levels.forEach((level, b) => {
+        if (level.count === 0) return;
+        const maxR = level.maxRadius;
+        const ext = f32(f32(s[3] + maxR + margin + reach + Math.min(vmaxReach, maxR)) * f32(EXT_SCALE)) * (1 + 2 ** -20);
+        const { lo, hi } = cellRange(plan, b, [s[0], s[1], s[2]], [s[0], s[1], s[2]], ext);
+        walkRows(grid, b, lo, hi, 0, (_, other) => {
+          const u = positionOf[other];
+          if (u === t) return;
+          if (!(wt + body[8 * u + 3] > 0)) return;
+          const q = posOf(u);
+          const d = [f32(q[0] - s[0]), f32(q[1] - s[1]), f32(q[2] - s[2])];
+          const gap = f32(f32(Math.sqrt(f32(f32(f32(d[0] * d[0]) + f32(d[1] * d[1])) + f32(d[2] * d[2])))) - f32(s[3] + q[3]));
+          if (!(gap <= f32(margin + f32(reach + reachOf(u))))) return;
+          const warm = previous.find((e) => e.id === other);
+          list.push({ nbr: u, id: other, impulse: warm ? [...warm.impulse] : [0, 0, 0, 0], target: 0, pseudo: 0 });
+          if (gap <= 0 && t < u) touching++;
+        });
+      });
+      lists.push(list);
+      entries += list.length;
+    }
+
+    const walls: [Wall, Wall, Wall][] = [];
+    for (let t = 0; t < n; t++) walls.push(this.walls.get(order[t]) ?? [noWall(), noWall(), noWall()]);
+    const bounds = p.bounds ? p.bounds.map(f32) : null;
+    const wallGap = (s: ArrayLike<number>, axis: number, side: number): number =>
+      side < 0 ? f32(s[axis] - s[3]) - bounds![axis] : bounds![axis + 3] - f32(s[axis] + s[3]);
+    const target = (gap: number, vn0: number): number => {
+      if (vn0 < -threshold && gap + vn0 * h <= 0) return -restitution * vn0;
+      if (gap > 0) return -gap / h;
+      return 0;
+    };
+    // Warm start only a contact that stays closed through the substep and is not separating
+    // (a bounce's impulse, applied again, would throw the particles apart).
+    const keepsImpulse = (gap: number, vn0: number): boolean => gap + vn0 * h <= 0;
+    const push = (gap: number): number => Math.min((percent * (-gap - slop)) / h, maxPush);
+    const gravityStep = p.gravity.map((g) => f32(f32(g) * h));
+
+    for (let sub = 0; sub < p.substeps; sub++) {
+      // particlePrepare
+      const next = new Float32Array(8 * n);
+      for (let t = 0; t < n; t++) {
+        const s = posOf(t);
+        const id = order[t];
+        const w = body[8 * t + 3];
+        const v = [0, 1, 2].map((a) => body[8 * t + a] + (w > 0 ? gravityStep[a] : 0));
+        const dv = [0, 0, 0];
+        let splits = 0;
+        for (const c of lists[t]) {
+          const u = c.nbr;
+          const qw = body[8 * u + 3];
+          const qv = [0, 1, 2].map((a) => body[8 * u + a] + (qw > 0 ? gravityStep[a] : 0));
+          const g = pairGeometry(s, id, posOf(u), c.id);
+          const vn0 = dot([qv[0] - v[0], qv[1] - v[1], qv[2] - v[2]], g.n);
+          c.target = f32(target(g.gap, vn0));
+          if (!keepsImpulse(g.gap, vn0)) {
+            c.impulse = [0, 0, 0, 0];
+          } else {
+            const lt = [c.impulse[1], c.impulse[2], c.impulse[3]];
+            const along = dot(lt, g.n);
+            c.impulse = [c.impulse[0], f32(lt[0] - along * g.n[0]), f32(lt[1] - along * g.n[1]), f32(lt[2] - along * g.n[2])];
+          }
+          for (let a = 0; a < 3; a++) dv[a] -= w * (c.impulse[0] * g.n[a] + c.impulse[1 + a]);
+          c.pseudo = 0;
+          splits++;
+        }
+        const mine = walls[t];
+        for (let axis = 0; axis < 3; axis++) {
+          let c = noWall();
+          if (bounds && w > 0) {
+            const low = wallGap(s, axis, -1);
+            const high = wallGap(s, axis, 1);
+            const side = low <= high ? -1 : 1;
+            const gap = Math.min(low, high);
+            const vn0 = -v[axis] * side;
+            if (gap + Math.min(vn0, 0) * h <= margin) {
+              c = { ...mine[axis], tangent: [...mine[axis].tangent] };
+              if (c.side !== side || !keepsImpulse(gap, vn0)) c = { ...noWall(), side };
+              c.target = f32(target(gap, vn0));
+              dv[axis] -= w * c.normal * side;
+              dv[(axis + 1) % 3] -= w * c.tangent[0];
+              dv[(axis + 2) % 3] -= w * c.tangent[1];
+              splits++;
+            }
+          }
+          c.pseudo = 0;
+          mine[axis] = c;
+        }
+        for (let a = 0; a < 3; a++) next[8 * t + a] = v[a] + dv[a];
+        next[8 * t + 3] = w;
+        next[8 * t + 7] = splits;
+      }
+      body = next;
+
+      // particleIterate, `iterations` Jacobi sweeps
+      for (let k = 0; k < p.iterations; k++) {
+        const out = body.slice();
+        for (let t = 0; t < n; t++) {
+          const w = body[8 * t + 3];
+          if (w === 0) continue;
+          const s = posOf(t);
+          const id = order[t];
+          const v = body.subarray(8 * t, 8 * t + 3);
+          const vp = body.subarray(8 * t + 4, 8 * t + 7);
+          const wm = f32(w * body[8 * t + 7]);
+          const dv = [0, 0, 0];
+          const dvp = [0, 0, 0];
+          for (const c of lists[t]) {
+            const u = c.nbr;
+            const g = pairGeometry(s, id, posOf(u), c.id);
+            const k = f32(wm + f32(body[8 * u + 3] * body[8 * u + 7]));
+            const rel = [0, 1, 2].map((a) => body[8 * u + a] - v[a]);
+            const vn = dot(rel, g.n);
+            const normal = f32(Math.max(c.impulse[0] + (c.target - vn) / k, 0));
+            let lt = [c.impulse[1], c.impulse[2], c.impulse[3]];
+            let dlt = [0, 0, 0];
+            if (friction > 0) {
+              const next = coulomb(lt, rel.map((r, a) => r - vn * g.n[a]), k, friction * normal);
+              dlt = next.map((x, a) => x - lt[a]);
+              lt = next;
+            }
+            for (let a = 0; a < 3; a++) dv[a] -= w * ((normal - c.impulse[0]) * g.n[a] + dlt[a]);
+            c.impulse = [normal, f32(lt[0]), f32(lt[1]), f32(lt[2])];
+            const vpn = dot([0, 1, 2].map((a) => body[8 * u + 4 + a] - vp[a]), g.n);
+            const pushed = f32(Math.max(c.pseudo + (push(g.gap) - vpn) / k, 0));
+            for (let a = 0; a < 3; a++) dvp[a] -= w * (pushed - c.pseudo) * g.n[a];
+            c.pseudo = pushed;
+          }
+          if (bounds) {
+            for (let axis = 0; axis < 3; axis++) {
+              const c = walls[t][axis];
+              if (c.side === 0) continue;
+              const nv: Vec3 = [0, 0, 0];
+              nv[axis] = c.side;
+              const vn = -dot(v, nv);
+              const normal = f32(Math.max(c.normal + (c.target - vn) / wm, 0));
+              let lt: number[] = [0, 0, 0];
+              lt[(axis + 1) % 3] = c.tangent[0];
+              lt[(axis + 2) % 3] = c.tangent[1];
+              let dlt = [0, 0, 0];
+              if (friction > 0) {
+                const next = coulomb(lt, [0, 1, 2].map((a) => -v[a] - vn * nv[a]), wm, friction * normal);
+                dlt = next.map((x, a) => x - lt[a]);
+                lt = next;
+              }
+              for (let a = 0; a < 3; a++) dv[a] -= w * ((normal - c.normal) * nv[a] + dlt[a]);
+              c.normal = normal;
+              c.tangent = [f32(lt[(axis + 1) % 3]), f32(lt[(axis + 2) % 3])];
+              const pushed = f32(Math.max(c.pseudo + (push(wallGap(s, axis, c.side)) + dot(vp, nv)) / wm, 0));
+              dvp[axis] -= w * (pushed - c.pseudo) * c.side;
+              c.pseudo = pushed;
+            }
+          }
+          for (let a = 0; a < 3; a++) {
+            out[8 * t + a] = v[a] + dv[a];
+            out[8 * t + 4 + a] = vp[a] + dvp[a];
+          }
+        }
+        body = out;
+      }
+
+      // particleIntegrate
+      for (let t = 0; t < n; t++) {
+        const w = body[8 * t + 3];
+        if (!(w > 0)) continue;
+        const r = pos[4 * t + 3];
+        for (let a = 0; a < 3; a++) {
+          let v = body[8 * t + a];
+          let x = f32(pos[4 * t + a] + (v + body[8 * t + 4 + a]) * h);
+          if (bounds) {
+            let lo = f32(bounds[a] + r);
+            let hi = f32(bounds[a + 3] - r);
+            if (lo > hi) lo = hi = f32(f32(bounds[a] + bounds[a + 3]) * 0.5);
+            if (x < lo) v = Math.max(v, 0);
+            if (x > hi) v = Math.min(v, 0);
+            x = Math.min(Math.max(x, lo), hi);
+          }
+          pos[4 * t + a] = x;
+          body[8 * t + a] = v;
+        }
+      }
+    }
+
+    const outSpheres = new Float32Array(4 * n);
+    const outVelocities = new Float32Array(4 * n);
+    this.lists.clear();
+    this.walls.clear();
+    for (let t = 0; t < n; t++) {
+      const id = order[t];
+      outSpheres.set(pos.subarray(4 * t, 4 * t + 4), 4 * id);
+      outVelocities.set(body.subarray(8 * t, 8 * t + 4), 4 * id);
+      this.lists.set(id, lists[t]);
+      this.walls.set(id, walls[t]);
+    }
+    this.touching = touching;
+    this.entries = entries;
+    return { spheres: outSpheres, velocities: outVelocities };
+  }
+}
+
+/** Coulomb's cone: lt − vt/k, shortened to at most `limit`. */
+function coulomb(lt: number[], vt: number[], k: number, limit: number): number[] {
+  const next = lt.map((x, a) => x - vt[a] / k);
+  const len2 = dot(next, next);
+  return len2 > limit * limit ? next.map((x) => x * (limit / Math.sqrt(len2))) : next;
+}
+
+/** One step of a world with no memory of earlier steps (no warm start from before it). */
 export function particleStep(spheres: Float32Array, velocities: Float32Array, params: StepParams, plan: GridPlan): { spheres: Float32Array; velocities: Float32Array } {
-  const n = spheres.length / 4;
-  const grid = walkableGrid(spheres, plan);
-  const { order } = grid;
-  // Velocity after gravity, in bucket order (particleStable).
-  const vel = new Float64Array(4 * n);
-  for (let t = 0; t < n; t++) {
-    const id = order[t];
-    const w = velocities[4 * id + 3];
-    for (let a = 0; a < 3; a++) vel[4 * t + a] = Math.fround(velocities[4 * id + a] + (w > 0 ? params.gravity[a] * params.dt : 0));
-    vel[4 * t + 3] = w;
-  }
-  const position = (t: number): Float32Array => spheres.subarray(4 * order[t], 4 * order[t] + 4);
-  const velocity = (t: number): Float64Array => vel.subarray(4 * t, 4 * t + 4);
-  const positionOf = new Uint32Array(n); // bucket position of each particle
-  for (let t = 0; t < n; t++) positionOf[order[t]] = t;
-
-  const eachNeighbour = (t: number, visit: (u: number) => void): void => {
-    const p = position(t);
-    plan.levels.forEach((level, b) => {
-      if (level.count === 0) return;
-      const ext = Math.fround(Math.fround(p[3] + level.maxRadius) * Math.fround(EXT_SCALE));
-      const { lo, hi } = cellRange(plan, b, [p[0], p[1], p[2]], [p[0], p[1], p[2]], ext);
-      walkRows(grid, b, lo, hi, 0, (_, id) => {
-        const u = positionOf[id];
-        if (u !== t) visit(u);
-      });
-    });
-  };
-
-  // particleCount
-  const approaching = new Uint32Array(n);
-  const deep = new Uint32Array(n);
-  for (let t = 0; t < n; t++) {
-    const p = position(t), v = velocity(t);
-    eachNeighbour(t, (u) => {
-      const c = pairContact(p, v, order[t], position(u), velocity(u), order[u]);
-      if (c.touching && v[3] + velocity(u)[3] > 0) {
-        if (c.vrel < 0) approaching[t]++;
-        if (c.depth > params.slop) deep[t]++;
-      }
-    });
-    if (v[3] > 0) {
-      for (const wall of wallContacts(p, v, params.bounds)) {
-        if (!wall.touching) continue;
-        if (wall.vrel < 0) approaching[t]++;
-        if (wall.depth > params.slop) deep[t]++;
-      }
-    }
-  }
-
-  // particleRespond
-  const outSpheres = new Float32Array(4 * n);
-  const outVelocities = new Float32Array(4 * n);
-  for (let t = 0; t < n; t++) {
-    const p = position(t), v = velocity(t);
-    const dv = [0, 0, 0];
-    const dx = [0, 0, 0];
-    if (v[3] > 0) {
-      eachNeighbour(t, (u) => {
-        const q = velocity(u);
-        const c = pairContact(p, v, order[t], position(u), q, order[u]);
-        const wsum = v[3] + q[3];
-        if (!c.touching || !(wsum > 0)) return;
-        if (c.vrel < 0) {
-          const j = (-(1 + params.restitution) * c.vrel) / wsum;
-          for (let a = 0; a < 3; a++) dv[a] -= ((j * v[3]) / Math.max(approaching[t], approaching[u])) * c.n[a];
-        }
-        if (c.depth > params.slop) {
-          const correction = (c.depth - params.slop) * params.percent;
-          for (let a = 0; a < 3; a++) dx[a] -= ((correction * v[3]) / wsum / Math.max(deep[t], deep[u])) * c.n[a];
-        }
-      });
-      for (const wall of wallContacts(p, v, params.bounds)) {
-        if (!wall.touching) continue;
-        if (wall.vrel < 0) {
-          const j = (-(1 + params.restitution) * wall.vrel) / v[3];
-          for (let a = 0; a < 3; a++) dv[a] -= ((j * v[3]) / approaching[t]) * wall.n[a];
-        }
-        if (wall.depth > params.slop) {
-          for (let a = 0; a < 3; a++) dx[a] -= (((wall.depth - params.slop) * params.percent) / deep[t]) * wall.n[a];
-        }
-      }
-    }
-    const id = order[t];
-    for (let a = 0; a < 3; a++) {
-      const nv = v[a] + dv[a];
-      let x = p[a] + nv * params.dt + dx[a];
-      if (params.bounds) x = Math.min(Math.max(x, params.bounds[a]), params.bounds[a + 3]);
-      outVelocities[4 * id + a] = nv;
-      outSpheres[4 * id + a] = x;
-    }
-    outSpheres[4 * id + 3] = p[3];
-    outVelocities[4 * id + 3] = v[3];
-  }
-  return { spheres: outSpheres, velocities: outVelocities };
+  return new ParticleSolverTwin().step(spheres, velocities, params, plan);
 }

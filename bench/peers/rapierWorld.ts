@@ -1,0 +1,101 @@
+/**
+ * A Rapier world of falling and bouncing balls, built the way a Rapier user would: every
+ * particle a dynamic rigid body with a ball collider (density 1, the restitution and friction
+ * given, Rapier's default combine rule: the average), the bounds as six fixed cuboid walls
+ * (half-thickness 1, outside the box, overlapping at the edges), gravity as given, the
+ * integration step 1/60 s, and everything else Rapier's defaults (solver iterations, sleeping,
+ * no CCD). `step` times `world.step()` alone; `read` copies positions and velocities out.
+ * Rapier must be initialised first (`initRapier` in ./rapier.js).
+ */
+import RAPIER from '@dimforge/rapier3d-compat';
+import type { ParticleScene } from '../../test/support/pile.js';
+
+export interface RapierPileOptions {
+  /** Rapier's default is 0. */
+  restitution: number;
+  /** Rapier's default is 0.5. */
+  friction: number;
+  gravity: ArrayLike<number>;
+  /** Integration step, seconds. Default 1/60 (also Rapier's). */
+  dt?: number;
+}
+
+export interface RapierPile {
+  /** Advances one step; returns the milliseconds `world.step()` took. */
+  step(): number;
+  /** The state now: spheres (x, y, z, radius as given) and velocities (vx, vy, vz). */
+  read(): { spheres: Float32Array; velocities: Float32Array };
+  /** Rapier's settings in effect, for the notes. */
+  readonly settings: { numSolverIterations: number; dt: number };
+  /** Milliseconds building the world took. */
+  readonly setupMs: number;
+  free(): void;
+}
+
+const WALL_HALF_THICKNESS = 1;
+
+export function createRapierPile(scene: ParticleScene, { restitution, friction, gravity, dt = 1 / 60 }: RapierPileOptions): RapierPile {
+  const t0 = performance.now();
+  const n = scene.spheres.length / 4;
+  const world = new RAPIER.World({ x: gravity[0], y: gravity[1], z: gravity[2] });
+  world.timestep = dt;
+  const [x0, y0, z0, x1, y1, z1] = scene.bounds;
+  const centre = [(x0 + x1) / 2, (y0 + y1) / 2, (z0 + z1) / 2];
+  const half = [(x1 - x0) / 2, (y1 - y0) / 2, (z1 - z0) / 2];
+  const t = WALL_HALF_THICKNESS;
+  for (let axis = 0; axis < 3; axis++) {
+    for (const side of [-1, 1]) {
+      const position = [...centre];
+      position[axis] += side * (half[axis] + t);
+      // Thin along its axis, the box's size plus the walls' thickness along the others.
+      const extents = half.map((h, a) => (a === axis ? t : h + 2 * t));
+      world.createCollider(
+        RAPIER.ColliderDesc.cuboid(extents[0], extents[1], extents[2])
+          .setTranslation(position[0], position[1], position[2])
+          .setRestitution(restitution)
+          .setFriction(friction),
+      );
+    }
+  }
+  const bodies: RAPIER.RigidBody[] = [];
+  for (let i = 0; i < n; i++) {
+    const s = scene.spheres;
+    const v = scene.velocities;
+    const body = world.createRigidBody(
+      RAPIER.RigidBodyDesc.dynamic()
+        .setTranslation(s[4 * i], s[4 * i + 1], s[4 * i + 2])
+        .setLinvel(v[3 * i], v[3 * i + 1], v[3 * i + 2]),
+    );
+    world.createCollider(RAPIER.ColliderDesc.ball(s[4 * i + 3]).setDensity(1).setRestitution(restitution).setFriction(friction), body);
+    bodies.push(body);
+  }
+  const setupMs = performance.now() - t0;
+  return {
+    setupMs,
+    settings: { numSolverIterations: world.numSolverIterations, dt: world.timestep },
+    step(): number {
+      const start = performance.now();
+      world.step();
+      return performance.now() - start;
+    },
+    read() {
+      const spheres = new Float32Array(4 * n);
+      const velocities = new Float32Array(3 * n);
+      for (let i = 0; i < n; i++) {
+        const p = bodies[i].translation();
+        const v = bodies[i].linvel();
+        spheres[4 * i] = p.x;
+        spheres[4 * i + 1] = p.y;
+        spheres[4 * i + 2] = p.z;
+        spheres[4 * i + 3] = scene.spheres[4 * i + 3];
+        velocities[3 * i] = v.x;
+        velocities[3 * i + 1] = v.y;
+        velocities[3 * i + 2] = v.z;
+      }
+      return { spheres, velocities };
+    },
+    free(): void {
+      world.free();
+    },
+  };
+}

@@ -1,0 +1,265 @@
+/**
+ * The particle world's step beside Rapier's world step on the same scenes, with how physical
+ * each engine's state is (test/support/pile.ts: particles through the walls, overlap of
+ * touching pairs relative to the radius, kinetic energy, the pile's height):
+ *
+ * - "pile": 8000 balls of radius 0.5 at rest, scattered through a 20×60×20 box, dropped under
+ *   gravity −9.8 for `frames` steps of 1/60 s (600: 10 s simulated), restitution 0.2 and
+ *   friction 0.5 in both engines. Every step is timed; the state is read (untimed) at frames
+ *   30, 120 and 600 (those not beyond the last) and the last.
+ * - "gas": balls with gaussian velocities filling a cube at volume fraction 0.2, no gravity,
+ *   restitution 1, friction 0; the median of 10 steps after 2 warm-up steps. Sizes whose
+ *   estimated time (from the smaller sizes' time per particle) exceeds the budget are skipped.
+ *
+ * Rapier's time is `world.step()` alone; ours is the wall time of each `world.step` and the
+ * queue's `onSubmittedWorkDone` after it (the step's promise resolves when the submission is
+ * validated, before the GPU has run it). One extra step of ours is profiled for the GPU stages.
+ */
+import { createParticleWorld, type ParticleWorld, type ParticleWorldOptions } from '../../src/index.js';
+import { pileScene, gasScene, pileStats, pileStatsText, type ParticleScene, type PileStats } from '../../test/support/pile.js';
+import { createRapierPile } from '../peers/rapierWorld.js';
+import { summarize } from '../stats.js';
+import type { Context, Row } from '../harness.js';
+
+export interface PileSuiteOptions {
+  /** Steps of the pile (default 600). */
+  frames?: number;
+  /** Particle counts of the gas scene (default [100000]). */
+  gasSizes?: number[];
+  /** Timed gas steps per size, after the warm-up (default 10). */
+  gasSteps?: number;
+  /** Which engines run: 'rapier', 'gpu' (default both). */
+  methods?: string[];
+}
+
+const DT = 1 / 60;
+const STATS_FRAMES = [30, 120, 600];
+const GAS_WARMUP = 2;
+/** Rapier's setup and 12 gas steps per particle before any is measured (ms; a guess on the high side). */
+const RAPIER_GUESS_MS_PER_PARTICLE = 0.05;
+
+export const PILE_SCENE = 'pile 20×60×20, r 0.5';
+export const GAS_SCENE = 'gas, fraction 0.2, r 0.5';
+const PILE_SETTINGS = 'gravity −9.8, restitution 0.2, friction 0.5 (both engines), dt 1/60';
+const GAS_SETTINGS = 'no gravity, restitution 1, friction 0 (both engines), dt 1/60';
+
+/** The numbers of `pileStats` as work entries named `name@frame`, for the JSON and the quality table. */
+function statsWork(frame: number, s: PileStats): Record<string, number> {
+  return Object.fromEntries(Object.entries(s).map(([k, v]) => [`${k}@${frame}`, v]));
+}
+
+const short = (v: number): string => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+
+/** One engine behind the same small interface. */
+interface Engine {
+  method: string;
+  setupMs: number;
+  settings: string;
+  step(): Promise<number>;
+  read(): Promise<{ spheres: Float32Array; velocities: Float32Array; inverseMasses?: Float32Array }>;
+  /** Stage times of one profiled step (ours only). */
+  profile?(): Promise<{ totalMs: number; stages: Record<string, number> } | null>;
+  free(): void;
+}
+
+interface Physics {
+  gravity: number[];
+  restitution: number;
+  friction: number;
+  /** Ours only: solver settings other than the defaults. */
+  substeps?: number;
+  iterations?: number;
+}
+
+/** Our light setting, labelled in the method name: fewer solver passes, for scenes without stacks. */
+const LIGHT = { substeps: 1, iterations: 2 };
+const METHOD_NAMES: Record<string, string> = {
+  rapier: 'rapier-world-step',
+  gpu: 'gpu-world-step',
+  'gpu-light': `gpu-world-step ${LIGHT.substeps}×${LIGHT.iterations}`,
+};
+
+function rapierEngine(scene: ParticleScene, physics: Physics): Engine {
+  const pile = createRapierPile(scene, { ...physics, dt: DT });
+  return {
+    method: 'rapier-world-step',
+    setupMs: pile.setupMs,
+    settings: `Rapier defaults otherwise (${pile.settings.numSolverIterations} solver iterations, sleeping on, no CCD)`,
+    step: async () => pile.step(),
+    read: async () => pile.read(),
+    free: () => pile.free(),
+  };
+}
+
+async function gpuEngine(ctx: Context, scene: ParticleScene, physics: Physics): Promise<Engine> {
+  const t0 = performance.now();
+  const n = scene.spheres.length / 4;
+  const options: ParticleWorldOptions = { device: ctx.collider.device, capacity: n, bounds: scene.bounds, ...physics };
+  const world: ParticleWorld = await createParticleWorld(options);
+  world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
+  const setupMs = performance.now() - t0;
+  return {
+    method: 'gpu-world-step',
+    setupMs,
+    settings: 'one step per submission, timed until the queue is done',
+    step: async () => {
+      const t = performance.now();
+      // step() waits for the GPU (it reads the step's counters back); the queue wait costs
+      // nothing more, and keeps the timing honest should that change.
+      await world.step(DT);
+      await world.device.queue.onSubmittedWorkDone();
+      return performance.now() - t;
+    },
+    read: () => world.read(),
+    profile: async () => {
+      await world.step(DT, 1, { profile: true });
+      const profile = world.lastProfile;
+      if (!profile) return null;
+      const stages: Record<string, number> = {};
+      for (const s of profile.stages) stages[s.name] = (stages[s.name] ?? 0) + s.ms;
+      return { totalMs: profile.totalMs, stages };
+    },
+    free: () => world.destroy(),
+  };
+}
+
+async function makeEngine(ctx: Context, method: string, scene: ParticleScene, physics: Physics): Promise<Engine> {
+  if (method === 'rapier') return rapierEngine(scene, physics);
+  if (method === 'gpu-light') return { ...(await gpuEngine(ctx, scene, { ...physics, ...LIGHT })), method: METHOD_NAMES[method] };
+  return gpuEngine(ctx, scene, physics);
+}
+
+async function statsOf(engine: Engine, bounds: number[]): Promise<PileStats> {
+  const state = await engine.read();
+  return pileStats(state.spheres, state.velocities, bounds, state.inverseMasses);
+}
+
+/** Runs `engine` for `frames` steps, timing each, with the stats at `at`. */
+async function runPile(ctx: Context, method: string, scene: ParticleScene, frames: number): Promise<Row> {
+  const n = scene.spheres.length / 4;
+  const physics = { gravity: [0, -9.8, 0], restitution: 0.2, friction: 0.5 };
+  const engine = await makeEngine(ctx, method, scene, physics);
+  const at = [...new Set([...STATS_FRAMES.filter((f) => f <= frames), frames])];
+  const times: number[] = [];
+  const work: Record<string, number> = { frames };
+  const quality: string[] = [];
+  let profile: Awaited<ReturnType<NonNullable<Engine['profile']>>> = null;
+  try {
+    for (let frame = 1; frame <= frames; frame++) {
+      times.push(await engine.step());
+      if (frame % 100 === 0 || frame === frames) {
+        process.stderr.write(`pile ${engine.method}: frame ${frame} of ${frames}, median step so far ${short(summarize(times).median)} ms\n`);
+      }
+      if (at.includes(frame)) {
+        const s = await statsOf(engine, scene.bounds);
+        Object.assign(work, statsWork(frame, s));
+        quality.push(`frame ${frame}: ${pileStatsText(s)}`);
+      }
+    }
+    profile = (await engine.profile?.()) ?? null;
+  } finally {
+    engine.free();
+  }
+  const first = summarize(times.slice(0, 30));
+  work.firstFramesMedianMs = first.median;
+  const row: Row = {
+    suite: 'pile',
+    scene: PILE_SCENE,
+    size: { particles: n },
+    method: engine.method,
+    wallMs: summarize(times),
+    work,
+    note: [
+      `median step over ${times.length} frames; first ${first.n} frames ${short(first.median)} ms`,
+      `${PILE_SETTINGS}; ${engine.settings}; setup ${short(engine.setupMs)} ms`,
+      ...(profile ? [`stages from one profiled step after the last frame`] : []),
+      ...quality,
+    ].join('; '),
+  };
+  if (profile) {
+    row.gpuMs = summarize([profile.totalMs]);
+    row.stagesMs = profile.stages;
+  }
+  process.stderr.write(`pile ${engine.method}: median step ${short(row.wallMs!.median)} ms (first 30: ${short(first.median)} ms)\n`);
+  return row;
+}
+
+/** The gas at one size: 2 warm-up steps, then 10 timed, stats at the start and the end. */
+async function runGas(ctx: Context, method: string, scene: ParticleScene, gasSteps: number): Promise<Row> {
+  const n = scene.spheres.length / 4;
+  const engine = await makeEngine(ctx, method, scene, { gravity: [0, 0, 0], restitution: 1, friction: 0 });
+  const times: number[] = [];
+  const work: Record<string, number> = {};
+  const quality: string[] = [];
+  let profile: Awaited<ReturnType<NonNullable<Engine['profile']>>> = null;
+  try {
+    const start = await statsOf(engine, scene.bounds);
+    Object.assign(work, statsWork(0, start));
+    quality.push(`frame 0: ${pileStatsText(start)}`);
+    for (let frame = 1; frame <= GAS_WARMUP + gasSteps; frame++) {
+      const t = await engine.step();
+      if (frame > GAS_WARMUP) times.push(t);
+      process.stderr.write(`gas ${n} ${engine.method}: frame ${frame} of ${GAS_WARMUP + gasSteps}, ${short(t)} ms\n`);
+    }
+    const last = GAS_WARMUP + gasSteps;
+    const end = await statsOf(engine, scene.bounds);
+    Object.assign(work, statsWork(last, end));
+    quality.push(`frame ${last}: ${pileStatsText(end)}`);
+    profile = (await engine.profile?.()) ?? null;
+  } finally {
+    engine.free();
+  }
+  const row: Row = {
+    suite: 'pile',
+    scene: GAS_SCENE,
+    size: { particles: n },
+    method: engine.method,
+    wallMs: summarize(times),
+    work,
+    note: [
+      `median of ${times.length} steps after ${GAS_WARMUP} warm-up steps`,
+      `${GAS_SETTINGS}; ${engine.settings}; setup ${short(engine.setupMs)} ms`,
+      ...(profile ? [`stages from one profiled step after the last frame`] : []),
+      ...quality,
+    ].join('; '),
+  };
+  if (profile) {
+    row.gpuMs = summarize([profile.totalMs]);
+    row.stagesMs = profile.stages;
+  }
+  process.stderr.write(`gas ${n} ${engine.method}: median step ${short(row.wallMs!.median)} ms\n`);
+  return row;
+}
+
+export async function pileSuite(ctx: Context, options: PileSuiteOptions = {}): Promise<Row[]> {
+  const frames = options.frames ?? 600;
+  const gasSizes = options.gasSizes ?? [100_000];
+  const gasSteps = options.gasSteps ?? 10;
+  if (!(Number.isInteger(gasSteps) && gasSteps >= 1)) throw new Error(`pile: gas steps must be a positive integer, got ${gasSteps}`);
+  const methods = options.methods ?? ['rapier', 'gpu', 'gpu-light'];
+  if (!(Number.isInteger(frames) && frames >= 1)) throw new Error(`pile: frames must be a positive integer, got ${frames}`);
+  for (const m of methods) if (!(m in METHOD_NAMES)) throw new Error(`pile: unknown method ${m} (expected ${Object.keys(METHOD_NAMES).join(', ')})`);
+  const rows: Row[] = [];
+
+  const pile = pileScene();
+  for (const method of methods) rows.push(await runPile(ctx, method, pile, frames));
+
+  // Each engine's time per particle for a whole gas run (setup and every step), from the largest size measured so far.
+  const perParticle: Record<string, number> = { rapier: RAPIER_GUESS_MS_PER_PARTICLE };
+  for (const n of [...gasSizes].sort((a, b) => a - b)) {
+    const scene = gasScene(n, 0.2);
+    for (const method of methods) {
+      const estimateMs = perParticle[method] !== undefined ? perParticle[method] * n : undefined;
+      if (estimateMs !== undefined && estimateMs > ctx.budgetMs) {
+        const skipped = `estimated ${(estimateMs / 1000).toFixed(0)} s > budget ${ctx.budgetMs / 1000} s`;
+        process.stderr.write(`gas ${n} ${method}: skipped, ${skipped}\n`);
+        rows.push({ suite: 'pile', scene: GAS_SCENE, size: { particles: n }, method: METHOD_NAMES[method], skipped });
+        continue;
+      }
+      const t = performance.now();
+      rows.push(await runGas(ctx, method, scene, gasSteps));
+      perParticle[method] = (performance.now() - t) / n;
+    }
+  }
+  return rows;
+}

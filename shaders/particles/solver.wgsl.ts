@@ -1,0 +1,627 @@
+/**
+ * The particle world's contact solver (src/particles/solver.ts drives it; docs/ARCHITECTURE.md
+ * explains the math). The CPU twin, with the same names and the same order of operations, is
+ * src/reference/particles.ts.
+ *
+ * Once per step (after the grid's count and scan):
+ *   particleScatterIds  every particle's index into its bucket, in arrival order (racy), and the
+ *                       largest speed (for the search margin)
+ *   particleStable      each particle's rank in its bucket by index, so that the order is the
+ *                       same every run; the sorted copies the solver works on (bucket order)
+ *   particleCount       per particle, the partners within the search margin
+ *   (scan)              the counts become each particle's first entry in the contact list
+ *   particleFill        the contact list, each entry warm-started with the pair's impulse of the
+ *                       previous step when the pair was listed then
+ * Then per substep of h = dt / substeps:
+ *   particlePrepare     gravity; each contact's target normal velocity from the velocities before
+ *                       the solve (restitution, or the speculative gap); the warm start
+ *   particleIterate     × iterations: one Jacobi sweep of accumulated, clamped impulses with mass
+ *                       splitting, for the velocity (normal + Coulomb friction) and, separately,
+ *                       for the pseudo-velocity of the position correction
+ *   particleIntegrate   x += (v + pseudo-velocity)·h, the sphere kept inside the bounds
+ *
+ * Every particle gathers over its own list and writes only itself: no float atomics, and both
+ * particles of a pair compute bit-identical impulses (their inputs differ only by exact sign
+ * flips), so the impulses are equal and opposite and two runs are bitwise identical.
+ */
+import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
+import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleStats } from '../../src/layout.js';
+import { gridFunctions } from '../grid.wgsl.js';
+import { walkRows, inRowFunction } from '../gridWalk.wgsl.js';
+import { flatWorkgroup } from '../common.wgsl.js';
+import { EXT_SCALE } from '../../src/grid/level.js';
+
+/** Partners the contact count keeps per particle for the fill (more: the fill walks again). */
+export const PARTNERS_KEPT = 16;
+
+/** Bind group layouts, in binding order (src/particles/solver.ts binds the same lists). */
+export const solverBindings = {
+  scatterIds: ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'storage', 'read-only-storage', 'storage'],
+  stable: ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
+  count: ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage'],
+  fill: ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'read-only-storage', 'storage'],
+  prepare: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage', 'storage'],
+  iterate: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
+  integrate: ['uniform', 'storage', 'read-only-storage', 'storage', 'storage', 'storage'],
+} as const;
+
+/**
+ * The contact geometry of particle A with B (entryGeometry, below): the unit normal from A to B
+ * and the gap |AB| − rA − rB (negative when they overlap). Coincident centres take a unit
+ * vector hashed from the pair's indices, pointing from the lower index to the higher. Swapping A
+ * and B negates n exactly and leaves the gap bit for bit. Needs gridFunctions (hashRow).
+ */
+export const contactGeometry = /* wgsl */ `
+struct Geometry {
+  n: vec3f,
+  gap: f32,
+}
+
+fn coincidentNormal(i: u32, j: u32) -> vec3f {
+  let lo = min(i, j);
+  let hi = max(i, j);
+  // The grid's row hash (gridFunctions) mixes any three u32s: here the pair and an axis.
+  let raw = vec3f(f32(hashRow(lo, hi, 1u) >> 16u), f32(hashRow(lo, hi, 2u) >> 16u), f32(hashRow(lo, hi, 3u) >> 16u)) / 32767.5 - 1.0;
+  var u = vec3f(1.0, 0.0, 0.0);
+  if (dot(raw, raw) > 1e-6) {
+    u = raw / sqrt(dot(raw, raw));
+  }
+  return select(-u, u, i < j);
+}
+`;
+
+/**
+ * The solver's small formulas, as WGSL expressions of their arguments, inlined wherever they are
+ * used (on SwiftShader a function call per contact or candidate costs more than its work). `h`
+ * is the substep (params.dt). Each is written once, here.
+ */
+const formula = {
+  /**
+   * How far a particle (sphere, body velocity) may travel toward a partner within one step, for
+   * the search margin: its speed times the step, at most its radius (a faster particle is caught
+   * by the next search).
+   */
+  reach: (sphere: string, body: string): string => `min(length(${body}.xyz) * params.frameDt, ${sphere}.w)`,
+  /**
+   * The normal velocity a contact's solve aims at, from the gap and the approach speed vn0
+   * before the solve (vn0 < 0: approaching). A contact that closes within this substep faster
+   * than the restitution threshold bounces: −e·vn0. Otherwise a gap may close (a speculative
+   * contact: −gap/h) and an overlap may not deepen (0); the position correction removes overlap.
+   */
+  aim: (gap: string, vn0: string): string =>
+    `select(select(0.0, -(${gap}) / params.dt, (${gap}) > 0.0), -params.restitution * (${vn0}), (${vn0}) < -params.restitutionThreshold && (${gap}) + (${vn0}) * params.dt <= 0.0)`,
+  /**
+   * Whether a contact starts from its accumulated impulse (the warm start): only if it stays
+   * closed through this substep; one that opens (a bounce leaving, a gap) starts from 0.
+   */
+  keepsImpulse: (gap: string, vn0: string): string => `((${gap}) + (${vn0}) * params.dt <= 0.0)`,
+  /**
+   * The pseudo-velocity a contact's position correction aims at: percent of the overlap beyond
+   * slop per substep, at most maxPushSpeed; negative (a gap that may close) when shallower.
+   */
+  push: (gap: string): string => `min(params.percent * (-(${gap}) - params.slop) / params.dt, params.maxPushSpeed)`,
+};
+
+const header = () => /* wgsl */ `
+${ParticleParams.wgsl}
+${ParticleBody.wgsl}
+${ParticleContact.wgsl}
+${ParticleWalls.wgsl}
+${ParticleStats.wgsl}
+${flatWorkgroup}
+override WG: u32 = 128u;
+const EXT_SCALE: f32 = ${EXT_SCALE};
+const PARTNERS_KEPT: u32 = ${PARTNERS_KEPT}u;
+`;
+
+export const particleScatterIdsShader = () => wgsl`
+${gridFunctions(0, 0)}
+${header()}
+@group(0) @binding(1) var<uniform> params: ParticleParams;
+@group(0) @binding(2) var<storage, read> keys: array<vec2u>;
+@group(0) @binding(3) var<storage, read> cellStart: array<u32>;
+@group(0) @binding(4) var<storage, read_write> scratchId: array<u32>;
+@group(0) @binding(5) var<storage, read> velocities: array<vec4f>;
+@group(0) @binding(6) var<storage, read_write> stats: ParticleStats;
+
+@compute @workgroup_size(WG)
+fn particleScatterIds(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                      @builtin(local_invocation_index) lid: u32) {
+  let i = flatWorkgroup(wid, nwg) * WG + lid;
+  if (i >= grid.sphereCount) {
+    return;
+  }
+  let key = keys[i];
+  scratchId[cellStart[key.x] + key.y] = i;
+  let v = velocities[i];
+  if (v.w > 0.0) {
+    // Non-negative floats order as their bits do.
+    atomicMax(&stats.maxSpeedBits, bitcast<u32>(length(v.xyz)));
+  }
+}
+`;
+
+export const particleStableShader = () => wgsl`
+${gridFunctions(0, 0)}
+${header()}
+@group(0) @binding(1) var<uniform> params: ParticleParams;
+@group(0) @binding(2) var<storage, read> keys: array<vec2u>;
+@group(0) @binding(3) var<storage, read> cellStart: array<u32>;
+@group(0) @binding(4) var<storage, read> scratchId: array<u32>;
+@group(0) @binding(5) var<storage, read> spheres: array<vec4f>;
+@group(0) @binding(6) var<storage, read> velocities: array<vec4f>;
+@group(0) @binding(7) var<storage, read_write> sorted: array<vec4f>;
+@group(0) @binding(8) var<storage, read_write> bodies: array<ParticleBody>;
+@group(0) @binding(9) var<storage, read_write> sortedId: array<u32>;
+
+@compute @workgroup_size(WG)
+fn particleStable(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                  @builtin(local_invocation_index) lid: u32) {
+  let i = flatWorkgroup(wid, nwg) * WG + lid;
+  if (i >= grid.sphereCount) {
+    return;
+  }
+  // Rank in the bucket by index: the bucket's members with a lower index come first.
+  let bucket = keys[i].x;
+  let start = cellStart[bucket];
+  let end = cellStart[bucket + 1u];
+  var rank = 0u;
+  for (var u = start; u < end; u++) {
+    rank += select(0u, 1u, scratchId[u] < i);
+  }
+  let at = start + rank;
+  sorted[at] = spheres[i];
+  let v = velocities[i];
+  // A static particle (inverse mass 0) never moves, whatever velocity it was given.
+  bodies[at] = ParticleBody(select(v, vec4f(0.0), v.w == 0.0), vec4f(0.0));
+  sortedId[at] = i;
+}
+`;
+
+/**
+ * The statements visiting every other particle u within the search margin of particle t: the
+ * grid cells within r + maxRadius + margin + both reaches of its centre, on every level.
+ */
+function partners(dense: boolean, visit: string): string {
+  return /* wgsl */ `
+  let vmaxReach = bitcast<f32>(atomicLoad(&stats.maxSpeedBits)) * params.frameDt;
+  for (var b = 0u; b < grid.levelCount; b++) {
+    if (grid.levels[b].count == 0u) {
+      continue;
+    }
+    let maxR = grid.levels[b].maxRadius;
+    let ext = (s.w + maxR + params.margin + reach + min(vmaxReach, maxR)) * EXT_SCALE;
+    let lo = cellOf(s.xyz - vec3f(ext), b);
+    let hi = cellOf(s.xyz + vec3f(ext), b);
+    ${walkRows({ dense, level: 'b', lo: 'lo', hi: 'hi', visit: `if (u != t) {
+            let ub = bodies[u].v;
+            if (me.w + ub.w > 0.0) {
+              let d = q.xyz - s.xyz;
+              let gap = sqrt(dot(d, d)) - (s.w + q.w);
+              if (gap <= params.margin + (reach + ${formula.reach('q', 'ub')})) {
+                ${visit}
+              }
+            }
+          }` })}
+  }`;
+}
+
+const searchBindings = /* wgsl */ `
+@group(0) @binding(1) var<uniform> params: ParticleParams;
+@group(0) @binding(2) var<storage, read> cellStart: array<u32>;
+@group(0) @binding(3) var<storage, read> sorted: array<vec4f>;
+@group(0) @binding(4) var<storage, read> bodies: array<ParticleBody>;
+`;
+
+export const particleCountShader = ({ dense }: { dense: boolean }) => wgsl`
+${gridFunctions(0, 0)}
+${header()}
+${searchBindings}
+@group(0) @binding(5) var<storage, read_write> counts: array<u32>;
+@group(0) @binding(6) var<storage, read_write> stats: ParticleStats;
+#if ${!dense}
+${inRowFunction}
+#endif
+
+@compute @workgroup_size(WG)
+fn particleCount(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                 @builtin(local_invocation_index) lid: u32) {
+  let t = flatWorkgroup(wid, nwg) * WG + lid;
+  if (t >= params.count) {
+    return;
+  }
+  let s = sorted[t];
+  let me = bodies[t].v;
+  let reach = ${formula.reach('s', 'me')};
+  var found = 0u;
+  // The first PARTNERS_KEPT partners go to this particle's scratch row after the counts, so that
+  // the fill need not walk the grid again.
+  let row = params.count + 1u + t * PARTNERS_KEPT;
+  ${partners(dense, `if (found < PARTNERS_KEPT) {
+                counts[row + found] = u;
+              }
+              found += 1u;`)}
+  counts[t] = found;
+}
+`;
+
+/** Fill: appends partner u (gap, its slot) to particle t's list, warm-started. */
+const addEntry = /* wgsl */ `if (slot < params.entryCapacity) {
+        let other = sortedId[u];
+        var impulse = vec4f(0.0);
+        // Lists keep their walk order from step to step: search from after the last match, so
+        // an unchanged list finds each partner at the first probe.
+        for (var k = 0u; k < remembered; k++) {
+          var e = cursor + k;
+          if (e >= previous.y) {
+            e -= remembered;
+          }
+          if (contacts[e].id == other) {
+            impulse = contacts[e].impulse;
+            cursor = e + 1u;
+            break;
+          }
+        }
+        contacts[params.entryBase + slot] = ParticleContact(impulse, u, other, 0.0, 0.0);
+      }
+      slot += 1u;
+      if (gap <= 0.0 && t < u) {
+        touching += 1u;
+      }`;
+
+export const particleFillShader = ({ dense }: { dense: boolean }) => wgsl`
+${gridFunctions(0, 0)}
+${header()}
+${searchBindings}
+@group(0) @binding(5) var<storage, read> sortedId: array<u32>;
+@group(0) @binding(6) var<storage, read> start: array<u32>;
+@group(0) @binding(7) var<storage, read_write> contacts: array<ParticleContact>;
+@group(0) @binding(8) var<storage, read> ranges: array<vec2u>;
+@group(0) @binding(9) var<storage, read_write> stats: ParticleStats;
+#if ${!dense}
+${inRowFunction}
+#endif
+
+@compute @workgroup_size(WG)
+fn particleFill(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                @builtin(local_invocation_index) lid: u32) {
+  let t = flatWorkgroup(wid, nwg) * WG + lid;
+  if (t >= params.count) {
+    return;
+  }
+  if (t == params.count - 1u) {
+    atomicMax(&stats.entriesNeeded, start[params.count]);
+  }
+  let s = sorted[t];
+  let me = bodies[t].v;
+  let reach = ${formula.reach('s', 'me')};
+  let id = sortedId[t];
+  // This particle's list of the previous step, for the warm start.
+  let previous = ranges[params.prevRangeBase + id];
+  let remembered = previous.y - previous.x;
+  var cursor = previous.x;
+  var slot = start[t];
+  var touching = 0u;
+  let found = start[t + 1u] - slot;
+  if (found <= PARTNERS_KEPT) {
+    // The partners the count kept, in walk order.
+    let row = params.count + 1u + t * PARTNERS_KEPT;
+    for (var kept = 0u; kept < found; kept++) {
+      let u = start[row + kept];
+      let q = sorted[u];
+      let d = q.xyz - s.xyz;
+      let gap = sqrt(dot(d, d)) - (s.w + q.w);
+      ${addEntry}
+    }
+  } else {
+    ${partners(dense, addEntry)}
+  }
+  if (touching > 0u) {
+    atomicAdd(&stats.touching, touching);
+  }
+}
+`;
+
+/** The list of particle t: entries [first, last) of the contact buffer. */
+const entriesOf = /* wgsl */ `
+  let first = params.entryBase + min(start[t], params.entryCapacity);
+  let last = params.entryBase + min(start[t + 1u], params.entryCapacity);
+`;
+
+const stepBindings = /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: ParticleParams;
+@group(0) @binding(1) var<storage, read> sorted: array<vec4f>;
+@group(0) @binding(2) var<storage, read> sortedId: array<u32>;
+@group(0) @binding(3) var<storage, read> start: array<u32>;
+@group(0) @binding(4) var<storage, read> bodiesIn: array<ParticleBody>;
+@group(0) @binding(5) var<storage, read_write> bodiesOut: array<ParticleBody>;
+@group(0) @binding(6) var<storage, read_write> contacts: array<ParticleContact>;
+@group(0) @binding(7) var<storage, read_write> walls: array<ParticleWalls>;
+`;
+
+const AXES = [0, 1, 2] as const;
+const X = 'xyz';
+const FIELD = ['impulseX', 'impulseY', 'impulseZ'];
+
+/**
+ * The wall contact of one axis, written out per axis with literal components (on SwiftShader,
+ * indexing a local array by a loop variable spills it to memory and costs more than the math).
+ * `wall.impulseA` = (normal impulse, side: −1 lower, +1 upper, 0 none, friction impulse along
+ * the next two axes); the normal n = side·e_a points from the particle to the wall, whose
+ * velocity is 0, so the relative normal velocity is −v·n.
+ */
+function wallGap(axis: number, side: string): string {
+  const a = X[axis];
+  return `select(params.boundsMax.${a} - (s.${a} + s.w), (s.${a} - s.w) - params.boundsMin.${a}, ${side} < 0.0)`;
+}
+
+function prepareWall(axis: number): string {
+  const [a, b, c] = [X[axis], X[(axis + 1) % 3], X[(axis + 2) % 3]];
+  return /* wgsl */ `
+  {
+    var c = vec4f(0.0);
+    if (walled) {
+      let low = (s.${a} - s.w) - params.boundsMin.${a};
+      let high = params.boundsMax.${a} - (s.${a} + s.w);
+      let side = select(1.0, -1.0, low <= high);
+      let gap = min(low, high);
+      let vn0 = -v.${a} * side;
+      if (gap + min(vn0, 0.0) * h <= params.margin) {
+        c = wall.${FIELD[axis]};
+        if (c.y != side || !${formula.keepsImpulse('gap', 'vn0')}) {
+          c = vec4f(0.0, side, 0.0, 0.0);
+        }
+        aims.${a} = ${formula.aim('gap', 'vn0')};
+        dv.${a} -= w * c.x * side;
+        dv.${b} -= w * c.z;
+        dv.${c} -= w * c.w;
+        splits += 1u;
+      }
+    }
+    wall.${FIELD[axis]} = c;
+  }`;
+}
+
+function iterateWall(axis: number): string {
+  const [a, b, c] = [X[axis], X[(axis + 1) % 3], X[(axis + 2) % 3]];
+  return /* wgsl */ `
+    if (wall.${FIELD[axis]}.y != 0.0) {
+      let c = wall.${FIELD[axis]};
+      let side = c.y;
+      let vn = -v.${a} * side;
+      let normal = max(c.x + (wall.aim.${a} - vn) / wm, 0.0);
+      var lt = vec2f(c.z, c.w);
+      var dlt = vec2f(0.0);
+      if (params.friction > 0.0) {
+        // Tangential velocity of the wall relative to the particle: −v along the other axes.
+        var next = lt + vec2f(v.${b}, v.${c}) / wm;
+        let limit = params.friction * normal;
+        let len2 = dot(next, next);
+        if (len2 > limit * limit) {
+          next = next * (limit / sqrt(len2));
+        }
+        dlt = next - lt;
+        lt = next;
+      }
+      dv.${a} -= w * (normal - c.x) * side;
+      dv.${b} -= w * dlt.x;
+      dv.${c} -= w * dlt.y;
+      wall.${FIELD[axis]} = vec4f(normal, side, lt);
+      let pushed = max(wall.pseudo.${a} + (${formula.push(wallGap(axis, 'side'))} + vp.${a} * side) / wm, 0.0);
+      dvp.${a} -= w * (pushed - wall.pseudo.${a}) * side;
+      wall.pseudo.${a} = pushed;
+    }`;
+}
+
+
+/**
+ * Statements binding `n` (the unit normal from particle s to its partner q, entry e) and `gap`
+ * (|sq| − rs − rq): inlined, since on SwiftShader a function call per contact costs more than
+ * its work. The partner's index is read only for coincident centres (coincidentNormal).
+ */
+const entryGeometry = /* wgsl */ `
+    let d = q.xyz - s.xyz;
+    let dist2 = dot(d, d);
+    let dist = sqrt(dist2);
+    var n = d / dist;
+    if (!(dist2 > 0.0)) {
+      n = coincidentNormal(id, contacts[e].id);
+    }
+    let gap = dist - (s.w + q.w);`;
+
+export const particlePrepareShader = () => wgsl`
+${gridFunctions(1, 0)}
+${header()}
+${stepBindings}
+@group(0) @binding(8) var<storage, read_write> ranges: array<vec2u>;
+${contactGeometry}
+
+// Whether a wall contact of the sphere s moving at v may take part in this substep: prepareWall's
+// test, with room to spare for rounding (prepareWall decides exactly).
+fn nearWall(s: vec4f, v: vec3f, h: f32) -> bool {
+  let low = (s.xyz - vec3f(s.w)) - params.boundsMin;
+  let high = params.boundsMax - (s.xyz + vec3f(s.w));
+  let gap = min(low, high);
+  let vn0 = select(-v, v, low <= high);
+  let spare = max(vec3f(params.margin), 1e-5 * (abs(gap) + abs(vn0 * h) + vec3f(s.w)));
+  return any(gap + min(vn0, vec3f(0.0)) * h <= vec3f(params.margin) + spare);
+}
+
+@compute @workgroup_size(WG)
+fn particlePrepare(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                   @builtin(local_invocation_index) lid: u32) {
+  let t = flatWorkgroup(wid, nwg) * WG + lid;
+  if (t >= params.count) {
+    return;
+  }
+  let h = params.dt;
+  let s = sorted[t];
+  let id = sortedId[t];
+  let w = bodiesIn[t].v.w;
+  // Gravity first: the approach speeds below are those the solve starts from.
+  let v = bodiesIn[t].v.xyz + select(vec3f(0.0), params.gravity * h, w > 0.0);
+  ${entriesOf}
+  ranges[params.rangeBase + id] = vec2u(first, last);
+  var dv = vec3f(0.0);
+  var splits = 0u;
+  for (var e = first; e < last; e++) {
+    let nbr = contacts[e].nbr;
+    let q = sorted[nbr];
+    let qb = bodiesIn[nbr].v;
+    let qv = qb.xyz + select(vec3f(0.0), params.gravity * h, qb.w > 0.0);
+    ${entryGeometry}
+    let vn0 = dot(qv - v, n);
+    let aim = ${formula.aim('gap', 'vn0')};
+    contacts[e].aim = aim;
+    var impulse = vec4f(0.0);
+    if (${formula.keepsImpulse('gap', 'vn0')}) {
+      // The warm start; the friction impulse stays in the tangent plane as the normal turns.
+      impulse = contacts[e].impulse;
+      let lt = impulse.yzw;
+      impulse = vec4f(impulse.x, lt - dot(lt, n) * n);
+    }
+    contacts[e].impulse = impulse;
+    contacts[e].pseudo = 0.0;
+    // The impulse on this particle is −(λn·n + λt): the partner's is its opposite.
+    dv -= w * (impulse.x * n + impulse.yzw);
+    splits += 1u;
+  }
+  let walled = params.bounded != 0u && w > 0.0;
+  // A particle away from every wall, with no wall contact from before, skips its wall record.
+  if (params.bounded != 0u && ((walled && nearWall(s, v, h)) || walls[id].impulseX.y != 0.0 || walls[id].impulseY.y != 0.0 || walls[id].impulseZ.y != 0.0)) {
+    var wall = walls[id];
+    var aims = vec4f(0.0);
+    ${AXES.map(prepareWall).join('')}
+    wall.aim = aims;
+    wall.pseudo = vec4f(0.0);
+    walls[id] = wall;
+  }
+  bodiesOut[t] = ParticleBody(vec4f(v + dv, w), vec4f(0.0, 0.0, 0.0, f32(splits)));
+}
+`;
+
+export const particleIterateShader = () => wgsl`
+${gridFunctions(1, 0)}
+${header()}
+${stepBindings}
+${contactGeometry}
+
+// Coulomb's cone: the friction impulse lt − vt/k, shortened to at most friction·λn.
+fn frictionImpulse(lt: vec3f, vt: vec3f, k: f32, normal: f32) -> vec3f {
+  var next = lt - vt / k;
+  let limit = params.friction * normal;
+  let len2 = dot(next, next);
+  if (len2 > limit * limit) {
+    next = next * (limit / sqrt(len2));
+  }
+  return next;
+}
+
+@compute @workgroup_size(WG)
+fn particleIterate(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                   @builtin(local_invocation_index) lid: u32) {
+  let t = flatWorkgroup(wid, nwg) * WG + lid;
+  if (t >= params.count) {
+    return;
+  }
+  let body = bodiesIn[t];
+  let w = body.v.w;
+  if (w == 0.0) {
+    bodiesOut[t] = body;
+    return;
+  }
+  let s = sorted[t];
+  let id = sortedId[t];
+  let v = body.v.xyz;
+  let vp = body.p.xyz;
+  // Mass splitting: this particle's mass is shared among its 'splits' contacts.
+  let wm = w * body.p.w;
+  var dv = vec3f(0.0);
+  var dvp = vec3f(0.0);
+  ${entriesOf}
+  for (var e = first; e < last; e++) {
+    let nbr = contacts[e].nbr;
+    let impulse = contacts[e].impulse;
+    let pseudo = contacts[e].pseudo;
+    let q = sorted[nbr];
+    let qb = bodiesIn[nbr];
+    ${entryGeometry}
+    let k = wm + qb.v.w * qb.p.w;
+    let rel = qb.v.xyz - v;
+    let vn = dot(rel, n);
+    let normal = max(impulse.x + (contacts[e].aim - vn) / k, 0.0);
+    var lt = impulse.yzw;
+    var dlt = vec3f(0.0);
+    if (params.friction > 0.0) {
+      // frictionImpulse, inlined.
+      var next = lt - (rel - vn * n) / k;
+      let limit = params.friction * normal;
+      let len2 = dot(next, next);
+      if (len2 > limit * limit) {
+        next = next * (limit / sqrt(len2));
+      }
+      dlt = next - lt;
+      lt = next;
+    }
+    dv -= w * ((normal - impulse.x) * n + dlt);
+    contacts[e].impulse = vec4f(normal, lt);
+    // The position correction, on pseudo-velocities that never enter the velocity.
+    let pushed = max(pseudo + (${formula.push('gap')} - dot(qb.p.xyz - vp, n)) / k, 0.0);
+    dvp -= w * (pushed - pseudo) * n;
+    contacts[e].pseudo = pushed;
+  }
+  if (params.bounded != 0u && (walls[id].impulseX.y != 0.0 || walls[id].impulseY.y != 0.0 || walls[id].impulseZ.y != 0.0)) {
+    var wall = walls[id];
+    {
+      ${AXES.map(iterateWall).join('')}
+      walls[id] = wall;
+    }
+  }
+  bodiesOut[t] = ParticleBody(vec4f(v + dv, w), vec4f(vp + dvp, body.p.w));
+}
+`;
+
+export const particleIntegrateShader = () => wgsl`
+${header()}
+@group(0) @binding(0) var<uniform> params: ParticleParams;
+@group(0) @binding(1) var<storage, read_write> sorted: array<vec4f>;
+@group(0) @binding(2) var<storage, read> sortedId: array<u32>;
+@group(0) @binding(3) var<storage, read_write> bodies: array<ParticleBody>;
+@group(0) @binding(4) var<storage, read_write> spheres: array<vec4f>;
+@group(0) @binding(5) var<storage, read_write> velocities: array<vec4f>;
+
+@compute @workgroup_size(WG)
+fn particleIntegrate(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                     @builtin(local_invocation_index) lid: u32) {
+  let t = flatWorkgroup(wid, nwg) * WG + lid;
+  if (t >= params.count) {
+    return;
+  }
+  let body = bodies[t];
+  var p = sorted[t];
+  var v = body.v.xyz;
+  if (body.v.w > 0.0) {
+    var x = p.xyz + (v + body.p.xyz) * params.dt;
+    if (params.bounded != 0u) {
+      // The sphere, not only its centre, ends inside the bounds (centred where they are
+      // narrower than it); a clamped axis loses its outward velocity, which only lowers the
+      // kinetic energy.
+      let lo0 = params.boundsMin + vec3f(p.w);
+      let hi0 = params.boundsMax - vec3f(p.w);
+      let narrow = lo0 > hi0;
+      let middle = (params.boundsMin + params.boundsMax) * 0.5;
+      let lo = select(lo0, middle, narrow);
+      let hi = select(hi0, middle, narrow);
+      v = select(v, max(v, vec3f(0.0)), x < lo);
+      v = select(v, min(v, vec3f(0.0)), x > hi);
+      x = clamp(x, lo, hi);
+    }
+    p = vec4f(x, p.w);
+    sorted[t] = p;
+    bodies[t].v = vec4f(v, body.v.w);
+  }
+  let id = sortedId[t];
+  spheres[id] = p;
+  velocities[id] = vec4f(v, body.v.w);
+}
+`;

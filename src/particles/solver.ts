@@ -1,0 +1,227 @@
+/**
+ * ParticleSolver: the passes of one particle-world step (shaders/particles/solver.wgsl.ts),
+ * recorded into a caller's encoder with nothing read back. It owns its pipelines, bind group
+ * layouts and the solver's GPU buffers; the world (src/particles/world.ts) owns the state.
+ *
+ * Per step: the grid's count and scan, the stable scatter, the contact search (count, scan,
+ * fill), then per substep: prepare, `iterations` Jacobi sweeps, integrate. Buffers that
+ * alternate:
+ * - bodies A/B: the sweeps read one and write the other;
+ * - the halves of `contacts` and `ranges`: each step writes one and warm-starts from the other,
+ *   and two uniform parameter blocks (one per parity) say which is which.
+ */
+import { solverBindings, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleIntegrateShader, PARTNERS_KEPT } from '../../shaders/particles/solver.wgsl.js';
+import { bindGroupLayout, bindGroup, computePipeline } from '../gpu/pipeline.js';
+import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
+import { BufferUsage } from '../gpu/flags.js';
+import { createBuffer, GrowableBuffer, bindingLimit } from '../gpu/buffers.js';
+import { GridBuildPass, GpuGrid } from '../passes/gridBuild.js';
+import { ExclusiveScanPass } from '../passes/scan.js';
+import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleStats, packStruct } from '../layout.js';
+import { CapacityError } from '../errors.js';
+import type { GpuTimer } from '../gpu/timer.js';
+import type { StepParams } from '../reference/particles.js';
+
+const WG = 128;
+
+/** The world's state buffers the solver reads and writes (by particle index). */
+export interface ParticleState {
+  /** x, y, z, radius per particle. */
+  spheres: GPUBuffer;
+  /** vx, vy, vz, inverse mass per particle. */
+  velocities: GPUBuffer;
+}
+
+/** Solver settings for one step (validated by the world): the CPU twin's, and the count. */
+export type StepSettings = StepParams & { count: number };
+
+export class ParticleSolver {
+  /** Contact-list entries per half of the contact buffer. */
+  entryCapacity: number;
+  readonly grid: GpuGrid;
+  readonly stats: GPUBuffer;
+  private readonly layouts: { [K in keyof typeof solverBindings]: GPUBindGroupLayout };
+  private readonly pipelines: Record<string, GPUComputePipeline>;
+  private readonly gridBuild: GridBuildPass;
+  private readonly scan: ExclusiveScanPass;
+  private readonly params: [GPUBuffer, GPUBuffer];
+  private readonly scratchId: GPUBuffer;
+  private readonly bodies: [GPUBuffer, GPUBuffer];
+  /** Per particle in bucket order, then the total: counts, scanned into list starts; then PARTNERS_KEPT partner slots per particle. */
+  private readonly start: GPUBuffer;
+  private readonly contacts: GrowableBuffer;
+  private readonly ranges: GPUBuffer;
+  private readonly walls: GPUBuffer;
+  private groups = new Map<string, GPUBindGroup>();
+  private groupsFor: GPUBuffer | null = null;
+  /** Which half of the contact and range buffers the next step writes. */
+  private parity = 0;
+
+  constructor(
+    private readonly device: GPUDevice,
+    readonly capacity: number,
+    private readonly maxWorkgroupsPerDimension: number,
+  ) {
+    const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
+    this.layouts = Object.fromEntries(
+      Object.entries(solverBindings).map(([name, kinds]) => [name, bindGroupLayout(device, `particle ${name} layout`, kinds)]),
+    ) as ParticleSolver['layouts'];
+    const make = (name: keyof typeof solverBindings, entry: string, code: string): GPUComputePipeline =>
+      computePipeline(device, entry, [this.layouts[name]], code, entry, { WG });
+    this.pipelines = {
+      scatterIds: make('scatterIds', 'particleScatterIds', particleScatterIdsShader()),
+      stable: make('stable', 'particleStable', particleStableShader()),
+      countDense: make('count', 'particleCount', particleCountShader({ dense: true })),
+      countHashed: make('count', 'particleCount', particleCountShader({ dense: false })),
+      fillDense: make('fill', 'particleFill', particleFillShader({ dense: true })),
+      fillHashed: make('fill', 'particleFill', particleFillShader({ dense: false })),
+      prepare: make('prepare', 'particlePrepare', particlePrepareShader()),
+      iterate: make('iterate', 'particleIterate', particleIterateShader()),
+      integrate: make('integrate', 'particleIntegrate', particleIntegrateShader()),
+    };
+    this.grid = new GpuGrid(device, 'particle grid');
+    this.gridBuild = new GridBuildPass(device, maxWorkgroupsPerDimension);
+    this.scan = new ExclusiveScanPass(device, maxWorkgroupsPerDimension, 'contact scan');
+    const uniform = BufferUsage.UNIFORM | BufferUsage.COPY_DST;
+    this.params = [createBuffer(device, 'particle params even', ParticleParams.size, uniform), createBuffer(device, 'particle params odd', ParticleParams.size, uniform)];
+    this.scratchId = createBuffer(device, 'particle scratch ids', 4 * capacity, storage);
+    this.bodies = [createBuffer(device, 'particle bodies A', ParticleBody.size * capacity, storage), createBuffer(device, 'particle bodies B', ParticleBody.size * capacity, storage)];
+    // The counts (scanned into list starts), then the partners the count keeps for the fill.
+    this.start = createBuffer(device, 'particle contact starts', 4 * (capacity + 1 + PARTNERS_KEPT * capacity), storage);
+    this.ranges = createBuffer(device, 'particle contact ranges', 8 * 2 * capacity, storage);
+    this.walls = createBuffer(device, 'particle wall contacts', ParticleWalls.size * capacity, storage);
+    this.stats = createBuffer(device, 'particle step stats', ParticleStats.size, storage);
+    // Room for 8 partners a particle (a packed pile lists 6–12); grown when a step needs more.
+    this.entryCapacity = Math.min(8 * capacity, this.maxEntries());
+    this.contacts = new GrowableBuffer(device, 'particle contacts', storage);
+    this.contacts.ensure(2 * this.entryCapacity * ParticleContact.size);
+  }
+
+  /** Most entries per half that one binding holds. */
+  maxEntries(): number {
+    return Math.floor(bindingLimit(this.device) / (2 * ParticleContact.size));
+  }
+
+  /**
+   * Makes room for `entries` contact-list entries per half (after a step asked for more). The
+   * lists are replaced, so the next step starts cold (no warm start). Throws CapacityError when
+   * the device cannot bind that many.
+   */
+  growEntries(entries: number): void {
+    const max = this.maxEntries();
+    if (entries > max) throw new CapacityError('particle contacts', entries, max, 'the device cannot bind more contact-list entries');
+    this.entryCapacity = Math.min(max, Math.max(entries, Math.ceil(this.entryCapacity * 1.25)));
+    this.contacts.ensure(2 * this.entryCapacity * ParticleContact.size);
+    this.groups.clear();
+    this.forget();
+  }
+
+  /** Forgets every contact (new particles): the next step starts with no warm start. */
+  forget(): void {
+    const encoder = this.device.createCommandEncoder({ label: 'particle solver reset' });
+    encoder.clearBuffer(this.ranges);
+    encoder.clearBuffer(this.walls);
+    this.device.queue.submit([encoder.finish()]);
+  }
+
+  /** Writes the parameters of the next steps (both parities). */
+  setStep(settings: StepSettings): void {
+    const h = settings.dt / settings.substeps;
+    const b = settings.bounds ?? [0, 0, 0, 0, 0, 0];
+    for (const parity of [0, 1]) {
+      this.device.queue.writeBuffer(this.params[parity], 0, packStruct(ParticleParams, {
+        count: settings.count,
+        dt: h,
+        frameDt: settings.dt,
+        restitution: settings.restitution,
+        gravity: settings.gravity,
+        friction: settings.friction,
+        boundsMin: [b[0], b[1], b[2]],
+        bounded: settings.bounds ? 1 : 0,
+        boundsMax: [b[3], b[4], b[5]],
+        percent: settings.percent,
+        slop: settings.slop,
+        maxPushSpeed: settings.maxPushSpeed,
+        restitutionThreshold: settings.restitutionThreshold,
+        margin: settings.margin,
+        entryCapacity: this.entryCapacity,
+        entryBase: parity * this.entryCapacity,
+        prevEntryBase: (1 - parity) * this.entryCapacity,
+        rangeBase: parity * this.capacity,
+        prevRangeBase: (1 - parity) * this.capacity,
+      }));
+    }
+  }
+
+  private group(key: string, layout: keyof typeof solverBindings, resources: GPUBuffer[]): GPUBindGroup {
+    let group = this.groups.get(key);
+    if (!group) {
+      group = bindGroup(this.device, `particle ${key}`, this.layouts[layout], resources);
+      this.groups.set(key, group);
+    }
+    return group;
+  }
+
+  /**
+   * Records one step of `settings.substeps` substeps (setStep must have written the same
+   * settings). Work per particle: the grid build and two grid searches, then per substep about
+   * (2 + iterations) passes over its contact list (48 bytes per entry read, 32 written).
+   */
+  encode(encoder: GPUCommandEncoder, state: ParticleState, settings: StepSettings, timer?: GpuTimer): void {
+    const plan = this.grid.plan;
+    if (!plan) throw new Error('the particle grid has no plan');
+    const grid = this.grid;
+    // Bind groups depend on the grid's buffers too (they grow with the plan).
+    if (this.groupsFor !== grid.cellStart.buffer) {
+      this.groups.clear();
+      this.groupsFor = grid.cellStart.buffer;
+    }
+    const n = settings.count;
+    const workgroups = ceilDiv(n, WG);
+    const parity = this.parity;
+    this.parity = 1 - parity;
+    const params = this.params[parity];
+    const p = `p${parity}`;
+    const contacts = this.contacts.buffer;
+    const run = (label: string, pipeline: GPUComputePipeline, group: GPUBindGroup): void => {
+      const pass = encoder.beginComputePass(timer?.pass(label) ?? { label });
+      pass.setPipeline(pipeline);
+      pass.setBindGroup(0, group);
+      dispatchFolded(pass, workgroups, this.maxWorkgroupsPerDimension);
+      pass.end();
+    };
+
+    encoder.clearBuffer(this.stats, 0, 8); // largest speed, touching pairs
+    this.gridBuild.encodeCountAndScan(encoder, state.spheres, grid, timer);
+    const [A, B] = this.bodies;
+    run('particle scatter', this.pipelines.scatterIds, this.group(`scatter ${p}`, 'scatterIds', [grid.params, params, grid.keys.buffer, grid.cellStart.buffer, this.scratchId, state.velocities, this.stats]));
+    run('particle stable sort', this.pipelines.stable, this.group(`stable ${p}`, 'stable', [grid.params, params, grid.keys.buffer, grid.cellStart.buffer, this.scratchId, state.spheres, state.velocities, grid.sorted.buffer, A, grid.sortedId.buffer]));
+    const kind = plan.dense ? 'Dense' : 'Hashed';
+    run('contact count', this.pipelines[`count${kind}`], this.group(`count ${p}`, 'count', [grid.params, params, grid.cellStart.buffer, grid.sorted.buffer, A, this.start, this.stats]));
+    this.scan.encode(encoder, this.start, n, timer);
+    run('contact fill', this.pipelines[`fill${kind}`], this.group(`fill ${p}`, 'fill', [grid.params, params, grid.cellStart.buffer, grid.sorted.buffer, A, grid.sortedId.buffer, this.start, contacts, this.ranges, this.stats]));
+
+    const step = (inBuf: GPUBuffer, outBuf: GPUBuffer): GPUBuffer[] => [params, grid.sorted.buffer, grid.sortedId.buffer, this.start, inBuf, outBuf, contacts, this.walls];
+    let current = 0; // A holds the bodies
+    for (let sub = 0; sub < settings.substeps; sub++) {
+      const [from, to] = current === 0 ? [A, B] : [B, A];
+      run('solver prepare', this.pipelines.prepare, this.group(`prepare ${p} ${current}`, 'prepare', [...step(from, to), this.ranges]));
+      current = 1 - current;
+      for (let k = 0; k < settings.iterations; k++) {
+        const [i, o] = current === 0 ? [A, B] : [B, A];
+        run('solver iterate', this.pipelines.iterate, this.group(`iterate ${p} ${current}`, 'iterate', step(i, o)));
+        current = 1 - current;
+      }
+      const result = current === 0 ? A : B;
+      run('solver integrate', this.pipelines.integrate, this.group(`integrate ${p} ${current}`, 'integrate', [params, grid.sorted.buffer, grid.sortedId.buffer, result, state.spheres, state.velocities]));
+    }
+  }
+
+  destroy(): void {
+    this.grid.destroy();
+    this.gridBuild.destroy();
+    this.scan.destroy();
+    for (const buffer of [...this.params, this.scratchId, ...this.bodies, this.start, this.ranges, this.walls, this.stats]) buffer.destroy();
+    this.contacts.destroy();
+  }
+}

@@ -1,0 +1,508 @@
+/**
+ * The particle world: spheres that fall, collide, pile up and bounce, stepped entirely on the GPU
+ * by a contact solver (src/particles/solver.ts; docs/ARCHITECTURE.md has the math). State lives
+ * in GPU buffers that a renderer can bind directly: `buffers.spheres` (x, y, z, radius per
+ * particle) and `buffers.velocities` (vx, vy, vz, inverse mass). `step` records its substeps into
+ * one submission and reads back only the 16 bytes of the step's counters.
+ */
+import { InvalidInputError, CapacityError } from '../errors.js';
+import { createChecked } from '../gpu/submit.js';
+import { CallQueue } from '../gpu/calls.js';
+import {
+  validateSpheres, validateCasts, checkFloat32Array, checkNumber, checkVector, checkPositiveInteger, checkBoolean, checkValue,
+  RULES, MAX_MAGNITUDE, checkGridOptions, checkDevice, type SphereStats, type CastBatch,
+} from '../validate.js';
+import { requestBrowserDevice } from '../device.js';
+import { BufferUsage } from '../gpu/flags.js';
+import { createBuffer, readBuffer, upload, bindingLimit } from '../gpu/buffers.js';
+import { GpuTimer, type Profile } from '../gpu/timer.js';
+import { planGrid, type GridPlan, type PlanOptions } from '../grid/plan.js';
+import { ParticleStats, ParticleWalls, STRIDE } from '../layout.js';
+import { ParticleSolver } from './solver.js';
+import type { StepParams } from '../reference/particles.js';
+import { ParticleQueries } from './queries.js';
+import { checkServes } from '../broadphase/index.js';
+import { HIT_BYTES, toRaycastResult, toSphereCastResult, castCall, noHits, type HitRecords, type RaycastResult, type SphereCastResult, type RaycastAllHits, type SphereCastAllHits } from '../castQueries.js';
+import type { CastOptions } from '../options.js';
+
+/** The solver's settings; each may be changed later with `setParameters`. */
+export interface ParticleParameters {
+  /** Acceleration [gx, gy, gz] on every moving particle. Default [0, 0, 0]. */
+  gravity?: ArrayLike<number>;
+  /** Coefficient of restitution e in [0, 1]; 1 is elastic. Default 1. */
+  restitution?: number;
+  /**
+   * Contacts approaching slower than this (length units per second) do not bounce, so that a
+   * resting pile does not jitter. Default: 2·|gravity|·dt of each step (0 without gravity).
+   */
+  restitutionThreshold?: number;
+  /** Coulomb friction coefficient μ ≥ 0 between particles and against the walls. Default 0. */
+  friction?: number;
+  /** Share of the overlap beyond `slop` removed per substep, in [0, 1]. Default 0.8. */
+  percent?: number;
+  /** Overlap the position correction leaves alone (length units). Default 0.01. */
+  slop?: number;
+  /** The fastest the position correction pushes overlapping particles apart. Default 3. */
+  maxPushSpeed?: number;
+  /** Substeps per step (1–64); each is a full solve with its own integration. Default 4. */
+  substeps?: number;
+  /** Jacobi sweeps of the contact solve per substep (1–64). Default 4. */
+  iterations?: number;
+}
+
+/** Options of {@link createParticleWorld}: the world's size and walls, and the solver's settings. */
+export interface ParticleWorldOptions extends ParticleParameters {
+  /** The device; in a browser it may be omitted (navigator.gpu). */
+  device?: GPUDevice;
+  /** Most particles the world holds. */
+  capacity: number;
+  /** Hard walls: [minX, minY, minZ, maxX, maxY, maxZ]; every sphere stays inside. Omitted: unbounded. */
+  bounds?: ArrayLike<number>;
+  /** Fold dispatches past this many workgroups per dimension (default: the device's limit; lower it in tests). */
+  maxWorkgroupsPerDimension?: number;
+  /** Tuning of the grid plan; defaults are measured. */
+  grid?: Pick<PlanOptions, 'denseFactor' | 'levelStep'>;
+}
+
+/** The particles given to {@link ParticleWorld.setParticles}, by particle index. */
+export interface ParticleSet {
+  /** x, y, z, radius per particle. */
+  spheres: Float32Array;
+  /** vx, vy, vz per particle. */
+  velocities: Float32Array;
+  /**
+   * Per particle; 0 is static: the particle never moves, whatever velocity it is given, and
+   * gravity does not act on it. Default: 1 / (density 1 × volume).
+   */
+  inverseMasses?: Float32Array;
+}
+
+/** The world's buffers a renderer may bind (vertex or storage), by particle index. */
+export interface ParticleBuffers {
+  /** x, y, z, radius per particle. */
+  spheres: GPUBuffer;
+  /** vx, vy, vz, inverse mass per particle. */
+  velocities: GPUBuffer;
+}
+
+type Settings = Required<Omit<ParticleParameters, 'gravity' | 'restitutionThreshold'>> & { gravity: number[]; restitutionThreshold: number | undefined };
+
+/**
+ * Makes a {@link ParticleWorld} holding up to `options.capacity` particles on `options.device` (in
+ * a browser it may be omitted: one is requested from navigator.gpu, and destroyed with the
+ * world). Fill it with {@link ParticleWorld.setParticles}, then {@link ParticleWorld.step}.
+ */
+export async function createParticleWorld(options: ParticleWorldOptions): Promise<ParticleWorld> {
+  if (typeof options !== 'object' || options === null) throw new InvalidInputError('options', -1, RULES.option, 'expected an object');
+  const device = checkDevice('options.device', options.device) ?? (await requestBrowserDevice());
+  return createChecked(device, () => new ParticleWorld(device, options, options.device === undefined));
+}
+
+/** The default inverse mass: density 1, so 1 / volume. A radius 0 particle is static. */
+export function defaultInverseMass(radius: number): number {
+  const volume = (4 / 3) * Math.PI * radius ** 3;
+  return volume > 0 ? 1 / volume : 0;
+}
+
+/** The smallest substep: its inverse (used for speculative contacts) stays within f32's range. */
+const MIN_SUBSTEP = 2 ** -60;
+
+/**
+ * Spheres colliding and bouncing, stepped entirely on the GPU: contacts found with a grid, solved
+ * with accumulated impulses (restitution, friction, walls), bitwise deterministic. The state stays
+ * on the GPU ({@link ParticleWorld.buffers}); {@link ParticleWorld.read} reads it back.
+ */
+export class ParticleWorld {
+  /** The device the world runs on. */
+  readonly device: GPUDevice;
+  /** Most particles the world holds. */
+  readonly capacity: number;
+  /** Particles set by the last setParticles. */
+  count = 0;
+  /** The walls, [minX, minY, minZ, maxX, maxY, maxZ], or null for none. */
+  readonly bounds: [number, number, number, number, number, number] | null;
+  /** The state on the GPU, for a renderer to bind (`count` particles are live). */
+  readonly buffers: Readonly<ParticleBuffers>;
+  /** Stage times of the last `step` made with `profile: true`. */
+  lastProfile: Profile | null = null;
+
+  private readonly ownsDevice: boolean;
+  private readonly solver: ParticleSolver;
+  private readonly planOptions: PlanOptions;
+  private settings: Settings;
+  private readonly maxWorkgroupsPerDimension: number;
+  /** Most casts one query takes (one hit record each must fit in a binding). */
+  private readonly maxCasts: number;
+  /** Raycasts against the particles, made on first use. */
+  private queries: ParticleQueries | null = null;
+  /** The particles' statistics with the bounds the grid covers (see planStatsFor), set with the particles. */
+  private planStats: SphereStats | null = null;
+  /** The state at the start of a `step` call, restored when the step must run again. */
+  private readonly backup: ParticleBuffers;
+  /** Calls run one at a time (they share buffers); every failure gets a typed error. */
+  private readonly calls: CallQueue;
+
+  constructor(device: GPUDevice, options: ParticleWorldOptions, ownsDevice = false) {
+    // The largest per-particle record the solver binds is its wall contacts.
+    const maxParticles = Math.floor(bindingLimit(device) / ParticleWalls.size);
+    const capacity = checkPositiveInteger('options.capacity', options.capacity);
+    if (capacity === undefined || capacity === 0) throw new InvalidInputError('options.capacity', -1, RULES.option, 'a capacity of at least 1 particle is required');
+    if (capacity > maxParticles) throw new CapacityError('options.capacity: particles', capacity, maxParticles, 'the device cannot bind more');
+    const bounds = checkVector('options.bounds', options.bounds, 6, RULES.bounds);
+    if (bounds && !(bounds.every((b) => Math.abs(b) <= MAX_MAGNITUDE) && bounds[0] < bounds[3] && bounds[1] < bounds[4] && bounds[2] < bounds[5])) {
+      throw new InvalidInputError('options.bounds', -1, RULES.bounds, `got ${bounds.join(', ')}`);
+    }
+    this.device = device;
+    this.ownsDevice = ownsDevice;
+    this.capacity = capacity;
+    this.bounds = bounds ? (bounds as ParticleWorld['bounds']) : null;
+    this.settings = { gravity: [0, 0, 0], restitution: 1, restitutionThreshold: undefined, friction: 0, percent: 0.8, slop: 0.01, maxPushSpeed: 3, substeps: 4, iterations: 4 };
+    this.setParameters(options);
+    this.maxWorkgroupsPerDimension = Math.min(options.maxWorkgroupsPerDimension ?? Infinity, device.limits.maxComputeWorkgroupsPerDimension);
+    this.maxCasts = Math.floor(bindingLimit(device) / HIT_BYTES);
+    this.planOptions = { ...checkGridOptions('options.grid', options.grid), maxBuckets: 2 ** Math.floor(Math.log2(bindingLimit(device) / 4 - 1)) };
+    const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
+    // The state buffers may also be bound as vertex buffers by a renderer.
+    const state = storage | BufferUsage.VERTEX;
+    this.buffers = {
+      spheres: createBuffer(device, 'particle spheres', 16 * capacity, state),
+      velocities: createBuffer(device, 'particle velocities', 16 * capacity, state),
+    };
+    this.backup = {
+      spheres: createBuffer(device, 'particle spheres backup', 16 * capacity, storage),
+      velocities: createBuffer(device, 'particle velocities backup', 16 * capacity, storage),
+    };
+    this.solver = new ParticleSolver(device, capacity, this.maxWorkgroupsPerDimension);
+    this.calls = new CallQueue(device, 'particle world');
+  }
+
+  /** Changes any of the solver's settings (validated as at creation); the others stay. */
+  setParameters(parameters: ParticleParameters): void {
+    if (typeof parameters !== 'object' || parameters === null) throw new InvalidInputError('parameters', -1, RULES.option, 'expected an object');
+    const gravity = checkVector('options.gravity', parameters.gravity, 3);
+    gravity?.forEach((g, a) => checkValue('options.gravity', -1, g, `g${'xyz'[a]}`));
+    const s = this.settings;
+    this.settings = {
+      gravity: gravity ?? s.gravity,
+      restitution: checkNumber('options.restitution', parameters.restitution, 0, 1) ?? s.restitution,
+      restitutionThreshold: parameters.restitutionThreshold === undefined ? s.restitutionThreshold : checkNumber('options.restitutionThreshold', parameters.restitutionThreshold, 0, MAX_MAGNITUDE),
+      friction: checkNumber('options.friction', parameters.friction, 0, MAX_MAGNITUDE) ?? s.friction,
+      percent: checkNumber('options.percent', parameters.percent, 0, 1) ?? s.percent,
+      slop: checkNumber('options.slop', parameters.slop, 0, MAX_MAGNITUDE) ?? s.slop,
+      maxPushSpeed: checkNumber('options.maxPushSpeed', parameters.maxPushSpeed, 0, MAX_MAGNITUDE) ?? s.maxPushSpeed,
+      substeps: checkCount('options.substeps', parameters.substeps) ?? s.substeps,
+      iterations: checkCount('options.iterations', parameters.iterations) ?? s.iterations,
+    };
+  }
+
+  /** The current settings. */
+  get parametersNow(): Readonly<Settings> {
+    return this.settings;
+  }
+
+  /** The grid plan of the current particles (for tests and tools). */
+  get plan(): GridPlan | null {
+    return this.solver.grid.plan;
+  }
+
+  /** Contact-list entries the solver has room for (it grows when a step needs more). */
+  get contactCapacity(): number {
+    return this.solver.entryCapacity;
+  }
+
+  /** Replaces every particle: uploads the state, plans the grid for these radii, forgets every contact. */
+  setParticles(set: ParticleSet): void {
+    this.calls.checkUsable();
+    if (typeof set !== 'object' || set === null) throw new InvalidInputError('particles', -1, RULES.option, 'expected { spheres, velocities }');
+    const stats = validateSpheres('spheres', set.spheres, this.capacity);
+    const n = stats.count;
+    const velocities = checkFloat32Array('velocities', set.velocities, STRIDE.velocity);
+    if (velocities.length / 3 !== n) throw new InvalidInputError('velocities', -1, RULES.count, `${velocities.length / 3} velocities for ${n} spheres`);
+    const masses = set.inverseMasses === undefined ? undefined : checkFloat32Array('inverseMasses', set.inverseMasses, 1);
+    if (masses && masses.length !== n) throw new InvalidInputError('inverseMasses', -1, RULES.count, `${masses.length} inverse masses for ${n} spheres`);
+    const packed = new Float32Array(4 * n);
+    for (let i = 0; i < n; i++) {
+      for (let a = 0; a < 3; a++) {
+        const v = velocities[3 * i + a];
+        checkValue('velocities', i, v, `v${'xyz'[a]}`);
+        packed[4 * i + a] = v;
+      }
+      const w = masses ? masses[i] : defaultInverseMass(set.spheres[4 * i + 3]);
+      if (w - w !== 0) throw new InvalidInputError('inverseMasses', i, RULES.finite, `got ${w}`);
+      if (w < 0) throw new InvalidInputError('inverseMasses', i, RULES.inverseMass, `got ${w}`);
+      if (masses && w > MAX_MAGNITUDE) throw new InvalidInputError('inverseMasses', i, RULES.magnitude, `got ${w}`);
+      if (!masses) {
+        // 1 / volume must be a normal f32 (GPUs may flush subnormals to 0): radii below ~9e-14
+        // or above ~2.6e12 leave that range.
+        const f = Math.fround(w);
+        if (!Number.isFinite(f) || (w > 0 && f < 2 ** -126)) {
+          throw new InvalidInputError('spheres', i, RULES.defaultMass, `radius ${set.spheres[4 * i + 3]} gives ${w}`);
+        }
+      }
+      packed[4 * i + 3] = w;
+      if (this.bounds) {
+        for (let a = 0; a < 3; a++) {
+          const x = set.spheres[4 * i + a];
+          if (x < this.bounds[a] || x > this.bounds[a + 3]) throw new InvalidInputError('spheres', i, RULES.outside, `axis ${'xyz'[a]}: ${x}`);
+        }
+      }
+    }
+    this.planStats = this.planStatsFor(stats);
+    this.solver.grid.prepare(planGrid(this.planStats, this.planOptions));
+    this.solver.forget();
+    upload(this.device, this.buffers.spheres, set.spheres);
+    upload(this.device, this.buffers.velocities, packed); // skips 0 bytes: Deno's writeBuffer panics on them
+    this.count = n;
+  }
+
+  /**
+   * The grid covers the bounds (a dense grid when they are compact enough); an unbounded world
+   * hashes cells over a range of 2^23 cells each way around the particles' centroid (cells
+   * beyond it clamp to its edge: still correct, only slower).
+   */
+  private planStatsFor(stats: SphereStats): SphereStats {
+    let min = stats.min;
+    let max = stats.max;
+    if (this.bounds) {
+      min = [this.bounds[0], this.bounds[1], this.bounds[2]];
+      max = [this.bounds[3], this.bounds[4], this.bounds[5]];
+    } else if (stats.count > 0) {
+      const half = 2 ** 22 * Math.max(2 * stats.maxRadius, 1e-3);
+      const centre = [0, 1, 2].map((a) => (stats.min[a] + stats.max[a]) / 2);
+      min = centre.map((c) => c - half) as [number, number, number];
+      max = centre.map((c) => c + half) as [number, number, number];
+    }
+    return { ...stats, min, max };
+  }
+
+  /** The settings of a step of `dt` (the CPU twin, src/reference/particles.ts, takes the same). */
+  stepParams(dt: number): StepParams {
+    const s = this.settings;
+    const g = Math.hypot(s.gravity[0], s.gravity[1], s.gravity[2]);
+    return {
+      dt,
+      substeps: s.substeps,
+      iterations: s.iterations,
+      gravity: s.gravity,
+      restitution: s.restitution,
+      restitutionThreshold: s.restitutionThreshold ?? 2 * g * dt,
+      friction: s.friction,
+      percent: s.percent,
+      slop: s.slop,
+      maxPushSpeed: s.maxPushSpeed,
+      // Listed contacts reach this far beyond touching (plus each particle's travel in the
+      // step): the slop twice over, and what gravity adds to a particle's travel in one step.
+      margin: 2 * s.slop + g * dt * dt,
+      bounds: this.bounds,
+    };
+  }
+
+  private checkStep(dt: number, steps: number): void {
+    this.calls.checkUsable();
+    if (typeof dt !== 'number') throw new InvalidInputError('dt', -1, RULES.option, `dt is required (seconds), got ${String(dt)}`);
+    checkNumber('dt', dt, 0, MAX_MAGNITUDE, true);
+    if (dt / this.settings.substeps < MIN_SUBSTEP) {
+      throw new InvalidInputError('dt', -1, RULES.option, `dt / substeps must be at least 2^-60, got ${dt} / ${this.settings.substeps}`);
+    }
+    if (checkPositiveInteger('steps', steps) === 0) throw new InvalidInputError('steps', -1, RULES.option, 'at least one step');
+  }
+
+  /**
+   * Records `steps` steps of `dt` into `encoder` (the caller submits). The step parameters go
+   * through the queue and hold for the next submission: record one `encode` per submission.
+   * Unlike `step`, this cannot run a step again: when a step finds more contacts than the lists
+   * hold, the extra contacts of that step go unsolved, and the next `step` or
+   * `checkContactCapacity` grows the lists.
+   */
+  encode(encoder: GPUCommandEncoder, dt: number, steps = 1, timer?: GpuTimer): void {
+    this.checkStep(dt, steps);
+    this.record(encoder, dt, steps, timer);
+  }
+
+  private record(encoder: GPUCommandEncoder, dt: number, steps: number, timer?: GpuTimer): void {
+    if (this.count === 0) return;
+    const settings = { ...this.stepParams(dt), count: this.count };
+    this.solver.setStep(settings);
+    for (let k = 0; k < steps; k++) this.solver.encode(encoder, this.buffers, settings, timer);
+  }
+
+  /**
+   * Advances the world `steps` steps of `dt` seconds, on the GPU, in one submission. If a step
+   * found more contacts than the lists hold, the lists grow and the call runs again from the
+   * state it started with (the true count is always known: nothing is solved with contacts lost).
+   */
+  async step(dt: number, steps = 1, options: { profile?: boolean } = {}): Promise<void> {
+    this.checkStep(dt, steps);
+    const profile = checkBoolean('options.profile', options.profile) ?? false;
+    if (this.count === 0) return;
+    const bytes = 16 * this.count;
+    for (;;) {
+      const timer = new GpuTimer(this.device, profile, Math.min(Math.max(64, (8 + 2 * this.settings.substeps * (2 + this.settings.iterations)) * steps), 4096));
+      const submitted = this.calls.submit((encoder) => {
+        encoder.copyBufferToBuffer(this.buffers.spheres, 0, this.backup.spheres, 0, bytes);
+        encoder.copyBufferToBuffer(this.buffers.velocities, 0, this.backup.velocities, 0, bytes);
+        encoder.clearBuffer(this.solver.stats);
+        this.record(encoder, dt, steps, timer);
+        timer.resolve(encoder);
+      });
+      try {
+        await this.calls.typed(submitted);
+        const needed = await this.entriesNeeded();
+        if (needed > this.solver.entryCapacity) {
+          // Back to the state the call started with, then grow (or throw CapacityError with
+          // the true count, the world as it was before the call).
+          const restore = this.device.createCommandEncoder({ label: 'particle step restore' });
+          restore.copyBufferToBuffer(this.backup.spheres, 0, this.buffers.spheres, 0, bytes);
+          restore.copyBufferToBuffer(this.backup.velocities, 0, this.buffers.velocities, 0, bytes);
+          this.device.queue.submit([restore.finish()]);
+          this.solver.growEntries(needed);
+          continue;
+        }
+        if (timer.enabled) this.lastProfile = await this.calls.typed(timer.read());
+        return;
+      } finally {
+        timer.destroy();
+      }
+    }
+  }
+
+  /** The longest contact list any step since the last `step` call asked for (4 bytes read back). */
+  private async entriesNeeded(): Promise<number> {
+    const bytes = await this.calls.typed(readBuffer(this.device, this.solver.stats, ParticleStats.offsets.entriesNeeded, 4));
+    return new Uint32Array(bytes)[0];
+  }
+
+  /**
+   * For `encode` users: reads whether a recorded step found more contacts than the lists hold
+   * and, if so, grows them for the next steps. Returns the number of list entries the largest
+   * step needed.
+   */
+  async checkContactCapacity(): Promise<number> {
+    this.calls.checkUsable();
+    const needed = await this.entriesNeeded();
+    if (needed > this.solver.entryCapacity) this.solver.growEntries(needed);
+    return needed;
+  }
+
+  /**
+   * Overwrites one particle's position and/or velocity (for dragging and pushing): a queue write
+   * of 12 bytes each, seen by the next step. Its radius and inverse mass stay.
+   */
+  setParticle(index: number, { position, velocity }: { position?: ArrayLike<number>; velocity?: ArrayLike<number> }): void {
+    this.calls.checkUsable();
+    if (!Number.isInteger(index) || index < 0 || index >= this.count) throw new InvalidInputError('index', -1, RULES.option, `expected an integer in [0, ${this.count - 1}], got ${index}`);
+    const p = checkVector('position', position, 3);
+    const v = checkVector('velocity', velocity, 3);
+    p?.forEach((x, a) => checkValue('position', index, x, 'xyz'[a]));
+    v?.forEach((x, a) => checkValue('velocity', index, x, `v${'xyz'[a]}`));
+    if (p) {
+      const at = this.bounds ? p.map((x, a) => Math.min(Math.max(x, this.bounds![a]), this.bounds![a + 3])) : p;
+      this.device.queue.writeBuffer(this.buffers.spheres, 16 * index, new Float32Array(at));
+    }
+    if (v) this.device.queue.writeBuffer(this.buffers.velocities, 16 * index, new Float32Array(v));
+  }
+
+  /**
+   * Raycasts against the particles as they are now, on the GPU (the contract's raycast: nearest
+   * hit per ray, or every hit). Only the hits are read back.
+   */
+  raycast(rays: Float32Array, options: Omit<CastOptions, 'profile'> & { allHits: true }): Promise<RaycastAllHits>;
+  raycast(rays: Float32Array, options?: Omit<CastOptions, 'profile'>): Promise<RaycastResult>;
+  async raycast(rays: Float32Array, options: Omit<CastOptions, 'profile'> = {}): Promise<RaycastResult | RaycastAllHits> {
+    this.calls.checkUsable();
+    const batch = validateCasts('rays', rays, 6, this.maxCasts);
+    return toRaycastResult(await this.castAll(batch, options));
+  }
+
+  /** Sphere casts against the particles as they are now (the contract's sphereCast). */
+  sphereCast(casts: Float32Array, options: Omit<CastOptions, 'profile'> & { allHits: true }): Promise<SphereCastAllHits>;
+  sphereCast(casts: Float32Array, options?: Omit<CastOptions, 'profile'>): Promise<SphereCastResult>;
+  async sphereCast(casts: Float32Array, options: Omit<CastOptions, 'profile'> = {}): Promise<SphereCastResult | SphereCastAllHits> {
+    this.calls.checkUsable();
+    const batch = validateCasts('casts', casts, 7, this.maxCasts);
+    return toSphereCastResult(await this.castAll(batch, options));
+  }
+
+  /**
+   * Records nearest-hit raycasts against the particles into `encoder`, all on the GPU: `rays`
+   * holds `count` rays packed for the GPU as two vec4 each, (A, 0) and (B, 0); `hits` receives
+   * one CastHitRecord (32 bytes: point, distance, contact, index; index −1 for a miss) per ray.
+   * For renderers that draw hit points straight from `hits` (the demo's ray rain).
+   */
+  encodeRaycast(encoder: GPUCommandEncoder, rays: GPUBuffer, count: number, hits: GPUBuffer, maxRayLength: number): void {
+    this.calls.checkUsable();
+    if (count === 0 || this.count === 0) return;
+    const plan = this.plan!;
+    const slack = (this.extentAbs() + maxRayLength + plan.levels[plan.levels.length - 1].maxRadius) * 2 ** -20;
+    this.queriesNow().encodeRaycast(encoder, this.buffers.spheres, this.count, plan, rays, count, hits, slack);
+  }
+
+  /** Casts against the particles now; with no particles yet, every cast misses. */
+  private castAll(batch: CastBatch, options: Omit<CastOptions, 'profile'>): Promise<HitRecords> {
+    if (!this.planStats || this.count === 0) {
+      const { broadphase, allHits } = castCall({ ...options, profile: undefined }); // validates the options
+      checkServes(broadphase, 'casts');
+      return Promise.resolve(noHits(batch.count, allHits));
+    }
+    return this.queriesNow().run(batch, options, this.buffers.spheres, this.planStats, this.extentAbs());
+  }
+
+  private queriesNow(): ParticleQueries {
+    this.queries ??= new ParticleQueries(this.device, this.calls, this.maxWorkgroupsPerDimension, this.maxCasts, this.planOptions);
+    return this.queries;
+  }
+
+  /** The largest |coordinate| a particle can have: the bounds, or the grid's range. */
+  private extentAbs(): number {
+    if (this.bounds) return Math.max(...this.bounds.map(Math.abs));
+    const plan = this.plan!;
+    const finest = plan.levels[0];
+    return Math.max(...plan.origin.map((o, a) => Math.abs(o) + finest.dims[a] * finest.cellSize));
+  }
+
+  /**
+   * Reads the state back: spheres (x, y, z, r), velocities (vx, vy, vz), inverse masses. The
+   * state is the one at this call: the copies are submitted now, ahead of any later step.
+   */
+  async read(): Promise<{ spheres: Float32Array; velocities: Float32Array; inverseMasses: Float32Array }> {
+    this.calls.checkUsable();
+    const n = this.count;
+    const reads = Promise.all([
+      readBuffer(this.device, this.buffers.spheres, 0, 16 * n),
+      readBuffer(this.device, this.buffers.velocities, 0, 16 * n),
+    ]);
+    const [spheres, packed] = (await this.calls.typed(reads)).map((bytes) => new Float32Array(bytes));
+    const velocities = new Float32Array(3 * n);
+    const inverseMasses = new Float32Array(n);
+    for (let i = 0; i < n; i++) {
+      velocities.set(packed.subarray(4 * i, 4 * i + 3), 3 * i);
+      inverseMasses[i] = packed[4 * i + 3];
+    }
+    return { spheres, velocities, inverseMasses };
+  }
+
+  /** Touching pairs found by the last step submitted before this call (reads 4 bytes back). */
+  async contactCount(): Promise<number> {
+    this.calls.checkUsable();
+    if (this.count === 0) return 0;
+    const bytes = await this.calls.typed(readBuffer(this.device, this.solver.stats, ParticleStats.offsets.touching, 4));
+    return new Uint32Array(bytes)[0];
+  }
+
+  /** Frees every GPU resource (and the device, if the world requested it); later calls throw DestroyedError. */
+  destroy(): void {
+    if (this.calls.isClosed) return;
+    this.calls.close();
+    for (const buffer of [...Object.values(this.buffers), ...Object.values(this.backup)]) buffer.destroy();
+    this.solver.destroy();
+    this.queries?.destroy();
+    if (this.ownsDevice) this.device.destroy();
+  }
+}
+
+/** An integer option in [1, 64] (substeps, iterations), or undefined. */
+function checkCount(argument: string, value: unknown): number | undefined {
+  const n = checkPositiveInteger(argument, value, 64);
+  if (n === 0) throw new InvalidInputError(argument, -1, RULES.option, 'expected an integer in [1, 64], got 0');
+  return n;
+}
