@@ -1,12 +1,17 @@
 /**
  * `npm run bench`: every query on the GPU beside the CPU references and the libraries people
- * would use instead (a plain JS grid, Rapier, three.js), on the same scenes in the same run.
- * Prints Markdown tables and writes JSON; `npm run bench:plot` turns the JSON into plots.
+ * would use instead (a careful JS grid and a naive one, Rapier, three.js), on the same scenes in
+ * the same run. Prints Markdown tables and writes JSON; `npm run bench:plot` turns the JSON into plots.
+ * Pair scene kinds (bench/scenes.ts): uniform, clustered, mixed, dense, tiny-blob, radii1000, far,
+ * slab, coincident, points.
  *
  *   npm run bench -- [--suites pairs,casts,boxes,particles]
  *     [--sizes 1000,4000,16000,64000,256000,1000000] [--scenes uniform,clustered,mixed,dense]
+ *     [--pair-methods gpu-grid,gpu-sweep,gpu-all-pairs,cpu-grid,js-grid,js-grid-naive,rapier]
  *     [--cast-sizes 1000x1000,...] [--box-sizes 100000x10000] [--particle-sizes 100000,1000000]
  *     [--crossover] [--reps 5] [--warmup 1] [--budget 90] [--json bench/results/bench.json]
+ *   npm run bench -- --suites sort [--sort-sizes 1000000,16000000]
+ *   npm run bench -- --suites pile [--pile-frames 600] [--gas-sizes 100000,1000000] [--gas-steps 10] [--pile-methods rapier,gpu,gpu-light]
  *
  * GPU time is the sum of the stages' timestamp-query times (median over reps, after warm-up);
  * wall time is the whole call, validation, upload and readback included; a peer's time is its
@@ -14,6 +19,10 @@
  * repetitions exceeds the budget (seconds) is skipped and said so; one that would take more
  * than a tenth of it runs once. Every method's answer is checked against the reference before
  * its time counts.
+ *
+ * The pile suite (not run by default) steps the particle world beside a Rapier world on the same
+ * scenes (a pile dropped under gravity, a gas) and reports each engine's median step time and
+ * how physical its state is: particles through the walls, overlaps, kinetic energy, height.
  */
 import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -21,15 +30,39 @@ import { parseArgs } from 'node:util';
 import { requestNodeDevice, createCollider, describeDevice } from '../src/node.js';
 import { ms, table } from './stats.js';
 import type { Context, Row } from './harness.js';
-import { pairsSuite, CROSSOVER_SIZES } from './suites/pairs.js';
+import { pairsSuite, CROSSOVER_SIZES, PAIR_METHODS } from './suites/pairs.js';
+import { PAIR_SCENES } from './scenes.js';
 import { castsSuite } from './suites/casts.js';
 import { boxesSuite } from './suites/boxes.js';
 import { particlesSuite } from './suites/particles.js';
+import { pileSuite } from './suites/pile.js';
+import { sortSuite } from './suites/sort.js';
+import { residentSuite } from './suites/resident.js';
 import { rapierVersion, initRapier } from './peers/rapier.js';
 import { threeVersion } from './peers/three.js';
 
 const SIZES = '1000,4000,16000,64000,256000,1000000';
-const { values: args } = parseArgs({
+const SUITES = ['pairs', 'casts', 'boxes', 'particles', 'sort', 'pile', 'resident'];
+const PILE_METHODS = ['rapier', 'gpu', 'gpu-light'];
+const USAGE = `usage: npm run bench -- [options]   (each list is comma-separated)
+  --suites ${SUITES.join(',')}   (default pairs,casts,boxes,particles)
+  --sizes N,...            sphere counts of the pairs suite
+  --scenes KIND,...        pair scenes: ${Object.keys(PAIR_SCENES).join(', ')}
+  --pair-methods M,...     ${PAIR_METHODS.join(', ')}
+  --cast-sizes RxS,...     rays x spheres      --box-sizes SxB,...   spheres x boxes
+  --particle-sizes N,...   --sort-sizes N,...  --resident-sizes N,...  --pile-frames N  --gas-sizes N,...  --gas-steps N
+  --pile-methods M,...     ${PILE_METHODS.join(', ')}
+  --reps N  --warmup N  --budget SECONDS  --crossover  --json FILE  --help`;
+
+/** A bad flag: the message and the usage on stderr, exit 2. */
+function fail(message: string): never {
+  console.error(`bench: ${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+let parsed: ReturnType<typeof parse>;
+function parse() {
+  return parseArgs({
   options: {
     suites: { type: 'string', default: 'pairs,casts,boxes,particles' },
     sizes: { type: 'string', default: SIZES },
@@ -37,13 +70,63 @@ const { values: args } = parseArgs({
     'cast-sizes': { type: 'string', default: SIZES.split(',').map((n) => `${n}x${n}`).join(',') },
     'box-sizes': { type: 'string', default: '100000x10000' },
     'particle-sizes': { type: 'string', default: '100000,1000000' },
+    'sort-sizes': { type: 'string', default: '1000000,16000000' },
+    'resident-sizes': { type: 'string', default: '100000' },
+    'pile-frames': { type: 'string', default: '600' },
+    'gas-sizes': { type: 'string', default: '100000' },
+    'gas-steps': { type: 'string', default: '10' },
+    'pile-methods': { type: 'string', default: 'rapier,gpu,gpu-light' },
+    'pair-methods': { type: 'string', default: PAIR_METHODS.join(',') },
     reps: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '1' },
     budget: { type: 'string', default: '90' },
     crossover: { type: 'boolean', default: false },
     json: { type: 'string', default: 'bench/results/bench.json' },
+    help: { type: 'boolean', default: false },
   },
-});
+  });
+}
+try {
+  parsed = parse();
+} catch (error) {
+  fail((error as Error).message);
+}
+const args = parsed.values;
+if (args.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+
+/** A whole number ≥ min from a flag, or exit 2 naming the flag. */
+function whole(flag: string, text: string, min = 1): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < min) fail(`--${flag} must be a whole number ≥ ${min}, got "${text}"`);
+  return n;
+}
+function oneOf(flag: string, list: string, allowed: readonly string[]): string[] {
+  const items = list.split(',').filter(Boolean);
+  for (const item of items) if (!allowed.includes(item)) fail(`--${flag}: unknown "${item}"; the choices are ${allowed.join(', ')}`);
+  if (items.length === 0) fail(`--${flag} is empty`);
+  return items;
+}
+const checkedNumbers = (flag: string, list: string): number[] => list.split(',').filter(Boolean).map((s) => whole(flag, s));
+const checkedPairs = (flag: string, list: string): [number, number][] =>
+  list.split(',').filter(Boolean).map((s) => {
+    const parts = s.split('x');
+    if (parts.length !== 2) fail(`--${flag} takes AxB pairs, got "${s}"`);
+    return [whole(flag, parts[0]), whole(flag, parts[1])] as [number, number];
+  });
+oneOf('suites', args.suites, SUITES);
+oneOf('scenes', args.scenes, Object.keys(PAIR_SCENES));
+oneOf('pair-methods', args['pair-methods'], PAIR_METHODS);
+oneOf('pile-methods', args['pile-methods'], PILE_METHODS);
+for (const flag of ['sizes', 'particle-sizes', 'sort-sizes', 'gas-sizes', 'resident-sizes'] as const) checkedNumbers(flag, args[flag]);
+for (const flag of ['cast-sizes', 'box-sizes'] as const) checkedPairs(flag, args[flag]);
+whole('reps', args.reps);
+whole('warmup', args.warmup, 0);
+whole('budget', args.budget);
+whole('pile-frames', args['pile-frames']);
+whole('gas-steps', args['gas-steps']);
 
 const pairsOf = (list: string): [number, number][] => list.split(',').filter(Boolean).map((s) => s.split('x').map(Number) as [number, number]);
 const numbers = (list: string): number[] => list.split(',').filter(Boolean).map(Number);
@@ -66,15 +149,22 @@ const versions = {
 console.log(`# webgpu-collide bench\n\nadapter: ${info?.description} (${info?.vendor}/${info?.architecture})${info?.isFallbackAdapter ? ', software' : ''}\nversions: ${Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(', ')}\ndate: ${new Date().toISOString()}\ncommand: ${command}\n`);
 
 const rows: Row[] = [];
-if (suites.includes('pairs')) rows.push(...(await pairsSuite(ctx, numbers(args.sizes), args.scenes.split(','), args.crossover)));
+if (suites.includes('pairs')) rows.push(...(await pairsSuite(ctx, numbers(args.sizes), args.scenes.split(','), args.crossover, args['pair-methods'].split(',').filter(Boolean))));
 if (suites.includes('casts')) rows.push(...(await castsSuite(ctx, pairsOf(args['cast-sizes']))));
 if (suites.includes('boxes')) rows.push(...(await boxesSuite(ctx, pairsOf(args['box-sizes']))));
 if (suites.includes('particles')) rows.push(...(await particlesSuite(ctx, numbers(args['particle-sizes']))));
+if (suites.includes('sort')) rows.push(...(await sortSuite(ctx, numbers(args['sort-sizes']))));
+if (suites.includes('resident')) rows.push(...(await residentSuite(ctx, numbers(args['resident-sizes']))));
+if (suites.includes('pile')) {
+  rows.push(...(await pileSuite(ctx, { frames: Number(args['pile-frames']), gasSizes: numbers(args['gas-sizes']), gasSteps: Number(args['gas-steps']), methods: args['pile-methods'].split(',').filter(Boolean) })));
+}
 
 export const sizeText = (size: Record<string, number>): string =>
   Object.entries(size).map(([k, v]) => `${v >= 1e6 ? `${v / 1e6}M` : v >= 1000 ? `${v / 1000}k` : v} ${k}`).join(' × ');
-const workText = (work?: Record<string, number>): string => (work ? Object.entries(work).map(([k, v]) => `${k} ${v.toExponential(2)}`).join(', ') : '');
-for (const suite of ['pairs', 'casts', 'boxes', 'particles']) {
+// Entries named `name@frame` are the pile suite's quality numbers, printed in their own table.
+const workText = (work?: Record<string, number>): string =>
+  (work ? Object.entries(work).filter(([k]) => !k.includes('@')).map(([k, v]) => `${k} ${v.toExponential(2)}`).join(', ') : '');
+for (const suite of ['pairs', 'casts', 'boxes', 'particles', 'sort', 'pile']) {
   const mine = rows.filter((r) => r.suite === suite);
   if (!mine.length) continue;
   console.log(`\n## ${suite}\n`);
@@ -92,6 +182,24 @@ for (const suite of ['pairs', 'casts', 'boxes', 'particles']) {
       [r.stagesMs ? Object.entries(r.stagesMs).map(([k, v]) => `${k} ${ms(v)}`).join(', ') : '', r.note ?? ''].filter(Boolean).join('; '),
     ]),
   ));
+}
+
+// The pile suite's quality at each frame read: one line per engine, scene and frame.
+const quality: string[][] = [];
+const round = (v: number): string => (Number.isFinite(v) ? Number(v.toPrecision(3)).toString() : String(v));
+for (const r of rows.filter((row) => row.suite === 'pile' && row.work)) {
+  const frames = [...new Set(Object.keys(r.work!).filter((k) => k.includes('@')).map((k) => Number(k.split('@')[1])))];
+  for (const f of frames) {
+    const q = (name: string): number => r.work![`${name}@${f}`];
+    quality.push([
+      r.scene, sizeText(r.size), r.method, String(f), String(q('sunk')), `${round(100 * q('maxOverlap'))} / ${round(100 * q('meanOverlap'))}`,
+      String(q('touching')), round(q('kineticPerParticle')), round(q('top')), round(q('lowestCentre')),
+    ]);
+  }
+}
+if (quality.length) {
+  console.log(`\n## pile: quality\n\nsunk: spheres more than 0.05 beyond a wall (or not finite); overlap: (rA + rB − distance) / min(rA, rB) over touching pairs, in percent; KE: mean ½mv² per particle (density 1).\n`);
+  console.log(table(['scene', 'size', 'method', 'frame', 'sunk', 'overlap % r (max / mean)', 'touching pairs', 'KE/particle', 'top', 'lowest centre'], quality));
 }
 
 // Ratios from this run.
@@ -113,6 +221,9 @@ for (const r of rows) {
   };
   if (r.suite === 'pairs' && r.scene !== 'crossover') {
     ratio('JS grid / GPU grid', find('pairs', r.scene, size, 'js-grid'), grid);
+    const js = find('pairs', r.scene, size, 'js-grid');
+    if (js?.wallMs && grid?.wallMs) ratios.push([r.scene, size, 'JS grid / GPU grid (wall / wall)', (js.wallMs.median / grid.wallMs.median).toFixed(2)]);
+    ratio('naive JS grid / GPU grid', find('pairs', r.scene, size, 'js-grid-naive'), grid);
     ratio('Rapier / GPU grid', find('pairs', r.scene, size, 'rapier'), grid);
     ratio('CPU reference grid / GPU grid', find('pairs', r.scene, size, 'cpu-grid'), grid);
   }
@@ -130,6 +241,14 @@ for (const r of rows) {
     ratio('CPU twin / GPU grid', find(r.suite, r.scene, size, r.suite === 'casts' ? 'cpu-walk' : 'cpu-grid'), grid);
   }
   if (r.suite === 'particles') ratio('CPU twin step / GPU step', find('particles', r.scene, size, 'cpu-step'), find('particles', r.scene, size, 'gpu-step'));
+  if (r.suite === 'pile') {
+    // Wall time against wall time: Rapier's world.step() against our awaited step.
+    const rapier = find('pile', r.scene, size, 'rapier-world-step');
+    for (const method of ['gpu-world-step', 'gpu-world-step 1×2']) {
+      const gpu = find('pile', r.scene, size, method);
+      if (rapier?.wallMs && gpu?.wallMs) ratios.push([r.scene, size, `Rapier step / ${method} (median wall)`, (rapier.wallMs.median / gpu.wallMs.median).toFixed(2)]);
+    }
+  }
 }
 for (const scene of ['uniform', 'mixed']) {
   const a = find('pairs', scene, sizeText({ spheres: 100_000 }), 'gpu-grid') ?? find('pairs', scene, sizeText({ spheres: 64_000 }), 'gpu-grid');

@@ -16,7 +16,7 @@ const COLORS: Record<string, string> = {
   'cpu-grid': '#1f77b4', 'cpu-walk': '#1f77b4', 'cpu-brute': '#aec7e8', 'cpu-step': '#1f77b4',
   'js-grid': '#2ca02c', rapier: '#9467bd', three: '#8c564b', 'gpu-10-steps-per-submit': '#e377c2',
 };
-const X_KEY: Record<string, string> = { pairs: 'spheres', casts: 'rays', particles: 'particles', boxes: 'spheres' };
+const X_KEY: Record<string, string> = { pairs: 'spheres', casts: 'rays', particles: 'particles', pile: 'particles', boxes: 'spheres' };
 const timeOf = (r: Row): number | undefined => r.gpuMs?.median ?? r.wallMs?.median;
 
 interface Series { method: string; points: [number, number][] }

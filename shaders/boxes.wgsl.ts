@@ -25,9 +25,10 @@ export type BoxKind = 'aabb' | 'obb';
  * sphere–oriented box: the same in box space, the centre rotated by the inverse rotation.
  */
 export const boxMath = /* wgsl */ `
+// A point (r = 0) touches only when it lies in the box: a tiny distance's square underflows.
 fn sphereAabbOverlap(s: vec4f, boxMin: vec3f, boxMax: vec3f) -> bool {
   let d = clamp(s.xyz, boxMin, boxMax) - s.xyz;
-  return dot(d, d) <= s.w * s.w;
+  return dot(d, d) <= s.w * s.w && (s.w > 0.0 || all(d == vec3f(0.0)));
 }
 
 // v rotated by the inverse of unit quaternion q: v' = v + 2w (u × v) + 2 u × (u × v), u = −q.xyz.
@@ -40,7 +41,7 @@ fn rotateInverse(q: vec4f, v: vec3f) -> vec3f {
 fn sphereObbOverlap(s: vec4f, center: vec3f, half: vec3f, q: vec4f) -> bool {
   let v = rotateInverse(q, s.xyz - center);
   let d = clamp(v, -half, half) - v;
-  return dot(d, d) <= s.w * s.w;
+  return dot(d, d) <= s.w * s.w && (s.w > 0.0 || all(d == vec3f(0.0)));
 }
 
 // Half extents of an oriented box's world-space bounds: e_a = Σ_j |R_aj| h_j, R from q.
@@ -59,10 +60,24 @@ export const boxAllPairsBindings = ['uniform', 'read-only-storage', 'read-only-s
 
 
 /** The overlap test of sphere `s` with box `k` (boxes bound as `boxes: array<vec4f>`). */
-const boxTest = (kind: BoxKind, k: string): string =>
+export const boxTest = (kind: BoxKind, k: string): string =>
   kind === 'aabb'
     ? `sphereAabbOverlap(s, boxes[2u * ${k}].xyz, boxes[2u * ${k} + 1u].xyz)`
     : `sphereObbOverlap(s, boxes[3u * ${k}].xyz, boxes[3u * ${k} + 1u].xyz, boxes[3u * ${k} + 2u])`;
+
+/**
+ * Declares `boxMin` and `boxMax`, the world bounds of box `k`: an AABB's own, an oriented box's
+ * grown a little so that rounding cannot shrink them.
+ */
+export const boxBounds = (kind: BoxKind, k: string): string =>
+  kind === 'aabb'
+    ? `let boxMin = boxes[2u * ${k}].xyz;
+  let boxMax = boxes[2u * ${k} + 1u].xyz;`
+    : `let center = boxes[3u * ${k}].xyz;
+  let e = obbWorldHalfExtents(boxes[3u * ${k} + 1u].xyz, boxes[3u * ${k} + 2u]);
+  let grow = e * (1.0 / 65536.0) + (abs(center) + e) * (1.0 / 1048576.0);
+  let boxMin = center - e - grow;
+  let boxMax = center + e + grow;`;
 
 export const boxAllPairsShader = ({ kind }: { kind: BoxKind }) => wgsl`
 ${BoxParams.wgsl}
@@ -125,17 +140,7 @@ fn boxGridPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg:
   if (k >= params.boxCount) {
     return;
   }
-#if ${kind === 'aabb'}
-  let boxMin = boxes[2u * k].xyz;
-  let boxMax = boxes[2u * k + 1u].xyz;
-#else
-  // The oriented box's world bounds, grown a little so rounding cannot shrink them.
-  let center = boxes[3u * k].xyz;
-  let e = obbWorldHalfExtents(boxes[3u * k + 1u].xyz, boxes[3u * k + 2u]);
-  let grow = e * (1.0 / 65536.0) + (abs(center) + e) * (1.0 / 1048576.0);
-  let boxMin = center - e - grow;
-  let boxMax = center + e + grow;
-#endif
+  ${boxBounds(kind, 'k')}
   for (var b = 0u; b < grid.levelCount; b++) {
     if (grid.levels[b].count == 0u) {
       continue;

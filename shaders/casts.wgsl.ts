@@ -5,6 +5,9 @@
  * Kernels (one thread per cast), chosen when the pipeline is made:
  *   broad phase  'brute'  every sphere, staged a workgroup's worth at a time in workgroup memory
  *                'grid'   the spheres of a built grid, walked in slabs along the ray (below)
+ *                'bvh'    the nodes of a built LBVH (shaders/bvh.wgsl.ts) whose box, grown by the
+ *                         cast's radius and the slack, the ray enters before the best hit so far
+ *                         (nearest) or before B; nearer child first
  *   mode         'nearest' the first hit (ties to the lowest sphere index) → hits[cast]
  *                'count'   the number of hits → counts[cast]
  *                'write'   every hit → hits[offsets[cast] ..], sorted by (distance, index)
@@ -24,6 +27,8 @@ import { EXT_SCALE } from '../src/grid/level.js';
 import { gridFunctions } from './grid.wgsl.js';
 import { walkRows, visitLevel, inRowFunction } from './gridWalk.wgsl.js';
 import { flatWorkgroup } from './common.wgsl.js';
+import { bvhWalk, rayBoxEntry } from './bvh.wgsl.js';
+import { BvhNode } from '../src/layout.js';
 
 export type CastMode = 'nearest' | 'count' | 'write';
 
@@ -31,7 +36,7 @@ export { SLAB_X } from '../src/grid/level.js';
 import { SLAB_X } from '../src/grid/level.js';
 
 export interface CastShaderOptions {
-  broadphase: 'brute' | 'grid';
+  broadphase: 'brute' | 'grid' | 'bvh';
   mode: CastMode;
   /** Grid only: the plan's layout. */
   dense?: boolean;
@@ -51,7 +56,8 @@ fn castHit(a: vec3f, n: vec3f, len: f32, r1: f32, s: vec4f) -> f32 {
   }
   let c = cross(d, n);
   let disc = reach * reach - dot(c, c);
-  if (disc < 0.0) {
+  // A ray against a point (reach 0) hits only through it: the square of a tiny offset underflows.
+  if (disc < 0.0 || (reach == 0.0 && any(c != vec3f(0.0)))) {
     return -1.0;
   }
   let t = dot(d, n) - sqrt(disc);
@@ -74,6 +80,9 @@ fn castRecord(a: vec3f, n: vec3f, r1: f32, t: f32, s: vec4f, index: u32) -> Cast
 export const castBruteBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'storage', 'storage'] as const;
 /** Bindings for the grid kernels: grid, params, casts, cellStart, sorted, sortedId, hits, counts. */
 export const castGridBindings = ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage'] as const;
+
+/** Bindings for the LBVH kernels: params, casts, nodes, sorted, sortedId, hits, counts. */
+export const castBvhBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage'] as const;
 
 /** What to do with candidate `q` (vec4f) whose index is the u32 expression `id`. */
 function onCandidate(mode: CastMode, id: string): string {
@@ -105,6 +114,8 @@ function onCandidate(mode: CastMode, id: string): string {
 
 export const castShader = ({ broadphase, mode, dense = true }: CastShaderOptions) => {
   const grid = broadphase === 'grid';
+  const bvh = broadphase === 'bvh';
+  const brute = broadphase === 'brute';
   const b = grid ? 1 : 0; // the grid takes binding 0
   return wgsl`
 ${CastParams.wgsl}
@@ -120,6 +131,14 @@ ${gridFunctions(0, 0)}
 @group(0) @binding(5) var<storage, read> sortedId: array<u32>;
 @group(0) @binding(6) var<storage, read_write> hits: array<CastHitRecord>;
 @group(0) @binding(7) var<storage, read_write> counts: array<u32>;
+#elif ${bvh}
+${BvhNode.wgsl}
+@group(0) @binding(2) var<storage, read> nodes: array<BvhNode>;
+@group(0) @binding(3) var<storage, read> sorted: array<vec4f>;
+@group(0) @binding(4) var<storage, read> sortedId: array<u32>;
+@group(0) @binding(5) var<storage, read_write> hits: array<CastHitRecord>;
+@group(0) @binding(6) var<storage, read_write> counts: array<u32>;
+${rayBoxEntry}
 #else
 @group(0) @binding(2) var<storage, read> spheres: array<vec4f>;
 @group(0) @binding(3) var<storage, read_write> hits: array<CastHitRecord>;
@@ -135,7 +154,7 @@ override WG: u32 = 64u;
 const FAR: f32 = 3.0e38;
 const SLAB_X: i32 = ${SLAB_X};
 const EXT_SCALE: f32 = ${EXT_SCALE};
-#if ${!grid}
+#if ${brute}
 var<workgroup> staged: array<vec4f, WG>;
 #endif
 
@@ -163,7 +182,7 @@ fn castMain(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec
   let first = counts[kk];
 #endif
 
-#if ${!grid}
+#if ${brute}
   for (var base = 0u; base < params.sphereCount; base += WG) {
     let j = base + lid;
     staged[lid] = spheres[min(j, params.sphereCount - 1u)];
@@ -176,6 +195,17 @@ fn castMain(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec
       }
     }
     workgroupBarrier();
+  }
+#elif ${bvh}
+  if (moving && params.sphereCount > 0u) {
+    // Node boxes hold their spheres grown by the slack; grown again by the cast's radius (and
+    // the slack of the cast's own coordinates) they hold every point where the cast can touch.
+    let grow = vec3f(r1 * EXT_SCALE + params.slack);
+    ${bvhWalk({
+      test: `let key = rayBoxEntry(a, n, ${mode === 'nearest' ? 'min(len, bestT)' : 'len'}, nodes[c].lo - grow, nodes[c].hi + grow);`,
+      visit: onCandidate(mode, 'sortedId[u]'),
+      skip: mode === 'nearest' ? 'key > bestT' : undefined,
+    }, 'params.sphereCount')}
   }
 #else
   if (moving) {

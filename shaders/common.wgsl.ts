@@ -15,14 +15,17 @@ fn flatWorkgroup(wid: vec3u, nwg: vec3u) -> u32 {
 `;
 
 /**
- * sphere–sphere overlap (DESIGN.md): |cA − cB|² ≤ (rA + rB)², touching counts.
+ * sphere–sphere overlap (docs/CONTRACT.md): |cA − cB|² ≤ (rA + rB)², touching counts.
  * Symmetric bit for bit: swapping a and b negates d exactly and adds the radii in either order.
+ * Two points (rA + rB = 0) touch only when they coincide: the f32 square of a distance below
+ * about 1e-19 underflows to 0, which would make points 1e-30 apart "touch". (A nonzero radius is
+ * at least 2^-60, whose square is a normal f32, so only points need the exact test.)
  */
 export const spheresOverlap = /* wgsl */ `
 fn spheresOverlap(a: vec4f, b: vec4f) -> bool {
   let d = b.xyz - a.xyz;
   let s = a.w + b.w;
-  return dot(d, d) <= s * s;
+  return dot(d, d) <= s * s && (s > 0.0 || all(d == vec3f(0.0)));
 }
 `;
 

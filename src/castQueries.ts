@@ -1,17 +1,17 @@
 /**
- * Running raycasts and sphere casts against a sphere source already on the GPU (an uploaded
- * array or a built grid), and turning the hit records into the contract's results. Shared by
+ * Running raycasts and sphere casts against spheres already on the GPU, through whichever broad
+ * phase was built over them (src/broadphase), and turning the hit records into the contract's results. Shared by
  * the Collider (spheres from the caller) and the ParticleWorld (its own particles).
  */
 import { CapacityError } from './errors.js';
 import { BufferUsage } from './gpu/flags.js';
 import { GrowableBuffer, upload, readBuffer } from './gpu/buffers.js';
-import { CastPass, type CastSource } from './passes/casts.js';
+import { CastPass } from './passes/casts.js';
 import { ExclusiveScanPass } from './passes/scan.js';
 import { CastHitRecord } from './layout.js';
 import { checkOneOf, checkPositiveInteger, checkBoolean, type CastBatch } from './validate.js';
-import { BROADPHASES, AUTO_GRID_MIN_SPHERES, type CastOptions } from './options.js';
-import type { GridPlan } from './grid/plan.js';
+import { BROADPHASES, type Broadphase, type CastOptions } from './options.js';
+import type { BroadPhase } from './broadphase/types.js';
 import type { GpuTimer } from './gpu/timer.js';
 import type { CastMode } from '../shaders/casts.wgsl.js';
 
@@ -20,6 +20,7 @@ const HIT_FLOATS = HIT_BYTES / 4;
 
 /** Nearest hit per ray: index −1 and NaN distance and point for a miss. */
 export interface RaycastResult {
+  /** The sphere hit by each ray, or −1 for a miss. */
   index: Int32Array;
   /** |AD|, the distance from A to the hit point. */
   distance: Float32Array;
@@ -29,6 +30,7 @@ export interface RaycastResult {
 
 /** Nearest hit per sphere cast: index −1 and NaN elsewhere for a miss. */
 export interface SphereCastResult {
+  /** The sphere hit by each cast, or −1 for a miss. */
   index: Int32Array;
   /** |AC|, the distance the sphere travels to the contact. */
   distance: Float32Array;
@@ -40,9 +42,12 @@ export interface SphereCastResult {
 
 /** Every hit: those of ray k are entries offsets[k] .. offsets[k+1] − 1, by distance then index. */
 export interface AllHits {
+  /** One more entry than there are casts; the last is the number of hits. */
   offsets: Uint32Array;
 }
+/** Every hit of every ray (`raycast(..., { allHits: true })`); `index` holds no −1. */
 export type RaycastAllHits = AllHits & RaycastResult;
+/** Every hit of every sphere cast (`sphereCast(..., { allHits: true })`); `index` holds no −1. */
 export type SphereCastAllHits = AllHits & SphereCastResult;
 
 /** Raw hit records (CastHitRecord each) and, for all hits, the per-cast offsets. */
@@ -91,42 +96,21 @@ export function missRecords(count: number): Float32Array {
   return records;
 }
 
-/**
- * Work of walking the grid with these casts, in the units of brute force (one sphere test): per
- * level, the slabs the rays cross (total length / cell size, plus one per ray) times about four
- * cells a slab, plus building the grid. Long rays through a sparse grid cost more than testing
- * every sphere; 'auto' then takes brute force.
- */
-export function castWalkCost(plan: GridPlan, batch: CastBatch): number {
-  let cost = 8 * plan.sphereCount;
-  for (const level of plan.levels) if (level.count > 0) cost += 4 * (batch.totalLength / level.cellSize + batch.count);
-  return cost;
-}
-
-/** A cast call's options, validated, and the broad phase it will use (a grid plan, or none). */
+/** A cast call's options, validated. */
 export interface CastCall {
+  broadphase: Broadphase;
   allHits: boolean;
   maxHits: number;
   profile: boolean;
-  plan: GridPlan | null;
 }
 
-/**
- * Validates a cast call's options and picks its broad phase: 'auto' walks the grid from
- * AUTO_GRID_MIN_SPHERES spheres on, unless the walk would cost more than testing every sphere
- * (castWalkCost). `plan` is asked for only when a grid may be used.
- */
-export function castCall(options: CastOptions, batch: CastBatch, sphereCount: number, plan: () => GridPlan): CastCall {
-  const broadphase = checkOneOf('options.broadphase', options.broadphase, BROADPHASES) ?? 'auto';
-  const allHits = checkBoolean('options.allHits', options.allHits) ?? false;
-  const maxHits = checkPositiveInteger('options.maxHits', options.maxHits) ?? Infinity;
-  const profile = checkBoolean('options.profile', options.profile) ?? false;
-  let grid: GridPlan | null = null;
-  if (broadphase === 'grid' || (broadphase === 'auto' && sphereCount >= AUTO_GRID_MIN_SPHERES && batch.count > 0)) {
-    grid = plan();
-    if (broadphase === 'auto' && castWalkCost(grid, batch) >= batch.count * sphereCount) grid = null;
-  }
-  return { allHits, maxHits, profile, plan: grid };
+export function castCall(options: CastOptions): CastCall {
+  return {
+    broadphase: checkOneOf('options.broadphase', options.broadphase, BROADPHASES) ?? 'auto',
+    allHits: checkBoolean('options.allHits', options.allHits) ?? false,
+    maxHits: checkPositiveInteger('options.maxHits', options.maxHits) ?? Infinity,
+    profile: checkBoolean('options.profile', options.profile) ?? false,
+  };
 }
 
 /** The answer when there are no casts or no spheres: every cast misses. */
@@ -182,22 +166,23 @@ export class CastQueries {
   }
 
   /**
-   * Runs the uploaded casts against `source`: the nearest hit of each (one record per cast), or
+   * Runs the uploaded casts against the spheres of a built broad phase: the nearest hit of each (one record per cast), or
    * every hit: a count kernel, a scan of the counts, a write kernel; if the hits exceed the
    * buffer, it grows and the write runs again. `maxHits` (the caller's cap) or the device's
    * largest buffer exceeded: CapacityError with the true total.
    */
-  async run(submit: Submit, source: CastSource, count: number, allHits: boolean, maxHits: number, timer?: GpuTimer): Promise<HitRecords> {
+  async run(submit: Submit, phase: BroadPhase, count: number, allHits: boolean, maxHits: number, timer?: GpuTimer): Promise<HitRecords> {
     const casts = this.casts.buffer;
     const counts = this.counts.ensure(4 * (count + 1));
     if (!allHits) {
       const hits = this.hits.ensure(HIT_BYTES * count);
-      await submit((encoder) => this.pass.encode(encoder, 'nearest', source, casts, count, { hits, counts }, timer));
+      await submit((encoder) => phase.encodeCasts(encoder, { kernels: this.pass, mode: 'nearest', casts, castCount: count, targets: { hits, counts } }, timer));
       return { records: new Float32Array(await readBuffer(this.device, hits, 0, HIT_BYTES * count)) };
     }
     let room = Math.min(Math.max(this.hitHint, count), this.maxHits);
     const encode = (encoder: GPUCommandEncoder, mode: CastMode): void => {
-      this.pass.encode(encoder, mode, source, casts, count, { hits: this.hits.ensure(HIT_BYTES * Math.max(room, 1)), counts }, timer);
+      const targets = { hits: this.hits.ensure(HIT_BYTES * Math.max(room, 1)), counts };
+      phase.encodeCasts(encoder, { kernels: this.pass, mode, casts, castCount: count, targets }, timer);
     };
     await submit((encoder) => {
       encode(encoder, 'count');

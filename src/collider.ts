@@ -1,5 +1,5 @@
 /**
- * The one-shot calls of the contract (DESIGN.md), composed from passes. A Collider keeps its
+ * The one-shot calls of the contract (docs/CONTRACT.md), composed from passes. A Collider keeps its
  * pipelines and buffers between calls (buffers only grow) and runs one call at a time, in call
  * order; inputs go up once, stay on the GPU through every stage, and only the results the
  * caller asked for come back.
@@ -9,30 +9,28 @@ import { createChecked } from './gpu/submit.js';
 import { CallQueue } from './gpu/calls.js';
 import {
   validateSpheres, validateAabbs, validateOrientedBoxes, validateCasts,
-  checkOneOf, checkPositiveInteger, checkBoolean, type SphereStats, type CastBatch,
+  checkOneOf, checkPositiveInteger, checkBoolean, checkGridOptions, checkDevice, type SphereStats, type CastBatch,
 } from './validate.js';
 import { requestBrowserDevice } from './device.js';
 import { BufferUsage } from './gpu/flags.js';
 import { GrowableBuffer, upload, bindingLimit } from './gpu/buffers.js';
 import { PairList } from './gpu/pairList.js';
 import { GpuTimer, type Profile } from './gpu/timer.js';
-import { AllPairsPass, ALL_PAIRS_MAX_SPHERES } from './passes/allPairs.js';
-import { GridBuildPass, GpuGrid } from './passes/gridBuild.js';
-import { GridPairsPass } from './passes/gridPairs.js';
-import { BoxPairsPass } from './passes/boxPairs.js';
-import type { CastSource } from './passes/casts.js';
 import {
   CastQueries, HIT_BYTES, toRaycastResult, toSphereCastResult, castCall, noHits, castSlack,
   type HitRecords, type RaycastResult, type SphereCastResult, type RaycastAllHits, type SphereCastAllHits,
 } from './castQueries.js';
-import { planGrid, type GridPlan, type PlanOptions } from './grid/plan.js';
+import { createBroadPhases, destroyBroadPhases, chooseBroadphase, checkServes, type BroadPhase, type BroadPhases, type QueryShape } from './broadphase/index.js';
+import type { GridPlan, PlanOptions } from './grid/plan.js';
+import { ResidentQueries, type EncodedPairs, type EncodedHits, type GpuRecords, type EncodeOptions, type EncodeCastOptions } from './resident.js';
 import { PAIR_BYTES, GPU_STRIDE } from './layout.js';
 import type { BoxKind } from '../shaders/boxes.wgsl.js';
-import { BROADPHASES, AUTO_GRID_MIN_SPHERES, AUTO_GRID_MIN_BOXES, type PairOptions, type CastOptions } from './options.js';
+import { BROADPHASES, type Broadphase, type PairOptions, type CastOptions } from './options.js';
 
 export { BROADPHASES, AUTO_GRID_MIN_SPHERES, AUTO_GRID_MIN_BOXES } from './options.js';
 export type { Broadphase, PairOptions, CastOptions } from './options.js';
 
+/** Options of {@link createCollider}. */
 export interface ColliderOptions {
   /** The device to use. In a browser it may be omitted: one is requested from navigator.gpu. */
   device?: GPUDevice;
@@ -50,30 +48,46 @@ export interface ColliderOptions {
   grid?: Pick<PlanOptions, 'denseFactor' | 'levelStep'>;
 }
 
+/** What one call of a {@link Collider} can take and return on its device (`collider.limits`). */
 export interface ColliderLimits {
   /** Most spheres (or boxes, or casts) one call takes. */
   maxSpheres: number;
+  /** Most boxes (AABBs or oriented boxes) one call takes. */
   maxBoxes: number;
+  /** Most rays or sphere casts one call takes. */
   maxCasts: number;
   /** Most pairs one call can return (the largest pair buffer the device can bind). */
   maxPairs: number;
   /** Most hits one allHits call can return. */
   maxHits: number;
+  /** Workgroups per dispatch dimension before a dispatch is folded into 2-D. */
   maxWorkgroupsPerDimension: number;
   /** Most grid buckets (a power of two). */
   maxBuckets: number;
 }
 
+/**
+ * Makes a {@link Collider} on `options.device` (in a browser it may be omitted: one is requested
+ * from navigator.gpu, and destroyed with the collider). Its pipelines are compiled here, so a
+ * shader or layout problem is a typed error now rather than at the first query.
+ */
 export async function createCollider(options: ColliderOptions = {}): Promise<Collider> {
-  const device = options.device ?? (await requestBrowserDevice());
+  const device = checkDevice('options.device', options.device) ?? (await requestBrowserDevice());
   // Pipelines are compiled here: report a shader or layout error now, as a typed error.
   return createChecked(device, () => new Collider(device, options, options.device === undefined));
 }
 
 export type { RaycastResult, SphereCastResult, AllHits, RaycastAllHits, SphereCastAllHits } from './castQueries.js';
 
+/**
+ * Collision queries on one device: sphere pairs, sphere–box pairs, raycasts and sphere casts over
+ * flat `Float32Array`s of records. Calls may overlap; they run one at a time in call order. Make
+ * one with {@link createCollider}; {@link Collider.destroy} frees its buffers.
+ */
 export class Collider {
+  /** The device the collider runs on. */
   readonly device: GPUDevice;
+  /** What one call can take and return on this device. */
   readonly limits: ColliderLimits;
   /** Stage times of the last call made with `profile: true`. */
   lastProfile: Profile | null = null;
@@ -85,14 +99,13 @@ export class Collider {
   private readonly boxes: GrowableBuffer;
   private readonly casts: CastQueries;
   private readonly pairs: PairList;
-  private readonly grid: GpuGrid;
-  private readonly allPairsPass: AllPairsPass;
-  private readonly gridBuildPass: GridBuildPass;
-  private readonly gridPairsPass: GridPairsPass;
-  private readonly boxPairsPass: BoxPairsPass;
+  private readonly broadphases: BroadPhases;
+  /** The GPU-resident calls' own broad phases and kernels (made on first use). */
+  private resident: ResidentQueries | null = null;
+  private readonly planOptions: PlanOptions;
+  private readonly maxWorkgroupsPerDimension: number;
   /** Pairs found by the last call: the next call starts with room for as many. */
   private pairHint = 0;
-  private readonly planOptions: PlanOptions;
 
   constructor(device: GPUDevice, options: ColliderOptions = {}, ownsDevice = false) {
     this.device = device;
@@ -115,12 +128,10 @@ export class Collider {
     this.boxes = new GrowableBuffer(device, 'input boxes', usage, binding);
     this.casts = new CastQueries(device, maxWorkgroupsPerDimension, this.limits.maxHits);
     this.pairs = new PairList(device, 'pairs');
-    this.grid = new GpuGrid(device, 'sphere grid');
-    this.allPairsPass = new AllPairsPass(device, maxWorkgroupsPerDimension);
-    this.gridBuildPass = new GridBuildPass(device, maxWorkgroupsPerDimension);
-    this.gridPairsPass = new GridPairsPass(device, maxWorkgroupsPerDimension);
-    this.boxPairsPass = new BoxPairsPass(device, maxWorkgroupsPerDimension);
-    this.planOptions = { ...options.grid, maxBuckets: this.limits.maxBuckets };
+    const planOptions: PlanOptions = { ...checkGridOptions('options.grid', options.grid), maxBuckets: this.limits.maxBuckets };
+    this.broadphases = createBroadPhases({ device, maxWorkgroupsPerDimension }, planOptions);
+    this.planOptions = planOptions;
+    this.maxWorkgroupsPerDimension = maxWorkgroupsPerDimension;
   }
 
   /**
@@ -133,21 +144,13 @@ export class Collider {
     const broadphase = checkOneOf('options.broadphase', options.broadphase, BROADPHASES) ?? 'auto';
     const maxPairs = checkPositiveInteger('options.maxPairs', options.maxPairs) ?? Infinity;
     const profile = checkBoolean('options.profile', options.profile) ?? false;
-    const n = stats.count;
-    const useGrid = broadphase === 'grid' || (broadphase === 'auto' && n >= AUTO_GRID_MIN_SPHERES);
-    if (!useGrid && n > ALL_PAIRS_MAX_SPHERES) {
-      throw new CapacityError(`spheres for broadphase 'all-pairs'`, n, ALL_PAIRS_MAX_SPHERES, "use broadphase 'grid' or 'auto'");
-    }
-    if (n < 2) return new Uint32Array(0);
-    const plan = useGrid ? planGrid(stats, this.planOptions) : null;
+    const phase = this.choose(broadphase, { query: 'pairs', sphereCount: stats.count, gridPlan: () => this.planFor(stats), stats });
+    if (stats.count < 2) return new Uint32Array(0);
     const data = spheres.slice(); // what was validated is what runs, whatever the caller does next
 
     return this.run(profile, async (timer) => {
-      const source = await this.uploadSpheres(data, stats, plan, timer);
-      return this.collectPairs(maxPairs, (encoder) => {
-        if ('grid' in source) this.gridPairsPass.encode(encoder, source.grid, this.pairs, timer);
-        else this.allPairsPass.encode(encoder, source.spheres, n, this.pairs, timer);
-      });
+      await this.build(phase, data, stats, timer);
+      return this.collectPairs(maxPairs, (encoder) => phase.encodeSpherePairs(encoder, this.pairs, timer));
     });
   }
 
@@ -179,19 +182,15 @@ export class Collider {
     const profile = checkBoolean('options.profile', options.profile) ?? false;
     const n = stats.count;
     const m = packedBoxes.length / stride;
+    const phase = this.choose(broadphase, { query: 'boxes', sphereCount: n, boxCount: m, gridPlan: () => this.planFor(stats) });
     if (n === 0 || m === 0) return new Uint32Array(0);
-    const useGrid = broadphase === 'grid' || (broadphase === 'auto' && n >= AUTO_GRID_MIN_SPHERES && m >= AUTO_GRID_MIN_BOXES);
-    const plan = useGrid ? planGrid(stats, this.planOptions) : null;
     const data = spheres.slice(); // the boxes are already a packed copy
 
     return this.run(profile, async (timer) => {
-      const source = await this.uploadSpheres(data, stats, plan, timer, () => {
+      await this.build(phase, data, stats, timer, () => {
         upload(this.device, this.boxes.ensure(packedBoxes.byteLength), packedBoxes);
       });
-      return this.collectPairs(maxPairs, (encoder) => {
-        if ('grid' in source) this.boxPairsPass.encodeGrid(encoder, kind, source.grid, this.boxes.buffer, m, this.pairs, timer);
-        else this.boxPairsPass.encodeAllPairs(encoder, kind, source.spheres, n, this.boxes.buffer, m, this.pairs, timer);
-      });
+      return this.collectPairs(maxPairs, (encoder) => phase.encodeBoxPairs(encoder, kind, this.boxes.buffer, m, this.pairs, timer));
     });
   }
 
@@ -229,38 +228,43 @@ export class Collider {
    * the counts) write; if the hits exceed the buffer, it grows and the write runs again.
    */
   private async castAll(batch: CastBatch, spheres: Float32Array, stats: SphereStats, options: CastOptions): Promise<HitRecords> {
-    const { allHits, maxHits, profile, plan } = castCall(options, batch, stats.count, () => planGrid(stats, this.planOptions));
+    const { broadphase, allHits, maxHits, profile } = castCall(options);
+    const phase = this.choose(broadphase, { query: 'casts', sphereCount: stats.count, casts: batch, gridPlan: () => this.planFor(stats) });
     const r = batch.count;
     const n = stats.count;
     if (r === 0 || n === 0) return noHits(r, allHits);
     const slack = castSlack(batch, Math.max(...stats.min.map(Math.abs), ...stats.max.map(Math.abs)), stats.maxRadius);
     const data = spheres.slice(); // the casts are already a packed copy
     return this.run(profile, async (timer) => {
-      const source = await this.uploadSpheres(data, stats, plan, timer, () => this.casts.uploadCasts(batch, n, slack));
-      return this.casts.run((record) => this.calls.submit(record), source, r, allHits, maxHits, timer);
+      await this.build(phase, data, stats, timer, () => this.casts.uploadCasts(batch, n, slack));
+      return this.casts.run((record) => this.calls.submit(record), phase, r, allHits, maxHits, timer);
     });
   }
 
-  /** The grid plan `spherePairs` would use for these spheres (for tests and tools). */
-  planFor(spheres: Float32Array): GridPlan {
-    return planGrid(validateSpheres('spheres', spheres, this.limits.maxSpheres), this.planOptions);
+  /** The grid plan the grid broad phase would use for these spheres (for tests and tools). */
+  planFor(spheres: Float32Array | SphereStats): GridPlan {
+    const stats = spheres instanceof Float32Array ? validateSpheres('spheres', spheres, this.limits.maxSpheres) : spheres;
+    return this.broadphases.grid.planFor(stats);
+  }
+
+  /** The broad phase a query runs on: the caller's choice, or 'auto''s (src/broadphase). */
+  private choose(requested: Broadphase, shape: QueryShape): BroadPhase {
+    checkServes(requested, shape.query);
+    return this.broadphases[chooseBroadphase(requested, shape)];
   }
 
   /**
-   * Uploads the spheres (and whatever `also` uploads) and, with a plan, builds the grid: the
-   * source the narrow phases read.
+   * Uploads the spheres (and whatever `also` uploads), prepares `phase` for them and records its
+   * build: afterwards the phase's queries can run.
    */
-  private async uploadSpheres(spheres: Float32Array, stats: SphereStats, plan: GridPlan | null, timer: GpuTimer, also?: (encoder: GPUCommandEncoder) => void): Promise<CastSource> {
+  private async build(phase: BroadPhase, spheres: Float32Array, stats: SphereStats, timer: GpuTimer, also?: (encoder: GPUCommandEncoder) => void): Promise<void> {
     const buffer = this.spheres.ensure(16 * Math.max(stats.count, 1));
+    phase.prepare(stats);
     await this.calls.submit((encoder) => {
       upload(this.device, buffer, spheres);
       also?.(encoder);
-      if (plan) {
-        this.grid.prepare(plan);
-        this.gridBuildPass.encode(encoder, buffer, this.grid, timer);
-      }
+      phase.encodeBuild(encoder, buffer, timer);
     });
-    return plan ? { grid: this.grid } : { spheres: buffer, sphereCount: stats.count };
   }
 
   /**
@@ -310,6 +314,49 @@ export class Collider {
   }
 
 
+  // -------------------------------------------------------------------------------------------
+  // GPU-resident calls: inputs in GPUBuffers, recorded into the caller's encoder, results left on
+  // the GPU (src/resident.ts). Record one of them per Collider per submission (their parameters
+  // go through the queue). Inputs: spheres as vec4<f32> (x, y, z, radius); AABBs as two vec4
+  // (min, 0), (max, 0); oriented boxes as three (centre, 0), (half extents, 0), (unit
+  // quaternion); rays and casts as two (A, radius), (B, 0): GPU_STRIDE and CastHitRecord.
+
+  private residentNow(): ResidentQueries {
+    this.calls.checkUsable();
+    this.resident ??= new ResidentQueries(this.device, this.maxWorkgroupsPerDimension, this.planOptions);
+    return this.resident;
+  }
+
+  /**
+   * Records the search for every overlapping sphere pair (i < j) of spheres already on the GPU
+   * into `encoder`. The pairs stay on the GPU (`result.pairs`, the true count in
+   * `result.counter`, indirect arguments in `result.dispatch`); `result.read()` after the submit
+   * reads them back, or throws CapacityError with the true count if they did not fit.
+   */
+  encodeSpherePairs(encoder: GPUCommandEncoder, spheres: GpuRecords, options: EncodeOptions): EncodedPairs {
+    return this.residentNow().encodePairs(encoder, spheres, options);
+  }
+
+  /** `encodeSpherePairs` for (sphere, AABB) pairs; `aabbs` in the GPU layout (8 floats each). */
+  encodeSphereBoxPairs(encoder: GPUCommandEncoder, spheres: GpuRecords, aabbs: GpuRecords, options: EncodeOptions): EncodedPairs {
+    return this.residentNow().encodePairs(encoder, spheres, options, { kind: 'aabb', boxes: aabbs, argument: 'aabbs' });
+  }
+
+  /** `encodeSpherePairs` for (sphere, oriented box) pairs; `boxes` in the GPU layout (12 floats each, the quaternion normalised). */
+  encodeSphereOrientedBoxPairs(encoder: GPUCommandEncoder, spheres: GpuRecords, boxes: GpuRecords, options: EncodeOptions): EncodedPairs {
+    return this.residentNow().encodePairs(encoder, spheres, options, { kind: 'obb', boxes, argument: 'boxes' });
+  }
+
+  /** Records the nearest hit of each ray (8 floats each: (A, 0), (B, 0)) into `result.hits`, one CastHitRecord per ray. */
+  encodeRaycast(encoder: GPUCommandEncoder, rays: GpuRecords, spheres: GpuRecords, options: EncodeCastOptions): EncodedHits {
+    return this.residentNow().encodeCasts(encoder, 'raycast', rays, spheres, options);
+  }
+
+  /** Records the nearest contact of each sphere cast (8 floats each: (A, radius), (B, 0)) into `result.hits`. */
+  encodeSphereCast(encoder: GPUCommandEncoder, casts: GpuRecords, spheres: GpuRecords, options: EncodeCastOptions): EncodedHits {
+    return this.residentNow().encodeCasts(encoder, 'sphereCast', casts, spheres, options);
+  }
+
   /** Frees every GPU resource (and the device, if the collider requested it). */
   destroy(): void {
     if (this.calls.isClosed) return;
@@ -317,10 +364,8 @@ export class Collider {
     for (const buffer of [this.spheres, this.boxes]) buffer.destroy();
     this.casts.destroy();
     this.pairs.destroy();
-    this.grid.destroy();
-    this.allPairsPass.destroy();
-    this.gridBuildPass.destroy();
-    this.boxPairsPass.destroy();
+    destroyBroadPhases(this.broadphases);
+    this.resident?.destroy();
     if (this.ownsDevice) this.device.destroy();
   }
 }

@@ -3,10 +3,15 @@
  * carries the fields a caller needs to react without parsing the message.
  */
 
+/** The base of every error the library throws on purpose: `catch (e) { if (e instanceof CollideError) ... }`. */
 export class CollideError extends Error {
+  /**
+   * The class's name, written out: a minifier renames classes, so `new.target.name` would say
+   * `e` in a bundled app. Each subclass declares its own.
+   */
+  override name = 'CollideError';
   constructor(message: string) {
     super(message);
-    this.name = new.target.name;
   }
 }
 
@@ -16,8 +21,12 @@ export class CollideError extends Error {
  * in a few words, stable enough to match on in tests.
  */
 export class InvalidInputError extends CollideError {
+  override name = 'InvalidInputError';
+  /** The parameter: `'spheres'`, `'rays'`, `'options.maxPairs'`, ... */
   readonly argument: string;
+  /** The record that broke the rule, or -1 when the rule is about the whole argument. */
   readonly index: number;
+  /** The broken rule, one of the phrases of {@link RULES} (stable: match on it). */
   readonly rule: string;
   constructor(argument: string, index: number, rule: string, detail?: string) {
     const where = index >= 0 ? `${argument}[record ${index}]` : argument;
@@ -33,8 +42,12 @@ export class InvalidInputError extends CollideError {
  * caller's cap. `count` is the true number (never a truncated one), `capacity` the limit.
  */
 export class CapacityError extends CollideError {
+  override name = 'CapacityError';
+  /** What did not fit: `'spheres'`, `'pairs'`, `'hits'`, ... */
   readonly what: string;
+  /** The true number (never a truncated one): e.g. every pair found, past `maxPairs`. */
   readonly count: number;
+  /** The limit it exceeded: the caller's cap or the device's. */
   readonly capacity: number;
   constructor(what: string, count: number, capacity: number, hint?: string) {
     super(`${what}: ${count} exceeds the capacity of ${capacity}${hint ? `; ${hint}` : ''}`);
@@ -45,10 +58,14 @@ export class CapacityError extends CollideError {
 }
 
 /** No WebGPU adapter could be found. The message says what to install. */
-export class NoAdapterError extends CollideError {}
+export class NoAdapterError extends CollideError {
+  override name = 'NoAdapterError';
+}
 
 /** A WebGPU validation, out-of-memory or internal error raised while recording or running a call. */
 export class WebGPUError extends CollideError {
+  override name = 'WebGPUError';
+  /** The WebGPU error scope it was caught in, or 'uncaptured' (raised outside any scope). */
   readonly kind: 'validation' | 'out-of-memory' | 'internal' | 'uncaptured';
   constructor(kind: WebGPUError['kind'], message: string) {
     super(`WebGPU ${kind} error: ${message}`);
@@ -58,6 +75,8 @@ export class WebGPUError extends CollideError {
 
 /** The device was lost or destroyed while a call was pending, or before it started. */
 export class DeviceLostError extends CollideError {
+  override name = 'DeviceLostError';
+  /** `GPUDeviceLostInfo.reason`: 'destroyed' (someone called `device.destroy()`) or 'unknown'. */
   readonly reason: string;
   constructor(reason: string, message: string) {
     super(`GPU device lost (${reason}): ${message}`);
@@ -66,4 +85,6 @@ export class DeviceLostError extends CollideError {
 }
 
 /** The collider or world was used after `destroy()`. */
-export class DestroyedError extends CollideError {}
+export class DestroyedError extends CollideError {
+  override name = 'DestroyedError';
+}

@@ -8,7 +8,7 @@
  * and checks that its offsets and sizes are the ones computed here.
  */
 
-/** Floats per input record, as in DESIGN.md. */
+/** Floats per input record, as in docs/CONTRACT.md. */
 export const STRIDE = {
   sphere: 4,
   aabb: 6,
@@ -37,6 +37,7 @@ type VectorType =
   | 'vec2f' | 'vec3f' | 'vec4f'
   | 'vec2u' | 'vec3u' | 'vec4u'
   | 'vec2i' | 'vec3i' | 'vec4i';
+/** A WGSL member type a struct layout knows: scalars, vectors, `atomic<u32>`, `mat4x4f`. */
 export type PrimitiveType = Scalar | VectorType | 'atomic<u32>' | 'mat4x4f';
 
 interface TypeInfo {
@@ -65,28 +66,45 @@ const PRIMITIVES: Record<PrimitiveType, TypeInfo> = {
 
 /** A fixed-size array of structs inside a struct: `array<T, N>`. */
 export interface ArrayField {
+  /** The element struct. */
   array: StructLayout<Record<string, FieldType>>;
+  /** N, the number of elements. */
   length: number;
 }
+/** The type of a struct member: a primitive, or a fixed-size array of structs. */
 export type FieldType = PrimitiveType | ArrayField;
 
+/** One member of a {@link StructLayout}, placed by WGSL's alignment rules. */
 export interface FieldLayout {
+  /** The member's name in WGSL. */
   name: string;
+  /** Its type. */
   type: FieldType;
+  /** Byte offset from the start of the struct. */
   offset: number;
+  /** Size in bytes. */
   size: number;
+  /** Alignment in bytes. */
   align: number;
 }
 
+/**
+ * A GPU struct's layout: its WGSL declaration and the byte offset of each member, e.g.
+ * `CastHitRecord.wgsl` to paste into a shader that reads hit records, `CastHitRecord.size` for
+ * the stride of an array of them, `CastHitRecord.offsets.index` to read one on the CPU.
+ */
 export interface StructLayout<F extends Record<string, FieldType>> {
+  /** The struct's name in WGSL. */
   name: string;
   /** The WGSL declaration, `struct Name { ... }`. */
   wgsl: string;
   /** Size in bytes, rounded up to the struct's alignment (as WGSL does). */
   size: number;
+  /** Alignment in bytes (the largest of its members'). */
   align: number;
   /** Byte offset of each field. */
   offsets: { [K in keyof F]: number };
+  /** Every member, in order. */
   fields: FieldLayout[];
 }
 
@@ -214,6 +232,74 @@ export const BoxParams = defineStruct('BoxParams', {
   tileCount: 'u32',
 });
 
+/** The GPU-resident calls' check and dispatch kernels (uniform; shaders/resident.wgsl.ts). */
+export const ResidentParams = defineStruct('ResidentParams', {
+  sphereCount: 'u32',
+  /** Records the result list holds. */
+  capacity: 'u32',
+  /** Threads a workgroup of the consumer's kernel: the indirect arguments cover min(count, capacity) of them. */
+  workgroupSize: 'u32',
+  maxDimension: 'u32',
+  /** The largest radius the caller promised; a larger one is a violation. */
+  maxRadius: 'f32',
+});
+
+/**
+ * The status of a GPU-resident call (storage): spheres that broke the promised scene bounds
+ * (a radius above maxRadius, a value not finite), and the first of them.
+ */
+export const ResidentStatus = defineStruct('ResidentStatus', {
+  /** Spheres that broke the promise. */
+  violations: 'atomic<u32>',
+  /** The lowest index among them (0xffffffff when none). */
+  firstViolation: 'atomic<u32>',
+});
+
+/** The sort-and-sweep kernels' parameters (uniform). */
+export const SweepParams = defineStruct('SweepParams', {
+  sphereCount: 'u32',
+  boxCount: 'u32',
+  /** The sweep axis: 0, 1 or 2 (the axis of greatest variance of the centres). */
+  axis: 'u32',
+  /** Added to every interval's upper end, so that f32 rounding cannot prune a pair the narrow test keeps. */
+  slack: 'f32',
+  /** The largest radius: how far before a box an interval that reaches it can start. */
+  maxRadius: 'f32',
+});
+
+/** The LBVH kernels' parameters (uniform): the Morton grid over the centres' bounds, counts, slack. */
+export const BvhParams = defineStruct('BvhParams', {
+  /** The centres' lower bound: Morton cell 0. */
+  origin: 'vec3f',
+  sphereCount: 'u32',
+  /** 1024 / extent per axis (0 for an axis of zero extent: every code has 0 there). */
+  scale: 'vec3f',
+  boxCount: 'u32',
+  /** Added to every leaf box, so that f32 rounding cannot prune a pair the narrow test keeps. */
+  slack: 'f32',
+});
+
+/** One level of the LBVH's box pyramid (uniform, one per level): blocks of 2^level sorted leaves. */
+export const BvhLevel = defineStruct('BvhLevel', {
+  level: 'u32',
+  /** Full blocks in this level: sphereCount >> level. */
+  count: 'u32',
+  /** Where the level below (level − 1 ≥ 1) and this level start in the pyramid, in blocks. */
+  srcBase: 'u32',
+  dstBase: 'u32',
+});
+
+/**
+ * An internal node of the LBVH (storage): its box (the union of its leaves' boxes) and its two
+ * children, internal node indices or sorted leaf positions with BVH_LEAF (bit 31) set.
+ */
+export const BvhNode = defineStruct('BvhNode', {
+  lo: 'vec3f',
+  left: 'u32',
+  hi: 'vec3f',
+  right: 'u32',
+});
+
 /** The raycast and sphere-cast kernels' parameters (uniform). */
 export const CastParams = defineStruct('CastParams', {
   castCount: 'u32',
@@ -234,17 +320,82 @@ export const CastHitRecord = defineStruct('CastHitRecord', {
   index: 'i32',
 });
 
-/** A particle world's step parameters (uniform). */
+/**
+ * A particle world's step parameters (uniform; src/particles/solver.ts, shaders/particles/).
+ * `dt` is the substep h; `frameDt` the step the contact list is found for (substeps · h).
+ * Two copies alternate between steps: `entryBase`/`prevEntryBase` and `rangeBase`/`prevRangeBase`
+ * select this step's and the previous step's halves of the contact and range buffers.
+ */
 export const ParticleParams = defineStruct('ParticleParams', {
   count: 'u32',
   dt: 'f32',
+  frameDt: 'f32',
   restitution: 'f32',
-  percent: 'f32',
   gravity: 'vec3f',
-  slop: 'f32',
+  friction: 'f32',
   boundsMin: 'vec3f',
   bounded: 'u32',
   boundsMax: 'vec3f',
+  percent: 'f32',
+  slop: 'f32',
+  maxPushSpeed: 'f32',
+  restitutionThreshold: 'f32',
+  margin: 'f32',
+  entryCapacity: 'u32',
+  entryBase: 'u32',
+  prevEntryBase: 'u32',
+  rangeBase: 'u32',
+  prevRangeBase: 'u32',
+});
+
+/**
+ * A particle's solver velocities, in bucket order: `v` is (velocity, inverse mass), `p` the
+ * pseudo-velocity of the position correction and, in w, the particle's contact count (its mass
+ * is split among that many contacts).
+ */
+export const ParticleBody = defineStruct('ParticleBody', {
+  v: 'vec4f',
+  p: 'vec4f',
+});
+
+/**
+ * One entry of a particle's contact list (both particles of a pair hold one, bit-identical up to
+ * the sign of the vectors): `impulse` is the accumulated normal impulse and, in yzw, the
+ * accumulated friction impulse on the partner; `nbr` the partner's position in bucket order,
+ * `id` its index; `aim` the normal velocity the solve aims at; `pseudo` the accumulated
+ * position-correction impulse of this substep.
+ */
+export const ParticleContact = defineStruct('ParticleContact', {
+  impulse: 'vec4f',
+  nbr: 'u32',
+  id: 'u32',
+  aim: 'f32',
+  pseudo: 'f32',
+});
+
+/**
+ * A particle's contacts with the walls, one per axis (the nearer wall), by particle index:
+ * `impulse[a]` = (normal impulse, side: −1 lower, +1 upper, 0 none, friction impulse along the
+ * two other axes); `aim` and `pseudo` per axis as in ParticleContact.
+ */
+export const ParticleWalls = defineStruct('ParticleWalls', {
+  impulseX: 'vec4f',
+  impulseY: 'vec4f',
+  impulseZ: 'vec4f',
+  aim: 'vec4f',
+  pseudo: 'vec4f',
+});
+
+/**
+ * Counters of a particle step (storage, atomics): the largest speed (f32 bits, for the search
+ * margin), touching pairs of the last step, and the largest contact-list length any step of the
+ * call asked for (entries beyond `entryCapacity` are not stored; the host grows and re-runs).
+ */
+export const ParticleStats = defineStruct('ParticleStats', {
+  maxSpeedBits: 'atomic<u32>',
+  touching: 'atomic<u32>',
+  entriesNeeded: 'atomic<u32>',
+  pad: 'u32',
 });
 
 /** One level of the exclusive scan (uniform). */

@@ -3,8 +3,15 @@
  * which 'auto' switches broad phase.
  */
 
-export type Broadphase = 'auto' | 'all-pairs' | 'grid';
-export const BROADPHASES: readonly Broadphase[] = ['auto', 'all-pairs', 'grid'];
+/**
+ * How candidates are found: 'all-pairs' tests everything; 'grid' bins the spheres in a
+ * multi-level grid; 'sweep' sorts them along one axis and sweeps (pairs and box pairs only);
+ * 'bvh' builds a linear BVH over Morton-sorted spheres; 'auto' picks by the scene
+ * (src/broadphase/index.ts).
+ */
+export type Broadphase = 'auto' | 'all-pairs' | 'grid' | 'sweep' | 'bvh';
+/** Every {@link Broadphase} name, e.g. to validate a user's choice or loop over them in tests. */
+export const BROADPHASES: readonly Broadphase[] = ['auto', 'all-pairs', 'grid', 'sweep', 'bvh'];
 
 /**
  * 'auto' uses all-pairs below this many spheres and the grid from here on. Measured with
@@ -19,7 +26,9 @@ export const AUTO_GRID_MIN_SPHERES = 256;
  */
 export const AUTO_GRID_MIN_BOXES = 32;
 
+/** Options of the pair calls: `spherePairs`, `sphereBoxPairs`, `sphereOrientedBoxPairs`. */
 export interface PairOptions {
+  /** How candidates are found (see {@link Broadphase}); every choice gives the same pairs. Default 'auto'. */
   broadphase?: Broadphase;
   /** Most pairs the caller accepts; more throws CapacityError with the true count. */
   maxPairs?: number;
@@ -27,6 +36,7 @@ export interface PairOptions {
   profile?: boolean;
 }
 
+/** Options of `raycast` and `sphereCast` (the Collider's and the ParticleWorld's). */
 export interface CastOptions {
   /** 'all-pairs' tests every ray against every sphere; 'grid' walks the sphere grid. */
   broadphase?: Broadphase;
@@ -34,5 +44,6 @@ export interface CastOptions {
   allHits?: boolean;
   /** With allHits: the most hits the caller accepts; more throws CapacityError with the true count. */
   maxHits?: number;
+  /** Time every GPU stage with timestamp queries; the result is in `collider.lastProfile`. */
   profile?: boolean;
 }

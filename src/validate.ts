@@ -9,9 +9,14 @@ import { InvalidInputError, CapacityError } from './errors.js';
 import { STRIDE, GPU_STRIDE } from './layout.js';
 import { ceilLog2Bits, LOG2_BINS, LOG2_BIAS } from './grid/level.js';
 
-/** Rules, worded once so that messages and tests agree. */
+/**
+ * The rules input is checked against, worded once so that messages and tests agree: an
+ * {@link InvalidInputError}'s `rule` is one of these phrases (match with
+ * `error.rule === RULES.finite`, never on the message).
+ */
 export const RULES = {
   type: 'must be a Float32Array',
+  device: 'must be a GPUDevice',
   stride: 'length must be a multiple of the record stride',
   finite: 'every value must be finite (no NaN or Infinity)',
   radius: 'radius must be >= 0',
@@ -29,6 +34,8 @@ export const RULES = {
   vector: 'must be finite numbers',
   magnitude: 'magnitude must be at most 2^60 (1.15e18), so that squared distances fit in f32',
   tiny: 'a nonzero radius or extent must be at least 2^-60 (8.7e-19), so that its square is a normal f32',
+  gpuRecords: 'must be { buffer: GPUBuffer, count, offset? } within the buffer, with the usage the call needs',
+  sceneBounds: 'every radius must be at most options.scene.maxRadius and every value finite',
 } as const;
 
 /**
@@ -81,15 +88,20 @@ function isDetached(buffer: ArrayBufferLike): boolean {
 
 /** What one pass over the spheres learns for the grid planner. */
 export interface SphereStats {
+  /** Number of spheres. */
   count: number;
   /** Bounds of the centres (not of the spheres). Infinity/-Infinity when empty. */
   min: [number, number, number];
+  /** Upper bounds of the centres, as `min`. */
   max: [number, number, number];
+  /** The largest radius (0 when empty). */
   maxRadius: number;
   /** hist[c + LOG2_BIAS] = number of radii r with ceil(log2 r) = c (zero and subnormal radii count in the lowest bin). */
   log2Hist: Uint32Array;
   /** Largest radius in each histogram bin. */
   log2MaxRadius: Float32Array;
+  /** Variance of the centres along each axis (0 when empty). */
+  variance: [number, number, number];
 }
 
 /**
@@ -108,6 +120,9 @@ export function validateSpheres(argument: string, value: unknown, maxRecords = I
   let minX = Infinity, minY = Infinity, minZ = Infinity;
   let maxX = -Infinity, maxY = -Infinity, maxZ = -Infinity;
   let maxRadius = 0;
+  // Sums of the centres shifted by the first one (no cancellation far from the origin).
+  const x0 = count > 0 ? spheres[0] : 0, y0 = count > 0 ? spheres[1] : 0, z0 = count > 0 ? spheres[2] : 0;
+  let sx = 0, sy = 0, sz = 0, sxx = 0, syy = 0, szz = 0;
   for (let i = 0, o = 0; i < count; i++, o += 4) {
     const x = spheres[o], y = spheres[o + 1], z = spheres[o + 2], r = spheres[o + 3];
     // One comparison per value: false for NaN, ±Infinity and magnitudes past the limit.
@@ -126,8 +141,15 @@ export function validateSpheres(argument: string, value: unknown, maxRecords = I
     log2Hist[bin]++;
     if (r > log2MaxRadius[bin]) log2MaxRadius[bin] = r;
     if (r > maxRadius) maxRadius = r;
+    const dx = x - x0, dy = y - y0, dz = z - z0;
+    sx += dx; sy += dy; sz += dz;
+    sxx += dx * dx; syy += dy * dy; szz += dz * dz;
   }
-  return { count, min: [minX, minY, minZ], max: [maxX, maxY, maxZ], maxRadius, log2Hist, log2MaxRadius };
+  const variance = (sum: number, squares: number): number => (count > 0 ? Math.max(0, squares / count - (sum / count) ** 2) : 0);
+  return {
+    count, min: [minX, minY, minZ], max: [maxX, maxY, maxZ], maxRadius, log2Hist, log2MaxRadius,
+    variance: [variance(sx, sxx), variance(sy, syy), variance(sz, szz)],
+  };
 }
 
 function checkCount(argument: string, count: number, maxRecords: number): void {
@@ -234,10 +256,43 @@ export function validateCasts(argument: string, value: unknown, stride: 6 | 7, m
     packed[p + 5] = casts[o + 4];
     packed[p + 6] = casts[o + 5];
     const length = Math.hypot(casts[o + 3] - casts[o], casts[o + 4] - casts[o + 1], casts[o + 5] - casts[o + 2]);
+    // A segment shorter than 2^-60 would have an f32 length that underflows: refused like a radius that small.
+    checkSize(argument, k, length, 'length |AB|');
     maxLength = Math.max(maxLength, length);
     totalLength += length;
   }
   return { packed, count, maxAbs, maxLength, totalLength };
+}
+
+/**
+ * The grid tuning a Collider or a ParticleWorld accepts (`options.grid`): levelStep an integer
+ * number of octaves per level in 1–8, denseFactor a finite number ≥ 0 (0: always hashed). Anything else would drop
+ * pairs (a fractional step) or fail deep inside the plan.
+ */
+export function checkGridOptions(argument: string, value: unknown): { levelStep?: number; denseFactor?: number } {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null) throw new InvalidInputError(argument, -1, RULES.option, `expected an object, got ${value === null ? 'null' : typeof value}`);
+  const grid = value as { levelStep?: unknown; denseFactor?: unknown };
+  const levelStep = grid.levelStep;
+  if (levelStep !== undefined && (typeof levelStep !== 'number' || !Number.isInteger(levelStep) || levelStep < 1 || levelStep > 8)) {
+    throw new InvalidInputError(`${argument}.levelStep`, -1, RULES.option, `expected an integer in [1, 8], got ${String(levelStep)}`);
+  }
+  const denseFactor = checkNumber(`${argument}.denseFactor`, grid.denseFactor, 0, 2 ** 32);
+  return { levelStep: levelStep as number | undefined, denseFactor };
+}
+
+/**
+ * `options.device`, when given, must be a GPUDevice (duck-typed: its queue and createBuffer; the
+ * GPUDevice class is not a global in every host). Undefined asks the host for one.
+ */
+export function checkDevice(argument: string, value: unknown): GPUDevice | undefined {
+  if (value === undefined) return undefined;
+  const device = value as { queue?: unknown; createBuffer?: unknown; createComputePipeline?: unknown };
+  if (typeof value !== 'object' || value === null || typeof device.createBuffer !== 'function' || typeof device.createComputePipeline !== 'function' || typeof device.queue !== 'object') {
+    const got = value === null ? 'null' : typeof value === 'object' ? (value as object).constructor?.name ?? 'object' : typeof value;
+    throw new InvalidInputError(argument, -1, RULES.device, `got ${got}`);
+  }
+  return value as GPUDevice;
 }
 
 /** A finite number option in [min, max] (or undefined). */

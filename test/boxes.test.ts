@@ -11,6 +11,7 @@ import { mulberry32, gaussian } from './support/random.js';
 import { bruteForceSphereAabbPairs, bruteForceSphereObbPairs } from '../src/reference/sphereBox.js';
 import { gridSphereAabbPairs, gridSphereObbPairs } from '../src/reference/gridQueries.js';
 import { sortPairs } from '../src/reference/spherePairs.js';
+import { sweepSphereBoxPairs } from '../src/reference/sweep.js';
 import { createCollider } from '../src/collider.js';
 import { CapacityError } from '../src/errors.js';
 
@@ -88,13 +89,19 @@ describe('sphereBoxPairs (AABB) matches the oracle', () => {
       const spheres = c.spheres();
       const boxes = c.boxes();
       const oracle = bruteForceSphereAabbPairs(spheres, boxes);
-      for (const broadphase of ['all-pairs', 'grid'] as const) {
-        const pairs = await gpu.collider.sphereBoxPairs(spheres, boxes, { broadphase });
+      const found: Record<string, Uint32Array> = {};
+      for (const broadphase of ['all-pairs', 'grid', 'sweep', 'bvh'] as const) {
+        const pairs = (found[broadphase] = await gpu.collider.sphereBoxPairs(spheres, boxes, { broadphase }));
         expect(bandViolations(diffPairs(spheres, pairs, oracle, aabbMargin(boxes), false), 1), broadphase).toEqual([]);
       }
+      // Every broad phase ends in the same f32 test: the same pairs, to the last one.
+      expect(sortPairs(found.sweep)).toEqual(sortPairs(found.grid));
+      expect(sortPairs(found.bvh)).toEqual(sortPairs(found.grid));
+      expect(sortPairs(found['all-pairs'])).toEqual(sortPairs(found.grid));
       expect(oracle.length).toBeGreaterThan(0);
-      // The CPU twin of the grid kernel has the oracle's exact test: the same pairs, exactly.
+      // The CPU twins of the grid and sweep kernels have the oracle's exact test: the same pairs, exactly.
       expect(sortPairs(gridSphereAabbPairs(spheres, boxes, gpu.collider.planFor(spheres)))).toEqual(oracle);
+      expect(sortPairs(sweepSphereBoxPairs(spheres, boxes, 'aabb'))).toEqual(oracle);
     });
   }
 });
@@ -105,12 +112,17 @@ describe('sphereOrientedBoxPairs matches the oracle', () => {
       const spheres = c.spheres();
       const boxes = c.boxes();
       const oracle = bruteForceSphereObbPairs(spheres, boxes);
-      for (const broadphase of ['all-pairs', 'grid'] as const) {
-        const pairs = await gpu.collider.sphereOrientedBoxPairs(spheres, boxes, { broadphase });
+      const found: Record<string, Uint32Array> = {};
+      for (const broadphase of ['all-pairs', 'grid', 'sweep', 'bvh'] as const) {
+        const pairs = (found[broadphase] = await gpu.collider.sphereOrientedBoxPairs(spheres, boxes, { broadphase }));
         expect(bandViolations(diffPairs(spheres, pairs, oracle, obbMargin(boxes), false), 1), broadphase).toEqual([]);
       }
+      expect(sortPairs(found.sweep)).toEqual(sortPairs(found.grid));
+      expect(sortPairs(found.bvh)).toEqual(sortPairs(found.grid));
+      expect(sortPairs(found['all-pairs'])).toEqual(sortPairs(found.grid));
       expect(oracle.length).toBeGreaterThan(0);
       expect(sortPairs(gridSphereObbPairs(spheres, boxes, gpu.collider.planFor(spheres)))).toEqual(oracle);
+      expect(sortPairs(sweepSphereBoxPairs(spheres, boxes, 'obb'))).toEqual(oracle);
     });
   }
 

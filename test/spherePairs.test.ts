@@ -1,6 +1,6 @@
 /**
  * spherePairs on the GPU against the brute-force oracle, on seeded scenes (the seed is in each
- * test's name), with both broad phases; the pair sets may differ only within DESIGN.md's band.
+ * test's name), with both broad phases; the pair sets may differ only within docs/CONTRACT.md's band.
  */
 import { describe, it, expect } from 'vitest';
 import { useGpu } from './support/gpu.js';
@@ -9,6 +9,7 @@ import { uniformScene, clusteredScene, mixedRadiiScene, giantsScene, coincidentS
 import { mulberry32 } from './support/random.js';
 import { bruteForceSpherePairs, sortPairs } from '../src/reference/spherePairs.js';
 import { gridSpherePairs } from '../src/reference/grid.js';
+import { sweepSpherePairs } from '../src/reference/sweep.js';
 import { createCollider } from '../src/collider.js';
 import { CapacityError } from '../src/errors.js';
 
@@ -40,11 +41,18 @@ describe('spherePairs matches the brute-force oracle', () => {
       const oracle = bruteForceSpherePairs(spheres);
       const grid = await gpu.collider.spherePairs(spheres, { broadphase: 'grid' });
       const allPairs = await gpu.collider.spherePairs(spheres, { broadphase: 'all-pairs' });
+      const sweep = await gpu.collider.spherePairs(spheres, { broadphase: 'sweep' });
+      const bvh = await gpu.collider.spherePairs(spheres, { broadphase: 'bvh' });
       expect(bandViolations(diffPairs(spheres, grid, oracle)), 'grid vs oracle').toEqual([]);
       expect(bandViolations(diffPairs(spheres, allPairs, oracle)), 'all-pairs vs oracle').toEqual([]);
-      expect(bandViolations(diffPairs(spheres, grid, allPairs)), 'grid vs all-pairs').toEqual([]);
-      // The CPU twin of the grid has the oracle's exact predicate: it must agree to the pair.
+      expect(bandViolations(diffPairs(spheres, sweep, oracle)), 'sweep vs oracle').toEqual([]);
+      // Every broad phase ends in the same f32 test: the same pairs, to the last one.
+      expect(sortPairs(allPairs), 'all-pairs vs grid').toEqual(sortPairs(grid));
+      expect(sortPairs(sweep), 'sweep vs grid').toEqual(sortPairs(grid));
+      expect(sortPairs(bvh), 'bvh vs grid').toEqual(sortPairs(grid));
+      // The CPU twins of the grid and the sweep have the oracle's exact predicate: they must agree to the pair.
       expect(sortPairs(gridSpherePairs(spheres, gpu.collider.planFor(spheres)))).toEqual(oracle);
+      expect(sortPairs(sweepSpherePairs(spheres))).toEqual(oracle);
     });
   }
 
@@ -60,7 +68,7 @@ describe('spherePairs matches the brute-force oracle', () => {
   });
 
   it('empty input and a single sphere give no pairs', async () => {
-    for (const broadphase of ['auto', 'all-pairs', 'grid'] as const) {
+    for (const broadphase of ['auto', 'all-pairs', 'grid', 'sweep', 'bvh'] as const) {
       expect(await gpu.collider.spherePairs(new Float32Array(0), { broadphase })).toEqual(new Uint32Array(0));
       expect(await gpu.collider.spherePairs(new Float32Array([1, 2, 3, 4]), { broadphase })).toEqual(new Uint32Array(0));
     }

@@ -1,8 +1,11 @@
-/** Every bad-input rule of DESIGN.md for spherePairs: a typed error naming argument, record and rule. */
+/** Every bad-input rule of docs/CONTRACT.md for spherePairs: a typed error naming argument, record and rule. */
 import { describe, it, expect } from 'vitest';
 import { useGpu } from './support/gpu.js';
 import { InvalidInputError, CapacityError } from '../src/errors.js';
 import { RULES, validateSpheres } from '../src/validate.js';
+import { createCollider } from '../src/collider.js';
+import { createParticleWorld } from '../src/particles/index.js';
+import { sortPairs } from '../src/reference/spherePairs.js';
 
 const gpu = useGpu();
 
@@ -91,6 +94,32 @@ describe('option validation', () => {
       expectInvalid(await rejection(good(), { maxPairs }), 'options.maxPairs', -1, RULES.option);
     });
   }
+  // A fractional levelStep used to drop pairs silently, 0 to throw a raw TypeError.
+  for (const [grid, argument] of [
+    [{ levelStep: 1.5 }, 'options.grid.levelStep'],
+    [{ levelStep: 0 }, 'options.grid.levelStep'],
+    [{ levelStep: 9 }, 'options.grid.levelStep'],
+    [{ levelStep: '2' }, 'options.grid.levelStep'],
+    [{ denseFactor: -1 }, 'options.grid.denseFactor'],
+    [{ denseFactor: NaN }, 'options.grid.denseFactor'],
+    [42, 'options.grid'],
+  ] as const) {
+    it(`createCollider and createParticleWorld reject grid ${JSON.stringify(grid)}`, async () => {
+      for (const create of [() => createCollider({ device: gpu.device, grid: grid as never }), () => createParticleWorld({ device: gpu.device, capacity: 4, grid: grid as never })]) {
+        const error = await create().then(() => new Error('expected a rejection'), (e: unknown) => e);
+        expectInvalid(error, argument, -1, RULES.option);
+      }
+    });
+  }
+  it('accepts every integer levelStep 1–8 and finds the same pairs with each', async () => {
+    const spheres = good();
+    const expected = sortPairs(await gpu.collider.spherePairs(spheres, { broadphase: 'all-pairs' }));
+    for (let levelStep = 1; levelStep <= 8; levelStep++) {
+      const collider = await createCollider({ device: gpu.device, grid: { levelStep } });
+      expect(sortPairs(await collider.spherePairs(spheres, { broadphase: 'grid' })), `levelStep ${levelStep}`).toEqual(expected);
+      collider.destroy();
+    }
+  });
 });
 
 describe('box, ray and cast validation', () => {
@@ -159,7 +188,7 @@ describe('box, ray and cast validation', () => {
 
   it('query options: broadphase, allHits, maxHits', async () => {
     const rays = valid.rays();
-    expectInvalid(await gpu.collider.raycast(rays, spheres, { broadphase: 'bvh' as never }).catch((e) => e), 'options.broadphase', -1, RULES.option);
+    expectInvalid(await gpu.collider.raycast(rays, spheres, { broadphase: 'octree' as never }).catch((e) => e), 'options.broadphase', -1, RULES.option);
     expectInvalid(await gpu.collider.raycast(rays, spheres, { allHits: 1 as never }).catch((e) => e), 'options.allHits', -1, RULES.option);
     expectInvalid(await gpu.collider.raycast(rays, spheres, { allHits: true, maxHits: -2 }).catch((e) => e), 'options.maxHits', -1, RULES.option);
     expectInvalid(await gpu.collider.sphereBoxPairs(spheres, valid.aabbs(), { maxPairs: 0.5 }).catch((e) => e), 'options.maxPairs', -1, RULES.option);

@@ -11,11 +11,15 @@
 import { BufferUsage } from './flags.js';
 import { mapRead } from './buffers.js';
 
+/** The GPU time of one stage (one compute pass). */
 export interface StageTime {
+  /** The stage, e.g. 'grid count', 'pairs'. */
   name: string;
+  /** Its GPU time in milliseconds, from the pass's begin and end timestamps. */
   ms: number;
 }
 
+/** GPU time per stage of one call (`collider.lastProfile`, `world.lastProfile`). */
 export interface Profile {
   /** GPU time per recorded stage, in recording order (a stage recorded twice appears twice). */
   stages: StageTime[];
@@ -23,7 +27,15 @@ export interface Profile {
   totalMs: number;
 }
 
+/**
+ * Timestamp queries around compute passes. The library makes one per call with `profile: true`;
+ * make your own to time steps recorded into your encoder with
+ * `world.encode(encoder, dt, steps, timer)`: then `timer.resolve(encoder)`, submit, and
+ * `await timer.read()`. Without the device's `timestamp-query` feature it records nothing and
+ * reads an empty profile. Destroy it when done.
+ */
 export class GpuTimer {
+  /** Whether timing is on: asked for, and the device has `timestamp-query`. */
   readonly enabled: boolean;
   private readonly querySet: GPUQuerySet | null;
   private readonly resolveBuffer: GPUBuffer | null;
@@ -32,6 +44,7 @@ export class GpuTimer {
   constructor(
     private readonly device: GPUDevice,
     enabled: boolean,
+    /** Most stages timed; passes past it run untimed. */
     readonly capacity = 64,
   ) {
     this.enabled = enabled && device.features.has('timestamp-query');
@@ -76,6 +89,7 @@ export class GpuTimer {
     }
   }
 
+  /** Frees the query set and buffer. */
   destroy(): void {
     this.querySet?.destroy();
     this.resolveBuffer?.destroy();

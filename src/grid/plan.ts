@@ -17,6 +17,16 @@
  * rounded subtraction and multiplication, a floor and a clamp), so a sphere inside another's
  * box always falls in a cell inside the box's cell range. Cell sizes only decide the cost.
  *
+ * Points and tiny spheres do not choose the finest cells. A radius-0 sphere's octave is −127,
+ * so, left to the smallest radius, level 0 would sink as far as the other rules let it (15
+ * octaves below the largest radius, or 2^24 cells per axis), and a particle world's step, whose
+ * particles visit every level (finer ones too), would walk (2r / cell)² rows of it per particle:
+ * 10^9 for r = 0.5 in cells of 2^-15. So when the radii spread over more than SPREAD_OCTAVES,
+ * level 0 never has finer cells than those that cover the bounds with CELLS_PER_SPHERE × N cells
+ * (finer cells separate evenly spread spheres no better), unless the largest radius asks for
+ * coarser ones; the spheres below that size share level 0, and the cost estimate chooses the
+ * levels above it as before.
+ *
  * Cells map to buckets. When the levels' cells are few enough (≤ denseFactor × N), the grid is
  * dense: one bucket per cell, the bucket of a cell its linear index. Otherwise (a sparse scene,
  * far outliers) there are a power of two of buckets, about 2N: rows of cells (fixed level, y, z)
@@ -27,12 +37,15 @@ import { LOG2_BIAS, LOG2_BINS, MAX_LEVELS, MAX_CELLS_PER_AXIS, ceilLog2 } from '
 import { packStruct, GridParams } from '../layout.js';
 import type { SphereStats } from '../validate.js';
 
+/** One level of a {@link GridPlan}: spheres of similar size, in cells about their diameter. */
 export interface GridLevelPlan {
   /** Cell side, a power of two. */
   cellSize: number;
+  /** 1 / cellSize (exact: a power of two). */
   invCellSize: number;
   /** Largest radius among the spheres of this level (0 when empty). */
   maxRadius: number;
+  /** Spheres in this level. */
   count: number;
   /** Cells per axis (cell coordinates are clamped into [0, dims - 1]). */
   dims: [number, number, number];
@@ -40,7 +53,12 @@ export interface GridLevelPlan {
   keyBase: number;
 }
 
+/**
+ * How the grid broad phase bins a set of spheres: levels by radius, cells, buckets
+ * (`collider.planFor(spheres)`; `reference.gridSpherePairs` takes it too).
+ */
 export interface GridPlan {
+  /** Number of spheres planned for. */
   sphereCount: number;
   /** The local origin: the minimum corner of the centres' bounds. */
   origin: [number, number, number];
@@ -48,6 +66,7 @@ export interface GridPlan {
   levelBias: number;
   /** Octaves of radius per level. */
   levelStep: number;
+  /** The levels, smallest spheres first. */
   levels: GridLevelPlan[];
   /** Number of buckets: the number of cells when dense, else a power of two. */
   bucketCount: number;
@@ -57,6 +76,7 @@ export interface GridPlan {
   dense: boolean;
 }
 
+/** Tuning of the grid plan (`options.grid` of a Collider or ParticleWorld); defaults are measured. */
 export interface PlanOptions {
   /** Use the dense layout while total cells ≤ denseFactor × sphere count. Default 8. */
   denseFactor?: number;
@@ -84,8 +104,23 @@ export const CANDIDATE_COST = 1;
  * on SwiftShader a hashed narrow phase ran about 2–3× the estimate of the same visits dense.
  */
 export const HASHED_COST_FACTOR = 2.5;
+/**
+ * Level 0 never has finer cells than those that cover the bounds with this many cells per sphere
+ * (cells are powers of two, so it has between 1/8 of that and that many). Scenes with radii of
+ * one size, or small radii packed as densely as the bounds suggest, keep their own cells; points
+ * and spheres far smaller than the spacing of the rest share cells of that spacing / 8.
+ */
+export const CELLS_PER_SPHERE = 512;
+/**
+ * Radii spanning at most this many octaves (the smallest's ceilLog2 at most 6 below the
+ * largest's: 1:100 mixtures included) size the cells by themselves, as the cost estimate chooses:
+ * a sphere of the largest radius then walks at most about (2^6 + 2)² rows in any finer level.
+ * Wider spreads (points, dust among boulders) bring in the CELLS_PER_SPHERE floor.
+ */
+export const SPREAD_OCTAVES = 6;
 
 export function planGrid(stats: SphereStats, options: PlanOptions = {}): GridPlan {
+  const cFloor = countFloor(stats);
   let best: GridPlan | null = null;
   let bestCost = Infinity;
   // Levels one octave of radius apart (step 1) keep candidates few but make small spheres visit
@@ -99,13 +134,13 @@ export function planGrid(stats: SphereStats, options: PlanOptions = {}): GridPla
   };
   for (const cellShift of [0, 1]) {
     if (options.levelStep !== undefined) {
-      consider(planWithStep(stats, options, options.levelStep, 0, cellShift));
+      consider(planWithStep(stats, options, options.levelStep, 0, cellShift, cFloor));
       continue;
     }
     for (let step = 1; step <= 24; step++) {
       let single = false;
       for (let shift = 0; shift < step; shift++) {
-        const plan = planWithStep(stats, options, step, shift, cellShift);
+        const plan = planWithStep(stats, options, step, shift, cellShift, cFloor);
         consider(plan);
         single ||= plan.levels.length === 1;
       }
@@ -122,11 +157,39 @@ export function levelOfLog2(c: number, levelBias: number, levelStep: number, lev
   return Math.min(Math.floor((d + levelStep - 1) / levelStep), levelCount - 1);
 }
 
+/** Cells per axis of a level with cells of side 2^e over the bounds (the plan's `dims`). */
+function dimsAt(stats: SphereStats, origin: readonly number[], e: number): [number, number, number] {
+  const inv = 2 ** -e;
+  return [0, 1, 2].map((a) => Math.min(Math.floor(f32(f32(stats.max[a] - origin[a]) * inv)) + 1, MAX_CELLS_PER_AXIS)) as [number, number, number];
+}
+
 /**
- * A plan with `step` octaves per level, level 0 taking the `shift + 1` smallest octaves, and
- * cells 2^cellShift times the smallest that fit their level's largest sphere.
+ * The lowest octave c0 may take so that level 0's cells (2^(c0 + 1) or larger) cover the bounds
+ * with at most CELLS_PER_SPHERE × N cells; −Infinity when any cell size does (no spheres, or all
+ * centres at one point).
  */
-function planWithStep(stats: SphereStats, options: PlanOptions, step: number, shift: number, cellShift: number): GridPlan {
+export function countFloor(stats: SphereStats): number {
+  const { count, min } = stats;
+  if (count === 0) return -Infinity;
+  const origin = [f32(min[0]), f32(min[1]), f32(min[2])];
+  let extent = 0;
+  for (let a = 0; a < 3; a++) extent = Math.max(extent, f32(stats.max[a] - origin[a]));
+  if (!(extent > 0)) return -Infinity;
+  const budget = CELLS_PER_SPHERE * count;
+  const cells = (e: number): number => dimsAt(stats, origin, e).reduce((p, d) => p * d, 1);
+  // Cells of 2^(ceilLog2(extent) + 1) leave one per axis; halve them while the budget allows (at
+  // most ~250 halvings, once per plan; the last count taken is at most about 8 × the budget).
+  let e = ceilLog2(extent) + 1;
+  while (e > -125 && cells(e - 1) <= budget) e--;
+  return e - 1;
+}
+
+/**
+ * A plan with `step` octaves per level, level 0 taking the `shift + 1` smallest octaves (at or
+ * above `cFloor`, see countFloor, when the radii spread wide), and cells 2^cellShift times the
+ * smallest that fit their level's largest sphere.
+ */
+function planWithStep(stats: SphereStats, options: PlanOptions, step: number, shift: number, cellShift: number, cFloor: number): GridPlan {
   const { count, min, max } = stats;
   const denseFactor = options.denseFactor ?? 8;
   const maxBuckets = prevPow2(options.maxBuckets ?? 2 ** 28);
@@ -141,15 +204,18 @@ function planWithStep(stats: SphereStats, options: PlanOptions, step: number, sh
   if (count === 0) cMin = cMax = -LOG2_BIAS;
 
   // Level 0 holds ceilLog2(r) ≤ c0; level L holds c0 + step·(L−1) < ceilLog2(r) ≤ c0 + step·L,
-  // with cells of side 2^(c0 + step·L + 1). Level 0 takes the `shift + 1` smallest octaves; c0
-  // is raised further so that (1) at most MAX_LEVELS levels reach the largest radius, (2) level 0
-  // has at most 2^24 cells per axis (so every centre lands in its own cell, none clamped into an
-  // edge cell with the rest: all-zero radii and far outliers included), (3) cell sizes stay
-  // normal floats.
+  // with cells of side 2^(c0 + step·L + 1). Level 0 takes the `shift + 1` smallest octaves from
+  // the smallest radius' or, when the radii spread over more than SPREAD_OCTAVES and it is
+  // higher, cFloor (points and tiny spheres, whatever their octave, share cells of the scene's
+  // spacing / 8: see countFloor), though never past the largest radius; c0 is raised further so
+  // that (1) at most MAX_LEVELS levels reach the largest radius, (2) level 0 has at most 2^24
+  // cells per axis (so every centre lands in its own cell, none clamped into an edge cell with
+  // the rest: all-zero radii and far outliers included), (3) cell sizes stay normal floats.
   let extent = 0;
   for (let a = 0; a < 3; a++) extent = Math.max(extent, count ? f32(max[a] - min[a]) : 0);
   const cExtent = extent > 0 ? ceilLog2(extent) : -LOG2_BIAS;
-  const c0 = Math.max(Math.min(cMin + shift, cMax), cMax - step * (MAX_LEVELS - 1), cExtent - Math.log2(MAX_CELLS_PER_AXIS) - 1, -121);
+  const cLow = cMin < cMax - SPREAD_OCTAVES ? Math.max(cMin, cFloor) : cMin;
+  const c0 = Math.max(Math.min(cLow + shift, cMax), cMax - step * (MAX_LEVELS - 1), cExtent - Math.log2(MAX_CELLS_PER_AXIS) - 1, -121);
   const levelCount = Math.max(1, Math.ceil((cMax - c0) / step) + 1);
 
   // The GPU reads the origin as f32: round it here so the CPU twin's cells are the GPU's.
@@ -161,9 +227,7 @@ function planWithStep(stats: SphereStats, options: PlanOptions, step: number, sh
     const e = Math.min(c0 + step * k, Math.max(cMax, c0), 126 - cellShift) + 1 + cellShift;
     const cellSize = 2 ** e;
     const invCellSize = 2 ** -e;
-    const dims = [0, 1, 2].map((a) =>
-      count ? Math.min(Math.floor(f32(f32(max[a] - origin[a]) * invCellSize)) + 1, MAX_CELLS_PER_AXIS) : 1,
-    ) as [number, number, number];
+    const dims: [number, number, number] = count ? dimsAt(stats, origin, e) : [1, 1, 1];
     levels.push({ cellSize, invCellSize, maxRadius: 0, count: 0, dims, keyBase: 0 });
   }
   for (let bin = 0; bin < LOG2_BINS; bin++) {

@@ -63,7 +63,7 @@ export class BoxPairsPass {
     pass.setPipeline(this.pipeline(kind, true, plan.dense));
     pass.setBindGroup(
       0,
-      bindGroup(this.device, 'boxGridPairs', this.gridLayout, [grid.params, this.params, boxes, grid.cellStart.buffer, grid.sorted.buffer, grid.sortedId.buffer, out.pairs.buffer, out.counter]),
+      bindGroup(this.device, 'boxGridPairs', this.gridLayout, [grid.params, this.params, boxes, ...grid.readBuffers(), out.pairs.buffer, out.counter]),
     );
     dispatchFolded(pass, ceilDiv(boxCount, WG), this.maxWorkgroupsPerDimension);
     pass.end();

@@ -1,9 +1,9 @@
 /**
- * CastPass: raycasts and sphere casts against spheres (shaders/casts.wgsl.ts), brute force or
- * against a built grid, in three modes: the nearest hit per cast, the number of hits per cast,
+ * CastPass: the raycast and sphere-cast kernels (shaders/casts.wgsl.ts), brute force,
+ * against a built grid or a built LBVH (the broad phases in src/broadphase choose), in three modes: the nearest hit per cast, the number of hits per cast,
  * and every hit (written at the offsets the scanned counts give).
  */
-import { castShader, castBruteBindings, castGridBindings, type CastMode } from '../../shaders/casts.wgsl.js';
+import { castShader, castBruteBindings, castGridBindings, castBvhBindings, type CastMode } from '../../shaders/casts.wgsl.js';
 import { CastParams, packStruct } from '../layout.js';
 import { bindGroupLayout, bindGroup, computePipeline } from '../gpu/pipeline.js';
 import { createBuffer } from '../gpu/buffers.js';
@@ -13,9 +13,6 @@ import type { GpuGrid } from './gridBuild.js';
 import type { GpuTimer } from '../gpu/timer.js';
 
 const WG = 64;
-
-/** Where the spheres come from: a flat buffer (brute force) or a built grid. */
-export type CastSource = { spheres: GPUBuffer; sphereCount: number } | { grid: GpuGrid };
 
 export interface CastTargets {
   /** CastHitRecord per cast (nearest) or per hit (write). */
@@ -27,6 +24,7 @@ export interface CastTargets {
 export class CastPass {
   private readonly bruteLayout: GPUBindGroupLayout;
   private readonly gridLayout: GPUBindGroupLayout;
+  private readonly bvhLayout: GPUBindGroupLayout;
   private readonly pipelines = new Map<string, GPUComputePipeline>();
   private readonly params: GPUBuffer;
 
@@ -36,15 +34,17 @@ export class CastPass {
   ) {
     this.bruteLayout = bindGroupLayout(device, 'cast brute layout', castBruteBindings);
     this.gridLayout = bindGroupLayout(device, 'cast grid layout', castGridBindings);
+    this.bvhLayout = bindGroupLayout(device, 'cast bvh layout', castBvhBindings);
     this.params = createBuffer(device, 'cast params', CastParams.size, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
   }
 
-  private pipeline(grid: boolean, mode: CastMode, dense: boolean): GPUComputePipeline {
-    const key = `${grid ? (dense ? 'grid dense' : 'grid hashed') : 'brute'} ${mode}`;
+  private pipeline(broadphase: 'brute' | 'grid' | 'bvh', mode: CastMode, dense: boolean): GPUComputePipeline {
+    const key = `${broadphase === 'grid' ? (dense ? 'grid dense' : 'grid hashed') : broadphase} ${mode}`;
     let pipeline = this.pipelines.get(key);
     if (!pipeline) {
-      const code = castShader({ broadphase: grid ? 'grid' : 'brute', mode, dense });
-      pipeline = computePipeline(this.device, `cast ${key}`, [grid ? this.gridLayout : this.bruteLayout], code, 'castMain', { WG });
+      const code = castShader({ broadphase, mode, dense });
+      const layout = broadphase === 'grid' ? this.gridLayout : broadphase === 'bvh' ? this.bvhLayout : this.bruteLayout;
+      pipeline = computePipeline(this.device, `cast ${key}`, [layout], code, 'castMain', { WG });
       this.pipelines.set(key, pipeline);
     }
     return pipeline;
@@ -55,22 +55,32 @@ export class CastPass {
     this.device.queue.writeBuffer(this.params, 0, packStruct(CastParams, { castCount, sphereCount, slack }));
   }
 
-  /** Records one cast kernel over `castCount` casts (vec4 pairs in `casts`). Call setParams first. */
-  encode(encoder: GPUCommandEncoder, mode: CastMode, source: CastSource, casts: GPUBuffer, castCount: number, targets: CastTargets, timer?: GpuTimer): void {
-    const label = `cast ${'grid' in source ? 'grid' : 'brute'} ${mode}`;
+  /** Records one cast kernel testing every sphere of `spheres` (`sphereCount` in the parameters). */
+  encodeBrute(encoder: GPUCommandEncoder, mode: CastMode, spheres: GPUBuffer, casts: GPUBuffer, castCount: number, targets: CastTargets, timer?: GpuTimer): void {
+    const label = `cast brute ${mode}`;
+    this.dispatch(encoder, label, castCount, timer, this.pipeline('brute', mode, true), bindGroup(this.device, label, this.bruteLayout, [this.params, casts, spheres, targets.hits, targets.counts]));
+  }
+
+  /** Records one cast kernel walking a built grid. */
+  encodeGrid(encoder: GPUCommandEncoder, mode: CastMode, grid: GpuGrid, casts: GPUBuffer, castCount: number, targets: CastTargets, timer?: GpuTimer): void {
+    const label = `cast grid ${mode}`;
+    const plan = grid.plan;
+    if (!plan) throw new Error('the grid has no plan: build it first');
+    const group = bindGroup(this.device, label, this.gridLayout, [grid.params, this.params, casts, ...grid.readBuffers(), targets.hits, targets.counts]);
+    this.dispatch(encoder, label, castCount, timer, this.pipeline('grid', mode, plan.dense), group);
+  }
+
+  /** Records one cast kernel walking a built LBVH: its nodes, sorted spheres and their indices. */
+  encodeBvh(encoder: GPUCommandEncoder, mode: CastMode, bvh: { nodes: GPUBuffer; sorted: GPUBuffer; ids: GPUBuffer }, casts: GPUBuffer, castCount: number, targets: CastTargets, timer?: GpuTimer): void {
+    const label = `cast bvh ${mode}`;
+    const group = bindGroup(this.device, label, this.bvhLayout, [this.params, casts, bvh.nodes, bvh.sorted, bvh.ids, targets.hits, targets.counts]);
+    this.dispatch(encoder, label, castCount, timer, this.pipeline('bvh', mode, true), group);
+  }
+
+  private dispatch(encoder: GPUCommandEncoder, label: string, castCount: number, timer: GpuTimer | undefined, pipeline: GPUComputePipeline, group: GPUBindGroup): void {
     const pass = encoder.beginComputePass(timer?.pass(label) ?? { label });
-    if ('grid' in source) {
-      const grid = source.grid;
-      if (!grid.plan) throw new Error('the grid has no plan: build it first');
-      pass.setPipeline(this.pipeline(true, mode, grid.plan.dense));
-      pass.setBindGroup(
-        0,
-        bindGroup(this.device, label, this.gridLayout, [grid.params, this.params, casts, grid.cellStart.buffer, grid.sorted.buffer, grid.sortedId.buffer, targets.hits, targets.counts]),
-      );
-    } else {
-      pass.setPipeline(this.pipeline(false, mode, true));
-      pass.setBindGroup(0, bindGroup(this.device, label, this.bruteLayout, [this.params, casts, source.spheres, targets.hits, targets.counts]));
-    }
+    pass.setPipeline(pipeline);
+    pass.setBindGroup(0, group);
     dispatchFolded(pass, ceilDiv(castCount, WG), this.maxWorkgroupsPerDimension);
     pass.end();
   }

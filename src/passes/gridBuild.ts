@@ -34,6 +34,11 @@ export class GpuGrid {
     this.sortedId = new GrowableBuffer(device, `${label} sorted ids`, storage);
   }
 
+  /** The buffers a grid reader binds after the parameters, in this order: cellStart, sorted, sortedId. */
+  readBuffers(): [GPUBuffer, GPUBuffer, GPUBuffer] {
+    return [this.cellStart.buffer, this.sorted.buffer, this.sortedId.buffer];
+  }
+
   /** Sizes the buffers for `plan` and uploads its parameters. */
   prepare(plan: GridPlan): void {
     this.plan = plan;

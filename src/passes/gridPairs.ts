@@ -40,7 +40,7 @@ export class GridPairsPass {
     pass.setPipeline(this.pipeline(plan.dense));
     pass.setBindGroup(
       0,
-      bindGroup(this.device, 'gridPairs', this.layout, [grid.params, grid.cellStart.buffer, grid.sorted.buffer, grid.sortedId.buffer, out.pairs.buffer, out.counter]),
+      bindGroup(this.device, 'gridPairs', this.layout, [grid.params, ...grid.readBuffers(), out.pairs.buffer, out.counter]),
     );
     dispatchFolded(pass, ceilDiv(plan.sphereCount, WG), this.maxWorkgroupsPerDimension);
     pass.end();

@@ -1,5 +1,5 @@
 /**
- * Raycasts and sphere casts against spheres, the oracle (double precision), as DESIGN.md writes
+ * Raycasts and sphere casts against spheres, the oracle (double precision), as docs/CONTRACT.md writes
  * the seeds' math.
  *
  * Raycast, ray from A to B, sphere (S, r): n = AB/|AB|, C the foot of the perpendicular from S
@@ -49,8 +49,11 @@ export function castHit(
   return { t, disc };
 }
 
+/** The nearest hit of each ray or cast. */
 export interface NearestHits {
+  /** The sphere hit, or −1 for a miss. */
   index: Int32Array;
+  /** The distance travelled to the hit (NaN for a miss). */
   distance: Float32Array;
 }
 

@@ -11,6 +11,7 @@ import { levelOfLog2, type GridPlan } from '../grid/plan.js';
 
 const f32 = Math.fround;
 
+/** The grid level a sphere of radius `r` belongs to (the WGSL `sphereLevel`). */
 export function sphereLevel(plan: GridPlan, r: number): number {
   return levelOfLog2(ceilLog2(r), plan.levelBias, plan.levelStep, plan.levels.length);
 }
@@ -22,6 +23,7 @@ export function cellOf(plan: GridPlan, level: number, axis: number, x: number): 
   return Math.min(Math.max(c, 0), l.dims[axis] - 1);
 }
 
+/** The hash of a row of cells (level, y, z) in a hashed grid (the WGSL `hashRow`, a murmur3 finalizer). */
 export function hashRow(level: number, y: number, z: number): number {
   let h = (Math.imul(level, 0x9e3779b1) ^ Math.imul(y, 0x85ebca77) ^ Math.imul(z, 0xc2b2ae3d)) >>> 0;
   h = (h ^ (h >>> 16)) >>> 0;
@@ -31,6 +33,7 @@ export function hashRow(level: number, y: number, z: number): number {
   return (h ^ (h >>> 16)) >>> 0;
 }
 
+/** The key of a row of cells: its first cell's index when dense, else {@link hashRow}. */
 export function rowKey(plan: GridPlan, level: number, y: number, z: number): number {
   if (plan.dense) {
     const l = plan.levels[level];
@@ -39,11 +42,14 @@ export function rowKey(plan: GridPlan, level: number, y: number, z: number): num
   return hashRow(level, y, z);
 }
 
+/** The bucket of cell (x, y, z) at a level: `(rowKey + x) & bucketMask`. */
 export function bucketOf(plan: GridPlan, level: number, x: number, y: number, z: number): number {
   return (((rowKey(plan, level, y, z) + x) >>> 0) & plan.bucketMask) >>> 0;
 }
 
+/** The grid the GPU builds, built on the CPU: spheres sorted by bucket. */
 export interface CpuGrid {
+  /** The plan it was built with. */
   plan: GridPlan;
   /** cellStart[k] = first sorted position of bucket k; cellStart[bucketCount] = N. */
   cellStart: Uint32Array;
@@ -79,16 +85,21 @@ export function buildGrid(spheres: Float32Array, plan: GridPlan): CpuGrid {
 
 /** Work a walk did: rows of cells visited and candidate spheres tested (after filtering). */
 export interface WalkStats {
+  /** Rows of cells visited. */
   rows: number;
+  /** Candidate spheres tested. */
   candidates: number;
 }
 
 /** A built grid with each sphere's level, ready to walk. */
 export interface WalkableGrid extends CpuGrid {
+  /** The spheres, x, y, z, r each, by original index. */
   spheres: Float32Array;
+  /** Each sphere's level, by original index. */
   levelOf: Uint8Array;
 }
 
+/** Builds the grid of `spheres` by `plan` and notes each sphere's level. */
 export function walkableGrid(spheres: Float32Array, plan: GridPlan): WalkableGrid {
   const grid = buildGrid(spheres, plan);
   const n = spheres.length / 4;

@@ -56,9 +56,11 @@ function queryBox(grid: ReturnType<typeof walkableGrid>, min: number[], max: num
   });
 }
 
+/** The casts' hits found by walking the CPU grid (in doubles), nearest or all. */
 export interface WalkedCasts {
   /** Nearest: one entry per cast (−1 = miss). All hits: every hit, by cast then distance then index. */
   index: Int32Array;
+  /** The distance travelled to each hit (NaN for a miss). */
   distance: Float64Array;
   /** All hits only: hits of cast k are [offsets[k], offsets[k + 1]). */
   offsets?: Uint32Array;

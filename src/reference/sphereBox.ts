@@ -68,6 +68,7 @@ export function sphereObbOverlap(spheres: Float32Array, i: number, boxes: Float3
   return sphereObbDistance2(spheres, i, boxes, k) <= spheres[4 * i + 3] ** 2;
 }
 
+/** Every (sphere, oriented box) pair that overlaps, by testing all of them: `[sphere, box, ...]`. */
 export function bruteForceSphereObbPairs(spheres: Float32Array, boxes: Float32Array): Uint32Array {
   const out: number[] = [];
   const n = spheres.length / 4;

@@ -4,7 +4,7 @@
  *   overlap iff |cA − cB|² ≤ (rA + rB)²        (touching counts)
  *
  * Inputs are f32, so the differences and squares here are exact or within 1e-16 relative:
- * this is the exact answer the GPU's f32 result is compared against (DESIGN.md's band).
+ * this is the exact answer the GPU's f32 result is compared against (docs/CONTRACT.md's band).
  */
 
 /** The WGSL `spheresOverlap` twin, for spheres i and j of a flat array. */
@@ -21,7 +21,7 @@ export function spheresOverlap(spheres: Float32Array, i: number, j: number): boo
 /**
  * How far from touching a pair is, relative to (rA + rB)²: (|d|² − (rA + rB)²) / (rA + rB)².
  * Negative overlaps, positive separates; pairs with |margin| ≤ 1e-5 may fall either way on the
- * GPU (DESIGN.md). Coincident points (both radii 0) give 0 when equal and +Infinity otherwise.
+ * GPU (docs/CONTRACT.md). Coincident points (both radii 0) give 0 when equal and +Infinity otherwise.
  */
 export function pairMargin(spheres: Float32Array, i: number, j: number): number {
   const a = 4 * i;

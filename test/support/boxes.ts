@@ -1,7 +1,7 @@
 /**
  * Sphere–box pair margins for diffPairs, normalised so that |margin| ≤ 1 means "within float
  * rounding of touching" (documented in docs/TESTING.md):
- * - AABB: the clamp is exact, so the band is DESIGN.md's: |d² − r²| ≤ 1e-5 r².
+ * - AABB: the clamp is exact, so the band is the sphere pairs' (docs/CONTRACT.md): |d² − r²| ≤ 1e-5 r².
  * - oriented box: rotating S − centre into box space costs a few ulps of |S − centre|:
  *   with δ = 1e-6 (|S − centre| + |h|), |d² − r²| ≤ 1e-5 r² + 2δ (r + δ).
  * A point sphere (r = 0) touching nothing has margin +∞ unless d² is within the band.

@@ -11,10 +11,11 @@ import { nearestViolations, allHitsViolations } from './casts.js';
 import { bruteForceSpherePairs, sortPairs } from '../../src/reference/spherePairs.js';
 import { gridSpherePairs } from '../../src/reference/grid.js';
 import { bruteForceSphereAabbPairs, bruteForceSphereObbPairs } from '../../src/reference/sphereBox.js';
-import { particleStep } from '../../src/reference/particles.js';
-import { createParticleWorld, defaultInverseMass } from '../../src/particles.js';
+import { particleStep, type StepParams } from '../../src/reference/particles.js';
+import { createParticleWorld, defaultInverseMass } from '../../src/particles/index.js';
 import type { Collider, Broadphase } from '../../src/collider.js';
 import { MIN_SIZE } from '../../src/validate.js';
+import { SERVES, type BroadphaseName, type QueryKind } from '../../src/broadphase/index.js';
 
 export const FUZZ_QUERIES = ['spherePairs', 'sphereBoxPairs', 'sphereOrientedBoxPairs', 'raycast', 'sphereCast', 'particleStep'] as const;
 export type FuzzQuery = (typeof FUZZ_QUERIES)[number];
@@ -139,14 +140,21 @@ export async function checkCase(collider: Collider, c: FuzzCase): Promise<string
     case 'spherePairs': {
       const oracle = bruteForceSpherePairs(spheres);
       const problems = bandViolations(diffPairs(spheres, await collider.spherePairs(spheres, opts), oracle));
+      problems.push(...(await sameOnEveryBroadphase('pairs', (broadphase) => collider.spherePairs(spheres, { broadphase }))));
       const twin = sortPairs(gridSpherePairs(spheres, collider.planFor(spheres)));
       if (twin.length !== oracle.length || twin.some((v, k) => v !== oracle[k])) problems.push('the CPU grid twin differs from the oracle');
       return problems;
     }
     case 'sphereBoxPairs':
-      return bandViolations(diffPairs(spheres, await collider.sphereBoxPairs(spheres, others, opts), bruteForceSphereAabbPairs(spheres, others), aabbMargin(others), false), 1);
+      return [
+        ...bandViolations(diffPairs(spheres, await collider.sphereBoxPairs(spheres, others, opts), bruteForceSphereAabbPairs(spheres, others), aabbMargin(others), false), 1),
+        ...(await sameOnEveryBroadphase('boxes', (broadphase) => collider.sphereBoxPairs(spheres, others, { broadphase }))),
+      ];
     case 'sphereOrientedBoxPairs':
-      return bandViolations(diffPairs(spheres, await collider.sphereOrientedBoxPairs(spheres, others, opts), bruteForceSphereObbPairs(spheres, others), obbMargin(others), false), 1);
+      return [
+        ...bandViolations(diffPairs(spheres, await collider.sphereOrientedBoxPairs(spheres, others, opts), bruteForceSphereObbPairs(spheres, others), obbMargin(others), false), 1),
+        ...(await sameOnEveryBroadphase('boxes', (broadphase) => collider.sphereOrientedBoxPairs(spheres, others, { broadphase }))),
+      ];
     case 'raycast':
     case 'sphereCast': {
       const stride = c.query === 'raycast' ? 6 : 7;
@@ -162,6 +170,22 @@ export async function checkCase(collider: Collider, c: FuzzCase): Promise<string
   }
 }
 
+/**
+ * Every broad phase that serves the query ends in the same f32 test, so they must give the same
+ * pairs exactly (docs/CONTRACT.md): the first one's set against each other's.
+ */
+async function sameOnEveryBroadphase(query: QueryKind, run: (broadphase: BroadphaseName) => Promise<Uint32Array>): Promise<string[]> {
+  const names = (Object.keys(SERVES) as BroadphaseName[]).filter((name) => SERVES[name].includes(query));
+  const sets = await Promise.all(names.map(async (name) => sortPairs(await run(name))));
+  const problems: string[] = [];
+  for (let k = 1; k < names.length; k++) {
+    const a = sets[0];
+    const b = sets[k];
+    if (a.length !== b.length || a.some((v, i) => v !== b[i])) problems.push(`broadphase '${names[k]}' found ${b.length / 2} pairs, '${names[0]}' ${a.length / 2}: not the same set`);
+  }
+  return problems;
+}
+
 async function checkParticleStep(device: GPUDevice, c: FuzzCase, spheres: Float32Array, velocities: Float32Array): Promise<string[]> {
   const n = spheres.length / 4;
   const world = await createParticleWorld({ device, capacity: Math.max(n, 1), bounds: c.bounds, gravity: c.step!.gravity, restitution: c.step!.restitution });
@@ -174,11 +198,11 @@ async function checkParticleStep(device: GPUDevice, c: FuzzCase, spheres: Float3
       packed.set(velocities.subarray(3 * i, 3 * i + 3), 4 * i);
       packed[4 * i + 3] = Math.fround(defaultInverseMass(spheres[4 * i + 3]));
     }
-    const params = { ...c.step!, percent: 0.8, slop: 0.01, bounds: c.bounds! };
+    const params = world.stepParams(c.step!.dt);
     const cpu = particleStep(spheres, packed, params, world.plan!);
     const extent = c.bounds![3] - c.bounds![0];
     let speed = 1e-30;
-    for (let i = 0; i < 3 * n; i++) speed = Math.max(speed, Math.abs(velocities[i]), Math.abs(c.step!.gravity[1] * c.step!.dt));
+    for (let i = 0; i < 3 * n; i++) speed = Math.max(speed, Math.abs(velocities[i]), Math.abs(c.step!.gravity[1] * c.step!.dt), params.maxPushSpeed);
     const skip = borderlineParticles(spheres, packed, params);
     const problems: string[] = [];
     for (let i = 0; i < n && problems.length < 5; i++) {
@@ -199,48 +223,57 @@ async function checkParticleStep(device: GPUDevice, c: FuzzCase, spheres: Float3
 }
 
 /**
- * Particles whose step may legitimately differ between f32 (GPU) and double (CPU): those in a
- * contact within float rounding of a threshold — touching or not (|d|² vs (rA + rB)², a wall's
- * depth vs 0), approaching or not (v vs 0), deeper than slop or not — and, since such a contact
- * changes its particles' contact counts and so the weights of their other contacts, their
- * touching neighbours. The rest must agree.
+ * Particles whose step may legitimately differ between the GPU and the CPU twin: those with a
+ * contact (a pair within the search margin, or a wall) whose state at the start lies within
+ * float rounding of one of the solver's thresholds — listed or not (gap vs margin + reaches),
+ * touching or not (gap vs 0), bouncing or not (approach vs the restitution threshold, closing
+ * within the substep or not), a wall taken or not, the nearer wall, a clamp at the bounds —
+ * and, since contact counts split each particle's mass among its contacts, every particle
+ * within reach of one. The rest must agree.
  */
-export function borderlineParticles(spheres: Float32Array, velocities: Float32Array, params: { dt: number; gravity: number[]; slop: number; bounds: number[] }): Set<number> {
+export function borderlineParticles(spheres: Float32Array, velocities: Float32Array, p: StepParams): Set<number> {
   const n = spheres.length / 4;
-  const eps = 1e-5;
-  const v = (i: number, a: number): number => velocities[4 * i + a] + (velocities[4 * i + 3] > 0 ? params.gravity[a] * params.dt : 0);
+  const eps = 1e-4;
+  const h = p.dt / p.substeps;
+  const v = (i: number, a: number): number => velocities[4 * i + a] + (velocities[4 * i + 3] > 0 ? p.gravity[a] * h : 0);
   let speed = 1e-30;
   for (let i = 0; i < n; i++) for (let a = 0; a < 3; a++) speed = Math.max(speed, Math.abs(v(i, a)));
+  const near = (x: number, threshold: number, scale: number): boolean => Math.abs(x - threshold) <= eps * scale;
   const fragile = new Set<number>();
-  const touching: [number, number][] = [];
+  const linked: [number, number][] = [];
+  const reach = (i: number): number => Math.min(Math.hypot(velocities[4 * i], velocities[4 * i + 1], velocities[4 * i + 2]) * p.dt, spheres[4 * i + 3]);
   for (let i = 0; i < n; i++) {
     const r = spheres[4 * i + 3];
-    for (let a = 0; a < 3; a++) {
-      const scale = eps * (r + Math.abs(spheres[4 * i + a]) + Math.abs(params.bounds[a]) + Math.abs(params.bounds[a + 3]));
-      const low = params.bounds[a] + r - spheres[4 * i + a];
-      const high = spheres[4 * i + a] + r - params.bounds[a + 3];
-      for (const depth of [low, high]) {
-        if (Math.abs(depth) <= scale || Math.abs(depth - params.slop) <= scale) fragile.add(i);
-        if (depth >= -scale && Math.abs(v(i, a)) <= eps * speed) fragile.add(i);
+    const scale = r + Math.abs(spheres[4 * i]) + Math.abs(spheres[4 * i + 1]) + Math.abs(spheres[4 * i + 2]) + p.margin + speed * p.dt;
+    if (p.bounds) {
+      for (let a = 0; a < 3; a++) {
+        const wallScale = scale + Math.abs(p.bounds[a]) + Math.abs(p.bounds[a + 3]);
+        const low = spheres[4 * i + a] - r - p.bounds[a];
+        const high = p.bounds[a + 3] - spheres[4 * i + a] - r;
+        for (const [gap, vn0] of [[low, v(i, a)], [high, -v(i, a)]]) {
+          if (near(gap, 0, wallScale) || near(gap, p.margin, wallScale) || near(gap + Math.min(-vn0, 0) * h, p.margin, wallScale) || near(gap - vn0 * h, 0, wallScale)) fragile.add(i);
+          if (near(-vn0, -p.restitutionThreshold, speed) || near(-vn0, 0.5 * p.restitutionThreshold, speed)) fragile.add(i);
+        }
+        if (near(low, high, wallScale)) fragile.add(i);
       }
     }
     for (let j = i + 1; j < n; j++) {
       const d = [0, 1, 2].map((a) => spheres[4 * j + a] - spheres[4 * i + a]);
-      const dist2 = d[0] ** 2 + d[1] ** 2 + d[2] ** 2;
-      const reach = r + spheres[4 * j + 3];
-      const band = eps * (reach * reach + dist2) + 1e-12 * (Math.abs(spheres[4 * i]) + Math.abs(spheres[4 * i + 1]) + Math.abs(spheres[4 * i + 2])) ** 2;
-      if (dist2 > reach * reach + band) continue;
-      touching.push([i, j]);
-      const dist = Math.sqrt(dist2);
-      const vrel = dist > 0 ? [0, 1, 2].reduce((sum, a) => sum + (v(j, a) - v(i, a)) * (d[a] / dist), 0) : 0;
-      if (Math.abs(dist2 - reach * reach) <= band || Math.abs(reach - dist - params.slop) <= eps * reach + Math.sqrt(band) || Math.abs(vrel) <= eps * speed || dist2 === 0) {
+      const dist = Math.hypot(d[0], d[1], d[2]);
+      const gap = dist - r - spheres[4 * j + 3];
+      const listed = p.margin + reach(i) + reach(j);
+      const pairScale = scale + spheres[4 * j + 3] + Math.abs(spheres[4 * j]) + Math.abs(spheres[4 * j + 1]) + Math.abs(spheres[4 * j + 2]);
+      if (gap > listed + eps * pairScale) continue;
+      linked.push([i, j]);
+      const vn0 = dist > 0 ? [0, 1, 2].reduce((sum, a) => sum + (v(j, a) - v(i, a)) * (d[a] / dist), 0) : 0;
+      if (near(gap, listed, pairScale) || near(gap, 0, pairScale) || near(gap + vn0 * h, 0, pairScale) || near(vn0, -p.restitutionThreshold, speed) || near(vn0, 0.5 * p.restitutionThreshold, speed) || dist === 0) {
         fragile.add(i);
         fragile.add(j);
       }
     }
   }
   const out = new Set(fragile);
-  for (const [i, j] of touching) {
+  for (const [i, j] of linked) {
     if (fragile.has(i)) out.add(j);
     if (fragile.has(j)) out.add(i);
   }

@@ -1,6 +1,6 @@
 /**
- * Comparing a GPU pair list with the oracle, within DESIGN.md's band: a pair may be missing or
- * extra only if it is within float rounding of touching, |margin| ≤ 1e-5 of (rA + rB)².
+ * Comparing a GPU pair list with the oracle, within docs/CONTRACT.md's band: a pair may be
+ * missing or extra only if it is within float rounding of touching, |margin| ≤ 1e-5 of (rA + rB)².
  */
 import { sortPairs, pairMargin } from '../../src/reference/spherePairs.js';
 

@@ -5,7 +5,12 @@ import { gridPairsShader } from '../../shaders/gridPairs.wgsl.js';
 import { scanShader } from '../../shaders/scan.wgsl.js';
 import { boxAllPairsShader, boxGridPairsShader } from '../../shaders/boxes.wgsl.js';
 import { castShader } from '../../shaders/casts.wgsl.js';
-import { particleScatterIdsShader, particleStableShader, particleCountShader, particleRespondShader } from '../../shaders/particles.wgsl.js';
+import { sweepKeysShader, sweepGatherShader, sweepPairsShader, sweepBoxesShader } from '../../shaders/sweep.wgsl.js';
+import { residentCheckShader, residentDispatchShader } from '../../shaders/resident.wgsl.js';
+import { bvhCodesShader, bvhGatherShader, bvhPyramidShader, bvhNodesShader, bvhPairsShader, bvhBoxesShader } from '../../shaders/bvh.wgsl.js';
+import {
+  particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleIntegrateShader,
+} from '../../shaders/particles/solver.wgsl.js';
 
 export function shaderVariants(): [string, string][] {
   return [
@@ -19,12 +24,28 @@ export function shaderVariants(): [string, string][] {
     ...(['nearest', 'count', 'write'] as const).flatMap((mode) => [
       [`cast brute ${mode}`, castShader({ broadphase: 'brute', mode })] as [string, string],
       ...[true, false].map((dense): [string, string] => [`cast grid ${mode} dense=${dense}`, castShader({ broadphase: 'grid', mode, dense })]),
+      [`cast bvh ${mode}`, castShader({ broadphase: 'bvh', mode })] as [string, string],
     ]),
+    ['residentCheck', residentCheckShader()],
+    ['residentDispatch', residentDispatchShader()],
+    ['sweepKeys', sweepKeysShader()],
+    ['sweepGather', sweepGatherShader()],
+    ['sweepPairs', sweepPairsShader()],
+    ...(['aabb', 'obb'] as const).map((kind): [string, string] => [`sweepBoxes ${kind}`, sweepBoxesShader({ kind })]),
+    ['bvhCodes', bvhCodesShader()],
+    ['bvhGather', bvhGatherShader()],
+    ['bvhPyramid', bvhPyramidShader()],
+    ['bvhNodes', bvhNodesShader()],
+    ['bvhPairs', bvhPairsShader()],
+    ...(['aabb', 'obb'] as const).map((kind): [string, string] => [`bvhBoxes ${kind}`, bvhBoxesShader({ kind })]),
     ['particleScatterIds', particleScatterIdsShader()],
     ['particleStable', particleStableShader()],
     ...[true, false].flatMap((dense): [string, string][] => [
       [`particleCount dense=${dense}`, particleCountShader({ dense })],
-      [`particleRespond dense=${dense}`, particleRespondShader({ dense })],
+      [`particleFill dense=${dense}`, particleFillShader({ dense })],
     ]),
+    ['particlePrepare', particlePrepareShader()],
+    ['particleIterate', particleIterateShader()],
+    ['particleIntegrate', particleIntegrateShader()],
   ];
 }

@@ -1,0 +1,131 @@
+/**
+ * The sphere-pair bench's scene kinds (`--scenes`): the shared seeded scenes of
+ * test/support/scenes.ts and the kinds careful users hit that it lacks. Each is a flat
+ * Float32Array (x, y, z, r per sphere) of exactly n spheres, the same for the same n on every
+ * machine. Volume fraction is total sphere volume / box volume.
+ */
+import { uniformScene, mixedRadiiScene, clusteredScene } from '../test/support/scenes.js';
+import { mulberry32 } from '../test/support/random.js';
+
+const sphereVolume = (r: number): number => (4 / 3) * Math.PI * r * r * r;
+
+/** Shuffles whole spheres (seeded), so no kind of sphere sits in one run of indices. */
+function shuffle(spheres: Float32Array, seed: number): Float32Array {
+  const rand = mulberry32(seed);
+  const n = spheres.length / 4;
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    for (let a = 0; a < 4; a++) {
+      const t = spheres[4 * i + a];
+      spheres[4 * i + a] = spheres[4 * j + a];
+      spheres[4 * j + a] = t;
+    }
+  }
+  return spheres;
+}
+
+/** Radius 0.5, uniform at volume fraction 0.1 (the radius-1 scene halved: halving is exact in f32, so the pairs are the same). */
+export function uniformHalfScene(n: number, seed = 7, offset = 0): Float32Array {
+  const out = uniformScene(n, { seed, fraction: 0.1 });
+  for (let k = 0; k < out.length; k++) out[k] = k % 4 === 3 ? 0.5 * out[k] : offset + 0.5 * out[k];
+  return out;
+}
+
+/**
+ * A tiny blob in a box of unit spheres: ⌈n/2⌉ spheres of radius 0.001 (±10%) in a ball at the
+ * box's centre (volume fraction 0.1 inside the ball: radius 0.079 for 50k), the other ⌊n/2⌋
+ * radius 1 at volume fraction 0.1 in the box; indices shuffled.
+ */
+export function tinyBlobScene(n: number, seed = 11): Float32Array {
+  const big = Math.floor(n / 2), tiny = n - big;
+  const rand = mulberry32(seed);
+  const side = Math.cbrt((Math.max(big, 1) * sphereVolume(1)) / 0.1);
+  const ball = 0.001 * Math.cbrt(tiny / 0.1);
+  const out = new Float32Array(4 * n);
+  out.set(uniformScene(big, { seed: seed + 1, fraction: 0.1 }));
+  for (let i = big; i < n; i++) {
+    let x: number, y: number, z: number;
+    do {
+      x = 2 * rand() - 1;
+      y = 2 * rand() - 1;
+      z = 2 * rand() - 1;
+    } while (x * x + y * y + z * z > 1);
+    out.set([side / 2 + ball * x, side / 2 + ball * y, side / 2 + ball * z, 0.001 * (0.9 + 0.2 * rand())], 4 * i);
+  }
+  return shuffle(out, seed + 2);
+}
+
+/** A slab: radius 0.5 at volume fraction 0.1 in a box 4 deep (4 diameters) and as wide and long as that needs. */
+export function slabScene(n: number, seed = 13): Float32Array {
+  const rand = mulberry32(seed);
+  const depth = 4;
+  const side = Math.sqrt((n * sphereVolume(0.5)) / 0.1 / depth);
+  const out = new Float32Array(4 * n);
+  for (let i = 0; i < n; i++) out.set([rand() * side, rand() * side, rand() * depth, 0.5], 4 * i);
+  return out;
+}
+
+/** A long thin scene: radius 0.5, volume fraction 0.1, in a 4 × 4 cross-section along x (a pipe, a corridor, a river bed). */
+export function longScene(n: number, seed = 15): Float32Array {
+  const rand = mulberry32(seed);
+  const side = 4;
+  const length = (n * sphereVolume(0.5)) / 0.1 / (side * side);
+  const out = new Float32Array(4 * n);
+  for (let i = 0; i < n; i++) out.set([rand() * length, rand() * side, rand() * side, 0.5], 4 * i);
+  return out;
+}
+
+/** Coincident groups: groups of 8 identical spheres (radius 0.5), the groups uniform at volume fraction 0.1 (one sphere's volume a group); indices shuffled. */
+export function coincidentGroupsScene(n: number, seed = 14, group = 8): Float32Array {
+  const rand = mulberry32(seed);
+  const groups = Math.ceil(n / group);
+  const side = Math.cbrt((groups * sphereVolume(0.5)) / 0.1);
+  const out = new Float32Array(4 * n);
+  let centre = [0, 0, 0];
+  for (let i = 0; i < n; i++) {
+    if (i % group === 0) centre = [rand() * side, rand() * side, rand() * side];
+    out.set([centre[0], centre[1], centre[2], 0.5], 4 * i);
+  }
+  return shuffle(out, seed + 1);
+}
+
+/**
+ * Points (radius 0) on a lattice with 1.25 sites a point, in the uniform scene's box: a pair is
+ * two points on one site (about 0.4 n pairs).
+ */
+export function pointsScene(n: number, seed = 15): Float32Array {
+  const rand = mulberry32(seed);
+  const sites = Math.max(1, Math.round(Math.cbrt(1.25 * n)));
+  const spacing = Math.cbrt((n * sphereVolume(0.5)) / 0.1) / sites;
+  const out = new Float32Array(4 * n);
+  for (let i = 0; i < n; i++) {
+    out.set([Math.floor(rand() * sites) * spacing, Math.floor(rand() * sites) * spacing, Math.floor(rand() * sites) * spacing, 0], 4 * i);
+  }
+  return out;
+}
+
+export interface SceneKind {
+  make: (n: number) => Float32Array;
+  describe: string;
+}
+
+export const PAIR_SCENES: Record<string, SceneKind> = {
+  uniform: { make: (n) => uniformHalfScene(n), describe: 'radius 0.5, uniform, volume fraction 0.1' },
+  clustered: { make: (n) => clusteredScene(n, { seed: 9 }), describe: 'radius 1, 8 Gaussian clusters far apart' },
+  mixed: { make: (n) => mixedRadiiScene(n, { seed: 8, fraction: 0.1 }, 0.01, 1), describe: 'radii log-uniform 0.01–1 (1:100), fraction 0.1' },
+  dense: { make: (n) => uniformScene(n, { seed: 10, fraction: 0.4 }), describe: 'radius 1, uniform, fraction 0.4' },
+  'tiny-blob': { make: (n) => tinyBlobScene(n), describe: 'n/2 spheres of r≈0.001 in a ball (fraction 0.1) at the centre of a box of n/2 radius-1 spheres (fraction 0.1)' },
+  radii1000: { make: (n) => mixedRadiiScene(n, { seed: 12, fraction: 0.1 }, 0.001, 1), describe: 'radii log-uniform 0.001–1 (1:1000), fraction 0.1' },
+  far: { make: (n) => uniformHalfScene(n, 7, 1e6), describe: 'the uniform scene moved by 1e6 on every axis (f32 spacing 1/16 there)' },
+  slab: { make: (n) => slabScene(n), describe: 'radius 0.5, fraction 0.1, in a slab 4 deep' },
+  long: { make: (n) => longScene(n), describe: 'radius 0.5, fraction 0.1, in a 4 × 4 cross-section along x' },
+  coincident: { make: (n) => coincidentGroupsScene(n), describe: 'groups of 8 identical spheres (r 0.5), groups uniform at fraction 0.1' },
+  points: { make: (n) => pointsScene(n), describe: 'radius 0 on a lattice of 1.25 n sites: pairs are points on one site' },
+};
+
+/** The scene of the given kind, or an error naming the kinds there are. */
+export function pairScene(kind: string, n: number): Float32Array {
+  const scene = PAIR_SCENES[kind];
+  if (!scene) throw new Error(`unknown scene "${kind}": the kinds are ${Object.keys(PAIR_SCENES).join(', ')}`);
+  return scene.make(n);
+}

@@ -1,0 +1,422 @@
+/**
+ * A linear BVH (Karras 2012, "Maximizing parallelism in the construction of BVHs, octrees, and
+ * k-d trees") over the spheres. The CPU twin is in src/reference/bvh.ts.
+ *
+ *   bvhCodes    key = the 30-bit Morton code of the centre (10 bits an axis) over the centres'
+ *               bounds, value = index
+ *   (radix sort of the codes, 30 bits, src/passes/radixSort.ts: stable, so equal codes keep
+ *   index order)
+ *   bvhGather   the spheres copied into sorted order
+ *   bvhPyramid  one dispatch per level L = 1 .. floor(log2 n): the box of every aligned block of
+ *               2^L sorted leaves, the union of two blocks of the level below (level 0, the
+ *               leaves, is read from the sorted spheres)
+ *   bvhNodes    one thread per internal node (n − 1): Karras's range and split search over the
+ *               sorted codes, with the index appended to the code where codes are equal (the
+ *               keys are then distinct: all-coincident spheres build a balanced tree over their
+ *               indices), and the node's box as the union of the ≤ 2·log2 n pyramid blocks
+ *               that tile its range of leaves
+ *
+ * Why the boxes come from a pyramid and not from the usual bottom-up refit with visit counters:
+ * WGSL's atomics are relaxed and its barriers reach only a workgroup, so the second thread to
+ * arrive at a node has no guarantee of seeing the box the first one wrote (a message passed
+ * between workgroups through plain memory is a data race in WGSL's memory model). Dispatch
+ * boundaries do order everything: each pyramid level is its own dispatch, and bvhNodes reads
+ * only what earlier dispatches wrote. No atomics, no flags, no race; log2 n small dispatches.
+ *
+ * Depth: the keys (code, index) are 62-bit and distinct, and in a binary radix tree a child's
+ * common prefix is strictly longer than its parent's. Codes have their top 2 bits 0, so every
+ * prefix is 2 .. 63 bits long: at most 62 internal nodes on any path from the root. The walks'
+ * stack (push both children, pop one) then never holds more than 63 entries: a fixed stack of
+ * 64 cannot overflow, on any input.
+ *
+ * Queries (one thread per query): walk the nodes whose box passes the query's test, and run the
+ * same narrow test as every broad phase on each leaf reached. Leaf boxes are the sphere's
+ * bounds grown by `slack` ((|x|max + rmax)·2^-20, as the sweep's): well above the rounding of
+ * positions of this size, so the pruning only ever widens and the pair sets are the grid's.
+ */
+import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
+import { BvhParams, BvhLevel, BvhNode } from '../src/layout.js';
+import { flatWorkgroup, spheresOverlap, pairAppend } from './common.wgsl.js';
+import { boxMath, boxTest, boxBounds, type BoxKind } from './boxes.wgsl.js';
+
+/** The leaf flag of a child index. */
+export const BVH_LEAF = 0x80000000;
+/** Entries of the walks' stack: more than the 63 the depth bound allows (the module's comment). */
+export const BVH_STACK = 64;
+
+const params = (binding: number): string => `
+${BvhParams.wgsl}
+@group(0) @binding(${binding}) var<uniform> params: BvhParams;
+`;
+
+/** The leaf box of sorted sphere s: its bounds grown by the slack. */
+const leafBox = /* wgsl */ `
+fn leafLo(s: vec4f) -> vec3f {
+  return s.xyz - vec3f(s.w + params.slack);
+}
+fn leafHi(s: vec4f) -> vec3f {
+  return s.xyz + vec3f(s.w + params.slack);
+}
+`;
+
+/** Bindings of bvhCodes: params, spheres, codes, ids. */
+export const bvhCodesBindings = ['uniform', 'read-only-storage', 'storage', 'storage'] as const;
+export const bvhCodesShader = () => wgsl`
+${params(0)}
+@group(0) @binding(1) var<storage, read> spheres: array<vec4f>;
+@group(0) @binding(2) var<storage, read_write> codes: array<u32>;
+@group(0) @binding(3) var<storage, read_write> ids: array<u32>;
+${flatWorkgroup}
+override WG: u32 = 256u;
+
+// The 10 low bits of v spread to every third bit.
+fn spread(v: u32) -> u32 {
+  var x = v & 0x3ffu;
+  x = (x * 0x00010001u) & 0xff0000ffu;
+  x = (x * 0x00000101u) & 0x0f00f00fu;
+  x = (x * 0x00000011u) & 0xc30c30c3u;
+  x = (x * 0x00000005u) & 0x49249249u;
+  return x;
+}
+
+@compute @workgroup_size(WG)
+fn bvhCodes(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
+  let i = flatWorkgroup(wid, nwg) * WG + lid;
+  if (i >= params.sphereCount) {
+    return;
+  }
+  let cell = vec3u(clamp((spheres[i].xyz - params.origin) * params.scale, vec3f(0.0), vec3f(1023.0)));
+  codes[i] = (spread(cell.x) << 2u) | (spread(cell.y) << 1u) | spread(cell.z);
+  ids[i] = i;
+}
+`;
+
+/** Bindings of bvhGather: params, spheres, ids (sorted), sorted spheres. */
+export const bvhGatherBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'storage'] as const;
+export const bvhGatherShader = () => wgsl`
+${params(0)}
+@group(0) @binding(1) var<storage, read> spheres: array<vec4f>;
+@group(0) @binding(2) var<storage, read> ids: array<u32>;
+@group(0) @binding(3) var<storage, read_write> sorted: array<vec4f>;
+${flatWorkgroup}
+override WG: u32 = 256u;
+
+@compute @workgroup_size(WG)
+fn bvhGather(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
+  let k = flatWorkgroup(wid, nwg) * WG + lid;
+  if (k >= params.sphereCount) {
+    return;
+  }
+  sorted[k] = spheres[ids[k]];
+}
+`;
+
+/** Bindings of bvhPyramid: params, level, sorted spheres, pyramid (two vec4f a block: lo, hi). */
+export const bvhPyramidBindings = ['uniform', 'uniform', 'read-only-storage', 'storage'] as const;
+export const bvhPyramidShader = () => wgsl`
+${params(0)}
+${BvhLevel.wgsl}
+@group(0) @binding(1) var<uniform> level: BvhLevel;
+@group(0) @binding(2) var<storage, read> sorted: array<vec4f>;
+@group(0) @binding(3) var<storage, read_write> pyramid: array<vec4f>;
+${flatWorkgroup}
+${leafBox}
+override WG: u32 = 256u;
+
+@compute @workgroup_size(WG)
+fn bvhPyramid(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
+  let b = flatWorkgroup(wid, nwg) * WG + lid;
+  if (b >= level.count) {
+    return;
+  }
+  var lo: vec3f;
+  var hi: vec3f;
+  if (level.level == 1u) {
+    let s0 = sorted[2u * b];
+    let s1 = sorted[2u * b + 1u];
+    lo = min(leafLo(s0), leafLo(s1));
+    hi = max(leafHi(s0), leafHi(s1));
+  } else {
+    let src = 2u * (level.srcBase + 2u * b);
+    lo = min(pyramid[src].xyz, pyramid[src + 2u].xyz);
+    hi = max(pyramid[src + 1u].xyz, pyramid[src + 3u].xyz);
+  }
+  let dst = 2u * (level.dstBase + b);
+  pyramid[dst] = vec4f(lo, 0.0);
+  pyramid[dst + 1u] = vec4f(hi, 0.0);
+}
+`;
+
+/** Bindings of bvhNodes: params, codes (sorted), sorted spheres, pyramid, nodes. */
+export const bvhNodesBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage'] as const;
+export const bvhNodesShader = () => wgsl`
+${params(0)}
+${BvhNode.wgsl}
+@group(0) @binding(1) var<storage, read> codes: array<u32>;
+@group(0) @binding(2) var<storage, read> sorted: array<vec4f>;
+@group(0) @binding(3) var<storage, read> pyramid: array<vec4f>;
+@group(0) @binding(4) var<storage, read_write> nodes: array<BvhNode>;
+${flatWorkgroup}
+${leafBox}
+override WG: u32 = 256u;
+const LEAF: u32 = ${BVH_LEAF}u;
+
+// The common prefix of keys i and j, the key being (code, index): −1 outside [0, n).
+fn delta(i: i32, j: i32) -> i32 {
+  if (j < 0 || j >= i32(params.sphereCount)) {
+    return -1;
+  }
+  let a = codes[i];
+  let b = codes[j];
+  if (a == b) {
+    return 32 + i32(countLeadingZeros(u32(i) ^ u32(j)));
+  }
+  return i32(countLeadingZeros(a ^ b));
+}
+
+@compute @workgroup_size(WG)
+fn bvhNodes(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
+  let node = flatWorkgroup(wid, nwg) * WG + lid;
+  if (node + 1u >= params.sphereCount) {
+    return;
+  }
+  let i = i32(node);
+  // The direction of the range, then its other end j (exponential then binary search).
+  let d = select(-1, 1, delta(i, i + 1) > delta(i, i - 1));
+  let deltaMin = delta(i, i - d);
+  var lMax = 2;
+  while (delta(i, i + lMax * d) > deltaMin) {
+    lMax *= 2;
+  }
+  var l = 0;
+  for (var t = lMax / 2; t >= 1; t /= 2) {
+    if (delta(i, i + (l + t) * d) > deltaMin) {
+      l += t;
+    }
+  }
+  let j = i + l * d;
+  // The split: the last key sharing more than the node's prefix with i.
+  let deltaNode = delta(i, j);
+  var s = 0;
+  var div = 2;
+  loop {
+    let t = (l + div - 1) / div;
+    if (delta(i, i + (s + t) * d) > deltaNode) {
+      s += t;
+    }
+    if (t <= 1) {
+      break;
+    }
+    div *= 2;
+  }
+  let gamma = i + s * d + min(d, 0);
+  let first = u32(min(i, j));
+  let last = u32(max(i, j));
+  let split = u32(gamma);
+  let left = select(split, split | LEAF, first == split);
+  let right = select(split + 1u, (split + 1u) | LEAF, last == split + 1u);
+
+  // The box: the union of the aligned pyramid blocks that tile [first, last].
+  var lo = vec3f(3.0e38);
+  var hi = vec3f(-3.0e38);
+  var a = first;
+  var b = last + 1u;
+  var lvl = 0u;
+  var base = 0u; // where level lvl starts in the pyramid (levels ≥ 1)
+  while (a < b) {
+    if ((a & 1u) == 1u) {
+      if (lvl == 0u) {
+        let q = sorted[a];
+        lo = min(lo, leafLo(q));
+        hi = max(hi, leafHi(q));
+      } else {
+        lo = min(lo, pyramid[2u * (base + a)].xyz);
+        hi = max(hi, pyramid[2u * (base + a) + 1u].xyz);
+      }
+      a += 1u;
+    }
+    if ((b & 1u) == 1u) {
+      b -= 1u;
+      if (lvl == 0u) {
+        let q = sorted[b];
+        lo = min(lo, leafLo(q));
+        hi = max(hi, leafHi(q));
+      } else {
+        lo = min(lo, pyramid[2u * (base + b)].xyz);
+        hi = max(hi, pyramid[2u * (base + b) + 1u].xyz);
+      }
+    }
+    a >>= 1u;
+    b >>= 1u;
+    if (lvl > 0u) {
+      base += params.sphereCount >> lvl;
+    }
+    lvl += 1u;
+  }
+  nodes[node] = BvhNode(lo, left, hi, right);
+}
+`;
+
+export interface BvhWalk {
+  /**
+   * Statements that declare `let key: f32` for the internal node `c` (its box in nodes[c].lo,
+   * nodes[c].hi): negative when the query misses the box, else an order key (nearer first).
+   */
+  test: string;
+  /** Statements run for each leaf reached: `u` its sorted position, `q` its sphere. */
+  visit: string;
+  /** Optional: a bool expression of `key` that skips a node when it is popped (nearest casts). */
+  skip?: string;
+}
+
+/**
+ * A depth-first walk of the tree from the root with a stack of BVH_STACK (internal nodes and
+ * their keys): leaves are visited as soon as their parent is, internal children whose box passes
+ * are pushed far one first. Expects `nodes` and `sorted` bound and `sphereCount` (u32
+ * expression, > 0) in scope. The stack bound is the module's comment: at most 63 entries.
+ */
+export function bvhWalk({ test, visit, skip }: BvhWalk, sphereCount: string): string {
+  return /* wgsl */ `{
+    var stack: array<u32, ${BVH_STACK}>;
+    var stackKey: array<f32, ${BVH_STACK}>;
+    var sp = 0u;
+    if (${sphereCount} == 1u) {
+      let u = 0u;
+      let q = sorted[0];
+      ${visit}
+    } else {
+      stack[0] = 0u;
+      stackKey[0] = 0.0;
+      sp = 1u;
+    }
+    while (sp > 0u) {
+      sp -= 1u;
+      let node = stack[sp];
+      ${skip ? `if (${skip.replaceAll('key', 'stackKey[sp]')}) {
+        continue;
+      }` : ''}
+      let children = vec2u(nodes[node].left, nodes[node].right);
+      var pushed = 0u;
+      var nearKey = 0.0;
+      for (var side = 0u; side < 2u; side++) {
+        let child = children[side];
+        if ((child & ${BVH_LEAF}u) != 0u) {
+          let u = child & ${BVH_LEAF - 1}u;
+          let q = sorted[u];
+          ${visit}
+        } else {
+          let c = child;
+          ${test}
+          if (key >= 0.0) {
+            stack[sp] = c;
+            stackKey[sp] = key;
+            sp += 1u;
+            pushed += 1u;
+            // Two pushed: the nearer one on top.
+            if (pushed == 2u && key > stackKey[sp - 2u]) {
+              let other = stack[sp - 2u];
+              let otherKey = stackKey[sp - 2u];
+              stack[sp - 2u] = c;
+              stackKey[sp - 2u] = key;
+              stack[sp - 1u] = other;
+              stackKey[sp - 1u] = otherKey;
+            }
+          }
+        }
+      }
+    }
+  }`;
+}
+
+/** The overlap of an internal node's box with the box [qLo, qHi] as a walk key: 0 or −1. */
+const boxKey = (qLo: string, qHi: string): string =>
+  `let key = select(-1.0, 0.0, all(nodes[c].lo <= ${qHi}) && all(nodes[c].hi >= ${qLo}));`;
+
+/**
+ * The entry distance of the ray (origin a, unit direction n) into box [lo, hi] within [0, tStop],
+ * or −1 when it misses. An axis the ray does not move along is a bound on the origin.
+ */
+export const rayBoxEntry = /* wgsl */ `
+fn rayBoxEntry(a: vec3f, n: vec3f, tStop: f32, lo: vec3f, hi: vec3f) -> f32 {
+  var t0 = 0.0;
+  var t1 = tStop;
+  for (var axis = 0u; axis < 3u; axis++) {
+    if (n[axis] == 0.0) {
+      if (a[axis] < lo[axis] || a[axis] > hi[axis]) {
+        return -1.0;
+      }
+    } else {
+      let ta = (lo[axis] - a[axis]) / n[axis];
+      let tb = (hi[axis] - a[axis]) / n[axis];
+      t0 = max(t0, min(ta, tb));
+      t1 = min(t1, max(ta, tb));
+    }
+  }
+  return select(-1.0, t0, t0 <= t1);
+}
+`;
+
+/** Bindings of bvhPairs: params, sorted spheres, ids, nodes, pairs, pair counter. */
+export const bvhPairsBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage'] as const;
+export const bvhPairsShader = () => wgsl`
+${params(0)}
+${BvhNode.wgsl}
+@group(0) @binding(1) var<storage, read> sorted: array<vec4f>;
+@group(0) @binding(2) var<storage, read> ids: array<u32>;
+@group(0) @binding(3) var<storage, read> nodes: array<BvhNode>;
+${pairAppend(0, 4, 5)}
+${flatWorkgroup}
+${spheresOverlap}
+override WG: u32 = 64u;
+
+@compute @workgroup_size(WG)
+fn bvhPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
+  let k = flatWorkgroup(wid, nwg) * WG + lid;
+  if (k >= params.sphereCount) {
+    return;
+  }
+  let s = sorted[k];
+  let id = ids[k];
+  let qLo = s.xyz - vec3f(s.w);
+  let qHi = s.xyz + vec3f(s.w);
+  // Each pair once: from the earlier of its two sorted positions.
+  ${bvhWalk({
+    test: boxKey('qLo', 'qHi'),
+    visit: `if (u > k && spheresOverlap(s, q)) {
+            let other = ids[u];
+            appendPair(min(id, other), max(id, other));
+          }`,
+  }, 'params.sphereCount')}
+}
+`;
+
+/** Bindings of bvhBoxes: params, sorted spheres, ids, nodes, boxes, pairs, pair counter. */
+export const bvhBoxesBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage'] as const;
+export const bvhBoxesShader = ({ kind }: { kind: BoxKind }) => wgsl`
+${params(0)}
+${BvhNode.wgsl}
+@group(0) @binding(1) var<storage, read> sorted: array<vec4f>;
+@group(0) @binding(2) var<storage, read> ids: array<u32>;
+@group(0) @binding(3) var<storage, read> nodes: array<BvhNode>;
+@group(0) @binding(4) var<storage, read> boxes: array<vec4f>;
+${pairAppend(0, 5, 6)}
+${flatWorkgroup}
+${boxMath}
+override WG: u32 = 64u;
+
+@compute @workgroup_size(WG)
+fn bvhBoxes(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
+  let k = flatWorkgroup(wid, nwg) * WG + lid;
+  if (k >= params.boxCount || params.sphereCount == 0u) {
+    return;
+  }
+  ${boxBounds(kind, 'k')}
+  ${bvhWalk({
+    test: boxKey('boxMin', 'boxMax'),
+    visit: `let s = q;
+          if (${boxTest(kind, 'k')}) {
+            appendPair(ids[u], k);
+          }`,
+  }, 'params.sphereCount')}
+}
+`;

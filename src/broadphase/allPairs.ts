@@ -1,0 +1,56 @@
+/**
+ * 'all-pairs': no structure. Every sphere pair is tested once in triangular tiles, every sphere
+ * against every box, every cast against every sphere. N(N−1)/2 (or N·M) tests: the fastest
+ * answer for small scenes, where building anything costs more than testing everything.
+ */
+import { AllPairsPass } from '../passes/allPairs.js';
+import { BoxPairsPass } from '../passes/boxPairs.js';
+import type { BroadPhase, BroadPhaseContext, CastJob } from './types.js';
+import type { SphereStats } from '../validate.js';
+import type { PairList } from '../gpu/pairList.js';
+import type { GpuTimer } from '../gpu/timer.js';
+import type { BoxKind } from '../../shaders/boxes.wgsl.js';
+
+export class AllPairsBroadPhase implements BroadPhase {
+  readonly name = 'all-pairs' as const;
+  private readonly pairsPass: AllPairsPass;
+  private readonly boxPass: BoxPairsPass;
+  private count = 0;
+  private spheres: GPUBuffer | null = null;
+
+  constructor({ device, maxWorkgroupsPerDimension }: BroadPhaseContext) {
+    this.pairsPass = new AllPairsPass(device, maxWorkgroupsPerDimension);
+    this.boxPass = new BoxPairsPass(device, maxWorkgroupsPerDimension);
+  }
+
+  prepare(stats: SphereStats): void {
+    this.count = stats.count;
+  }
+
+  /** Nothing to build: the queries read the spheres where they are. */
+  encodeBuild(_encoder: GPUCommandEncoder, spheres: GPUBuffer): void {
+    this.spheres = spheres;
+  }
+
+  encodeSpherePairs(encoder: GPUCommandEncoder, out: PairList, timer?: GpuTimer): void {
+    this.pairsPass.encode(encoder, this.built(), this.count, out, timer);
+  }
+
+  encodeBoxPairs(encoder: GPUCommandEncoder, kind: BoxKind, boxes: GPUBuffer, boxCount: number, out: PairList, timer?: GpuTimer): void {
+    this.boxPass.encodeAllPairs(encoder, kind, this.built(), this.count, boxes, boxCount, out, timer);
+  }
+
+  encodeCasts(encoder: GPUCommandEncoder, job: CastJob, timer?: GpuTimer): void {
+    job.kernels.encodeBrute(encoder, job.mode, this.built(), job.casts, job.castCount, job.targets, timer);
+  }
+
+  private built(): GPUBuffer {
+    if (!this.spheres) throw new Error('all-pairs: encodeBuild must come before the queries');
+    return this.spheres;
+  }
+
+  destroy(): void {
+    this.pairsPass.destroy();
+    this.boxPass.destroy();
+  }
+}

@@ -1,0 +1,202 @@
+/**
+ * 'bvh': a linear BVH (Karras 2012) over the spheres (shaders/bvh.wgsl.ts). Morton codes of the
+ * centres over their bounds, the GPU radix sort, one thread per internal node for the tree and
+ * the node boxes from a pyramid of block boxes (no atomics: the shader's comment says why). Each
+ * query walks the tree with a fixed stack that the depth bound (≤ 62 internal nodes on a path,
+ * whatever the input) keeps from overflowing. It serves sphere pairs, sphere–box pairs and casts;
+ * unlike the grid it does not care how the radii spread or how far the outliers lie.
+ *
+ * Cost: the build is a key pass, a 4-pass sort of n keys with their ids, a gather, log2 n
+ * pyramid passes (n blocks in all) and the node pass (≤ 2·log2 n block reads a node): about
+ * 16 + 4·(22.5) + 20 + 32 + 32·(1 + reads) bytes a sphere. Memory: 4 + 4 + 16 bytes a sphere,
+ * 32 a node and 32 a pyramid block (< n of each).
+ */
+import {
+  bvhCodesShader, bvhCodesBindings, bvhGatherShader, bvhGatherBindings, bvhPyramidShader, bvhPyramidBindings,
+  bvhNodesShader, bvhNodesBindings, bvhPairsShader, bvhPairsBindings, bvhBoxesShader, bvhBoxesBindings,
+} from '../../shaders/bvh.wgsl.js';
+import { RadixSortPass } from '../passes/radixSort.js';
+import { BvhParams, BvhLevel, BvhNode, packStruct } from '../layout.js';
+import { bindGroupLayout, bindGroup, computePipeline } from '../gpu/pipeline.js';
+import { BufferUsage } from '../gpu/flags.js';
+import { GrowableBuffer, bindingLimit, createBuffer } from '../gpu/buffers.js';
+import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
+import { CapacityError } from '../errors.js';
+import { sweepSlack } from './sweep.js';
+import type { BroadPhase, BroadPhaseContext, CastJob } from './types.js';
+import type { SphereStats } from '../validate.js';
+import type { PairList } from '../gpu/pairList.js';
+import type { GpuTimer } from '../gpu/timer.js';
+import type { BoxKind } from '../../shaders/boxes.wgsl.js';
+
+const WG_BUILD = 256;
+const WG_QUERY = 64;
+/** Pyramid levels a tree may need: floor(log2 n) < 32. */
+const MAX_LEVELS = 32;
+/** Bytes between the per-level parameters (the minimum uniform offset alignment, at most 256). */
+const LEVEL_STRIDE = 256;
+
+/** The Morton grid over the centres' bounds: origin and 1024 / extent per axis (0 where the extent is 0). */
+export function bvhMortonGrid(stats: SphereStats): { origin: number[]; scale: number[] } {
+  if (stats.count === 0) return { origin: [0, 0, 0], scale: [0, 0, 0] };
+  const origin = stats.min.slice();
+  const scale = stats.min.map((lo, a) => {
+    const extent = stats.max[a] - lo;
+    const s = 1024 / extent;
+    return extent > 0 && Number.isFinite(s) ? Math.fround(s) : 0;
+  });
+  return { origin, scale };
+}
+
+/** The pyramid's levels for n leaves: level L ≥ 1 holds n >> L blocks, from `base[L]` on. */
+export function bvhPyramidLevels(n: number): { count: number; base: number }[] {
+  const levels: { count: number; base: number }[] = [];
+  let base = 0;
+  for (let level = 1; n >> level >= 1; level++) {
+    levels.push({ count: n >> level, base });
+    base += n >> level;
+  }
+  return levels;
+}
+
+export class BvhBroadPhase implements BroadPhase {
+  readonly name = 'bvh' as const;
+  private readonly device: GPUDevice;
+  private readonly maxWorkgroupsPerDimension: number;
+  private readonly sort: RadixSortPass;
+  private readonly params: GPUBuffer;
+  private readonly levelParams: GPUBuffer;
+  private readonly codes: GrowableBuffer;
+  private readonly ids: GrowableBuffer;
+  private readonly sorted: GrowableBuffer;
+  private readonly pyramid: GrowableBuffer;
+  private readonly nodes: GrowableBuffer;
+  private readonly layouts: Record<'codes' | 'gather' | 'pyramid' | 'nodes' | 'pairs' | 'boxes', GPUBindGroupLayout>;
+  private readonly pipelines = new Map<string, GPUComputePipeline>();
+  private values = { origin: [0, 0, 0], sphereCount: 0, scale: [0, 0, 0], boxCount: 0, slack: 0 };
+  private levels: { count: number; base: number }[] = [];
+
+  constructor({ device, maxWorkgroupsPerDimension }: BroadPhaseContext) {
+    this.device = device;
+    this.maxWorkgroupsPerDimension = maxWorkgroupsPerDimension;
+    this.sort = new RadixSortPass(device, { maxWorkgroupsPerDimension, label: 'bvh sort' });
+    this.params = createBuffer(device, 'bvh params', BvhParams.size, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
+    this.levelParams = createBuffer(device, 'bvh levels', LEVEL_STRIDE * MAX_LEVELS, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
+    const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
+    this.codes = new GrowableBuffer(device, 'bvh codes', storage);
+    this.ids = new GrowableBuffer(device, 'bvh ids', storage);
+    this.sorted = new GrowableBuffer(device, 'bvh sorted spheres', storage);
+    this.pyramid = new GrowableBuffer(device, 'bvh pyramid', storage);
+    this.nodes = new GrowableBuffer(device, 'bvh nodes', storage);
+    this.layouts = {
+      codes: bindGroupLayout(device, 'bvhCodes layout', bvhCodesBindings),
+      gather: bindGroupLayout(device, 'bvhGather layout', bvhGatherBindings),
+      pyramid: bindGroupLayout(device, 'bvhPyramid layout', bvhPyramidBindings),
+      nodes: bindGroupLayout(device, 'bvhNodes layout', bvhNodesBindings),
+      pairs: bindGroupLayout(device, 'bvhPairs layout', bvhPairsBindings),
+      boxes: bindGroupLayout(device, 'bvhBoxes layout', bvhBoxesBindings),
+    };
+  }
+
+  private pipeline(name: 'codes' | 'gather' | 'pyramid' | 'nodes' | 'pairs' | BoxKind): GPUComputePipeline {
+    let pipeline = this.pipelines.get(name);
+    if (!pipeline) {
+      const d = this.device;
+      const wg = { WG: WG_BUILD };
+      if (name === 'codes') pipeline = computePipeline(d, 'bvhCodes', [this.layouts.codes], bvhCodesShader(), 'bvhCodes', wg);
+      else if (name === 'gather') pipeline = computePipeline(d, 'bvhGather', [this.layouts.gather], bvhGatherShader(), 'bvhGather', wg);
+      else if (name === 'pyramid') pipeline = computePipeline(d, 'bvhPyramid', [this.layouts.pyramid], bvhPyramidShader(), 'bvhPyramid', wg);
+      else if (name === 'nodes') pipeline = computePipeline(d, 'bvhNodes', [this.layouts.nodes], bvhNodesShader(), 'bvhNodes', wg);
+      else if (name === 'pairs') pipeline = computePipeline(d, 'bvhPairs', [this.layouts.pairs], bvhPairsShader(), 'bvhPairs', { WG: WG_QUERY });
+      else pipeline = computePipeline(d, `bvhBoxes ${name}`, [this.layouts.boxes], bvhBoxesShader({ kind: name }), 'bvhBoxes', { WG: WG_QUERY });
+      this.pipelines.set(name, pipeline);
+    }
+    return pipeline;
+  }
+
+  private writeParams(): void {
+    this.device.queue.writeBuffer(this.params, 0, packStruct(BvhParams, this.values));
+  }
+
+  prepare(stats: SphereStats): void {
+    const n = stats.count;
+    const limit = bindingLimit(this.device);
+    if (BvhNode.size * n > limit) {
+      throw new CapacityError(`spheres for broadphase 'bvh' (${BvhNode.size} bytes a node in one binding)`, n, Math.floor(limit / BvhNode.size), "use broadphase 'grid' or 'auto'");
+    }
+    this.levels = bvhPyramidLevels(n);
+    const blocks = this.levels.reduce((sum, l) => sum + l.count, 0);
+    this.codes.ensure(4 * Math.max(n, 1));
+    this.ids.ensure(4 * Math.max(n, 1));
+    this.sorted.ensure(16 * Math.max(n, 1));
+    this.pyramid.ensure(32 * Math.max(blocks, 1));
+    this.nodes.ensure(BvhNode.size * Math.max(n - 1, 1));
+    const { origin, scale } = bvhMortonGrid(stats);
+    this.values = { origin, sphereCount: n, scale, boxCount: 0, slack: n > 0 ? sweepSlack(stats) : 0 };
+    this.writeParams();
+    if (this.levels.length > 0) {
+      const bytes = new Uint8Array(LEVEL_STRIDE * this.levels.length);
+      this.levels.forEach((l, i) => {
+        const srcBase = i > 0 ? this.levels[i - 1].base : 0;
+        bytes.set(new Uint8Array(packStruct(BvhLevel, { level: i + 1, count: l.count, srcBase, dstBase: l.base })), LEVEL_STRIDE * i);
+      });
+      this.device.queue.writeBuffer(this.levelParams, 0, bytes);
+    }
+  }
+
+  encodeBuild(encoder: GPUCommandEncoder, spheres: GPUBuffer, timer?: GpuTimer): void {
+    const n = this.values.sphereCount;
+    if (n === 0) return;
+    const d = this.device;
+    const groups = ceilDiv(n, WG_BUILD);
+    this.run(encoder, 'bvh codes', 'codes', bindGroup(d, 'bvhCodes', this.layouts.codes, [this.params, spheres, this.codes.buffer, this.ids.buffer]), groups, timer);
+    this.sort.encode(encoder, this.codes.buffer, n, { values: this.ids.buffer, keyBits: 30, timer });
+    this.run(encoder, 'bvh gather', 'gather', bindGroup(d, 'bvhGather', this.layouts.gather, [this.params, spheres, this.ids.buffer, this.sorted.buffer]), groups, timer);
+    this.levels.forEach((l, i) => {
+      const level = { buffer: this.levelParams, offset: LEVEL_STRIDE * i, size: BvhLevel.size };
+      const group = bindGroup(d, 'bvhPyramid', this.layouts.pyramid, [this.params, level, this.sorted.buffer, this.pyramid.buffer]);
+      this.run(encoder, `bvh pyramid ${i + 1}`, 'pyramid', group, ceilDiv(l.count, WG_BUILD), timer);
+    });
+    if (n > 1) {
+      const group = bindGroup(d, 'bvhNodes', this.layouts.nodes, [this.params, this.codes.buffer, this.sorted.buffer, this.pyramid.buffer, this.nodes.buffer]);
+      this.run(encoder, 'bvh nodes', 'nodes', group, ceilDiv(n - 1, WG_BUILD), timer);
+    }
+  }
+
+  encodeSpherePairs(encoder: GPUCommandEncoder, out: PairList, timer?: GpuTimer): void {
+    const group = bindGroup(this.device, 'bvhPairs', this.layouts.pairs, [this.params, this.sorted.buffer, this.ids.buffer, this.nodes.buffer, out.pairs.buffer, out.counter]);
+    this.run(encoder, 'bvh pairs', 'pairs', group, ceilDiv(this.values.sphereCount, WG_QUERY), timer);
+  }
+
+  /** One per submission: the box count goes through the queue. */
+  encodeBoxPairs(encoder: GPUCommandEncoder, kind: BoxKind, boxes: GPUBuffer, boxCount: number, out: PairList, timer?: GpuTimer): void {
+    this.values = { ...this.values, boxCount };
+    this.writeParams();
+    const group = bindGroup(this.device, 'bvhBoxes', this.layouts.boxes, [this.params, this.sorted.buffer, this.ids.buffer, this.nodes.buffer, boxes, out.pairs.buffer, out.counter]);
+    this.run(encoder, `bvh boxes ${kind}`, kind, group, ceilDiv(boxCount, WG_QUERY), timer);
+  }
+
+  encodeCasts(encoder: GPUCommandEncoder, job: CastJob, timer?: GpuTimer): void {
+    const bvh = { nodes: this.nodes.buffer, sorted: this.sorted.buffer, ids: this.ids.buffer };
+    job.kernels.encodeBvh(encoder, job.mode, bvh, job.casts, job.castCount, job.targets, timer);
+  }
+
+  private run(encoder: GPUCommandEncoder, label: string, pipeline: Parameters<BvhBroadPhase['pipeline']>[0], group: GPUBindGroup, groups: number, timer?: GpuTimer): void {
+    const pass = encoder.beginComputePass(timer?.pass(label) ?? { label });
+    pass.setPipeline(this.pipeline(pipeline));
+    pass.setBindGroup(0, group);
+    dispatchFolded(pass, groups, this.maxWorkgroupsPerDimension);
+    pass.end();
+  }
+
+  destroy(): void {
+    this.sort.destroy();
+    this.params.destroy();
+    this.levelParams.destroy();
+    this.codes.destroy();
+    this.ids.destroy();
+    this.sorted.destroy();
+    this.pyramid.destroy();
+    this.nodes.destroy();
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * 'grid': spheres binned into a multi-level uniform grid (src/grid/plan.ts plans it from the
+ * radii and bounds; dense when the bounds are compact, hashed otherwise). Pairs walk the cells
+ * around each sphere, boxes the cells they cover, casts the slabs along the ray.
+ */
+import { GridBuildPass, GpuGrid } from '../passes/gridBuild.js';
+import { GridPairsPass } from '../passes/gridPairs.js';
+import { BoxPairsPass } from '../passes/boxPairs.js';
+import { planGrid, type GridPlan, type PlanOptions } from '../grid/plan.js';
+import type { BroadPhase, BroadPhaseContext, CastJob } from './types.js';
+import type { SphereStats } from '../validate.js';
+import type { PairList } from '../gpu/pairList.js';
+import type { GpuTimer } from '../gpu/timer.js';
+import type { BoxKind } from '../../shaders/boxes.wgsl.js';
+
+export class GridBroadPhase implements BroadPhase {
+  readonly name = 'grid' as const;
+  readonly grid: GpuGrid;
+  private readonly buildPass: GridBuildPass;
+  private readonly pairsPass: GridPairsPass;
+  private readonly boxPass: BoxPairsPass;
+
+  constructor(
+    { device, maxWorkgroupsPerDimension }: BroadPhaseContext,
+    private readonly planOptions: PlanOptions,
+    label = 'sphere grid',
+  ) {
+    this.grid = new GpuGrid(device, label);
+    this.buildPass = new GridBuildPass(device, maxWorkgroupsPerDimension);
+    this.pairsPass = new GridPairsPass(device, maxWorkgroupsPerDimension);
+    this.boxPass = new BoxPairsPass(device, maxWorkgroupsPerDimension);
+  }
+
+  /** The plan `prepare` would use for these spheres. */
+  planFor(stats: SphereStats): GridPlan {
+    return planGrid(stats, this.planOptions);
+  }
+
+  prepare(stats: SphereStats): void {
+    this.prepareWith(this.planFor(stats));
+  }
+
+  /** `prepare` with a plan made elsewhere (the particle world plans over its bounds). */
+  prepareWith(plan: GridPlan): void {
+    this.grid.prepare(plan);
+  }
+
+  encodeBuild(encoder: GPUCommandEncoder, spheres: GPUBuffer, timer?: GpuTimer): void {
+    this.buildPass.encode(encoder, spheres, this.grid, timer);
+  }
+
+  encodeSpherePairs(encoder: GPUCommandEncoder, out: PairList, timer?: GpuTimer): void {
+    this.pairsPass.encode(encoder, this.grid, out, timer);
+  }
+
+  encodeBoxPairs(encoder: GPUCommandEncoder, kind: BoxKind, boxes: GPUBuffer, boxCount: number, out: PairList, timer?: GpuTimer): void {
+    this.boxPass.encodeGrid(encoder, kind, this.grid, boxes, boxCount, out, timer);
+  }
+
+  encodeCasts(encoder: GPUCommandEncoder, job: CastJob, timer?: GpuTimer): void {
+    job.kernels.encodeGrid(encoder, job.mode, this.grid, job.casts, job.castCount, job.targets, timer);
+  }
+
+  destroy(): void {
+    this.grid.destroy();
+    this.buildPass.destroy();
+    this.boxPass.destroy();
+  }
+}

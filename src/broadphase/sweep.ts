@@ -1,0 +1,141 @@
+/**
+ * 'sweep': sort and sweep along one axis (shaders/sweep.wgsl.ts). The spheres' intervals along
+ * the axis of greatest variance are sorted by their lower ends with the GPU radix sort; each
+ * interval is then swept forward until a lower end passes its upper end. Boxes binary-search the
+ * sorted list. It serves sphere pairs and sphere–box pairs; rays and casts cross space in every
+ * direction, which one sorted axis does not prune: use the grid or all-pairs for them.
+ *
+ * Cost: the build is a key pass, a 4-pass sort of n keys with their ids and a gather (about
+ * 16 + 4·(22.5) + 20 bytes a sphere); the sweep tests every pair whose intervals overlap along
+ * the axis. That is few when the spheres spread along one long axis, and about n·(2r/L) a sphere
+ * for a cube of side L, where the grid tests only the neighbouring cells.
+ */
+import { sweepKeysShader, sweepKeysBindings, sweepGatherShader, sweepGatherBindings, sweepPairsShader, sweepPairsBindings, sweepBoxesShader, sweepBoxesBindings } from '../../shaders/sweep.wgsl.js';
+import { RadixSortPass } from '../passes/radixSort.js';
+import { SweepParams, packStruct } from '../layout.js';
+import { bindGroupLayout, bindGroup, computePipeline } from '../gpu/pipeline.js';
+import { BufferUsage } from '../gpu/flags.js';
+import { GrowableBuffer, createBuffer } from '../gpu/buffers.js';
+import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
+import type { BroadPhase, BroadPhaseContext, CastJob } from './types.js';
+import type { SphereStats } from '../validate.js';
+import type { PairList } from '../gpu/pairList.js';
+import type { GpuTimer } from '../gpu/timer.js';
+import type { BoxKind } from '../../shaders/boxes.wgsl.js';
+
+const WG_BUILD = 256;
+const WG_SWEEP = 128;
+
+/** The axis of greatest variance of the centres (x on ties). */
+export function sweepAxis(stats: SphereStats): 0 | 1 | 2 {
+  const [vx, vy, vz] = stats.variance;
+  return vz > vx && vz > vy ? 2 : vy > vx ? 1 : 0;
+}
+
+/**
+ * What every interval's upper end is widened by: well above the f32 rounding of positions of
+ * this size, so that the sweep never prunes a pair the overlap test (the same in every broad
+ * phase) would keep.
+ */
+export function sweepSlack(stats: SphereStats): number {
+  const abs = Math.max(0, ...stats.min.map(Math.abs), ...stats.max.map(Math.abs));
+  return (abs + stats.maxRadius) * 2 ** -20;
+}
+
+export class SweepBroadPhase implements BroadPhase {
+  readonly name = 'sweep' as const;
+  private readonly device: GPUDevice;
+  private readonly maxWorkgroupsPerDimension: number;
+  private readonly sort: RadixSortPass;
+  private readonly params: GPUBuffer;
+  private readonly keys: GrowableBuffer;
+  private readonly ids: GrowableBuffer;
+  private readonly sorted: GrowableBuffer;
+  private readonly layouts: Record<'keys' | 'gather' | 'pairs' | 'boxes', GPUBindGroupLayout>;
+  private readonly pipelines = new Map<string, GPUComputePipeline>();
+  private values = { sphereCount: 0, boxCount: 0, axis: 0, slack: 0, maxRadius: 0 };
+
+  constructor({ device, maxWorkgroupsPerDimension }: BroadPhaseContext) {
+    this.device = device;
+    this.maxWorkgroupsPerDimension = maxWorkgroupsPerDimension;
+    this.sort = new RadixSortPass(device, { maxWorkgroupsPerDimension, label: 'sweep sort' });
+    this.params = createBuffer(device, 'sweep params', SweepParams.size, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
+    const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
+    this.keys = new GrowableBuffer(device, 'sweep keys', storage);
+    this.ids = new GrowableBuffer(device, 'sweep ids', storage);
+    this.sorted = new GrowableBuffer(device, 'sweep sorted spheres', storage);
+    this.layouts = {
+      keys: bindGroupLayout(device, 'sweepKeys layout', sweepKeysBindings),
+      gather: bindGroupLayout(device, 'sweepGather layout', sweepGatherBindings),
+      pairs: bindGroupLayout(device, 'sweepPairs layout', sweepPairsBindings),
+      boxes: bindGroupLayout(device, 'sweepBoxes layout', sweepBoxesBindings),
+    };
+  }
+
+  private pipeline(name: 'keys' | 'gather' | 'pairs' | 'aabb' | 'obb'): GPUComputePipeline {
+    let pipeline = this.pipelines.get(name);
+    if (!pipeline) {
+      const d = this.device;
+      if (name === 'keys') pipeline = computePipeline(d, 'sweepKeys', [this.layouts.keys], sweepKeysShader(), 'sweepKeys', { WG: WG_BUILD });
+      else if (name === 'gather') pipeline = computePipeline(d, 'sweepGather', [this.layouts.gather], sweepGatherShader(), 'sweepGather', { WG: WG_BUILD });
+      else if (name === 'pairs') pipeline = computePipeline(d, 'sweepPairs', [this.layouts.pairs], sweepPairsShader(), 'sweepPairs', { WG: WG_SWEEP });
+      else pipeline = computePipeline(d, `sweepBoxes ${name}`, [this.layouts.boxes], sweepBoxesShader({ kind: name }), 'sweepBoxes', { WG: WG_SWEEP });
+      this.pipelines.set(name, pipeline);
+    }
+    return pipeline;
+  }
+
+  private writeParams(): void {
+    this.device.queue.writeBuffer(this.params, 0, packStruct(SweepParams, this.values));
+  }
+
+  prepare(stats: SphereStats): void {
+    const n = Math.max(stats.count, 1);
+    this.keys.ensure(4 * n);
+    this.ids.ensure(4 * n);
+    this.sorted.ensure(16 * n);
+    this.values = { sphereCount: stats.count, boxCount: 0, axis: sweepAxis(stats), slack: sweepSlack(stats), maxRadius: stats.maxRadius };
+    this.writeParams();
+  }
+
+  encodeBuild(encoder: GPUCommandEncoder, spheres: GPUBuffer, timer?: GpuTimer): void {
+    const n = this.values.sphereCount;
+    const groups = ceilDiv(n, WG_BUILD);
+    this.run(encoder, 'sweep keys', 'keys', bindGroup(this.device, 'sweepKeys', this.layouts.keys, [this.params, spheres, this.keys.buffer, this.ids.buffer]), groups, timer);
+    this.sort.encode(encoder, this.keys.buffer, n, { values: this.ids.buffer, timer });
+    this.run(encoder, 'sweep gather', 'gather', bindGroup(this.device, 'sweepGather', this.layouts.gather, [this.params, spheres, this.ids.buffer, this.sorted.buffer]), groups, timer);
+  }
+
+  encodeSpherePairs(encoder: GPUCommandEncoder, out: PairList, timer?: GpuTimer): void {
+    const group = bindGroup(this.device, 'sweepPairs', this.layouts.pairs, [this.params, this.sorted.buffer, this.ids.buffer, out.pairs.buffer, out.counter]);
+    this.run(encoder, 'sweep pairs', 'pairs', group, ceilDiv(this.values.sphereCount, WG_SWEEP), timer);
+  }
+
+  /** One per submission: the box count goes through the queue. */
+  encodeBoxPairs(encoder: GPUCommandEncoder, kind: BoxKind, boxes: GPUBuffer, boxCount: number, out: PairList, timer?: GpuTimer): void {
+    this.values = { ...this.values, boxCount };
+    this.writeParams();
+    const group = bindGroup(this.device, 'sweepBoxes', this.layouts.boxes, [this.params, this.sorted.buffer, this.ids.buffer, boxes, out.pairs.buffer, out.counter]);
+    this.run(encoder, `sweep boxes ${kind}`, kind, group, ceilDiv(boxCount, WG_SWEEP), timer);
+  }
+
+  encodeCasts(_encoder: GPUCommandEncoder, _job: CastJob): void {
+    throw new Error("broadphase 'sweep' does not serve casts");
+  }
+
+  private run(encoder: GPUCommandEncoder, label: string, pipeline: Parameters<SweepBroadPhase['pipeline']>[0], group: GPUBindGroup, groups: number, timer?: GpuTimer): void {
+    const pass = encoder.beginComputePass(timer?.pass(label) ?? { label });
+    pass.setPipeline(this.pipeline(pipeline));
+    pass.setBindGroup(0, group);
+    dispatchFolded(pass, groups, this.maxWorkgroupsPerDimension);
+    pass.end();
+  }
+
+  destroy(): void {
+    this.sort.destroy();
+    this.params.destroy();
+    this.keys.destroy();
+    this.ids.destroy();
+    this.sorted.destroy();
+  }
+}

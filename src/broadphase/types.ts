@@ -1,0 +1,54 @@
+/**
+ * The broad-phase seam. A broad phase is a structure built over spheres on the GPU that the
+ * narrow phases walk: the Collider, the cast queries and the particle world's queries call it
+ * through this interface and never ask which structure is behind it. Each one lives in its own
+ * module of src/broadphase/ with its passes; `createBroadPhases` makes one of each.
+ *
+ * The order of use, per call: `prepare` (host side: plan and size the buffers, write parameters
+ * through the queue), then, in one submission, `encodeBuild` followed by the queries. The
+ * queries append to a PairList (pairs) or write cast hit records; none reads anything back.
+ */
+import type { SphereStats } from '../validate.js';
+import type { PairList } from '../gpu/pairList.js';
+import type { GpuTimer } from '../gpu/timer.js';
+import type { BoxKind } from '../../shaders/boxes.wgsl.js';
+import type { CastMode } from '../../shaders/casts.wgsl.js';
+import type { CastPass, CastTargets } from '../passes/casts.js';
+import type { Broadphase } from '../options.js';
+
+/** A broad phase's name: every `Broadphase` option but 'auto'. */
+export type BroadphaseName = Exclude<Broadphase, 'auto'>;
+
+/** The kinds of query a broad phase may serve. */
+export type QueryKind = 'pairs' | 'boxes' | 'casts';
+
+/** A cast batch already on the GPU (uploaded by CastQueries), with the kernels that run it. */
+export interface CastJob {
+  kernels: CastPass;
+  mode: CastMode;
+  /** Two vec4 a cast: (A, radius), (B, 0). */
+  casts: GPUBuffer;
+  castCount: number;
+  targets: CastTargets;
+}
+
+export interface BroadPhase {
+  readonly name: BroadphaseName;
+  /** Host side, before the submission that builds: plan for these spheres, size the buffers. */
+  prepare(stats: SphereStats): void;
+  /** Records the build from the prepared count of spheres (vec4f each) in `spheres`. */
+  encodeBuild(encoder: GPUCommandEncoder, spheres: GPUBuffer, timer?: GpuTimer): void;
+  /** Records the search for every overlapping sphere pair (i < j, original indices) into `out`. */
+  encodeSpherePairs(encoder: GPUCommandEncoder, out: PairList, timer?: GpuTimer): void;
+  /** Records the search for every overlapping (sphere, box) into `out`. One per submission. */
+  encodeBoxPairs(encoder: GPUCommandEncoder, kind: BoxKind, boxes: GPUBuffer, boxCount: number, out: PairList, timer?: GpuTimer): void;
+  /** Records one cast kernel over the built structure (only those SERVES lists for 'casts'). */
+  encodeCasts(encoder: GPUCommandEncoder, job: CastJob, timer?: GpuTimer): void;
+  destroy(): void;
+}
+
+/** What every broad phase is made with. */
+export interface BroadPhaseContext {
+  device: GPUDevice;
+  maxWorkgroupsPerDimension: number;
+}

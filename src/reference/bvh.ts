@@ -1,0 +1,241 @@
+/**
+ * The CPU twin of the LBVH broad phase (shaders/bvh.wgsl.ts): the same f32 Morton codes, a
+ * stable sort by code, Karras's range and split search with the index appended to equal codes,
+ * the same f32 leaf boxes (their unions as node boxes) and the same walks. The narrow tests are
+ * the oracle's (double precision), so away from the rounding band the twin must give the
+ * oracle's answers exactly: that checks the tree covers every sphere and the pruning never
+ * drops one.
+ */
+import { spheresOverlap } from './spherePairs.js';
+import { sphereAabbOverlap, sphereObbOverlap } from './sphereBox.js';
+import { castHit } from './casts.js';
+import { boxWorldBounds } from './sweep.js';
+import { bvhMortonGrid } from '../broadphase/bvh.js';
+import { sweepSlack } from '../broadphase/sweep.js';
+import { validateSpheres } from '../validate.js';
+import { BVH_LEAF } from '../../shaders/bvh.wgsl.js';
+
+const f32 = Math.fround;
+
+export interface CpuBvhNode {
+  lo: number[];
+  hi: number[];
+  /** Internal node index, or sorted leaf position | BVH_LEAF. */
+  left: number;
+  right: number;
+}
+
+export interface CpuBvh {
+  /** Sphere indices in sorted (code, index) order. */
+  order: Uint32Array;
+  codes: Uint32Array;
+  nodes: CpuBvhNode[];
+  /** Internal nodes on the longest path from the root. */
+  depth: number;
+}
+
+function spread(v: number): number {
+  let x = v & 0x3ff;
+  x = Math.imul(x, 0x00010001) & 0xff0000ff;
+  x = Math.imul(x, 0x00000101) & 0x0f00f00f;
+  x = Math.imul(x, 0x00000011) & 0xc30c30c3;
+  x = Math.imul(x, 0x00000005) & 0x49249249;
+  return x >>> 0;
+}
+
+/** The 30-bit Morton code of each centre, as bvhCodes computes it. */
+export function mortonCodes(spheres: Float32Array): Uint32Array {
+  const stats = validateSpheres('spheres', spheres);
+  const { origin, scale } = bvhMortonGrid(stats);
+  const n = stats.count;
+  const codes = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    const cell = [0, 1, 2].map((a) => Math.floor(Math.min(Math.max(f32(f32(spheres[4 * i + a] - f32(origin[a])) * scale[a]), 0), 1023)));
+    codes[i] = ((spread(cell[0]) << 2) | (spread(cell[1]) << 1) | spread(cell[2])) >>> 0;
+  }
+  return codes;
+}
+
+const clz = Math.clz32;
+
+/** Builds the tree as the GPU does. */
+export function buildBvh(spheres: Float32Array): CpuBvh {
+  const stats = validateSpheres('spheres', spheres);
+  const n = stats.count;
+  const slack = n > 0 ? f32(sweepSlack(stats)) : 0;
+  const unsorted = mortonCodes(spheres);
+  const order = Uint32Array.from({ length: n }, (_, i) => i).sort((a, b) => unsorted[a] - unsorted[b] || a - b);
+  const codes = Uint32Array.from(order, (i) => unsorted[i]);
+  const delta = (i: number, j: number): number => {
+    if (j < 0 || j >= n) return -1;
+    return codes[i] === codes[j] ? 32 + clz(i ^ j) : clz(codes[i] ^ codes[j]);
+  };
+  const nodes: CpuBvhNode[] = [];
+  const ranges: [number, number][] = [];
+  for (let i = 0; i + 1 < n; i++) {
+    const d = delta(i, i + 1) > delta(i, i - 1) ? 1 : -1;
+    const deltaMin = delta(i, i - d);
+    let lMax = 2;
+    while (delta(i, i + lMax * d) > deltaMin) lMax *= 2;
+    let l = 0;
+    for (let t = lMax / 2; t >= 1; t = Math.floor(t / 2)) if (delta(i, i + (l + t) * d) > deltaMin) l += t;
+    const j = i + l * d;
+    const deltaNode = delta(i, j);
+    let s = 0;
+    for (let div = 2; ; div *= 2) {
+      const t = Math.ceil(l / div);
+      if (delta(i, i + (s + t) * d) > deltaNode) s += t;
+      if (t <= 1) break;
+    }
+    const gamma = i + s * d + Math.min(d, 0);
+    const first = Math.min(i, j);
+    const last = Math.max(i, j);
+    nodes.push({ lo: [], hi: [], left: first === gamma ? (gamma | BVH_LEAF) >>> 0 : gamma, right: last === gamma + 1 ? ((gamma + 1) | BVH_LEAF) >>> 0 : gamma + 1 });
+    ranges.push([first, last]);
+  }
+  // Node boxes: the union of the f32 leaf boxes in the node's range (min and max are exact, so
+  // any grouping gives the GPU pyramid's boxes).
+  const leafLo = (u: number, a: number): number => f32(spheres[4 * order[u] + a] - f32(spheres[4 * order[u] + 3] + slack));
+  const leafHi = (u: number, a: number): number => f32(spheres[4 * order[u] + a] + f32(spheres[4 * order[u] + 3] + slack));
+  const boxOf = (child: number): { lo: number[]; hi: number[] } =>
+    child & BVH_LEAF ? { lo: [0, 1, 2].map((a) => leafLo(child & ~BVH_LEAF, a)), hi: [0, 1, 2].map((a) => leafHi(child & ~BVH_LEAF, a)) } : nodes[child];
+  // Children cover sub-ranges: fill boxes from the shortest ranges up.
+  const byLength = nodes.map((_, i) => i).sort((a, b) => ranges[a][1] - ranges[a][0] - (ranges[b][1] - ranges[b][0]));
+  for (const i of byLength) {
+    const l = boxOf(nodes[i].left);
+    const r = boxOf(nodes[i].right);
+    nodes[i].lo = [0, 1, 2].map((a) => Math.min(l.lo[a], r.lo[a]));
+    nodes[i].hi = [0, 1, 2].map((a) => Math.max(l.hi[a], r.hi[a]));
+  }
+  let depth = 0;
+  const stack: [number, number][] = n > 1 ? [[0, 1]] : [];
+  while (stack.length > 0) {
+    const [node, level] = stack.pop()!;
+    depth = Math.max(depth, level);
+    for (const child of [nodes[node].left, nodes[node].right]) if (!(child & BVH_LEAF)) stack.push([child, level + 1]);
+  }
+  return { order, codes, nodes, depth };
+}
+
+/**
+ * The GPU walk: `test` gives a node's key (negative: pruned), `visit` each leaf's sorted
+ * position, `skip` drops a popped node. Returns the deepest the stack got.
+ */
+export function walkBvh(tree: CpuBvh, test: (node: CpuBvhNode) => number, visit: (u: number) => void, skip?: (key: number) => boolean): number {
+  if (tree.order.length === 0) return 0;
+  if (tree.order.length === 1) {
+    visit(0);
+    return 0;
+  }
+  const stack: [number, number][] = [[0, 0]];
+  let deepest = 1;
+  while (stack.length > 0) {
+    const [node, key] = stack.pop()!;
+    if (skip?.(key)) continue;
+    const pushed: [number, number][] = [];
+    for (const child of [tree.nodes[node].left, tree.nodes[node].right]) {
+      if (child & BVH_LEAF) visit(child & ~BVH_LEAF);
+      else {
+        const k = test(tree.nodes[child]);
+        if (k >= 0) pushed.push([child, k]);
+      }
+    }
+    if (pushed.length === 2 && pushed[1][1] > pushed[0][1]) pushed.reverse();
+    stack.push(...pushed);
+    deepest = Math.max(deepest, stack.length);
+  }
+  return deepest;
+}
+
+const boxKey = (lo: number[], hi: number[]) => (node: CpuBvhNode): number => ([0, 1, 2].every((a) => node.lo[a] <= hi[a] && node.hi[a] >= lo[a]) ? 0 : -1);
+
+/** Every overlapping pair (i < j) found by walking the tree from each sphere, in no particular order. */
+export function bvhSpherePairs(spheres: Float32Array, tree = buildBvh(spheres)): Uint32Array {
+  const out: number[] = [];
+  tree.order.forEach((i, k) => {
+    const lo = [0, 1, 2].map((a) => f32(spheres[4 * i + a] - spheres[4 * i + 3]));
+    const hi = [0, 1, 2].map((a) => f32(spheres[4 * i + a] + spheres[4 * i + 3]));
+    walkBvh(tree, boxKey(lo, hi), (u) => {
+      const j = tree.order[u];
+      if (u > k && spheresOverlap(spheres, i, j)) out.push(Math.min(i, j), Math.max(i, j));
+    });
+  });
+  return Uint32Array.from(out);
+}
+
+/** Every (sphere, box) that overlap. `kind` 'aabb': (min, max), 6 floats; 'obb': 10 floats. */
+export function bvhSphereBoxPairs(spheres: Float32Array, boxes: Float32Array, kind: 'aabb' | 'obb', tree = buildBvh(spheres)): Uint32Array {
+  const boxCount = boxes.length / (kind === 'aabb' ? 6 : 10);
+  const out: number[] = [];
+  for (let k = 0; k < boxCount; k++) {
+    const b = boxWorldBounds(boxes, kind, k);
+    walkBvh(tree, boxKey(b.slice(0, 3), b.slice(3)), (u) => {
+      const i = tree.order[u];
+      if (kind === 'aabb' ? sphereAabbOverlap(spheres, i, boxes, k) : sphereObbOverlap(spheres, i, boxes, k)) out.push(i, k);
+    });
+  }
+  return Uint32Array.from(out);
+}
+
+/** Entry distance of the ray (a, unit n) into [lo, hi] within [0, tStop], or −1 (rayBoxEntry). */
+function rayBoxEntry(a: number[], n: number[], tStop: number, lo: number[], hi: number[]): number {
+  let t0 = 0;
+  let t1 = tStop;
+  for (let axis = 0; axis < 3; axis++) {
+    if (n[axis] === 0) {
+      if (a[axis] < lo[axis] || a[axis] > hi[axis]) return -1;
+    } else {
+      const ta = (lo[axis] - a[axis]) / n[axis];
+      const tb = (hi[axis] - a[axis]) / n[axis];
+      t0 = Math.max(t0, Math.min(ta, tb));
+      t1 = Math.min(t1, Math.max(ta, tb));
+    }
+  }
+  return t0 <= t1 ? t0 : -1;
+}
+
+/**
+ * Nearest hit of every ray (stride 6) or cast (stride 7) by the nearest-first walk, pruned by the
+ * best distance so far (ties to the lowest index); index −1 and distance NaN for a miss.
+ */
+export function bvhNearestCasts(rays: Float32Array, stride: 6 | 7, spheres: Float32Array, tree = buildBvh(spheres)): { index: Int32Array; distance: Float32Array } {
+  const count = rays.length / stride;
+  const stats = validateSpheres('spheres', spheres);
+  let abs = Math.max(0, ...stats.min.map(Math.abs), ...stats.max.map(Math.abs));
+  let maxLength = 0;
+  for (let k = 0; k < count; k++) {
+    const o = stride * k;
+    for (let c = 0; c < 6; c++) abs = Math.max(abs, Math.abs(rays[o + c]));
+    maxLength = Math.max(maxLength, Math.hypot(rays[o + 3] - rays[o], rays[o + 4] - rays[o + 1], rays[o + 5] - rays[o + 2]));
+  }
+  const slack = (abs + maxLength + (stats.count > 0 ? stats.maxRadius : 0)) * 2 ** -20;
+  const index = new Int32Array(count).fill(-1);
+  const distance = new Float32Array(count).fill(NaN);
+  for (let k = 0; k < count; k++) {
+    const o = stride * k;
+    const r1 = stride === 7 ? rays[o + 6] : 0;
+    const a = [rays[o], rays[o + 1], rays[o + 2]];
+    const len = Math.hypot(rays[o + 3] - a[0], rays[o + 4] - a[1], rays[o + 5] - a[2]);
+    if (len === 0 || stats.count === 0) continue;
+    const n = [0, 1, 2].map((c) => (rays[o + 3 + c] - a[c]) / len);
+    const grow = r1 * (1 + 2 ** -20) + slack;
+    let best = Infinity;
+    let bestIndex = -1;
+    walkBvh(
+      tree,
+      (node) => rayBoxEntry(a, n, Math.min(len, best), node.lo.map((v) => v - grow), node.hi.map((v) => v + grow)),
+      (u) => {
+        const i = tree.order[u];
+        const hit = castHit(a[0], a[1], a[2], rays[o + 3], rays[o + 4], rays[o + 5], r1, spheres[4 * i], spheres[4 * i + 1], spheres[4 * i + 2], spheres[4 * i + 3]);
+        if (hit && (hit.t < best || (hit.t === best && i < bestIndex))) {
+          best = hit.t;
+          bestIndex = i;
+        }
+      },
+      (key) => key > best,
+    );
+    index[k] = bestIndex;
+    if (bestIndex >= 0) distance[k] = best;
+  }
+  return { index, distance };
+}
