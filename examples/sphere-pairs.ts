@@ -4,7 +4,7 @@
  *
  *   npm run example [-- N]
  */
-import { requestNodeDevice, createCollider, describeDevice, reference } from '../src/node.js';
+import { requestNodeDevice, createCollider, describeDevice, reference } from 'webgpu-collide/node';
 
 const n = Number(process.argv[2] ?? 100_000);
 const device = await requestNodeDevice();

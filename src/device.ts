@@ -5,17 +5,43 @@
  */
 import { NoAdapterError } from './errors.js';
 
-/** What kind of adapter a device came from. */
+/** The WebGPU implementation behind a device. */
+export type WebGPUEngine = 'Dawn' | 'wgpu' | 'WebKit' | 'unknown';
+
+/** What kind of adapter a device came from, and which WebGPU implementation runs it. */
 export interface AdapterSummary {
+  /** `adapter.info.vendor`, e.g. 'nvidia', 'google' (SwiftShader); '' when not told. */
   vendor: string;
+  /** `adapter.info.architecture`, e.g. 'ampere', 'swiftshader'; '' when not told. */
   architecture: string;
+  /** `adapter.info.device`: a vendor-specific device name or id; '' when not told. */
   device: string;
+  /** `adapter.info.description`: the driver's own description; '' when not told. */
   description: string;
-  /** True for a software (fallback) adapter such as SwiftShader. */
+  /** True when the adapter says it is a fallback adapter (Firefox says so of any software driver). */
   isFallbackAdapter: boolean;
+  /**
+   * The implementation: 'Dawn' (Chrome, Edge, dawn.node), 'wgpu' (Firefox, Deno), 'WebKit'
+   * (Safari), 'unknown' (a device this library did not make, in a host it does not know).
+   */
+  engine: WebGPUEngine;
+  /** Where it runs: 'Chrome 142', 'Firefox 153', 'Deno 2.9.6', 'Node 22.12.0 (dawn.node)', ... or ''. */
+  host: string;
+  /**
+   * The driver as the adapter names it (its description, else vendor and architecture), or ''
+   * when the adapter says nothing: Firefox leaves `adapter.info` empty, so there the driver
+   * cannot be known from inside the page.
+   */
+  driver: string;
+  /** The adapter says it is a fallback adapter, or names a CPU driver (SwiftShader, llvmpipe, WARP). */
+  software: boolean;
+  /** One line for logs: engine, host, driver, software or not. */
+  label: string;
 }
 
+/** How to pick the adapter and label the device. */
 export interface DeviceOptions {
+  /** 'high-performance' or 'low-power', passed to `requestAdapter`. */
   powerPreference?: GPUPowerPreference;
   /** Ask for a software adapter. */
   forceFallbackAdapter?: boolean;
@@ -28,30 +54,75 @@ export const OPTIONAL_FEATURES: readonly GPUFeatureName[] = ['timestamp-query', 
 
 const summaries = new WeakMap<GPUDevice, AdapterSummary>();
 
-export function summarizeAdapter(adapter: GPUAdapter): AdapterSummary {
-  const info = adapter.info as GPUAdapterInfo & { isFallbackAdapter?: boolean };
-  return {
-    vendor: info.vendor ?? '',
-    architecture: info.architecture ?? '',
-    device: info.device ?? '',
-    description: info.description ?? '',
-    isFallbackAdapter: Boolean(info.isFallbackAdapter ?? (adapter as GPUAdapter & { isFallbackAdapter?: boolean }).isFallbackAdapter),
-  };
+/** An engine and where it runs (see AdapterSummary). */
+export interface WebGPUHost {
+  /** The WebGPU implementation. */
+  engine: WebGPUEngine;
+  /** Where it runs, as in {@link AdapterSummary.host}. */
+  host: string;
 }
 
-/** The adapter a device was made from, when this library made it (or the device reports it). */
+/**
+ * The engine from the host: Deno and Firefox run wgpu, Chromium-based browsers and dawn.node run
+ * Dawn, Safari runs WebKit's own. In Node, WebGPU comes only from an addon: `hint` says which
+ * (requestNodeDevice passes dawn.node's); without one the engine is not guessed.
+ */
+export function webgpuHost(hint?: WebGPUHost): WebGPUHost {
+  const g = globalThis as {
+    Deno?: { version?: { deno?: string } };
+    navigator?: { userAgent?: string };
+    process?: { versions?: { node?: string } };
+  };
+  const deno = g.Deno?.version?.deno;
+  if (deno) return { engine: 'wgpu', host: `Deno ${deno}` };
+  const ua = g.navigator?.userAgent ?? '';
+  // Node (21+) and Bun have a navigator.userAgent too, which none of these patterns matches.
+  if (ua) {
+    const firefox = /Firefox\/(\d+)/.exec(ua);
+    if (firefox) return { engine: 'wgpu', host: `Firefox ${firefox[1]}` };
+    const edge = /Edg\/(\d+)/.exec(ua);
+    if (edge) return { engine: 'Dawn', host: `Edge ${edge[1]}` };
+    const chrome = /(?:HeadlessChrome|Chrome|Chromium)\/(\d+)/.exec(ua);
+    if (chrome) return { engine: 'Dawn', host: `Chrome ${chrome[1]}` };
+    const safari = /Version\/(\d+)[^ ]* .*Safari\//.exec(ua);
+    if (safari) return { engine: 'WebKit', host: `Safari ${safari[1]}` };
+  }
+  if (hint) return hint;
+  const node = g.process?.versions?.node;
+  return { engine: 'unknown', host: node ? `Node ${node}` : ua };
+}
+
+const SOFTWARE_DRIVERS = /swiftshader|llvmpipe|lavapipe|softpipe|microsoft basic render|\bwarp\b/i;
+
+function summarize(info: Partial<GPUAdapterInfo> & { isFallbackAdapter?: boolean }, fallback: boolean, where: WebGPUHost): AdapterSummary {
+  const vendor = info.vendor ?? '';
+  const architecture = info.architecture ?? '';
+  const device = info.device ?? '';
+  const description = info.description ?? '';
+  const driver = description || [vendor, architecture].filter(Boolean).join(' ');
+  const software = fallback || SOFTWARE_DRIVERS.test(`${description} ${architecture} ${vendor}`);
+  const kind = software ? (fallback ? 'software (fallback adapter)' : 'software') : driver ? 'hardware' : 'not a fallback adapter';
+  const label = `${where.engine === 'unknown' ? 'WebGPU' : where.engine}${where.host ? ` in ${where.host}` : ''} on ` +
+    `${driver || 'an unnamed driver (the adapter does not say)'}, ${kind}`;
+  return { vendor, architecture, device, description, isFallbackAdapter: fallback, ...where, driver, software, label };
+}
+
+export function summarizeAdapter(adapter: GPUAdapter, hint?: WebGPUHost): AdapterSummary {
+  const info = (adapter.info ?? {}) as GPUAdapterInfo & { isFallbackAdapter?: boolean };
+  const fallback = Boolean(info.isFallbackAdapter ?? (adapter as GPUAdapter & { isFallbackAdapter?: boolean }).isFallbackAdapter);
+  return summarize(info, fallback, webgpuHost(hint));
+}
+
+/**
+ * The adapter a device was made from (when this library made it, or the device reports it) and
+ * the engine that runs it. Firefox's adapter says nothing of itself: there `driver` is ''.
+ */
 export function describeDevice(device: GPUDevice): AdapterSummary | undefined {
   const known = summaries.get(device);
   if (known) return known;
   const info = (device as GPUDevice & { adapterInfo?: GPUAdapterInfo }).adapterInfo as (GPUAdapterInfo & { isFallbackAdapter?: boolean }) | undefined;
   if (!info) return undefined;
-  return {
-    vendor: info.vendor ?? '',
-    architecture: info.architecture ?? '',
-    device: info.device ?? '',
-    description: info.description ?? '',
-    isFallbackAdapter: Boolean(info.isFallbackAdapter),
-  };
+  return summarize(info, Boolean(info.isFallbackAdapter), webgpuHost());
 }
 
 /** Every numeric limit the adapter supports, to request them all. */
@@ -64,8 +135,11 @@ export function adapterLimits(adapter: GPUAdapter): Record<string, number> {
   return limits;
 }
 
-/** Requests an adapter and a device with the adapter's limits from a `GPU` (navigator.gpu or dawn.node's). */
-export async function requestDeviceFrom(gpu: GPU, options: DeviceOptions = {}, noAdapterHelp = ''): Promise<GPUDevice> {
+/**
+ * Requests an adapter and a device with the adapter's limits from a `GPU` (navigator.gpu or
+ * dawn.node's); `engine` names the implementation where the host cannot tell (Node).
+ */
+export async function requestDeviceFrom(gpu: GPU, options: DeviceOptions = {}, noAdapterHelp = '', engine?: WebGPUHost): Promise<GPUDevice> {
   const adapter = await gpu.requestAdapter({
     powerPreference: options.powerPreference ?? 'high-performance',
     forceFallbackAdapter: options.forceFallbackAdapter ?? false,
@@ -79,17 +153,22 @@ export async function requestDeviceFrom(gpu: GPU, options: DeviceOptions = {}, n
     requiredFeatures,
     requiredLimits: adapterLimits(adapter),
   });
-  summaries.set(device, summarizeAdapter(adapter));
+  summaries.set(device, summarizeAdapter(adapter, engine));
   return device;
 }
 
+/** What to do when a browser has no WebGPU (part of NoAdapterError's message). */
 export const BROWSER_HELP =
   'WebGPU needs Chrome or Edge 113+, Safari 26+ or Firefox 141+; on Linux, start Chrome with ' +
   '--enable-unsafe-webgpu --enable-features=Vulkan.';
 
 const NODE_HINT = 'In Node, pass a device from requestNodeDevice() (webgpu-collide/node).';
 
-/** A device from `navigator.gpu`, for the browser. */
+/**
+ * A device from `navigator.gpu` (a browser, Deno, a worker), with the adapter's own limits and
+ * the optional features it has (`timestamp-query`, `subgroups`). Throws {@link NoAdapterError},
+ * saying what to install or enable, when there is no WebGPU or no adapter.
+ */
 export async function requestBrowserDevice(options: DeviceOptions = {}): Promise<GPUDevice> {
   const gpu = (globalThis as { navigator?: { gpu?: GPU } }).navigator?.gpu;
   const help = typeof window === 'undefined' ? `${BROWSER_HELP} ${NODE_HINT}` : BROWSER_HELP;

@@ -1,18 +1,34 @@
+/// <reference types="@webgpu/types" preserve="true" />
 /**
  * webgpu-collide: collision detection in WGSL compute shaders, for the browser and Node.
- * In Node, get a device from `requestNodeDevice()` in `webgpu-collide/node`.
+ *
+ * - {@link createCollider} answers queries over flat `Float32Array`s of records: sphere pairs,
+ *   sphere–box pairs, raycasts and sphere casts ({@link Collider}).
+ * - {@link createParticleWorld} steps colliding particles on the GPU ({@link ParticleWorld}).
+ * - Every failure is a {@link CollideError}; {@link reference} holds the CPU twins of every kernel.
+ * - The record layouts ({@link STRIDE}, {@link GPU_STRIDE}, {@link CastHitRecord}, ...) are
+ *   exported for shaders that read the library's buffers.
+ *
+ * In Node, get a device from `requestNodeDevice()` in `webgpu-collide/node` (which re-exports
+ * all of this); in a browser or Deno, from {@link requestBrowserDevice} or `navigator.gpu`.
+ *
+ * @packageDocumentation
  */
+// The reference above lands in the emitted index.d.ts, so a project that imports this package
+// gets the WebGPU types (GPUDevice, ...) from its dependency @webgpu/types with no setup.
 export { createCollider, Collider, AUTO_GRID_MIN_SPHERES, AUTO_GRID_MIN_BOXES, BROADPHASES } from './collider.js';
 export type {
   Broadphase, PairOptions, CastOptions, ColliderOptions, ColliderLimits,
   RaycastResult, SphereCastResult, AllHits, RaycastAllHits, SphereCastAllHits,
 } from './collider.js';
 export { CollideError, InvalidInputError, CapacityError, NoAdapterError, WebGPUError, DeviceLostError, DestroyedError } from './errors.js';
-export { createParticleWorld, ParticleWorld, defaultInverseMass } from './particles.js';
-export type { ParticleWorldOptions, ParticleSet, ParticleParameters } from './particles.js';
-export { describeDevice, requestBrowserDevice, BROWSER_HELP, type AdapterSummary, type DeviceOptions } from './device.js';
-export { STRIDE } from './layout.js';
-export { RULES } from './validate.js';
-export type { Profile, StageTime } from './gpu/timer.js';
-export type { GridPlan, GridLevelPlan } from './grid/plan.js';
+export { createParticleWorld, ParticleWorld, defaultInverseMass } from './particles/index.js';
+export type { ParticleWorldOptions, ParticleSet, ParticleParameters, ParticleBuffers } from './particles/index.js';
+export { describeDevice, requestBrowserDevice, BROWSER_HELP, type AdapterSummary, type DeviceOptions, type WebGPUEngine, type WebGPUHost } from './device.js';
+export { STRIDE, GPU_STRIDE, PAIR_BYTES, CastHitRecord, PairCounter, ResidentStatus } from './layout.js';
+export { EncodedPairs, EncodedHits, type GpuRecords, type SceneBounds, type EncodeOptions, type EncodeCastOptions } from './resident.js';
+export type { StructLayout, FieldLayout, FieldType, ArrayField, PrimitiveType } from './layout.js';
+export { RULES, type SphereStats } from './validate.js';
+export { GpuTimer, type Profile, type StageTime } from './gpu/timer.js';
+export type { GridPlan, GridLevelPlan, PlanOptions } from './grid/plan.js';
 export * as reference from './reference/index.js';

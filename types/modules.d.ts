@@ -1,5 +1,5 @@
-// Declarations for package files imported by path (see PLATFORM.md).
-// wgsl-preprocessor@1.0.1 ships no `main`/`exports` and no types (see PLATFORM.md):
+// Declarations for package files imported by path (see docs/PLATFORMS.md, "Packages with quirks").
+// wgsl-preprocessor@1.0.1 ships no `main`/`exports` and no types:
 // we import its one file directly and declare the tagged template here.
 declare module 'wgsl-preprocessor/wgsl-preprocessor.js' {
   /** Tagged template with `#if ${expr}`, `#elif ${expr}`, `#else`, `#endif`. */

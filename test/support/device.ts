@@ -1,16 +1,20 @@
 /**
- * A device for tests in either environment: navigator.gpu in a browser (vitest's browser mode,
- * Chromium on SwiftShader in CI), dawn.node in Node. The Node entry is imported only in Node,
- * by a path the browser bundle never sees.
+ * A device for tests in any environment: navigator.gpu in a browser (vitest's browser mode:
+ * Chromium and Firefox, on SwiftShader in CI) and in Deno (its built-in WebGPU,
+ * scripts/deno-tests.ts), dawn.node in Node. The Node entry is imported only in Node, by a path
+ * the browser bundle never sees.
  */
 import { requestBrowserDevice } from '../../src/device.js';
 
 export const inBrowser = typeof window !== 'undefined' && typeof navigator !== 'undefined' && 'gpu' in navigator;
 
+/** Deno: navigator.gpu is built in (wgpu); no window. */
+export const inDeno = typeof (globalThis as { Deno?: unknown }).Deno !== 'undefined';
+
 const NODE_ENTRY = '../../src/node.js';
 
 export async function requestTestDevice(): Promise<GPUDevice> {
-  if (inBrowser) return requestBrowserDevice();
+  if (inBrowser || inDeno) return requestBrowserDevice();
   const node = (await import(/* @vite-ignore */ NODE_ENTRY)) as typeof import('../../src/node.js');
   return node.requestNodeDevice();
 }

@@ -1,0 +1,133 @@
+/**
+ * webgpu-collide + three.js: a ParticleWorld steps 100k spheres on the GPU and three's
+ * WebGPURenderer draws them, on one shared GPUDevice, with no readback: the instanced mesh reads
+ * each sphere's centre and radius straight out of the world's storage buffer (TSL `storage`).
+ * Click a particle to pick it with a GPU raycast.
+ *
+ *   npx vite examples/three          (?n=20000 for fewer particles)
+ */
+import * as THREE from 'three/webgpu';
+import { storage, instanceIndex, positionLocal, uniform, hash, mix, select, color } from 'three/tsl';
+import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
+import { createParticleWorld, requestBrowserDevice } from '../../src/index.js';
+
+const status = document.querySelector('#status')!;
+const n = Math.max(1, Math.min(1_000_000, Number(new URLSearchParams(location.search).get('n')) || 100_000));
+
+// One device for both: the library's, handed to three.
+const device = await requestBrowserDevice().catch((error: Error) => {
+  status.textContent = error.message; // no WebGPU: say what to use instead
+  throw error;
+});
+const renderer = new THREE.WebGPURenderer({ device, antialias: true });
+await renderer.init();
+renderer.setPixelRatio(window.devicePixelRatio);
+renderer.setSize(window.innerWidth, window.innerHeight);
+document.body.appendChild(renderer.domElement);
+
+// The particles start as a loose column above the middle of a box; they fall, and pile up.
+const spacing = 1.3;
+const side = Math.ceil(Math.cbrt(n / 2)); // column footprint: side × side particles
+const layers = Math.ceil(n / (side * side));
+const half = Math.max(10, side * spacing * 1.5); // the box: [-half, half] in x and z
+const height = 2 + layers * spacing + 2;
+const spheres = new Float32Array(4 * n);
+const velocities = new Float32Array(3 * n);
+for (let i = 0; i < n; i++) {
+  const x = i % side, z = Math.floor(i / side) % side, y = Math.floor(i / (side * side));
+  const jitter = () => (Math.random() - 0.5) * 0.1;
+  spheres.set([(x - (side - 1) / 2) * spacing + jitter(), 2 + y * spacing, (z - (side - 1) / 2) * spacing + jitter(), 0.4 + 0.2 * ((i * 0.618034) % 1)], 4 * i);
+  velocities.set([Math.random() - 0.5, 0, Math.random() - 0.5], 3 * i);
+}
+const world = await createParticleWorld({ device, capacity: n, bounds: [-half, 0, -half, half, height, half], gravity: [0, -15, 0], restitution: 0.1, friction: 0.5 });
+world.setParticles({ spheres, velocities });
+
+// three reads the world's GPUBuffer in place. three has no public call to wrap a foreign
+// GPUBuffer, but it only creates an attribute's buffer when its backend has none yet: give it the
+// world's before the first render (vec4<f32> x, y, z, radius; STORAGE | VERTEX usage, as three's).
+const sphereAttribute = new THREE.StorageInstancedBufferAttribute(n, 4);
+(renderer.backend as unknown as { get(object: object): { buffer?: GPUBuffer } }).get(sphereAttribute).buffer = world.buffers.spheres;
+const sphere = storage(sphereAttribute, 'vec4', n).toReadOnly().element(instanceIndex);
+
+// One low-poly unit sphere, instanced n times: scaled by the radius, moved to the centre.
+// The picked particle is drawn red and half as big again.
+const picked = uniform(-1, 'int');
+const isPicked = instanceIndex.toInt().equal(picked);
+const material = new THREE.MeshStandardNodeMaterial({ roughness: 0.5 });
+material.positionNode = positionLocal.mul(sphere.w.mul(select(isPicked, 1.5, 1))).add(sphere.xyz);
+const base = mix(color(0x2b6cd9), color(0x7fd1ff), hash(instanceIndex));
+material.colorNode = select(isPicked, color(0xff3355), base).toColor();
+const particles = new THREE.Mesh(new THREE.IcosahedronGeometry(1, 1), material);
+particles.count = n; // instances
+particles.frustumCulled = false; // the geometry's bounds are the unit sphere's, not the pile's
+
+const scene = new THREE.Scene();
+scene.background = new THREE.Color(0x0f1117);
+scene.add(particles);
+scene.add(new THREE.HemisphereLight(0xdde6ff, 0x202030, 1.5));
+const sun = new THREE.DirectionalLight(0xffffff, 2);
+sun.position.set(1, 3, 2);
+scene.add(sun);
+const box = new THREE.Box3(new THREE.Vector3(-half, 0, -half), new THREE.Vector3(half, height, half));
+scene.add(new THREE.Box3Helper(box, 0x556080));
+const floor = new THREE.Mesh(new THREE.PlaneGeometry(2 * half, 2 * half), new THREE.MeshStandardNodeMaterial({ color: 0x1c2030 }));
+floor.rotation.x = -Math.PI / 2;
+scene.add(floor);
+
+const camera = new THREE.PerspectiveCamera(50, window.innerWidth / window.innerHeight, 0.1, 20 * height);
+camera.position.set(0, height * 0.6, half * 2 + height * 1.2);
+const controls = new OrbitControls(camera, renderer.domElement);
+controls.target.set(0, height * 0.3, 0);
+controls.update();
+window.addEventListener('resize', () => {
+  camera.aspect = window.innerWidth / window.innerHeight;
+  camera.updateProjectionMatrix();
+  renderer.setSize(window.innerWidth, window.innerHeight);
+});
+
+// Picking: a click (not a drag) casts the camera ray through the pointer on the GPU.
+const raycaster = new THREE.Raycaster();
+let pickText = 'click a particle to pick it';
+async function pickAt(clientX: number, clientY: number): Promise<number> {
+  const ndc = new THREE.Vector2((clientX / window.innerWidth) * 2 - 1, -(clientY / window.innerHeight) * 2 + 1);
+  raycaster.setFromCamera(ndc, camera);
+  const { origin, direction } = raycaster.ray;
+  const end = origin.clone().addScaledVector(direction, camera.far);
+  const hit = await world.raycast(new Float32Array([...origin.toArray(), ...end.toArray()]));
+  const index = hit.index[0];
+  picked.value = index;
+  hooks.picked = index;
+  pickText = index < 0 ? 'missed: no particle there' : `picked particle #${index} at distance ${hit.distance[0].toFixed(2)}`;
+  return index;
+}
+let down = { x: 0, y: 0 };
+renderer.domElement.addEventListener('pointerdown', (e) => (down = { x: e.clientX, y: e.clientY }));
+renderer.domElement.addEventListener('pointerup', (e) => {
+  if (Math.hypot(e.clientX - down.x, e.clientY - down.y) < 4) void pickAt(e.clientX, e.clientY);
+});
+
+// State for tests and the curious: `window.__three`.
+const hooks = { count: n, frames: 0, time: 0, picked: null as number | null, pickAt };
+(window as unknown as { __three: typeof hooks }).__three = hooks;
+
+// Each frame: record a world step, submit it, then render; the queue keeps them in that order.
+let fps = 0, fpsFrames = 0, fpsStart = performance.now();
+renderer.setAnimationLoop(() => {
+  const encoder = device.createCommandEncoder();
+  world.encode(encoder, 1 / 60);
+  device.queue.submit([encoder.finish()]);
+  renderer.render(scene, camera);
+  hooks.frames++;
+  hooks.time += 1 / 60;
+  // Recorded steps cannot grow the contact lists themselves: let the world check now and then.
+  if (hooks.frames % 30 === 0) void world.checkContactCapacity();
+
+  fpsFrames++;
+  const now = performance.now();
+  if (now - fpsStart > 500) {
+    fps = (1000 * fpsFrames) / (now - fpsStart);
+    fpsFrames = 0;
+    fpsStart = now;
+  }
+  status.textContent = `${n.toLocaleString('en')} particles · ${fps.toFixed(0)} fps\n${pickText}`;
+});

@@ -1,0 +1,136 @@
+/**
+ * A stranger's code: uses every export of 'webgpu-collide' and 'webgpu-collide/node', values and
+ * types. Never run; scripts/check-package.ts type-checks it with `tsc --strict` in a fresh
+ * project that installed the packed tarball (and `npm run typecheck` checks it against src/
+ * through tsconfig.json's paths). A new export must be used here, or check-package fails.
+ */
+import {
+  createCollider, Collider, AUTO_GRID_MIN_SPHERES, AUTO_GRID_MIN_BOXES, BROADPHASES,
+  CollideError, InvalidInputError, CapacityError, NoAdapterError, WebGPUError, DeviceLostError, DestroyedError,
+  createParticleWorld, ParticleWorld, defaultInverseMass,
+  describeDevice, requestBrowserDevice, BROWSER_HELP,
+  STRIDE, GPU_STRIDE, PAIR_BYTES, CastHitRecord, PairCounter, ResidentStatus, EncodedPairs, EncodedHits,
+  RULES, GpuTimer, reference,
+  type Broadphase, type PairOptions, type CastOptions, type ColliderOptions, type ColliderLimits,
+  type RaycastResult, type SphereCastResult, type AllHits, type RaycastAllHits, type SphereCastAllHits,
+  type ParticleWorldOptions, type ParticleSet, type ParticleParameters, type ParticleBuffers,
+  type AdapterSummary, type DeviceOptions, type WebGPUEngine, type WebGPUHost,
+  type StructLayout, type FieldLayout, type FieldType, type ArrayField, type PrimitiveType,
+  type GpuRecords, type SceneBounds, type EncodeOptions, type EncodeCastOptions,
+  type SphereStats, type Profile, type StageTime, type GridPlan, type GridLevelPlan, type PlanOptions,
+} from 'webgpu-collide';
+import * as node from 'webgpu-collide/node';
+import { requestNodeDevice, SWIFTSHADER_ICDS, NODE_HELP, dawnInstanceCount, type NodeDeviceOptions } from 'webgpu-collide/node';
+
+/** Everything the browser entry offers, in the calls a user makes. */
+export async function useIndex(device: GPUDevice): Promise<string[]> {
+  const log: string[] = [];
+  const deviceOptions: DeviceOptions = { powerPreference: 'high-performance' };
+  const other: GPUDevice = await requestBrowserDevice(deviceOptions);
+  other.destroy();
+  const summary: AdapterSummary | undefined = describeDevice(device);
+  const engine: WebGPUEngine | undefined = summary?.engine;
+  const host: WebGPUHost | undefined = summary ? { engine: summary.engine, host: summary.host } : undefined;
+  log.push(BROWSER_HELP, String(engine), String(host?.host));
+
+  const plan: PlanOptions = { denseFactor: 8, levelStep: 2 };
+  const options: ColliderOptions = { device, grid: plan };
+  const collider: Collider = await createCollider(options);
+  const limits: ColliderLimits = collider.limits;
+  const spheres = new Float32Array([0, 0, 0, 1, 1.5, 0, 0, 1]);
+  const broadphase: Broadphase = BROADPHASES[0] ?? 'auto';
+  const pairOptions: PairOptions = { broadphase, maxPairs: limits.maxPairs, profile: true };
+  const pairs: Uint32Array = await collider.spherePairs(spheres, pairOptions);
+  await collider.sphereBoxPairs(spheres, new Float32Array(6));
+  await collider.sphereOrientedBoxPairs(spheres, new Float32Array([0, 0, 0, 1, 1, 1, 0, 0, 0, 1]));
+  const profile: Profile | null = collider.lastProfile;
+  const stage: StageTime | undefined = profile?.stages[0];
+  log.push(`${pairs.length} ${stage?.name} ${AUTO_GRID_MIN_SPHERES} ${AUTO_GRID_MIN_BOXES}`);
+
+  const castOptions: CastOptions = { broadphase: 'grid' };
+  const rays = new Float32Array([-5, 0, 0, 5, 0, 0]);
+  const nearest: RaycastResult = await collider.raycast(rays, spheres, castOptions);
+  const every: RaycastAllHits = await collider.raycast(rays, spheres, { allHits: true, maxHits: 10 });
+  const casts = new Float32Array([-5, 0, 0, 5, 0, 0, 0.5]);
+  const swept: SphereCastResult = await collider.sphereCast(casts, spheres);
+  const sweptAll: SphereCastAllHits = await collider.sphereCast(casts, spheres, { allHits: true });
+  const offsets: AllHits = every;
+  log.push(`${nearest.index[0]} ${swept.contact[0]} ${sweptAll.center.length} ${offsets.offsets.length}`);
+
+  // GPU-resident: spheres and rays already in buffers, results left on the GPU.
+  const sphereBuffer = device.createBuffer({ size: spheres.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+  device.queue.writeBuffer(sphereBuffer, 0, spheres);
+  const gpuSpheres: GpuRecords = { buffer: sphereBuffer, count: 2 };
+  const scene: SceneBounds = { min: [0, 0, 0], max: [1.5, 0, 0], maxRadius: 1 };
+  const encodeOptions: EncodeOptions = { scene, capacity: 16 };
+  const castEncodeOptions: EncodeCastOptions = { scene, maxLength: 10 };
+  const residentEncoder = device.createCommandEncoder();
+  const encoded: EncodedPairs = collider.encodeSpherePairs(residentEncoder, gpuSpheres, encodeOptions);
+  const boxed: EncodedPairs = collider.encodeSphereBoxPairs(residentEncoder, gpuSpheres, gpuSpheres, encodeOptions);
+  const turned: EncodedPairs = collider.encodeSphereOrientedBoxPairs(residentEncoder, gpuSpheres, gpuSpheres, encodeOptions);
+  const hits: EncodedHits = collider.encodeRaycast(residentEncoder, gpuSpheres, gpuSpheres, castEncodeOptions);
+  const castHits: EncodedHits = collider.encodeSphereCast(residentEncoder, gpuSpheres, gpuSpheres, castEncodeOptions);
+  device.queue.submit([residentEncoder.finish()]);
+  log.push(`${(await encoded.read()).length} ${encoded.dispatch.size} ${boxed.capacity} ${turned.counter.size} ${(await hits.read()).index.length} ${castHits.hits.size} ${ResidentStatus.size}`);
+  for (const result of [encoded, boxed, turned, hits, castHits]) result.destroy();
+  sphereBuffer.destroy();
+
+  const gridPlan: GridPlan = collider.planFor(spheres);
+  const level: GridLevelPlan | undefined = gridPlan.levels[0];
+  const cpu: Uint32Array = reference.gridSpherePairs(spheres, gridPlan);
+  log.push(`${level?.cellSize} ${cpu.length} ${reference.bruteForceSpherePairs(spheres).length}`);
+  collider.destroy();
+
+  const parameters: ParticleParameters = { gravity: [0, -9.8, 0], restitution: 0.2, friction: 0.5 };
+  const worldOptions: ParticleWorldOptions = { device, capacity: 2, bounds: [-10, -10, -10, 10, 10, 10], ...parameters };
+  const world: ParticleWorld = await createParticleWorld(worldOptions);
+  const set: ParticleSet = { spheres, velocities: new Float32Array(6), inverseMasses: new Float32Array([defaultInverseMass(1), 0]) };
+  world.setParticles(set);
+  await world.step(1 / 60);
+  const timer = new GpuTimer(device, true);
+  const encoder = device.createCommandEncoder();
+  world.encode(encoder, 1 / 60, 2, timer);
+  timer.resolve(encoder);
+  device.queue.submit([encoder.finish()]);
+  const timed: Profile = await timer.read();
+  timer.destroy();
+  const buffers: ParticleBuffers = world.buffers;
+  const state = await world.read();
+  log.push(`${timed.totalMs} ${buffers.spheres.size} ${state.spheres[1]} ${await world.contactCount()}`);
+  world.destroy();
+
+  // The record layouts, for a shader that reads the library's buffers.
+  const hit: StructLayout<Record<string, FieldType>> = CastHitRecord;
+  const field: FieldLayout | undefined = hit.fields[0];
+  const primitive: PrimitiveType = 'vec3f';
+  const array: ArrayField = { array: PairCounter, length: 1 };
+  log.push(`${CastHitRecord.wgsl} ${CastHitRecord.offsets.index} ${CastHitRecord.size} ${field?.offset} ${primitive} ${array.length}`);
+  log.push(`${STRIDE.sphere} ${STRIDE.orientedBox} ${GPU_STRIDE.cast} ${PAIR_BYTES} ${PairCounter.offsets.countHi}`);
+
+  const stats: SphereStats | undefined = undefined;
+  log.push(String(stats));
+  return log;
+}
+
+/** Every error class, as a caller tells them apart. */
+export function explain(error: unknown): string {
+  if (!(error instanceof CollideError)) return String(error);
+  if (error instanceof InvalidInputError) return `${error.argument}[${error.index}]: ${error.rule === RULES.finite ? 'not finite' : error.rule}`;
+  if (error instanceof CapacityError) return `${error.what}: ${error.count} > ${error.capacity}`;
+  if (error instanceof NoAdapterError) return `no adapter: ${error.message}`;
+  if (error instanceof WebGPUError) return `WebGPU ${error.kind}`;
+  if (error instanceof DeviceLostError) return `lost: ${error.reason}`;
+  if (error instanceof DestroyedError) return 'destroyed';
+  return error.name;
+}
+
+/** The Node entry: a dawn.node device, and everything above re-exported. */
+export async function useNode(): Promise<string[]> {
+  const options: NodeDeviceOptions = { timeoutMs: 10_000, dawnOptions: [], forceFallbackAdapter: false };
+  const device: GPUDevice = await requestNodeDevice(options);
+  const log = await useIndex(device);
+  const again: Collider = await node.createCollider({ device });
+  again.destroy();
+  device.destroy();
+  return [...log, NODE_HELP, SWIFTSHADER_ICDS.join(','), String(dawnInstanceCount())];
+}

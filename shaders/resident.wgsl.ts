@@ -1,0 +1,66 @@
+/**
+ * The two small kernels of the GPU-resident calls (src/resident.ts):
+ *
+ *   residentCheck     one thread per sphere: a radius above the promised maxRadius, or a value
+ *                     that is not finite, counts as a violation (the first one's index kept), so
+ *                     that `read()` can refuse an answer the broad phase may have got wrong
+ *   residentDispatch  one thread: indirect dispatch arguments for the caller's next kernel,
+ *                     covering min(count, capacity) records at `workgroupSize` a workgroup,
+ *                     folded to 2-D past maxDimension (rebuild the index with x + y·nx)
+ */
+import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
+import { ResidentParams, ResidentStatus, PairCounter } from '../src/layout.js';
+import { flatWorkgroup } from './common.wgsl.js';
+
+/** Bindings of residentCheck: params, spheres, status. */
+export const residentCheckBindings = ['uniform', 'read-only-storage', 'storage'] as const;
+export const residentCheckShader = () => wgsl`
+${ResidentParams.wgsl}
+${ResidentStatus.wgsl}
+@group(0) @binding(0) var<uniform> params: ResidentParams;
+@group(0) @binding(1) var<storage, read> spheres: array<vec4f>;
+@group(0) @binding(2) var<storage, read_write> status: ResidentStatus;
+${flatWorkgroup}
+override WG: u32 = 256u;
+
+@compute @workgroup_size(WG)
+fn residentCheck(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
+  let i = flatWorkgroup(wid, nwg) * WG + lid;
+  if (i >= params.sphereCount) {
+    return;
+  }
+  let s = spheres[i];
+  // A comparison with NaN is false: !(|v| <= max) catches NaN and ±Infinity alike.
+  let finite = all(abs(s) <= vec4f(3.4028234e38));
+  if (!finite || !(s.w <= params.maxRadius) || s.w < 0.0) {
+    atomicAdd(&status.violations, 1u);
+    atomicMin(&status.firstViolation, i);
+  }
+}
+`;
+
+/** Bindings of residentDispatch: params, the result's counter, the indirect arguments. */
+export const residentDispatchBindings = ['uniform', 'read-only-storage', 'storage'] as const;
+export const residentDispatchShader = () => wgsl`
+${ResidentParams.wgsl}
+@group(0) @binding(0) var<uniform> params: ResidentParams;
+// The result's PairCounter read as plain words: ${PairCounter.offsets.count / 4} the count, ${PairCounter.offsets.countHi / 4} its high word.
+@group(0) @binding(1) var<storage, read> counter: array<u32, 2>;
+@group(0) @binding(2) var<storage, read_write> args: array<u32, 3>;
+
+@compute @workgroup_size(1)
+fn residentDispatch() {
+  var n = counter[${PairCounter.offsets.count / 4}];
+  if (counter[${PairCounter.offsets.countHi / 4}] != 0u || n > params.capacity) {
+    n = params.capacity;
+  }
+  let groups = (n + params.workgroupSize - 1u) / params.workgroupSize;
+  var y = 1u;
+  if (groups > params.maxDimension) {
+    y = (groups + params.maxDimension - 1u) / params.maxDimension;
+  }
+  args[0] = (groups + y - 1u) / y;
+  args[1] = select(0u, y, groups > 0u);
+  args[2] = 1u;
+}
+`;

@@ -1,0 +1,394 @@
+/**
+ * GPU-resident queries: inputs already in GPUBuffers, everything recorded into the caller's
+ * encoder, results left on the GPU for the caller's next kernel (with indirect dispatch
+ * arguments sized from the count), read back only if the caller asks.
+ *
+ * The host cannot see spheres on the GPU, so the caller states what the broad phases plan by
+ * (`scene`: the bounds of the centres and the largest radius). Only the radius bound matters for
+ * the answer; a kernel checks it (and that every value is finite) and `read()` refuses an answer
+ * built on a broken promise. Bounds that are too small or too large only cost time.
+ *
+ * Each Collider keeps one ResidentQueries with its own broad phases and kernels, so that
+ * encoded calls and one-shot calls in flight never share a buffer. Parameters go through
+ * `queue.writeBuffer`: record one encoded call per Collider per submission.
+ */
+import { CapacityError, InvalidInputError } from './errors.js';
+import { BufferUsage } from './gpu/flags.js';
+import { GrowableBuffer, createBuffer, readBuffer, bindingLimit } from './gpu/buffers.js';
+import { PairList } from './gpu/pairList.js';
+import { bindGroupLayout, bindGroup, computePipeline } from './gpu/pipeline.js';
+import { dispatchFolded, ceilDiv } from './gpu/dispatch.js';
+import { CastPass } from './passes/casts.js';
+import { residentCheckShader, residentCheckBindings, residentDispatchShader, residentDispatchBindings } from '../shaders/resident.wgsl.js';
+import { ResidentParams, ResidentStatus, PairCounter, CastHitRecord, GPU_STRIDE, PAIR_BYTES, packStruct } from './layout.js';
+import { createBroadPhases, destroyBroadPhases, chooseBroadphase, checkServes, type BroadPhases, type QueryKind } from './broadphase/index.js';
+import { checkOneOf, checkPositiveInteger, RULES, MAX_MAGNITUDE, type SphereStats } from './validate.js';
+import { LOG2_BIAS, LOG2_BINS, ceilLog2Bits } from './grid/level.js';
+import { BROADPHASES, type Broadphase } from './options.js';
+import { toRaycastResult, toSphereCastResult, type RaycastResult, type SphereCastResult } from './castQueries.js';
+import type { PlanOptions } from './grid/plan.js';
+import type { GpuTimer } from './gpu/timer.js';
+import type { BoxKind } from '../shaders/boxes.wgsl.js';
+
+/** Records already on the GPU: `count` of them from byte `offset` (a multiple of 4) of `buffer`. */
+export interface GpuRecords {
+  /** The buffer holding the records. */
+  buffer: GPUBuffer;
+  /** How many records. */
+  count: number;
+  /** Bytes into `buffer` (default 0). At 0 the buffer is read in place (it needs STORAGE usage); elsewhere it is copied first (COPY_SRC). */
+  offset?: number;
+}
+
+/** What the broad phases plan by, for spheres the host cannot see. */
+export interface SceneBounds {
+  /** Bounds of the sphere centres (x, y, z). Spheres outside them are still found, more slowly. */
+  min: ArrayLike<number>;
+  /** The other corner: every component at least min's. */
+  max: ArrayLike<number>;
+  /** The largest radius: every radius must be at most this (checked on the GPU; `read()` throws otherwise). */
+  maxRadius: number;
+}
+
+/** Options of `encodeSpherePairs` and the box-pair forms. */
+export interface EncodeOptions {
+  /** Required: the scene's bounds and largest radius. */
+  scene: SceneBounds;
+  /** 'auto' (default: all-pairs below 256 spheres, else the grid), 'all-pairs', 'grid', 'sweep', 'bvh'. */
+  broadphase?: Broadphase;
+  /** Pairs the result holds at first (default 4 per sphere). A result encoded into again grows to the count its last `read()` saw. */
+  capacity?: number;
+  /** The previous result of this call, to reuse its buffers: a call per frame then allocates nothing. */
+  into?: EncodedPairs;
+  /** Threads a workgroup of the kernel that will consume the pairs: the indirect arguments are sized by it (default 64). */
+  workgroupSize?: number;
+  /** Time the GPU stages into this timer (its `resolve` and `read` are the caller's). */
+  timer?: GpuTimer;
+}
+
+/** Options of `encodeRaycast` and `encodeSphereCast`. */
+export interface EncodeCastOptions {
+  /** Required: the scene's bounds and largest radius. */
+  scene: SceneBounds;
+  /** 'auto' (default: all-pairs below 256 spheres, else the grid), 'all-pairs', 'grid', 'bvh' ('sweep' does not serve casts). */
+  broadphase?: Broadphase;
+  /** The longest ray (|AB|), for the rounding slack of the walks (default: twice the scene's diagonal). */
+  maxLength?: number;
+  /** The largest |coordinate| of any A or B (default: the scene's, plus its diagonal). */
+  maxAbs?: number;
+  /** The previous result of this call, to reuse its buffers. */
+  into?: EncodedHits;
+  /** Time the GPU stages into this timer. */
+  timer?: GpuTimer;
+}
+
+/** Reads a result's status words and throws if the spheres broke the promised scene bounds. */
+async function checkStatus(device: GPUDevice, status: GPUBuffer, maxRadius: number): Promise<void> {
+  const words = new Uint32Array(await readBuffer(device, status, 0, ResidentStatus.size));
+  const violations = words[ResidentStatus.offsets.violations / 4];
+  if (violations > 0) {
+    const first = words[ResidentStatus.offsets.firstViolation / 4];
+    throw new InvalidInputError('spheres', first, RULES.sceneBounds, `${violations} sphere(s) with a radius above scene.maxRadius = ${maxRadius}, or a value not finite`);
+  }
+}
+
+function statusBuffer(device: GPUDevice, label: string): GPUBuffer {
+  return createBuffer(device, `${label} status`, ResidentStatus.size, BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST);
+}
+
+/** The initial status: no violation, the first one at 0xffffffff (atomicMin lowers it). */
+const CLEAN_STATUS = (() => {
+  const words = new Uint32Array(ResidentStatus.size / 4);
+  words[ResidentStatus.offsets.firstViolation / 4] = 0xffffffff;
+  return words;
+})();
+
+/**
+ * Pairs left on the GPU: `pairs` holds vec2<u32> records, the first min(count, capacity) of them
+ * valid; `counter` the true count (PairCounter: count, then its high word); `dispatch` indirect
+ * arguments (x, y, 1) covering min(count, capacity) records at the workgroup size asked for,
+ * folded to 2-D past the device's limit (the consumer's index: (x + y·nx)·size + local). Valid
+ * until the next call encoded into it.
+ */
+export class EncodedPairs {
+  /** @internal The pair list the broad phases append to. */
+  readonly list: PairList;
+  /** Indirect dispatch arguments (3 u32: x, y, 1) for the kernel that consumes the pairs. */
+  readonly dispatch: GPUBuffer;
+  /** ResidentStatus: how many spheres broke the scene's promise, and the first of them. */
+  readonly status: GPUBuffer;
+  /** The true count the last `read()` saw (the next encode into this result grows to it). */
+  lastCount = 0;
+  /** @internal The scene's promised largest radius, for the error message. */
+  maxRadius = 0;
+
+  /** @internal Made by the Collider's encode calls. */
+  constructor(private readonly device: GPUDevice, capacity: number, label = 'encoded pairs') {
+    this.list = new PairList(device, label);
+    this.list.reserve(capacity);
+    this.dispatch = createBuffer(device, `${label} dispatch`, 12, BufferUsage.STORAGE | BufferUsage.INDIRECT | BufferUsage.COPY_SRC);
+    this.status = statusBuffer(device, label);
+  }
+
+  /** The pair records (vec2<u32>: i, j for sphere pairs; sphere, box for box pairs). */
+  get pairs(): GPUBuffer {
+    return this.list.pairs.buffer;
+  }
+
+  /** The PairCounter buffer: the true count. */
+  get counter(): GPUBuffer {
+    return this.list.counter;
+  }
+
+  /** Pairs `pairs` can hold. */
+  get capacity(): number {
+    return this.list.capacity;
+  }
+
+  /**
+   * Reads the pairs back (after the encoder was submitted): [i0, j0, i1, j1, ...]. Throws
+   * InvalidInputError if a sphere broke the scene's promise, CapacityError with the true count if
+   * the pairs did not fit (encode into this result again: it grows to that count).
+   */
+  async read(): Promise<Uint32Array> {
+    await checkStatus(this.device, this.status, this.maxRadius);
+    const count = await this.list.readCount();
+    this.lastCount = count;
+    if (count > this.capacity) throw new CapacityError('pairs', count, this.capacity, 'encode into this result again (it grows to the count) or pass a larger options.capacity');
+    return this.list.read(count);
+  }
+
+  /** Frees the result's buffers. */
+  destroy(): void {
+    this.list.destroy();
+    this.dispatch.destroy();
+    this.status.destroy();
+  }
+}
+
+/** Nearest hits left on the GPU: one CastHitRecord per cast in `hits` (index −1 for a miss). */
+export class EncodedHits {
+  /** @internal The records' buffer, grown as casts need. */
+  readonly records: GrowableBuffer;
+  /** ResidentStatus: how many spheres broke the scene's promise, and the first of them. */
+  readonly status: GPUBuffer;
+  /** @internal Hit counts, bound by the kernels but unused for nearest hits. */
+  readonly counts: GPUBuffer;
+  /** Casts of the last encode: records in `hits`. */
+  count = 0;
+  /** @internal The scene's promised largest radius, for the error message. */
+  maxRadius = 0;
+  /** @internal Which call made the records (how `read` names their fields). */
+  kind: 'raycast' | 'sphereCast' = 'raycast';
+
+  /** @internal Made by the Collider's encode calls. */
+  constructor(private readonly device: GPUDevice, label = 'encoded hits') {
+    this.records = new GrowableBuffer(device, `${label} records`, BufferUsage.STORAGE | BufferUsage.COPY_SRC);
+    this.status = statusBuffer(device, label);
+    this.counts = createBuffer(device, `${label} counts`, 4, BufferUsage.STORAGE);
+  }
+
+  /** One CastHitRecord per cast of the last encode (index −1 for a miss). */
+  get hits(): GPUBuffer {
+    return this.records.buffer;
+  }
+
+  /** Reads the hits back (after the encoder was submitted), as the one-shot call's result. */
+  async read(): Promise<RaycastResult | SphereCastResult> {
+    await checkStatus(this.device, this.status, this.maxRadius);
+    const records = new Float32Array(await readBuffer(this.device, this.records.buffer, 0, CastHitRecord.size * this.count));
+    return this.kind === 'raycast' ? toRaycastResult({ records }) : toSphereCastResult({ records });
+  }
+
+  /** Frees the result's buffers. */
+  destroy(): void {
+    this.records.destroy();
+    this.status.destroy();
+    this.counts.destroy();
+  }
+}
+
+/** Statistics for the broad phases from a scene's promise: every radius in the top octave. */
+export function statsFromScene(scene: SceneBounds, count: number): SphereStats {
+  const min: [number, number, number] = [scene.min[0], scene.min[1], scene.min[2]];
+  const max: [number, number, number] = [scene.max[0], scene.max[1], scene.max[2]];
+  const log2Hist = new Uint32Array(LOG2_BINS);
+  const log2MaxRadius = new Float32Array(LOG2_BINS);
+  const bin = ceilLog2Bits(new Uint32Array(new Float32Array([scene.maxRadius]).buffer)[0]) + LOG2_BIAS;
+  log2Hist[bin] = count;
+  log2MaxRadius[bin] = scene.maxRadius;
+  const variance = [0, 1, 2].map((a) => (max[a] - min[a]) ** 2 / 12) as [number, number, number];
+  return { count, min, max, maxRadius: scene.maxRadius, log2Hist, log2MaxRadius, variance };
+}
+
+function checkScene(scene: unknown): SceneBounds {
+  const s = scene as SceneBounds | undefined;
+  const vector = (name: 'min' | 'max'): void => {
+    const v = s?.[name];
+    if (!v || typeof v !== 'object' || (v as ArrayLike<number>).length !== 3 || !Array.from(v as ArrayLike<number>).every((x) => typeof x === 'number' && Math.abs(x) <= MAX_MAGNITUDE)) {
+      throw new InvalidInputError(`options.scene.${name}`, -1, RULES.vector, 'three finite numbers, at most 2^60 in magnitude');
+    }
+  };
+  if (!s || typeof s !== 'object') throw new InvalidInputError('options.scene', -1, RULES.option, 'the scene bounds { min, max, maxRadius } are required for spheres on the GPU');
+  vector('min');
+  vector('max');
+  for (let a = 0; a < 3; a++) if (!(s.min[a] <= s.max[a])) throw new InvalidInputError('options.scene', -1, RULES.minMax, `axis ${'xyz'[a]}`);
+  if (typeof s.maxRadius !== 'number' || !(s.maxRadius >= 0) || s.maxRadius > MAX_MAGNITUDE) throw new InvalidInputError('options.scene.maxRadius', -1, RULES.option, `a finite number >= 0, got ${String(s.maxRadius)}`);
+  return s;
+}
+
+function checkRecords(argument: string, value: unknown, recordBytes: number, maxRecords: number): GpuRecords & { offset: number } {
+  const r = value as GpuRecords | undefined;
+  const buffer = r?.buffer as GPUBuffer | undefined;
+  if (!r || typeof r !== 'object' || !buffer || typeof buffer.size !== 'number' || typeof buffer.usage !== 'number') {
+    throw new InvalidInputError(argument, -1, RULES.gpuRecords, 'expected { buffer: GPUBuffer, count, offset? }');
+  }
+  const count = checkPositiveInteger(`${argument}.count`, r.count, maxRecords) ?? NaN;
+  if (Number.isNaN(count)) throw new InvalidInputError(`${argument}.count`, -1, RULES.option, 'required');
+  const offset = checkPositiveInteger(`${argument}.offset`, r.offset) ?? 0;
+  if (offset % 4 !== 0) throw new InvalidInputError(`${argument}.offset`, -1, RULES.option, `a multiple of 4, got ${offset}`);
+  if (offset + count * recordBytes > buffer.size) {
+    throw new InvalidInputError(argument, -1, RULES.gpuRecords, `${count} records of ${recordBytes} bytes from byte ${offset} pass the buffer's ${buffer.size} bytes`);
+  }
+  const needs = offset === 0 ? BufferUsage.STORAGE : BufferUsage.COPY_SRC;
+  if ((buffer.usage & needs) === 0) throw new InvalidInputError(argument, -1, RULES.gpuRecords, `the buffer needs ${offset === 0 ? 'STORAGE' : 'COPY_SRC'} usage`);
+  return { buffer, count, offset };
+}
+
+export class ResidentQueries {
+  private readonly broadphases: BroadPhases;
+  private readonly kernels: CastPass;
+  private readonly params: GPUBuffer;
+  private readonly checkLayout: GPUBindGroupLayout;
+  private readonly dispatchLayout: GPUBindGroupLayout;
+  private readonly checkPipeline: GPUComputePipeline;
+  private readonly dispatchPipeline: GPUComputePipeline;
+  /** Copies of inputs given at a nonzero offset. */
+  private readonly spheres: GrowableBuffer;
+  private readonly others: GrowableBuffer;
+  private readonly maxRecords: number;
+
+  constructor(
+    private readonly device: GPUDevice,
+    private readonly maxWorkgroupsPerDimension: number,
+    planOptions: PlanOptions,
+  ) {
+    this.broadphases = createBroadPhases({ device, maxWorkgroupsPerDimension }, planOptions, 'resident grid');
+    this.kernels = new CastPass(device, maxWorkgroupsPerDimension);
+    this.params = createBuffer(device, 'resident params', ResidentParams.size, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
+    this.checkLayout = bindGroupLayout(device, 'residentCheck layout', residentCheckBindings);
+    this.dispatchLayout = bindGroupLayout(device, 'residentDispatch layout', residentDispatchBindings);
+    this.checkPipeline = computePipeline(device, 'residentCheck', [this.checkLayout], residentCheckShader(), 'residentCheck', { WG: 256 });
+    this.dispatchPipeline = computePipeline(device, 'residentDispatch', [this.dispatchLayout], residentDispatchShader(), 'residentDispatch');
+    const usage = BufferUsage.STORAGE | BufferUsage.COPY_DST;
+    this.spheres = new GrowableBuffer(device, 'resident spheres copy', usage);
+    this.others = new GrowableBuffer(device, 'resident records copy', usage);
+    this.maxRecords = Math.floor(bindingLimit(device) / 16);
+  }
+
+  /** The records' buffer to bind: the caller's at offset 0, else a copy recorded into `encoder`. */
+  private source(encoder: GPUCommandEncoder, records: GpuRecords & { offset: number }, bytes: number, copy: GrowableBuffer): GPUBuffer {
+    if (records.offset === 0) return records.buffer;
+    const target = copy.ensure(Math.max(bytes, 16));
+    if (bytes > 0) encoder.copyBufferToBuffer(records.buffer, records.offset, target, 0, bytes);
+    return target;
+  }
+
+  /** Checks the spheres against the scene's promise into `status` (reset through the queue first). */
+  private check(encoder: GPUCommandEncoder, spheres: GPUBuffer, count: number, status: GPUBuffer, values: { capacity: number; workgroupSize: number; maxRadius: number }): void {
+    this.device.queue.writeBuffer(status, 0, CLEAN_STATUS);
+    this.device.queue.writeBuffer(this.params, 0, packStruct(ResidentParams, { sphereCount: count, maxDimension: this.maxWorkgroupsPerDimension, ...values }));
+    const pass = encoder.beginComputePass({ label: 'resident check' });
+    pass.setPipeline(this.checkPipeline);
+    pass.setBindGroup(0, bindGroup(this.device, 'residentCheck', this.checkLayout, [this.params, spheres, status]));
+    dispatchFolded(pass, ceilDiv(count, 256), this.maxWorkgroupsPerDimension);
+    pass.end();
+  }
+
+  private phaseFor(requested: unknown, query: QueryKind, stats: SphereStats, boxCount?: number) {
+    const broadphase = checkOneOf('options.broadphase', requested, BROADPHASES) ?? 'auto';
+    checkServes(broadphase, query);
+    const grid = this.broadphases.grid;
+    return this.broadphases[chooseBroadphase(broadphase, { query, sphereCount: stats.count, boxCount, gridPlan: () => grid.planFor(stats) })];
+  }
+
+  /** Sphere pairs (boxes undefined) or sphere–box pairs (`kind` and boxes in the GPU layout). */
+  encodePairs(encoder: GPUCommandEncoder, spheresIn: unknown, options: EncodeOptions, box?: { kind: BoxKind; boxes: unknown; argument: string }): EncodedPairs {
+    const spheres = checkRecords('spheres', spheresIn, 16, this.maxRecords);
+    if (!options || typeof options !== 'object') throw new InvalidInputError('options', -1, RULES.option, 'the options with { scene } are required');
+    const scene = checkScene(options.scene);
+    const stride = box ? 4 * (box.kind === 'aabb' ? GPU_STRIDE.aabb : GPU_STRIDE.orientedBox) : 0;
+    const boxes = box ? checkRecords(box.argument, box.boxes, stride, this.maxRecords) : null;
+    const workgroupSize = checkPositiveInteger('options.workgroupSize', options.workgroupSize, 1024) || 64;
+    const maxPairs = Math.floor(bindingLimit(this.device) / PAIR_BYTES);
+    const asked = checkPositiveInteger('options.capacity', options.capacity, maxPairs);
+    const into = options.into;
+    if (into !== undefined && !(into instanceof EncodedPairs)) throw new InvalidInputError('options.into', -1, RULES.option, 'a result of an earlier encode call');
+    const capacity = Math.min(Math.max(asked ?? 4 * Math.max(spheres.count, 1), into?.lastCount ?? 0, 1), maxPairs);
+    const stats = statsFromScene(scene, spheres.count);
+    const phase = this.phaseFor(options.broadphase, box ? 'boxes' : 'pairs', stats, boxes?.count);
+
+    const result = into ?? new EncodedPairs(this.device, capacity);
+    result.list.reserve(capacity);
+    result.maxRadius = scene.maxRadius;
+    const sphereBuffer = this.source(encoder, spheres, 16 * spheres.count, this.spheres);
+    this.check(encoder, sphereBuffer, spheres.count, result.status, { capacity: result.capacity, workgroupSize, maxRadius: scene.maxRadius });
+    result.list.clear(encoder);
+    const m = boxes?.count ?? 0;
+    if (spheres.count > 0 && (!box || m > 0)) {
+      phase.prepare(stats);
+      phase.encodeBuild(encoder, sphereBuffer, options.timer);
+      if (box && boxes) phase.encodeBoxPairs(encoder, box.kind, this.source(encoder, boxes, stride * m, this.others), m, result.list, options.timer);
+      else phase.encodeSpherePairs(encoder, result.list, options.timer);
+    }
+    const pass = encoder.beginComputePass({ label: 'resident dispatch arguments' });
+    pass.setPipeline(this.dispatchPipeline);
+    pass.setBindGroup(0, bindGroup(this.device, 'residentDispatch', this.dispatchLayout, [this.params, { buffer: result.counter, size: PairCounter.size }, result.dispatch]));
+    pass.dispatchWorkgroups(1);
+    pass.end();
+    return result;
+  }
+
+  /** Nearest-hit raycasts (radius 0 in the records) or sphere casts, in the GPU cast layout. */
+  encodeCasts(encoder: GPUCommandEncoder, kind: 'raycast' | 'sphereCast', castsIn: unknown, spheresIn: unknown, options: EncodeCastOptions): EncodedHits {
+    const argument = kind === 'raycast' ? 'rays' : 'casts';
+    const casts = checkRecords(argument, castsIn, 4 * GPU_STRIDE.cast, this.maxRecords);
+    const spheres = checkRecords('spheres', spheresIn, 16, this.maxRecords);
+    if (!options || typeof options !== 'object') throw new InvalidInputError('options', -1, RULES.option, 'the options with { scene } are required');
+    const scene = checkScene(options.scene);
+    const into = options.into;
+    if (into !== undefined && !(into instanceof EncodedHits)) throw new InvalidInputError('options.into', -1, RULES.option, 'a result of an earlier encode call');
+    const stats = statsFromScene(scene, spheres.count);
+    const phase = this.phaseFor(options.broadphase, 'casts', stats);
+    const sceneAbs = Math.max(...[0, 1, 2].flatMap((a) => [Math.abs(scene.min[a]), Math.abs(scene.max[a])]));
+    const diagonal = Math.hypot(...[0, 1, 2].map((a) => scene.max[a] - scene.min[a]));
+    const maxAbs = Math.max(sceneAbs, options.maxAbs ?? sceneAbs + diagonal);
+    const maxLength = options.maxLength ?? 2 * diagonal + scene.maxRadius;
+    const slack = (maxAbs + maxLength + scene.maxRadius) * 2 ** -20;
+
+    const result = into ?? new EncodedHits(this.device);
+    result.kind = kind;
+    result.count = casts.count;
+    result.maxRadius = scene.maxRadius;
+    const hits = result.records.ensure(Math.max(CastHitRecord.size * casts.count, 16));
+    const sphereBuffer = this.source(encoder, spheres, 16 * spheres.count, this.spheres);
+    const castBuffer = this.source(encoder, casts, 4 * GPU_STRIDE.cast * casts.count, this.others);
+    this.check(encoder, sphereBuffer, spheres.count, result.status, { capacity: 0, workgroupSize: 64, maxRadius: scene.maxRadius });
+    if (casts.count === 0) return result;
+    // No spheres: every cast misses, which the brute-force kernel writes over zero spheres.
+    const use = spheres.count === 0 ? this.broadphases['all-pairs'] : phase;
+    this.kernels.setParams(casts.count, spheres.count, slack);
+    use.prepare(stats);
+    use.encodeBuild(encoder, sphereBuffer, options.timer);
+    use.encodeCasts(encoder, { kernels: this.kernels, mode: 'nearest', casts: castBuffer, castCount: casts.count, targets: { hits, counts: result.counts } }, options.timer);
+    return result;
+  }
+
+  destroy(): void {
+    destroyBroadPhases(this.broadphases);
+    this.kernels.destroy();
+    this.params.destroy();
+    this.spheres.destroy();
+    this.others.destroy();
+  }
+}

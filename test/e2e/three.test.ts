@@ -1,0 +1,152 @@
+/**
+ * End to end: the three.js example (examples/three) built, served on localhost and opened in
+ * headless Chromium (WebGPU on SwiftShader, the flags of vitest.config.ts). It renders (the canvas
+ * is not blank), the particles move from one screenshot to the next, a click on a particle picks
+ * it with a GPU raycast and draws it highlighted, a click on the sky misses, and nothing goes
+ * wrong on the way (no console error, no page error, no failed request). SwiftShader draws a few
+ * frames a second, so the page runs 1,000 particles (`?n=1000`, about 3 fps there), not its default 100k.
+ */
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build, preview, type PreviewServer, type InlineConfig } from 'vite';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS } from '../../vitest.config.js';
+
+const N = 1000;
+const VIEWPORT = { width: 640, height: 480 };
+let server: PreviewServer;
+let browser: Browser;
+let url: string;
+let outDir: string;
+
+beforeAll(async () => {
+  outDir = mkdtempSync(join(tmpdir(), 'three-example-'));
+  const config: InlineConfig = { root: 'examples/three', configFile: false, logLevel: 'warn', build: { outDir, emptyOutDir: true, target: 'es2022' } };
+  await build(config);
+  server = await preview({ ...config, preview: { host: '127.0.0.1', port: 0, strictPort: false } });
+  url = server.resolvedUrls!.local[0];
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+  mkdirSync('test-results', { recursive: true });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise<void>((resolve) => (server ? server.httpServer.close(() => resolve()) : resolve()));
+  if (outDir) rmSync(outDir, { recursive: true, force: true });
+});
+
+/**
+ * A screenshot, decoded by the page itself (no PNG library) and kept there, in
+ * `window.__shots[name]`, so that only the numbers below cross the protocol.
+ */
+async function shot(page: Page, name: string): Promise<void> {
+  const png = await page.screenshot({ path: `test-results/three-${name}.png` });
+  await page.evaluate(async ([name, base64]) => {
+    const bitmap = await createImageBitmap(await (await fetch(`data:image/png;base64,${base64}`)).blob());
+    const context = new OffscreenCanvas(bitmap.width, bitmap.height).getContext('2d')!;
+    context.drawImage(bitmap, 0, 0);
+    const shots = ((window as unknown as { __shots?: Record<string, ImageData> }).__shots ??= {});
+    shots[name] = context.getImageData(0, 0, bitmap.width, bitmap.height);
+  }, [name, png.toString('base64')]);
+}
+
+/**
+ * What the shots show: the share of pixels in particle blue (the background, floor and box lines
+ * are dark and grey) and in the picked particle's red, the share that changed from `before`, and
+ * the spot nearest the middle whose 5×5 neighbourhood is all particle (a sure place to click).
+ */
+function measure(page: Page, name: string, before?: string): Promise<{ particle: number; red: number; changed: number; spot: { x: number; y: number } | null }> {
+  return page.evaluate(([name, before]) => {
+    const shots = (window as unknown as { __shots: Record<string, ImageData> }).__shots;
+    const { data, width, height } = shots[name];
+    const particle = (i: number): boolean => data[i + 2] > 100 && data[i + 2] > data[i] + 50;
+    const red = (i: number): boolean => data[i] > 150 && data[i] > data[i + 1] + 60 && data[i] > data[i + 2] + 40;
+    let [blues, reds, changed] = [0, 0, 0];
+    for (let i = 0; i < data.length; i += 4) {
+      if (particle(i)) blues++;
+      if (red(i)) reds++;
+      if (before && Math.abs(data[i + 2] - shots[before].data[i + 2]) > 30) changed++;
+    }
+    let spot: { x: number; y: number } | null = null;
+    let best = Infinity;
+    for (let y = 8; y < height - 8; y += 4) {
+      for (let x = 8; x < width - 8; x += 4) {
+        const d = Math.hypot(x - width / 2, y - height / 2);
+        let inside = d < best;
+        for (let dy = -2; dy <= 2 && inside; dy++) for (let dx = -2; dx <= 2 && inside; dx++) inside = particle(4 * ((y + dy) * width + x + dx));
+        if (inside) [spot, best] = [{ x, y }, d];
+      }
+    }
+    const area = width * height;
+    return { particle: blues / area, red: reds / area, changed: changed / area, spot };
+  }, [name, before] as const);
+}
+
+describe('the three.js example in Chromium', () => {
+  it('draws the world from its GPU buffer, moves, and picks a clicked particle', async () => {
+    const page = await browser.newPage({ viewport: VIEWPORT });
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
+    page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`));
+    page.on('response', (response) => {
+      if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
+    });
+    const three = <T>(expression: string): Promise<T> => page.evaluate(expression) as Promise<T>;
+    const framesPast = async (more: number): Promise<void> => {
+      const now = await three<number>('window.__three.frames');
+      await page.waitForFunction(`window.__three.frames >= ${now + more}`, undefined, { timeout: 30_000, polling: 100 });
+    };
+    try {
+      await page.goto(`${url}?n=${N}`);
+      await page.waitForFunction('window.__three?.frames >= 5', undefined, { timeout: 60_000, polling: 100 });
+      expect(await three<number>('window.__three.count')).toBe(N);
+      expect(await page.locator('#status').textContent()).toMatch(/1,000 particles · \d+ fps/);
+
+      // Not blank, and moving: two screenshots some frames apart, both full of particles, differ.
+      await shot(page, '1');
+      await framesPast(3);
+      await shot(page, '2');
+      const first = await measure(page, '1');
+      const second = await measure(page, '2', '1');
+      expect(first.particle, 'share of the canvas that shows particles').toBeGreaterThan(0.01);
+      expect(second.particle).toBeGreaterThan(0.01);
+      expect(second.changed, 'share of the pixels that changed').toBeGreaterThan(0.001);
+
+      // Pick: click inside the particles nearest the middle of the screen, as a person would; the
+      // GPU raycast hits one, the status names it and it is drawn red.
+      expect(second.spot, 'a spot covered by particles').not.toBeNull();
+      await page.mouse.click(second.spot!.x, second.spot!.y);
+      await page.waitForFunction('window.__three.picked !== null', undefined, { timeout: 30_000, polling: 100 });
+      const picked = await three<number>('window.__three.picked');
+      expect(picked).toBeGreaterThanOrEqual(0);
+      expect(picked).toBeLessThan(N);
+      await framesPast(2);
+      await expect.poll(() => page.locator('#status').textContent()).toContain(`picked particle #${picked} at distance`);
+      // The pile keeps moving (about 3 fps here, slower on a loaded machine): the particle that was
+      // frontmost at the click can be behind a neighbour a frame later. It shows red within a few
+      // frames; a picked particle that is never drawn red fails.
+      let frame = 0;
+      await expect
+        .poll(async () => {
+          if (frame++ > 0) await framesPast(1);
+          await shot(page, 'picked');
+          return (await measure(page, 'picked')).red;
+        }, { timeout: 60_000, interval: 0, message: 'red pixels of the picked particle' })
+        .toBeGreaterThan(0);
+
+      // A click on the sky (top right, above the box) misses.
+      await page.mouse.click(VIEWPORT.width - 4, 4);
+      await page.waitForFunction('window.__three.picked === -1', undefined, { timeout: 30_000, polling: 100 });
+      await expect.poll(() => page.locator('#status').textContent()).toContain('missed');
+
+      expect(problems, 'console errors, page errors and failed requests').toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+});

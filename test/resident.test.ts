@@ -1,0 +1,228 @@
+/**
+ * GPU-resident calls: inputs in GPUBuffers, recorded into the caller's encoder, results left on
+ * the GPU. Each is checked against the one-shot call on the same seeded scene (which is checked
+ * against the CPU reference elsewhere), on every broad phase that serves it; plus what the GPU
+ * keeps: the true count past capacity, indirect arguments a kernel of the caller's consumes with
+ * no readback, and the scene promise checked on the GPU.
+ */
+import { describe, it, expect } from 'vitest';
+import { useGpu } from './support/gpu.js';
+import { uniformScene } from './support/scenes.js';
+import { mulberry32 } from './support/random.js';
+import { sortPairs } from '../src/reference/spherePairs.js';
+import { CapacityError, InvalidInputError } from '../src/errors.js';
+import { RULES, validateAabbs, validateOrientedBoxes, validateCasts } from '../src/validate.js';
+import { EncodedPairs } from '../src/resident.js';
+import { BufferUsage, MapMode } from '../src/gpu/flags.js';
+
+const gpu = useGpu();
+
+function storage(data: Float32Array, extra = 0, offsetFloats = 0): GPUBuffer {
+  const buffer = gpu.device.createBuffer({ size: Math.max(4 * (data.length + offsetFloats + extra), 16), usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST });
+  gpu.device.queue.writeBuffer(buffer, 4 * offsetFloats, data);
+  return buffer;
+}
+
+function sceneOf(spheres: Float32Array): { min: number[]; max: number[]; maxRadius: number } {
+  const min = [Infinity, Infinity, Infinity];
+  const max = [-Infinity, -Infinity, -Infinity];
+  let maxRadius = 0;
+  for (let i = 0; i < spheres.length; i += 4) {
+    for (let a = 0; a < 3; a++) {
+      min[a] = Math.min(min[a], spheres[i + a]);
+      max[a] = Math.max(max[a], spheres[i + a]);
+    }
+    maxRadius = Math.max(maxRadius, spheres[i + 3]);
+  }
+  return { min, max, maxRadius };
+}
+
+async function submit(record: (encoder: GPUCommandEncoder) => void): Promise<void> {
+  const encoder = gpu.device.createCommandEncoder();
+  record(encoder);
+  gpu.device.queue.submit([encoder.finish()]);
+  await gpu.device.queue.onSubmittedWorkDone();
+}
+
+describe('encodeSpherePairs', () => {
+  const spheres = uniformScene(3000, { seed: 1601 });
+  for (const broadphase of ['all-pairs', 'grid', 'sweep', 'bvh'] as const) {
+    it(`equals spherePairs, ${broadphase} (seed 1601), from a buffer at offset 0 and at an offset`, async () => {
+      const expected = sortPairs(await gpu.collider.spherePairs(spheres, { broadphase }));
+      expect(expected.length).toBeGreaterThan(100);
+      for (const offsetFloats of [0, 12]) {
+        const buffer = storage(spheres, 0, offsetFloats);
+        let result!: EncodedPairs;
+        await submit((encoder) => {
+          result = gpu.collider.encodeSpherePairs(encoder, { buffer, count: 3000, offset: 4 * offsetFloats }, { scene: sceneOf(spheres), broadphase });
+        });
+        expect(sortPairs(await result.read())).toEqual(expected);
+        result.destroy();
+        buffer.destroy();
+      }
+    });
+  }
+
+  it('keeps the true count past capacity; read() throws it; encoding into the result again grows it', async () => {
+    const buffer = storage(spheres);
+    const expected = sortPairs(await gpu.collider.spherePairs(spheres));
+    let result!: EncodedPairs;
+    await submit((encoder) => {
+      result = gpu.collider.encodeSpherePairs(encoder, { buffer, count: 3000 }, { scene: sceneOf(spheres), capacity: 10 });
+    });
+    const error = await result.read().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CapacityError);
+    expect((error as CapacityError).count).toBe(expected.length / 2);
+    const again = result;
+    await submit((encoder) => {
+      result = gpu.collider.encodeSpherePairs(encoder, { buffer, count: 3000 }, { scene: sceneOf(spheres), into: again });
+    });
+    expect(result).toBe(again);
+    expect(sortPairs(await result.read())).toEqual(expected);
+    result.destroy();
+    buffer.destroy();
+  });
+
+  it("the caller's kernel consumes the pairs through the indirect arguments, with no readback", async () => {
+    const buffer = storage(spheres);
+    const expected = (await gpu.collider.spherePairs(spheres)).length / 2;
+    const module = gpu.device.createShaderModule({
+      code: /* wgsl */ `
+        @group(0) @binding(0) var<storage, read> pairs: array<vec2u>;
+        @group(0) @binding(1) var<storage, read_write> seen: array<atomic<u32>, 2>;
+        @compute @workgroup_size(64)
+        fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
+          let k = (wid.x + wid.y * nwg.x) * 64u + lid;
+          if (k < arrayLength(&pairs)) {
+            let p = pairs[k];
+            if (p.x < p.y) { atomicAdd(&seen[0], 1u); }
+            atomicAdd(&seen[1], 1u);
+          }
+        }`,
+    });
+    const pipeline = gpu.device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' } });
+    const seen = gpu.device.createBuffer({ size: 8, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC });
+    let result!: EncodedPairs;
+    await submit((encoder) => {
+      result = gpu.collider.encodeSpherePairs(encoder, { buffer, count: 3000 }, { scene: sceneOf(spheres), capacity: expected, workgroupSize: 64 });
+      const pass = encoder.beginComputePass();
+      pass.setPipeline(pipeline);
+      pass.setBindGroup(0, gpu.device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: result.pairs, size: 8 * expected } }, { binding: 1, resource: { buffer: seen } }] }));
+      pass.dispatchWorkgroupsIndirect(result.dispatch, 0);
+      pass.end();
+    });
+    const staging = gpu.device.createBuffer({ size: 8, usage: BufferUsage.COPY_DST | BufferUsage.MAP_READ });
+    await submit((encoder) => encoder.copyBufferToBuffer(seen, 0, staging, 0, 8));
+    await staging.mapAsync(MapMode.READ);
+    const [ordered, total] = new Uint32Array(staging.getMappedRange().slice(0));
+    staging.unmap();
+    expect([ordered, total]).toEqual([expected, expected]);
+    for (const b of [buffer, seen, staging]) b.destroy();
+    result.destroy();
+  });
+
+  it('a radius above the promised maxRadius: read() throws InvalidInputError naming the first such sphere', async () => {
+    const bad = spheres.slice();
+    bad[4 * 7 + 3] = 5;
+    bad[4 * 9 + 3] = 6;
+    const buffer = storage(bad);
+    let result!: EncodedPairs;
+    await submit((encoder) => {
+      result = gpu.collider.encodeSpherePairs(encoder, { buffer, count: 3000 }, { scene: sceneOf(spheres) });
+    });
+    const error = await result.read().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect([(error as InvalidInputError).argument, (error as InvalidInputError).index, (error as InvalidInputError).rule]).toEqual(['spheres', 7, RULES.sceneBounds]);
+    result.destroy();
+    buffer.destroy();
+  });
+
+  it('bad arguments are typed errors naming them', () => {
+    const buffer = storage(spheres);
+    const encoder = gpu.device.createCommandEncoder();
+    const scene = sceneOf(spheres);
+    const cases: [() => unknown, string, string][] = [
+      [() => gpu.collider.encodeSpherePairs(encoder, { buffer, count: 3001 }, { scene }), 'spheres', RULES.gpuRecords],
+      [() => gpu.collider.encodeSpherePairs(encoder, { buffer: 42 as never, count: 1 }, { scene }), 'spheres', RULES.gpuRecords],
+      [() => gpu.collider.encodeSpherePairs(encoder, { buffer, count: 10, offset: 2 }, { scene }), 'spheres.offset', RULES.option],
+      [() => gpu.collider.encodeSpherePairs(encoder, { buffer, count: 10 }, {} as never), 'options.scene', RULES.option],
+      [() => gpu.collider.encodeSpherePairs(encoder, { buffer, count: 10 }, { scene: { ...scene, maxRadius: NaN } }), 'options.scene.maxRadius', RULES.option],
+      [() => gpu.collider.encodeRaycast(encoder, { buffer, count: 1 }, { buffer, count: 10 }, { scene, broadphase: 'sweep' }), 'options.broadphase', RULES.option],
+    ];
+    for (const [call, argument, rule] of cases) {
+      let error: unknown;
+      try {
+        call();
+      } catch (e) {
+        error = e;
+      }
+      expect(error, argument).toBeInstanceOf(InvalidInputError);
+      expect([(error as InvalidInputError).argument, (error as InvalidInputError).rule]).toEqual([argument, rule]);
+    }
+    encoder.finish();
+    buffer.destroy();
+  });
+});
+
+describe('encodeSphereBoxPairs, encodeSphereOrientedBoxPairs, encodeRaycast, encodeSphereCast', () => {
+  const spheres = uniformScene(2000, { seed: 1602 });
+  const scene = sceneOf(spheres);
+  const rand = mulberry32(1602);
+  const side = scene.max[0];
+  const aabbs = new Float32Array(6 * 200).map((_, k) => (k % 6 < 3 ? rand() * side : 0));
+  for (let k = 0; k < 200; k++) for (let a = 0; a < 3; a++) aabbs[6 * k + 3 + a] = aabbs[6 * k + a] + rand() * 3;
+  const obbs = new Float32Array(10 * 200).map((_, k) => [rand() * side, rand() * side, rand() * side, rand() * 2, rand() * 2, rand() * 2, rand() - 0.5, rand() - 0.5, rand() - 0.5, rand() - 0.5][k % 10]);
+  const rays = new Float32Array(6 * 500).map(() => rand() * side);
+  const casts = new Float32Array(7 * 500).map((_, k) => (k % 7 === 6 ? rand() : rand() * side));
+
+  for (const broadphase of ['all-pairs', 'grid', 'sweep', 'bvh'] as const) {
+    it(`box pairs equal the one-shot calls, ${broadphase} (seed 1602)`, async () => {
+      const sphereBuffer = storage(spheres);
+      const aabbBuffer = storage(validateAabbs('aabbs', aabbs));
+      const obbBuffer = storage(validateOrientedBoxes('boxes', obbs));
+      let a!: EncodedPairs;
+      await submit((encoder) => {
+        a = gpu.collider.encodeSphereBoxPairs(encoder, { buffer: sphereBuffer, count: 2000 }, { buffer: aabbBuffer, count: 200 }, { scene, broadphase });
+      });
+      const boxPairs = await a.read();
+      expect(boxPairs.length).toBeGreaterThan(100);
+      expect(sortPairs(boxPairs)).toEqual(sortPairs(await gpu.collider.sphereBoxPairs(spheres, aabbs, { broadphase })));
+      let o!: EncodedPairs;
+      await submit((encoder) => {
+        o = gpu.collider.encodeSphereOrientedBoxPairs(encoder, { buffer: sphereBuffer, count: 2000 }, { buffer: obbBuffer, count: 200 }, { scene, broadphase });
+      });
+      const orientedPairs = await o.read();
+      expect(orientedPairs.length).toBeGreaterThan(100);
+      expect(sortPairs(orientedPairs)).toEqual(sortPairs(await gpu.collider.sphereOrientedBoxPairs(spheres, obbs, { broadphase })));
+      for (const b of [sphereBuffer, aabbBuffer, obbBuffer]) b.destroy();
+      a.destroy();
+      o.destroy();
+    });
+  }
+
+  for (const broadphase of ['all-pairs', 'grid', 'bvh'] as const) {
+    it(`nearest raycasts and sphere casts equal the one-shot calls, ${broadphase} (seed 1602)`, async () => {
+      const sphereBuffer = storage(spheres);
+      const rayBuffer = storage(validateCasts('rays', rays, 6).packed);
+      const castBuffer = storage(validateCasts('casts', casts, 7).packed);
+      let r!: ReturnType<typeof gpu.collider.encodeRaycast>;
+      let c!: ReturnType<typeof gpu.collider.encodeSphereCast>;
+      await submit((encoder) => {
+        r = gpu.collider.encodeRaycast(encoder, { buffer: rayBuffer, count: 500 }, { buffer: sphereBuffer, count: 2000 }, { scene, broadphase });
+      });
+      await submit((encoder) => {
+        c = gpu.collider.encodeSphereCast(encoder, { buffer: castBuffer, count: 500 }, { buffer: sphereBuffer, count: 2000 }, { scene, broadphase });
+      });
+      const ray = await r.read();
+      const cast = await c.read();
+      const oneRay = await gpu.collider.raycast(rays, spheres, { broadphase });
+      const oneCast = await gpu.collider.sphereCast(casts, spheres, { broadphase });
+      expect(Array.from(ray.index)).toEqual(Array.from(oneRay.index));
+      expect(Array.from(cast.index)).toEqual(Array.from(oneCast.index));
+      expect(ray.index.filter((i) => i >= 0).length).toBeGreaterThan(50);
+      for (const b of [sphereBuffer, rayBuffer, castBuffer]) b.destroy();
+      r.destroy();
+      c.destroy();
+    });
+  }
+});
