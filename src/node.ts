@@ -1,14 +1,26 @@
+/// <reference types="@webgpu/types" preserve="true" />
 /**
  * `webgpu-collide/node`: a WebGPU device in Node from dawn.node (the `webgpu` package).
  *
  * - The hardware adapter when there is one; else the software one (SwiftShader). When no Vulkan
  *   driver is configured and none is found, we look for SwiftShader's ICD where Debian's Chromium
  *   and Chrome install it, point the Vulkan loader at it, and ask again.
- * - Dawn's instance (the object `create()` returns) must outlive every device made from it: if it
- *   is collected while a device is in use, the process dies in Dawn at the next garbage
- *   collection (PLATFORM.md). We hold it in `liveInstances` until the device is lost or
- *   destroyed.
+ * - Dawn's instance (the object `create()` returns) must outlive every device made from it, and
+ *   every callback still queued for a destroyed one: if it is collected too early, the process
+ *   dies in Dawn at the next garbage collection (SIGSEGV or `std::system_error` in
+ *   `CallbackTaskManager::Flush`). Releasing it when a device was lost was not late enough: a
+ *   device destroyed with calls in flight still had callbacks queued. So, as a browser keeps one
+ *   `navigator.gpu`, we keep one instance per set of instance options for the life of the process
+ *   and make every device from it.
+ *   A device made from your own `create()` (from `webgpu`) instead of `requestNodeDevice()`
+ *   needs the same care: keep the object `create()` returned referenced until every device made
+ *   from it is destroyed and its work is done (e.g. in a module-level variable).
  * - Timestamps are unquantized (`disable-dawn-features=timestamp_quantization`).
+ *
+ * Needs the optional peer dependency: `npm install webgpu@0.6.2`. Everything from
+ * `webgpu-collide` is re-exported here.
+ *
+ * @packageDocumentation
  */
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,11 +36,13 @@ export const SWIFTSHADER_ICDS = [
   '/opt/google/chrome/vk_swiftshader_icd.json',
 ];
 
+/** What to install when dawn.node finds no adapter (part of NoAdapterError's message). */
 export const NODE_HELP =
   'dawn.node needs a Vulkan driver. On a machine without a GPU, install SwiftShader (it comes with Chromium): ' +
   '`sudo apt-get install -y chromium libvulkan1` (Debian/Ubuntu), then, if it is not found by itself, ' +
   '`export VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json`.';
 
+/** Options of {@link requestNodeDevice}: the adapter's, and dawn.node's own. */
 export interface NodeDeviceOptions extends DeviceOptions {
   /** Extra dawn.node instance options, e.g. 'enable-dawn-features=...'. */
   dawnOptions?: string[];
@@ -36,12 +50,15 @@ export interface NodeDeviceOptions extends DeviceOptions {
   timeoutMs?: number;
 }
 
-/** Dawn instances kept alive while a device made from them lives. */
-const liveInstances = new Map<GPUDevice, GPU>();
+/** What describeDevice reports as the engine of a device from here. */
+const DAWN_NODE = { engine: 'Dawn', host: `Node ${process.versions.node} (dawn.node)` } as const;
 
-/** Number of devices whose Dawn instance is being kept alive (for tests). */
-export function liveDeviceCount(): number {
-  return liveInstances.size;
+/** Dawn instances, one per instance options and Vulkan driver, kept for the life of the process. */
+const instances = new Map<string, GPU>();
+
+/** How many Dawn instances this process holds (for tests: devices share them). */
+export function dawnInstanceCount(): number {
+  return instances.size;
 }
 
 type DawnModule = { create(options: string[]): GPU };
@@ -74,15 +91,18 @@ export async function requestNodeDevice(options: NodeDeviceOptions = {}): Promis
   const instanceOptions = ['disable-dawn-features=timestamp_quantization', ...(options.dawnOptions ?? [])];
   const timeoutMs = options.timeoutMs ?? 30_000;
 
-  const attempt = async (): Promise<{ gpu: GPU; device: GPUDevice }> => {
-    const gpu = dawn.create(instanceOptions);
-    const device = await withTimeout(requestDeviceFrom(gpu, options, NODE_HELP), timeoutMs, 'dawn.node');
-    return { gpu, device };
+  const attempt = (): Promise<GPUDevice> => {
+    const key = JSON.stringify([instanceOptions, process.env.VK_ICD_FILENAMES ?? '', process.env.VK_DRIVER_FILES ?? '']);
+    let gpu = instances.get(key);
+    if (!gpu) {
+      gpu = dawn.create(instanceOptions);
+      instances.set(key, gpu);
+    }
+    return withTimeout(requestDeviceFrom(gpu, options, NODE_HELP, DAWN_NODE), timeoutMs, 'dawn.node');
   };
 
-  let result: { gpu: GPU; device: GPUDevice };
   try {
-    result = await attempt();
+    return await attempt();
   } catch (error) {
     const driverChosen = process.env.VK_ICD_FILENAMES || process.env.VK_DRIVER_FILES;
     const icd = SWIFTSHADER_ICDS.find((path) => existsSync(path));
@@ -90,10 +110,6 @@ export async function requestNodeDevice(options: NodeDeviceOptions = {}): Promis
     // No adapter from the default drivers: fall back to SwiftShader. The Vulkan loader reads
     // this when the next instance is created.
     process.env.VK_ICD_FILENAMES = icd;
-    result = await attempt();
+    return attempt();
   }
-  const { gpu, device } = result;
-  liveInstances.set(device, gpu);
-  void device.lost.then(() => liveInstances.delete(device));
-  return device;
 }

@@ -6,7 +6,7 @@
 import { describe, it, expect } from 'vitest';
 import { requestTestDevice, inBrowser } from './support/device.js';
 import { createCollider } from '../src/collider.js';
-import { createParticleWorld } from '../src/particles.js';
+import { createParticleWorld } from '../src/particles/index.js';
 import { DeviceLostError, DestroyedError } from '../src/errors.js';
 import { uniformScene } from './support/scenes.js';
 import { bruteForceSpherePairs, sortPairs } from '../src/reference/spherePairs.js';

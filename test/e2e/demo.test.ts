@@ -2,7 +2,9 @@
  * End to end: build the demo, serve it on localhost, open it in headless Chromium (Debian's
  * /usr/bin/chromium, WebGPU on SwiftShader), and check what a person would see: frames render,
  * particles move, a pick on a known particle hits it (through a real mouse move), the self-check
- * passes, no WebGPU error; a screenshot goes to test-results/. Without WebGPU, the page says so.
+ * passes, the particles pour out of the hopper and pile up on the floor inside the walls, a
+ * particle of the pile can be dragged and pushed with the mouse, and nothing goes wrong on the way (no WebGPU error, no console error, no failed request);
+ * screenshots go to test-results/. Without WebGPU, the page says so.
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { mkdirSync } from 'node:fs';
@@ -27,29 +29,56 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server?.httpServer.close(() => resolve()));
 });
 
+/** Console errors, uncaught page errors and failed requests (a missing favicon is one) of a page. */
+const problems = new WeakMap<Page, string[]>();
+
 async function open(path: string): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1100, height: 750 } });
+  const seen: string[] = [];
+  problems.set(page, seen);
+  page.on('console', (message) => {
+    if (message.type() === 'error') seen.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => seen.push(`page: ${error.message}`));
+  page.on('requestfailed', (request) => seen.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`));
+  page.on('response', (response) => {
+    if (response.status() >= 400) seen.push(`HTTP ${response.status()}: ${response.url()}`);
+  });
   await page.goto(new URL(path, url).toString());
   return page;
 }
 
 const demo = <T>(page: Page, fn: string): Promise<T> => page.evaluate(fn) as Promise<T>;
 
+/** Waits until the page has simulated `seconds` since its start (the world advances 1/60 s a frame). */
+async function simulateUntil(page: Page, seconds: number, timeout: number): Promise<void> {
+  await page.waitForFunction(`window.__demo.time >= ${seconds}`, undefined, { timeout, polling: 250 });
+}
+
+const positions = (page: Page): Promise<number[]> => demo<number[]>(page, 'window.__demo.positions().then((p) => Array.from(p))');
+
 describe('the particle demo in Chromium', () => {
-  it('renders colliding particles, picks the particle under the pointer, passes its self-check', async () => {
-    const page = await open('/?count=2000&selftest');
+  it('renders colliding particles, picks the particle under the pointer, passes its self-check, pours a pile', async () => {
+    // 600 particles pour in about 5 simulated seconds and rest by 6 (SwiftShader: a few frames a second).
+    const count = 600;
+    const page = await open(`/?count=${count}&selftest`);
     try {
       await page.waitForFunction('window.__demo.frames > 20', undefined, { timeout: 90_000 });
       expect(await demo<string[]>(page, 'window.__demo.errors'), 'page errors').toEqual([]);
-      expect(await demo<number>(page, 'window.__demo.particleCount')).toBe(2000);
+      expect(await demo<number>(page, 'window.__demo.particleCount')).toBe(count);
+      const scene = (await demo<{ bounds: number[]; spoutY: number; hopperTop: number; hopperSpheres: number }>(page, 'window.__demo.scene'))!;
+      expect(scene.hopperSpheres).toBeGreaterThan(0);
+      expect(await page.locator('#stats').textContent()).toMatch(/fps · frame \d+(\.\d)? ms · 600 particles/);
 
-      // Particles move: the state changes from one moment to the next.
-      const before = await demo<number[]>(page, 'window.__demo.positions().then((p) => Array.from(p))');
+      // Particles move: the state changes from one moment to the next (they start loose in the
+      // hopper and fall); the hopper's spheres, after them, are static.
+      const before = await positions(page);
       await page.waitForFunction(`window.__demo.frames > ${(await demo<number>(page, 'window.__demo.frames')) + 10}`, undefined, { timeout: 60_000 });
-      const after = await demo<number[]>(page, 'window.__demo.positions().then((p) => Array.from(p))');
+      const after = await positions(page);
       let moved = 0;
-      for (let i = 0; i < before.length; i += 4) if (Math.hypot(after[i] - before[i], after[i + 1] - before[i + 1], after[i + 2] - before[i + 2]) > 1e-3) moved++;
-      expect(moved, 'particles that moved').toBeGreaterThan(1500);
+      for (let i = 0; i < 4 * count; i += 4) if (Math.hypot(after[i] - before[i], after[i + 1] - before[i + 1], after[i + 2] - before[i + 2]) > 1e-3) moved++;
+      expect(moved, 'particles that moved').toBeGreaterThan(0.5 * count);
+      expect(after.slice(4 * count), 'the hopper stays put').toEqual(before.slice(4 * count));
 
       // Pick: pause, find the particle whose surface is nearest the eye (nothing can be in front
       // of it), move the real mouse over its centre, and wait for the hover highlight.
@@ -60,23 +89,74 @@ describe('the particle demo in Chromium', () => {
       await page.mouse.move(front.x - 5, front.y - 5);
       await page.mouse.move(front.x, front.y);
       await page.waitForFunction(`window.__demo.hovered === ${front.index}`, undefined, { timeout: 30_000 });
+      await page.mouse.move(1, 1); // off the particles, so that the pour below is not hovered
 
       await page.waitForFunction('window.__demo.selftest !== null', undefined, { timeout: 90_000 });
       const selftest = await demo<{ ok: boolean; checks: { name: string; ok: boolean; detail: string }[] }>(page, 'window.__demo.selftest');
       expect(selftest.checks.filter((c) => !c.ok)).toEqual([]);
       expect(selftest.ok).toBe(true);
 
+      // The pour: some simulated seconds later the particles have left the hopper and lie on the
+      // floor in a pile that has come to rest, every one inside the walls.
       await demo(page, 'window.__demo.setPaused(false)');
-      await page.waitForTimeout(1500);
+      await simulateUntil(page, 9, 400_000);
+      const first = await positions(page);
+      await simulateUntil(page, 9.5, 60_000);
+      const pile = await positions(page);
+      const [x0, y0, z0, x1, y1, z1] = scene.bounds;
+      let outside = 0;
+      let poured = 0;
+      let lowerHalf = 0;
+      let resting = 0;
+      for (let i = 0; i < count; i++) {
+        const [x, y, z, r] = pile.slice(4 * i, 4 * i + 4);
+        const slack = 1e-3 * (1 + x1);
+        if (x - r < x0 - slack || x + r > x1 + slack || y - r < y0 - slack || y + r > y1 + slack || z - r < z0 - slack || z + r > z1 + slack) outside++;
+        if (y < scene.spoutY) poured++;
+        if (y < (y0 + y1) / 2) lowerHalf++;
+        if (Math.hypot(x - first[4 * i], y - first[4 * i + 1], z - first[4 * i + 2]) < 0.05) resting++;
+      }
+      expect(outside, 'particles outside the walls').toBe(0);
+      expect(poured, 'particles out of the hopper').toBeGreaterThan(0.95 * count);
+      expect(lowerHalf, 'particles in the lower half of the box').toBeGreaterThan(0.95 * count);
+      expect(resting, 'particles at rest (moved < 0.05 in 0.5 s)').toBeGreaterThan(0.9 * count);
       await page.screenshot({ path: 'test-results/demo.png' });
+
+      // Drag: paused, press on the pile's particle nearest the eye and move the mouse up: the
+      // particle follows the pointer.
+      await demo(page, 'window.__demo.setPaused(true)');
+      const target = await demo<{ index: number; x: number; y: number }>(page, 'window.__demo.frontParticle(true)');
+      expect(await demo<number>(page, `window.__demo.pickAt(${target.x}, ${target.y})`), 'the pile particle is in front').toBe(target.index);
+      await page.mouse.move(target.x, target.y);
+      await page.mouse.down();
+      await page.waitForFunction(`window.__demo.dragged === ${target.index}`, undefined, { timeout: 30_000 });
+      const [x, y] = [target.x, target.y - 80];
+      await page.mouse.move(x, y, { steps: 4 });
+      await page.mouse.up();
+      const lifted = await positions(page);
+      expect(lifted[4 * target.index + 1] - pile[4 * target.index + 1], 'height gained by the dragged particle').toBeGreaterThan(1);
+
+      // Push: shift-click the lifted particle; stepping again, it flies off (15 units/s).
+      expect(await demo<number>(page, `window.__demo.pickAt(${x}, ${y})`), 'the lifted particle is under the pointer').toBe(target.index);
+      await page.keyboard.down('Shift');
+      await page.mouse.click(x, y);
+      await page.keyboard.up('Shift');
+      await page.waitForFunction(`window.__demo.pushed === ${target.index}`, undefined, { timeout: 30_000 });
+      await demo(page, 'window.__demo.setPaused(false)');
+      await simulateUntil(page, (await demo<number>(page, 'window.__demo.time')) + 10 / 60, 60_000);
+      const pushed = await positions(page);
+      const travel = Math.hypot(...[0, 1, 2].map((a) => pushed[4 * target.index + a] - lifted[4 * target.index + a]));
+      expect(travel, 'distance the pushed particle flew in 10 frames').toBeGreaterThan(1);
+
       expect(await demo<string[]>(page, 'window.__demo.errors'), 'page errors').toEqual([]);
+      expect(problems.get(page), 'console errors and failed requests').toEqual([]);
     } finally {
       await page.close();
     }
-  });
+  }, 600_000);
 
   it('ray rain: thousands of GPU raycasts a frame, drawn from the GPU, no errors', async () => {
-    const page = await open('/?count=2000');
+    const page = await open('/?count=1000');
     try {
       await page.waitForFunction('window.__demo.frames > 5', undefined, { timeout: 90_000 });
       // Turn on the GUI toggle as a person would.
@@ -85,6 +165,7 @@ describe('the particle demo in Chromium', () => {
       await page.waitForFunction(`window.__demo.frames > ${frames + 10}`, undefined, { timeout: 60_000 });
       await page.screenshot({ path: 'test-results/demo-ray-rain.png' });
       expect(await demo<string[]>(page, 'window.__demo.errors')).toEqual([]);
+      expect(problems.get(page), 'console errors and failed requests').toEqual([]);
     } finally {
       await page.close();
     }
