@@ -146,6 +146,9 @@ fn boxGridPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg:
       continue;
     }
     let ext = grid.levels[b].maxRadius * EXT_SCALE;
+    if (!levelTouches(b, boxMin - vec3f(ext), boxMax + vec3f(ext))) {
+      continue;
+    }
     let lo = cellOf(boxMin - vec3f(ext), b);
     let hi = cellOf(boxMax + vec3f(ext), b);
     ${walkRows({

@@ -226,6 +226,10 @@ fn castMain(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec
 #else
       let tEnd = len;
 #endif
+      let rayEnd = a + n * tEnd;
+      if (!levelTouches(level, min(a, rayEnd) - vec3f(h), max(a, rayEnd) + vec3f(h))) {
+        continue;
+      }
       // From the slab whose reach covers A to the one whose reach covers the end. Along x, a
       // slab is SLAB_X cells thick: the buckets of a row are consecutive in x, so a thick slab
       // costs the rows of a thin one (along y or z every row already spans the walk's x range).
@@ -243,8 +247,8 @@ fn castMain(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec
         // Cells [slabLo, slabHi] along the axis, and the stretch of the ray their spheres can touch.
         let slabLo = select(max(slab - thickness + 1, 0), slab, dir > 0);
         let slabHi = select(slab, min(slab + thickness - 1, lastSlab), dir > 0);
-        let x0 = select(grid.origin[axis] + f32(slabLo) * cellSize - h, -FAR, slabLo == 0);
-        let x1 = select(grid.origin[axis] + f32(slabHi + 1) * cellSize + h, FAR, slabHi == lastSlab);
+        let x0 = select(grid.levels[level].origin[axis] + f32(slabLo) * cellSize - h, -FAR, slabLo == 0);
+        let x1 = select(grid.levels[level].origin[axis] + f32(slabHi + 1) * cellSize + h, FAR, slabHi == lastSlab);
         var tIn = (select(x1, x0, dir > 0) - a[axis]) / na;
         var tOut = (select(x0, x1, dir > 0) - a[axis]) / na;
 #if ${mode === 'nearest'}

@@ -40,8 +40,14 @@ fn sphereLevel(r: f32) -> u32 {
 
 // The cell of a point at a level: monotonic in each coordinate, clamped into the grid.
 fn cellOf(p: vec3f, level: u32) -> vec3u {
-  let c = floor((p - grid.origin) * grid.levels[level].invCellSize);
+  let c = floor((p - grid.levels[level].origin) * grid.levels[level].invCellSize);
   return vec3u(clamp(c, vec3f(0.0), vec3f(grid.levels[level].dims - 1u)));
+}
+
+// Can a query box [lo, hi] hold a centre of this level? (Its cells would clamp a box outside
+// the level's bounds into edge cells that hold no partner of it.)
+fn levelTouches(level: u32, lo: vec3f, hi: vec3f) -> bool {
+  return all(hi >= grid.levels[level].lower) && all(lo <= grid.levels[level].upper);
 }
 
 // Murmur3's finaliser over (level, y, z): where a row of cells starts among the buckets.

@@ -57,6 +57,9 @@ fn gridPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: ve
       continue;
     }
     let ext = (s.w + grid.levels[b].maxRadius) * EXT_SCALE;
+    if (!levelTouches(b, s.xyz - vec3f(ext), s.xyz + vec3f(ext))) {
+      continue;
+    }
     let lo = cellOf(s.xyz - vec3f(ext), b);
     let hi = cellOf(s.xyz + vec3f(ext), b);
     // At its own level, only partners later in bucket order.

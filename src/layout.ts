@@ -199,15 +199,19 @@ import { MAX_LEVELS } from './grid/level.js';
 export const GridLevel = defineStruct('GridLevel', {
   dims: 'vec3u',
   keyBase: 'u32',
+  /** Where the level's cell (0, 0, 0) starts. */
+  origin: 'vec3f',
   cellSize: 'f32',
+  /** Bounds of the level's centres: a query box outside them skips the level (∓f32 max: never). */
+  lower: 'vec3f',
   invCellSize: 'f32',
+  upper: 'vec3f',
   maxRadius: 'f32',
   count: 'u32',
 });
 
 /** The grid a broad phase was planned with (uniform). */
 export const GridParams = defineStruct('GridParams', {
-  origin: 'vec3f',
   sphereCount: 'u32',
   bucketMask: 'u32',
   levelBias: 'i32',

@@ -102,6 +102,13 @@ export interface SphereStats {
   log2MaxRadius: Float32Array;
   /** Variance of the centres along each axis (0 when empty). */
   variance: [number, number, number];
+  /**
+   * Bounds of the centres in each histogram bin: binBounds[6·bin .. 6·bin + 5] = min x, y, z,
+   * max x, y, z (±Infinity for an empty bin). Gathered for one-shot queries, whose grid levels
+   * then cover only where their own spheres are; absent where the spheres will move (a particle
+   * world plans over its bounds).
+   */
+  binBounds?: Float64Array;
 }
 
 /**
@@ -117,6 +124,8 @@ export function validateSpheres(argument: string, value: unknown, maxRecords = I
   const bits = new Uint32Array(spheres.buffer, spheres.byteOffset, spheres.length);
   const log2Hist = new Uint32Array(LOG2_BINS);
   const log2MaxRadius = new Float32Array(LOG2_BINS);
+  const binBounds = new Float64Array(6 * LOG2_BINS);
+  for (let b = 0; b < LOG2_BINS; b++) binBounds.fill(Infinity, 6 * b, 6 * b + 3).fill(-Infinity, 6 * b + 3, 6 * b + 6);
   let minX = Infinity, minY = Infinity, minZ = Infinity;
   let maxX = -Infinity, maxY = -Infinity, maxZ = -Infinity;
   let maxRadius = 0;
@@ -140,6 +149,13 @@ export function validateSpheres(argument: string, value: unknown, maxRecords = I
     const bin = ceilLog2Bits(bits[o + 3]) + LOG2_BIAS;
     log2Hist[bin]++;
     if (r > log2MaxRadius[bin]) log2MaxRadius[bin] = r;
+    const k = 6 * bin;
+    if (x < binBounds[k]) binBounds[k] = x;
+    if (y < binBounds[k + 1]) binBounds[k + 1] = y;
+    if (z < binBounds[k + 2]) binBounds[k + 2] = z;
+    if (x > binBounds[k + 3]) binBounds[k + 3] = x;
+    if (y > binBounds[k + 4]) binBounds[k + 4] = y;
+    if (z > binBounds[k + 5]) binBounds[k + 5] = z;
     if (r > maxRadius) maxRadius = r;
     const dx = x - x0, dy = y - y0, dz = z - z0;
     sx += dx; sy += dy; sz += dz;
@@ -149,6 +165,7 @@ export function validateSpheres(argument: string, value: unknown, maxRecords = I
   return {
     count, min: [minX, minY, minZ], max: [maxX, maxY, maxZ], maxRadius, log2Hist, log2MaxRadius,
     variance: [variance(sx, sxx), variance(sy, syy), variance(sz, szz)],
+    binBounds,
   };
 }
 

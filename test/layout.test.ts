@@ -76,12 +76,10 @@ describe('layouts', () => {
 
   it('packs values at their offsets', () => {
     const data = new DataView(packStruct(layout.GridParams, {
-      origin: [1, 2, 3],
       sphereCount: 7,
       levelBias: -5,
-      levels: [{ dims: [4, 5, 6], cellSize: 0.5 }, { count: 9 }],
+      levels: [{ dims: [4, 5, 6], cellSize: 0.5 }, { origin: [1, 2, 3], count: 9 }],
     }));
-    expect([0, 4, 8].map((o) => data.getFloat32(o, true))).toEqual([1, 2, 3]);
     expect(data.getUint32(layout.GridParams.offsets.sphereCount, true)).toBe(7);
     expect(data.getInt32(layout.GridParams.offsets.levelBias, true)).toBe(-5);
     const level0 = layout.GridParams.offsets.levels;
@@ -89,9 +87,10 @@ describe('layouts', () => {
     expect(data.getUint32(level0 + layout.GridLevel.offsets.dims + 4, true)).toBe(5);
     expect(data.getFloat32(level0 + layout.GridLevel.offsets.cellSize, true)).toBe(0.5);
     expect(data.getUint32(level0 + stride + layout.GridLevel.offsets.count, true)).toBe(9);
+    expect([0, 4, 8].map((o) => data.getFloat32(level0 + stride + layout.GridLevel.offsets.origin + o, true))).toEqual([1, 2, 3]);
   });
 
   it('rejects values of the wrong shape', () => {
-    expect(() => packStruct(layout.GridParams, { origin: [1, 2] })).toThrow(/origin takes 3/);
+    expect(() => packStruct(layout.GridParams, { levels: [{ origin: [1, 2] }] })).toThrow(/origin takes 3/);
   });
 });

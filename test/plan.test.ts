@@ -55,7 +55,7 @@ function pointScene(n: number, seed: number, { small = 1, tiny = 0, copies = 0, 
 
 /** The stats a bounded world plans from: the spheres' histogram over the world's bounds. */
 function worldStats(spheres: Float32Array): SphereStats {
-  return { ...validateSpheres('spheres', spheres), min: [BOUNDS[0], BOUNDS[1], BOUNDS[2]], max: [BOUNDS[3], BOUNDS[4], BOUNDS[5]] };
+  return { ...validateSpheres('spheres', spheres), min: [BOUNDS[0], BOUNDS[1], BOUNDS[2]], max: [BOUNDS[3], BOUNDS[4], BOUNDS[5]], binBounds: undefined };
 }
 
 /** Cells of the non-empty levels (what a dense grid would allocate). */
@@ -211,5 +211,110 @@ describe('queries over points and spheres match the oracle (GPU grid and CPU twi
     const walked = gridCasts(rays, 6, spheres, gpu.collider.planFor(spheres));
     const oracle = bruteForceNearestCasts(rays, 6, spheres);
     expect(Array.from(walked.index)).toEqual(Array.from(oracle.index));
+  });
+});
+
+/**
+ * Skewed scenes where every level covering the whole scene made the grid quadratic: a blob of
+ * tiny spheres that shared one or two coarse cells (50,000 of them: 1.25·10⁹ candidates, 21 s),
+ * and boxes far from a level of coincident points that clamped into its one cell (20k boxes ×
+ * 2,000 points: 4·10⁷ candidates, 5–10 s). Each level now covers its own spheres' centres, and a
+ * query box outside them skips the level. The candidate counts are the CPU twin's, which walks
+ * the GPU's cells; the answers are the oracle's, on the GPU and in the twin.
+ */
+describe('levels cover their own spheres: no quadratic cliff on skewed scenes', () => {
+  /** n/2 radius-1 spheres in a box (fraction 0.1) around a ball holding n/2 spheres of r ≈ 0.001. */
+  function blobScene(n: number, seed: number): Float32Array {
+    const rand = mulberry32(seed);
+    const big = n / 2;
+    const side = Math.cbrt((big * (4 / 3) * Math.PI) / 0.1);
+    const ball = 0.001 * Math.cbrt(big / 0.1);
+    const out = new Float32Array(4 * n);
+    for (let i = 0; i < n; i++) {
+      if (i % 2 === 0) {
+        out.set([rand() * side, rand() * side, rand() * side, 1], 4 * i);
+        continue;
+      }
+      let p: number[];
+      do p = [0, 1, 2].map(() => 2 * rand() - 1);
+      while (Math.hypot(p[0], p[1], p[2]) > 1);
+      out.set([...p.map((v) => side / 2 + ball * v), 0.001 * (0.9 + 0.2 * rand())], 4 * i);
+    }
+    return out;
+  }
+
+  /** n spheres of r 0.5 (fraction 0.1), 200 points at one spot and 200 unit spheres at another. */
+  function spotsScene(n: number, seed: number): Float32Array {
+    const out = uniformScene(n, { seed });
+    for (let i = 0; i < 200; i++) out.set([3, 3, 3, 0], 4 * i);
+    for (let i = 200; i < 400; i++) out.set([12, 12, 12, 1], 4 * i);
+    return out;
+  }
+
+  /** m AABBs up to `size` across, anywhere in the spheres' bounds. */
+  function aabbsOver(spheres: Float32Array, m: number, size: number, seed: number): Float32Array {
+    const { min, max } = validateSpheres('spheres', spheres);
+    const rand = mulberry32(seed);
+    const out = new Float32Array(6 * m);
+    for (let k = 0; k < m; k++) {
+      const p = [0, 1, 2].map((a) => min[a] + rand() * (max[a] - min[a]));
+      out.set([...p, ...p.map((v) => v + rand() * size)], 6 * k);
+    }
+    return out;
+  }
+
+  it('a blob of 3,000 tiny spheres among 3,000 large ones gets a level over the blob alone (seed 721)', async () => {
+    const spheres = blobScene(6000, 721);
+    const plan = gpu.collider.planFor(spheres);
+    // The tiny spheres (two octaves) have levels of their own, of cells their size over the blob.
+    const tinyLevels = plan.levels.filter((l) => l.count > 0 && l.maxRadius < 0.01);
+    expect(tinyLevels.reduce((sum, l) => sum + l.count, 0), 'spheres in the tiny levels').toBe(3000);
+    for (const level of tinyLevels) expect(Math.max(...level.dims), 'cells per axis of a tiny level').toBeLessThan(64);
+    const stats = { rows: 0, candidates: 0 };
+    const oracle = bruteForceSpherePairs(spheres);
+    expect(sortPairs(gridSpherePairs(spheres, plan, stats))).toEqual(oracle);
+    // Quadratic was 3000²/2 = 4.5·10⁶ candidates.
+    expect(stats.candidates, 'candidates').toBeLessThan(20 * 6000);
+    const pairs = await gpu.collider.spherePairs(spheres, { broadphase: 'grid' });
+    expect(bandViolations(diffPairs(spheres, pairs, oracle))).toEqual([]);
+  });
+
+  it('sphere casts through the blob hit what the oracle hits (seed 722)', async () => {
+    const spheres = blobScene(6000, 722);
+    const { min, max } = validateSpheres('spheres', spheres);
+    const rand = mulberry32(722);
+    const centre = [0, 1, 2].map((a) => (min[a] + max[a]) / 2);
+    // Half the casts aim at the blob, half cross the box anywhere.
+    const casts = new Float32Array(7 * 400);
+    for (let k = 0; k < 400; k++) {
+      const from = [0, 1, 2].map((a) => min[a] + rand() * (max[a] - min[a]));
+      const to = k % 2 ? [0, 1, 2].map((a) => centre[a] + (rand() - 0.5) * 0.04) : [0, 1, 2].map((a) => min[a] + rand() * (max[a] - min[a]));
+      casts.set([...from, ...to.map((v, a) => from[a] + 1.5 * (v - from[a])), k % 4 < 2 ? 0 : 0.002], 7 * k);
+    }
+    const res = await gpu.collider.sphereCast(casts, spheres, { broadphase: 'grid' });
+    expect(nearestViolations(casts, 7, spheres, res)).toEqual([]);
+    const oracle = bruteForceNearestCasts(casts, 7, spheres);
+    const tinyHits = Array.from(oracle.index).filter((i) => i >= 0 && spheres[4 * i + 3] < 0.01).length;
+    expect(tinyHits, 'casts that hit a tiny sphere first').toBeGreaterThan(20);
+    expect(Array.from(gridCasts(casts, 7, spheres, gpu.collider.planFor(spheres)).index)).toEqual(Array.from(oracle.index));
+  });
+
+  it('2,000 boxes anywhere skip the level of 200 coincident points unless they cover its spot (seed 723)', async () => {
+    const spheres = spotsScene(5000, 723);
+    const boxes = aabbsOver(spheres, 2000, 4, 723);
+    const plan = gpu.collider.planFor(spheres);
+    const stats = { rows: 0, candidates: 0 };
+    const oracle = bruteForceSphereAabbPairs(spheres, boxes);
+    expect(sortPairs(gridSphereAabbPairs(spheres, boxes, plan, stats))).toEqual(oracle);
+    // Every box walking the points' one cell was 2000 × 200 = 4·10⁵ candidates from it alone.
+    expect(stats.candidates, 'candidates').toBeLessThan(10 * oracle.length / 2 + 2000 * 10);
+    const pairs = await gpu.collider.sphereBoxPairs(spheres, boxes, { broadphase: 'grid' });
+    expect(bandViolations(diffPairs(spheres, pairs, oracle, aabbMargin(boxes), false), 1)).toEqual([]);
+    const centred = new Float32Array(6 * 50);
+    for (let k = 0; k < 50; k++) centred.set([2 + k * 0.01, 2, 2, 4, 4, 4 - k * 0.01], 6 * k);
+    const spot = bruteForceSphereAabbPairs(spheres, centred);
+    expect(spot.length / 2, 'boxes over the spot find its points').toBeGreaterThanOrEqual(50 * 200);
+    const spotPairs = await gpu.collider.sphereBoxPairs(spheres, centred, { broadphase: 'grid' });
+    expect(bandViolations(diffPairs(spheres, spotPairs, spot, aabbMargin(centred), false), 1)).toEqual([]);
   });
 });

@@ -17,15 +17,21 @@
  * rounded subtraction and multiplication, a floor and a clamp), so a sphere inside another's
  * box always falls in a cell inside the box's cell range. Cell sizes only decide the cost.
  *
+ * Each level covers only where its own spheres are, when validation gathered the centres'
+ * bounds per octave (one-shot queries): a blob of 50,000 tiny spheres inside a box of large ones
+ * gets a level of cells its own size over the blob alone, so its spheres are not tested against
+ * each other as if they shared a cell. A particle world's particles move, so its levels all
+ * cover its bounds.
+ *
  * Points and tiny spheres do not choose the finest cells. A radius-0 sphere's octave is −127,
  * so, left to the smallest radius, level 0 would sink as far as the other rules let it (15
- * octaves below the largest radius, or 2^24 cells per axis), and a particle world's step, whose
- * particles visit every level (finer ones too), would walk (2r / cell)² rows of it per particle:
- * 10^9 for r = 0.5 in cells of 2^-15. So when the radii spread over more than SPREAD_OCTAVES,
- * level 0 never has finer cells than those that cover the bounds with CELLS_PER_SPHERE × N cells
- * (finer cells separate evenly spread spheres no better), unless the largest radius asks for
- * coarser ones; the spheres below that size share level 0, and the cost estimate chooses the
- * levels above it as before.
+ * octaves below the largest radius, or 2^24 cells per axis), and anything that walks every level
+ * (a world's particles, a box, a cast) would walk (2r / cell)² rows of it: 10^9 for r = 0.5 in
+ * cells of 2^-15. So no level has finer cells than those that cover its bounds with
+ * CELLS_PER_SPHERE cells per sphere of the level (finer cells separate evenly spread spheres no
+ * better). A world, whose levels all span its bounds, applies that floor to level 0 alone, with
+ * all N particles, and only when the radii spread over more than SPREAD_OCTAVES: the spheres
+ * below that size share level 0, and the cost estimate chooses the levels above it as before.
  *
  * Cells map to buckets. When the levels' cells are few enough (≤ denseFactor × N), the grid is
  * dense: one bucket per cell, the bucket of a cell its linear index. Otherwise (a sparse scene,
@@ -39,6 +45,18 @@ import type { SphereStats } from '../validate.js';
 
 /** One level of a {@link GridPlan}: spheres of similar size, in cells about their diameter. */
 export interface GridLevelPlan {
+  /**
+   * Where the level's cell (0, 0, 0) starts: the minimum corner of its own spheres' centres when
+   * the stats know them per octave (one-shot queries), else of all the centres (a world: its bounds).
+   */
+  origin: [number, number, number];
+  /**
+   * Bounds of the level's centres when the stats know them per octave: a query box that misses
+   * them skips the level (its cells would clamp the box into edge cells that hold no partner).
+   * ∓F32_MAX otherwise (a world's particles move: every level is walked).
+   */
+  lower: [number, number, number];
+  upper: [number, number, number];
   /** Cell side, a power of two. */
   cellSize: number;
   /** 1 / cellSize (exact: a power of two). */
@@ -60,8 +78,6 @@ export interface GridLevelPlan {
 export interface GridPlan {
   /** Number of spheres planned for. */
   sphereCount: number;
-  /** The local origin: the minimum corner of the centres' bounds. */
-  origin: [number, number, number];
   /** A sphere's level: 0 when ceilLog2(r) ≤ levelBias, else ceil((ceilLog2(r) − levelBias) / levelStep), at most the last. */
   levelBias: number;
   /** Octaves of radius per level. */
@@ -89,6 +105,7 @@ export interface PlanOptions {
 export const nextPow2 = (n: number): number => 2 ** Math.ceil(Math.log2(Math.max(1, n)));
 const prevPow2 = (n: number): number => 2 ** Math.floor(Math.log2(Math.max(1, n)));
 const f32 = Math.fround;
+const F32_MAX = 3.4028234663852886e38;
 
 /**
  * Relative costs in the estimate that chooses the levels and the cell size: visiting a row of
@@ -120,7 +137,7 @@ export const CELLS_PER_SPHERE = 512;
 export const SPREAD_OCTAVES = 6;
 
 export function planGrid(stats: SphereStats, options: PlanOptions = {}): GridPlan {
-  const cFloor = countFloor(stats);
+  const cFloor = stats.binBounds ? -Infinity : countFloor(stats);
   let best: GridPlan | null = null;
   let bestCost = Infinity;
   // Levels one octave of radius apart (step 1) keep candidates few but make small spheres visit
@@ -157,10 +174,25 @@ export function levelOfLog2(c: number, levelBias: number, levelStep: number, lev
   return Math.min(Math.floor((d + levelStep - 1) / levelStep), levelCount - 1);
 }
 
-/** Cells per axis of a level with cells of side 2^e over the bounds (the plan's `dims`). */
-function dimsAt(stats: SphereStats, origin: readonly number[], e: number): [number, number, number] {
+/** Cells per axis of a level with cells of side 2^e from `origin` to `max` (the plan's `dims`). */
+function dimsAt(max: readonly number[], origin: readonly number[], e: number): [number, number, number] {
   const inv = 2 ** -e;
-  return [0, 1, 2].map((a) => Math.min(Math.floor(f32(f32(stats.max[a] - origin[a]) * inv)) + 1, MAX_CELLS_PER_AXIS)) as [number, number, number];
+  return [0, 1, 2].map((a) => Math.min(Math.floor(f32(f32(max[a] - origin[a]) * inv)) + 1, MAX_CELLS_PER_AXIS)) as [number, number, number];
+}
+
+/**
+ * The smallest cell exponent e whose cells cover [origin, max] with at most `budget` cells;
+ * −Infinity when every size does (the centres at one point).
+ */
+function floorExponent(max: readonly number[], origin: readonly number[], budget: number): number {
+  let extent = 0;
+  for (let a = 0; a < 3; a++) extent = Math.max(extent, f32(max[a] - origin[a]));
+  if (!(extent > 0)) return -Infinity;
+  const cells = (e: number): number => dimsAt(max, origin, e).reduce((p, d) => p * d, 1);
+  // Cells of 2^(ceilLog2(extent) + 1) leave one per axis; halve them while the budget allows.
+  let e = ceilLog2(extent) + 1;
+  while (e > -125 && cells(e - 1) <= budget) e--;
+  return e;
 }
 
 /**
@@ -171,17 +203,7 @@ function dimsAt(stats: SphereStats, origin: readonly number[], e: number): [numb
 export function countFloor(stats: SphereStats): number {
   const { count, min } = stats;
   if (count === 0) return -Infinity;
-  const origin = [f32(min[0]), f32(min[1]), f32(min[2])];
-  let extent = 0;
-  for (let a = 0; a < 3; a++) extent = Math.max(extent, f32(stats.max[a] - origin[a]));
-  if (!(extent > 0)) return -Infinity;
-  const budget = CELLS_PER_SPHERE * count;
-  const cells = (e: number): number => dimsAt(stats, origin, e).reduce((p, d) => p * d, 1);
-  // Cells of 2^(ceilLog2(extent) + 1) leave one per axis; halve them while the budget allows (at
-  // most ~250 halvings, once per plan; the last count taken is at most about 8 × the budget).
-  let e = ceilLog2(extent) + 1;
-  while (e > -125 && cells(e - 1) <= budget) e--;
-  return e - 1;
+  return floorExponent(stats.max, [f32(min[0]), f32(min[1]), f32(min[2])], CELLS_PER_SPHERE * count) - 1;
 }
 
 /**
@@ -218,25 +240,34 @@ function planWithStep(stats: SphereStats, options: PlanOptions, step: number, sh
   const c0 = Math.max(Math.min(cLow + shift, cMax), cMax - step * (MAX_LEVELS - 1), cExtent - Math.log2(MAX_CELLS_PER_AXIS) - 1, -121);
   const levelCount = Math.max(1, Math.ceil((cMax - c0) / step) + 1);
 
-  // The GPU reads the origin as f32: round it here so the CPU twin's cells are the GPU's.
-  const origin: [number, number, number] = count ? [f32(min[0]), f32(min[1]), f32(min[2])] : [0, 0, 0];
-  const levels: GridLevelPlan[] = [];
-  for (let k = 0; k < levelCount; k++) {
-    // The top level needs cells no larger than its largest radius' octave asks for, unless the
-    // extent asks for coarser ones (level 0 then holds every radius).
-    const e = Math.min(c0 + step * k, Math.max(cMax, c0), 126 - cellShift) + 1 + cellShift;
-    const cellSize = 2 ** e;
-    const invCellSize = 2 ** -e;
-    const dims: [number, number, number] = count ? dimsAt(stats, origin, e) : [1, 1, 1];
-    levels.push({ cellSize, invCellSize, maxRadius: 0, count: 0, dims, keyBase: 0 });
-  }
+  // Each level's members, largest radius and centres' bounds (from its octaves' bounds, or all
+  // the centres' when the stats have none per octave).
+  const members = Array.from({ length: levelCount }, () => ({ count: 0, maxRadius: 0, lo: [Infinity, Infinity, Infinity], hi: [-Infinity, -Infinity, -Infinity] }));
+  const { binBounds } = stats;
   for (let bin = 0; bin < LOG2_BINS; bin++) {
     const n = stats.log2Hist[bin];
     if (n === 0) continue;
-    const level = levels[levelOfLog2(bin - LOG2_BIAS, c0, step, levelCount)];
-    level.count += n;
-    level.maxRadius = Math.max(level.maxRadius, stats.log2MaxRadius[bin]);
+    const m = members[levelOfLog2(bin - LOG2_BIAS, c0, step, levelCount)];
+    m.count += n;
+    m.maxRadius = Math.max(m.maxRadius, stats.log2MaxRadius[bin]);
+    for (let a = 0; a < 3; a++) {
+      m.lo[a] = Math.min(m.lo[a], binBounds ? binBounds[6 * bin + a] : min[a]);
+      m.hi[a] = Math.max(m.hi[a], binBounds ? binBounds[6 * bin + 3 + a] : max[a]);
+    }
   }
+  const levels: GridLevelPlan[] = members.map((m, k) => {
+    // The GPU reads the origin as f32: round it here so the CPU twin's cells are the GPU's.
+    const origin: [number, number, number] = m.count ? [f32(m.lo[0]), f32(m.lo[1]), f32(m.lo[2])] : [0, 0, 0];
+    // The top level needs cells no larger than its largest radius' octave asks for, unless the
+    // extent asks for coarser ones (level 0 then holds every radius); with bounds per level, no
+    // finer than CELLS_PER_SPHERE cells a sphere over them.
+    let e = Math.min(c0 + step * k, Math.max(cMax, c0), 126 - cellShift) + 1 + cellShift;
+    if (binBounds && m.count) e = Math.min(Math.max(e, floorExponent(m.hi, origin, CELLS_PER_SPHERE * m.count)), 127);
+    const dims: [number, number, number] = m.count ? dimsAt(m.hi, origin, e) : [1, 1, 1];
+    const lower: [number, number, number] = binBounds && m.count ? origin : [-F32_MAX, -F32_MAX, -F32_MAX];
+    const upper: [number, number, number] = binBounds && m.count ? [f32(m.hi[0]), f32(m.hi[1]), f32(m.hi[2])] : [F32_MAX, F32_MAX, F32_MAX];
+    return { origin, lower, upper, cellSize: 2 ** e, invCellSize: 2 ** -e, maxRadius: m.maxRadius, count: m.count, dims, keyBase: 0 };
+  });
 
   let totalCells = 0;
   for (const level of levels) {
@@ -250,40 +281,60 @@ function planWithStep(stats: SphereStats, options: PlanOptions, step: number, sh
   const bucketCount = dense ? Math.max(totalCells, 1) : hashedBuckets;
   const bucketMask = dense ? 0xffffffff : hashedBuckets - 1;
 
-  return { sphereCount: count, origin, levelBias: c0, levelStep: step, levels, bucketCount, bucketMask, dense };
+  return { sphereCount: count, levelBias: c0, levelStep: step, levels, bucketCount, bucketMask, dense };
 }
 
 /**
- * Work the narrow phase would do with `plan`, assuming spheres spread evenly over the bounds:
- * for each level a and each coarser-or-equal non-empty level b, the rows and candidates a
- * typical sphere of a visits in b. Only used to compare plans of the same scene.
+ * Work the narrow phase would do with `plan`: for each octave of radius (a bin of the stats'
+ * histogram) and each coarser-or-equal non-empty level b, the rows and candidates a typical
+ * sphere of that octave visits in b. Candidates come from each octave j of level b whose bounds
+ * meet the visiting octave's, as if its spheres spread evenly over its own bounds (each axis at
+ * least a cell of b thick): so a blob of tiny spheres binned with large ones over the whole
+ * scene costs what it would, its spheres sharing a few cells. Without bounds per octave (a
+ * world) every octave spreads over the scene. Only used to compare plans of the same scene.
  */
 export function estimateCost(plan: GridPlan, stats: SphereStats): number {
-  const top = plan.levels[plan.levels.length - 1].cellSize;
-  let volume = 1;
-  for (let a = 0; a < 3; a++) volume *= Math.max(stats.max[a] - stats.min[a], top);
+  const bins: { count: number; radius: number; level: number; lo: number[]; hi: number[] }[] = [];
+  for (let bin = 0; bin < LOG2_BINS; bin++) {
+    const count = stats.log2Hist[bin];
+    if (count === 0) continue;
+    const b = stats.binBounds;
+    bins.push({
+      count,
+      radius: stats.log2MaxRadius[bin],
+      level: levelOfLog2(bin - LOG2_BIAS, plan.levelBias, plan.levelStep, plan.levels.length),
+      lo: b ? [b[6 * bin], b[6 * bin + 1], b[6 * bin + 2]] : stats.min,
+      hi: b ? [b[6 * bin + 3], b[6 * bin + 4], b[6 * bin + 5]] : stats.max,
+    });
+  }
+  const meet = (p: (typeof bins)[number], q: (typeof bins)[number], pad: number): boolean =>
+    [0, 1, 2].every((a) => p.lo[a] <= q.hi[a] + pad && q.lo[a] <= p.hi[a] + pad);
   let cost = 0;
-  plan.levels.forEach((la, a) => {
-    if (la.count === 0) return;
-    const radius = 0.75 * la.maxRadius;
-    for (let b = a; b < plan.levels.length; b++) {
+  for (const visitor of bins) {
+    const radius = 0.75 * visitor.radius;
+    for (let b = visitor.level; b < plan.levels.length; b++) {
       const lb = plan.levels[b];
       if (lb.count === 0) continue;
       const span = (2 * (radius + lb.maxRadius)) / lb.cellSize + 1;
       const perAxis = lb.dims.map((d) => Math.min(span, d));
       const rows = perAxis[1] * perAxis[2];
-      const cells = rows * perAxis[0];
-      const candidates = (cells * lb.cellSize ** 3 * lb.count) / volume;
-      cost += la.count * (ROW_COST * rows + CANDIDATE_COST * candidates) * (a === b ? 0.5 : 1);
+      const visited = rows * perAxis[0] * lb.cellSize ** 3;
+      let candidates = 0;
+      for (const other of bins) {
+        if (other.level !== b || !meet(visitor, other, radius + lb.maxRadius)) continue;
+        let volume = 1;
+        for (let a = 0; a < 3; a++) volume *= Math.max(other.hi[a] - other.lo[a], lb.cellSize);
+        candidates += Math.min(other.count, (other.count * visited) / volume);
+      }
+      cost += visitor.count * (ROW_COST * rows + CANDIDATE_COST * candidates) * (visitor.level === b ? 0.5 : 1);
     }
-  });
+  }
   return plan.dense ? cost : cost * HASHED_COST_FACTOR;
 }
 
 /** The plan as the `GridParams` uniform the shaders read. */
 export function gridParamsData(plan: GridPlan): ArrayBuffer {
   return packStruct(GridParams, {
-    origin: plan.origin,
     sphereCount: plan.sphereCount,
     bucketMask: plan.bucketMask,
     levelBias: plan.levelBias,
@@ -293,6 +344,9 @@ export function gridParamsData(plan: GridPlan): ArrayBuffer {
     levels: plan.levels.map((l) => ({
       dims: l.dims,
       keyBase: l.keyBase,
+      origin: l.origin,
+      lower: l.lower,
+      upper: l.upper,
       cellSize: l.cellSize,
       invCellSize: l.invCellSize,
       maxRadius: l.maxRadius,

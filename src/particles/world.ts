@@ -272,7 +272,8 @@ export class ParticleWorld {
       min = centre.map((c) => c - half) as [number, number, number];
       max = centre.map((c) => c + half) as [number, number, number];
     }
-    return { ...stats, min, max };
+    // The particles move: the plan covers the bounds, not where each octave's particles are now.
+    return { ...stats, min, max, binBounds: undefined };
   }
 
   /** The settings of a step of `dt` (the CPU twin, src/reference/particles.ts, takes the same). */
@@ -457,7 +458,7 @@ export class ParticleWorld {
     if (this.bounds) return Math.max(...this.bounds.map(Math.abs));
     const plan = this.plan!;
     const finest = plan.levels[0];
-    return Math.max(...plan.origin.map((o, a) => Math.abs(o) + finest.dims[a] * finest.cellSize));
+    return Math.max(...finest.origin.map((o, a) => Math.abs(o) + finest.dims[a] * finest.cellSize));
   }
 
   /**

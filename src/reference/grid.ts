@@ -7,7 +7,7 @@
  */
 import { ceilLog2 } from '../grid/level.js';
 import { EXT_SCALE } from '../grid/level.js';
-import { levelOfLog2, type GridPlan } from '../grid/plan.js';
+import { levelOfLog2, type GridPlan, type GridLevelPlan } from '../grid/plan.js';
 
 const f32 = Math.fround;
 
@@ -19,7 +19,7 @@ export function sphereLevel(plan: GridPlan, r: number): number {
 /** Cell coordinate along one axis (0, 1, 2) of value x at a level. */
 export function cellOf(plan: GridPlan, level: number, axis: number, x: number): number {
   const l = plan.levels[level];
-  const c = Math.floor(f32(f32(x - plan.origin[axis]) * f32(l.invCellSize)));
+  const c = Math.floor(f32(f32(x - l.origin[axis]) * f32(l.invCellSize)));
   return Math.min(Math.max(c, 0), l.dims[axis] - 1);
 }
 
@@ -180,6 +180,12 @@ export function visitLevel(grid: WalkableGrid, level: number, visit: (u: number,
   }
 }
 
+/** Can the box [min, max] hold a centre of the level? (The WGSL `levelTouches`.) */
+export function levelTouches(level: GridLevelPlan, min: readonly number[], max: readonly number[]): boolean {
+  for (let a = 0; a < 3; a++) if (max[a] < level.lower[a] || min[a] > level.upper[a]) return false;
+  return true;
+}
+
 /** The cell range [lo, hi] of a level covering the box [min − ext, max + ext] (f32, as the GPU). */
 export function cellRange(plan: GridPlan, level: number, min: number[], max: number[], ext: number): { lo: number[]; hi: number[] } {
   return {
@@ -202,6 +208,7 @@ export function gridSpherePairs(spheres: Float32Array, plan: GridPlan, stats?: W
       const level = plan.levels[b];
       if (level.count === 0) continue;
       const ext = f32(f32(r + level.maxRadius) * f32(EXT_SCALE));
+      if (!levelTouches(level, p.map((v) => f32(v - ext)), p.map((v) => f32(v + ext)))) continue;
       const { lo, hi } = cellRange(plan, b, p, p, ext);
       const head = b === a ? [0, 1, 2].map((axis) => cellOf(plan, a, axis, p[axis])) : lo;
       walkRows(grid, b, lo, hi, b === a ? t + 1 : 0, (_, other) => {

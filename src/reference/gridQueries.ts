@@ -7,7 +7,7 @@
  */
 import { EXT_SCALE, SLAB_X } from '../grid/level.js';
 import type { GridPlan } from '../grid/plan.js';
-import { walkableGrid, walkRows, visitLevel, cellRange, cellOf, type WalkStats } from './grid.js';
+import { walkableGrid, walkRows, visitLevel, cellRange, cellOf, levelTouches, type WalkStats } from './grid.js';
 import { sphereAabbOverlap, sphereObbOverlap } from './sphereBox.js';
 import { castHit } from './casts.js';
 
@@ -51,7 +51,9 @@ function queryBox(grid: ReturnType<typeof walkableGrid>, min: number[], max: num
   const { plan } = grid;
   plan.levels.forEach((level, b) => {
     if (level.count === 0) return;
-    const { lo, hi } = cellRange(plan, b, min, max, Math.fround(level.maxRadius * EXT_SCALE));
+    const ext = Math.fround(level.maxRadius * EXT_SCALE);
+    if (!levelTouches(level, min.map((v) => Math.fround(v - ext)), max.map((v) => Math.fround(v + ext)))) return;
+    const { lo, hi } = cellRange(plan, b, min, max, ext);
     walkRows(grid, b, lo, hi, 0, (_, id) => visit(id), stats, lo, true);
   });
 }
@@ -97,6 +99,8 @@ export function gridCasts(rays: Float32Array, stride: 6 | 7, spheres: Float32Arr
         const h = (level.maxRadius + r1) * EXT_SCALE;
         const stop = (): number => (allHits ? len : Math.min(len, best));
         const thickness = axis === 0 ? SLAB_X : 1;
+        const end = a.map((v, c) => v + n[c] * stop());
+        if (!levelTouches(level, a.map((v, c) => Math.min(v, end[c]) - h), a.map((v, c) => Math.max(v, end[c]) + h))) return;
         const slabFirst = cellOf(plan, b, axis, a[axis] - dir * h);
         const slabLast = cellOf(plan, b, axis, a[axis] + n[axis] * stop() + dir * h);
         const test = (id: number): void => {
@@ -115,8 +119,8 @@ export function gridCasts(rays: Float32Array, stride: 6 | 7, spheres: Float32Arr
         for (let slab = slabFirst; ; slab += dir * thickness) {
           const first = dir > 0 ? slab : Math.max(slab - thickness + 1, 0);
           const last = dir > 0 ? Math.min(slab + thickness - 1, lastSlab) : slab;
-          const x0 = first === 0 ? -Infinity : plan.origin[axis] + first * level.cellSize - h;
-          const x1 = last === lastSlab ? Infinity : plan.origin[axis] + (last + 1) * level.cellSize + h;
+          const x0 = first === 0 ? -Infinity : level.origin[axis] + first * level.cellSize - h;
+          const x1 = last === lastSlab ? Infinity : level.origin[axis] + (last + 1) * level.cellSize + h;
           const tIn = Math.max(((dir > 0 ? x0 : x1) - a[axis]) / n[axis], 0);
           if (tIn > stop()) break;
           const tOut = Math.min(((dir > 0 ? x1 : x0) - a[axis]) / n[axis], stop());
