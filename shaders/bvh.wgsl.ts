@@ -2,11 +2,12 @@
  * A linear BVH (Karras 2012, "Maximizing parallelism in the construction of BVHs, octrees, and
  * k-d trees") over the spheres. The CPU twin is in src/reference/bvh.ts.
  *
- *   bvhCodes    key = the 30-bit Morton code of the centre (10 bits an axis) over the centres'
- *               bounds, value = index
- *   (radix sort of the codes, 30 bits, src/passes/radixSort.ts: stable, so equal codes keep
- *   index order)
- *   bvhGather   the spheres copied into sorted order
+ *   bvhCodes    key = the low word of the centre's 60-bit Morton code (20 bits an axis over the
+ *               centres' bounds: the interleave of each axis' low 10 bits), value = index
+ *   (radix sort, 30 bits, src/passes/radixSort.ts: stable, so equal words keep index order)
+ *   bvhCodesHi  key = the high word (the interleave of the high 10 bits) of each sphere in that order
+ *   (radix sort again: stable, so the order is by (high word, low word, index))
+ *   bvhGather   the spheres and their two code words copied into sorted order
  *   bvhPyramid  one dispatch per level L = 1 .. floor(log2 n): the box of every aligned block of
  *               2^L sorted leaves, the union of two blocks of the level below (level 0, the
  *               leaves, is read from the sorted spheres)
@@ -23,11 +24,16 @@
  * boundaries do order everything: each pyramid level is its own dispatch, and bvhNodes reads
  * only what earlier dispatches wrote. No atomics, no flags, no race; log2 n small dispatches.
  *
- * Depth: the keys (code, index) are 62-bit and distinct, and in a binary radix tree a child's
- * common prefix is strictly longer than its parent's. Codes have their top 2 bits 0, so every
- * prefix is 2 .. 63 bits long: at most 62 internal nodes on any path from the root. The walks'
- * stack (push both children, pop one) then never holds more than 63 entries: a fixed stack of
- * 64 cannot overflow, on any input.
+ * Why 20 bits an axis: with 10, a blob 1/1000 of the scene across or a line 30,000 long puts
+ * thousands of spheres on one code, the tree splits them by index, not by place, and the walks
+ * go quadratic (100k spheres: 15.9 s for the tiny blob, 7.2 s for the long line on SwiftShader).
+ *
+ * Depth: the keys (high word, low word, index) are distinct, and in a binary radix tree a
+ * child's common prefix is strictly longer than its parent's. Each 30-bit word sits in 32 bits
+ * with its top 2 bits 0, so a common prefix is 2 .. 31 bits (the high words differ), 34 .. 63
+ * (the low words differ) or 64 .. 95 (the indices differ): 92 lengths, at most 92 internal
+ * nodes on any path from the root. The walks' stack (push both children, pop one) then never
+ * holds more than 93 entries: a fixed stack of 96 cannot overflow, on any input.
  *
  * Queries (one thread per query): walk the nodes whose box passes the query's test, and run the
  * same narrow test as every broad phase on each leaf reached. Leaf boxes are the sphere's
@@ -39,10 +45,15 @@ import { BvhParams, BvhLevel, BvhNode } from '../src/layout.js';
 import { flatWorkgroup, spheresOverlap, pairAppend } from './common.wgsl.js';
 import { boxMath, boxTest, boxBounds, type BoxKind } from './boxes.wgsl.js';
 
+/** Morton cells per axis: 2^20 (two 30-bit words of code). */
+export const MORTON_CELLS = 2 ** 20;
+
 /** The leaf flag of a child index. */
 export const BVH_LEAF = 0x80000000;
-/** Entries of the walks' stack: more than the 63 the depth bound allows (the module's comment). */
-export const BVH_STACK = 64;
+/** Entries of the walks' stack: more than the 93 the depth bound allows (the module's comment). */
+export const BVH_STACK = 96;
+/** The largest internal-node depth the keys allow (the module's comment). */
+export const BVH_MAX_DEPTH = 92;
 
 const params = (binding: number): string => `
 ${BvhParams.wgsl}
@@ -59,16 +70,8 @@ fn leafHi(s: vec4f) -> vec3f {
 }
 `;
 
-/** Bindings of bvhCodes: params, spheres, codes, ids. */
-export const bvhCodesBindings = ['uniform', 'read-only-storage', 'storage', 'storage'] as const;
-export const bvhCodesShader = () => wgsl`
-${params(0)}
-@group(0) @binding(1) var<storage, read> spheres: array<vec4f>;
-@group(0) @binding(2) var<storage, read_write> codes: array<u32>;
-@group(0) @binding(3) var<storage, read_write> ids: array<u32>;
-${flatWorkgroup}
-override WG: u32 = 256u;
-
+/** The centre's 60-bit Morton code as (high word, low word), 30 bits each (src/reference/bvh.ts twins it). */
+const morton = /* wgsl */ `
 // The 10 low bits of v spread to every third bit.
 fn spread(v: u32) -> u32 {
   var x = v & 0x3ffu;
@@ -79,26 +82,67 @@ fn spread(v: u32) -> u32 {
   return x;
 }
 
+fn mortonWords(p: vec3f) -> vec2u {
+  let cell = vec3u(clamp((p - params.origin) * params.scale, vec3f(0.0), vec3f(${MORTON_CELLS - 1}.0)));
+  let high = cell >> vec3u(10u);
+  return vec2u((spread(high.x) << 2u) | (spread(high.y) << 1u) | spread(high.z),
+               (spread(cell.x) << 2u) | (spread(cell.y) << 1u) | spread(cell.z));
+}
+`;
+
+/** Bindings of bvhCodes: params, spheres, codes (low words), ids. */
+export const bvhCodesBindings = ['uniform', 'read-only-storage', 'storage', 'storage'] as const;
+export const bvhCodesShader = () => wgsl`
+${params(0)}
+@group(0) @binding(1) var<storage, read> spheres: array<vec4f>;
+@group(0) @binding(2) var<storage, read_write> codes: array<u32>;
+@group(0) @binding(3) var<storage, read_write> ids: array<u32>;
+${flatWorkgroup}
+${morton}
+override WG: u32 = 256u;
+
 @compute @workgroup_size(WG)
 fn bvhCodes(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
   let i = flatWorkgroup(wid, nwg) * WG + lid;
   if (i >= params.sphereCount) {
     return;
   }
-  let cell = vec3u(clamp((spheres[i].xyz - params.origin) * params.scale, vec3f(0.0), vec3f(1023.0)));
-  codes[i] = (spread(cell.x) << 2u) | (spread(cell.y) << 1u) | spread(cell.z);
+  codes[i] = mortonWords(spheres[i].xyz).y;
   ids[i] = i;
 }
 `;
 
-/** Bindings of bvhGather: params, spheres, ids (sorted), sorted spheres. */
-export const bvhGatherBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'storage'] as const;
+/** Bindings of bvhCodesHi: params, spheres, ids (sorted by low word), codes (high words, in that order). */
+export const bvhCodesHiBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'storage'] as const;
+export const bvhCodesHiShader = () => wgsl`
+${params(0)}
+@group(0) @binding(1) var<storage, read> spheres: array<vec4f>;
+@group(0) @binding(2) var<storage, read> ids: array<u32>;
+@group(0) @binding(3) var<storage, read_write> codes: array<u32>;
+${flatWorkgroup}
+${morton}
+override WG: u32 = 256u;
+
+@compute @workgroup_size(WG)
+fn bvhCodesHi(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
+  let k = flatWorkgroup(wid, nwg) * WG + lid;
+  if (k >= params.sphereCount) {
+    return;
+  }
+  codes[k] = mortonWords(spheres[ids[k]].xyz).x;
+}
+`;
+
+/** Bindings of bvhGather: params, spheres, ids (sorted), sorted spheres, their codes (high, low). */
+export const bvhGatherBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'storage', 'storage'] as const;
 export const bvhGatherShader = () => wgsl`
 ${params(0)}
 @group(0) @binding(1) var<storage, read> spheres: array<vec4f>;
 @group(0) @binding(2) var<storage, read> ids: array<u32>;
 @group(0) @binding(3) var<storage, read_write> sorted: array<vec4f>;
+@group(0) @binding(4) var<storage, read_write> keys: array<vec2u>;
 ${flatWorkgroup}
+${morton}
 override WG: u32 = 256u;
 
 @compute @workgroup_size(WG)
@@ -107,7 +151,9 @@ fn bvhGather(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: ve
   if (k >= params.sphereCount) {
     return;
   }
-  sorted[k] = spheres[ids[k]];
+  let s = spheres[ids[k]];
+  sorted[k] = s;
+  keys[k] = mortonWords(s.xyz);
 }
 `;
 
@@ -147,12 +193,12 @@ fn bvhPyramid(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: v
 }
 `;
 
-/** Bindings of bvhNodes: params, codes (sorted), sorted spheres, pyramid, nodes. */
+/** Bindings of bvhNodes: params, keys (sorted codes: high, low), sorted spheres, pyramid, nodes. */
 export const bvhNodesBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage'] as const;
 export const bvhNodesShader = () => wgsl`
 ${params(0)}
 ${BvhNode.wgsl}
-@group(0) @binding(1) var<storage, read> codes: array<u32>;
+@group(0) @binding(1) var<storage, read> keys: array<vec2u>;
 @group(0) @binding(2) var<storage, read> sorted: array<vec4f>;
 @group(0) @binding(3) var<storage, read> pyramid: array<vec4f>;
 @group(0) @binding(4) var<storage, read_write> nodes: array<BvhNode>;
@@ -161,17 +207,21 @@ ${leafBox}
 override WG: u32 = 256u;
 const LEAF: u32 = ${BVH_LEAF}u;
 
-// The common prefix of keys i and j, the key being (code, index): −1 outside [0, n).
+// The common prefix of keys i and j, the key being (high word, low word, index), 32 bits each:
+// −1 outside [0, n).
 fn delta(i: i32, j: i32) -> i32 {
   if (j < 0 || j >= i32(params.sphereCount)) {
     return -1;
   }
-  let a = codes[i];
-  let b = codes[j];
-  if (a == b) {
-    return 32 + i32(countLeadingZeros(u32(i) ^ u32(j)));
+  let a = keys[i];
+  let b = keys[j];
+  if (a.x != b.x) {
+    return i32(countLeadingZeros(a.x ^ b.x));
   }
-  return i32(countLeadingZeros(a ^ b));
+  if (a.y != b.y) {
+    return 32 + i32(countLeadingZeros(a.y ^ b.y));
+  }
+  return 64 + i32(countLeadingZeros(u32(i) ^ u32(j)));
 }
 
 @compute @workgroup_size(WG)
@@ -273,7 +323,7 @@ export interface BvhWalk {
  * A depth-first walk of the tree from the root with a stack of BVH_STACK (internal nodes and
  * their keys): leaves are visited as soon as their parent is, internal children whose box passes
  * are pushed far one first. Expects `nodes` and `sorted` bound and `sphereCount` (u32
- * expression, > 0) in scope. The stack bound is the module's comment: at most 63 entries.
+ * expression, > 0) in scope. The stack bound is the module's comment: at most 93 entries.
  */
 export function bvhWalk({ test, visit, skip }: BvhWalk, sphereCount: string): string {
   return /* wgsl */ `{

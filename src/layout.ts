@@ -276,7 +276,7 @@ export const BvhParams = defineStruct('BvhParams', {
   /** The centres' lower bound: Morton cell 0. */
   origin: 'vec3f',
   sphereCount: 'u32',
-  /** 1024 / extent per axis (0 for an axis of zero extent: every code has 0 there). */
+  /** 2^20 / extent per axis (0 for an axis of zero extent: every code has 0 there). */
   scale: 'vec3f',
   boxCount: 'u32',
   /** Added to every leaf box, so that f32 rounding cannot prune a pair the narrow test keeps. */

@@ -14,7 +14,7 @@ import { bruteForceSphereAabbPairs, bruteForceSphereObbPairs } from '../src/refe
 import { bruteForceNearestCasts } from '../src/reference/casts.js';
 import { buildBvh, walkBvh, mortonCodes, bvhSpherePairs, bvhSphereBoxPairs, bvhNearestCasts } from '../src/reference/bvh.js';
 import { bvhPyramidLevels } from '../src/broadphase/bvh.js';
-import { BVH_LEAF, BVH_STACK } from '../shaders/bvh.wgsl.js';
+import { BVH_LEAF, BVH_STACK, BVH_MAX_DEPTH } from '../shaders/bvh.wgsl.js';
 
 const gpu = useGpu();
 
@@ -97,7 +97,8 @@ describe("broadphase: 'bvh', sphere pairs", () => {
 describe("broadphase: 'bvh', the tree (CPU twin)", () => {
   it('equal codes are ordered by index and split on it: a balanced tree over 300 coincident spheres', () => {
     const tree = buildBvh(coincidentScene(300));
-    expect(new Set(tree.codes).size).toBe(1);
+    expect(new Set(tree.codes.high).size).toBe(1);
+    expect(new Set(tree.codes.low).size).toBe(1);
     expect(Array.from(tree.order)).toEqual(Array.from({ length: 300 }, (_, i) => i));
     expect(tree.depth).toBeLessThanOrEqual(Math.ceil(Math.log2(300)));
   });
@@ -118,7 +119,7 @@ describe("broadphase: 'bvh', the tree (CPU twin)", () => {
         }
       }
       if (n > 1) expect(Array.from(parents).every((p) => p === 1)).toBe(true);
-      expect(tree.depth).toBeLessThanOrEqual(62);
+      expect(tree.depth).toBeLessThanOrEqual(BVH_MAX_DEPTH);
       const visited = new Uint32Array(n);
       const deepest = walkBvh(tree, () => 0, (u) => visited[u]++);
       expect(Array.from(visited).every((v) => v === 1)).toBe(true);
@@ -126,11 +127,19 @@ describe("broadphase: 'bvh', the tree (CPU twin)", () => {
     });
   }
 
-  it('Morton codes interleave x, y, z from the high bit; a flat axis codes 0', () => {
+  it('Morton codes interleave x, y, z from the high bit, 20 bits an axis in two words; a flat axis codes 0', () => {
     const half = mortonCodes(new Float32Array([0, 0, 0, 1, 1, 1, 1, 1, 0.5, 0, 0, 1, 0, 0.5, 0, 1, 0, 0, 0.5, 1]));
-    expect(Array.from(half)).toEqual([0, 2 ** 30 - 1, 2 ** 29, 2 ** 28, 2 ** 27]);
+    expect(Array.from(half.high)).toEqual([0, 2 ** 30 - 1, 2 ** 29, 2 ** 28, 2 ** 27]);
+    expect(Array.from(half.low)).toEqual([0, 2 ** 30 - 1, 0, 0, 0]);
+    // 2^-20 of the extent along x: the lowest x bit of the low word.
+    const fine = mortonCodes(new Float32Array([0, 0, 0, 1, 2 ** -20, 0, 0, 1, 1, 1, 1, 1]));
+    expect([fine.high[1], fine.low[1]]).toEqual([0, 4]);
     const flat = mortonCodes(new Float32Array([0, 0, 5, 1, 1, 1, 5, 1]));
-    expect(Array.from(flat)).toEqual([0, (2 ** 30 - 1) & ~0x09249249]);
+    expect(Array.from(flat.high)).toEqual([0, (2 ** 30 - 1) & ~0x09249249]);
+    expect(Array.from(flat.low)).toEqual([0, (2 ** 30 - 1) & ~0x09249249]);
+    // Cells are cubic, 2^20 across the largest extent (x, 4 long): y = 1 is cell 2^18, high bits 256.
+    const long = mortonCodes(new Float32Array([0, 0, 0, 1, 4, 1, 0, 1]));
+    expect(Array.from(long.high)).toEqual([0, (0x24924924 | 2 ** 25) >>> 0]);
   });
 
   it('the pyramid holds the full blocks of every level', () => {

@@ -18,7 +18,7 @@ import { PAIR_SCENES, pairScene } from '../scenes.js';
 export const SCENES: Record<string, (n: number) => Float32Array> = Object.fromEntries(Object.entries(PAIR_SCENES).map(([k, v]) => [k, v.make]));
 
 export const CROSSOVER_SIZES = [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384];
-export const PAIR_METHODS = ['gpu-grid', 'gpu-sweep', 'gpu-bvh', 'gpu-all-pairs', 'cpu-grid', 'js-grid', 'js-grid-naive', 'rapier'];
+export const PAIR_METHODS = ['gpu-auto', 'gpu-grid', 'gpu-sweep', 'gpu-bvh', 'gpu-all-pairs', 'cpu-grid', 'js-grid', 'js-grid-naive', 'rapier'];
 
 /** Bytes the GPU grid moves: build (count 24 B + scatter 36 B per sphere, scan 12 B per bucket), walk (8 B a row, 16 B a candidate), 8 B a pair out. */
 function gridBytes(n: number, buckets: number, rows: number, candidates: number, pairs: number): number {
@@ -28,8 +28,8 @@ function gridBytes(n: number, buckets: number, rows: number, candidates: number,
 /** A method's run on a scene: what it found, and its GPU time or its own timing where it has one. */
 async function runMethod(ctx: Context, method: string, spheres: Float32Array, levels?: JsGridLevels): Promise<Sample & { setupMs?: number }> {
   const { collider } = ctx;
-  if (method === 'gpu-grid' || method === 'gpu-sweep' || method === 'gpu-bvh' || method === 'gpu-all-pairs') {
-    const broadphase = method === 'gpu-grid' ? 'grid' : method === 'gpu-sweep' ? 'sweep' : method === 'gpu-bvh' ? 'bvh' : 'all-pairs';
+  if (method.startsWith('gpu-')) {
+    const broadphase = method.slice(4) as 'auto' | 'grid' | 'sweep' | 'bvh' | 'all-pairs';
     const pairs = await collider.spherePairs(spheres, { broadphase, profile: true });
     return { answer: pairs.length / 2, output: pairs, ...profileOf(collider) };
   }

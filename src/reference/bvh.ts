@@ -13,7 +13,7 @@ import { boxWorldBounds } from './sweep.js';
 import { bvhMortonGrid } from '../broadphase/bvh.js';
 import { sweepSlack } from '../broadphase/sweep.js';
 import { validateSpheres } from '../validate.js';
-import { BVH_LEAF } from '../../shaders/bvh.wgsl.js';
+import { BVH_LEAF, MORTON_CELLS } from '../../shaders/bvh.wgsl.js';
 
 const f32 = Math.fround;
 
@@ -28,7 +28,8 @@ export interface CpuBvhNode {
 export interface CpuBvh {
   /** Sphere indices in sorted (code, index) order. */
   order: Uint32Array;
-  codes: Uint32Array;
+  /** The sorted spheres' Morton codes. */
+  codes: MortonCodes;
   nodes: CpuBvhNode[];
   /** Internal nodes on the longest path from the root. */
   depth: number;
@@ -43,17 +44,26 @@ function spread(v: number): number {
   return x >>> 0;
 }
 
-/** The 30-bit Morton code of each centre, as bvhCodes computes it. */
-export function mortonCodes(spheres: Float32Array): Uint32Array {
+/** 60-bit Morton codes as two 30-bit words: high (the interleave of each axis' high 10 bits) and low. */
+export interface MortonCodes {
+  high: Uint32Array;
+  low: Uint32Array;
+}
+
+/** The 60-bit Morton code of each centre (20 bits an axis), as mortonWords computes it. */
+export function mortonCodes(spheres: Float32Array): MortonCodes {
   const stats = validateSpheres('spheres', spheres);
   const { origin, scale } = bvhMortonGrid(stats);
   const n = stats.count;
-  const codes = new Uint32Array(n);
+  const high = new Uint32Array(n);
+  const low = new Uint32Array(n);
+  const interleave = (c: number[]): number => ((spread(c[0]) << 2) | (spread(c[1]) << 1) | spread(c[2])) >>> 0;
   for (let i = 0; i < n; i++) {
-    const cell = [0, 1, 2].map((a) => Math.floor(Math.min(Math.max(f32(f32(spheres[4 * i + a] - f32(origin[a])) * scale[a]), 0), 1023)));
-    codes[i] = ((spread(cell[0]) << 2) | (spread(cell[1]) << 1) | spread(cell[2])) >>> 0;
+    const cell = [0, 1, 2].map((a) => Math.floor(Math.min(Math.max(f32(f32(spheres[4 * i + a] - f32(origin[a])) * scale[a]), 0), MORTON_CELLS - 1)));
+    high[i] = interleave(cell.map((c) => c >>> 10));
+    low[i] = interleave(cell);
   }
-  return codes;
+  return { high, low };
 }
 
 const clz = Math.clz32;
@@ -64,11 +74,14 @@ export function buildBvh(spheres: Float32Array): CpuBvh {
   const n = stats.count;
   const slack = n > 0 ? f32(sweepSlack(stats)) : 0;
   const unsorted = mortonCodes(spheres);
-  const order = Uint32Array.from({ length: n }, (_, i) => i).sort((a, b) => unsorted[a] - unsorted[b] || a - b);
-  const codes = Uint32Array.from(order, (i) => unsorted[i]);
+  const order = Uint32Array.from({ length: n }, (_, i) => i).sort((a, b) => unsorted.high[a] - unsorted.high[b] || unsorted.low[a] - unsorted.low[b] || a - b);
+  const high = Uint32Array.from(order, (i) => unsorted.high[i]);
+  const low = Uint32Array.from(order, (i) => unsorted.low[i]);
   const delta = (i: number, j: number): number => {
     if (j < 0 || j >= n) return -1;
-    return codes[i] === codes[j] ? 32 + clz(i ^ j) : clz(codes[i] ^ codes[j]);
+    if (high[i] !== high[j]) return clz(high[i] ^ high[j]);
+    if (low[i] !== low[j]) return 32 + clz(low[i] ^ low[j]);
+    return 64 + clz(i ^ j);
   };
   const nodes: CpuBvhNode[] = [];
   const ranges: [number, number][] = [];
@@ -114,7 +127,7 @@ export function buildBvh(spheres: Float32Array): CpuBvh {
     depth = Math.max(depth, level);
     for (const child of [nodes[node].left, nodes[node].right]) if (!(child & BVH_LEAF)) stack.push([child, level + 1]);
   }
-  return { order, codes, nodes, depth };
+  return { order, codes: { high, low }, nodes, depth };
 }
 
 /**
