@@ -32,7 +32,7 @@ import { ms, table } from './stats.js';
 import type { Context, Row } from './harness.js';
 import { pairsSuite, CROSSOVER_SIZES, PAIR_METHODS } from './suites/pairs.js';
 import { PAIR_SCENES } from './scenes.js';
-import { castsSuite } from './suites/casts.js';
+import { castsSuite, CAST_METHODS } from './suites/casts.js';
 import { boxesSuite } from './suites/boxes.js';
 import { particlesSuite } from './suites/particles.js';
 import { pileSuite } from './suites/pile.js';
@@ -49,6 +49,7 @@ const USAGE = `usage: npm run bench -- [options]   (each list is comma-separated
   --sizes N,...            sphere counts of the pairs suite
   --scenes KIND,...        pair scenes: ${Object.keys(PAIR_SCENES).join(', ')}
   --pair-methods M,...     ${PAIR_METHODS.join(', ')}
+  --cast-methods M,...     ${CAST_METHODS.join(', ')}
   --cast-sizes RxS,...     rays x spheres      --box-sizes SxB,...   spheres x boxes
   --particle-sizes N,...   --sort-sizes N,...  --resident-sizes N,...  --pile-frames N  --gas-sizes N,...  --gas-steps N
   --pile-methods M,...     ${PILE_METHODS.join(', ')}
@@ -77,6 +78,7 @@ function parse() {
     'gas-steps': { type: 'string', default: '10' },
     'pile-methods': { type: 'string', default: 'rapier,gpu,gpu-light' },
     'pair-methods': { type: 'string', default: PAIR_METHODS.join(',') },
+    'cast-methods': { type: 'string', default: CAST_METHODS.join(',') },
     reps: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '1' },
     budget: { type: 'string', default: '90' },
@@ -119,6 +121,7 @@ const checkedPairs = (flag: string, list: string): [number, number][] =>
 oneOf('suites', args.suites, SUITES);
 oneOf('scenes', args.scenes, Object.keys(PAIR_SCENES));
 oneOf('pair-methods', args['pair-methods'], PAIR_METHODS);
+oneOf('cast-methods', args['cast-methods'], CAST_METHODS);
 oneOf('pile-methods', args['pile-methods'], PILE_METHODS);
 for (const flag of ['sizes', 'particle-sizes', 'sort-sizes', 'gas-sizes', 'resident-sizes'] as const) checkedNumbers(flag, args[flag]);
 for (const flag of ['cast-sizes', 'box-sizes'] as const) checkedPairs(flag, args[flag]);
@@ -150,7 +153,7 @@ console.log(`# webgpu-collide bench\n\nadapter: ${info?.description} (${info?.ve
 
 const rows: Row[] = [];
 if (suites.includes('pairs')) rows.push(...(await pairsSuite(ctx, numbers(args.sizes), args.scenes.split(','), args.crossover, args['pair-methods'].split(',').filter(Boolean))));
-if (suites.includes('casts')) rows.push(...(await castsSuite(ctx, pairsOf(args['cast-sizes']))));
+if (suites.includes('casts')) rows.push(...(await castsSuite(ctx, pairsOf(args['cast-sizes']), args['cast-methods'].split(',').filter(Boolean))));
 if (suites.includes('boxes')) rows.push(...(await boxesSuite(ctx, pairsOf(args['box-sizes']))));
 if (suites.includes('particles')) rows.push(...(await particlesSuite(ctx, numbers(args['particle-sizes']))));
 if (suites.includes('sort')) rows.push(...(await sortSuite(ctx, numbers(args['sort-sizes']))));

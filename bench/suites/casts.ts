@@ -50,7 +50,7 @@ export function castScene(n: number, rays: number, kind: 'coherent' | 'incoheren
 }
 
 const SAMPLE = 1000;
-export const CAST_METHODS = ['gpu-grid', 'gpu-brute', 'cpu-walk', 'cpu-brute', 'rapier', 'three'];
+export const CAST_METHODS = ['gpu-auto', 'gpu-grid', 'gpu-bvh', 'gpu-brute', 'cpu-walk', 'cpu-brute', 'rapier', 'three'];
 
 export async function castsSuite(ctx: Context, sizes: [number, number][], methods = CAST_METHODS, kinds: ('coherent' | 'incoherent')[] = ['coherent', 'incoherent'], radii: number[] = [0, 0.5]): Promise<Row[]> {
   const rows: Row[] = [];
@@ -92,9 +92,10 @@ export async function castsSuite(ctx: Context, sizes: [number, number][], method
           if (radius > 0 && (method === 'rapier' || method === 'three')) continue; // ray peers only
           const base = { suite: 'casts', scene, size, method };
           let row: Row;
-          if (method === 'gpu-grid' || method === 'gpu-brute') {
-            const broadphase = method === 'gpu-grid' ? 'grid' : 'all-pairs';
-            row = await measureChecked(ctx, { ...base, work: method === 'gpu-grid' ? walkWork : bruteWork }, async () => {
+          if (method.startsWith('gpu-')) {
+            const broadphase = method === 'gpu-brute' ? 'all-pairs' : (method.slice(4) as 'auto' | 'grid' | 'bvh');
+            const work = method === 'gpu-grid' ? { work: walkWork } : method === 'gpu-brute' ? { work: bruteWork } : {};
+            row = await measureChecked(ctx, { ...base, ...work }, async () => {
               const res = radius > 0
                 ? await collider.sphereCast(casts, spheres, { broadphase, profile: true })
                 : await collider.raycast(casts, spheres, { broadphase, profile: true });
