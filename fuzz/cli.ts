@@ -84,7 +84,14 @@ const started = performance.now();
 for (const query of queries) {
   let passed = 0;
   const t = performance.now();
+  let shown = t;
   for (let seed = first; seed < first + scenes; seed++) {
+    // A progress line on stderr every 10 s of a long run (stdout keeps only the results).
+    if (performance.now() - shown > 10_000) {
+      shown = performance.now();
+      const done = seed - first;
+      console.error(`  ${query}: ${done} of ${scenes} scenes, ${done - passed} disagree (${((shown - t) / 1000).toFixed(0)} s)`);
+    }
     const c = generateCase(query, seed);
     let problems: string[];
     try {
