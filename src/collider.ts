@@ -9,7 +9,7 @@ import { createChecked } from './gpu/submit.js';
 import { CallQueue } from './gpu/calls.js';
 import {
   validateSpheres, validateAabbs, validateOrientedBoxes, validateCasts,
-  checkOneOf, checkPositiveInteger, checkBoolean, checkGridOptions, checkDevice, type SphereStats, type CastBatch,
+  checkOneOf, checkPositiveInteger, checkBoolean, checkOutArray, checkGridOptions, checkDevice, type SphereStats, type CastBatch,
 } from './validate.js';
 import { requestBrowserDevice } from './device.js';
 import { BufferUsage } from './gpu/flags.js';
@@ -144,13 +144,14 @@ export class Collider {
     const broadphase = checkOneOf('options.broadphase', options.broadphase, BROADPHASES) ?? 'auto';
     const maxPairs = checkPositiveInteger('options.maxPairs', options.maxPairs) ?? Infinity;
     const profile = checkBoolean('options.profile', options.profile) ?? false;
+    const out = checkOutArray('options.out', options.out);
     const phase = this.choose(broadphase, { query: 'pairs', sphereCount: stats.count, gridPlan: () => this.planFor(stats), stats });
-    if (stats.count < 2) return new Uint32Array(0);
+    if (stats.count < 2) return out ? out.subarray(0, 0) : new Uint32Array(0);
     const data = spheres.slice(); // what was validated is what runs, whatever the caller does next
 
     return this.run(profile, async (timer) => {
       await this.build(phase, data, stats, timer);
-      return this.collectPairs(maxPairs, (encoder) => phase.encodeSpherePairs(encoder, this.pairs, timer));
+      return this.collectPairs(maxPairs, (encoder) => phase.encodeSpherePairs(encoder, this.pairs, timer), out);
     });
   }
 
@@ -180,17 +181,18 @@ export class Collider {
     const broadphase = checkOneOf('options.broadphase', options.broadphase, BROADPHASES) ?? 'auto';
     const maxPairs = checkPositiveInteger('options.maxPairs', options.maxPairs) ?? Infinity;
     const profile = checkBoolean('options.profile', options.profile) ?? false;
+    const out = checkOutArray('options.out', options.out);
     const n = stats.count;
     const m = packedBoxes.length / stride;
     const phase = this.choose(broadphase, { query: 'boxes', sphereCount: n, boxCount: m, gridPlan: () => this.planFor(stats) });
-    if (n === 0 || m === 0) return new Uint32Array(0);
+    if (n === 0 || m === 0) return out ? out.subarray(0, 0) : new Uint32Array(0);
     const data = spheres.slice(); // the boxes are already a packed copy
 
     return this.run(profile, async (timer) => {
       await this.build(phase, data, stats, timer, () => {
         upload(this.device, this.boxes.ensure(packedBoxes.byteLength), packedBoxes);
       });
-      return this.collectPairs(maxPairs, (encoder) => phase.encodeBoxPairs(encoder, kind, this.boxes.buffer, m, this.pairs, timer));
+      return this.collectPairs(maxPairs, (encoder) => phase.encodeBoxPairs(encoder, kind, this.boxes.buffer, m, this.pairs, timer), out);
     });
   }
 
@@ -273,7 +275,7 @@ export class Collider {
    * (its inputs are still on the GPU). A total above `maxPairs` or the device's largest list
    * throws CapacityError with that total.
    */
-  private async collectPairs(maxPairs: number, encodePass: (encoder: GPUCommandEncoder) => void): Promise<Uint32Array> {
+  private async collectPairs(maxPairs: number, encodePass: (encoder: GPUCommandEncoder) => void, out?: Uint32Array): Promise<Uint32Array> {
     let room = Math.min(Math.max(this.pairHint, 4096), this.limits.maxPairs);
     for (;;) {
       await this.calls.submit((encoder) => {
@@ -290,7 +292,7 @@ export class Collider {
       }
       if (count <= this.pairs.capacity) {
         this.pairHint = count;
-        return this.pairs.read(count);
+        return this.pairs.read(count, out);
       }
       room = count;
     }

@@ -34,6 +34,13 @@ export interface PairOptions {
   maxPairs?: number;
   /** Time every GPU stage with timestamp queries; the result is in `collider.lastProfile`. */
   profile?: boolean;
+  /**
+   * An array to write the pairs into: when it holds them (2 words a pair), the call returns
+   * `out.subarray(0, 2 × count)`, a view of it; when it does not, a new array (so the answer is
+   * always whole). Pass the same array every frame and no result array is allocated. The
+   * caller must not read it until the call's promise resolves.
+   */
+  out?: Uint32Array;
 }
 
 /** Options of `raycast` and `sphereCast` (the Collider's and the ParticleWorld's). */

@@ -36,6 +36,7 @@ export const RULES = {
   tiny: 'a nonzero radius or extent must be at least 2^-60 (8.7e-19), so that its square is a normal f32',
   gpuRecords: 'must be { buffer: GPUBuffer, count, offset? } within the buffer, with the usage the call needs',
   sceneBounds: 'every radius must be at most options.scene.maxRadius and every value finite',
+  out: 'must be a Uint32Array',
 } as const;
 
 /**
@@ -333,6 +334,17 @@ export function checkVector(argument: string, value: unknown, length: number, ru
 }
 
 /** A boolean option (or undefined). */
+/** An optional result array of the caller's: a Uint32Array (not detached). */
+export function checkOutArray(argument: string, value: unknown): Uint32Array | undefined {
+  if (value === undefined) return undefined;
+  if (!(value instanceof Uint32Array)) {
+    const got = value === null ? 'null' : typeof value === 'object' ? (value as object).constructor?.name ?? 'object' : typeof value;
+    throw new InvalidInputError(argument, -1, RULES.out, `got ${got}`);
+  }
+  if (value.buffer.byteLength === 0 && isDetached(value.buffer)) throw new InvalidInputError(argument, -1, RULES.detached);
+  return value;
+}
+
 export function checkBoolean(argument: string, value: unknown): boolean | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'boolean') throw new InvalidInputError(argument, -1, RULES.option, `expected true or false, got ${JSON.stringify(value)}`);

@@ -192,3 +192,46 @@ describe('dispatches fold past the workgroup limit', () => {
     });
   }
 });
+
+describe('options.out: the caller\'s array for the pairs', () => {
+  it('a large enough array receives the pairs and comes back as a view of it (seed 131)', async () => {
+    const spheres = uniformScene(3000, { seed: 131 });
+    const fresh = await gpu.collider.spherePairs(spheres);
+    const out = new Uint32Array(2 * fresh.length).fill(0xdeadbeef);
+    for (let frame = 0; frame < 3; frame++) {
+      const pairs = await gpu.collider.spherePairs(spheres, { out });
+      expect(pairs.buffer, 'the result is a view of the caller\'s array').toBe(out.buffer);
+      expect(pairs.byteOffset).toBe(0);
+      expect(sortPairs(pairs)).toEqual(sortPairs(fresh));
+    }
+    // The words past the pairs are the caller's, untouched.
+    expect(out[fresh.length]).toBe(0xdeadbeef);
+  });
+
+  it('an array too small for the pairs: a new array with all of them, the caller\'s untouched (seed 132)', async () => {
+    const spheres = uniformScene(3000, { seed: 132 });
+    const out = new Uint32Array(4).fill(7);
+    const pairs = await gpu.collider.spherePairs(spheres, { out });
+    expect(pairs.length).toBeGreaterThan(4);
+    expect(pairs.buffer).not.toBe(out.buffer);
+    expect(sortPairs(pairs)).toEqual(bruteForceSpherePairs(spheres));
+    expect(Array.from(out)).toEqual([7, 7, 7, 7]);
+  });
+
+  it('sphere–box pairs and the empty answer use it too; a wrong type is a typed error (seed 133)', async () => {
+    const spheres = uniformScene(2000, { seed: 133 });
+    const boxes = new Float32Array([0, 0, 0, 10, 10, 10, 5, 5, 5, 20, 20, 20]);
+    const fresh = await gpu.collider.sphereBoxPairs(spheres, boxes);
+    expect(fresh.length).toBeGreaterThan(0);
+    const out = new Uint32Array(fresh.length + 10);
+    const pairs = await gpu.collider.sphereBoxPairs(spheres, boxes, { out });
+    expect(pairs.buffer).toBe(out.buffer);
+    expect(sortPairs(pairs)).toEqual(sortPairs(fresh));
+    const none = await gpu.collider.spherePairs(new Float32Array([0, 0, 0, 1]), { out });
+    expect([none.length, none.buffer === out.buffer]).toEqual([0, true]);
+    for (const bad of [new Float32Array(8), [1, 2], 'x']) {
+      const error = await gpu.collider.spherePairs(spheres, { out: bad as never }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ name: 'InvalidInputError', argument: 'options.out', rule: 'must be a Uint32Array' });
+    }
+  });
+});

@@ -104,16 +104,21 @@ export async function mapRead(buffer: GPUBuffer, device: GPUDevice): Promise<voi
 
 /**
  * Copies `size` bytes (a multiple of 4) from `source` at `offset` into a fresh staging buffer,
- * submits, and returns a copy of the bytes.
+ * submits, and returns a copy of the bytes, or writes them into `into` (at least `size` bytes)
+ * and returns its buffer.
  */
-export async function readBuffer(device: GPUDevice, source: GPUBuffer, offset: number, size: number): Promise<ArrayBuffer> {
-  if (size === 0) return new ArrayBuffer(0);
+export async function readBuffer(device: GPUDevice, source: GPUBuffer, offset: number, size: number, into?: ArrayBufferView): Promise<ArrayBuffer> {
+  if (size === 0) return into ? (into.buffer as ArrayBuffer) : new ArrayBuffer(0);
   const staging = device.createBuffer({ label: `${source.label} readback`, size, usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST });
   try {
     const encoder = device.createCommandEncoder({ label: `${source.label} readback` });
     encoder.copyBufferToBuffer(source, offset, staging, 0, size);
     device.queue.submit([encoder.finish()]);
     await mapRead(staging, device);
+    if (into) {
+      new Uint8Array(into.buffer, into.byteOffset, size).set(new Uint8Array(staging.getMappedRange()));
+      return into.buffer as ArrayBuffer;
+    }
     return staging.getMappedRange().slice(0);
   } finally {
     staging.destroy();

@@ -37,8 +37,16 @@ export class PairList {
     return words[PairCounter.offsets.countHi / 4] * 2 ** 32 + words[PairCounter.offsets.count / 4];
   }
 
-  /** The first `count` pairs (count ≤ capacity) as [i0, j0, i1, j1, ...]. */
-  async read(count: number): Promise<Uint32Array> {
+  /**
+   * The first `count` pairs (count ≤ capacity) as [i0, j0, i1, j1, ...]: a new array, or a view
+   * of the first 2·count words of `into` when it holds them.
+   */
+  async read(count: number, into?: Uint32Array): Promise<Uint32Array> {
+    if (into && into.length >= 2 * count) {
+      const view = into.subarray(0, 2 * count);
+      await readBuffer(this.device, this.pairs.buffer, 0, PAIR_BYTES * count, view);
+      return view;
+    }
     return new Uint32Array(await readBuffer(this.device, this.pairs.buffer, 0, PAIR_BYTES * count));
   }
 
