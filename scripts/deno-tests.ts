@@ -32,8 +32,9 @@ const root = Deno.cwd();
 const args = [...Deno.args];
 const engineAt = args.indexOf('--engine');
 const expectEngine = engineAt >= 0 ? args.splice(engineAt, 2)[1] : undefined;
-const driverAt = args.indexOf('--driver');
-const driver = driverAt >= 0 ? args.splice(driverAt, 2)[1] : 'system';
+// `--driver` may come twice (a package script's, then the command line's): the last one wins.
+let driver = 'system';
+for (let at = args.indexOf('--driver'); at >= 0; at = args.indexOf('--driver')) driver = args.splice(at, 2)[1];
 
 /** Vulkan drivers by name: their ICD files on Debian (SwiftShader comes with Chromium, lavapipe with mesa-vulkan-drivers). */
 const ICDS: Record<string, string> = {
