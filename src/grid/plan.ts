@@ -56,6 +56,7 @@ export interface GridLevelPlan {
    * ∓F32_MAX otherwise (a world's particles move: every level is walked).
    */
   lower: [number, number, number];
+  /** The upper corner of those bounds (F32_MAX on every axis when `lower` is −F32_MAX). */
   upper: [number, number, number];
   /** Cell side, a power of two. */
   cellSize: number;
