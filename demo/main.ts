@@ -40,6 +40,8 @@ interface DemoHooks {
   /** The particle whose surface is nearest the eye, of all or only of those that pour, and where it is on the page. */
   frontParticle(pouredOnly?: boolean): Promise<{ index: number; x: number; y: number }>;
   positions(): Promise<Float32Array>;
+  /** The particles' velocities (vx, vy, vz each), read back. */
+  velocities(): Promise<Float32Array>;
 }
 
 declare global {
@@ -68,6 +70,7 @@ const hooks: DemoHooks = {
   pickAt: async () => -1,
   frontParticle: async () => ({ index: -1, x: 0, y: 0 }),
   positions: async () => new Float32Array(0),
+  velocities: async () => new Float32Array(0),
 };
 window.__demo = hooks;
 
@@ -232,6 +235,7 @@ async function main(): Promise<void> {
   };
   hooks.pickAt = async (x, y) => (await pick(x, y)).index;
   hooks.positions = async () => (world ? (await world.read()).spheres : new Float32Array(0));
+  hooks.velocities = async () => (world ? (await world.read()).velocities : new Float32Array(0));
   hooks.frontParticle = async (pouredOnly = false) => {
     const spheres = await hooks.positions();
     const eye = camera.eye;

@@ -142,11 +142,16 @@ describe('the particle demo in Chromium', () => {
       await page.mouse.click(x, y);
       await page.keyboard.up('Shift');
       await page.waitForFunction(`window.__demo.pushed === ${target.index}`, undefined, { timeout: 30_000 });
+      const velocities = await demo<number[]>(page, 'window.__demo.velocities().then((v) => Array.from(v))');
+      const speed = Math.hypot(...[0, 1, 2].map((a) => velocities[3 * target.index + a]));
+      expect(speed, 'speed the push gave the particle').toBeCloseTo(15, 3);
       await demo(page, 'window.__demo.setPaused(false)');
       await simulateUntil(page, (await demo<number>(page, 'window.__demo.time')) + 10 / 60, 60_000);
       const pushed = await positions(page);
       const travel = Math.hypot(...[0, 1, 2].map((a) => pushed[4 * target.index + a] - lifted[4 * target.index + a]));
-      expect(travel, 'distance the pushed particle flew in 10 frames').toBeGreaterThan(1);
+      // It flies at 15 units/s, 2.5 in 10 frames if nothing is in the way; the push is along the
+      // view ray, towards the pile behind it, which may stop it early: at least one frame's flight.
+      expect(travel, 'distance the pushed particle flew in 10 frames').toBeGreaterThan(0.25);
 
       expect(await demo<string[]>(page, 'window.__demo.errors'), 'page errors').toEqual([]);
       expect(problems.get(page), 'console errors and failed requests').toEqual([]);
