@@ -333,7 +333,6 @@ export function checkVector(argument: string, value: unknown, length: number, ru
   return list as number[];
 }
 
-/** A boolean option (or undefined). */
 /** An optional result array of the caller's: a Uint32Array (not detached). */
 export function checkOutArray(argument: string, value: unknown): Uint32Array | undefined {
   if (value === undefined) return undefined;
@@ -345,6 +344,7 @@ export function checkOutArray(argument: string, value: unknown): Uint32Array | u
   return value;
 }
 
+/** A boolean option (or undefined). */
 export function checkBoolean(argument: string, value: unknown): boolean | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'boolean') throw new InvalidInputError(argument, -1, RULES.option, `expected true or false, got ${JSON.stringify(value)}`);

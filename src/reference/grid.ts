@@ -194,7 +194,11 @@ export function cellRange(plan: GridPlan, level: number, min: number[], max: num
   };
 }
 
-/** Every overlapping pair (i < j), by the GPU's walk over a CPU-built grid. Unordered. */
+/**
+ * Every overlapping pair (i < j), by the GPU's walk over a CPU-built grid. Unordered. `plan` must
+ * be the plan of these spheres (`collider.planFor(spheres)`): a level skips query boxes outside
+ * the bounds of the centres it was planned for.
+ */
 export function gridSpherePairs(spheres: Float32Array, plan: GridPlan, stats?: WalkStats): Uint32Array {
   const grid = walkableGrid(spheres, plan);
   const { order, levelOf } = grid;

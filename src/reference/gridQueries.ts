@@ -76,6 +76,21 @@ export interface WalkedCasts {
 export function gridCasts(rays: Float32Array, stride: 6 | 7, spheres: Float32Array, plan: GridPlan, allHits = false, stats?: WalkStats & { slabs?: number }): WalkedCasts {
   const grid = walkableGrid(spheres, plan);
   const count = rays.length / stride;
+  // The GPU's reach slack (castSlack: the rounding in positions of this size), added to every
+  // reach as the kernel does: a hit the double-precision test accepts next to a level's bounds
+  // or a cell's edge is then never walked past.
+  let extent = 0;
+  let maxLength = 0;
+  let maxRadius = 0;
+  for (let o = 0; o < rays.length; o += stride) {
+    for (let c = 0; c < 6; c++) extent = Math.max(extent, Math.abs(rays[o + c]));
+    maxLength = Math.max(maxLength, Math.hypot(rays[o + 3] - rays[o], rays[o + 4] - rays[o + 1], rays[o + 5] - rays[o + 2]));
+  }
+  for (let o = 0; o < spheres.length; o += 4) {
+    for (let c = 0; c < 3; c++) extent = Math.max(extent, Math.abs(spheres[o + c]));
+    maxRadius = Math.max(maxRadius, spheres[o + 3]);
+  }
+  const slack = (extent + maxLength + maxRadius) * 2 ** -20;
   const index: number[] = [];
   const distance: number[] = [];
   const offsets = new Uint32Array(count + 1);
@@ -96,7 +111,7 @@ export function gridCasts(rays: Float32Array, stride: 6 | 7, spheres: Float32Arr
       plan.levels.forEach((level, b) => {
         if (level.count === 0) return;
         const lastSlab = level.dims[axis] - 1;
-        const h = (level.maxRadius + r1) * EXT_SCALE;
+        const h = (level.maxRadius + r1) * EXT_SCALE + slack;
         const stop = (): number => (allHits ? len : Math.min(len, best));
         const thickness = axis === 0 ? SLAB_X : 1;
         const end = a.map((v, c) => v + n[c] * stop());
