@@ -366,11 +366,14 @@ export const ParticleBody = defineStruct('ParticleBody', {
  * One entry of a particle's contact list (both particles of a pair hold one, bit-identical up to
  * the sign of the vectors): `impulse` is the accumulated normal impulse and, in yzw, the
  * accumulated friction impulse on the partner; `nbr` the partner's position in bucket order,
- * `id` its index; `aim` the normal velocity the solve aims at; `pseudo` the accumulated
+ * `id` its index; `normal` the unit normal toward the partner (xyz) and the pseudo-velocity the
+ * position correction aims at (w), both fixed for a substep (positions move only after its
+ * sweeps); `aim` the normal velocity the solve aims at; `pseudo` the accumulated
  * position-correction impulse of this substep.
  */
 export const ParticleContact = defineStruct('ParticleContact', {
   impulse: 'vec4f',
+  normal: 'vec4f',
   nbr: 'u32',
   id: 'u32',
   aim: 'f32',

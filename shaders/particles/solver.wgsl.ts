@@ -262,7 +262,7 @@ const addEntry = /* wgsl */ `if (slot < params.entryCapacity) {
             break;
           }
         }
-        contacts[params.entryBase + slot] = ParticleContact(impulse, u, other, 0.0, 0.0);
+        contacts[params.entryBase + slot] = ParticleContact(impulse, vec4f(0.0), u, other, 0.0, 0.0);
       }
       slot += 1u;
       if (gap <= 0.0 && t < u) {
@@ -473,6 +473,8 @@ fn particlePrepare(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) n
     let vn0 = dot(qv - v, n);
     let aim = ${formula.aim('gap', 'vn0')};
     contacts[e].aim = aim;
+    // The sweeps of this substep reuse the geometry: positions move only after them.
+    contacts[e].normal = vec4f(n, ${formula.push('gap')});
     var impulse = vec4f(0.0);
     if (${formula.keepsImpulse('gap', 'vn0')}) {
       // The warm start; the friction impulse stays in the tangent plane as the normal turns.
@@ -504,7 +506,6 @@ export const particleIterateShader = () => wgsl`
 ${gridFunctions(1, 0)}
 ${header()}
 ${stepBindings}
-${contactGeometry}
 
 // Coulomb's cone: the friction impulse lt − vt/k, shortened to at most friction·λn.
 fn frictionImpulse(lt: vec3f, vt: vec3f, k: f32, normal: f32) -> vec3f {
@@ -543,9 +544,9 @@ fn particleIterate(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) n
     let nbr = contacts[e].nbr;
     let impulse = contacts[e].impulse;
     let pseudo = contacts[e].pseudo;
-    let q = sorted[nbr];
+    let geometry = contacts[e].normal;
+    let n = geometry.xyz;
     let qb = bodiesIn[nbr];
-    ${entryGeometry}
     let k = wm + qb.v.w * qb.p.w;
     let rel = qb.v.xyz - v;
     let vn = dot(rel, n);
@@ -566,7 +567,7 @@ fn particleIterate(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) n
     dv -= w * ((normal - impulse.x) * n + dlt);
     contacts[e].impulse = vec4f(normal, lt);
     // The position correction, on pseudo-velocities that never enter the velocity.
-    let pushed = max(pseudo + (${formula.push('gap')} - dot(qb.p.xyz - vp, n)) / k, 0.0);
+    let pushed = max(pseudo + (geometry.w - dot(qb.p.xyz - vp, n)) / k, 0.0);
     dvp -= w * (pushed - pseudo) * n;
     contacts[e].pseudo = pushed;
   }

@@ -90,6 +90,10 @@ interface Entry {
   nbr: number;
   id: number;
   impulse: [number, number, number, number];
+  /** The unit normal toward the partner, fixed for a substep (set by the prepare). */
+  n: Vec3;
+  /** The pseudo-velocity the position correction aims at, fixed for a substep. */
+  push: number;
   target: number;
   pseudo: number;
 }
@@ -181,7 +185,7 @@ export class ParticleSolverTwin {
           const gap = f32(f32(Math.sqrt(f32(f32(f32(d[0] * d[0]) + f32(d[1] * d[1])) + f32(d[2] * d[2])))) - f32(s[3] + q[3]));
           if (!(gap <= f32(margin + f32(reach + reachOf(u))))) return;
           const warm = previous.find((e) => e.id === other);
-          list.push({ nbr: u, id: other, impulse: warm ? [...warm.impulse] : [0, 0, 0, 0], target: 0, pseudo: 0 });
+          list.push({ nbr: u, id: other, impulse: warm ? [...warm.impulse] : [0, 0, 0, 0], n: [0, 0, 0], push: 0, target: 0, pseudo: 0 });
           if (gap <= 0 && t < u) touching++;
         });
       });
@@ -222,6 +226,9 @@ export class ParticleSolverTwin {
           const g = pairGeometry(s, id, posOf(u), c.id);
           const vn0 = dot([qv[0] - v[0], qv[1] - v[1], qv[2] - v[2]], g.n);
           c.target = f32(target(g.gap, vn0));
+          // The sweeps of this substep reuse the geometry: positions move only after them.
+          c.n = g.n;
+          c.push = f32(push(g.gap));
           if (!keepsImpulse(g.gap, vn0)) {
             c.impulse = [0, 0, 0, 0];
           } else {
@@ -268,7 +275,6 @@ export class ParticleSolverTwin {
           const w = body[8 * t + 3];
           if (w === 0) continue;
           const s = posOf(t);
-          const id = order[t];
           const v = body.subarray(8 * t, 8 * t + 3);
           const vp = body.subarray(8 * t + 4, 8 * t + 7);
           const wm = f32(w * body[8 * t + 7]);
@@ -276,7 +282,7 @@ export class ParticleSolverTwin {
           const dvp = [0, 0, 0];
           for (const c of lists[t]) {
             const u = c.nbr;
-            const g = pairGeometry(s, id, posOf(u), c.id);
+            const g = c;
             const k = f32(wm + f32(body[8 * u + 3] * body[8 * u + 7]));
             const rel = [0, 1, 2].map((a) => body[8 * u + a] - v[a]);
             const vn = dot(rel, g.n);
@@ -291,7 +297,7 @@ export class ParticleSolverTwin {
             for (let a = 0; a < 3; a++) dv[a] -= w * ((normal - c.impulse[0]) * g.n[a] + dlt[a]);
             c.impulse = [normal, f32(lt[0]), f32(lt[1]), f32(lt[2])];
             const vpn = dot([0, 1, 2].map((a) => body[8 * u + 4 + a] - vp[a]), g.n);
-            const pushed = f32(Math.max(c.pseudo + (push(g.gap) - vpn) / k, 0));
+            const pushed = f32(Math.max(c.pseudo + (c.push - vpn) / k, 0));
             for (let a = 0; a < 3; a++) dvp[a] -= w * (pushed - c.pseudo) * g.n[a];
             c.pseudo = pushed;
           }
