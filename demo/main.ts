@@ -127,7 +127,7 @@ async function main(): Promise<void> {
   const maxCount = hooks.fallback ? 50_000 : 1_000_000;
   const settings = {
     particles: Math.max(1, Math.min(Math.floor(Number(query.get('count'))) || (hooks.fallback ? 4_000 : 100_000), maxCount)),
-    iterations: 4,
+    iterations: 2,
     substeps: 4,
     restitution: 0.3,
     friction: 0.4,
