@@ -11,7 +11,7 @@ import {
   describeDevice, requestBrowserDevice, BROWSER_HELP,
   STRIDE, GPU_STRIDE, PAIR_BYTES, CastHitRecord, PairCounter, ResidentStatus, EncodedPairs, EncodedHits,
   RULES, GpuTimer, reference,
-  type Broadphase, type PairOptions, type CastOptions, type ColliderOptions, type ColliderLimits,
+  type Broadphase, type PairOptions, type CastOptions, type CastOut, type ColliderOptions, type ColliderLimits,
   type RaycastResult, type SphereCastResult, type AllHits, type RaycastAllHits, type SphereCastAllHits,
   type ParticleWorldOptions, type ParticleSet, type ParticleParameters, type ParticleBuffers,
   type AdapterSummary, type DeviceOptions, type WebGPUEngine, type WebGPUHost,
@@ -47,7 +47,8 @@ export async function useIndex(device: GPUDevice): Promise<string[]> {
   const stage: StageTime | undefined = profile?.stages[0];
   log.push(`${pairs.length} ${stage?.name} ${AUTO_GRID_MIN_SPHERES} ${AUTO_GRID_MIN_BOXES}`);
 
-  const castOptions: CastOptions = { broadphase: 'grid' };
+  const castOut: CastOut = { index: new Int32Array(1), distance: new Float32Array(1), point: new Float32Array(3) };
+  const castOptions: CastOptions = { broadphase: 'grid', out: castOut };
   const rays = new Float32Array([-5, 0, 0, 5, 0, 0]);
   const nearest: RaycastResult = await collider.raycast(rays, spheres, castOptions);
   const every: RaycastAllHits = await collider.raycast(rays, spheres, { allHits: true, maxHits: 10 });

@@ -3,14 +3,14 @@
  * phase was built over them (src/broadphase), and turning the hit records into the contract's results. Shared by
  * the Collider (spheres from the caller) and the ParticleWorld (its own particles).
  */
-import { CapacityError } from './errors.js';
+import { CapacityError, InvalidInputError } from './errors.js';
 import { BufferUsage } from './gpu/flags.js';
 import { GrowableBuffer, upload, readBuffer } from './gpu/buffers.js';
 import { CastPass } from './passes/casts.js';
 import { ExclusiveScanPass } from './passes/scan.js';
 import { CastHitRecord } from './layout.js';
-import { checkOneOf, checkPositiveInteger, checkBoolean, type CastBatch } from './validate.js';
-import { BROADPHASES, type Broadphase, type CastOptions } from './options.js';
+import { checkOneOf, checkPositiveInteger, checkBoolean, checkOutArray, RULES, type CastBatch } from './validate.js';
+import { BROADPHASES, type Broadphase, type CastOptions, type CastOut } from './options.js';
 import type { BroadPhase } from './broadphase/types.js';
 import type { GpuTimer } from './gpu/timer.js';
 import type { CastMode } from '../shaders/casts.wgsl.js';
@@ -56,36 +56,77 @@ export interface HitRecords {
   offsets?: Uint32Array;
 }
 
-/** Records → { index, distance, point } (a miss: −1 and NaN). */
-export function toRaycastResult({ records, offsets }: HitRecords): RaycastResult | RaycastAllHits {
-  const { index, distance, point } = unpack(records);
+/** Records → { index, distance, point } (a miss: −1 and NaN), into `out`'s arrays where they fit. */
+export function toRaycastResult({ records, offsets }: HitRecords, out: CastOut = {}): RaycastResult | RaycastAllHits {
+  const { index, distance, point } = unpack(records, out, 'point');
   const result: RaycastResult = { index, distance, point };
-  return offsets ? { offsets, ...result } : result;
+  return offsets ? { offsets: into(out.offsets, offsets, Uint32Array), ...result } : result;
 }
 
-/** Records → { index, distance, center, contact } (a miss: −1 and NaN). */
-export function toSphereCastResult({ records, offsets }: HitRecords): SphereCastResult | SphereCastAllHits {
-  const { index, distance, point, contact } = unpack(records);
-  const result: SphereCastResult = { index, distance, center: point, contact };
-  return offsets ? { offsets, ...result } : result;
+/** Records → { index, distance, center, contact } (a miss: −1 and NaN), into `out`'s arrays where they fit. */
+export function toSphereCastResult({ records, offsets }: HitRecords, out: CastOut = {}): SphereCastResult | SphereCastAllHits {
+  const { index, distance, point, contact } = unpack(records, out, 'center');
+  const result: SphereCastResult = { index, distance, center: point, contact: contact! };
+  return offsets ? { offsets: into(out.offsets, offsets, Uint32Array), ...result } : result;
 }
 
-function unpack(records: Float32Array): { index: Int32Array; distance: Float32Array; point: Float32Array; contact: Float32Array } {
+/** The caller's array when it holds `length` values (its prefix), else a new one. */
+function target<T extends Int32Array | Float32Array | Uint32Array>(given: T | undefined, length: number, type: { new (length: number): T }): T {
+  return given && given.length >= length ? (given.subarray(0, length) as T) : new type(length);
+}
+
+/** `values` copied into the caller's array when it holds them, else themselves. */
+function into<T extends Uint32Array>(given: T | undefined, values: T, type: { new (length: number): T }): T {
+  if (!given || given.length < values.length) return values;
+  const view = target(given, values.length, type);
+  view.set(values);
+  return view;
+}
+
+/** Unpacks hit records; `points` names the field of the hit points (point or center); sphere casts also fill contact. */
+function unpack(records: Float32Array, out: CastOut, points: 'point' | 'center'): { index: Int32Array; distance: Float32Array; point: Float32Array; contact?: Float32Array } {
   const hits = records.length / HIT_FLOATS;
   const ints = new Int32Array(records.buffer, records.byteOffset, records.length);
-  const out = { index: new Int32Array(hits), distance: new Float32Array(hits), point: new Float32Array(3 * hits), contact: new Float32Array(3 * hits) };
+  const index = target(out.index, hits, Int32Array);
+  const distance = target(out.distance, hits, Float32Array);
+  const point = target(out[points], 3 * hits, Float32Array);
+  const contact = points === 'center' ? target(out.contact, 3 * hits, Float32Array) : undefined;
+  const [at, far, pt, ct] = [CastHitRecord.offsets.index / 4, CastHitRecord.offsets.distance / 4, CastHitRecord.offsets.point / 4, CastHitRecord.offsets.contact / 4];
   for (let k = 0; k < hits; k++) {
     const o = HIT_FLOATS * k;
-    const index = ints[o + CastHitRecord.offsets.index / 4];
-    out.index[k] = index;
-    const hit = index >= 0;
-    out.distance[k] = hit ? records[o + CastHitRecord.offsets.distance / 4] : NaN;
+    const i = ints[o + at];
+    index[k] = i;
+    const hit = i >= 0;
+    distance[k] = hit ? records[o + far] : NaN;
     for (let a = 0; a < 3; a++) {
-      out.point[3 * k + a] = hit ? records[o + CastHitRecord.offsets.point / 4 + a] : NaN;
-      out.contact[3 * k + a] = hit ? records[o + CastHitRecord.offsets.contact / 4 + a] : NaN;
+      point[3 * k + a] = hit ? records[o + pt + a] : NaN;
+      if (contact) contact[3 * k + a] = hit ? records[o + ct + a] : NaN;
     }
   }
-  return out;
+  return { index, distance, point, contact };
+}
+
+/** Which result fields each cast call has (the others are refused in `out`). */
+const OUT_FIELDS = {
+  raycast: ['index', 'distance', 'point', 'offsets'],
+  sphereCast: ['index', 'distance', 'center', 'contact', 'offsets'],
+} as const;
+const OUT_TYPES = { index: Int32Array, distance: Float32Array, point: Float32Array, center: Float32Array, contact: Float32Array, offsets: Uint32Array } as const;
+
+/** Validates a cast call's `options.out` (undefined, or an object of the call's result arrays). */
+export function checkCastOut(call: 'raycast' | 'sphereCast', value: unknown): CastOut | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null || ArrayBuffer.isView(value)) {
+    throw new InvalidInputError('options.out', -1, RULES.option, `expected an object of result arrays (${OUT_FIELDS[call].join(', ')}), got ${value === null ? 'null' : ArrayBuffer.isView(value) ? value.constructor.name : typeof value}`);
+  }
+  const allowed: readonly string[] = OUT_FIELDS[call];
+  for (const [key, field] of Object.entries(value)) {
+    if (!allowed.includes(key)) {
+      throw new InvalidInputError(`options.out.${key}`, -1, RULES.option, `${call} returns ${allowed.join(', ')}`);
+    }
+    if (field !== undefined) checkOutArray(`options.out.${key}`, field, OUT_TYPES[key as keyof typeof OUT_TYPES] as { new (length: number): Float32Array });
+  }
+  return value as CastOut;
 }
 
 /** Records of `count` misses (no spheres to hit). */

@@ -17,7 +17,7 @@ import { GrowableBuffer, upload, bindingLimit } from './gpu/buffers.js';
 import { PairList } from './gpu/pairList.js';
 import { GpuTimer, type Profile } from './gpu/timer.js';
 import {
-  CastQueries, HIT_BYTES, toRaycastResult, toSphereCastResult, castCall, noHits, castSlack,
+  CastQueries, HIT_BYTES, toRaycastResult, toSphereCastResult, checkCastOut, castCall, noHits, castSlack,
   type HitRecords, type RaycastResult, type SphereCastResult, type RaycastAllHits, type SphereCastAllHits,
 } from './castQueries.js';
 import { createBroadPhases, destroyBroadPhases, chooseBroadphase, checkServes, type BroadPhase, type BroadPhases, type QueryShape } from './broadphase/index.js';
@@ -28,7 +28,7 @@ import type { BoxKind } from '../shaders/boxes.wgsl.js';
 import { BROADPHASES, type Broadphase, type PairOptions, type CastOptions } from './options.js';
 
 export { BROADPHASES, AUTO_GRID_MIN_SPHERES, AUTO_GRID_MIN_BOXES } from './options.js';
-export type { Broadphase, PairOptions, CastOptions } from './options.js';
+export type { Broadphase, PairOptions, CastOptions, CastOut } from './options.js';
 
 /** Options of {@link createCollider}. */
 export interface ColliderOptions {
@@ -207,7 +207,8 @@ export class Collider {
     this.calls.checkUsable();
     const batch = validateCasts('rays', rays, 6, this.limits.maxCasts);
     const stats = validateSpheres('spheres', spheres, this.limits.maxSpheres);
-    return toRaycastResult(await this.castAll(batch, spheres, stats, options));
+    const out = checkCastOut('raycast', options.out);
+    return toRaycastResult(await this.castAll(batch, spheres, stats, options), out);
   }
 
   /**
@@ -221,7 +222,8 @@ export class Collider {
     this.calls.checkUsable();
     const batch = validateCasts('casts', casts, 7, this.limits.maxCasts);
     const stats = validateSpheres('spheres', spheres, this.limits.maxSpheres);
-    return toSphereCastResult(await this.castAll(batch, spheres, stats, options));
+    const out = checkCastOut('sphereCast', options.out);
+    return toSphereCastResult(await this.castAll(batch, spheres, stats, options), out);
   }
 
   /**

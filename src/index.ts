@@ -18,7 +18,7 @@
 // gets the WebGPU types (GPUDevice, ...) from its dependency @webgpu/types with no setup.
 export { createCollider, Collider, AUTO_GRID_MIN_SPHERES, AUTO_GRID_MIN_BOXES, BROADPHASES } from './collider.js';
 export type {
-  Broadphase, PairOptions, CastOptions, ColliderOptions, ColliderLimits,
+  Broadphase, PairOptions, CastOptions, CastOut, ColliderOptions, ColliderLimits,
   RaycastResult, SphereCastResult, AllHits, RaycastAllHits, SphereCastAllHits,
 } from './collider.js';
 export { CollideError, InvalidInputError, CapacityError, NoAdapterError, WebGPUError, DeviceLostError, DestroyedError } from './errors.js';

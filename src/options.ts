@@ -53,4 +53,32 @@ export interface CastOptions {
   maxHits?: number;
   /** Time every GPU stage with timestamp queries; the result is in `collider.lastProfile`. */
   profile?: boolean;
+  /**
+   * Arrays to write the result into, any of them: each one long enough for its field is filled
+   * and the result holds its prefix (`subarray`), a view of it; a field not given or too short
+   * gets a new array (so the answer is always whole). Pass the same arrays every frame and no
+   * result array is allocated. The caller must not read them until the call's promise resolves.
+   */
+  out?: CastOut;
+}
+
+/**
+ * Arrays a cast call writes its result into ({@link CastOptions.out}): the fields of the result
+ * the call returns. A raycast returns index, distance and point; a sphere cast index, distance,
+ * center and contact; with allHits both also return offsets. A field the call does not return is
+ * an InvalidInputError.
+ */
+export interface CastOut {
+  /** The sphere hit, −1 for a miss: one per cast, or per hit with allHits. */
+  index?: Int32Array;
+  /** The distance travelled to the hit. */
+  distance?: Float32Array;
+  /** Raycasts: the hit points, xyz each. */
+  point?: Float32Array;
+  /** Sphere casts: the cast sphere's centre at contact, xyz each. */
+  center?: Float32Array;
+  /** Sphere casts: the contact points, xyz each. */
+  contact?: Float32Array;
+  /** allHits: the per-cast offsets into the hits (casts + 1 words). */
+  offsets?: Uint32Array;
 }

@@ -36,7 +36,7 @@ export const RULES = {
   tiny: 'a nonzero radius or extent must be at least 2^-60 (8.7e-19), so that its square is a normal f32',
   gpuRecords: 'must be { buffer: GPUBuffer, count, offset? } within the buffer, with the usage the call needs',
   sceneBounds: 'every radius must be at most options.scene.maxRadius and every value finite',
-  out: 'must be a Uint32Array',
+  out: 'must be the typed array the result field is: Uint32Array for pairs and offsets, Int32Array for index, Float32Array for distances and points',
 } as const;
 
 /**
@@ -334,9 +334,11 @@ export function checkVector(argument: string, value: unknown, length: number, ru
 }
 
 /** An optional result array of the caller's: a Uint32Array (not detached). */
-export function checkOutArray(argument: string, value: unknown): Uint32Array | undefined {
+export function checkOutArray(argument: string, value: unknown): Uint32Array | undefined;
+export function checkOutArray<T extends Uint32Array | Int32Array | Float32Array>(argument: string, value: unknown, type: { new (length: number): T }): T | undefined;
+export function checkOutArray(argument: string, value: unknown, type: { new (length: number): ArrayBufferView } = Uint32Array): ArrayBufferView | undefined {
   if (value === undefined) return undefined;
-  if (!(value instanceof Uint32Array)) {
+  if (!(value instanceof type)) {
     const got = value === null ? 'null' : typeof value === 'object' ? (value as object).constructor?.name ?? 'object' : typeof value;
     throw new InvalidInputError(argument, -1, RULES.out, `got ${got}`);
   }

@@ -13,6 +13,7 @@ import { CapacityError } from '../src/errors.js';
 import { bruteForceNearestCasts, bruteForceAllCasts } from '../src/reference/casts.js';
 import { gridCasts } from '../src/reference/gridQueries.js';
 import { trueTotal } from '../src/castQueries.js';
+import { RULES } from '../src/validate.js';
 
 const gpu = useGpu();
 
@@ -295,5 +296,71 @@ describe('all-hits totals past 2^32', () => {
     expect(offsets[3]).toBe(21); // what the GPU's scan reports as the total
     expect(trueTotal(offsets)).toBe(2 ** 32 + 21);
     expect(trueTotal(new Uint32Array([0, 3, 3, 10]))).toBe(10);
+  });
+});
+
+describe('options.out: results into the caller\'s arrays', () => {
+  it('nearest hits fill the arrays given and return views of them; the rest is allocated (seed 951)', async () => {
+    const spheres = uniformScene(1500, { seed: 951 });
+    const rays = mixedRays(spheres, 400, 951);
+    const fresh = await gpu.collider.raycast(rays, spheres);
+    const out = { index: new Int32Array(410).fill(-7), distance: new Float32Array(400), point: new Float32Array(3) };
+    for (let frame = 0; frame < 2; frame++) {
+      const res = await gpu.collider.raycast(rays, spheres, { out });
+      expect(res.index.buffer).toBe(out.index.buffer);
+      expect(res.distance.buffer).toBe(out.distance.buffer);
+      expect(res.point.buffer).not.toBe(out.point.buffer); // too short: a new array
+      expect(Array.from(res.index)).toEqual(Array.from(fresh.index));
+      expect(Array.from(res.distance)).toEqual(Array.from(fresh.distance));
+      expect(Array.from(res.point)).toEqual(Array.from(fresh.point));
+      expect(nearestViolations(rays, 6, spheres, res)).toEqual([]);
+    }
+    expect(out.index[400]).toBe(-7); // past the answer: the caller's, untouched
+    expect(Array.from(out.point)).toEqual([0, 0, 0]);
+  });
+
+  it('sphere casts with allHits, and the particle world, use them too (seed 952)', async () => {
+    const spheres = uniformScene(1200, { seed: 952 });
+    const casts = mixedRays(spheres, 300, 952, 0.5);
+    const fresh = await gpu.collider.sphereCast(casts, spheres, { allHits: true });
+    const hits = fresh.index.length;
+    expect(hits).toBeGreaterThan(0);
+    const out = { index: new Int32Array(hits), distance: new Float32Array(hits), center: new Float32Array(3 * hits), contact: new Float32Array(3 * hits + 5), offsets: new Uint32Array(301) };
+    const res = await gpu.collider.sphereCast(casts, spheres, { allHits: true, out });
+    for (const key of ['index', 'distance', 'center', 'contact', 'offsets'] as const) {
+      expect(res[key].buffer, key).toBe(out[key].buffer);
+      expect(Array.from(res[key]), key).toEqual(Array.from(fresh[key]));
+    }
+    expect(allHitsViolations(casts, 7, spheres, res)).toEqual([]);
+
+    const { createParticleWorld } = await import('../src/index.js');
+    const world = await createParticleWorld({ device: gpu.device, capacity: 16 });
+    try {
+      world.setParticles({ spheres: new Float32Array([0, 0, 0, 1, 5, 0, 0, 1]), velocities: new Float32Array(6) });
+      const ray = new Float32Array([-5, 0, 0, 10, 0, 0, 0, 3, 5, 0, -3, 5]);
+      const mine = { index: new Int32Array(2), distance: new Float32Array(2), point: new Float32Array(6) };
+      const r = await world.raycast(ray, { out: mine });
+      expect(r.index.buffer).toBe(mine.index.buffer);
+      expect(Array.from(mine.index)).toEqual([0, -1]);
+      expect(mine.distance[0]).toBeCloseTo(4, 5);
+    } finally {
+      world.destroy();
+    }
+  });
+
+  it('a wrong type, a field the call does not return, or no object: typed errors naming it', async () => {
+    const spheres = uniformScene(50, { seed: 953 });
+    const rays = mixedRays(spheres, 4, 953);
+    const casts = mixedRays(spheres, 4, 953, 0.5);
+    const cases: Array<[() => Promise<unknown>, string, string]> = [
+      [() => gpu.collider.raycast(rays, spheres, { out: { index: new Uint32Array(4) as never } }), 'options.out.index', RULES.out],
+      [() => gpu.collider.raycast(rays, spheres, { out: { point: [0, 0, 0] as never } }), 'options.out.point', RULES.out],
+      [() => gpu.collider.raycast(rays, spheres, { out: { center: new Float32Array(12) } }), 'options.out.center', RULES.option],
+      [() => gpu.collider.sphereCast(casts, spheres, { out: { point: new Float32Array(12) } }), 'options.out.point', RULES.option],
+      [() => gpu.collider.sphereCast(casts, spheres, { out: new Float32Array(4) as never }), 'options.out', RULES.option],
+    ];
+    for (const [call, argument, rule] of cases) {
+      await expect(call()).rejects.toMatchObject({ name: 'InvalidInputError', argument, rule });
+    }
   });
 });

@@ -12,6 +12,7 @@ import { gridSpherePairs } from '../src/reference/grid.js';
 import { sweepSpherePairs } from '../src/reference/sweep.js';
 import { createCollider } from '../src/collider.js';
 import { CapacityError } from '../src/errors.js';
+import { RULES } from '../src/validate.js';
 
 const gpu = useGpu();
 
@@ -231,7 +232,7 @@ describe('options.out: the caller\'s array for the pairs', () => {
     expect([none.length, none.buffer === out.buffer]).toEqual([0, true]);
     for (const bad of [new Float32Array(8), [1, 2], 'x']) {
       const error = await gpu.collider.spherePairs(spheres, { out: bad as never }).catch((e: unknown) => e);
-      expect(error).toMatchObject({ name: 'InvalidInputError', argument: 'options.out', rule: 'must be a Uint32Array' });
+      expect(error).toMatchObject({ name: 'InvalidInputError', argument: 'options.out', rule: RULES.out });
     }
   });
 });
