@@ -416,8 +416,8 @@ function iterateWall(axis: number): string {
 
 /**
  * Statements binding `n` (the unit normal from particle s to its partner q, entry e) and `gap`
- * (|sq| − rs − rq): inlined, since on SwiftShader a function call per contact costs more than
- * its work. The partner's index is read only for coincident centres (coincidentNormal).
+ * (|sq| − rs − rq) from the entry c: inlined, since on SwiftShader a function call per contact
+ * costs more than its work. The partner's index c.id is used only for coincident centres.
  */
 const entryGeometry = /* wgsl */ `
     let d = q.xyz - s.xyz;
@@ -425,7 +425,7 @@ const entryGeometry = /* wgsl */ `
     let dist = sqrt(dist2);
     var n = d / dist;
     if (!(dist2 > 0.0)) {
-      n = coincidentNormal(id, contacts[e].id);
+      n = coincidentNormal(id, c.id);
     }
     let gap = dist - (s.w + q.w);`;
 
@@ -465,25 +465,22 @@ fn particlePrepare(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) n
   var dv = vec3f(0.0);
   var splits = 0u;
   for (var e = first; e < last; e++) {
-    let nbr = contacts[e].nbr;
-    let q = sorted[nbr];
-    let qb = bodiesIn[nbr].v;
+    // The entry read and written whole: one access each instead of one per field.
+    let c = contacts[e];
+    let q = sorted[c.nbr];
+    let qb = bodiesIn[c.nbr].v;
     let qv = qb.xyz + select(vec3f(0.0), params.gravity * h, qb.w > 0.0);
     ${entryGeometry}
     let vn0 = dot(qv - v, n);
     let aim = ${formula.aim('gap', 'vn0')};
-    contacts[e].aim = aim;
-    // The sweeps of this substep reuse the geometry: positions move only after them.
-    contacts[e].normal = vec4f(n, ${formula.push('gap')});
     var impulse = vec4f(0.0);
     if (${formula.keepsImpulse('gap', 'vn0')}) {
       // The warm start; the friction impulse stays in the tangent plane as the normal turns.
-      impulse = contacts[e].impulse;
-      let lt = impulse.yzw;
-      impulse = vec4f(impulse.x, lt - dot(lt, n) * n);
+      let lt = c.impulse.yzw;
+      impulse = vec4f(c.impulse.x, lt - dot(lt, n) * n);
     }
-    contacts[e].impulse = impulse;
-    contacts[e].pseudo = 0.0;
+    // The sweeps of this substep reuse the geometry (normal, push aim): positions move only after them.
+    contacts[e] = ParticleContact(impulse, vec4f(n, ${formula.push('gap')}), c.nbr, c.id, aim, 0.0);
     // The impulse on this particle is −(λn·n + λt): the partner's is its opposite.
     dv -= w * (impulse.x * n + impulse.yzw);
     splits += 1u;
