@@ -351,12 +351,15 @@ export class Collider {
     return this.residentNow().encodePairs(encoder, spheres, options, { kind: 'obb', boxes, argument: 'boxes' });
   }
 
-  /** Records the nearest hit of each ray (8 floats each: (A, 0), (B, 0)) into `result.hits`, one CastHitRecord per ray. */
+  /**
+   * Records the nearest hit of each ray (8 floats each: (A, 0), (B, 0)) into `result.hits`, one
+   * CastHitRecord per ray; with `options.allHits`, every hit, with per-ray `offsets`.
+   */
   encodeRaycast(encoder: GPUCommandEncoder, rays: GpuRecords, spheres: GpuRecords, options: EncodeCastOptions): EncodedHits {
     return this.residentNow().encodeCasts(encoder, 'raycast', rays, spheres, options);
   }
 
-  /** Records the nearest contact of each sphere cast (8 floats each: (A, radius), (B, 0)) into `result.hits`. */
+  /** Records the nearest contact of each sphere cast (8 floats each: (A, radius), (B, 0)) into `result.hits`; with `options.allHits`, every contact. */
   encodeSphereCast(encoder: GPUCommandEncoder, casts: GpuRecords, spheres: GpuRecords, options: EncodeCastOptions): EncodedHits {
     return this.residentNow().encodeCasts(encoder, 'sphereCast', casts, spheres, options);
   }

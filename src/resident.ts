@@ -22,13 +22,15 @@ import { CastPass } from './passes/casts.js';
 import { residentCheckShader, residentCheckBindings, residentDispatchShader, residentDispatchBindings } from '../shaders/resident.wgsl.js';
 import { ResidentParams, ResidentStatus, PairCounter, CastHitRecord, GPU_STRIDE, PAIR_BYTES, packStruct } from './layout.js';
 import { createBroadPhases, destroyBroadPhases, chooseBroadphase, checkServes, type BroadPhases, type QueryKind } from './broadphase/index.js';
-import { checkOneOf, checkPositiveInteger, RULES, MAX_MAGNITUDE, type SphereStats } from './validate.js';
+import { checkOneOf, checkPositiveInteger, checkBoolean, RULES, MAX_MAGNITUDE, type SphereStats } from './validate.js';
 import { LOG2_BIAS, LOG2_BINS, ceilLog2Bits } from './grid/level.js';
 import { BROADPHASES, type Broadphase } from './options.js';
-import { toRaycastResult, toSphereCastResult, type RaycastResult, type SphereCastResult } from './castQueries.js';
+import { toRaycastResult, toSphereCastResult, trueTotal, type RaycastResult, type SphereCastResult, type RaycastAllHits, type SphereCastAllHits } from './castQueries.js';
+import { ExclusiveScanPass } from './passes/scan.js';
 import type { PlanOptions } from './grid/plan.js';
 import type { GpuTimer } from './gpu/timer.js';
 import type { BoxKind } from '../shaders/boxes.wgsl.js';
+import type { CastMode } from '../shaders/casts.wgsl.js';
 
 /** Records already on the GPU: `count` of them from byte `offset` (a multiple of 4) of `buffer`. */
 export interface GpuRecords {
@@ -78,6 +80,16 @@ export interface EncodeCastOptions {
   maxAbs?: number;
   /** The previous result of this call, to reuse its buffers. */
   into?: EncodedHits;
+  /**
+   * Every hit of every cast instead of the nearest: `offsets` holds the exclusive scan of the
+   * per-cast counts (the total last) and `hits` the records, cast by cast, each cast's by
+   * distance then index. Default false.
+   */
+  allHits?: boolean;
+  /** With allHits: hits the result holds at first (default 4 per cast). A result encoded into again grows to the total its last `read()` saw. */
+  capacity?: number;
+  /** Threads a workgroup of the kernel that will consume the hits: the indirect arguments are sized by it (default 64). */
+  workgroupSize?: number;
   /** Time the GPU stages into this timer. */
   timer?: GpuTimer;
 }
@@ -166,16 +178,35 @@ export class EncodedPairs {
   }
 }
 
-/** Nearest hits left on the GPU: one CastHitRecord per cast in `hits` (index −1 for a miss). */
+/**
+ * Hits left on the GPU. Nearest hits: one CastHitRecord per cast in `hits` (index −1 for a
+ * miss). All hits: `offsets` holds count + 1 u32, the exclusive scan of the per-cast hit counts
+ * (cast k's hits are records offsets[k] .. offsets[k+1] − 1, by distance then index; the last
+ * word is the total, modulo 2^32), and `hits` the first min(total, capacity) records; a cast
+ * whose hits do not all fit writes none. `total` holds the total as a PairCounter (count, 0) and
+ * `dispatch` indirect arguments (x, y, 1) covering min(total, capacity) records (nearest: the
+ * casts) at the workgroup size asked for, folded to 2-D past the device's limit. Valid until
+ * the next call encoded into it.
+ */
 export class EncodedHits {
   /** @internal The records' buffer, grown as casts need. */
   readonly records: GrowableBuffer;
   /** ResidentStatus: how many spheres broke the scene's promise, and the first of them. */
   readonly status: GPUBuffer;
-  /** @internal Hit counts, bound by the kernels but unused for nearest hits. */
-  readonly counts: GPUBuffer;
-  /** Casts of the last encode: records in `hits`. */
+  /** @internal The per-cast hit counts, scanned into offsets (all hits). */
+  readonly counts: GrowableBuffer;
+  /** The total of an all-hits encode as a PairCounter (count, 0); nearest: the casts. */
+  readonly total: GPUBuffer;
+  /** Indirect dispatch arguments (3 u32: x, y, 1) for the kernel that consumes the hits. */
+  readonly dispatch: GPUBuffer;
+  /** Casts of the last encode. */
   count = 0;
+  /** Whether the last encode found every hit (`offsets` valid) or the nearest. */
+  allHits = false;
+  /** Hit records `hits` can hold (all hits). */
+  capacity = 0;
+  /** The total the last `read()` saw (all hits; the next encode into this result grows to it). */
+  lastCount = 0;
   /** @internal The scene's promised largest radius, for the error message. */
   maxRadius = 0;
   /** @internal Which call made the records (how `read` names their fields). */
@@ -185,19 +216,40 @@ export class EncodedHits {
   constructor(private readonly device: GPUDevice, label = 'encoded hits') {
     this.records = new GrowableBuffer(device, `${label} records`, BufferUsage.STORAGE | BufferUsage.COPY_SRC);
     this.status = statusBuffer(device, label);
-    this.counts = createBuffer(device, `${label} counts`, 4, BufferUsage.STORAGE);
+    this.counts = new GrowableBuffer(device, `${label} offsets`, BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST);
+    this.total = createBuffer(device, `${label} total`, PairCounter.size, BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST);
+    this.dispatch = createBuffer(device, `${label} dispatch`, 12, BufferUsage.STORAGE | BufferUsage.INDIRECT | BufferUsage.COPY_SRC);
   }
 
-  /** One CastHitRecord per cast of the last encode (index −1 for a miss). */
+  /** The CastHitRecords: one per cast (nearest), or every hit cast by cast (all hits). */
   get hits(): GPUBuffer {
     return this.records.buffer;
   }
 
-  /** Reads the hits back (after the encoder was submitted), as the one-shot call's result. */
-  async read(): Promise<RaycastResult | SphereCastResult> {
+  /** All hits: count + 1 u32, the exclusive scan of the per-cast hit counts (the total last). */
+  get offsets(): GPUBuffer {
+    return this.counts.buffer;
+  }
+
+  /**
+   * Reads the hits back (after the encoder was submitted), as the one-shot call's result
+   * (`offsets` too for all hits). Throws InvalidInputError if a sphere broke the scene's
+   * promise, CapacityError with the true total if all hits did not fit (encode into this result
+   * again: it grows to that total).
+   */
+  async read(): Promise<RaycastResult | SphereCastResult | RaycastAllHits | SphereCastAllHits> {
     await checkStatus(this.device, this.status, this.maxRadius);
-    const records = new Float32Array(await readBuffer(this.device, this.records.buffer, 0, CastHitRecord.size * this.count));
-    return this.kind === 'raycast' ? toRaycastResult({ records }) : toSphereCastResult({ records });
+    const unpack = this.kind === 'raycast' ? toRaycastResult : toSphereCastResult;
+    if (!this.allHits) {
+      const records = new Float32Array(await readBuffer(this.device, this.records.buffer, 0, CastHitRecord.size * this.count));
+      return unpack({ records });
+    }
+    const offsets = new Uint32Array(await readBuffer(this.device, this.counts.buffer, 0, 4 * (this.count + 1)));
+    const total = trueTotal(offsets);
+    this.lastCount = total;
+    if (total > this.capacity) throw new CapacityError('hits', total, this.capacity, 'encode into this result again (it grows to the total) or pass a larger options.capacity');
+    const records = new Float32Array(await readBuffer(this.device, this.records.buffer, 0, CastHitRecord.size * total));
+    return unpack({ records, offsets });
   }
 
   /** Frees the result's buffers. */
@@ -205,6 +257,8 @@ export class EncodedHits {
     this.records.destroy();
     this.status.destroy();
     this.counts.destroy();
+    this.total.destroy();
+    this.dispatch.destroy();
   }
 }
 
@@ -258,6 +312,7 @@ function checkRecords(argument: string, value: unknown, recordBytes: number, max
 export class ResidentQueries {
   private readonly broadphases: BroadPhases;
   private readonly kernels: CastPass;
+  private readonly scan: ExclusiveScanPass;
   private readonly params: GPUBuffer;
   private readonly checkLayout: GPUBindGroupLayout;
   private readonly dispatchLayout: GPUBindGroupLayout;
@@ -275,6 +330,7 @@ export class ResidentQueries {
   ) {
     this.broadphases = createBroadPhases({ device, maxWorkgroupsPerDimension }, planOptions, 'resident grid');
     this.kernels = new CastPass(device, maxWorkgroupsPerDimension);
+    this.scan = new ExclusiveScanPass(device, maxWorkgroupsPerDimension, 'resident hit count scan');
     this.params = createBuffer(device, 'resident params', ResidentParams.size, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
     this.checkLayout = bindGroupLayout(device, 'residentCheck layout', residentCheckBindings);
     this.dispatchLayout = bindGroupLayout(device, 'residentDispatch layout', residentDispatchBindings);
@@ -341,12 +397,17 @@ export class ResidentQueries {
       if (box && boxes) phase.encodeBoxPairs(encoder, box.kind, this.source(encoder, boxes, stride * m, this.others), m, result.list, options.timer);
       else phase.encodeSpherePairs(encoder, result.list, options.timer);
     }
+    this.encodeDispatch(encoder, result.counter, result.dispatch);
+    return result;
+  }
+
+  /** Indirect arguments from a PairCounter-shaped count, by the params' capacity and workgroup size. */
+  private encodeDispatch(encoder: GPUCommandEncoder, counter: GPUBuffer, dispatch: GPUBuffer): void {
     const pass = encoder.beginComputePass({ label: 'resident dispatch arguments' });
     pass.setPipeline(this.dispatchPipeline);
-    pass.setBindGroup(0, bindGroup(this.device, 'residentDispatch', this.dispatchLayout, [this.params, { buffer: result.counter, size: PairCounter.size }, result.dispatch]));
+    pass.setBindGroup(0, bindGroup(this.device, 'residentDispatch', this.dispatchLayout, [this.params, { buffer: counter, size: PairCounter.size }, dispatch]));
     pass.dispatchWorkgroups(1);
     pass.end();
-    return result;
   }
 
   /** Nearest-hit raycasts (radius 0 in the records) or sphere casts, in the GPU cast layout. */
@@ -366,27 +427,52 @@ export class ResidentQueries {
     const maxLength = options.maxLength ?? 2 * diagonal + scene.maxRadius;
     const slack = (maxAbs + maxLength + scene.maxRadius) * 2 ** -20;
 
+    const allHits = checkBoolean('options.allHits', options.allHits) ?? false;
+    const workgroupSize = checkPositiveInteger('options.workgroupSize', options.workgroupSize, 1024) || 64;
+    const maxHits = Math.floor(bindingLimit(this.device) / CastHitRecord.size);
+    const asked = checkPositiveInteger('options.capacity', options.capacity, maxHits);
+
     const result = into ?? new EncodedHits(this.device);
     result.kind = kind;
     result.count = casts.count;
+    result.allHits = allHits;
     result.maxRadius = scene.maxRadius;
-    const hits = result.records.ensure(Math.max(CastHitRecord.size * casts.count, 16));
+    result.capacity = allHits ? Math.min(Math.max(asked ?? 4 * Math.max(casts.count, 1), result.lastCount, 1), maxHits) : casts.count;
+    const hits = result.records.ensure(Math.max(CastHitRecord.size * result.capacity, 16));
+    // The buffer may have grown past the capacity asked for: it holds what it holds.
+    if (allHits) result.capacity = Math.min(Math.floor(hits.size / CastHitRecord.size), maxHits);
+    const counts = result.counts.ensure(4 * (casts.count + 1));
     const sphereBuffer = this.source(encoder, spheres, 16 * spheres.count, this.spheres);
     const castBuffer = this.source(encoder, casts, 4 * GPU_STRIDE.cast * casts.count, this.others);
-    this.check(encoder, sphereBuffer, spheres.count, result.status, { capacity: 0, workgroupSize: 64, maxRadius: scene.maxRadius });
-    if (casts.count === 0) return result;
-    // No spheres: every cast misses, which the brute-force kernel writes over zero spheres.
-    const use = spheres.count === 0 ? this.broadphases['all-pairs'] : phase;
-    this.kernels.setParams(casts.count, spheres.count, slack);
-    use.prepare(stats);
-    use.encodeBuild(encoder, sphereBuffer, options.timer);
-    use.encodeCasts(encoder, { kernels: this.kernels, mode: 'nearest', casts: castBuffer, castCount: casts.count, targets: { hits, counts: result.counts } }, options.timer);
+    this.check(encoder, sphereBuffer, spheres.count, result.status, { capacity: result.capacity, workgroupSize, maxRadius: scene.maxRadius });
+    // The total: all hits copy the scan's last word in below; nearest hits are the casts.
+    this.device.queue.writeBuffer(result.total, 0, new Uint32Array([allHits ? 0 : casts.count, 0]));
+    if (casts.count > 0) {
+      // No spheres: every cast misses, which the brute-force kernels find over zero spheres.
+      const use = spheres.count === 0 ? this.broadphases['all-pairs'] : phase;
+      this.kernels.setParams(casts.count, spheres.count, slack);
+      use.prepare(stats);
+      use.encodeBuild(encoder, sphereBuffer, options.timer);
+      const run = (mode: CastMode): void => use.encodeCasts(encoder, { kernels: this.kernels, mode, casts: castBuffer, castCount: casts.count, targets: { hits, counts } }, options.timer);
+      if (allHits) {
+        run('count');
+        this.scan.encode(encoder, counts, casts.count, options.timer);
+        run('write');
+        encoder.copyBufferToBuffer(counts, 4 * casts.count, result.total, PairCounter.offsets.count, 4);
+      } else {
+        run('nearest');
+      }
+    } else if (allHits) {
+      encoder.clearBuffer(counts, 0, 4);
+    }
+    this.encodeDispatch(encoder, result.total, result.dispatch);
     return result;
   }
 
   destroy(): void {
     destroyBroadPhases(this.broadphases);
     this.kernels.destroy();
+    this.scan.destroy();
     this.params.destroy();
     this.spheres.destroy();
     this.others.destroy();

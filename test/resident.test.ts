@@ -225,4 +225,57 @@ describe('encodeSphereBoxPairs, encodeSphereOrientedBoxPairs, encodeRaycast, enc
       c.destroy();
     });
   }
+
+  for (const broadphase of ['all-pairs', 'grid', 'bvh'] as const) {
+    it(`all hits: equal the one-shot calls; past the capacity a CapacityError with the true total, then it grows; indirect arguments from the total, ${broadphase} (seed 1603)`, async () => {
+      const sphereBuffer = storage(spheres);
+      const rayBuffer = storage(validateCasts('rays', rays, 6).packed);
+      const castBuffer = storage(validateCasts('casts', casts, 7).packed);
+      const oneRay = await gpu.collider.raycast(rays, spheres, { broadphase, allHits: true });
+      const oneCast = await gpu.collider.sphereCast(casts, spheres, { broadphase, allHits: true });
+      const total = oneRay.offsets[500];
+      expect(total).toBeGreaterThan(100);
+      // Room for 10 hits: the read throws with the true total; encoded again, the result grows to it.
+      let r!: ReturnType<typeof gpu.collider.encodeRaycast>;
+      await submit((encoder) => {
+        r = gpu.collider.encodeRaycast(encoder, { buffer: rayBuffer, count: 500 }, { buffer: sphereBuffer, count: 2000 }, { scene, broadphase, allHits: true, capacity: 10 });
+      });
+      const error = await r.read().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CapacityError);
+      expect(error).toMatchObject({ count: total });
+      await submit((encoder) => {
+        gpu.collider.encodeRaycast(encoder, { buffer: rayBuffer, count: 500 }, { buffer: sphereBuffer, count: 2000 }, { scene, broadphase, allHits: true, into: r, workgroupSize: 32 });
+      });
+      const ray = (await r.read()) as typeof oneRay;
+      expect(r.capacity).toBeGreaterThanOrEqual(total);
+      for (const key of ['offsets', 'index', 'distance', 'point'] as const) expect(Array.from(ray[key]), key).toEqual(Array.from(oneRay[key]));
+      // The total and the indirect arguments, read straight from the GPU buffers.
+      const words = async (buffer: GPUBuffer, size: number): Promise<number[]> => {
+        const staging = gpu.device.createBuffer({ size, usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST });
+        await submit((encoder) => encoder.copyBufferToBuffer(buffer, 0, staging, 0, size));
+        await staging.mapAsync(MapMode.READ);
+        const out = Array.from(new Uint32Array(staging.getMappedRange().slice(0)));
+        staging.destroy();
+        return out;
+      };
+      expect(await words(r.total, 8)).toEqual([total, 0]);
+      expect(await words(r.dispatch, 12)).toEqual([Math.ceil(total / 32), 1, 1]);
+
+      let c!: ReturnType<typeof gpu.collider.encodeSphereCast>;
+      await submit((encoder) => {
+        c = gpu.collider.encodeSphereCast(encoder, { buffer: castBuffer, count: 500 }, { buffer: sphereBuffer, count: 2000 }, { scene, broadphase, allHits: true, capacity: oneCast.offsets[500] });
+      });
+      const cast = (await c.read()) as typeof oneCast;
+      for (const key of ['offsets', 'index', 'distance', 'center', 'contact'] as const) expect(Array.from(cast[key]), key).toEqual(Array.from(oneCast[key]));
+      // No casts: offsets [0] and no hits.
+      await submit((encoder) => {
+        gpu.collider.encodeSphereCast(encoder, { buffer: castBuffer, count: 0 }, { buffer: sphereBuffer, count: 2000 }, { scene, broadphase, allHits: true, into: c });
+      });
+      const none = (await c.read()) as typeof oneCast;
+      expect([Array.from(none.offsets), none.index.length]).toEqual([[0], 0]);
+      for (const b of [sphereBuffer, rayBuffer, castBuffer]) b.destroy();
+      r.destroy();
+      c.destroy();
+    });
+  }
 });
