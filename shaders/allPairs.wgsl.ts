@@ -25,7 +25,7 @@ ${pairAppend(0, 2, 3)}
 ${flatWorkgroup}
 ${spheresOverlap}
 
-override TILE: u32 = 64u;
+override TILE: u32; // src/gpu/workgroups.ts
 
 @compute @workgroup_size(TILE)
 fn allPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,

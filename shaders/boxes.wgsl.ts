@@ -88,7 +88,7 @@ ${pairAppend(0, 3, 4)}
 ${flatWorkgroup}
 ${boxMath}
 
-override TILE: u32 = 64u;
+override TILE: u32; // src/gpu/workgroups.ts
 
 @compute @workgroup_size(TILE)
 fn boxAllPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -130,7 +130,7 @@ ${boxMath}
 ${inRowFunction}
 #endif
 
-override WG: u32 = 128u;
+override WG: u32; // src/gpu/workgroups.ts
 const EXT_SCALE: f32 = ${EXT_SCALE};
 
 @compute @workgroup_size(WG)

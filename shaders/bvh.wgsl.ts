@@ -99,7 +99,7 @@ ${params(0)}
 @group(0) @binding(3) var<storage, read_write> ids: array<u32>;
 ${flatWorkgroup}
 ${morton}
-override WG: u32 = 256u;
+override WG: u32; // src/gpu/workgroups.ts
 
 @compute @workgroup_size(WG)
 fn bvhCodes(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
@@ -121,7 +121,7 @@ ${params(0)}
 @group(0) @binding(3) var<storage, read_write> codes: array<u32>;
 ${flatWorkgroup}
 ${morton}
-override WG: u32 = 256u;
+override WG: u32; // src/gpu/workgroups.ts
 
 @compute @workgroup_size(WG)
 fn bvhCodesHi(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
@@ -143,7 +143,7 @@ ${params(0)}
 @group(0) @binding(4) var<storage, read_write> keys: array<vec2u>;
 ${flatWorkgroup}
 ${morton}
-override WG: u32 = 256u;
+override WG: u32; // src/gpu/workgroups.ts
 
 @compute @workgroup_size(WG)
 fn bvhGather(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
@@ -167,7 +167,7 @@ ${BvhLevel.wgsl}
 @group(0) @binding(3) var<storage, read_write> pyramid: array<vec4f>;
 ${flatWorkgroup}
 ${leafBox}
-override WG: u32 = 256u;
+override WG: u32; // src/gpu/workgroups.ts
 
 @compute @workgroup_size(WG)
 fn bvhPyramid(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
@@ -204,7 +204,7 @@ ${BvhNode.wgsl}
 @group(0) @binding(4) var<storage, read_write> nodes: array<BvhNode>;
 ${flatWorkgroup}
 ${leafBox}
-override WG: u32 = 256u;
+override WG: u32; // src/gpu/workgroups.ts
 const LEAF: u32 = ${BVH_LEAF}u;
 
 // The common prefix of keys i and j, the key being (high word, low word, index), 32 bits each:
@@ -417,7 +417,7 @@ ${BvhNode.wgsl}
 ${pairAppend(0, 4, 5)}
 ${flatWorkgroup}
 ${spheresOverlap}
-override WG: u32 = 64u;
+override WG: u32; // src/gpu/workgroups.ts
 
 @compute @workgroup_size(WG)
 fn bvhPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
@@ -452,7 +452,7 @@ ${BvhNode.wgsl}
 ${pairAppend(0, 5, 6)}
 ${flatWorkgroup}
 ${boxMath}
-override WG: u32 = 64u;
+override WG: u32; // src/gpu/workgroups.ts
 
 @compute @workgroup_size(WG)
 fn bvhBoxes(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {

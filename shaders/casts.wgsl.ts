@@ -150,7 +150,7 @@ ${castMath}
 ${inRowFunction}
 #endif
 
-override WG: u32 = 64u;
+override WG: u32; // src/gpu/workgroups.ts
 const FAR: f32 = 3.0e38;
 const SLAB_X: i32 = ${SLAB_X};
 const EXT_SCALE: f32 = ${EXT_SCALE};

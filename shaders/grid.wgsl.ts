@@ -85,7 +85,7 @@ ${gridFunctions(0, 0)}
 @group(0) @binding(3) var<storage, read_write> keys: array<vec2u>;
 ${flatWorkgroup}
 
-override WG: u32 = 256u;
+override WG: u32; // src/gpu/workgroups.ts
 
 @compute @workgroup_size(WG)
 fn gridCount(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -115,7 +115,7 @@ ${GridParams.wgsl}
 @group(0) @binding(5) var<storage, read_write> sortedId: array<u32>;
 ${flatWorkgroup}
 
-override WG: u32 = 256u;
+override WG: u32; // src/gpu/workgroups.ts
 
 @compute @workgroup_size(WG)
 fn gridScatter(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,

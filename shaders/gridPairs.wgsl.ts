@@ -39,7 +39,7 @@ ${spheresOverlap}
 ${inRowFunction}
 #endif
 
-override WG: u32 = 128u;
+override WG: u32; // src/gpu/workgroups.ts
 const EXT_SCALE: f32 = ${EXT_SCALE};
 
 @compute @workgroup_size(WG)

@@ -28,16 +28,17 @@
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { flatWorkgroup } from './common.wgsl.js';
+import { WORKGROUP_SIZE } from '../src/gpu/workgroups.js';
 
 /** 'workgroup' strategy: threads per workgroup, also the keys of one round. A multiple of 32. */
-export const RADIX_WG = 128;
+export const RADIX_WG = WORKGROUP_SIZE.radix;
 /** Rounds per tile. */
 export const RADIX_ROUNDS = 16;
 /** 'workgroup' strategy: keys per tile (and per workgroup). */
 export const RADIX_TILE = RADIX_WG * RADIX_ROUNDS;
 /** 'thread' strategy: keys per thread, and threads per workgroup. */
 export const RADIX_CHUNK = 1024;
-export const RADIX_THREAD_WG = 64;
+export const RADIX_THREAD_WG = WORKGROUP_SIZE.radixThread;
 /** Digit bits per pass at most, and the bins of a full pass. */
 export const RADIX_BITS = 8;
 export const RADIX_BINS = 1 << RADIX_BITS;
@@ -240,7 +241,7 @@ fn radixScatterThread(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups
 `;
 
 /** 'subgroup' strategy: threads per workgroup (any number of subgroups of any size). */
-export const RADIX_SUBGROUP_WG = 64;
+export const RADIX_SUBGROUP_WG = WORKGROUP_SIZE.radixSubgroup;
 
 /**
  * Bindings of the 'subgroup' kernels, in order: params, keys in, keys out, counts (atomic),

@@ -21,7 +21,7 @@ ${ResidentStatus.wgsl}
 @group(0) @binding(1) var<storage, read> spheres: array<vec4f>;
 @group(0) @binding(2) var<storage, read_write> status: ResidentStatus;
 ${flatWorkgroup}
-override WG: u32 = 256u;
+override WG: u32; // src/gpu/workgroups.ts
 
 @compute @workgroup_size(WG)
 fn residentCheck(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {

@@ -16,8 +16,9 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { ScanParams } from '../src/layout.js';
 import { flatWorkgroup } from './common.wgsl.js';
+import { WORKGROUP_SIZE } from '../src/gpu/workgroups.js';
 
-export const SCAN_WG = 128;
+export const SCAN_WG = WORKGROUP_SIZE.scan;
 export const SCAN_CHUNK = 32;
 
 /** Bindings, in order: params, data (n + 1 values), chunk sums (the level above: its offsets). */

@@ -56,7 +56,7 @@ ${params(0)}
 ${flatWorkgroup}
 ${orderKey}
 ${lowerEnd}
-override WG: u32 = 256u;
+override WG: u32; // src/gpu/workgroups.ts
 
 @compute @workgroup_size(WG)
 fn sweepKeys(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
@@ -77,7 +77,7 @@ ${params(0)}
 @group(0) @binding(2) var<storage, read> ids: array<u32>;
 @group(0) @binding(3) var<storage, read_write> sorted: array<vec4f>;
 ${flatWorkgroup}
-override WG: u32 = 256u;
+override WG: u32; // src/gpu/workgroups.ts
 
 @compute @workgroup_size(WG)
 fn sweepGather(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
@@ -99,7 +99,7 @@ ${pairAppend(0, 3, 4)}
 ${flatWorkgroup}
 ${spheresOverlap}
 ${lowerEnd}
-override WG: u32 = 128u;
+override WG: u32; // src/gpu/workgroups.ts
 
 @compute @workgroup_size(WG)
 fn sweepPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
@@ -134,7 +134,7 @@ ${pairAppend(0, 4, 5)}
 ${flatWorkgroup}
 ${boxMath}
 ${lowerEnd}
-override WG: u32 = 128u;
+override WG: u32; // src/gpu/workgroups.ts
 
 @compute @workgroup_size(WG)
 fn sweepBoxes(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {

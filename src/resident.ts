@@ -31,6 +31,7 @@ import type { PlanOptions } from './grid/plan.js';
 import type { GpuTimer } from './gpu/timer.js';
 import type { BoxKind } from '../shaders/boxes.wgsl.js';
 import type { CastMode } from '../shaders/casts.wgsl.js';
+import { WORKGROUP_SIZE } from './gpu/workgroups.js';
 
 /** Records already on the GPU: `count` of them from byte `offset` (a multiple of 4) of `buffer`. */
 export interface GpuRecords {
@@ -334,7 +335,7 @@ export class ResidentQueries {
     this.params = createBuffer(device, 'resident params', ResidentParams.size, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
     this.checkLayout = bindGroupLayout(device, 'residentCheck layout', residentCheckBindings);
     this.dispatchLayout = bindGroupLayout(device, 'residentDispatch layout', residentDispatchBindings);
-    this.checkPipeline = computePipeline(device, 'residentCheck', [this.checkLayout], residentCheckShader(), 'residentCheck', { WG: 256 });
+    this.checkPipeline = computePipeline(device, 'residentCheck', [this.checkLayout], residentCheckShader(), 'residentCheck', { WG: WORKGROUP_SIZE.residentCheck });
     this.dispatchPipeline = computePipeline(device, 'residentDispatch', [this.dispatchLayout], residentDispatchShader(), 'residentDispatch');
     const usage = BufferUsage.STORAGE | BufferUsage.COPY_DST;
     this.spheres = new GrowableBuffer(device, 'resident spheres copy', usage);
@@ -357,7 +358,7 @@ export class ResidentQueries {
     const pass = encoder.beginComputePass({ label: 'resident check' });
     pass.setPipeline(this.checkPipeline);
     pass.setBindGroup(0, bindGroup(this.device, 'residentCheck', this.checkLayout, [this.params, spheres, status]));
-    dispatchFolded(pass, ceilDiv(count, 256), this.maxWorkgroupsPerDimension);
+    dispatchFolded(pass, ceilDiv(count, WORKGROUP_SIZE.residentCheck), this.maxWorkgroupsPerDimension);
     pass.end();
   }
 

@@ -109,7 +109,7 @@ ${ParticleContact.wgsl}
 ${ParticleWalls.wgsl}
 ${ParticleStats.wgsl}
 ${flatWorkgroup}
-override WG: u32 = 128u;
+override WG: u32; // src/gpu/workgroups.ts
 const EXT_SCALE: f32 = ${EXT_SCALE};
 const PARTNERS_KEPT: u32 = ${PARTNERS_KEPT}u;
 `;

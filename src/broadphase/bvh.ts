@@ -29,9 +29,10 @@ import type { SphereStats } from '../validate.js';
 import type { PairList } from '../gpu/pairList.js';
 import type { GpuTimer } from '../gpu/timer.js';
 import type { BoxKind } from '../../shaders/boxes.wgsl.js';
+import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
 
-const WG_BUILD = 256;
-const WG_QUERY = 64;
+const WG_BUILD = WORKGROUP_SIZE.bvhBuild;
+const WG_QUERY = WORKGROUP_SIZE.bvhQuery;
 /** Pyramid levels a tree may need: floor(log2 n) < 32. */
 const MAX_LEVELS = 32;
 /** Bytes between the per-level parameters (the minimum uniform offset alignment, at most 256). */

@@ -22,9 +22,10 @@ import type { SphereStats } from '../validate.js';
 import type { PairList } from '../gpu/pairList.js';
 import type { GpuTimer } from '../gpu/timer.js';
 import type { BoxKind } from '../../shaders/boxes.wgsl.js';
+import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
 
-const WG_BUILD = 256;
-const WG_SWEEP = 128;
+const WG_BUILD = WORKGROUP_SIZE.sweepBuild;
+const WG_SWEEP = WORKGROUP_SIZE.sweepQuery;
 
 /** The axis of greatest variance of the centres (x on ties). */
 export function sweepAxis(stats: SphereStats): 0 | 1 | 2 {

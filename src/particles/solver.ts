@@ -21,8 +21,9 @@ import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleS
 import { CapacityError } from '../errors.js';
 import type { GpuTimer } from '../gpu/timer.js';
 import type { StepParams } from '../reference/particles.js';
+import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
 
-const WG = 128;
+const WG = WORKGROUP_SIZE.particles;
 
 /** The world's state buffers the solver reads and writes (by particle index). */
 export interface ParticleState {

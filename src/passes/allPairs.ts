@@ -11,8 +11,9 @@ import { BufferUsage } from '../gpu/flags.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
 import type { PairList } from '../gpu/pairList.js';
 import type { GpuTimer } from '../gpu/timer.js';
+import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
 
-const TILE = 64;
+const TILE = WORKGROUP_SIZE.allPairsTile;
 /** Beyond this the tile index arithmetic (u32) would overflow; the grid is the way anyway. */
 export const ALL_PAIRS_MAX_SPHERES = 2 ** 21;
 

@@ -11,9 +11,10 @@ import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
 import type { GpuGrid } from './gridBuild.js';
 import type { PairList } from '../gpu/pairList.js';
 import type { GpuTimer } from '../gpu/timer.js';
+import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
 
-const TILE = 64;
-const WG = 128;
+const TILE = WORKGROUP_SIZE.allPairsTile;
+const WG = WORKGROUP_SIZE.boxPairs;
 
 export class BoxPairsPass {
   private readonly allLayout: GPUBindGroupLayout;

@@ -11,8 +11,9 @@ import { BufferUsage } from '../gpu/flags.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
 import type { GpuGrid } from './gridBuild.js';
 import type { GpuTimer } from '../gpu/timer.js';
+import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
 
-const WG = 64;
+const WG = WORKGROUP_SIZE.casts;
 
 export interface CastTargets {
   /** CastHitRecord per cast (nearest) or per hit (write). */

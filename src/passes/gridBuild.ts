@@ -13,8 +13,9 @@ import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
 import { gridParamsData, type GridPlan } from '../grid/plan.js';
 import { GridParams } from '../layout.js';
 import type { GpuTimer } from '../gpu/timer.js';
+import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
 
-const WG = 256;
+const WG = WORKGROUP_SIZE.gridBuild;
 
 /** The GPU buffers of one built grid. Grows with the scenes it is used for; reuse it. */
 export class GpuGrid {

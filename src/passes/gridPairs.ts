@@ -8,8 +8,9 @@ import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
 import type { GpuGrid } from './gridBuild.js';
 import type { PairList } from '../gpu/pairList.js';
 import type { GpuTimer } from '../gpu/timer.js';
+import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
 
-const WG = 256;
+const WG = WORKGROUP_SIZE.gridPairs;
 
 export class GridPairsPass {
   private readonly layout: GPUBindGroupLayout;
