@@ -74,11 +74,14 @@ export interface Geometry {
   gap: number;
 }
 
-/** The WGSL `pairGeometry` twin: the normal from A to B and the gap |AB| − rA − rB. */
-export function pairGeometry(pa: ArrayLike<number>, ia: number, pb: ArrayLike<number>, ib: number): Geometry {
+/**
+ * The WGSL entry geometry's twin: the normal from A to B and the gap |AB| − rA − rB. Coincident
+ * centres take `fallback` (the solver: the entry's last normal), else the pair's hashed normal.
+ */
+export function pairGeometry(pa: ArrayLike<number>, ia: number, pb: ArrayLike<number>, ib: number, fallback?: Vec3): Geometry {
   const d = [pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]];
   const dist = Math.sqrt(d[0] ** 2 + d[1] ** 2 + d[2] ** 2);
-  const n = (dist > 0 ? d.map((v) => v / dist) : coincidentNormal(ia, ib)) as Vec3;
+  const n = (dist > 0 ? d.map((v) => v / dist) : (fallback ?? coincidentNormal(ia, ib))) as Vec3;
   return { n, gap: dist - (pa[3] + pb[3]) };
 }
 
@@ -90,7 +93,7 @@ interface Entry {
   nbr: number;
   id: number;
   impulse: [number, number, number, number];
-  /** The unit normal toward the partner, fixed for a substep (set by the prepare). */
+  /** The unit normal toward the partner, fixed for a substep (set by the prepare; the fill sets the pair's hashed one, for coincident centres). */
   n: Vec3;
   /** The pseudo-velocity the position correction aims at, fixed for a substep. */
   push: number;
@@ -185,7 +188,7 @@ export class ParticleSolverTwin {
           const gap = f32(f32(Math.sqrt(f32(f32(f32(d[0] * d[0]) + f32(d[1] * d[1])) + f32(d[2] * d[2])))) - f32(s[3] + q[3]));
           if (!(gap <= f32(margin + f32(reach + reachOf(u))))) return;
           const warm = previous.find((e) => e.id === other);
-          list.push({ nbr: u, id: other, impulse: warm ? [...warm.impulse] : [0, 0, 0, 0], n: [0, 0, 0], push: 0, target: 0, pseudo: 0 });
+          list.push({ nbr: u, id: other, impulse: warm ? [...warm.impulse] : [0, 0, 0, 0], n: coincidentNormal(id, other), push: 0, target: 0, pseudo: 0 });
           if (gap <= 0 && t < u) touching++;
         });
       });
@@ -223,7 +226,7 @@ export class ParticleSolverTwin {
           const u = c.nbr;
           const qw = body[8 * u + 3];
           const qv = [0, 1, 2].map((a) => body[8 * u + a] + (qw > 0 ? gravityStep[a] : 0));
-          const g = pairGeometry(s, id, posOf(u), c.id);
+          const g = pairGeometry(s, id, posOf(u), c.id, c.n);
           const vn0 = dot([qv[0] - v[0], qv[1] - v[1], qv[2] - v[2]], g.n);
           c.target = f32(target(g.gap, vn0));
           // The sweeps of this substep reuse the geometry: positions move only after them.
