@@ -508,17 +508,6 @@ ${gridFunctions(1, 0)}
 ${header()}
 ${stepBindings}
 
-// Coulomb's cone: the friction impulse lt − vt/k, shortened to at most friction·λn.
-fn frictionImpulse(lt: vec3f, vt: vec3f, k: f32, normal: f32) -> vec3f {
-  var next = lt - vt / k;
-  let limit = params.friction * normal;
-  let len2 = dot(next, next);
-  if (len2 > limit * limit) {
-    next = next * (limit / sqrt(len2));
-  }
-  return next;
-}
-
 @compute @workgroup_size(WG)
 fn particleIterate(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
                    @builtin(local_invocation_index) lid: u32) {
@@ -555,7 +544,7 @@ fn particleIterate(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) n
     var lt = impulse.yzw;
     var dlt = vec3f(0.0);
     if (params.friction > 0.0) {
-      // frictionImpulse, inlined.
+      // Coulomb's cone: the friction impulse lt − vt/k, shortened to at most friction·λn.
       var next = lt - (rel - vn * n) / k;
       let limit = params.friction * normal;
       let len2 = dot(next, next);
