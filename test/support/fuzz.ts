@@ -8,6 +8,7 @@ import { mulberry32, gaussian } from './random.js';
 import { diffPairs, bandViolations } from './pairs.js';
 import { aabbMargin, obbMargin } from './boxes.js';
 import { nearestViolations, allHitsViolations } from './casts.js';
+import type { RaycastResult, RaycastAllHits, AllHits } from '../../src/castQueries.js';
 import { bruteForceSpherePairs, sortPairs } from '../../src/reference/spherePairs.js';
 import { gridSpherePairs } from '../../src/reference/grid.js';
 import { bruteForceSphereAabbPairs, bruteForceSphereObbPairs } from '../../src/reference/sphereBox.js';
@@ -126,7 +127,7 @@ export function generateCase(query: FuzzQuery, seed: number): FuzzCase {
       if (query === 'sphereCast') others.push(f32(rand() < 0.1 ? 0 : base * rand()));
     }
   }
-  const broadphase = pick(['auto', 'all-pairs', 'grid'] as const);
+  const broadphase = query.endsWith('Pairs') ? pick(['auto', 'all-pairs', 'grid', 'sweep', 'bvh'] as const) : pick(['auto', 'all-pairs', 'grid', 'bvh'] as const);
   const allHits = (query === 'raycast' || query === 'sphereCast') && rand() < 0.3;
   return { query, seed, broadphase, allHits, spheres, others, note: `${n} spheres (${radii} radii, ${layout}), ${m} ${query === 'spherePairs' ? '' : 'records'}, scale ${scale.toExponential(1)}, offset ${offset.toExponential(1)}` };
 }
@@ -158,12 +159,13 @@ export async function checkCase(collider: Collider, c: FuzzCase): Promise<string
     case 'raycast':
     case 'sphereCast': {
       const stride = c.query === 'raycast' ? 6 : 7;
-      if (c.allHits) {
-        const res = c.query === 'raycast' ? await collider.raycast(others, spheres, { ...opts, allHits: true }) : await collider.sphereCast(others, spheres, { ...opts, allHits: true });
-        return allHitsViolations(others, stride, spheres, res);
-      }
-      const res = c.query === 'raycast' ? await collider.raycast(others, spheres, opts) : await collider.sphereCast(others, spheres, opts);
-      return nearestViolations(others, stride, spheres, res);
+      const cast = (broadphase: Broadphase) =>
+        c.query === 'raycast' ? collider.raycast(others, spheres, { broadphase, allHits: c.allHits }) : collider.sphereCast(others, spheres, { broadphase, allHits: c.allHits });
+      const res = await cast(c.broadphase);
+      return [
+        ...(c.allHits ? allHitsViolations(others, stride, spheres, res as RaycastAllHits) : nearestViolations(others, stride, spheres, res)),
+        ...(await sameHitsOnEveryBroadphase(cast)),
+      ];
     }
     case 'particleStep':
       return checkParticleStep(collider.device, c, spheres, others);
@@ -182,6 +184,27 @@ async function sameOnEveryBroadphase(query: QueryKind, run: (broadphase: Broadph
     const a = sets[0];
     const b = sets[k];
     if (a.length !== b.length || a.some((v, i) => v !== b[i])) problems.push(`broadphase '${names[k]}' found ${b.length / 2} pairs, '${names[0]}' ${a.length / 2}: not the same set`);
+  }
+  return problems;
+}
+
+/**
+ * Every broad phase that serves casts ends in the same f32 hit function with the same tie rule
+ * (lowest index), so they must give the same hits exactly: index and distance of every record,
+ * and the same offsets for all hits.
+ */
+async function sameHitsOnEveryBroadphase(run: (broadphase: BroadphaseName) => Promise<Pick<RaycastResult, 'index' | 'distance'> & Partial<AllHits>>): Promise<string[]> {
+  const names = (Object.keys(SERVES) as BroadphaseName[]).filter((name) => SERVES[name].includes('casts'));
+  const results = await Promise.all(names.map(run));
+  const problems: string[] = [];
+  const a = results[0];
+  for (let k = 1; k < names.length; k++) {
+    const b = results[k];
+    const offsetsDiffer = a.offsets !== undefined && (b.offsets === undefined || a.offsets.length !== b.offsets.length || a.offsets.some((v, i) => v !== b.offsets![i]));
+    const first = a.index.findIndex((v, i) => v !== b.index[i] || !Object.is(a.distance[i], b.distance[i]));
+    if (offsetsDiffer || a.index.length !== b.index.length || first >= 0) {
+      problems.push(`broadphase '${names[k]}' differs from '${names[0]}'${first >= 0 ? ` at record ${first}: ${b.index[first]} at ${b.distance[first]} vs ${a.index[first]} at ${a.distance[first]}` : ' in its hit count'}`);
+    }
   }
   return problems;
 }
