@@ -18,7 +18,10 @@
  *   particleIterate     × iterations: one Jacobi sweep of accumulated, clamped impulses with mass
  *                       splitting, for the velocity (normal + Coulomb friction) and, separately,
  *                       for the pseudo-velocity of the position correction
- *   particleIntegrate   x += (v + pseudo-velocity)·h, the sphere kept inside the bounds
+ *                       the last of them also integrates: x += (v + pseudo-velocity)·h, the
+ *                       sphere kept inside the bounds
+ * Then:
+ *   particleWriteBack   positions and velocities back to the world's state, by index
  *
  * Every particle gathers over its own list and writes only itself: no float atomics, and both
  * particles of a pair compute bit-identical impulses (their inputs differ only by exact sign
@@ -42,7 +45,8 @@ export const solverBindings = {
   fill: ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'read-only-storage', 'storage'],
   prepare: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage', 'storage'],
   iterate: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
-  integrate: ['uniform', 'storage', 'read-only-storage', 'storage', 'storage', 'storage'],
+  iterateIntegrate: ['uniform', 'storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
+  writeBack: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage'],
 } as const;
 
 /**
@@ -331,9 +335,9 @@ const entriesOf = /* wgsl */ `
   let last = params.entryBase + min(start[t + 1u], params.entryCapacity);
 `;
 
-const stepBindings = /* wgsl */ `
+const stepBindings = (sortedAccess = 'read') => /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: ParticleParams;
-@group(0) @binding(1) var<storage, read> sorted: array<vec4f>;
+@group(0) @binding(1) var<storage, ${sortedAccess}> sorted: array<vec4f>;
 @group(0) @binding(2) var<storage, read> sortedId: array<u32>;
 @group(0) @binding(3) var<storage, read> start: array<u32>;
 @group(0) @binding(4) var<storage, read> bodiesIn: array<ParticleBody>;
@@ -437,7 +441,7 @@ const entryGeometry = /* wgsl */ `
 export const particlePrepareShader = () => wgsl`
 ${gridFunctions(1, 0)}
 ${header()}
-${stepBindings}
+${stepBindings()}
 @group(0) @binding(8) var<storage, read_write> ranges: array<vec2u>;
 
 // Whether a wall contact of the sphere s moving at v may take part in this substep: prepareWall's
@@ -503,10 +507,31 @@ fn particlePrepare(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) n
 }
 `;
 
-export const particleIterateShader = () => wgsl`
+/**
+ * The integration that ends a substep, folded into its last sweep (a sweep reads no partner's
+ * position, so a particle may move its own): x += (v + p)·h, the sphere kept inside the bounds
+ * (centred where they are narrower than it); a clamped axis loses its outward velocity, which
+ * only lowers the kinetic energy.
+ */
+const integrateStatements = /* wgsl */ `
+  var x = s.xyz + (v1 + vp1) * params.dt;
+  if (params.bounded != 0u) {
+    let lo0 = params.boundsMin + vec3f(s.w);
+    let hi0 = params.boundsMax - vec3f(s.w);
+    let narrow = lo0 > hi0;
+    let middle = (params.boundsMin + params.boundsMax) * 0.5;
+    let lo = select(lo0, middle, narrow);
+    let hi = select(hi0, middle, narrow);
+    v1 = select(v1, max(v1, vec3f(0.0)), x < lo);
+    v1 = select(v1, min(v1, vec3f(0.0)), x > hi);
+    x = clamp(x, lo, hi);
+  }
+  sorted[t] = vec4f(x, s.w);`;
+
+export const particleIterateShader = ({ integrate }: { integrate: boolean }) => wgsl`
 ${gridFunctions(1, 0)}
 ${header()}
-${stepBindings}
+${stepBindings(integrate ? 'read_write' : 'read')}
 
 @compute @workgroup_size(WG)
 fn particleIterate(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -517,12 +542,13 @@ fn particleIterate(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) n
   }
   let body = bodiesIn[t];
   let w = body.v.w;
+  let s = sorted[t];
+  let id = sortedId[t];
   if (w == 0.0) {
+    // A static particle never moves (its velocity is 0 from the stable sort).
     bodiesOut[t] = body;
     return;
   }
-  let s = sorted[t];
-  let id = sortedId[t];
   let v = body.v.xyz;
   let vp = body.p.xyz;
   // Mass splitting: this particle's mass is shared among its 'splits' contacts.
@@ -568,51 +594,34 @@ fn particleIterate(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) n
       walls[id] = wall;
     }
   }
-  bodiesOut[t] = ParticleBody(vec4f(v + dv, w), vec4f(vp + dvp, body.p.w));
+  var v1 = v + dv;
+  let vp1 = vp + dvp;
+#if ${integrate}
+  ${integrateStatements}
+#endif
+  bodiesOut[t] = ParticleBody(vec4f(v1, w), vec4f(vp1, body.p.w));
 }
 `;
 
-export const particleIntegrateShader = () => wgsl`
+/** The end of a step: each particle's position and velocity back to the world's state, by index. */
+export const particleWriteBackShader = () => wgsl`
 ${header()}
 @group(0) @binding(0) var<uniform> params: ParticleParams;
-@group(0) @binding(1) var<storage, read_write> sorted: array<vec4f>;
+@group(0) @binding(1) var<storage, read> sorted: array<vec4f>;
 @group(0) @binding(2) var<storage, read> sortedId: array<u32>;
-@group(0) @binding(3) var<storage, read_write> bodies: array<ParticleBody>;
+@group(0) @binding(3) var<storage, read> bodies: array<ParticleBody>;
 @group(0) @binding(4) var<storage, read_write> spheres: array<vec4f>;
 @group(0) @binding(5) var<storage, read_write> velocities: array<vec4f>;
 
 @compute @workgroup_size(WG)
-fn particleIntegrate(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+fn particleWriteBack(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
                      @builtin(local_invocation_index) lid: u32) {
   let t = flatWorkgroup(wid, nwg) * WG + lid;
   if (t >= params.count) {
     return;
   }
-  let body = bodies[t];
-  var p = sorted[t];
-  var v = body.v.xyz;
-  if (body.v.w > 0.0) {
-    var x = p.xyz + (v + body.p.xyz) * params.dt;
-    if (params.bounded != 0u) {
-      // The sphere, not only its centre, ends inside the bounds (centred where they are
-      // narrower than it); a clamped axis loses its outward velocity, which only lowers the
-      // kinetic energy.
-      let lo0 = params.boundsMin + vec3f(p.w);
-      let hi0 = params.boundsMax - vec3f(p.w);
-      let narrow = lo0 > hi0;
-      let middle = (params.boundsMin + params.boundsMax) * 0.5;
-      let lo = select(lo0, middle, narrow);
-      let hi = select(hi0, middle, narrow);
-      v = select(v, max(v, vec3f(0.0)), x < lo);
-      v = select(v, min(v, vec3f(0.0)), x > hi);
-      x = clamp(x, lo, hi);
-    }
-    p = vec4f(x, p.w);
-    sorted[t] = p;
-    bodies[t].v = vec4f(v, body.v.w);
-  }
   let id = sortedId[t];
-  spheres[id] = p;
-  velocities[id] = vec4f(v, body.v.w);
+  spheres[id] = sorted[t];
+  velocities[id] = bodies[t].v;
 }
 `;

@@ -4,13 +4,13 @@
  * layouts and the solver's GPU buffers; the world (src/particles/world.ts) owns the state.
  *
  * Per step: the grid's count and scan, the stable scatter, the contact search (count, scan,
- * fill), then per substep: prepare, `iterations` Jacobi sweeps, integrate. Buffers that
- * alternate:
+ * fill), then per substep: prepare, `iterations` Jacobi sweeps, the last of which integrates;
+ * then the write-back of the world's state. Buffers that alternate:
  * - bodies A/B: the sweeps read one and write the other;
  * - the halves of `contacts` and `ranges`: each step writes one and warm-starts from the other,
  *   and two uniform parameter blocks (one per parity) say which is which.
  */
-import { solverBindings, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleIntegrateShader, PARTNERS_KEPT } from '../../shaders/particles/solver.wgsl.js';
+import { solverBindings, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader, PARTNERS_KEPT } from '../../shaders/particles/solver.wgsl.js';
 import { bindGroupLayout, bindGroup, computePipeline } from '../gpu/pipeline.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
 import { BufferUsage } from '../gpu/flags.js';
@@ -77,8 +77,9 @@ export class ParticleSolver {
       fillDense: make('fill', 'particleFill', particleFillShader({ dense: true })),
       fillHashed: make('fill', 'particleFill', particleFillShader({ dense: false })),
       prepare: make('prepare', 'particlePrepare', particlePrepareShader()),
-      iterate: make('iterate', 'particleIterate', particleIterateShader()),
-      integrate: make('integrate', 'particleIntegrate', particleIntegrateShader()),
+      iterate: make('iterate', 'particleIterate', particleIterateShader({ integrate: false })),
+      iterateIntegrate: make('iterateIntegrate', 'particleIterate', particleIterateShader({ integrate: true })),
+      writeBack: make('writeBack', 'particleWriteBack', particleWriteBackShader()),
     };
     this.grid = new GpuGrid(device, 'particle grid');
     this.gridBuild = new GridBuildPass(device, maxWorkgroupsPerDimension);
@@ -166,7 +167,7 @@ export class ParticleSolver {
   /**
    * Records one step of `settings.substeps` substeps (setStep must have written the same
    * settings). Work per particle: the grid build and two grid searches, then per substep about
-   * (2 + iterations) passes over its contact list (48 bytes per entry read, 32 written).
+   * (1 + iterations) passes over its contact list (48 bytes per entry read, 32 written).
    */
   encode(encoder: GPUCommandEncoder, state: ParticleState, settings: StepSettings, timer?: GpuTimer): void {
     const plan = this.grid.plan;
@@ -210,12 +211,16 @@ export class ParticleSolver {
       current = 1 - current;
       for (let k = 0; k < settings.iterations; k++) {
         const [i, o] = current === 0 ? [A, B] : [B, A];
-        run('solver iterate', this.pipelines.iterate, this.group(`iterate ${p} ${current}`, 'iterate', step(i, o)));
+        if (k < settings.iterations - 1) {
+          run('solver iterate', this.pipelines.iterate, this.group(`iterate ${p} ${current}`, 'iterate', step(i, o)));
+        } else {
+          run('solver iterate + integrate', this.pipelines.iterateIntegrate, this.group(`iterateIntegrate ${p} ${current}`, 'iterateIntegrate', step(i, o)));
+        }
         current = 1 - current;
       }
-      const result = current === 0 ? A : B;
-      run('solver integrate', this.pipelines.integrate, this.group(`integrate ${p} ${current}`, 'integrate', [params, grid.sorted.buffer, grid.sortedId.buffer, result, state.spheres, state.velocities]));
     }
+    const result = current === 0 ? A : B;
+    run('solver write back', this.pipelines.writeBack, this.group(`writeBack ${p} ${current}`, 'writeBack', [params, grid.sorted.buffer, grid.sortedId.buffer, result, state.spheres, state.velocities]));
   }
 
   destroy(): void {

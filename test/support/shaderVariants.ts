@@ -9,7 +9,7 @@ import { sweepKeysShader, sweepGatherShader, sweepPairsShader, sweepBoxesShader 
 import { residentCheckShader, residentDispatchShader } from '../../shaders/resident.wgsl.js';
 import { bvhCodesShader, bvhGatherShader, bvhPyramidShader, bvhNodesShader, bvhPairsShader, bvhBoxesShader } from '../../shaders/bvh.wgsl.js';
 import {
-  particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleIntegrateShader,
+  particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader,
 } from '../../shaders/particles/solver.wgsl.js';
 
 export function shaderVariants(): [string, string][] {
@@ -45,7 +45,7 @@ export function shaderVariants(): [string, string][] {
       [`particleFill dense=${dense}`, particleFillShader({ dense })],
     ]),
     ['particlePrepare', particlePrepareShader()],
-    ['particleIterate', particleIterateShader()],
-    ['particleIntegrate', particleIntegrateShader()],
+    ...[false, true].map((integrate): [string, string] => [`particleIterate integrate=${integrate}`, particleIterateShader({ integrate })]),
+    ['particleWriteBack', particleWriteBackShader()],
   ];
 }
