@@ -345,6 +345,8 @@ export const ParticleParams = defineStruct('ParticleParams', {
   maxPushSpeed: 'f32',
   restitutionThreshold: 'f32',
   margin: 'f32',
+  /** How much farther than `margin` a search lists pairs, so that later steps may keep its lists. */
+  skin: 'f32',
   entryCapacity: 'u32',
   entryBase: 'u32',
   prevEntryBase: 'u32',
@@ -366,7 +368,8 @@ export const ParticleBody = defineStruct('ParticleBody', {
  * One entry of a particle's contact list (both particles of a pair hold one, bit-identical up to
  * the sign of the vectors): `impulse` is the accumulated normal impulse and, in yzw, the
  * accumulated friction impulse on the partner; `nbr` the partner's position in bucket order,
- * `id` its index; `normal` the unit normal toward the partner (xyz) and the pseudo-velocity the
+ * with the top bit (DORMANT_BIT) set while the pair is farther apart than a search without the
+ * skin would list it (then the solve skips the entry), `id` the partner's index; `normal` the unit normal toward the partner (xyz) and the pseudo-velocity the
  * position correction aims at (w), both fixed for a substep (positions move only after its
  * sweeps); `aim` the normal velocity the solve aims at; `pseudo` the accumulated
  * position-correction impulse of this substep.
@@ -395,13 +398,29 @@ export const ParticleWalls = defineStruct('ParticleWalls', {
 
 /**
  * Counters of a particle step (storage, atomics): the largest speed (f32 bits, for the search
- * margin), touching pairs of the last step, and the largest contact-list length any step of the
- * call asked for (entries beyond `entryCapacity` are not stored; the host grows and re-runs).
+ * margin), touching pairs of the last step, nonzero when the contact lists must be searched again
+ * (the f32 bits of the largest move since the last search past its allowance, or infinity's for
+ * a changed particle), all three cleared at each step; and the largest contact-list length any
+ * step of the call asked for (entries beyond `entryCapacity` are not stored; the host grows and
+ * re-runs).
  */
 export const ParticleStats = defineStruct('ParticleStats', {
   maxSpeedBits: 'atomic<u32>',
   touching: 'atomic<u32>',
+  movedBits: 'atomic<u32>',
   entriesNeeded: 'atomic<u32>',
+});
+
+/**
+ * Whether particle steps search for contacts or keep the last search's lists (storage, written
+ * by the host and particleDecide): `force` (set by the host when the lists no longer fit the
+ * particles or the settings) makes the next step search; `steps` and `searches` count the steps
+ * since the particles were set and those that searched.
+ */
+export const ParticleReuse = defineStruct('ParticleReuse', {
+  force: 'u32',
+  steps: 'u32',
+  searches: 'u32',
   pad: 'u32',
 });
 

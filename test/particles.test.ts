@@ -103,6 +103,80 @@ describe('GPU step vs the CPU twin', () => {
   }
 });
 
+describe('contact lists kept between searches (the skin)', () => {
+  it('a slow lattice, seed 1005: 20 steps match the CPU twin, which keeps its lists on the same steps', async () => {
+    // 12³ particles of radius 0.5, 1.08 apart (jittered by 0.03), at speeds ~0.5: they meet
+    // within a few steps, and the fastest move 0.02 a step, so the lists (skin 0.05) last two.
+    const rand = mulberry32(1005);
+    const side = 12 * 1.08 + 1;
+    const spheres = new Float32Array(4 * 12 ** 3);
+    const velocities = new Float32Array(3 * 12 ** 3);
+    for (let i = 0; i < 12 ** 3; i++) {
+      const cell = [i % 12, Math.floor(i / 12) % 12, Math.floor(i / 144)];
+      spheres.set([...cell.map((c) => 1 + 1.08 * c + 0.03 * (2 * rand() - 1)), 0.5], 4 * i);
+      velocities.set([0, 1, 2].map(() => 0.3 * gaussian(rand)), 3 * i);
+    }
+    const scene = { spheres, velocities, bounds: [0, 0, 0, side, side, side], side };
+    await withWorld({ capacity: 12 ** 3, restitution: 0.7, friction: 0.3, bounds: scene.bounds }, async (world) => {
+      world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
+      const twin = new ParticleSolverTwin();
+      const params = world.stepParams(1 / 60);
+      expect(params.skin).toBeCloseTo(0.05, 6); // 0.1 × the radius, by default
+      let cpu: { spheres: Float32Array; velocities: Float32Array } = { spheres: scene.spheres.slice(), velocities: packed(scene.velocities, scene.spheres) };
+      for (let step = 1; step <= 20; step++) {
+        await world.step(params.dt);
+        cpu = twin.step(cpu.spheres, cpu.velocities, params, world.plan!);
+        expect(difference(await world.read(), cpu, scene.side, 1), `step ${step}: largest difference`).toBeLessThan(1e-4);
+        expect(await world.contactCount(), `step ${step}: touching pairs`).toBe(twin.touching);
+        expect(await world.contactSearches(), `step ${step}: searches`).toEqual({ steps: twin.steps, searches: twin.searches });
+      }
+      expect(twin.touching).toBeGreaterThan(10);
+      expect(twin.searches).toBeGreaterThan(1);
+      expect(twin.searches).toBeLessThan(15);
+    });
+  });
+
+  it('skin 0 searches at every step', async () => {
+    const scene = boxScene(500, 1006, { speed: 0.01 });
+    await withWorld({ capacity: 500, bounds: scene.bounds, skin: 0 }, async (world) => {
+      world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
+      await world.step(1 / 60, 5);
+      expect(await world.contactSearches()).toEqual({ steps: 5, searches: 5 });
+    });
+  });
+
+  it('a change of dt, of the skin, or of the particles makes the next step search', async () => {
+    await withWorld({ capacity: 3, bounds: [-10, -10, -10, 10, 10, 10] }, async (world) => {
+      world.setParticles({ spheres: new Float32Array([0, 0, 0, 1, 5, 0, 0, 1]), velocities: new Float32Array(6) });
+      await world.step(1 / 60, 3);
+      expect(await world.contactSearches()).toEqual({ steps: 3, searches: 1 });
+      await world.step(1 / 30);
+      expect(await world.contactSearches()).toEqual({ steps: 4, searches: 2 });
+      world.setParameters({ skin: 0.3 });
+      await world.step(1 / 30, 2);
+      expect(await world.contactSearches()).toEqual({ steps: 6, searches: 3 });
+      world.setParticles({ spheres: new Float32Array([0, 0, 0, 1, 5, 0, 0, 1, -5, 0, 0, 1]), velocities: new Float32Array(9) });
+      await world.step(1 / 30, 2);
+      expect(await world.contactSearches()).toEqual({ steps: 2, searches: 1 });
+    });
+  });
+
+  it('a particle teleported onto another between searches is pushed out at the next step', async () => {
+    await withWorld({ capacity: 2, bounds: [-10, -10, -10, 10, 10, 10], skin: 0.5 }, async (world) => {
+      world.setParticles({ spheres: new Float32Array([0, 0, 0, 1, 5, 0, 0, 1]), velocities: new Float32Array(6) });
+      await world.step(1 / 60, 3);
+      expect(await world.contactSearches()).toEqual({ steps: 3, searches: 1 });
+      world.setParticle(1, { position: [1.5, 0, 0] }); // half a radius into particle 0
+      await world.step(1 / 60);
+      expect(await world.contactSearches()).toEqual({ steps: 4, searches: 2 });
+      const { spheres, velocities } = await world.read();
+      expect(spheres[4] - spheres[0]).toBeGreaterThan(1.5);
+      expect(velocities[0]).toBeLessThanOrEqual(0);
+      expect(velocities[3]).toBeGreaterThanOrEqual(0);
+    });
+  });
+});
+
 describe('folded dispatches', () => {
   it('with at most 3 workgroups per dimension the step folds and still matches the CPU twin (seed 1004)', async () => {
     const scene = boxScene(1000, 1004); // 8 workgroups of 128 particles: 3 × 3
@@ -263,6 +337,33 @@ describe('static particles', () => {
   }, LONG);
 });
 
+describe('contact lists that overflow in encode() are not kept', () => {
+  it('an FCC block at rest (12 neighbours each): encoded steps search again until the lists grow, then keep them', async () => {
+    // 4 × 4³ particles of radius 0.5 touching their 12 neighbours, at rest with no gravity:
+    // more than the 8 entries a particle the lists start with, and nothing moves.
+    const base = [[0, 0, 0], [0, 0.5, 0.5], [0.5, 0, 0.5], [0.5, 0.5, 0]];
+    const spheres: number[] = [];
+    for (let x = 0; x < 4; x++) for (let y = 0; y < 4; y++) for (let z = 0; z < 4; z++) for (const b of base) spheres.push(...[x + b[0], y + b[1], z + b[2]].map((c) => 1 + c * Math.SQRT2), 0.5);
+    const n = spheres.length / 4;
+    await withWorld({ capacity: n, bounds: [0, 0, 0, 8, 8, 8] }, async (world) => {
+      world.setParticles({ spheres: new Float32Array(spheres), velocities: new Float32Array(3 * n) });
+      const encoder = gpu.device.createCommandEncoder();
+      world.encode(encoder, 1 / 60, 3);
+      gpu.device.queue.submit([encoder.finish()]);
+      expect(await world.contactSearches()).toEqual({ steps: 3, searches: 3 });
+      // Every touching pair, listed from both ends: 1,176 pairs, 9.2 per particle.
+      let pairs = 0;
+      for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) if (Math.hypot(spheres[4 * i] - spheres[4 * j], spheres[4 * i + 1] - spheres[4 * j + 1], spheres[4 * i + 2] - spheres[4 * j + 2]) < 1.01) pairs++;
+      const needed = await world.checkContactCapacity();
+      expect(needed).toBe(2 * pairs);
+      expect(needed).toBeGreaterThan(8 * n);
+      expect(world.contactCapacity).toBeGreaterThanOrEqual(needed);
+      await world.step(1 / 60, 3);
+      expect(await world.contactSearches()).toEqual({ steps: 6, searches: 4 });
+    });
+  });
+});
+
 describe("a pile comes to rest and stays (the library's first use)", () => {
   it('2,000 particles dropped into a 10 × 40 × 10 box: none through a wall, overlap ≤ 0.1 r, at rest (seed 1104)', async () => {
     const scene = pileScene({ n: 2000, bounds: [0, 0, 0, 10, 40, 10], seed: 1104 });
@@ -274,8 +375,12 @@ describe("a pile comes to rest and stays (the library's first use)", () => {
       };
       await world.step(1 / 60, 360);
       const settled = await at();
+      const searchedBefore = (await world.contactSearches()).searches;
       await world.step(1 / 60, 120);
       const later = await at();
+      // At rest, the contact lists last: most steps keep them.
+      const searches = (await world.contactSearches()).searches - searchedBefore;
+      expect(searches, 'searches in the last 120 steps').toBeLessThan(40);
       for (const [when, stats] of [['after 6 s', settled], ['after 8 s', later]] as const) {
         expect(stats.sunk, when).toBe(0);
         expect(stats.maxOverlap, when).toBeLessThanOrEqual(0.1);

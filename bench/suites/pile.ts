@@ -59,6 +59,8 @@ interface Engine {
   read(): Promise<{ spheres: Float32Array; velocities: Float32Array; inverseMasses?: Float32Array }>;
   /** Stage times of one profiled step (ours only). */
   profile?(): Promise<{ totalMs: number; stages: Record<string, number> } | null>;
+  /** Steps taken and those that searched for contacts (ours only: the others kept the lists). */
+  searches?(): Promise<{ steps: number; searches: number }>;
   free(): void;
 }
 
@@ -111,6 +113,7 @@ async function gpuEngine(ctx: Context, scene: ParticleScene, physics: Physics): 
       return performance.now() - t;
     },
     read: () => world.read(),
+    searches: () => world.contactSearches(),
     profile: async () => {
       await world.step(DT, 1, { profile: true });
       const profile = world.lastProfile;
@@ -156,12 +159,16 @@ async function runPile(ctx: Context, method: string, scene: ParticleScene, frame
         quality.push(`frame ${frame}: ${pileStatsText(s)}`);
       }
     }
+    const counts = await engine.searches?.();
+    if (counts) Object.assign(work, { steps: counts.steps, searches: counts.searches });
     profile = (await engine.profile?.()) ?? null;
   } finally {
     engine.free();
   }
   const first = summarize(times.slice(0, 30));
+  const last = summarize(times.slice(-100));
   work.firstFramesMedianMs = first.median;
+  work.lastFramesMedianMs = last.median;
   const row: Row = {
     suite: 'pile',
     scene: PILE_SCENE,
@@ -170,7 +177,8 @@ async function runPile(ctx: Context, method: string, scene: ParticleScene, frame
     wallMs: summarize(times),
     work,
     note: [
-      `median step over ${times.length} frames; first ${first.n} frames ${short(first.median)} ms`,
+      `median step over ${times.length} frames; first ${first.n} frames ${short(first.median)} ms; last ${last.n} frames ${short(last.median)} ms`,
+      ...(work.searches !== undefined ? [`${work.searches} of ${work.steps} steps searched for contacts`] : []),
       `${PILE_SETTINGS}; ${engine.settings}; setup ${short(engine.setupMs)} ms`,
       ...(profile ? [`stages from one profiled step after the last frame`] : []),
       ...quality,
@@ -180,7 +188,7 @@ async function runPile(ctx: Context, method: string, scene: ParticleScene, frame
     row.gpuMs = summarize([profile.totalMs]);
     row.stagesMs = profile.stages;
   }
-  process.stderr.write(`pile ${engine.method}: median step ${short(row.wallMs!.median)} ms (first 30: ${short(first.median)} ms)\n`);
+  process.stderr.write(`pile ${engine.method}: median step ${short(row.wallMs!.median)} ms (first 30: ${short(first.median)} ms, last 100: ${short(last.median)} ms)\n`);
   return row;
 }
 
@@ -205,6 +213,8 @@ async function runGas(ctx: Context, method: string, scene: ParticleScene, gasSte
     const end = await statsOf(engine, scene.bounds);
     Object.assign(work, statsWork(last, end));
     quality.push(`frame ${last}: ${pileStatsText(end)}`);
+    const counts = await engine.searches?.();
+    if (counts) Object.assign(work, { steps: counts.steps, searches: counts.searches });
     profile = (await engine.profile?.()) ?? null;
   } finally {
     engine.free();
@@ -218,6 +228,7 @@ async function runGas(ctx: Context, method: string, scene: ParticleScene, gasSte
     work,
     note: [
       `median of ${times.length} steps after ${GAS_WARMUP} warm-up steps`,
+      ...(work.searches !== undefined ? [`${work.searches} of ${work.steps} steps searched for contacts`] : []),
       `${GAS_SETTINGS}; ${engine.settings}; setup ${short(engine.setupMs)} ms`,
       ...(profile ? [`stages from one profiled step after the last frame`] : []),
       ...quality,

@@ -3,7 +3,12 @@
  * explains the math). The CPU twin, with the same names and the same order of operations, is
  * src/reference/particles.ts.
  *
- * Once per step (after the grid's count and scan):
+ * Once per step:
+ *   particleGather      the state in the order of the last search, and whether any particle has
+ *                       moved more than half the skin since it (then its lists may miss a pair)
+ *   particleDecide      search again if so (or if the host asks), else keep the lists: turns on
+ *                       the search's dispatches or the carry's (src/gpu/gate.ts)
+ * Then, when searching (after the grid's count and scan):
  *   particleScatterIds  every particle's index into its bucket, in arrival order (racy), and the
  *                       largest speed (for the search margin)
  *   particleStable      each particle's rank in its bucket by index, so that the order is the
@@ -12,6 +17,11 @@
  *   (scan)              the counts become each particle's first entry in the contact list
  *   particleFill        the contact list, each entry warm-started with the pair's impulse of the
  *                       previous step when the pair was listed then
+ * or, when not:
+ *   particleCarry       the previous step's lists, impulses and all, into this step's half
+ * Searches list pairs within margin + skin; the step's first prepare marks an entry beyond the
+ * margin (a pair a search without the skin would not list) dormant (DORMANT_BIT): the solve
+ * skips it for the step.
  * Then per substep of h = dt / substeps:
  *   particlePrepare     gravity; each contact's target normal velocity from the velocities before
  *                       the solve (restitution, or the speculative gap); the warm start
@@ -28,11 +38,25 @@
  * flips), so the impulses are equal and opposite and two runs are bitwise identical.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleStats } from '../../src/layout.js';
+import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleStats, ParticleReuse } from '../../src/layout.js';
+import { GATE_WGSL } from '../../src/gpu/gate.js';
 import { gridFunctions } from '../grid.wgsl.js';
 import { walkRows, inRowFunction } from '../gridWalk.wgsl.js';
 import { flatWorkgroup } from '../common.wgsl.js';
 import { EXT_SCALE } from '../../src/grid/level.js';
+
+/**
+ * The top bit of a contact entry's `nbr`: set while the pair lies beyond what a search without
+ * the skin would list (the solve skips such an entry). Positions are below 2^31.
+ */
+export const DORMANT_BIT = 0x80000000;
+
+/**
+ * The allowance for rounding in the test whether a particle has moved too far to keep the lists
+ * (particleGather): 2^-18 of its radius, the margin, the skin, its reaches and its move, far more
+ * than the f32 error of the gaps and reaches the lists were made from and are compared with now.
+ */
+export const MOVE_ROUNDING = 2 ** -18;
 
 /** Partners the contact count keeps per particle for the fill (more: the fill walks again). */
 export const PARTNERS_KEPT = 16;
@@ -41,8 +65,11 @@ export const PARTNERS_KEPT = 16;
 export const solverBindings = {
   scatterIds: ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'storage', 'read-only-storage', 'storage'],
   stable: ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
-  count: ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage'],
-  fill: ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'read-only-storage', 'storage'],
+  gather: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'read-only-storage', 'storage'],
+  decide: ['uniform', 'storage', 'storage', 'read-only-storage', 'storage'],
+  count: ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
+  carry: ['uniform', 'read-only-storage', 'read-only-storage', 'storage', 'storage'],
+  fill: ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
   prepare: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage', 'storage'],
   iterate: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
   iterateIntegrate: ['uniform', 'storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
@@ -112,10 +139,13 @@ ${ParticleBody.wgsl}
 ${ParticleContact.wgsl}
 ${ParticleWalls.wgsl}
 ${ParticleStats.wgsl}
+${ParticleReuse.wgsl}
 ${flatWorkgroup}
 override WG: u32; // src/gpu/workgroups.ts
 const EXT_SCALE: f32 = ${EXT_SCALE};
 const PARTNERS_KEPT: u32 = ${PARTNERS_KEPT}u;
+const DORMANT_BIT: u32 = ${DORMANT_BIT}u;
+const MOVE_ROUNDING: f32 = ${MOVE_ROUNDING};
 `;
 
 export const particleScatterIdsShader = () => wgsl`
@@ -183,8 +213,10 @@ fn particleStable(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nw
 `;
 
 /**
- * The statements visiting every other particle u within the search margin of particle t: the
- * grid cells within r + maxRadius + margin + both reaches of its centre, on every level.
+ * The statements visiting every other particle u that a search lists for particle t: within the
+ * search margin plus the skin (gap ≤ margin + skin + both reaches), from the grid cells within
+ * r + maxRadius + margin + skin + both reaches of its centre, on every level. The visit sees `q`
+ * (u's sphere), `gap` and `pairReach` (both reaches).
  */
 function partners(dense: boolean, visit: string): string {
   return /* wgsl */ `
@@ -194,7 +226,7 @@ function partners(dense: boolean, visit: string): string {
       continue;
     }
     let maxR = grid.levels[b].maxRadius;
-    let ext = (s.w + maxR + params.margin + reach + min(vmaxReach, maxR)) * EXT_SCALE;
+    let ext = (s.w + maxR + (params.margin + params.skin) + reach + min(vmaxReach, maxR)) * EXT_SCALE;
     let lo = cellOf(s.xyz - vec3f(ext), b);
     let hi = cellOf(s.xyz + vec3f(ext), b);
     ${walkRows({ dense, level: 'b', lo: 'lo', hi: 'hi', visit: `if (u != t) {
@@ -202,13 +234,123 @@ function partners(dense: boolean, visit: string): string {
             if (me.w + ub.w > 0.0) {
               let d = q.xyz - s.xyz;
               let gap = sqrt(dot(d, d)) - (s.w + q.w);
-              if (gap <= params.margin + (reach + ${formula.reach('q', 'ub')})) {
+              let pairReach = reach + ${formula.reach('q', 'ub')};
+              if (gap <= (params.margin + params.skin) + pairReach) {
                 ${visit}
               }
             }
           }` })}
   }`;
 }
+
+/**
+ * Whether a listed pair (gap, both reaches) takes part in this step's solve: what a search
+ * without the skin would list. Both particles of a pair compute the same gap and sum, bit for bit.
+ */
+const active = (gap: string, pairReach: string): string => `(${gap} <= params.margin + ${pairReach})`;
+
+/**
+ * Every step starts here: the state as it is now (the host or a user's kernel may have changed
+ * it since the last step) in the order of the last search, and whether the last search's lists
+ * still hold every pair this step must solve. They do while no particle has moved, or gained
+ * reach, by more than half the skin since that search (less the rounding allowance): a pair
+ * unlisted then was more than margin + skin + both reaches apart, so now it is more than margin +
+ * both reaches apart. A new radius, or a particle made static or dynamic, searches again.
+ */
+export const particleGatherShader = () => wgsl`
+${header()}
+@group(0) @binding(0) var<uniform> params: ParticleParams;
+@group(0) @binding(1) var<storage, read> spheres: array<vec4f>;
+@group(0) @binding(2) var<storage, read> velocities: array<vec4f>;
+@group(0) @binding(3) var<storage, read> sortedId: array<u32>;
+@group(0) @binding(4) var<storage, read_write> sorted: array<vec4f>;
+@group(0) @binding(5) var<storage, read_write> bodies: array<ParticleBody>;
+@group(0) @binding(6) var<storage, read> anchors: array<vec4f>;
+@group(0) @binding(7) var<storage, read_write> stats: ParticleStats;
+
+@compute @workgroup_size(WG)
+fn particleGather(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                  @builtin(local_invocation_index) lid: u32) {
+  let t = flatWorkgroup(wid, nwg) * WG + lid;
+  if (t >= params.count) {
+    return;
+  }
+  let id = sortedId[t];
+  let s = spheres[id];
+  let v = velocities[id];
+  // A static particle (inverse mass 0) never moves, whatever velocity it was given.
+  let me = select(v, vec4f(0.0), v.w == 0.0);
+  let reach = ${formula.reach('s', 'me')};
+  let a = anchors[t];
+  let d = s.xyz - a.xyz;
+  let moved = sqrt(dot(d, d)) + max(reach - a.w, 0.0);
+  let allowance = MOVE_ROUNDING * (s.w + params.margin + params.skin + reach + a.w + moved);
+  let changed = s.w != sorted[t].w || (me.w == 0.0) != (bodies[t].v.w == 0.0);
+  if (changed || !(moved + allowance <= 0.5 * params.skin)) {
+    // Non-negative floats order as their bits do; a change (or NaN) counts as infinity.
+    atomicMax(&stats.movedBits, select(bitcast<u32>(moved), 0x7f800000u, changed || !(moved >= 0.0)));
+  }
+  sorted[t] = s;
+  bodies[t] = ParticleBody(me, vec4f(0.0));
+}
+`;
+
+/** One thread: search again (the host forced it, a particle moved too far, or the last lists overflowed), or keep the lists. */
+export const particleDecideShader = () => wgsl`
+${header()}
+@group(0) @binding(0) var<uniform> params: ParticleParams;
+@group(0) @binding(1) var<storage, read_write> stats: ParticleStats;
+@group(0) @binding(2) var<storage, read_write> reuse: ParticleReuse;
+@group(0) @binding(3) var<storage, read> gateTemplate: array<vec4u>;
+@group(0) @binding(4) var<storage, read_write> gateArgs: array<u32>;
+${GATE_WGSL}
+
+@compute @workgroup_size(1)
+fn particleDecide() {
+  // A search whose lists overflowed (encode() steps, until the host grows them) is not kept:
+  // the next step searches again rather than carry truncated lists.
+  let truncated = atomicLoad(&stats.entriesNeeded) > params.entryCapacity;
+  let search = reuse.force != 0u || atomicLoad(&stats.movedBits) != 0u || truncated;
+  reuse.force = 0u;
+  reuse.steps += 1u;
+  reuse.searches += select(0u, 1u, search);
+  writeGate(search);
+}
+`;
+
+/** The list of particle t: entries [first, last) of the contact buffer. */
+const entriesOf = /* wgsl */ `
+  let first = params.entryBase + min(start[t], params.entryCapacity);
+  let last = params.entryBase + min(start[t + 1u], params.entryCapacity);
+`;
+
+/**
+ * A step that keeps the lists: each particle's entries, impulses and all, move to this step's
+ * half of the contact buffer (the first prepare decides again which are solved), and its range
+ * there is noted for the warm start of the next search.
+ */
+export const particleCarryShader = () => wgsl`
+${header()}
+@group(0) @binding(0) var<uniform> params: ParticleParams;
+@group(0) @binding(1) var<storage, read> sortedId: array<u32>;
+@group(0) @binding(2) var<storage, read> start: array<u32>;
+@group(0) @binding(3) var<storage, read_write> contacts: array<ParticleContact>;
+@group(0) @binding(4) var<storage, read_write> ranges: array<vec2u>;
+
+@compute @workgroup_size(WG)
+fn particleCarry(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                 @builtin(local_invocation_index) lid: u32) {
+  let t = flatWorkgroup(wid, nwg) * WG + lid;
+  if (t >= params.count) {
+    return;
+  }
+  ${entriesOf}
+  ranges[params.rangeBase + sortedId[t]] = vec2u(first, last);
+  for (var e = first; e < last; e++) {
+    contacts[e] = contacts[params.prevEntryBase + (e - params.entryBase)];
+  }
+}
+`;
 
 const searchBindings = /* wgsl */ `
 @group(0) @binding(1) var<uniform> params: ParticleParams;
@@ -223,6 +365,7 @@ ${header()}
 ${searchBindings}
 @group(0) @binding(5) var<storage, read_write> counts: array<u32>;
 @group(0) @binding(6) var<storage, read_write> stats: ParticleStats;
+@group(0) @binding(7) var<storage, read_write> anchors: array<vec4f>;
 #if ${!dense}
 ${inRowFunction}
 #endif
@@ -237,6 +380,8 @@ fn particleCount(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
   let s = sorted[t];
   let me = bodies[t].v;
   let reach = ${formula.reach('s', 'me')};
+  // Where the lists are made, for particleGather to measure the moves from.
+  anchors[t] = vec4f(s.xyz, reach);
   var found = 0u;
   // The first PARTNERS_KEPT partners go to this particle's scratch row after the counts, so that
   // the fill need not walk the grid again.
@@ -270,10 +415,7 @@ const addEntry = /* wgsl */ `if (slot < params.entryCapacity) {
         // prepare first sees them (the prepare then keeps the last normal it saw).
         contacts[params.entryBase + slot] = ParticleContact(impulse, vec4f(coincidentNormal(id, other), 0.0), u, other, 0.0, 0.0);
       }
-      slot += 1u;
-      if (gap <= 0.0 && t < u) {
-        touching += 1u;
-      }`;
+      slot += 1u;`;
 
 export const particleFillShader = ({ dense }: { dense: boolean }) => wgsl`
 ${gridFunctions(0, 0)}
@@ -283,7 +425,7 @@ ${contactGeometry}
 @group(0) @binding(5) var<storage, read> sortedId: array<u32>;
 @group(0) @binding(6) var<storage, read> start: array<u32>;
 @group(0) @binding(7) var<storage, read_write> contacts: array<ParticleContact>;
-@group(0) @binding(8) var<storage, read> ranges: array<vec2u>;
+@group(0) @binding(8) var<storage, read_write> ranges: array<vec2u>;
 @group(0) @binding(9) var<storage, read_write> stats: ParticleStats;
 #if ${!dense}
 ${inRowFunction}
@@ -308,31 +450,20 @@ fn particleFill(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg:
   let remembered = previous.y - previous.x;
   var cursor = previous.x;
   var slot = start[t];
-  var touching = 0u;
   let found = start[t + 1u] - slot;
+  // This step's list, for the warm start of the next search.
+  ranges[params.rangeBase + id] = vec2u(params.entryBase + min(slot, params.entryCapacity), params.entryBase + min(start[t + 1u], params.entryCapacity));
   if (found <= PARTNERS_KEPT) {
     // The partners the count kept, in walk order.
     let row = params.count + 1u + t * PARTNERS_KEPT;
     for (var kept = 0u; kept < found; kept++) {
       let u = start[row + kept];
-      let q = sorted[u];
-      let d = q.xyz - s.xyz;
-      let gap = sqrt(dot(d, d)) - (s.w + q.w);
       ${addEntry}
     }
   } else {
     ${partners(dense, addEntry)}
   }
-  if (touching > 0u) {
-    atomicAdd(&stats.touching, touching);
-  }
 }
-`;
-
-/** The list of particle t: entries [first, last) of the contact buffer. */
-const entriesOf = /* wgsl */ `
-  let first = params.entryBase + min(start[t], params.entryCapacity);
-  let last = params.entryBase + min(start[t + 1u], params.entryCapacity);
 `;
 
 const stepBindings = (sortedAccess = 'read') => /* wgsl */ `
@@ -438,11 +569,16 @@ const entryGeometry = /* wgsl */ `
     }
     let gap = dist - (s.w + q.w);`;
 
-export const particlePrepareShader = () => wgsl`
+/**
+ * A substep's start; with `first` (the step's first substep), it also decides which entries the
+ * step solves (what a search without the skin would list, from the positions and velocities the
+ * step starts from: dormant entries get DORMANT_BIT and no impulse) and counts the touching pairs.
+ */
+export const particlePrepareShader = ({ first }: { first: boolean }) => wgsl`
 ${gridFunctions(1, 0)}
 ${header()}
 ${stepBindings()}
-@group(0) @binding(8) var<storage, read_write> ranges: array<vec2u>;
+@group(0) @binding(8) var<storage, read_write> stats: ParticleStats;
 
 // Whether a wall contact of the sphere s moving at v may take part in this substep: prepareWall's
 // test, with room to spare for rounding (prepareWall decides exactly).
@@ -469,16 +605,36 @@ fn particlePrepare(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) n
   // Gravity first: the approach speeds below are those the solve starts from.
   let v = bodiesIn[t].v.xyz + select(vec3f(0.0), params.gravity * h, w > 0.0);
   ${entriesOf}
-  ranges[params.rangeBase + id] = vec2u(first, last);
   var dv = vec3f(0.0);
   var splits = 0u;
+#if ${first}
+  let reach = ${formula.reach('s', 'bodiesIn[t].v')};
+  var touching = 0u;
+#endif
   for (var e = first; e < last; e++) {
     // The entry read and written whole: one access each instead of one per field.
     let c = contacts[e];
-    let q = sorted[c.nbr];
-    let qb = bodiesIn[c.nbr].v;
-    let qv = qb.xyz + select(vec3f(0.0), params.gravity * h, qb.w > 0.0);
+#if ${!first}
+    if (c.nbr >= DORMANT_BIT) {
+      continue;
+    }
+#endif
+    let u = c.nbr & ~DORMANT_BIT;
+    let q = sorted[u];
+    let qb = bodiesIn[u].v;
     ${entryGeometry}
+#if ${first}
+    if (gap <= 0.0 && t < u) {
+      touching += 1u;
+    }
+    if (!${active('gap', `(reach + ${formula.reach('q', 'qb')})`)}) {
+      // Out of this step's solve, with no impulse to carry into a later step.
+      contacts[e].nbr = u | DORMANT_BIT;
+      contacts[e].impulse = vec4f(0.0);
+      continue;
+    }
+#endif
+    let qv = qb.xyz + select(vec3f(0.0), params.gravity * h, qb.w > 0.0);
     let vn0 = dot(qv - v, n);
     let aim = ${formula.aim('gap', 'vn0')};
     var impulse = vec4f(0.0);
@@ -488,7 +644,7 @@ fn particlePrepare(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) n
       impulse = vec4f(c.impulse.x, lt - dot(lt, n) * n);
     }
     // The sweeps of this substep reuse the geometry (normal, push aim): positions move only after them.
-    contacts[e] = ParticleContact(impulse, vec4f(n, ${formula.push('gap')}), c.nbr, c.id, aim, 0.0);
+    contacts[e] = ParticleContact(impulse, vec4f(n, ${formula.push('gap')}), u, c.id, aim, 0.0);
     // The impulse on this particle is −(λn·n + λt): the partner's is its opposite.
     dv -= w * (impulse.x * n + impulse.yzw);
     splits += 1u;
@@ -503,6 +659,11 @@ fn particlePrepare(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) n
     wall.pseudo = vec4f(0.0);
     walls[id] = wall;
   }
+#if ${first}
+  if (touching > 0u) {
+    atomicAdd(&stats.touching, touching);
+  }
+#endif
   bodiesOut[t] = ParticleBody(vec4f(v + dv, w), vec4f(0.0, 0.0, 0.0, f32(splits)));
 }
 `;
@@ -558,6 +719,9 @@ fn particleIterate(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) n
   ${entriesOf}
   for (var e = first; e < last; e++) {
     let nbr = contacts[e].nbr;
+    if (nbr >= DORMANT_BIT) {
+      continue;
+    }
     let impulse = contacts[e].impulse;
     let pseudo = contacts[e].pseudo;
     let geometry = contacts[e].normal;

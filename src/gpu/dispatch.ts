@@ -24,4 +24,10 @@ export function dispatchFolded(pass: GPUComputePassEncoder, groups: number, maxP
   pass.dispatchWorkgroups(x, y, 1);
 }
 
+/**
+ * How a pass records a dispatch of `groups` workgroups: by default `dispatchFolded` with the
+ * pass's limit; a caller that gates the pass on the GPU (src/gpu/gate.ts) passes its own.
+ */
+export type Dispatcher = (pass: GPUComputePassEncoder, groups: number) => void;
+
 export const ceilDiv = (a: number, b: number): number => Math.ceil(a / b);

@@ -3,21 +3,24 @@
  * recorded into a caller's encoder with nothing read back. It owns its pipelines, bind group
  * layouts and the solver's GPU buffers; the world (src/particles/world.ts) owns the state.
  *
- * Per step: the grid's count and scan, the stable scatter, the contact search (count, scan,
- * fill), then per substep: prepare, `iterations` Jacobi sweeps, the last of which integrates;
- * then the write-back of the world's state. Buffers that alternate:
+ * Per step: the gather (the state in the last search's order) and the decision whether to
+ * search again; then either the grid's count and scan, the stable scatter and the contact search
+ * (count, scan, fill), or the carry of the last lists (the decision turns on one or the other:
+ * src/gpu/gate.ts); then per substep: prepare, `iterations` Jacobi sweeps, the last of which
+ * integrates; then the write-back of the world's state. Buffers that alternate:
  * - bodies A/B: the sweeps read one and write the other;
  * - the halves of `contacts` and `ranges`: each step writes one and warm-starts from the other,
  *   and two uniform parameter blocks (one per parity) say which is which.
  */
-import { solverBindings, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader, PARTNERS_KEPT } from '../../shaders/particles/solver.wgsl.js';
+import { solverBindings, particleGatherShader, particleDecideShader, particleCarryShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader, PARTNERS_KEPT } from '../../shaders/particles/solver.wgsl.js';
 import { bindGroupLayout, bindGroup, computePipeline } from '../gpu/pipeline.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
+import { DispatchGate, type GateCondition } from '../gpu/gate.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, GrowableBuffer, bindingLimit } from '../gpu/buffers.js';
 import { GridBuildPass, GpuGrid } from '../passes/gridBuild.js';
 import { ExclusiveScanPass } from '../passes/scan.js';
-import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleStats, packStruct } from '../layout.js';
+import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleStats, ParticleReuse, packStruct } from '../layout.js';
 import { CapacityError } from '../errors.js';
 import type { GpuTimer } from '../gpu/timer.js';
 import type { StepParams } from '../reference/particles.js';
@@ -41,6 +44,9 @@ export class ParticleSolver {
   entryCapacity: number;
   readonly grid: GpuGrid;
   readonly stats: GPUBuffer;
+  /** ParticleReuse: the host's `force`, and the counts of steps and searches. */
+  readonly reuse: GPUBuffer;
+  private readonly reuseBackup: GPUBuffer;
   private readonly layouts: { [K in keyof typeof solverBindings]: GPUBindGroupLayout };
   private readonly pipelines: Record<string, GPUComputePipeline>;
   private readonly gridBuild: GridBuildPass;
@@ -53,8 +59,13 @@ export class ParticleSolver {
   private readonly contacts: GrowableBuffer;
   private readonly ranges: GPUBuffer;
   private readonly walls: GPUBuffer;
-  private groups = new Map<string, GPUBindGroup>();
-  private groupsFor: GPUBuffer | null = null;
+  /** Where each particle was (and its reach) at the last search, in that search's order. */
+  private readonly anchors: GPUBuffer;
+  private readonly gate: DispatchGate;
+  /** The listing settings of the last recorded step: other ones make the next step search. */
+  private listing = '';
+  /** Bind groups by name, with the buffers they were made of. */
+  private groups = new Map<string, { group: GPUBindGroup; resources: GPUBuffer[] }>();
   /** Which half of the contact and range buffers the next step writes. */
   private parity = 0;
 
@@ -70,13 +81,17 @@ export class ParticleSolver {
     const make = (name: keyof typeof solverBindings, entry: string, code: string): GPUComputePipeline =>
       computePipeline(device, entry, [this.layouts[name]], code, entry, { WG });
     this.pipelines = {
+      gather: make('gather', 'particleGather', particleGatherShader()),
+      decide: make('decide', 'particleDecide', particleDecideShader()),
+      carry: make('carry', 'particleCarry', particleCarryShader()),
       scatterIds: make('scatterIds', 'particleScatterIds', particleScatterIdsShader()),
       stable: make('stable', 'particleStable', particleStableShader()),
       countDense: make('count', 'particleCount', particleCountShader({ dense: true })),
       countHashed: make('count', 'particleCount', particleCountShader({ dense: false })),
       fillDense: make('fill', 'particleFill', particleFillShader({ dense: true })),
       fillHashed: make('fill', 'particleFill', particleFillShader({ dense: false })),
-      prepare: make('prepare', 'particlePrepare', particlePrepareShader()),
+      prepareFirst: make('prepare', 'particlePrepare', particlePrepareShader({ first: true })),
+      prepare: make('prepare', 'particlePrepare', particlePrepareShader({ first: false })),
       iterate: make('iterate', 'particleIterate', particleIterateShader({ integrate: false })),
       iterateIntegrate: make('iterateIntegrate', 'particleIterate', particleIterateShader({ integrate: true })),
       writeBack: make('writeBack', 'particleWriteBack', particleWriteBackShader()),
@@ -93,6 +108,10 @@ export class ParticleSolver {
     this.ranges = createBuffer(device, 'particle contact ranges', 8 * 2 * capacity, storage);
     this.walls = createBuffer(device, 'particle wall contacts', ParticleWalls.size * capacity, storage);
     this.stats = createBuffer(device, 'particle step stats', ParticleStats.size, storage);
+    this.reuse = createBuffer(device, 'particle list reuse', ParticleReuse.size, storage);
+    this.reuseBackup = createBuffer(device, 'particle list reuse backup', ParticleReuse.size, storage);
+    this.anchors = createBuffer(device, 'particle search anchors', 16 * capacity, storage);
+    this.gate = new DispatchGate(device, 'particle search gate');
     // Room for 8 partners a particle (a packed pile lists 6–12); grown when a step needs more.
     this.entryCapacity = Math.min(8 * capacity, this.maxEntries());
     this.contacts = new GrowableBuffer(device, 'particle contacts', storage);
@@ -115,20 +134,50 @@ export class ParticleSolver {
     this.entryCapacity = Math.min(max, Math.max(entries, Math.ceil(this.entryCapacity * 1.25)));
     this.contacts.ensure(2 * this.entryCapacity * ParticleContact.size);
     this.groups.clear();
-    this.forget();
+    // The new lists hold nothing: the next step searches, cold (the counts of steps and
+    // searches go on).
+    const encoder = this.device.createCommandEncoder({ label: 'particle solver grow' });
+    encoder.clearBuffer(this.ranges);
+    encoder.clearBuffer(this.walls);
+    this.device.queue.submit([encoder.finish()]);
+    this.forceSearch();
   }
 
-  /** Forgets every contact (new particles): the next step starts with no warm start. */
+  /** Records a copy of the counts of steps and searches, for `restore` (a step that runs again). */
+  save(encoder: GPUCommandEncoder): void {
+    encoder.copyBufferToBuffer(this.reuse, 0, this.reuseBackup, 0, ParticleReuse.size);
+  }
+
+  /** Records putting back the counts that `save` copied. */
+  restore(encoder: GPUCommandEncoder): void {
+    encoder.copyBufferToBuffer(this.reuseBackup, 0, this.reuse, 0, ParticleReuse.size);
+  }
+
+  /**
+   * Forgets every contact (new particles): the next step searches, with no warm start; the
+   * counts of steps and searches start again.
+   */
   forget(): void {
     const encoder = this.device.createCommandEncoder({ label: 'particle solver reset' });
     encoder.clearBuffer(this.ranges);
     encoder.clearBuffer(this.walls);
+    encoder.clearBuffer(this.reuse);
     this.device.queue.submit([encoder.finish()]);
+    this.forceSearch();
+  }
+
+  /** Makes the next step search (through the queue). */
+  private forceSearch(): void {
+    this.device.queue.writeBuffer(this.reuse, ParticleReuse.offsets.force, new Uint32Array([1]));
   }
 
   /** Writes the parameters of the next steps (both parities). */
   setStep(settings: StepSettings): void {
     const h = settings.dt / settings.substeps;
+    // The lists were made for these: others may need pairs the lists lack.
+    const listing = [settings.count, settings.margin, settings.skin, settings.dt].join(' ');
+    if (listing !== this.listing) this.forceSearch();
+    this.listing = listing;
     const b = settings.bounds ?? [0, 0, 0, 0, 0, 0];
     for (const parity of [0, 1]) {
       this.device.queue.writeBuffer(this.params[parity], 0, packStruct(ParticleParams, {
@@ -146,6 +195,7 @@ export class ParticleSolver {
         maxPushSpeed: settings.maxPushSpeed,
         restitutionThreshold: settings.restitutionThreshold,
         margin: settings.margin,
+        skin: settings.skin,
         entryCapacity: this.entryCapacity,
         entryBase: parity * this.entryCapacity,
         prevEntryBase: (1 - parity) * this.entryCapacity,
@@ -156,28 +206,25 @@ export class ParticleSolver {
   }
 
   private group(key: string, layout: keyof typeof solverBindings, resources: GPUBuffer[]): GPUBindGroup {
-    let group = this.groups.get(key);
-    if (!group) {
-      group = bindGroup(this.device, `particle ${key}`, this.layouts[layout], resources);
-      this.groups.set(key, group);
-    }
+    // A growable buffer may have been replaced since the group was made: make it again then.
+    const cached = this.groups.get(key);
+    if (cached && cached.resources.every((buffer, k) => buffer === resources[k])) return cached.group;
+    const group = bindGroup(this.device, `particle ${key}`, this.layouts[layout], resources);
+    this.groups.set(key, { group, resources });
     return group;
   }
 
+
   /**
    * Records one step of `settings.substeps` substeps (setStep must have written the same
-   * settings). Work per particle: the grid build and two grid searches, then per substep about
+   * settings). Work per particle: the gather; when it searches, the grid build and two grid
+   * searches, else the carry of its list (48 bytes an entry read and written); then per substep about
    * (1 + iterations) passes over its contact list (48 bytes per entry read, 32 written).
    */
   encode(encoder: GPUCommandEncoder, state: ParticleState, settings: StepSettings, timer?: GpuTimer): void {
     const plan = this.grid.plan;
     if (!plan) throw new Error('the particle grid has no plan');
     const grid = this.grid;
-    // Bind groups depend on the grid's buffers too (they grow with the plan).
-    if (this.groupsFor !== grid.cellStart.buffer) {
-      this.groups.clear();
-      this.groupsFor = grid.cellStart.buffer;
-    }
     const n = settings.count;
     const workgroups = ceilDiv(n, WG);
     const parity = this.parity;
@@ -185,29 +232,44 @@ export class ParticleSolver {
     const params = this.params[parity];
     const p = `p${parity}`;
     const contacts = this.contacts.buffer;
-    const run = (label: string, pipeline: GPUComputePipeline, group: GPUBindGroup): void => {
+    const max = this.maxWorkgroupsPerDimension;
+    const run = (label: string, pipeline: GPUComputePipeline, group: GPUBindGroup, when?: GateCondition): void => {
       const pass = encoder.beginComputePass(timer?.pass(label) ?? { label });
       pass.setPipeline(pipeline);
       pass.setBindGroup(0, group);
-      dispatchFolded(pass, workgroups, this.maxWorkgroupsPerDimension);
+      if (when) this.gate.dispatch(pass, workgroups, max, when);
+      else dispatchFolded(pass, workgroups, max);
       pass.end();
     };
+    const searching = (pass: GPUComputePassEncoder, groups: number): void => this.gate.dispatch(pass, groups, max, 'on');
 
-    encoder.clearBuffer(this.stats, 0, 8); // largest speed, touching pairs
-    this.gridBuild.encodeCountAndScan(encoder, state.spheres, grid, timer);
+    encoder.clearBuffer(this.stats, 0, ParticleStats.offsets.entriesNeeded); // largest speed, touching pairs, moves
     const [A, B] = this.bodies;
-    run('particle scatter', this.pipelines.scatterIds, this.group(`scatter ${p}`, 'scatterIds', [grid.params, params, grid.keys.buffer, grid.cellStart.buffer, this.scratchId, state.velocities, this.stats]));
-    run('particle stable sort', this.pipelines.stable, this.group(`stable ${p}`, 'stable', [grid.params, params, grid.keys.buffer, grid.cellStart.buffer, this.scratchId, state.spheres, state.velocities, grid.sorted.buffer, A, grid.sortedId.buffer]));
+    run('particle gather', this.pipelines.gather, this.group(`gather ${p}`, 'gather', [params, state.spheres, state.velocities, grid.sortedId.buffer, grid.sorted.buffer, A, this.anchors, this.stats]));
+    {
+      const pass = encoder.beginComputePass(timer?.pass('particle decide') ?? { label: 'particle decide' });
+      pass.setPipeline(this.pipelines.decide);
+      pass.setBindGroup(0, this.group(`decide ${p}`, 'decide', [params, this.stats, this.reuse, this.gate.template, this.gate.args]));
+      pass.dispatchWorkgroups(1);
+      pass.end();
+    }
+    // Either the search (the grid, the stable order, the lists) or the carry of the last lists.
+    this.gate.begin();
+    this.gridBuild.encodeCountAndScan(encoder, state.spheres, grid, timer, searching);
+    run('particle scatter', this.pipelines.scatterIds, this.group(`scatter ${p}`, 'scatterIds', [grid.params, params, grid.keys.buffer, grid.cellStart.buffer, this.scratchId, state.velocities, this.stats]), 'on');
+    run('particle stable sort', this.pipelines.stable, this.group(`stable ${p}`, 'stable', [grid.params, params, grid.keys.buffer, grid.cellStart.buffer, this.scratchId, state.spheres, state.velocities, grid.sorted.buffer, A, grid.sortedId.buffer]), 'on');
     const kind = plan.dense ? 'Dense' : 'Hashed';
-    run('contact count', this.pipelines[`count${kind}`], this.group(`count ${p}`, 'count', [grid.params, params, grid.cellStart.buffer, grid.sorted.buffer, A, this.start, this.stats]));
-    this.scan.encode(encoder, this.start, n, timer);
-    run('contact fill', this.pipelines[`fill${kind}`], this.group(`fill ${p}`, 'fill', [grid.params, params, grid.cellStart.buffer, grid.sorted.buffer, A, grid.sortedId.buffer, this.start, contacts, this.ranges, this.stats]));
+    run('contact count', this.pipelines[`count${kind}`], this.group(`count ${p}`, 'count', [grid.params, params, grid.cellStart.buffer, grid.sorted.buffer, A, this.start, this.stats, this.anchors]), 'on');
+    this.scan.encode(encoder, this.start, n, timer, searching);
+    run('contact fill', this.pipelines[`fill${kind}`], this.group(`fill ${p}`, 'fill', [grid.params, params, grid.cellStart.buffer, grid.sorted.buffer, A, grid.sortedId.buffer, this.start, contacts, this.ranges, this.stats]), 'on');
+    run('contact carry', this.pipelines.carry, this.group(`carry ${p}`, 'carry', [params, grid.sortedId.buffer, this.start, contacts, this.ranges]), 'off');
+    this.gate.finish();
 
     const step = (inBuf: GPUBuffer, outBuf: GPUBuffer): GPUBuffer[] => [params, grid.sorted.buffer, grid.sortedId.buffer, this.start, inBuf, outBuf, contacts, this.walls];
     let current = 0; // A holds the bodies
     for (let sub = 0; sub < settings.substeps; sub++) {
       const [from, to] = current === 0 ? [A, B] : [B, A];
-      run('solver prepare', this.pipelines.prepare, this.group(`prepare ${p} ${current}`, 'prepare', [...step(from, to), this.ranges]));
+      run('solver prepare', sub === 0 ? this.pipelines.prepareFirst : this.pipelines.prepare, this.group(`prepare ${p} ${current}`, 'prepare', [...step(from, to), this.stats]));
       current = 1 - current;
       for (let k = 0; k < settings.iterations; k++) {
         const [i, o] = current === 0 ? [A, B] : [B, A];
@@ -227,7 +289,8 @@ export class ParticleSolver {
     this.grid.destroy();
     this.gridBuild.destroy();
     this.scan.destroy();
-    for (const buffer of [...this.params, this.scratchId, ...this.bodies, this.start, this.ranges, this.walls, this.stats]) buffer.destroy();
+    for (const buffer of [...this.params, this.scratchId, ...this.bodies, this.start, this.ranges, this.walls, this.stats, this.reuse, this.reuseBackup, this.anchors]) buffer.destroy();
+    this.gate.destroy();
     this.contacts.destroy();
   }
 }

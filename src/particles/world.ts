@@ -17,7 +17,7 @@ import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, readBuffer, upload, bindingLimit } from '../gpu/buffers.js';
 import { GpuTimer, type Profile } from '../gpu/timer.js';
 import { planGrid, type GridPlan, type PlanOptions } from '../grid/plan.js';
-import { ParticleStats, ParticleWalls, STRIDE } from '../layout.js';
+import { ParticleStats, ParticleWalls, ParticleReuse, STRIDE } from '../layout.js';
 import { ParticleSolver } from './solver.js';
 import type { StepParams } from '../reference/particles.js';
 import { ParticleQueries } from './queries.js';
@@ -48,7 +48,18 @@ export interface ParticleParameters {
   substeps?: number;
   /** Jacobi sweeps of the contact solve per substep (1–64). Default 2 (with 4 substeps: chosen by measuring a 17-layer pile, docs/PERFORMANCE.md). */
   iterations?: number;
+  /**
+   * How much farther than needed a contact search lists pairs (length units), so that the next
+   * steps may keep its lists: a step searches again only once some particle has moved (or gained
+   * reach, its speed × dt) more than `skin / 2` since the last search. 0 searches at every step.
+   * Larger skins search less often but solve longer lists (the extra pairs are skipped, not
+   * solved). Default: {@link SKIN_OF_RADIUS} × the largest radius.
+   */
+  skin?: number;
 }
+
+/** The default skin as a share of the largest radius (chosen by measuring the pile and the gas, docs/PERFORMANCE.md). */
+export const SKIN_OF_RADIUS = 0.1;
 
 /** Options of {@link createParticleWorld}: the world's size and walls, and the solver's settings. */
 export interface ParticleWorldOptions extends ParticleParameters {
@@ -85,7 +96,7 @@ export interface ParticleBuffers {
   velocities: GPUBuffer;
 }
 
-type Settings = Required<Omit<ParticleParameters, 'gravity' | 'restitutionThreshold'>> & { gravity: number[]; restitutionThreshold: number | undefined };
+type Settings = Required<Omit<ParticleParameters, 'gravity' | 'restitutionThreshold' | 'skin'>> & { gravity: number[]; restitutionThreshold: number | undefined; skin: number | undefined };
 
 /**
  * Makes a {@link ParticleWorld} holding up to `options.capacity` particles on `options.device` (in
@@ -156,7 +167,7 @@ export class ParticleWorld {
     this.ownsDevice = ownsDevice;
     this.capacity = capacity;
     this.bounds = bounds ? (bounds as ParticleWorld['bounds']) : null;
-    this.settings = { gravity: [0, 0, 0], restitution: 1, restitutionThreshold: undefined, friction: 0, percent: 0.8, slop: 0.01, maxPushSpeed: 3, substeps: 4, iterations: 2 };
+    this.settings = { gravity: [0, 0, 0], restitution: 1, restitutionThreshold: undefined, friction: 0, percent: 0.8, slop: 0.01, maxPushSpeed: 3, substeps: 4, iterations: 2, skin: undefined };
     this.setParameters(options);
     this.maxWorkgroupsPerDimension = Math.min(options.maxWorkgroupsPerDimension ?? Infinity, device.limits.maxComputeWorkgroupsPerDimension);
     this.maxCasts = Math.floor(bindingLimit(device) / HIT_BYTES);
@@ -192,6 +203,7 @@ export class ParticleWorld {
       maxPushSpeed: checkNumber('options.maxPushSpeed', parameters.maxPushSpeed, 0, MAX_MAGNITUDE) ?? s.maxPushSpeed,
       substeps: checkCount('options.substeps', parameters.substeps) ?? s.substeps,
       iterations: checkCount('options.iterations', parameters.iterations) ?? s.iterations,
+      skin: checkNumber('options.skin', parameters.skin, 0, MAX_MAGNITUDE) ?? s.skin,
     };
   }
 
@@ -294,6 +306,7 @@ export class ParticleWorld {
       // Listed contacts reach this far beyond touching (plus each particle's travel in the
       // step): the slop twice over, and what gravity adds to a particle's travel in one step.
       margin: 2 * s.slop + g * dt * dt,
+      skin: s.skin ?? SKIN_OF_RADIUS * (this.planStats?.maxRadius ?? 0),
       bounds: this.bounds,
     };
   }
@@ -342,6 +355,7 @@ export class ParticleWorld {
       const submitted = this.calls.submit((encoder) => {
         encoder.copyBufferToBuffer(this.buffers.spheres, 0, this.backup.spheres, 0, bytes);
         encoder.copyBufferToBuffer(this.buffers.velocities, 0, this.backup.velocities, 0, bytes);
+        this.solver.save(encoder);
         encoder.clearBuffer(this.solver.stats);
         this.record(encoder, dt, steps, timer);
         timer.resolve(encoder);
@@ -355,6 +369,7 @@ export class ParticleWorld {
           const restore = this.device.createCommandEncoder({ label: 'particle step restore' });
           restore.copyBufferToBuffer(this.backup.spheres, 0, this.buffers.spheres, 0, bytes);
           restore.copyBufferToBuffer(this.backup.velocities, 0, this.buffers.velocities, 0, bytes);
+          this.solver.restore(restore);
           this.device.queue.submit([restore.finish()]);
           this.solver.growEntries(needed);
           continue;
@@ -490,6 +505,16 @@ export class ParticleWorld {
     if (this.count === 0) return 0;
     const bytes = await this.calls.typed(readBuffer(this.device, this.solver.stats, ParticleStats.offsets.touching, 4));
     return new Uint32Array(bytes)[0];
+  }
+
+  /**
+   * How many steps were taken since the particles were set, and how many of them searched for
+   * contacts; the others kept the last search's lists (see the `skin` option). Reads 8 bytes back.
+   */
+  async contactSearches(): Promise<{ steps: number; searches: number }> {
+    this.calls.checkUsable();
+    const words = new Uint32Array(await this.calls.typed(readBuffer(this.device, this.solver.reuse, ParticleReuse.offsets.steps, 8)));
+    return { steps: words[0], searches: words[1] };
   }
 
   /** Frees every GPU resource (and the device, if the world requested it); later calls throw DestroyedError. */

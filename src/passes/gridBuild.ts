@@ -9,7 +9,7 @@ import { ExclusiveScanPass } from './scan.js';
 import { bindGroupLayout, bindGroup, computePipeline } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { GrowableBuffer } from '../gpu/buffers.js';
-import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
+import { dispatchFolded, ceilDiv, type Dispatcher } from '../gpu/dispatch.js';
 import { gridParamsData, type GridPlan } from '../grid/plan.js';
 import { GridParams } from '../layout.js';
 import type { GpuTimer } from '../gpu/timer.js';
@@ -99,9 +99,10 @@ export class GridBuildPass {
   /**
    * The first half of a build: every sphere's (bucket, rank) in `grid.keys` (the rank is its
    * order of arrival in the bucket: racy) and the buckets' offsets in `grid.cellStart`. A caller
-   * with its own scatter (the particle world's stable one) stops here.
+   * with its own scatter (the particle world's stable one) stops here; `dispatch` records the
+   * dispatches (a gated caller's; default: folded past the pass's limit).
    */
-  encodeCountAndScan(encoder: GPUCommandEncoder, spheres: GPUBuffer, grid: GpuGrid, timer?: GpuTimer): void {
+  encodeCountAndScan(encoder: GPUCommandEncoder, spheres: GPUBuffer, grid: GpuGrid, timer?: GpuTimer, dispatch?: Dispatcher): void {
     const plan = grid.plan;
     if (!plan) throw new Error('GpuGrid.prepare(plan) must be called before encoding its build');
     const groups = ceilDiv(plan.sphereCount, WG);
@@ -110,10 +111,11 @@ export class GridBuildPass {
     const count = encoder.beginComputePass(timer?.pass('grid count') ?? { label: 'grid count' });
     count.setPipeline(this.countPipeline);
     count.setBindGroup(0, bindGroup(this.device, 'gridCount', this.countLayout, [grid.params, spheres, grid.cellStart.buffer, grid.keys.buffer]));
-    dispatchFolded(count, groups, this.maxWorkgroupsPerDimension);
+    if (dispatch) dispatch(count, groups);
+    else dispatchFolded(count, groups, this.maxWorkgroupsPerDimension);
     count.end();
 
-    this.scan.encode(encoder, grid.cellStart.buffer, plan.bucketCount, timer);
+    this.scan.encode(encoder, grid.cellStart.buffer, plan.bucketCount, timer, dispatch);
   }
 
   destroy(): void {

@@ -9,7 +9,7 @@ import { ScanParams, packStruct } from '../layout.js';
 import { bindGroupLayout, bindGroup, computePipeline } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, createUniform } from '../gpu/buffers.js';
-import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
+import { dispatchFolded, ceilDiv, type Dispatcher } from '../gpu/dispatch.js';
 import type { GpuTimer } from '../gpu/timer.js';
 
 interface Level {
@@ -64,8 +64,10 @@ export class ExclusiveScanPass {
   /**
    * Records the scan of `count` values of `data` (count + 1 long) into `encoder`.
    * Bytes moved: about 12·count (read twice, written once) plus the levels above, ~3% more.
+   * `dispatch` records each dispatch (a gated caller's; default: folded past the pass's limit).
    */
-  encode(encoder: GPUCommandEncoder, data: GPUBuffer, count: number, timer?: GpuTimer): void {
+  encode(encoder: GPUCommandEncoder, data: GPUBuffer, count: number, timer?: GpuTimer, dispatch?: Dispatcher): void {
+    const run = dispatch ?? ((pass: GPUComputePassEncoder, groups: number) => dispatchFolded(pass, groups, this.maxWorkgroupsPerDimension));
     if (count === 0) {
       encoder.clearBuffer(data, 0, 4);
       return;
@@ -77,14 +79,14 @@ export class ExclusiveScanPass {
       if (level.chunks === 1) break;
       pass.setPipeline(this.reduce);
       pass.setBindGroup(0, level.group);
-      dispatchFolded(pass, ceilDiv(level.chunks, SCAN_WG), this.maxWorkgroupsPerDimension);
+      run(pass, ceilDiv(level.chunks, SCAN_WG));
     }
     // Down the levels: the top is one chunk; each level below starts from its chunk's offset.
     for (let k = this.levels.length - 1; k >= 0; k--) {
       const level = this.levels[k];
       pass.setPipeline(this.downsweep);
       pass.setBindGroup(0, level.group);
-      dispatchFolded(pass, ceilDiv(level.chunks, SCAN_WG), this.maxWorkgroupsPerDimension);
+      run(pass, ceilDiv(level.chunks, SCAN_WG));
     }
     pass.end();
   }

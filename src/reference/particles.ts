@@ -23,6 +23,7 @@
 import { EXT_SCALE } from '../grid/level.js';
 import type { GridPlan } from '../grid/plan.js';
 import { walkableGrid, walkRows, cellRange, hashRow } from './grid.js';
+import { MOVE_ROUNDING } from '../../shaders/particles/solver.wgsl.js';
 
 const f32 = Math.fround;
 
@@ -48,8 +49,13 @@ export interface StepParams {
   slop: number;
   /** The fastest the position correction pushes overlapping particles apart. */
   maxPushSpeed: number;
-  /** How far beyond touching a pair is listed (plus the particles' travel in the step). */
+  /** How far beyond touching a pair is solved (plus the particles' travel in the step). */
   margin: number;
+  /**
+   * How much farther a search lists pairs, so that later steps may keep its lists: a step
+   * searches again only once some particle has moved, or gained reach, by more than skin / 2.
+   */
+  skin: number;
   /** [minX, minY, minZ, maxX, maxY, maxZ], or null for no walls. */
   bounds: readonly number[] | null;
 }
@@ -91,6 +97,8 @@ const length = (a: ArrayLike<number>): number => Math.sqrt(dot(a, a));
 /** One entry of a particle's contact list (ParticleContact). */
 interface Entry {
   nbr: number;
+  /** Listed thanks to the skin alone: out of this step's solve (the GPU's DORMANT_BIT on nbr). */
+  dormant: boolean;
   id: number;
   impulse: [number, number, number, number];
   /** The unit normal toward the partner, fixed for a substep (set by the prepare; the fill sets the pair's hashed one, for coincident centres). */
@@ -117,13 +125,47 @@ const noWall = (): Wall => ({ normal: 0, side: 0, tangent: [0, 0], target: 0, ps
  * that consecutive steps warm-start as on the GPU. One per simulated world.
  */
 export class ParticleSolverTwin {
-  /** The previous step's list of each particle (by index): its entries. */
-  private lists = new Map<number, Entry[]>();
+  /** The last step's order (particle indices by position, from the last search) and lists (by position). */
+  private order: Uint32Array | null = null;
+  private lists: Entry[][] = [];
+  /** Where each position's particle was at the last search, and its reach then (x, y, z, reach). */
+  private anchors = new Float32Array(0);
+  /** Each position's radius and whether it was static, at the last step. */
+  private last = { radius: new Float32Array(0), static: new Uint8Array(0) };
+  /** The settings the lists were made for (a change searches, as the world's setStep forces). */
+  private listing = '';
   private walls = new Map<number, [Wall, Wall, Wall]>();
   /** Touching pairs found by the last step. */
   touching = 0;
   /** Entries the last step's lists held. */
   entries = 0;
+  /** Steps taken, and those that searched for contacts (the others kept the lists). */
+  steps = 0;
+  searches = 0;
+
+  /**
+   * particleGather's test: whether the last search's lists may miss a pair this step must solve
+   * (some particle moved, or gained reach, by more than half the skin less the rounding
+   * allowance; a radius changed; a particle became static or dynamic).
+   */
+  private mustSearch(spheres: Float32Array, velocities: Float32Array, margin: number, skin: number, frameDt: number): boolean {
+    const order = this.order!;
+    const half = f32(0.5 * skin);
+    for (let t = 0; t < order.length; t++) {
+      const id = order[t];
+      const r = spheres[4 * id + 3];
+      const w = velocities[4 * id + 3];
+      if (r !== this.last.radius[t] || (w === 0 ? 1 : 0) !== this.last.static[t]) return true;
+      const v = w === 0 ? [0, 0, 0] : [velocities[4 * id], velocities[4 * id + 1], velocities[4 * id + 2]];
+      const reach = Math.min(f32(f32(length(v)) * frameDt), r);
+      const a = this.anchors.subarray(4 * t, 4 * t + 4);
+      const d = [0, 1, 2].map((k) => f32(spheres[4 * id + k] - a[k]));
+      const moved = f32(f32(Math.sqrt(f32(f32(f32(d[0] * d[0]) + f32(d[1] * d[1])) + f32(d[2] * d[2])))) + Math.max(f32(reach - a[3]), 0));
+      const allowance = f32(MOVE_ROUNDING * f32(r + margin + skin + reach + a[3] + moved));
+      if (!(f32(moved + allowance) <= half)) return true;
+    }
+    return false;
+  }
 
   /**
    * One step. `spheres` is x, y, z, r and `velocities` vx, vy, vz, inverse mass per particle (as
@@ -135,15 +177,22 @@ export class ParticleSolverTwin {
     const h = f32(p.dt / p.substeps);
     const frameDt = f32(p.dt);
     const margin = f32(p.margin);
+    const skin = f32(p.skin);
     const threshold = f32(p.restitutionThreshold);
     const restitution = f32(p.restitution);
     const percent = f32(p.percent);
     const slop = f32(p.slop);
     const maxPush = f32(p.maxPushSpeed);
     const friction = f32(p.friction);
-    const grid = walkableGrid(spheres, plan);
-    const { order } = grid;
-    // particleStable: positions and bodies in bucket order; a static particle's velocity is 0.
+    const listing = [n, p.margin, p.skin, p.dt].join(' ');
+    const search = this.order === null || this.listing !== listing || this.mustSearch(spheres, velocities, margin, skin, frameDt);
+    this.listing = listing;
+    this.steps++;
+    if (search) this.searches++;
+    // particleStable (a search: bucket order) or particleGather (the last search's order):
+    // positions and bodies by position; a static particle's velocity is 0.
+    const grid = search ? walkableGrid(spheres, plan) : null;
+    const order = grid ? grid.order : this.order!;
     const pos = new Float32Array(4 * n);
     let body = new Float32Array(8 * n); // v.xyz, w, p.xyz, splits
     let maxSpeed = 0;
@@ -158,42 +207,69 @@ export class ParticleSolverTwin {
       body[8 * t + 3] = w;
     }
     const posOf = (t: number) => pos.subarray(4 * t, 4 * t + 4);
-    const positionOf = new Uint32Array(n);
-    for (let t = 0; t < n; t++) positionOf[order[t]] = t;
     const reachOf = (t: number): number => Math.min(f32(f32(length(body.subarray(8 * t, 8 * t + 3))) * frameDt), pos[4 * t + 3]);
-    const vmaxReach = f32(maxSpeed * frameDt);
+    const gapOf = (s: ArrayLike<number>, q: ArrayLike<number>): number => {
+      const d = [f32(q[0] - s[0]), f32(q[1] - s[1]), f32(q[2] - s[2])];
+      return f32(f32(Math.sqrt(f32(f32(f32(d[0] * d[0]) + f32(d[1] * d[1])) + f32(d[2] * d[2])))) - f32(s[3] + q[3]));
+    };
+    // Solved this step: what a search without the skin would list.
+    const active = (gap: number, pairReach: number): boolean => gap <= f32(margin + pairReach);
 
-    // particleCount + particleFill: each particle's partners within the margin, in walk order.
-    const lists: Entry[][] = [];
+    let lists: Entry[][];
     let touching = 0;
     let entries = 0;
-    for (let t = 0; t < n; t++) {
-      const s = posOf(t);
-      const wt = body[8 * t + 3];
-      const reach = reachOf(t);
-      const id = order[t];
-      const previous = this.lists.get(id) ?? [];
-      const list: Entry[] = [];
-      plan.levels.forEach((level, b) => {
-        if (level.count === 0) return;
-        const maxR = level.maxRadius;
-        const ext = f32(f32(s[3] + maxR + margin + reach + Math.min(vmaxReach, maxR)) * f32(EXT_SCALE)) * (1 + 2 ** -20);
-        const { lo, hi } = cellRange(plan, b, [s[0], s[1], s[2]], [s[0], s[1], s[2]], ext);
-        walkRows(grid, b, lo, hi, 0, (_, other) => {
-          const u = positionOf[other];
-          if (u === t) return;
-          if (!(wt + body[8 * u + 3] > 0)) return;
-          const q = posOf(u);
-          const d = [f32(q[0] - s[0]), f32(q[1] - s[1]), f32(q[2] - s[2])];
-          const gap = f32(f32(Math.sqrt(f32(f32(f32(d[0] * d[0]) + f32(d[1] * d[1])) + f32(d[2] * d[2])))) - f32(s[3] + q[3]));
-          if (!(gap <= f32(margin + f32(reach + reachOf(u))))) return;
-          const warm = previous.find((e) => e.id === other);
-          list.push({ nbr: u, id: other, impulse: warm ? [...warm.impulse] : [0, 0, 0, 0], n: coincidentNormal(id, other), push: 0, target: 0, pseudo: 0 });
-          if (gap <= 0 && t < u) touching++;
+    if (grid) {
+      // particleCount + particleFill: each particle's partners within the margin and the skin,
+      // in walk order, warm-started from the last step's lists.
+      const positionOf = new Uint32Array(n);
+      for (let t = 0; t < n; t++) positionOf[order[t]] = t;
+      const previousOf = new Map<number, Entry[]>();
+      if (this.order) this.order.forEach((id, t) => previousOf.set(id, this.lists[t]));
+      const vmaxReach = f32(maxSpeed * frameDt);
+      const listed = f32(margin + skin);
+      lists = [];
+      this.anchors = new Float32Array(4 * n);
+      for (let t = 0; t < n; t++) {
+        const s = posOf(t);
+        const wt = body[8 * t + 3];
+        const reach = reachOf(t);
+        this.anchors.set([s[0], s[1], s[2], reach], 4 * t);
+        const id = order[t];
+        const previous = previousOf.get(id) ?? [];
+        const list: Entry[] = [];
+        plan.levels.forEach((level, b) => {
+          if (level.count === 0) return;
+          const maxR = level.maxRadius;
+          const ext = f32(f32(s[3] + maxR + listed + reach + Math.min(vmaxReach, maxR)) * f32(EXT_SCALE)) * (1 + 2 ** -20);
+          const { lo, hi } = cellRange(plan, b, [s[0], s[1], s[2]], [s[0], s[1], s[2]], ext);
+          walkRows(grid, b, lo, hi, 0, (_, other) => {
+            const u = positionOf[other];
+            if (u === t) return;
+            if (!(wt + body[8 * u + 3] > 0)) return;
+            const gap = gapOf(s, posOf(u));
+            const pairReach = f32(reach + reachOf(u));
+            if (!(gap <= f32(listed + pairReach))) return;
+            const warm = previous.find((e) => e.id === other);
+            list.push({ nbr: u, dormant: !active(gap, pairReach), id: other, impulse: warm ? [...warm.impulse] : [0, 0, 0, 0], n: coincidentNormal(id, other), push: 0, target: 0, pseudo: 0 });
+            if (gap <= 0 && t < u) touching++;
+          });
         });
-      });
-      lists.push(list);
-      entries += list.length;
+        lists.push(list);
+        entries += list.length;
+      }
+    } else {
+      // particleCarry: the last lists, impulses and all, each entry active or dormant by where
+      // the pair is now.
+      lists = this.lists;
+      for (let t = 0; t < n; t++) {
+        const reach = reachOf(t);
+        for (const c of lists[t]) {
+          const gap = gapOf(posOf(t), posOf(c.nbr));
+          c.dormant = !active(gap, f32(reach + reachOf(c.nbr)));
+          if (gap <= 0 && t < c.nbr) touching++;
+        }
+        entries += lists[t].length;
+      }
     }
 
     const walls: [Wall, Wall, Wall][] = [];
@@ -223,6 +299,10 @@ export class ParticleSolverTwin {
         const dv = [0, 0, 0];
         let splits = 0;
         for (const c of lists[t]) {
+          if (c.dormant) {
+            c.impulse = [0, 0, 0, 0];
+            continue;
+          }
           const u = c.nbr;
           const qw = body[8 * u + 3];
           const qv = [0, 1, 2].map((a) => body[8 * u + a] + (qw > 0 ? gravityStep[a] : 0));
@@ -284,6 +364,7 @@ export class ParticleSolverTwin {
           const dv = [0, 0, 0];
           const dvp = [0, 0, 0];
           for (const c of lists[t]) {
+            if (c.dormant) continue;
             const u = c.nbr;
             const g = c;
             const k = f32(wm + f32(body[8 * u + 3] * body[8 * u + 7]));
@@ -361,15 +442,18 @@ export class ParticleSolverTwin {
 
     const outSpheres = new Float32Array(4 * n);
     const outVelocities = new Float32Array(4 * n);
-    this.lists.clear();
     this.walls.clear();
+    this.last = { radius: new Float32Array(n), static: new Uint8Array(n) };
     for (let t = 0; t < n; t++) {
       const id = order[t];
       outSpheres.set(pos.subarray(4 * t, 4 * t + 4), 4 * id);
       outVelocities.set(body.subarray(8 * t, 8 * t + 4), 4 * id);
-      this.lists.set(id, lists[t]);
       this.walls.set(id, walls[t]);
+      this.last.radius[t] = pos[4 * t + 3];
+      this.last.static[t] = body[8 * t + 3] === 0 ? 1 : 0;
     }
+    this.order = order;
+    this.lists = lists;
     this.touching = touching;
     this.entries = entries;
     return { spheres: outSpheres, velocities: outVelocities };

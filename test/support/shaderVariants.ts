@@ -9,7 +9,7 @@ import { sweepKeysShader, sweepGatherShader, sweepPairsShader, sweepBoxesShader 
 import { residentCheckShader, residentDispatchShader } from '../../shaders/resident.wgsl.js';
 import { bvhCodesShader, bvhGatherShader, bvhPyramidShader, bvhNodesShader, bvhPairsShader, bvhBoxesShader } from '../../shaders/bvh.wgsl.js';
 import {
-  particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader,
+  particleGatherShader, particleDecideShader, particleCarryShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader,
 } from '../../shaders/particles/solver.wgsl.js';
 
 export function shaderVariants(): [string, string][] {
@@ -38,13 +38,16 @@ export function shaderVariants(): [string, string][] {
     ['bvhNodes', bvhNodesShader()],
     ['bvhPairs', bvhPairsShader()],
     ...(['aabb', 'obb'] as const).map((kind): [string, string] => [`bvhBoxes ${kind}`, bvhBoxesShader({ kind })]),
+    ['particleGather', particleGatherShader()],
+    ['particleDecide', particleDecideShader()],
+    ['particleCarry', particleCarryShader()],
     ['particleScatterIds', particleScatterIdsShader()],
     ['particleStable', particleStableShader()],
     ...[true, false].flatMap((dense): [string, string][] => [
       [`particleCount dense=${dense}`, particleCountShader({ dense })],
       [`particleFill dense=${dense}`, particleFillShader({ dense })],
     ]),
-    ['particlePrepare', particlePrepareShader()],
+    ...[true, false].map((first): [string, string] => [`particlePrepare first=${first}`, particlePrepareShader({ first })]),
     ...[false, true].map((integrate): [string, string] => [`particleIterate integrate=${integrate}`, particleIterateShader({ integrate })]),
     ['particleWriteBack', particleWriteBackShader()],
   ];
