@@ -7,13 +7,13 @@
 import {
   createCollider, Collider, AUTO_GRID_MIN_SPHERES, AUTO_GRID_MIN_BOXES, BROADPHASES,
   CollideError, InvalidInputError, CapacityError, NoAdapterError, WebGPUError, DeviceLostError, DestroyedError,
-  createParticleWorld, ParticleWorld, defaultInverseMass,
+  createParticleWorld, ParticleWorld, defaultInverseMass, SKIN_OF_RADIUS,
   describeDevice, requestBrowserDevice, BROWSER_HELP,
   STRIDE, GPU_STRIDE, PAIR_BYTES, CastHitRecord, PairCounter, ResidentStatus, EncodedPairs, EncodedHits,
   RULES, GpuTimer, reference,
   type Broadphase, type PairOptions, type CastOptions, type CastOut, type ColliderOptions, type ColliderLimits,
   type RaycastResult, type SphereCastResult, type AllHits, type RaycastAllHits, type SphereCastAllHits,
-  type ParticleWorldOptions, type ParticleSet, type ParticleParameters, type ParticleBuffers,
+  type ParticleWorldOptions, type ParticleSet, type ParticleParameters, type ParticleBuffers, type ContactSearches,
   type AdapterSummary, type DeviceOptions, type WebGPUEngine, type WebGPUHost,
   type StructLayout, type FieldLayout, type FieldType, type ArrayField, type PrimitiveType,
   type GpuRecords, type SceneBounds, type EncodeOptions, type EncodeCastOptions,
@@ -97,7 +97,8 @@ export async function useIndex(device: GPUDevice): Promise<string[]> {
   timer.destroy();
   const buffers: ParticleBuffers = world.buffers;
   const state = await world.read();
-  log.push(`${timed.totalMs} ${buffers.spheres.size} ${state.spheres[1]} ${await world.contactCount()}`);
+  const searches: ContactSearches = await world.contactSearches();
+  log.push(`${timed.totalMs} ${buffers.spheres.size} ${state.spheres[1]} ${await world.contactCount()} ${searches.steps} ${searches.searches} ${SKIN_OF_RADIUS}`);
   world.destroy();
 
   // The record layouts, for a shader that reads the library's buffers.

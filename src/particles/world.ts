@@ -61,6 +61,14 @@ export interface ParticleParameters {
 /** The default skin as a share of the largest radius (chosen by measuring the pile and the gas, docs/PERFORMANCE.md). */
 export const SKIN_OF_RADIUS = 0.1;
 
+/** What {@link ParticleWorld.contactSearches} counts. */
+export interface ContactSearches {
+  /** Steps taken since the particles were set. */
+  steps: number;
+  /** Those of them that searched for contacts (the others kept the last search's lists). */
+  searches: number;
+}
+
 /** Options of {@link createParticleWorld}: the world's size and walls, and the solver's settings. */
 export interface ParticleWorldOptions extends ParticleParameters {
   /** The device; in a browser it may be omitted (navigator.gpu). */
@@ -511,7 +519,7 @@ export class ParticleWorld {
    * How many steps were taken since the particles were set, and how many of them searched for
    * contacts; the others kept the last search's lists (see the `skin` option). Reads 8 bytes back.
    */
-  async contactSearches(): Promise<{ steps: number; searches: number }> {
+  async contactSearches(): Promise<ContactSearches> {
     this.calls.checkUsable();
     const words = new Uint32Array(await this.calls.typed(readBuffer(this.device, this.solver.reuse, ParticleReuse.offsets.steps, 8)));
     return { steps: words[0], searches: words[1] };

@@ -139,8 +139,9 @@ export class ParticleSolverTwin {
   touching = 0;
   /** Entries the last step's lists held. */
   entries = 0;
-  /** Steps taken, and those that searched for contacts (the others kept the lists). */
+  /** Steps taken. */
   steps = 0;
+  /** Steps that searched for contacts (the others kept the lists). */
   searches = 0;
 
   /**
