@@ -136,10 +136,14 @@ describe('contact lists kept between searches (the skin)', () => {
     });
   });
 
-  it('skin 0 searches at every step', async () => {
+  it('skin 0 searches at every step, moving or at rest', async () => {
     const scene = boxScene(500, 1006, { speed: 0.01 });
     await withWorld({ capacity: 500, bounds: scene.bounds, skin: 0 }, async (world) => {
       world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
+      await world.step(1 / 60, 5);
+      expect(await world.contactSearches()).toEqual({ steps: 5, searches: 5 });
+      // At rest nothing moves at all: a move of 0 still exceeds a skin of 0.
+      world.setParticles({ spheres: new Float32Array([1, 1, 1, 0.5, 3, 1, 1, 0.5]), velocities: new Float32Array(6) });
       await world.step(1 / 60, 5);
       expect(await world.contactSearches()).toEqual({ steps: 5, searches: 5 });
     });
@@ -338,28 +342,44 @@ describe('static particles', () => {
 });
 
 describe('contact lists that overflow in encode() are not kept', () => {
+  // 4 × 4³ particles of radius 0.5 touching their 12 neighbours (FCC), at rest with no gravity:
+  // more than the 8 entries a particle the lists start with, and nothing moves.
+  const base = [[0, 0, 0], [0, 0.5, 0.5], [0.5, 0, 0.5], [0.5, 0.5, 0]];
+  const spheres: number[] = [];
+  for (let x = 0; x < 4; x++) for (let y = 0; y < 4; y++) for (let z = 0; z < 4; z++) for (const b of base) spheres.push(...[x + b[0], y + b[1], z + b[2]].map((c) => 1 + c * Math.SQRT2), 0.5);
+  const n = spheres.length / 4;
+  // Every touching pair, listed from both ends: 1,176 pairs, 9.2 per particle.
+  let pairs = 0;
+  for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) if (Math.hypot(spheres[4 * i] - spheres[4 * j], spheres[4 * i + 1] - spheres[4 * j + 1], spheres[4 * i + 2] - spheres[4 * j + 2]) < 1.01) pairs++;
+  const fcc = (world: ParticleWorld): void => world.setParticles({ spheres: new Float32Array(spheres), velocities: new Float32Array(3 * n) });
+  const encodeSteps = (world: ParticleWorld, steps: number): void => {
+    const encoder = gpu.device.createCommandEncoder();
+    world.encode(encoder, 1 / 60, steps);
+    gpu.device.queue.submit([encoder.finish()]);
+  };
+
   it('an FCC block at rest (12 neighbours each): encoded steps search again until the lists grow, then keep them', async () => {
-    // 4 × 4³ particles of radius 0.5 touching their 12 neighbours, at rest with no gravity:
-    // more than the 8 entries a particle the lists start with, and nothing moves.
-    const base = [[0, 0, 0], [0, 0.5, 0.5], [0.5, 0, 0.5], [0.5, 0.5, 0]];
-    const spheres: number[] = [];
-    for (let x = 0; x < 4; x++) for (let y = 0; y < 4; y++) for (let z = 0; z < 4; z++) for (const b of base) spheres.push(...[x + b[0], y + b[1], z + b[2]].map((c) => 1 + c * Math.SQRT2), 0.5);
-    const n = spheres.length / 4;
     await withWorld({ capacity: n, bounds: [0, 0, 0, 8, 8, 8] }, async (world) => {
-      world.setParticles({ spheres: new Float32Array(spheres), velocities: new Float32Array(3 * n) });
-      const encoder = gpu.device.createCommandEncoder();
-      world.encode(encoder, 1 / 60, 3);
-      gpu.device.queue.submit([encoder.finish()]);
+      fcc(world);
+      encodeSteps(world, 3);
       expect(await world.contactSearches()).toEqual({ steps: 3, searches: 3 });
-      // Every touching pair, listed from both ends: 1,176 pairs, 9.2 per particle.
-      let pairs = 0;
-      for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) if (Math.hypot(spheres[4 * i] - spheres[4 * j], spheres[4 * i + 1] - spheres[4 * j + 1], spheres[4 * i + 2] - spheres[4 * j + 2]) < 1.01) pairs++;
       const needed = await world.checkContactCapacity();
       expect(needed).toBe(2 * pairs);
       expect(needed).toBeGreaterThan(8 * n);
       expect(world.contactCapacity).toBeGreaterThanOrEqual(needed);
       await world.step(1 / 60, 3);
       expect(await world.contactSearches()).toEqual({ steps: 6, searches: 4 });
+    });
+  });
+
+  it('a step() after encoded steps that overflowed searches again and grows the lists itself', async () => {
+    await withWorld({ capacity: n, bounds: [0, 0, 0, 8, 8, 8] }, async (world) => {
+      fcc(world);
+      encodeSteps(world, 2);
+      // No checkContactCapacity(): the step must not keep the truncated lists.
+      await world.step(1 / 60);
+      expect(world.contactCapacity).toBeGreaterThanOrEqual(2 * pairs);
+      expect(await world.contactSearches()).toEqual({ steps: 3, searches: 3 });
     });
   });
 });

@@ -66,7 +66,7 @@ export const solverBindings = {
   scatterIds: ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'storage', 'read-only-storage', 'storage'],
   stable: ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
   gather: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'read-only-storage', 'storage'],
-  decide: ['uniform', 'storage', 'storage', 'read-only-storage', 'storage'],
+  decide: ['uniform', 'storage', 'storage', 'read-only-storage', 'storage', 'read-only-storage'],
   count: ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
   carry: ['uniform', 'read-only-storage', 'read-only-storage', 'storage', 'storage'],
   fill: ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
@@ -287,8 +287,9 @@ fn particleGather(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nw
   let allowance = MOVE_ROUNDING * (s.w + params.margin + params.skin + reach + a.w + moved);
   let changed = s.w != sorted[t].w || (me.w == 0.0) != (bodies[t].v.w == 0.0);
   if (changed || !(moved + allowance <= 0.5 * params.skin)) {
-    // Non-negative floats order as their bits do; a change (or NaN) counts as infinity.
-    atomicMax(&stats.movedBits, select(bitcast<u32>(moved), 0x7f800000u, changed || !(moved >= 0.0)));
+    // Non-negative floats order as their bits do; a change (or NaN) counts as infinity, and a
+    // move of 0 that fails the test (skin 0) as the smallest nonzero bits.
+    atomicMax(&stats.movedBits, select(max(bitcast<u32>(moved), 1u), 0x7f800000u, changed || !(moved >= 0.0)));
   }
   sorted[t] = s;
   bodies[t] = ParticleBody(me, vec4f(0.0));
@@ -303,13 +304,16 @@ ${header()}
 @group(0) @binding(2) var<storage, read_write> reuse: ParticleReuse;
 @group(0) @binding(3) var<storage, read> gateTemplate: array<vec4u>;
 @group(0) @binding(4) var<storage, read_write> gateArgs: array<u32>;
+@group(0) @binding(5) var<storage, read> start: array<u32>;
 ${GATE_WGSL}
 
 @compute @workgroup_size(1)
 fn particleDecide() {
-  // A search whose lists overflowed (encode() steps, until the host grows them) is not kept:
-  // the next step searches again rather than carry truncated lists.
-  let truncated = atomicLoad(&stats.entriesNeeded) > params.entryCapacity;
+  // Lists whose search overflowed them (encode() steps until the host grows them, or a step()
+  // that ended in CapacityError) are never kept: the next step searches again rather than
+  // carry truncated lists. The last search's scan total (start[count]) says so whatever the
+  // host has cleared since.
+  let truncated = start[params.count] > params.entryCapacity;
   let search = reuse.force != 0u || atomicLoad(&stats.movedBits) != 0u || truncated;
   reuse.force = 0u;
   reuse.steps += 1u;

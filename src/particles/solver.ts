@@ -130,6 +130,8 @@ export class ParticleSolver {
    */
   growEntries(entries: number): void {
     const max = this.maxEntries();
+    // Whatever happens next, lists that overflowed are not kept (particleDecide checks too).
+    this.forceSearch();
     if (entries > max) throw new CapacityError('particle contacts', entries, max, 'the device cannot bind more contact-list entries');
     this.entryCapacity = Math.min(max, Math.max(entries, Math.ceil(this.entryCapacity * 1.25)));
     this.contacts.ensure(2 * this.entryCapacity * ParticleContact.size);
@@ -249,7 +251,7 @@ export class ParticleSolver {
     {
       const pass = encoder.beginComputePass(timer?.pass('particle decide') ?? { label: 'particle decide' });
       pass.setPipeline(this.pipelines.decide);
-      pass.setBindGroup(0, this.group(`decide ${p}`, 'decide', [params, this.stats, this.reuse, this.gate.template, this.gate.args]));
+      pass.setBindGroup(0, this.group(`decide ${p}`, 'decide', [params, this.stats, this.reuse, this.gate.template, this.gate.args, this.start]));
       pass.dispatchWorkgroups(1);
       pass.end();
     }

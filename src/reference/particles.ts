@@ -162,7 +162,8 @@ export class ParticleSolverTwin {
       const a = this.anchors.subarray(4 * t, 4 * t + 4);
       const d = [0, 1, 2].map((k) => f32(spheres[4 * id + k] - a[k]));
       const moved = f32(f32(Math.sqrt(f32(f32(f32(d[0] * d[0]) + f32(d[1] * d[1])) + f32(d[2] * d[2])))) + Math.max(f32(reach - a[3]), 0));
-      const allowance = f32(MOVE_ROUNDING * f32(r + margin + skin + reach + a[3] + moved));
+      // Summed left to right in f32, as the GPU does.
+      const allowance = f32(MOVE_ROUNDING * [margin, skin, reach, a[3], moved].reduce((sum, x) => f32(sum + x), r));
       if (!(f32(moved + allowance) <= half)) return true;
     }
     return false;
