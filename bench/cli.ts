@@ -11,7 +11,7 @@
  *     [--cast-sizes 1000x1000,...] [--box-sizes 100000x10000] [--particle-sizes 100000,1000000]
  *     [--crossover] [--reps 5] [--warmup 1] [--budget 90] [--json bench/results/bench.json]
  *   npm run bench -- --suites sort [--sort-sizes 1000000,16000000]
- *   npm run bench -- --suites pile [--pile-frames 600] [--gas-sizes 100000,1000000] [--gas-steps 10] [--pile-methods rapier,gpu,gpu-light]
+ *   npm run bench -- --suites pile [--pile-frames 600] [--gas-sizes 100000,1000000] [--gas-steps 10] [--gas-fractions 0.2,0.02] [--pile-methods rapier,gpu,gpu-light]
  *
  * GPU time is the sum of the stages' timestamp-query times (median over reps, after warm-up);
  * wall time is the whole call, validation, upload and readback included; a peer's time is its
@@ -51,7 +51,7 @@ const USAGE = `usage: npm run bench -- [options]   (each list is comma-separated
   --pair-methods M,...     ${PAIR_METHODS.join(', ')}
   --cast-methods M,...     ${CAST_METHODS.join(', ')}
   --cast-sizes RxS,...     rays x spheres      --box-sizes SxB,...   spheres x boxes
-  --particle-sizes N,...   --sort-sizes N,...  --resident-sizes N,...  --pile-frames N  --gas-sizes N,...  --gas-steps N
+  --particle-sizes N,...   --sort-sizes N,...  --resident-sizes N,...  --pile-frames N  --gas-sizes N,...  --gas-steps N  --gas-fractions F,...
   --pile-methods M,...     ${PILE_METHODS.join(', ')}
   --reps N  --warmup N  --budget SECONDS  --crossover  --json FILE  --help`;
 
@@ -76,6 +76,7 @@ function parse() {
     'pile-frames': { type: 'string', default: '600' },
     'gas-sizes': { type: 'string', default: '100000' },
     'gas-steps': { type: 'string', default: '10' },
+    'gas-fractions': { type: 'string', default: '0.2' },
     'pile-methods': { type: 'string', default: 'rapier,gpu,gpu-light' },
     'pair-methods': { type: 'string', default: PAIR_METHODS.join(',') },
     'cast-methods': { type: 'string', default: CAST_METHODS.join(',') },
@@ -130,6 +131,12 @@ whole('warmup', args.warmup, 0);
 whole('budget', args.budget);
 whole('pile-frames', args['pile-frames']);
 whole('gas-steps', args['gas-steps']);
+const gasFractions = args['gas-fractions'].split(',').filter(Boolean).map((text) => {
+  const f = Number(text);
+  if (!(f > 0 && f <= 0.5)) fail(`--gas-fractions takes volume fractions in (0, 0.5], got "${text}"`);
+  return f;
+});
+if (gasFractions.length === 0) fail('--gas-fractions is empty');
 
 const pairsOf = (list: string): [number, number][] => list.split(',').filter(Boolean).map((s) => s.split('x').map(Number) as [number, number]);
 const numbers = (list: string): number[] => list.split(',').filter(Boolean).map(Number);
@@ -159,7 +166,7 @@ if (suites.includes('particles')) rows.push(...(await particlesSuite(ctx, number
 if (suites.includes('sort')) rows.push(...(await sortSuite(ctx, numbers(args['sort-sizes']))));
 if (suites.includes('resident')) rows.push(...(await residentSuite(ctx, numbers(args['resident-sizes']))));
 if (suites.includes('pile')) {
-  rows.push(...(await pileSuite(ctx, { frames: Number(args['pile-frames']), gasSizes: numbers(args['gas-sizes']), gasSteps: Number(args['gas-steps']), methods: args['pile-methods'].split(',').filter(Boolean) })));
+  rows.push(...(await pileSuite(ctx, { frames: Number(args['pile-frames']), gasSizes: numbers(args['gas-sizes']), gasSteps: Number(args['gas-steps']), gasFractions, methods: args['pile-methods'].split(',').filter(Boolean) })));
 }
 
 export const sizeText = (size: Record<string, number>): string =>

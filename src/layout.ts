@@ -352,6 +352,13 @@ export const ParticleParams = defineStruct('ParticleParams', {
   prevEntryBase: 'u32',
   rangeBase: 'u32',
   prevRangeBase: 'u32',
+  /** Substeps a step, and Jacobi sweeps a substep (particleSplit runs them for a free particle). */
+  substeps: 'u32',
+  iterations: 'u32',
+  /** The device's most workgroups in one dimension of a dispatch (particleBusyArgs folds by it). */
+  maxGroups: 'u32',
+  /** 1 when a step's final bodies are in buffer B (an odd number of body passes), else 0 (A). */
+  resultInB: 'u32',
 });
 
 /**

@@ -181,6 +181,37 @@ describe('contact lists kept between searches (the skin)', () => {
   });
 });
 
+describe('particles with nothing to solve run their step in the split', () => {
+  it('free fall, far apart, bounded and not: bit for bit the CPU twin (the substeps operation for operation)', async () => {
+    for (const bounds of [undefined, [-100, -100, -100, 100, 100, 100]]) {
+      // Five particles far from each other and from the walls, with random velocities, and one
+      // static: no contact, no wall within reach in 20 steps.
+      const rand = mulberry32(1007);
+      const spheres = new Float32Array(4 * 6);
+      const velocities = new Float32Array(3 * 6);
+      for (let i = 0; i < 6; i++) {
+        spheres.set([20 * i - 50, 10 * rand(), 10 * rand(), 0.5 + rand()], 4 * i);
+        velocities.set([gaussian(rand), gaussian(rand), gaussian(rand)], 3 * i);
+      }
+      const inverseMasses = new Float32Array([1, 2, 0.5, 0, 1, 3]);
+      await withWorld({ capacity: 6, gravity: [0.5, -9.8, 0.25], bounds }, async (world) => {
+        world.setParticles({ spheres, velocities, inverseMasses });
+        const twin = new ParticleSolverTwin();
+        const params = world.stepParams(1 / 60);
+        let cpu: { spheres: Float32Array; velocities: Float32Array } = { spheres: spheres.slice(), velocities: packed(velocities, spheres, inverseMasses) };
+        for (let step = 1; step <= 20; step++) cpu = twin.step(cpu.spheres, cpu.velocities, params, world.plan!);
+        await world.step(1 / 60, 20);
+        const state = await world.read();
+        expect(sameBits(state.spheres, cpu.spheres), `bounds ${bounds}: positions`).toBe(true);
+        const v = new Float32Array(18);
+        for (let i = 0; i < 6; i++) v.set(cpu.velocities.subarray(4 * i, 4 * i + 3), 3 * i);
+        expect(sameBits(state.velocities, v), `bounds ${bounds}: velocities`).toBe(true);
+        expect(Array.from(state.spheres.subarray(12, 16))).toEqual(Array.from(spheres.subarray(12, 16))); // the static one
+      });
+    }
+  });
+});
+
 describe('folded dispatches', () => {
   it('with at most 3 workgroups per dimension the step folds and still matches the CPU twin (seed 1004)', async () => {
     const scene = boxScene(1000, 1004); // 8 workgroups of 128 particles: 3 × 3

@@ -7,7 +7,7 @@
  *   gravity −9.8 for `frames` steps of 1/60 s (600: 10 s simulated), restitution 0.2 and
  *   friction 0.5 in both engines. Every step is timed; the state is read (untimed) at frames
  *   30, 120 and 600 (those not beyond the last) and the last.
- * - "gas": balls with gaussian velocities filling a cube at volume fraction 0.2, no gravity,
+ * - "gas": balls with gaussian velocities filling a cube at volume fraction 0.2 (or `gasFractions`), no gravity,
  *   restitution 1, friction 0; the median of 10 steps after 2 warm-up steps. Sizes whose
  *   estimated time (from the smaller sizes' time per particle) exceeds the budget are skipped.
  *
@@ -28,6 +28,8 @@ export interface PileSuiteOptions {
   gasSizes?: number[];
   /** Timed gas steps per size, after the warm-up (default 10). */
   gasSteps?: number;
+  /** Volume fractions of the gas scene (default [0.2]). */
+  gasFractions?: number[];
   /** Which engines run: 'rapier', 'gpu' (default both). */
   methods?: string[];
 }
@@ -39,7 +41,7 @@ const GAS_WARMUP = 2;
 const RAPIER_GUESS_MS_PER_PARTICLE = 0.05;
 
 export const PILE_SCENE = 'pile 20×60×20, r 0.5';
-export const GAS_SCENE = 'gas, fraction 0.2, r 0.5';
+export const gasSceneName = (fraction: number): string => `gas, fraction ${fraction}, r 0.5`;
 const PILE_SETTINGS = 'gravity −9.8, restitution 0.2, friction 0.5 (both engines), dt 1/60';
 const GAS_SETTINGS = 'no gravity, restitution 1, friction 0 (both engines), dt 1/60';
 
@@ -193,7 +195,7 @@ async function runPile(ctx: Context, method: string, scene: ParticleScene, frame
 }
 
 /** The gas at one size: 2 warm-up steps, then 10 timed, stats at the start and the end. */
-async function runGas(ctx: Context, method: string, scene: ParticleScene, gasSteps: number): Promise<Row> {
+async function runGas(ctx: Context, method: string, scene: ParticleScene, gasSteps: number, sceneName: string): Promise<Row> {
   const n = scene.spheres.length / 4;
   const engine = await makeEngine(ctx, method, scene, { gravity: [0, 0, 0], restitution: 1, friction: 0 });
   const times: number[] = [];
@@ -221,7 +223,7 @@ async function runGas(ctx: Context, method: string, scene: ParticleScene, gasSte
   }
   const row: Row = {
     suite: 'pile',
-    scene: GAS_SCENE,
+    scene: sceneName,
     size: { particles: n },
     method: engine.method,
     wallMs: summarize(times),
@@ -257,20 +259,25 @@ export async function pileSuite(ctx: Context, options: PileSuiteOptions = {}): P
 
   // Each engine's time per particle for a whole gas run (setup and every step), from the largest size measured so far.
   const perParticle: Record<string, number> = { rapier: RAPIER_GUESS_MS_PER_PARTICLE };
+  const fractions = options.gasFractions ?? [0.2];
+  for (const f of fractions) if (!(f > 0 && f <= 0.5)) throw new Error(`pile: gas fractions must be in (0, 0.5], got ${f}`);
+  for (const fraction of fractions) {
   for (const n of [...gasSizes].sort((a, b) => a - b)) {
-    const scene = gasScene(n, 0.2);
+    const scene = gasScene(n, fraction);
+    const sceneName = gasSceneName(fraction);
     for (const method of methods) {
       const estimateMs = perParticle[method] !== undefined ? perParticle[method] * n : undefined;
       if (estimateMs !== undefined && estimateMs > ctx.budgetMs) {
         const skipped = `estimated ${(estimateMs / 1000).toFixed(0)} s > budget ${ctx.budgetMs / 1000} s`;
         process.stderr.write(`gas ${n} ${method}: skipped, ${skipped}\n`);
-        rows.push({ suite: 'pile', scene: GAS_SCENE, size: { particles: n }, method: METHOD_NAMES[method], skipped });
+        rows.push({ suite: 'pile', scene: sceneName, size: { particles: n }, method: METHOD_NAMES[method], skipped });
         continue;
       }
       const t = performance.now();
-      rows.push(await runGas(ctx, method, scene, gasSteps));
+      rows.push(await runGas(ctx, method, scene, gasSteps, sceneName));
       perParticle[method] = (performance.now() - t) / n;
     }
+  }
   }
   return rows;
 }

@@ -22,7 +22,12 @@
  * Searches list pairs within margin + skin; the step's first prepare marks an entry beyond the
  * margin (a pair a search without the skin would not list) dormant (DORMANT_BIT): the solve
  * skips it for the step.
- * Then per substep of h = dt / substeps:
+ * Then:
+ *   particleSplit       a particle with a list entry, or a wall within reach during the step, is
+ *                       busy: appended to the busy list; any other runs its whole step here (the
+ *                       substeps' arithmetic with nothing to solve, so the result is the same)
+ *   particleBusyArgs    the solve's indirect dispatch arguments, from the busy count
+ * Then per substep of h = dt / substeps, over the busy particles only:
  *   particlePrepare     gravity; each contact's target normal velocity from the velocities before
  *                       the solve (restitution, or the speculative gap); the warm start
  *   particleIterate     × iterations: one Jacobi sweep of accumulated, clamped impulses with mass
@@ -73,6 +78,8 @@ export const solverBindings = {
   prepare: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage', 'storage'],
   iterate: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
   iterateIntegrate: ['uniform', 'storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
+  split: ['uniform', 'storage', 'read-only-storage', 'storage', 'storage', 'storage', 'read-only-storage'],
+  busyArgs: ['uniform', 'read-only-storage', 'storage'],
   writeBack: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage'],
 } as const;
 
@@ -321,6 +328,18 @@ fn particleDecide() {
   writeGate(search);
 }
 `;
+
+/**
+ * The busy list (particleSplit) lives in the contact starts' scratch, which the search's count
+ * and fill use before it: its length at start[count + 1], its particles from start[count + 2].
+ * The solve's kernels, dispatched from particleBusyArgs, take their particle t from it.
+ */
+const busyParticle = /* wgsl */ `
+  let k = flatWorkgroup(wid, nwg) * WG + lid;
+  if (k >= start[params.count + 1u]) {
+    return;
+  }
+  let t = start[params.count + 2u + k];`;
 
 /** The list of particle t: entries [first, last) of the contact buffer. */
 const entriesOf = /* wgsl */ `
@@ -598,10 +617,7 @@ fn nearWall(s: vec4f, v: vec3f, h: f32) -> bool {
 @compute @workgroup_size(WG)
 fn particlePrepare(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
                    @builtin(local_invocation_index) lid: u32) {
-  let t = flatWorkgroup(wid, nwg) * WG + lid;
-  if (t >= params.count) {
-    return;
-  }
+  ${busyParticle}
   let h = params.dt;
   let s = sorted[t];
   let id = sortedId[t];
@@ -701,10 +717,7 @@ ${stepBindings(integrate ? 'read_write' : 'read')}
 @compute @workgroup_size(WG)
 fn particleIterate(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
                    @builtin(local_invocation_index) lid: u32) {
-  let t = flatWorkgroup(wid, nwg) * WG + lid;
-  if (t >= params.count) {
-    return;
-  }
+  ${busyParticle}
   let body = bodiesIn[t];
   let w = body.v.w;
   let s = sorted[t];
@@ -768,6 +781,104 @@ fn particleIterate(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) n
   ${integrateStatements}
 #endif
   bodiesOut[t] = ParticleBody(vec4f(v1, w), vec4f(vp1, body.p.w));
+}
+`;
+
+/**
+ * Splits the particles: a busy one (a contact-list entry, a wall record, or a wall within reach
+ * at any substep: gap ≤ 2·margin + 2·travel, travel = (|v| + |g|·dt)·dt, with room for rounding,
+ * which bounds prepareWall's nearWall at every substep) goes to the busy list for the solve; any
+ * other runs its whole step here, with the operations the prepare, the sweeps and the
+ * integration would do with nothing to solve (so the result does not depend on the split), and
+ * leaves its body in the buffer the solve ends in.
+ */
+export const particleSplitShader = () => wgsl`
+${header()}
+@group(0) @binding(0) var<uniform> params: ParticleParams;
+@group(0) @binding(1) var<storage, read_write> sorted: array<vec4f>;
+@group(0) @binding(2) var<storage, read> sortedId: array<u32>;
+@group(0) @binding(3) var<storage, read_write> start: array<atomic<u32>>;
+@group(0) @binding(4) var<storage, read_write> bodiesA: array<ParticleBody>;
+@group(0) @binding(5) var<storage, read_write> bodiesB: array<ParticleBody>;
+@group(0) @binding(6) var<storage, read> walls: array<ParticleWalls>;
+
+@compute @workgroup_size(WG)
+fn particleSplit(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                 @builtin(local_invocation_index) lid: u32) {
+  let t = flatWorkgroup(wid, nwg) * WG + lid;
+  if (t >= params.count) {
+    return;
+  }
+  let body = bodiesA[t];
+  let w = body.v.w;
+  var s = sorted[t];
+  var busy = min(atomicLoad(&start[t + 1u]), params.entryCapacity) > min(atomicLoad(&start[t]), params.entryCapacity);
+  if (params.bounded != 0u) {
+    let wall = walls[sortedId[t]];
+    busy = busy || wall.impulseX.y != 0.0 || wall.impulseY.y != 0.0 || wall.impulseZ.y != 0.0;
+    if (w > 0.0) {
+      let travel = (length(body.v.xyz) + length(params.gravity) * params.frameDt) * params.frameDt;
+      let low = (s.xyz - vec3f(s.w)) - params.boundsMin;
+      let high = params.boundsMax - (s.xyz + vec3f(s.w));
+      let gap = min(low, high);
+      let rounding = 1e-4 * (abs(gap) + vec3f(s.w + travel)) + 1e-5 * (abs(s.xyz) + abs(params.boundsMin) + abs(params.boundsMax));
+      busy = busy || any(gap <= vec3f(2.0 * params.margin + 2.0 * travel) + rounding);
+    }
+  }
+  if (busy) {
+    let k = atomicAdd(&start[params.count + 1u], 1u);
+    atomicStore(&start[params.count + 2u + k], t);
+    return;
+  }
+  // Nothing to solve all step: each substep's prepare (gravity, no impulse), sweeps (no
+  // change) and integration, operation for operation.
+  let gravity = select(vec3f(0.0), params.gravity * params.dt, w > 0.0);
+  var v1 = body.v.xyz;
+  var vp1 = vec3f(0.0);
+  for (var sub = 0u; sub < params.substeps; sub++) {
+    v1 = (v1 + gravity) + vec3f(0.0);
+    vp1 = vec3f(0.0);
+    if (w == 0.0) {
+      // A static particle: the sweeps copy its body, and it never moves.
+      continue;
+    }
+    for (var sweep = 0u; sweep < params.iterations; sweep++) {
+      v1 = v1 + vec3f(0.0);
+      vp1 = vp1 + vec3f(0.0);
+    }
+    {
+      ${integrateStatements}
+      s = vec4f(x, s.w);
+    }
+  }
+  let out = ParticleBody(vec4f(v1, w), vec4f(vp1, 0.0));
+  if (params.resultInB != 0u) {
+    bodiesB[t] = out;
+  } else {
+    bodiesA[t] = out;
+  }
+}
+`;
+
+/** One thread: the solve's indirect dispatch arguments for the busy count (folded as dispatchFolded does). */
+export const particleBusyArgsShader = () => wgsl`
+${header()}
+@group(0) @binding(0) var<uniform> params: ParticleParams;
+@group(0) @binding(1) var<storage, read> start: array<u32>;
+@group(0) @binding(2) var<storage, read_write> args: array<u32>;
+
+@compute @workgroup_size(1)
+fn particleBusyArgs() {
+  let groups = (start[params.count + 1u] + WG - 1u) / WG;
+  var x = groups;
+  var y = 1u;
+  if (groups > params.maxGroups) {
+    y = (groups + params.maxGroups - 1u) / params.maxGroups;
+    x = (groups + y - 1u) / y;
+  }
+  args[0] = x;
+  args[1] = y;
+  args[2] = 1u;
 }
 `;
 

@@ -12,7 +12,7 @@
  * - the halves of `contacts` and `ranges`: each step writes one and warm-starts from the other,
  *   and two uniform parameter blocks (one per parity) say which is which.
  */
-import { solverBindings, particleGatherShader, particleDecideShader, particleCarryShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader, PARTNERS_KEPT } from '../../shaders/particles/solver.wgsl.js';
+import { solverBindings, particleGatherShader, particleDecideShader, particleCarryShader, particleSplitShader, particleBusyArgsShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader, PARTNERS_KEPT } from '../../shaders/particles/solver.wgsl.js';
 import { bindGroupLayout, bindGroup, computePipeline } from '../gpu/pipeline.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
 import { DispatchGate, type GateCondition } from '../gpu/gate.js';
@@ -61,6 +61,8 @@ export class ParticleSolver {
   private readonly walls: GPUBuffer;
   /** Where each particle was (and its reach) at the last search, in that search's order. */
   private readonly anchors: GPUBuffer;
+  /** The solve's indirect dispatch arguments, sized from the busy count (particleBusyArgs). */
+  private readonly busyArgs: GPUBuffer;
   private readonly gate: DispatchGate;
   /** The listing settings of the last recorded step: other ones make the next step search. */
   private listing = '';
@@ -94,6 +96,8 @@ export class ParticleSolver {
       prepare: make('prepare', 'particlePrepare', particlePrepareShader({ first: false })),
       iterate: make('iterate', 'particleIterate', particleIterateShader({ integrate: false })),
       iterateIntegrate: make('iterateIntegrate', 'particleIterate', particleIterateShader({ integrate: true })),
+      split: make('split', 'particleSplit', particleSplitShader()),
+      busyArgs: make('busyArgs', 'particleBusyArgs', particleBusyArgsShader()),
       writeBack: make('writeBack', 'particleWriteBack', particleWriteBackShader()),
     };
     this.grid = new GpuGrid(device, 'particle grid');
@@ -111,6 +115,7 @@ export class ParticleSolver {
     this.reuse = createBuffer(device, 'particle list reuse', ParticleReuse.size, storage);
     this.reuseBackup = createBuffer(device, 'particle list reuse backup', ParticleReuse.size, storage);
     this.anchors = createBuffer(device, 'particle search anchors', 16 * capacity, storage);
+    this.busyArgs = createBuffer(device, 'particle solve dispatch', 16, BufferUsage.STORAGE | BufferUsage.INDIRECT);
     this.gate = new DispatchGate(device, 'particle search gate');
     // Room for 8 partners a particle (a packed pile lists 6–12); grown when a step needs more.
     this.entryCapacity = Math.min(8 * capacity, this.maxEntries());
@@ -203,6 +208,10 @@ export class ParticleSolver {
         prevEntryBase: (1 - parity) * this.entryCapacity,
         rangeBase: parity * this.capacity,
         prevRangeBase: (1 - parity) * this.capacity,
+        substeps: settings.substeps,
+        iterations: settings.iterations,
+        maxGroups: this.maxWorkgroupsPerDimension,
+        resultInB: (settings.substeps * (1 + settings.iterations)) % 2,
       }));
     }
   }
@@ -267,18 +276,37 @@ export class ParticleSolver {
     run('contact carry', this.pipelines.carry, this.group(`carry ${p}`, 'carry', [params, grid.sortedId.buffer, this.start, contacts, this.ranges]), 'off');
     this.gate.finish();
 
+    // The particles with something to solve go to the busy list (in the starts' scratch, after
+    // the count); the others run their whole step in the split.
+    encoder.clearBuffer(this.start, 4 * (n + 1), 4);
+    run('particle split', this.pipelines.split, this.group(`split ${p}`, 'split', [params, grid.sorted.buffer, grid.sortedId.buffer, this.start, A, B, this.walls]));
+    {
+      const pass = encoder.beginComputePass(timer?.pass('particle busy args') ?? { label: 'particle busy args' });
+      pass.setPipeline(this.pipelines.busyArgs);
+      pass.setBindGroup(0, this.group(`busyArgs ${p}`, 'busyArgs', [params, this.start, this.busyArgs]));
+      pass.dispatchWorkgroups(1);
+      pass.end();
+    }
+    const solve = (label: string, pipeline: GPUComputePipeline, group: GPUBindGroup): void => {
+      const pass = encoder.beginComputePass(timer?.pass(label) ?? { label });
+      pass.setPipeline(pipeline);
+      pass.setBindGroup(0, group);
+      pass.dispatchWorkgroupsIndirect(this.busyArgs, 0);
+      pass.end();
+    };
+
     const step = (inBuf: GPUBuffer, outBuf: GPUBuffer): GPUBuffer[] => [params, grid.sorted.buffer, grid.sortedId.buffer, this.start, inBuf, outBuf, contacts, this.walls];
     let current = 0; // A holds the bodies
     for (let sub = 0; sub < settings.substeps; sub++) {
       const [from, to] = current === 0 ? [A, B] : [B, A];
-      run('solver prepare', sub === 0 ? this.pipelines.prepareFirst : this.pipelines.prepare, this.group(`prepare ${p} ${current}`, 'prepare', [...step(from, to), this.stats]));
+      solve('solver prepare', sub === 0 ? this.pipelines.prepareFirst : this.pipelines.prepare, this.group(`prepare ${p} ${current}`, 'prepare', [...step(from, to), this.stats]));
       current = 1 - current;
       for (let k = 0; k < settings.iterations; k++) {
         const [i, o] = current === 0 ? [A, B] : [B, A];
         if (k < settings.iterations - 1) {
-          run('solver iterate', this.pipelines.iterate, this.group(`iterate ${p} ${current}`, 'iterate', step(i, o)));
+          solve('solver iterate', this.pipelines.iterate, this.group(`iterate ${p} ${current}`, 'iterate', step(i, o)));
         } else {
-          run('solver iterate + integrate', this.pipelines.iterateIntegrate, this.group(`iterateIntegrate ${p} ${current}`, 'iterateIntegrate', step(i, o)));
+          solve('solver iterate + integrate', this.pipelines.iterateIntegrate, this.group(`iterateIntegrate ${p} ${current}`, 'iterateIntegrate', step(i, o)));
         }
         current = 1 - current;
       }
@@ -291,7 +319,7 @@ export class ParticleSolver {
     this.grid.destroy();
     this.gridBuild.destroy();
     this.scan.destroy();
-    for (const buffer of [...this.params, this.scratchId, ...this.bodies, this.start, this.ranges, this.walls, this.stats, this.reuse, this.reuseBackup, this.anchors]) buffer.destroy();
+    for (const buffer of [...this.params, this.scratchId, ...this.bodies, this.start, this.ranges, this.walls, this.stats, this.reuse, this.reuseBackup, this.anchors, this.busyArgs]) buffer.destroy();
     this.gate.destroy();
     this.contacts.destroy();
   }
