@@ -181,8 +181,17 @@ describe('contact lists kept between searches (the skin)', () => {
   });
 });
 
+/** The largest distance in units in the last place between two f32 arrays (Infinity where the signs differ). */
+function ulps(a: Float32Array, b: Float32Array): number {
+  const x = new Int32Array(a.buffer, a.byteOffset, a.length);
+  const y = new Int32Array(b.buffer, b.byteOffset, b.length);
+  let worst = a.length === b.length ? 0 : Infinity;
+  for (let i = 0; i < x.length; i++) worst = Math.max(worst, a[i] === b[i] ? 0 : Math.sign(a[i]) === Math.sign(b[i]) ? Math.abs(x[i] - y[i]) : Infinity);
+  return worst;
+}
+
 describe('particles with nothing to solve run their step in the split', () => {
-  it('free fall, far apart, bounded and not: bit for bit the CPU twin (the substeps operation for operation)', async () => {
+  it('free fall, far apart, bounded and not: the CPU twin to the last bits (the substeps operation for operation)', async () => {
     for (const bounds of [undefined, [-100, -100, -100, 100, 100, 100]]) {
       // Five particles far from each other and from the walls, with random velocities, and one
       // static: no contact, no wall within reach in 20 steps.
@@ -202,10 +211,13 @@ describe('particles with nothing to solve run their step in the split', () => {
         for (let step = 1; step <= 20; step++) cpu = twin.step(cpu.spheres, cpu.velocities, params, world.plan!);
         await world.step(1 / 60, 20);
         const state = await world.read();
-        expect(sameBits(state.spheres, cpu.spheres), `bounds ${bounds}: positions`).toBe(true);
+        // Bit for bit on SwiftShader; a device that rounds x + v·h twice (no fused multiply-add,
+        // where the twin rounds once) may differ by a few ulps. A wrong free path is off by
+        // hundreds (a gravity 1e-4 too strong: 227 ulps in the positions after 20 steps).
+        expect(ulps(state.spheres, cpu.spheres), `bounds ${bounds}: positions`).toBeLessThanOrEqual(64);
         const v = new Float32Array(18);
         for (let i = 0; i < 6; i++) v.set(cpu.velocities.subarray(4 * i, 4 * i + 3), 3 * i);
-        expect(sameBits(state.velocities, v), `bounds ${bounds}: velocities`).toBe(true);
+        expect(ulps(state.velocities, v), `bounds ${bounds}: velocities`).toBeLessThanOrEqual(64);
         expect(Array.from(state.spheres.subarray(12, 16))).toEqual(Array.from(spheres.subarray(12, 16))); // the static one
       });
     }

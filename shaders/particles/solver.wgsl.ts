@@ -812,7 +812,10 @@ fn particleSplit(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
   let body = bodiesA[t];
   let w = body.v.w;
   var s = sorted[t];
-  var busy = min(atomicLoad(&start[t + 1u]), params.entryCapacity) > min(atomicLoad(&start[t]), params.entryCapacity);
+  // Lists cut short by the capacity (an encode() step that overflowed) are not symmetric: then
+  // every particle is busy, so that no listed partner runs its step here.
+  let truncated = atomicLoad(&start[params.count]) > params.entryCapacity;
+  var busy = truncated || min(atomicLoad(&start[t + 1u]), params.entryCapacity) > min(atomicLoad(&start[t]), params.entryCapacity);
   if (params.bounded != 0u) {
     let wall = walls[sortedId[t]];
     busy = busy || wall.impulseX.y != 0.0 || wall.impulseY.y != 0.0 || wall.impulseZ.y != 0.0;

@@ -359,7 +359,8 @@ export class ParticleWorld {
     if (this.count === 0) return;
     const bytes = 16 * this.count;
     for (;;) {
-      const timer = new GpuTimer(this.device, profile, Math.min(Math.max(64, (8 + 2 * this.settings.substeps * (2 + this.settings.iterations)) * steps), 4096));
+      // Passes a step: about 14 outside the substeps (the search's scans take a few each), 1 + iterations a substep.
+      const timer = new GpuTimer(this.device, profile, Math.min(Math.max(64, (24 + 2 * this.settings.substeps * (1 + this.settings.iterations)) * steps), 4096));
       const submitted = this.calls.submit((encoder) => {
         encoder.copyBufferToBuffer(this.buffers.spheres, 0, this.backup.spheres, 0, bytes);
         encoder.copyBufferToBuffer(this.buffers.velocities, 0, this.backup.velocities, 0, bytes);
