@@ -6,8 +6,10 @@
  * Per step: the gather (the state in the last search's order) and the decision whether to
  * search again; then either the grid's count and scan, the stable scatter and the contact search
  * (count, scan, fill), or the carry of the last lists (the decision turns on one or the other:
- * src/gpu/gate.ts); then per substep: prepare, `iterations` Jacobi sweeps, the last of which
- * integrates; then the write-back of the world's state. Buffers that alternate:
+ * src/gpu/gate.ts); then the split (a particle with nothing to solve runs its whole step there,
+ * the others go to the busy list); then per substep, over the busy particles (an indirect
+ * dispatch): prepare, `iterations` Jacobi sweeps, the last of which integrates; then the
+ * write-back of the world's state. Buffers that alternate:
  * - bodies A/B: the sweeps read one and write the other;
  * - the halves of `contacts` and `ranges`: each step writes one and warm-starts from the other,
  *   and two uniform parameter blocks (one per parity) say which is which.
@@ -229,8 +231,9 @@ export class ParticleSolver {
   /**
    * Records one step of `settings.substeps` substeps (setStep must have written the same
    * settings). Work per particle: the gather; when it searches, the grid build and two grid
-   * searches, else the carry of its list (48 bytes an entry read and written); then per substep about
-   * (1 + iterations) passes over its contact list (48 bytes per entry read, 32 written).
+   * searches, else the carry of its list (48 bytes an entry read and written); the split; then,
+   * for a busy particle, per substep about (1 + iterations) passes over its contact list (48
+   * bytes per entry read, 32 written).
    */
   encode(encoder: GPUCommandEncoder, state: ParticleState, settings: StepSettings, timer?: GpuTimer): void {
     const plan = this.grid.plan;
@@ -244,12 +247,19 @@ export class ParticleSolver {
     const p = `p${parity}`;
     const contacts = this.contacts.buffer;
     const max = this.maxWorkgroupsPerDimension;
-    const run = (label: string, pipeline: GPUComputePipeline, group: GPUBindGroup, when?: GateCondition): void => {
+    /**
+     * One pass: over every particle (folded), gated on the decision ('on': when searching, 'off':
+     * when keeping the lists), over the busy particles ('busy': the indirect arguments of
+     * particleBusyArgs), or one thread ('one').
+     */
+    const run = (label: string, pipeline: GPUComputePipeline, group: GPUBindGroup, over: GateCondition | 'all' | 'busy' | 'one' = 'all'): void => {
       const pass = encoder.beginComputePass(timer?.pass(label) ?? { label });
       pass.setPipeline(pipeline);
       pass.setBindGroup(0, group);
-      if (when) this.gate.dispatch(pass, workgroups, max, when);
-      else dispatchFolded(pass, workgroups, max);
+      if (over === 'all') dispatchFolded(pass, workgroups, max);
+      else if (over === 'busy') pass.dispatchWorkgroupsIndirect(this.busyArgs, 0);
+      else if (over === 'one') pass.dispatchWorkgroups(1);
+      else this.gate.dispatch(pass, workgroups, max, over);
       pass.end();
     };
     const searching = (pass: GPUComputePassEncoder, groups: number): void => this.gate.dispatch(pass, groups, max, 'on');
@@ -257,13 +267,7 @@ export class ParticleSolver {
     encoder.clearBuffer(this.stats, 0, ParticleStats.offsets.entriesNeeded); // largest speed, touching pairs, moves
     const [A, B] = this.bodies;
     run('particle gather', this.pipelines.gather, this.group(`gather ${p}`, 'gather', [params, state.spheres, state.velocities, grid.sortedId.buffer, grid.sorted.buffer, A, this.anchors, this.stats]));
-    {
-      const pass = encoder.beginComputePass(timer?.pass('particle decide') ?? { label: 'particle decide' });
-      pass.setPipeline(this.pipelines.decide);
-      pass.setBindGroup(0, this.group(`decide ${p}`, 'decide', [params, this.stats, this.reuse, this.gate.template, this.gate.args, this.start]));
-      pass.dispatchWorkgroups(1);
-      pass.end();
-    }
+    run('particle decide', this.pipelines.decide, this.group(`decide ${p}`, 'decide', [params, this.stats, this.reuse, this.gate.template, this.gate.args, this.start]), 'one');
     // Either the search (the grid, the stable order, the lists) or the carry of the last lists.
     this.gate.begin();
     this.gridBuild.encodeCountAndScan(encoder, state.spheres, grid, timer, searching);
@@ -280,33 +284,20 @@ export class ParticleSolver {
     // the count); the others run their whole step in the split.
     encoder.clearBuffer(this.start, 4 * (n + 1), 4);
     run('particle split', this.pipelines.split, this.group(`split ${p}`, 'split', [params, grid.sorted.buffer, grid.sortedId.buffer, this.start, A, B, this.walls]));
-    {
-      const pass = encoder.beginComputePass(timer?.pass('particle busy args') ?? { label: 'particle busy args' });
-      pass.setPipeline(this.pipelines.busyArgs);
-      pass.setBindGroup(0, this.group(`busyArgs ${p}`, 'busyArgs', [params, this.start, this.busyArgs]));
-      pass.dispatchWorkgroups(1);
-      pass.end();
-    }
-    const solve = (label: string, pipeline: GPUComputePipeline, group: GPUBindGroup): void => {
-      const pass = encoder.beginComputePass(timer?.pass(label) ?? { label });
-      pass.setPipeline(pipeline);
-      pass.setBindGroup(0, group);
-      pass.dispatchWorkgroupsIndirect(this.busyArgs, 0);
-      pass.end();
-    };
+    run('particle busy args', this.pipelines.busyArgs, this.group(`busyArgs ${p}`, 'busyArgs', [params, this.start, this.busyArgs]), 'one');
 
     const step = (inBuf: GPUBuffer, outBuf: GPUBuffer): GPUBuffer[] => [params, grid.sorted.buffer, grid.sortedId.buffer, this.start, inBuf, outBuf, contacts, this.walls];
     let current = 0; // A holds the bodies
     for (let sub = 0; sub < settings.substeps; sub++) {
       const [from, to] = current === 0 ? [A, B] : [B, A];
-      solve('solver prepare', sub === 0 ? this.pipelines.prepareFirst : this.pipelines.prepare, this.group(`prepare ${p} ${current}`, 'prepare', [...step(from, to), this.stats]));
+      run('solver prepare', sub === 0 ? this.pipelines.prepareFirst : this.pipelines.prepare, this.group(`prepare ${p} ${current}`, 'prepare', [...step(from, to), this.stats]), 'busy');
       current = 1 - current;
       for (let k = 0; k < settings.iterations; k++) {
         const [i, o] = current === 0 ? [A, B] : [B, A];
         if (k < settings.iterations - 1) {
-          solve('solver iterate', this.pipelines.iterate, this.group(`iterate ${p} ${current}`, 'iterate', step(i, o)));
+          run('solver iterate', this.pipelines.iterate, this.group(`iterate ${p} ${current}`, 'iterate', step(i, o)), 'busy');
         } else {
-          solve('solver iterate + integrate', this.pipelines.iterateIntegrate, this.group(`iterateIntegrate ${p} ${current}`, 'iterateIntegrate', step(i, o)));
+          run('solver iterate + integrate', this.pipelines.iterateIntegrate, this.group(`iterateIntegrate ${p} ${current}`, 'iterateIntegrate', step(i, o)), 'busy');
         }
         current = 1 - current;
       }
