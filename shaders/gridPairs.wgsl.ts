@@ -75,6 +75,7 @@ fn gridPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: ve
       hi: 'hi',
       head: dense ? 'head' : undefined,
       first: 'first',
+      flat: true,
       visit: `if (spheresOverlap(s, q)) {
             let other = sortedId[u];
             appendPair(min(id, other), max(id, other));
