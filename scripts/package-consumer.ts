@@ -7,7 +7,7 @@
 import {
   createCollider, Collider, AUTO_GRID_MIN_SPHERES, AUTO_GRID_MIN_BOXES, BROADPHASES,
   CollideError, InvalidInputError, CapacityError, NoAdapterError, WebGPUError, DeviceLostError, DestroyedError,
-  createParticleWorld, ParticleWorld, defaultInverseMass, SKIN_OF_RADIUS,
+  createParticleWorld, ParticleWorld, defaultInverseMass, SKIN_OF_RADIUS, SLEEP_SPEED_OF_RADIUS,
   describeDevice, requestBrowserDevice, BROWSER_HELP,
   STRIDE, GPU_STRIDE, PAIR_BYTES, CastHitRecord, PairCounter, ResidentStatus, EncodedPairs, EncodedHits,
   RULES, GpuTimer, reference,
@@ -82,7 +82,7 @@ export async function useIndex(device: GPUDevice): Promise<string[]> {
   log.push(`${level?.cellSize} ${cpu.length} ${reference.bruteForceSpherePairs(spheres).length}`);
   collider.destroy();
 
-  const parameters: ParticleParameters = { gravity: [0, -9.8, 0], restitution: 0.2, friction: 0.5 };
+  const parameters: ParticleParameters = { gravity: [0, -9.8, 0], restitution: 0.2, friction: 0.5, sleepSpeed: 0.05, sleepTime: 0.5 };
   const worldOptions: ParticleWorldOptions = { device, capacity: 2, bounds: [-10, -10, -10, 10, 10, 10], ...parameters };
   const world: ParticleWorld = await createParticleWorld(worldOptions);
   const set: ParticleSet = { spheres, velocities: new Float32Array(6), inverseMasses: new Float32Array([defaultInverseMass(1), 0]) };
@@ -98,7 +98,7 @@ export async function useIndex(device: GPUDevice): Promise<string[]> {
   const buffers: ParticleBuffers = world.buffers;
   const state = await world.read();
   const searches: ContactSearches = await world.contactSearches();
-  log.push(`${timed.totalMs} ${buffers.spheres.size} ${state.spheres[1]} ${await world.contactCount()} ${searches.steps} ${searches.searches} ${SKIN_OF_RADIUS}`);
+  log.push(`${timed.totalMs} ${buffers.spheres.size} ${state.spheres[1]} ${await world.contactCount()} ${searches.steps} ${searches.searches} ${SKIN_OF_RADIUS} ${SLEEP_SPEED_OF_RADIUS} ${await world.sleepingCount()}`);
   world.destroy();
 
   // The record layouts, for a shader that reads the library's buffers.

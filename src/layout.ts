@@ -359,6 +359,10 @@ export const ParticleParams = defineStruct('ParticleParams', {
   maxGroups: 'u32',
   /** 1 when a step's final bodies are in buffer B (an odd number of body passes), else 0 (A). */
   resultInB: 'u32',
+  /** A particle slower than this at the end of a step is at rest (length units per second). */
+  sleepSpeed: 'f32',
+  /** Seconds at rest after which a particle may sleep (infinity: never). */
+  sleepTime: 'f32',
 });
 
 /**
@@ -407,7 +411,7 @@ export const ParticleWalls = defineStruct('ParticleWalls', {
  * Counters of a particle step (storage, atomics): the largest speed (f32 bits, for the search
  * margin), touching pairs of the last step, nonzero when the contact lists must be searched again
  * (the f32 bits of the largest move since the last search past its allowance, or infinity's for
- * a changed particle), all three cleared at each step; and the largest contact-list length any
+ * a changed particle), the particles asleep in the step, all four cleared at each step; and the largest contact-list length any
  * step of the call asked for (entries beyond `entryCapacity` are not stored; the host grows and
  * re-runs).
  */
@@ -415,6 +419,8 @@ export const ParticleStats = defineStruct('ParticleStats', {
   maxSpeedBits: 'atomic<u32>',
   touching: 'atomic<u32>',
   movedBits: 'atomic<u32>',
+  /** Particles asleep in the last step (particleSplit). */
+  asleep: 'atomic<u32>',
   entriesNeeded: 'atomic<u32>',
 });
 

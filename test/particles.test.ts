@@ -457,6 +457,132 @@ describe("a pile comes to rest and stays (the library's first use)", () => {
   }, LONG);
 });
 
+describe('sleep', () => {
+  it('resting particles fall asleep, and wake, on the same steps as the CPU twin (seed 1007)', async () => {
+    // Particles settling on a floor: alone, in touching pairs, and one on a static particle;
+    // sleepTime 0.1 s, so that they sleep within the run; then one is pushed and the gravity turns.
+    const rand = mulberry32(1007);
+    const spheres: number[] = [];
+    const velocities: number[] = [];
+    const inverseMasses: number[] = [];
+    for (let i = 0; i < 24; i++) {
+      const x = 1 + 2.5 * (i % 6), z = 1 + 2.5 * Math.floor(i / 6);
+      const drop = 0.5 + 0.05 * rand();
+      spheres.push(x, drop, z, 0.5);
+      velocities.push(0, 0, 0);
+      inverseMasses.push(1);
+      if (i % 4 === 1) {
+        // a partner touching it on the floor
+        spheres.push(x + 1.0, drop, z, 0.5);
+        velocities.push(0, 0, 0);
+        inverseMasses.push(1);
+      }
+    }
+    // a particle resting on a static one
+    spheres.push(16, 0.5, 9, 0.5, 16, 1.52, 9, 0.5);
+    velocities.push(0, 0, 0, 0, 0, 0);
+    inverseMasses.push(0, 1);
+    const n = inverseMasses.length;
+    const scene = { spheres: new Float32Array(spheres), velocities: new Float32Array(velocities), inverseMasses: new Float32Array(inverseMasses) };
+    await withWorld({ capacity: n, gravity: [0, -9.8, 0], restitution: 0, friction: 0.5, bounds: [0, 0, 0, 18, 6, 11], sleepTime: 0.1 }, async (world) => {
+      world.setParticles(scene);
+      const twin = new ParticleSolverTwin();
+      let params = world.stepParams(1 / 60);
+      expect(params.sleepSpeed).toBeCloseTo(0.05, 6); // 0.1 × the radius per second, by default
+      let cpu: { spheres: Float32Array; velocities: Float32Array } = { spheres: scene.spheres.slice(), velocities: packed(scene.velocities, scene.spheres, scene.inverseMasses) };
+      const asleep: number[] = [];
+      const compare = async (step: number) => {
+        await world.step(params.dt);
+        cpu = twin.step(cpu.spheres, cpu.velocities, params, world.plan!);
+        expect(difference(await world.read(), cpu, 18, 10), `step ${step}: largest difference`).toBeLessThan(1e-5);
+        expect(await world.sleepingCount(), `step ${step}: asleep`).toBe(twin.asleep);
+        expect(await world.contactCount(), `step ${step}: touching pairs`).toBe(twin.touching);
+        asleep.push(twin.asleep);
+      };
+      for (let step = 1; step <= 30; step++) await compare(step);
+      // Everything dynamic sleeps, at velocity exactly 0.
+      expect(asleep[asleep.length - 1]).toBe(n - 1);
+      expect(Array.from((await world.read()).velocities).every((v) => v === 0)).toBe(true);
+      // Pushing one wakes it (and its partner) at the next step.
+      world.setParticle(1, { velocity: [0, 0, 1] });
+      cpu.velocities.set([0, 0, 1], 4);
+      await compare(31);
+      expect(asleep[30]).toBe(n - 3);
+      for (let step = 32; step <= 40; step++) await compare(step);
+      // New settings wake every particle.
+      world.setParameters({ gravity: [2, -9.8, 0] });
+      params = world.stepParams(1 / 60);
+      await compare(41);
+      expect(asleep[40]).toBe(0);
+    });
+  });
+
+  it('a pile falls asleep and stays still to the bit; a fast particle wakes it and lands without sinking (seed 1008)', async () => {
+    const scene = pileScene({ n: 600, bounds: [0, 0, 0, 6, 30, 6], seed: 1008 });
+    await withWorld({ capacity: 600, gravity: [0, -9.8, 0], restitution: 0.2, friction: 0.5, bounds: scene.bounds }, async (world) => {
+      world.setParticles(scene);
+      await world.step(1 / 60, 420);
+      expect(await world.sleepingCount(), 'asleep after 7 s').toBeGreaterThan(0.9 * 600);
+      // Asleep it does not move at all: every sleeper keeps its bits, and an awake particle moves
+      // less than the sleep speed allows.
+      let before = await world.read();
+      await world.step(1 / 60, 30);
+      let after = await world.read();
+      let moved = 0;
+      for (let i = 0; i < 600; i++) {
+        const d = Math.hypot(...[0, 1, 2].map((a) => after.spheres[4 * i + a] - before.spheres[4 * i + a]));
+        if (d > 0) moved++;
+        expect(d).toBeLessThan(0.05 * 0.5);
+      }
+      expect(moved, 'particles that moved in 30 steps').toBeLessThan(60);
+      // The topmost particle thrown down at 15 m/s into the sleeping pile.
+      let top = 0;
+      for (let i = 1; i < 600; i++) if (after.spheres[4 * i + 1] > after.spheres[4 * top + 1]) top = i;
+      world.setParticle(top, { velocity: [0, -15, 0] });
+      await world.step(1 / 60, 3);
+      const awake = 600 - (await world.sleepingCount());
+      expect(awake, 'awake 3 steps after the impact').toBeGreaterThan(5);
+      await world.step(1 / 60, 240);
+      after = await world.read();
+      const stats = pileStats(after.spheres, after.velocities, scene.bounds, after.inverseMasses);
+      expect(stats.sunk).toBe(0);
+      expect(stats.maxOverlap).toBeLessThanOrEqual(0.1);
+      expect(stats.kineticPerParticle).toBeLessThan(1e-3);
+      expect(await world.sleepingCount(), 'asleep again').toBeGreaterThan(0.9 * 600);
+      before = after;
+    });
+  }, LONG);
+
+  it('sleepTime Infinity never sleeps; a lone particle at rest sleeps after sleepTime', async () => {
+    for (const sleepTime of [0.5, Infinity]) {
+      await withWorld({ capacity: 1, gravity: [0, -9.8, 0], friction: 0.5, restitution: 0, bounds: [0, 0, 0, 4, 4, 4], sleepTime }, async (world) => {
+        world.setParticles({ spheres: new Float32Array([2, 0.5, 2, 0.5]), velocities: new Float32Array(3) });
+        await world.step(1 / 60, 29);
+        expect(await world.sleepingCount()).toBe(0);
+        await world.step(1 / 60, 6);
+        expect(await world.sleepingCount(), `sleepTime ${sleepTime}`).toBe(sleepTime === Infinity ? 0 : 1);
+        const { spheres } = await world.read();
+        expect(spheres[1]).toBeCloseTo(0.5, 5);
+      });
+    }
+  });
+
+  it('sleepSpeed and sleepTime: negative, NaN or infinite speed refused with the argument named', async () => {
+    await withWorld({ capacity: 1 }, async (world) => {
+      for (const [key, value] of [['sleepSpeed', -1], ['sleepSpeed', NaN], ['sleepSpeed', Infinity], ['sleepTime', -0.5], ['sleepTime', NaN]] as const) {
+        let error: unknown;
+        try {
+          world.setParameters({ [key]: value });
+        } catch (e) {
+          error = e;
+        }
+        expect(error, `${key} ${value}`).toBeInstanceOf(InvalidInputError);
+        expect((error as InvalidInputError).argument).toBe(`options.${key}`);
+      }
+    });
+  });
+});
+
 describe('conservation and stability', () => {
   it('momentum is conserved to float rounding with no walls and no gravity (seed 1101)', async () => {
     const scene = boxScene(2000, 1101, { fraction: 0.3, mixed: true });

@@ -23,9 +23,12 @@
  * margin (a pair a search without the skin would not list) dormant (DORMANT_BIT): the solve
  * skips it for the step.
  * Then:
- *   particleSplit       a particle with a list entry, or a wall within reach during the step, is
- *                       busy: appended to the busy list; any other runs its whole step here (the
- *                       substeps' arithmetic with nothing to solve, so the result is the same)
+ *   particleSplit       a particle asleep (at rest for sleepTime, and every listed partner too)
+ *                       stays where it is, and is static (inverse mass 0, at rest) to its
+ *                       partners for the step; else one with a list entry, or a wall within reach
+ *                       during the step, is busy: appended to the busy list; any other runs its
+ *                       whole step here (the substeps' arithmetic with nothing to solve, so the
+ *                       result is the same)
  *   particleBusyArgs    the solve's indirect dispatch arguments, from the busy count
  * Then per substep of h = dt / substeps, over the busy particles only:
  *   particlePrepare     gravity; each contact's target normal velocity from the velocities before
@@ -36,7 +39,8 @@
  *                       the last of them also integrates: x += (v + pseudo-velocity)·h, the
  *                       sphere kept inside the bounds
  * Then:
- *   particleWriteBack   positions and velocities back to the world's state, by index
+ *   particleWriteBack   positions and velocities back to the world's state, by index; and each
+ *                       particle's time at rest (slower than sleepSpeed at the end of a step)
  *
  * Every particle gathers over its own list and writes only itself: no float atomics, and both
  * particles of a pair compute bit-identical impulses (their inputs differ only by exact sign
@@ -70,7 +74,7 @@ export const PARTNERS_KEPT = 16;
 export const solverBindings = {
   scatterIds: ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'storage', 'read-only-storage', 'storage'],
   stable: ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
-  gather: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'read-only-storage', 'storage'],
+  gather: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'read-only-storage', 'storage', 'storage'],
   decide: ['uniform', 'storage', 'storage', 'read-only-storage', 'storage', 'read-only-storage'],
   count: ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
   carry: ['uniform', 'read-only-storage', 'read-only-storage', 'storage', 'storage'],
@@ -78,9 +82,9 @@ export const solverBindings = {
   prepare: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage', 'storage'],
   iterate: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
   iterateIntegrate: ['uniform', 'storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
-  split: ['uniform', 'storage', 'read-only-storage', 'storage', 'storage', 'storage', 'read-only-storage'],
+  split: ['uniform', 'storage', 'read-only-storage', 'storage', 'storage', 'storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage'],
   busyArgs: ['uniform', 'read-only-storage', 'storage'],
-  writeBack: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage'],
+  writeBack: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
 } as const;
 
 /**
@@ -262,7 +266,9 @@ const active = (gap: string, pairReach: string): string => `(${gap} <= params.ma
  * still hold every pair this step must solve. They do while no particle has moved, or gained
  * reach, by more than half the skin since that search (less the rounding allowance): a pair
  * unlisted then was more than margin + skin + both reaches apart, so now it is more than margin +
- * both reaches apart. A new radius, or a particle made static or dynamic, searches again.
+ * both reaches apart. A new radius, or a particle made static or dynamic (the anchor's reach is
+ * −1 for a static particle), searches again. A particle moved or set moving since the last step
+ * ended (by the host or a user's kernel) is no longer at rest: its time at rest starts again.
  */
 export const particleGatherShader = () => wgsl`
 ${header()}
@@ -274,6 +280,7 @@ ${header()}
 @group(0) @binding(5) var<storage, read_write> bodies: array<ParticleBody>;
 @group(0) @binding(6) var<storage, read> anchors: array<vec4f>;
 @group(0) @binding(7) var<storage, read_write> stats: ParticleStats;
+@group(0) @binding(8) var<storage, read_write> rest: array<vec4f>;
 
 @compute @workgroup_size(WG)
 fn particleGather(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -289,14 +296,19 @@ fn particleGather(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nw
   let me = select(v, vec4f(0.0), v.w == 0.0);
   let reach = ${formula.reach('s', 'me')};
   let a = anchors[t];
+  let anchorReach = max(a.w, 0.0);
   let d = s.xyz - a.xyz;
-  let moved = sqrt(dot(d, d)) + max(reach - a.w, 0.0);
-  let allowance = MOVE_ROUNDING * (s.w + params.margin + params.skin + reach + a.w + moved);
-  let changed = s.w != sorted[t].w || (me.w == 0.0) != (bodies[t].v.w == 0.0);
+  let moved = sqrt(dot(d, d)) + max(reach - anchorReach, 0.0);
+  let allowance = MOVE_ROUNDING * (s.w + params.margin + params.skin + reach + anchorReach + moved);
+  let changed = s.w != sorted[t].w || (me.w == 0.0) != (a.w < 0.0);
   if (changed || !(moved + allowance <= 0.5 * params.skin)) {
     // Non-negative floats order as their bits do; a change (or NaN) counts as infinity, and a
     // move of 0 that fails the test (skin 0) as the smallest nonzero bits.
     atomicMax(&stats.movedBits, select(max(bitcast<u32>(moved), 1u), 0x7f800000u, changed || !(moved >= 0.0)));
+  }
+  let at = rest[id];
+  if (any(s.xyz != at.xyz) || length(me.xyz) > params.sleepSpeed) {
+    rest[id] = vec4f(at.xyz, 0.0);
   }
   sorted[t] = s;
   bodies[t] = ParticleBody(me, vec4f(0.0));
@@ -403,8 +415,8 @@ fn particleCount(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
   let s = sorted[t];
   let me = bodies[t].v;
   let reach = ${formula.reach('s', 'me')};
-  // Where the lists are made, for particleGather to measure the moves from.
-  anchors[t] = vec4f(s.xyz, reach);
+  // Where the lists are made, for particleGather to measure the moves from (reach −1: static).
+  anchors[t] = vec4f(s.xyz, select(reach, -1.0, me.w == 0.0));
   var found = 0u;
   // The first PARTNERS_KEPT partners go to this particle's scratch row after the counts, so that
   // the fill need not walk the grid again.
@@ -801,6 +813,9 @@ ${header()}
 @group(0) @binding(4) var<storage, read_write> bodiesA: array<ParticleBody>;
 @group(0) @binding(5) var<storage, read_write> bodiesB: array<ParticleBody>;
 @group(0) @binding(6) var<storage, read> walls: array<ParticleWalls>;
+@group(0) @binding(7) var<storage, read> contacts: array<ParticleContact>;
+@group(0) @binding(8) var<storage, read> rest: array<vec4f>;
+@group(0) @binding(9) var<storage, read_write> stats: ParticleStats;
 
 @compute @workgroup_size(WG)
 fn particleSplit(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -815,9 +830,44 @@ fn particleSplit(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
   // Lists cut short by the capacity (an encode() step that overflowed) are not symmetric: then
   // every particle is busy, so that no listed partner runs its step here.
   let truncated = atomicLoad(&start[params.count]) > params.entryCapacity;
-  var busy = truncated || min(atomicLoad(&start[t + 1u]), params.entryCapacity) > min(atomicLoad(&start[t]), params.entryCapacity);
+  let first = params.entryBase + min(atomicLoad(&start[t]), params.entryCapacity);
+  let last = params.entryBase + min(atomicLoad(&start[t + 1u]), params.entryCapacity);
+  let id = sortedId[t];
+  // Asleep: a moving particle at rest for sleepTime whose listed partners are all at rest that
+  // long too. It stays where it is, at rest, and is static to its partners for this step (its
+  // bodies: inverse mass 0); a partner that moves wakes it at the next step. It counts its
+  // touching pairs here (the prepare counts those of the others), each pair by its first particle.
+  if (w > 0.0 && !truncated && rest[id].w >= params.sleepTime) {
+    var asleep = true;
+    var touching = 0u;
+    for (var e = first; e < last; e++) {
+      let c = contacts[e];
+      if (!(rest[c.id].w >= params.sleepTime)) {
+        asleep = false;
+        break;
+      }
+      let u = c.nbr & ~DORMANT_BIT;
+      let q = sorted[u];
+      let d = q.xyz - s.xyz;
+      let gap = sqrt(dot(d, d)) - (s.w + q.w);
+      if (gap <= 0.0 && t < u) {
+        touching += 1u;
+      }
+    }
+    if (asleep) {
+      if (touching > 0u) {
+        atomicAdd(&stats.touching, touching);
+      }
+      atomicAdd(&stats.asleep, 1u);
+      let still = ParticleBody(vec4f(0.0), vec4f(0.0));
+      bodiesA[t] = still;
+      bodiesB[t] = still;
+      return;
+    }
+  }
+  var busy = truncated || last > first;
   if (params.bounded != 0u) {
-    let wall = walls[sortedId[t]];
+    let wall = walls[id];
     busy = busy || wall.impulseX.y != 0.0 || wall.impulseY.y != 0.0 || wall.impulseZ.y != 0.0;
     if (w > 0.0) {
       let travel = (length(body.v.xyz) + length(params.gravity) * params.frameDt) * params.frameDt;
@@ -885,7 +935,12 @@ fn particleBusyArgs() {
 }
 `;
 
-/** The end of a step: each particle's position and velocity back to the world's state, by index. */
+/**
+ * The end of a step: each particle's position and velocity back to the world's state, by index
+ * (its inverse mass stays: a sleeper's bodies hold 0), and its time at rest: one more step if it
+ * ends slower than sleepSpeed and moved no farther than sleepSpeed × dt, else 0, with where it
+ * ended (particleGather compares).
+ */
 export const particleWriteBackShader = () => wgsl`
 ${header()}
 @group(0) @binding(0) var<uniform> params: ParticleParams;
@@ -894,6 +949,7 @@ ${header()}
 @group(0) @binding(3) var<storage, read> bodies: array<ParticleBody>;
 @group(0) @binding(4) var<storage, read_write> spheres: array<vec4f>;
 @group(0) @binding(5) var<storage, read_write> velocities: array<vec4f>;
+@group(0) @binding(6) var<storage, read_write> rest: array<vec4f>;
 
 @compute @workgroup_size(WG)
 fn particleWriteBack(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -903,7 +959,14 @@ fn particleWriteBack(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups)
     return;
   }
   let id = sortedId[t];
-  spheres[id] = sorted[t];
-  velocities[id] = bodies[t].v;
+  let x = sorted[t];
+  let v = bodies[t].v.xyz;
+  spheres[id] = x;
+  velocities[id] = vec4f(v, velocities[id].w);
+  // At rest: slow, and moved no farther than that speed allows (the position correction moves
+  // particles that the velocity leaves at rest).
+  let at = rest[id];
+  let still = length(v) <= params.sleepSpeed && length(x.xyz - at.xyz) <= params.sleepSpeed * params.frameDt;
+  rest[id] = vec4f(x.xyz, select(0.0, at.w + params.frameDt, still));
 }
 `;

@@ -9,7 +9,8 @@
  * src/gpu/gate.ts); then the split (a particle with nothing to solve runs its whole step there,
  * the others go to the busy list); then per substep, over the busy particles (an indirect
  * dispatch): prepare, `iterations` Jacobi sweeps, the last of which integrates; then the
- * write-back of the world's state. Buffers that alternate:
+ * write-back of the world's state and of each particle's time at rest (the split puts a particle
+ * to sleep when it and its partners have been at rest long enough). Buffers that alternate:
  * - bodies A/B: the sweeps read one and write the other;
  * - the halves of `contacts` and `ranges`: each step writes one and warm-starts from the other,
  *   and two uniform parameter blocks (one per parity) say which is which.
@@ -25,7 +26,7 @@ import { ExclusiveScanPass } from '../passes/scan.js';
 import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleStats, ParticleReuse, packStruct } from '../layout.js';
 import { CapacityError } from '../errors.js';
 import type { GpuTimer } from '../gpu/timer.js';
-import type { StepParams } from '../reference/particles.js';
+import { wakeKey, type StepParams } from '../reference/particles.js';
 import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
 
 const WG = WORKGROUP_SIZE.particles;
@@ -61,8 +62,13 @@ export class ParticleSolver {
   private readonly contacts: GrowableBuffer;
   private readonly ranges: GPUBuffer;
   private readonly walls: GPUBuffer;
-  /** Where each particle was (and its reach) at the last search, in that search's order. */
+  /** Where each particle was (and its reach, −1 if static) at the last search, in that search's order. */
   private readonly anchors: GPUBuffer;
+  /** By particle index: where it ended the last step, and its time at rest (seconds). */
+  private readonly rest: GPUBuffer;
+  private readonly restBackup: GPUBuffer;
+  /** The settings that, changed, wake every particle (wakeKey). */
+  private waking = '';
   /** The solve's indirect dispatch arguments, sized from the busy count (particleBusyArgs). */
   private readonly busyArgs: GPUBuffer;
   private readonly gate: DispatchGate;
@@ -117,6 +123,8 @@ export class ParticleSolver {
     this.reuse = createBuffer(device, 'particle list reuse', ParticleReuse.size, storage);
     this.reuseBackup = createBuffer(device, 'particle list reuse backup', ParticleReuse.size, storage);
     this.anchors = createBuffer(device, 'particle search anchors', 16 * capacity, storage);
+    this.rest = createBuffer(device, 'particle rest', 16 * capacity, storage);
+    this.restBackup = createBuffer(device, 'particle rest backup', 16 * capacity, storage);
     this.busyArgs = createBuffer(device, 'particle solve dispatch', 16, BufferUsage.STORAGE | BufferUsage.INDIRECT);
     this.gate = new DispatchGate(device, 'particle search gate');
     // Room for 8 partners a particle (a packed pile lists 6–12); grown when a step needs more.
@@ -152,14 +160,21 @@ export class ParticleSolver {
     this.forceSearch();
   }
 
-  /** Records a copy of the counts of steps and searches, for `restore` (a step that runs again). */
-  save(encoder: GPUCommandEncoder): void {
+  /** Records a copy of the counts of steps and searches and of the times at rest, for `restore` (a step that runs again). */
+  save(encoder: GPUCommandEncoder, count: number): void {
     encoder.copyBufferToBuffer(this.reuse, 0, this.reuseBackup, 0, ParticleReuse.size);
+    encoder.copyBufferToBuffer(this.rest, 0, this.restBackup, 0, 16 * count);
   }
 
-  /** Records putting back the counts that `save` copied. */
-  restore(encoder: GPUCommandEncoder): void {
+  /** Records putting back what `save` copied. */
+  restore(encoder: GPUCommandEncoder, count: number): void {
     encoder.copyBufferToBuffer(this.reuseBackup, 0, this.reuse, 0, ParticleReuse.size);
+    encoder.copyBufferToBuffer(this.restBackup, 0, this.rest, 0, 16 * count);
+  }
+
+  /** Wakes every particle: their times at rest start again (through the queue). */
+  wake(): void {
+    this.device.queue.writeBuffer(this.rest, 0, new Float32Array(4 * this.capacity));
   }
 
   /**
@@ -171,6 +186,7 @@ export class ParticleSolver {
     encoder.clearBuffer(this.ranges);
     encoder.clearBuffer(this.walls);
     encoder.clearBuffer(this.reuse);
+    encoder.clearBuffer(this.rest);
     this.device.queue.submit([encoder.finish()]);
     this.forceSearch();
   }
@@ -187,6 +203,10 @@ export class ParticleSolver {
     const listing = [settings.count, settings.margin, settings.skin, settings.dt].join(' ');
     if (listing !== this.listing) this.forceSearch();
     this.listing = listing;
+    // New physics (gravity, friction, ...) wakes every particle, as the CPU twin does.
+    const waking = wakeKey(settings);
+    if (waking !== this.waking && this.waking !== '') this.wake();
+    this.waking = waking;
     const b = settings.bounds ?? [0, 0, 0, 0, 0, 0];
     for (const parity of [0, 1]) {
       this.device.queue.writeBuffer(this.params[parity], 0, packStruct(ParticleParams, {
@@ -214,6 +234,8 @@ export class ParticleSolver {
         iterations: settings.iterations,
         maxGroups: this.maxWorkgroupsPerDimension,
         resultInB: (settings.substeps * (1 + settings.iterations)) % 2,
+        sleepSpeed: settings.sleepSpeed,
+        sleepTime: settings.sleepTime,
       }));
     }
   }
@@ -266,7 +288,7 @@ export class ParticleSolver {
 
     encoder.clearBuffer(this.stats, 0, ParticleStats.offsets.entriesNeeded); // largest speed, touching pairs, moves
     const [A, B] = this.bodies;
-    run('particle gather', this.pipelines.gather, this.group(`gather ${p}`, 'gather', [params, state.spheres, state.velocities, grid.sortedId.buffer, grid.sorted.buffer, A, this.anchors, this.stats]));
+    run('particle gather', this.pipelines.gather, this.group(`gather ${p}`, 'gather', [params, state.spheres, state.velocities, grid.sortedId.buffer, grid.sorted.buffer, A, this.anchors, this.stats, this.rest]));
     run('particle decide', this.pipelines.decide, this.group(`decide ${p}`, 'decide', [params, this.stats, this.reuse, this.gate.template, this.gate.args, this.start]), 'one');
     // Either the search (the grid, the stable order, the lists) or the carry of the last lists.
     this.gate.begin();
@@ -283,7 +305,7 @@ export class ParticleSolver {
     // The particles with something to solve go to the busy list (in the starts' scratch, after
     // the count); the others run their whole step in the split.
     encoder.clearBuffer(this.start, 4 * (n + 1), 4);
-    run('particle split', this.pipelines.split, this.group(`split ${p}`, 'split', [params, grid.sorted.buffer, grid.sortedId.buffer, this.start, A, B, this.walls]));
+    run('particle split', this.pipelines.split, this.group(`split ${p}`, 'split', [params, grid.sorted.buffer, grid.sortedId.buffer, this.start, A, B, this.walls, contacts, this.rest, this.stats]));
     run('particle busy args', this.pipelines.busyArgs, this.group(`busyArgs ${p}`, 'busyArgs', [params, this.start, this.busyArgs]), 'one');
 
     const step = (inBuf: GPUBuffer, outBuf: GPUBuffer): GPUBuffer[] => [params, grid.sorted.buffer, grid.sortedId.buffer, this.start, inBuf, outBuf, contacts, this.walls];
@@ -303,14 +325,14 @@ export class ParticleSolver {
       }
     }
     const result = current === 0 ? A : B;
-    run('solver write back', this.pipelines.writeBack, this.group(`writeBack ${p} ${current}`, 'writeBack', [params, grid.sorted.buffer, grid.sortedId.buffer, result, state.spheres, state.velocities]));
+    run('solver write back', this.pipelines.writeBack, this.group(`writeBack ${p} ${current}`, 'writeBack', [params, grid.sorted.buffer, grid.sortedId.buffer, result, state.spheres, state.velocities, this.rest]));
   }
 
   destroy(): void {
     this.grid.destroy();
     this.gridBuild.destroy();
     this.scan.destroy();
-    for (const buffer of [...this.params, this.scratchId, ...this.bodies, this.start, this.ranges, this.walls, this.stats, this.reuse, this.reuseBackup, this.anchors, this.busyArgs]) buffer.destroy();
+    for (const buffer of [...this.params, this.scratchId, ...this.bodies, this.start, this.ranges, this.walls, this.stats, this.reuse, this.reuseBackup, this.anchors, this.rest, this.restBackup, this.busyArgs]) buffer.destroy();
     this.gate.destroy();
     this.contacts.destroy();
   }

@@ -56,10 +56,28 @@ export interface ParticleParameters {
    * solved). Default: {@link SKIN_OF_RADIUS} × the largest radius.
    */
   skin?: number;
+  /**
+   * A particle that ends a step slower than this (length units per second), having moved no
+   * farther than this speed allows in the step, is at rest; one at
+   * rest for `sleepTime` whose listed partners (those within the contact margin and the skin)
+   * are all at rest that long too falls asleep: its velocity becomes 0, it does not move, and
+   * its partners solve against it as against a static particle, until a partner moves again or
+   * the particle is moved or set moving (it then wakes at the next step). Default:
+   * {@link SLEEP_SPEED_OF_RADIUS} × the largest radius per second.
+   */
+  sleepSpeed?: number;
+  /** Seconds at rest before a particle may sleep; `Infinity` never sleeps. Default 0.5. */
+  sleepTime?: number;
 }
 
 /** The default skin as a share of the largest radius (chosen by measuring the pile and the gas, docs/PERFORMANCE.md). */
 export const SKIN_OF_RADIUS = 0.1;
+
+/**
+ * The default `sleepSpeed` as a share of the largest radius, per second (0.05 for radius 0.5:
+ * Box2D's default for bodies a metre across).
+ */
+export const SLEEP_SPEED_OF_RADIUS = 0.1;
 
 /** What {@link ParticleWorld.contactSearches} counts. */
 export interface ContactSearches {
@@ -104,7 +122,7 @@ export interface ParticleBuffers {
   velocities: GPUBuffer;
 }
 
-type Settings = Required<Omit<ParticleParameters, 'gravity' | 'restitutionThreshold' | 'skin'>> & { gravity: number[]; restitutionThreshold: number | undefined; skin: number | undefined };
+type Settings = Required<Omit<ParticleParameters, 'gravity' | 'restitutionThreshold' | 'skin' | 'sleepSpeed'>> & { gravity: number[]; restitutionThreshold: number | undefined; skin: number | undefined; sleepSpeed: number | undefined };
 
 /**
  * Makes a {@link ParticleWorld} holding up to `options.capacity` particles on `options.device` (in
@@ -175,7 +193,7 @@ export class ParticleWorld {
     this.ownsDevice = ownsDevice;
     this.capacity = capacity;
     this.bounds = bounds ? (bounds as ParticleWorld['bounds']) : null;
-    this.settings = { gravity: [0, 0, 0], restitution: 1, restitutionThreshold: undefined, friction: 0, percent: 0.8, slop: 0.01, maxPushSpeed: 3, substeps: 4, iterations: 2, skin: undefined };
+    this.settings = { gravity: [0, 0, 0], restitution: 1, restitutionThreshold: undefined, friction: 0, percent: 0.8, slop: 0.01, maxPushSpeed: 3, substeps: 4, iterations: 2, skin: undefined, sleepSpeed: undefined, sleepTime: 0.5 };
     this.setParameters(options);
     this.maxWorkgroupsPerDimension = Math.min(options.maxWorkgroupsPerDimension ?? Infinity, device.limits.maxComputeWorkgroupsPerDimension);
     this.maxCasts = Math.floor(bindingLimit(device) / HIT_BYTES);
@@ -212,6 +230,8 @@ export class ParticleWorld {
       substeps: checkCount('options.substeps', parameters.substeps) ?? s.substeps,
       iterations: checkCount('options.iterations', parameters.iterations) ?? s.iterations,
       skin: checkNumber('options.skin', parameters.skin, 0, MAX_MAGNITUDE) ?? s.skin,
+      sleepSpeed: checkNumber('options.sleepSpeed', parameters.sleepSpeed, 0, MAX_MAGNITUDE) ?? s.sleepSpeed,
+      sleepTime: parameters.sleepTime === Infinity ? Infinity : (checkNumber('options.sleepTime', parameters.sleepTime, 0, MAX_MAGNITUDE) ?? s.sleepTime),
     };
   }
 
@@ -315,6 +335,8 @@ export class ParticleWorld {
       // step): the slop twice over, and what gravity adds to a particle's travel in one step.
       margin: 2 * s.slop + g * dt * dt,
       skin: s.skin ?? SKIN_OF_RADIUS * (this.planStats?.maxRadius ?? 0),
+      sleepSpeed: s.sleepSpeed ?? SLEEP_SPEED_OF_RADIUS * (this.planStats?.maxRadius ?? 0),
+      sleepTime: s.sleepTime,
       bounds: this.bounds,
     };
   }
@@ -364,7 +386,7 @@ export class ParticleWorld {
       const submitted = this.calls.submit((encoder) => {
         encoder.copyBufferToBuffer(this.buffers.spheres, 0, this.backup.spheres, 0, bytes);
         encoder.copyBufferToBuffer(this.buffers.velocities, 0, this.backup.velocities, 0, bytes);
-        this.solver.save(encoder);
+        this.solver.save(encoder, this.count);
         encoder.clearBuffer(this.solver.stats);
         this.record(encoder, dt, steps, timer);
         timer.resolve(encoder);
@@ -378,7 +400,7 @@ export class ParticleWorld {
           const restore = this.device.createCommandEncoder({ label: 'particle step restore' });
           restore.copyBufferToBuffer(this.backup.spheres, 0, this.buffers.spheres, 0, bytes);
           restore.copyBufferToBuffer(this.backup.velocities, 0, this.buffers.velocities, 0, bytes);
-          this.solver.restore(restore);
+          this.solver.restore(restore, this.count);
           this.device.queue.submit([restore.finish()]);
           this.solver.growEntries(needed);
           continue;
@@ -513,6 +535,14 @@ export class ParticleWorld {
     this.calls.checkUsable();
     if (this.count === 0) return 0;
     const bytes = await this.calls.typed(readBuffer(this.device, this.solver.stats, ParticleStats.offsets.touching, 4));
+    return new Uint32Array(bytes)[0];
+  }
+
+  /** Particles asleep in the last step submitted before this call (reads 4 bytes back; see `sleepSpeed`). */
+  async sleepingCount(): Promise<number> {
+    this.calls.checkUsable();
+    if (this.count === 0) return 0;
+    const bytes = await this.calls.typed(readBuffer(this.device, this.solver.stats, ParticleStats.offsets.asleep, 4));
     return new Uint32Array(bytes)[0];
   }
 

@@ -19,6 +19,12 @@
  *     ΔvA = −wA·(Δλ·n + Δλt), ΔvB = +wB·(Δλ·n + Δλt), ΔpA = −wA·Δμ·n, ΔpB = +wB·Δμ·n
  *   x += (v + p)·h, the sphere clamped inside the bounds.
  * Walls are the same contacts with a partner of inverse mass 0 at rest.
+ *
+ * Sleep: a particle that ends a step slower than sleepSpeed, having moved no farther than
+ * sleepSpeed × dt, gains the step's dt of time at rest
+ * (else its time is 0, as it is when the state was moved or set moving between steps); one whose
+ * time at rest, and every listed partner's, is at least sleepTime is asleep for the step: it does
+ * not move, ends at velocity 0, and is a static partner (inverse mass 0, at rest) to the others.
  */
 import { EXT_SCALE } from '../grid/level.js';
 import type { GridPlan } from '../grid/plan.js';
@@ -58,6 +64,15 @@ export interface StepParams {
   skin: number;
   /** [minX, minY, minZ, maxX, maxY, maxZ], or null for no walls. */
   bounds: readonly number[] | null;
+  /** A particle ending a step slower than this is at rest. */
+  sleepSpeed: number;
+  /** Seconds at rest (its own and every listed partner's) before a particle sleeps; Infinity: never. */
+  sleepTime: number;
+}
+
+/** The settings whose change wakes every particle (the world's setStep and the twin compare them). */
+export function wakeKey(p: StepParams): string {
+  return JSON.stringify([p.gravity, p.restitution, p.friction, p.percent, p.slop, p.maxPushSpeed, p.substeps, p.iterations, p.bounds, p.sleepSpeed, p.sleepTime]);
 }
 
 type Vec3 = [number, number, number];
@@ -143,6 +158,12 @@ export class ParticleSolverTwin {
   steps = 0;
   /** Steps that searched for contacts (the others kept the lists). */
   searches = 0;
+  /** Particles asleep in the last step. */
+  asleep = 0;
+  /** By particle index: where it ended the last step, and its time at rest. */
+  private rest = new Float32Array(0);
+  /** The settings that, changed, wake every particle. */
+  private waking = '';
 
   /**
    * particleGather's test: whether the last search's lists may miss a pair this step must solve
@@ -187,6 +208,19 @@ export class ParticleSolverTwin {
     const maxPush = f32(p.maxPushSpeed);
     const friction = f32(p.friction);
     const listing = [n, p.margin, p.skin, p.dt].join(' ');
+    // particleGather's wake: a particle moved or set moving since the last step ended is not at
+    // rest; new settings wake every particle.
+    const sleepSpeed = f32(p.sleepSpeed);
+    const sleepTime = f32(p.sleepTime);
+    const waking = wakeKey(p);
+    if (this.rest.length !== 4 * n || (this.waking !== '' && waking !== this.waking)) this.rest = new Float32Array(4 * n);
+    this.waking = waking;
+    const rest = this.rest;
+    for (let id = 0; id < n; id++) {
+      const v = velocities[4 * id + 3] === 0 ? [0, 0, 0] : velocities.subarray(4 * id, 4 * id + 3);
+      const moved = [0, 1, 2].some((a) => spheres[4 * id + a] !== rest[4 * id + a]);
+      if (moved || f32(length(v)) > sleepSpeed) rest[4 * id + 3] = 0;
+    }
     const search = this.order === null || this.listing !== listing || this.mustSearch(spheres, velocities, margin, skin, frameDt);
     this.listing = listing;
     this.steps++;
@@ -274,6 +308,18 @@ export class ParticleSolverTwin {
       }
     }
 
+    // particleSplit's sleep: at rest for sleepTime, and every listed partner too; the particle is
+    // then static and at rest for the step.
+    const asleep = new Uint8Array(n);
+    let sleeping = 0;
+    for (let t = 0; t < n; t++) {
+      if (!(body[8 * t + 3] > 0) || !(rest[4 * order[t] + 3] >= sleepTime)) continue;
+      if (!lists[t].every((c) => rest[4 * c.id + 3] >= sleepTime)) continue;
+      asleep[t] = 1;
+      sleeping++;
+      body.fill(0, 8 * t, 8 * t + 8);
+    }
+
     const walls: [Wall, Wall, Wall][] = [];
     for (let t = 0; t < n; t++) walls.push(this.walls.get(order[t]) ?? [noWall(), noWall(), noWall()]);
     const bounds = p.bounds ? p.bounds.map(f32) : null;
@@ -294,6 +340,8 @@ export class ParticleSolverTwin {
       // particlePrepare
       const next = new Float32Array(8 * n);
       for (let t = 0; t < n; t++) {
+        // A sleeper's bodies stay 0 and its entries and walls as they were.
+        if (asleep[t]) continue;
         const s = posOf(t);
         const id = order[t];
         const w = body[8 * t + 3];
@@ -449,11 +497,19 @@ export class ParticleSolverTwin {
     for (let t = 0; t < n; t++) {
       const id = order[t];
       outSpheres.set(pos.subarray(4 * t, 4 * t + 4), 4 * id);
-      outVelocities.set(body.subarray(8 * t, 8 * t + 4), 4 * id);
+      // The inverse mass stays (a sleeper's body holds 0).
+      outVelocities.set(body.subarray(8 * t, 8 * t + 3), 4 * id);
+      outVelocities[4 * id + 3] = velocities[4 * id + 3];
       this.walls.set(id, walls[t]);
       this.last.radius[t] = pos[4 * t + 3];
-      this.last.static[t] = body[8 * t + 3] === 0 ? 1 : 0;
+      this.last.static[t] = velocities[4 * id + 3] === 0 ? 1 : 0;
+      // particleWriteBack: where it ended, and its time at rest.
+      const d = [0, 1, 2].map((a) => f32(pos[4 * t + a] - rest[4 * id + a]));
+      const still = f32(length(body.subarray(8 * t, 8 * t + 3))) <= sleepSpeed && f32(length(d)) <= f32(sleepSpeed * frameDt);
+      rest.set(pos.subarray(4 * t, 4 * t + 3), 4 * id);
+      rest[4 * id + 3] = still ? f32(rest[4 * id + 3] + frameDt) : 0;
     }
+    this.asleep = sleeping;
     this.order = order;
     this.lists = lists;
     this.touching = touching;
