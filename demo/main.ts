@@ -34,6 +34,8 @@ interface DemoHooks {
   /** The last particle pushed (shift-click), or −1. */
   pushed: number;
   pairs: number;
+  /** Particles asleep in a recent step. */
+  asleep: number;
   selftest: SelfTest | null;
   setPaused(paused: boolean): void;
   pickAt(x: number, y: number): Promise<number>;
@@ -65,6 +67,7 @@ const hooks: DemoHooks = {
   dragged: -1,
   pushed: -1,
   pairs: 0,
+  asleep: 0,
   selftest: null,
   setPaused: () => undefined,
   pickAt: async () => -1,
@@ -298,7 +301,7 @@ async function main(): Promise<void> {
     camera.zoom(Math.exp(event.deltaY * 0.001));
   }, { passive: false });
 
-  // Stats: frames per second and frame time, particles, touching pairs, GPU time per stage.
+  // Stats: frames per second and frame time, particles, touching pairs, particles asleep, GPU time per stage.
   let fps = 0;
   let frameMs = 0;
   let framesThisSecond = 0;
@@ -376,6 +379,7 @@ async function main(): Promise<void> {
     }
     if (hooks.frames % 15 === 0) {
       void current.contactCount().then((n) => (hooks.pairs = n), unlessReplaced);
+      void current.sleepingCount().then((n) => (hooks.asleep = n), unlessReplaced);
       // Steps recorded with `encode` cannot grow the contact lists themselves: grow them here
       // when a step found more contacts than they hold (a pile fills them as it forms).
       void current.checkContactCapacity().catch(unlessReplaced);
@@ -390,7 +394,7 @@ async function main(): Promise<void> {
       secondStart = now;
     }
     statsLine.textContent = [
-      `${fps.toFixed(0)} fps · frame ${frameMs.toFixed(1)} ms · ${poured.toLocaleString()} particles + ${(current.count - poured).toLocaleString()} hopper spheres · ${hooks.pairs.toLocaleString()} touching pairs · t ${hooks.time.toFixed(1)} s${settings.paused ? ' · paused' : ''}`,
+      `${fps.toFixed(0)} fps · frame ${frameMs.toFixed(1)} ms · ${poured.toLocaleString()} particles + ${(current.count - poured).toLocaleString()} hopper spheres · ${hooks.pairs.toLocaleString()} touching pairs · ${hooks.asleep.toLocaleString()} asleep · t ${hooks.time.toFixed(1)} s${settings.paused ? ' · paused' : ''}`,
       `${hooks.adapter}${hooks.fallback ? ' (software: fewer particles by default)' : ''}`,
       stageText,
       hooks.hovered >= 0 ? (hooks.hovered < poured ? `particle ${hooks.hovered} under the pointer` : `hopper sphere ${hooks.hovered} (static) under the pointer`) : '',
