@@ -32,8 +32,9 @@
  * child's common prefix is strictly longer than its parent's. Each 30-bit word sits in 32 bits
  * with its top 2 bits 0, so a common prefix is 2 .. 31 bits (the high words differ), 34 .. 63
  * (the low words differ) or 64 .. 95 (the indices differ): 92 lengths, at most 92 internal
- * nodes on any path from the root. The walks' stack (push both children, pop one) then never
- * holds more than 93 entries: a fixed stack of 96 cannot overflow, on any input.
+ * nodes on any path from the root. The walks' stack (the farther child of each node on the
+ * path, at most one a level) then never holds more than 92 entries: a fixed stack of 96 cannot
+ * overflow, on any input.
  *
  * Queries (one thread per query): walk the nodes whose box passes the query's test, and run the
  * same narrow test as every broad phase on each leaf reached. Leaf boxes are the sphere's
@@ -50,7 +51,7 @@ export const MORTON_CELLS = 2 ** 20;
 
 /** The leaf flag of a child index. */
 export const BVH_LEAF = 0x80000000;
-/** Entries of the walks' stack: more than the 93 the depth bound allows (the module's comment). */
+/** Entries of the walks' stack: more than the 92 the depth bound allows (the module's comment). */
 export const BVH_STACK = 96;
 /** The largest internal-node depth the keys allow (the module's comment). */
 export const BVH_MAX_DEPTH = 92;
@@ -320,36 +321,36 @@ export interface BvhWalk {
 }
 
 /**
- * A depth-first walk of the tree from the root with a stack of BVH_STACK (internal nodes and
- * their keys): leaves are visited as soon as their parent is, internal children whose box passes
- * are pushed far one first. Expects `nodes` and `sorted` bound and `sphereCount` (u32
- * expression, > 0) in scope. The stack bound is the module's comment: at most 93 entries.
+ * A depth-first walk of the tree from the root, nearer child first (the right one on a tie, as
+ * before): leaves are visited as soon as
+ * their parent is; of the internal children whose box passes, the walk goes on into the nearer
+ * and pushes the farther onto a stack of BVH_STACK (nodes and keys), which it pops when a node
+ * has no child to go on into. Keeping the next node out of the stack halves the stack's traffic
+ * (on SwiftShader a private array indexed at run time lives in memory). A node is skipped when
+ * `skip` holds for its key, checked after its siblings' leaves were visited, as a node popped
+ * right after them would be. Expects `nodes` and `sorted` bound and `sphereCount` (u32
+ * expression, > 0) in scope. The stack bound is the module's comment: at most 92 entries.
  */
 export function bvhWalk({ test, visit, skip }: BvhWalk, sphereCount: string): string {
+  const skips = (key: string): string => (skip ? skip.replaceAll('key', key) : 'false');
   return /* wgsl */ `{
     var stack: array<u32, ${BVH_STACK}>;
     var stackKey: array<f32, ${BVH_STACK}>;
     var sp = 0u;
+    var node = 0u;
+    var walking = true;
     if (${sphereCount} == 1u) {
       let u = 0u;
       let q = sorted[0];
       ${visit}
-    } else {
-      stack[0] = 0u;
-      stackKey[0] = 0.0;
-      sp = 1u;
+      walking = false;
     }
-    while (sp > 0u) {
-      sp -= 1u;
-      let node = stack[sp];
-      ${skip ? `if (${skip.replaceAll('key', 'stackKey[sp]')}) {
-        continue;
-      }` : ''}
-      let children = vec2u(nodes[node].left, nodes[node].right);
-      var pushed = 0u;
-      var nearKey = 0.0;
-      for (var side = 0u; side < 2u; side++) {
-        let child = children[side];
+    while (walking) {
+      var walkNext = 0u;
+      var walkNextKey = 0.0;
+      var walkFound = false;
+      ${['left', 'right'].map((side) => `{
+        let child = nodes[node].${side};
         if ((child & ${BVH_LEAF}u) != 0u) {
           let u = child & ${BVH_LEAF - 1}u;
           let q = sorted[u];
@@ -358,19 +359,37 @@ export function bvhWalk({ test, visit, skip }: BvhWalk, sphereCount: string): st
           let c = child;
           ${test}
           if (key >= 0.0) {
-            stack[sp] = c;
-            stackKey[sp] = key;
-            sp += 1u;
-            pushed += 1u;
-            // Two pushed: the nearer one on top.
-            if (pushed == 2u && key > stackKey[sp - 2u]) {
-              let other = stack[sp - 2u];
-              let otherKey = stackKey[sp - 2u];
-              stack[sp - 2u] = c;
-              stackKey[sp - 2u] = key;
-              stack[sp - 1u] = other;
-              stackKey[sp - 1u] = otherKey;
+            if (!walkFound) {
+              walkNext = c;
+              walkNextKey = key;
+              walkFound = true;
+            } else if (key <= walkNextKey) {
+              stack[sp] = walkNext;
+              stackKey[sp] = walkNextKey;
+              sp += 1u;
+              walkNext = c;
+              walkNextKey = key;
+            } else {
+              stack[sp] = c;
+              stackKey[sp] = key;
+              sp += 1u;
             }
+          }
+        }
+      }`).join('\n      ')}
+      if (walkFound && !(${skips('walkNextKey')})) {
+        node = walkNext;
+      } else {
+        // Pop the next node that is not skipped, or end.
+        loop {
+          if (sp == 0u) {
+            walking = false;
+            break;
+          }
+          sp -= 1u;
+          node = stack[sp];
+          if (!(${skips('stackKey[sp]')})) {
+            break;
           }
         }
       }
@@ -388,21 +407,19 @@ const boxKey = (qLo: string, qHi: string): string =>
  */
 export const rayBoxEntry = /* wgsl */ `
 fn rayBoxEntry(a: vec3f, n: vec3f, tStop: f32, lo: vec3f, hi: vec3f) -> f32 {
-  var t0 = 0.0;
-  var t1 = tStop;
-  for (var axis = 0u; axis < 3u; axis++) {
-    if (n[axis] == 0.0) {
-      if (a[axis] < lo[axis] || a[axis] > hi[axis]) {
-        return -1.0;
-      }
-    } else {
-      let ta = (lo[axis] - a[axis]) / n[axis];
-      let tb = (hi[axis] - a[axis]) / n[axis];
-      t0 = max(t0, min(ta, tb));
-      t1 = min(t1, max(ta, tb));
-    }
-  }
-  return select(-1.0, t0, t0 <= t1);
+  // The three axes at once (on SwiftShader a loop over an axis index, with its branches, costs
+  // more than the arithmetic): each moving axis bounds t by its two planes; each still one (no
+  // division by its 0) must hold the origin between them. The same operations as axis by axis.
+  let still = n == vec3f(0.0);
+  let d = select(n, vec3f(1.0), still);
+  let ta = (lo - a) / d;
+  let tb = (hi - a) / d;
+  let near = select(min(ta, tb), vec3f(0.0), still);
+  let far = select(max(ta, tb), vec3f(tStop), still);
+  let t0 = max(max(0.0, near.x), max(near.y, near.z));
+  let t1 = min(min(tStop, far.x), min(far.y, far.z));
+  let outside = any(still & ((a < lo) | (a > hi)));
+  return select(-1.0, t0, t0 <= t1 && !outside);
 }
 `;
 

@@ -131,8 +131,10 @@ export function buildBvh(spheres: Float32Array): CpuBvh {
 }
 
 /**
- * The GPU walk: `test` gives a node's key (negative: pruned), `visit` each leaf's sorted
- * position, `skip` drops a popped node. Returns the deepest the stack got.
+ * The GPU walk (bvhWalk): `test` gives a node's key (negative: pruned), `visit` each leaf's
+ * sorted position, `skip` drops a node before the walk goes into it. The walk goes on into the
+ * nearer passing child (the right one on a tie) and stacks the farther. Returns the deepest the
+ * stack got.
  */
 export function walkBvh(tree: CpuBvh, test: (node: CpuBvhNode) => number, visit: (u: number) => void, skip?: (key: number) => boolean): number {
   if (tree.order.length === 0) return 0;
@@ -140,24 +142,46 @@ export function walkBvh(tree: CpuBvh, test: (node: CpuBvhNode) => number, visit:
     visit(0);
     return 0;
   }
-  const stack: [number, number][] = [[0, 0]];
-  let deepest = 1;
-  while (stack.length > 0) {
-    const [node, key] = stack.pop()!;
-    if (skip?.(key)) continue;
-    const pushed: [number, number][] = [];
+  const stack: [number, number][] = [];
+  let deepest = 0;
+  let node = 0;
+  for (;;) {
+    let next = -1;
+    let nextKey = 0;
     for (const child of [tree.nodes[node].left, tree.nodes[node].right]) {
-      if (child & BVH_LEAF) visit(child & ~BVH_LEAF);
-      else {
-        const k = test(tree.nodes[child]);
-        if (k >= 0) pushed.push([child, k]);
+      if (child & BVH_LEAF) {
+        visit(child & ~BVH_LEAF);
+        continue;
+      }
+      const k = test(tree.nodes[child]);
+      if (k < 0) continue;
+      if (next < 0) {
+        next = child;
+        nextKey = k;
+      } else if (k <= nextKey) {
+        stack.push([next, nextKey]);
+        next = child;
+        nextKey = k;
+      } else {
+        stack.push([child, k]);
       }
     }
-    if (pushed.length === 2 && pushed[1][1] > pushed[0][1]) pushed.reverse();
-    stack.push(...pushed);
     deepest = Math.max(deepest, stack.length);
+    if (next >= 0 && !skip?.(nextKey)) {
+      node = next;
+      continue;
+    }
+    let popped = -1;
+    while (stack.length > 0) {
+      const [candidate, key] = stack.pop()!;
+      if (!skip?.(key)) {
+        popped = candidate;
+        break;
+      }
+    }
+    if (popped < 0) return deepest;
+    node = popped;
   }
-  return deepest;
 }
 
 const boxKey = (lo: number[], hi: number[]) => (node: CpuBvhNode): number => ([0, 1, 2].every((a) => node.lo[a] <= hi[a] && node.hi[a] >= lo[a]) ? 0 : -1);
