@@ -268,7 +268,7 @@ fn castMain(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec
           var hi = cellOf(max(p0, p1) + vec3f(h), level);
           lo[axis] = u32(slabLo);
           hi[axis] = u32(slabHi);
-          ${walkRows({ dense, level: 'level', lo: 'lo', hi: 'hi', levelScan: true, visit: onCandidate(mode, 'sortedId[u]') })}
+          ${walkRows({ dense, level: 'level', lo: 'lo', hi: 'hi', levelScan: true, flat: true, visit: onCandidate(mode, 'sortedId[u]') })}
         }
         if (slabLast >= slabLo && slabLast <= slabHi) {
           break;

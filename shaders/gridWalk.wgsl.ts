@@ -50,8 +50,9 @@ export interface RowWalk {
    * visits a candidate or moves to the next row) instead of a loop over rows around a loop over
    * candidates. On SwiftShader's 4-lane groups a nested loop waits at every row for the lane
    * with the most candidates in it; one loop waits only for the lane with the most rows plus
-   * candidates. It pays when the visit is light (gridPairs: the pair walk 20% faster); a heavy
-   * visit costs its time in every pass, row moves included (the particle search was slower).
+   * candidates. Measured on SwiftShader: the pair walk 15–20% faster, the casts' walk 12%
+   * (coherent rays) to 20% (incoherent); the particle search gained nothing (its visit is
+   * heavier, and a pass costs the visit and the row move alike), box pairs no clear difference.
    */
   flat?: boolean;
 }
