@@ -508,12 +508,21 @@ describe('sleep', () => {
       cpu.velocities.set([0, 0, 1], 4);
       await compare(31);
       expect(asleep[30]).toBe(n - 3);
-      for (let step = 32; step <= 40; step++) await compare(step);
+      // It slides to a stop (v²/(2μg) ≈ 0.1) and sleeps again.
+      for (let step = 32; step <= 60; step++) await compare(step);
+      expect(asleep[59]).toBe(n - 1);
+      // The static particle made dynamic (a write to the world's buffer) wakes, and so does the
+      // particle resting on it: a support taken away never leaves a sleeper hanging.
+      const held = n - 2;
+      gpu.device.queue.writeBuffer(world.buffers.velocities, 16 * held + 12, new Float32Array([1]));
+      cpu.velocities[4 * held + 3] = 1;
+      await compare(61);
+      expect(asleep[60]).toBe(n - 2);
       // New settings wake every particle.
       world.setParameters({ gravity: [2, -9.8, 0] });
       params = world.stepParams(1 / 60);
-      await compare(41);
-      expect(asleep[40]).toBe(0);
+      await compare(62);
+      expect(asleep[61]).toBe(0);
     });
   });
 

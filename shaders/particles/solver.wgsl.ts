@@ -268,7 +268,8 @@ const active = (gap: string, pairReach: string): string => `(${gap} <= params.ma
  * unlisted then was more than margin + skin + both reaches apart, so now it is more than margin +
  * both reaches apart. A new radius, or a particle made static or dynamic (the anchor's reach is
  * −1 for a static particle), searches again. A particle moved or set moving since the last step
- * ended (by the host or a user's kernel) is no longer at rest: its time at rest starts again.
+ * ended (by the host or a user's kernel), given a new radius, or made static or dynamic, is no
+ * longer at rest: its time at rest starts again.
  */
 export const particleGatherShader = () => wgsl`
 ${header()}
@@ -307,7 +308,7 @@ fn particleGather(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nw
     atomicMax(&stats.movedBits, select(max(bitcast<u32>(moved), 1u), 0x7f800000u, changed || !(moved >= 0.0)));
   }
   let at = rest[id];
-  if (any(s.xyz != at.xyz) || length(me.xyz) > params.sleepSpeed) {
+  if (changed || any(s.xyz != at.xyz) || length(me.xyz) > params.sleepSpeed) {
     rest[id] = vec4f(at.xyz, 0.0);
   }
   sorted[t] = s;

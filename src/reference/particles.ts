@@ -22,7 +22,8 @@
  *
  * Sleep: a particle that ends a step slower than sleepSpeed, having moved no farther than
  * sleepSpeed × dt, gains the step's dt of time at rest
- * (else its time is 0, as it is when the state was moved or set moving between steps); one whose
+ * (else its time is 0, as it is when the state was moved, set moving, given a new radius or made
+ * static or dynamic between steps); one whose
  * time at rest, and every listed partner's, is at least sleepTime is asleep for the step: it does
  * not move, ends at velocity 0, and is a static partner (inverse mass 0, at rest) to the others.
  */
@@ -216,10 +217,17 @@ export class ParticleSolverTwin {
     if (this.rest.length !== 4 * n || (this.waking !== '' && waking !== this.waking)) this.rest = new Float32Array(4 * n);
     this.waking = waking;
     const rest = this.rest;
+    // A new radius, or a particle made static or dynamic, since the last step (as the search test).
+    const changedOf = new Uint8Array(n);
+    if (this.order) {
+      this.order.forEach((id, t) => {
+        if (id < n) changedOf[id] = spheres[4 * id + 3] !== this.last.radius[t] || (velocities[4 * id + 3] === 0 ? 1 : 0) !== this.last.static[t] ? 1 : 0;
+      });
+    }
     for (let id = 0; id < n; id++) {
       const v = velocities[4 * id + 3] === 0 ? [0, 0, 0] : velocities.subarray(4 * id, 4 * id + 3);
       const moved = [0, 1, 2].some((a) => spheres[4 * id + a] !== rest[4 * id + a]);
-      if (moved || f32(length(v)) > sleepSpeed) rest[4 * id + 3] = 0;
+      if (changedOf[id] || moved || f32(length(v)) > sleepSpeed) rest[4 * id + 3] = 0;
     }
     const search = this.order === null || this.listing !== listing || this.mustSearch(spheres, velocities, margin, skin, frameDt);
     this.listing = listing;
