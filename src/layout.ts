@@ -395,6 +395,20 @@ export const ParticleContact = defineStruct('ParticleContact', {
 });
 
 /**
+ * A particle's sleep record, by particle index (storage): where it ended the last step, its time
+ * at rest (seconds), whether it slept in the last step, and how many list entries it had then (a
+ * list that lost a partner wakes it: the support may have left).
+ */
+export const ParticleRest = defineStruct('ParticleRest', {
+  position: 'vec3f',
+  time: 'f32',
+  slept: 'u32',
+  entries: 'u32',
+  pad0: 'u32',
+  pad1: 'u32',
+});
+
+/**
  * A particle's contacts with the walls, one per axis (the nearer wall), by particle index:
  * `impulse[a]` = (normal impulse, side: −1 lower, +1 upper, 0 none, friction impulse along the
  * two other axes); `aim` and `pseudo` per axis as in ParticleContact.

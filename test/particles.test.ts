@@ -508,6 +508,22 @@ describe('sleep', () => {
       cpu.velocities.set([0, 0, 1], 4);
       await compare(31);
       expect(asleep[30]).toBe(n - 3);
+      // The woken pair's entries (and every other pair of two awake particles) are equal and
+      // opposite again: the woken particle took its partner's impulses, not its stale ones.
+      const internals = twin as unknown as { order: Uint32Array; lists: { id: number; nbr: number; impulse: number[] }[][]; rest: { slept: Uint8Array } };
+      let pairs = 0;
+      internals.lists.forEach((list, t) => {
+        const id = internals.order[t];
+        for (const c of list) {
+          if (internals.rest.slept[id] || internals.rest.slept[c.id]) continue;
+          const back = internals.lists[c.nbr].find((e) => e.id === id)!;
+          expect(back.impulse[0], `pair ${id}–${c.id}: normal impulses`).toBe(c.impulse[0]);
+          // (=== : a zero friction impulse's mirror is −0)
+          for (let a = 1; a < 4; a++) expect(back.impulse[a] === -c.impulse[a], `pair ${id}–${c.id}: friction impulses opposite`).toBe(true);
+          pairs++;
+        }
+      });
+      expect(pairs).toBeGreaterThan(0);
       // It slides to a stop (v²/(2μg) ≈ 0.1) and sleeps again.
       for (let step = 32; step <= 60; step++) await compare(step);
       expect(asleep[59]).toBe(n - 1);
@@ -561,6 +577,32 @@ describe('sleep', () => {
       before = after;
     });
   }, LONG);
+
+  it('a sleeper falls when its support is taken away (moved off, or shrunk by a buffer write)', async () => {
+    for (const how of ['moved', 'shrunk'] as const) {
+      await withWorld({ capacity: 2, gravity: [0, -9.8, 0], friction: 0.5, restitution: 0, bounds: [0, 0, 0, 8, 6, 8], sleepTime: 0.2 }, async (world) => {
+        // A particle resting on a static one.
+        world.setParticles({ spheres: new Float32Array([2, 0.5, 2, 0.5, 2, 1.5, 2, 0.5]), velocities: new Float32Array(6), inverseMasses: new Float32Array([0, 1]) });
+        await world.step(1 / 60, 40);
+        expect(await world.sleepingCount()).toBe(1);
+        const resting = (await world.read()).spheres[5];
+        if (how === 'moved') world.setParticle(0, { position: [6, 0.5, 6] });
+        else gpu.device.queue.writeBuffer(world.buffers.spheres, 12, new Float32Array([0.3]));
+        await world.step(1 / 60, 30);
+        const { spheres } = await world.read();
+        expect(spheres[5], `${how}: the particle on it fell`).toBeLessThan(resting - 0.15);
+      });
+    }
+  });
+
+  it('sleepTime 0 sleeps only what has come to rest: a falling particle keeps falling', async () => {
+    await withWorld({ capacity: 1, gravity: [0, -9.8, 0], bounds: [0, 0, 0, 4, 8, 4], sleepTime: 0 }, async (world) => {
+      world.setParticles({ spheres: new Float32Array([2, 6, 2, 0.5]), velocities: new Float32Array([0, -5, 0]) });
+      await world.step(1 / 60, 10);
+      expect(await world.sleepingCount()).toBe(0);
+      expect((await world.read()).spheres[1]).toBeLessThan(6 - 0.8);
+    });
+  });
 
   it('sleepTime Infinity never sleeps; a lone particle at rest sleeps after sleepTime', async () => {
     for (const sleepTime of [0.5, Infinity]) {

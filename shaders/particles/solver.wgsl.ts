@@ -23,10 +23,13 @@
  * margin (a pair a search without the skin would not list) dormant (DORMANT_BIT): the solve
  * skips it for the step.
  * Then:
- *   particleSplit       a particle asleep (at rest for sleepTime, and every listed partner too)
- *                       stays where it is, and is static (inverse mass 0, at rest) to its
- *                       partners for the step; else one with a list entry, or a wall within reach
- *                       during the step, is busy: appended to the busy list; any other runs its
+ *   particleSleep       (unless sleep is off) a particle at rest for sleepTime whose listed
+ *                       partners are all at rest that long, and whose list lost no entry, is
+ *                       asleep: it stays where it is and is static (inverse mass 0, at rest) to
+ *                       its partners for the step; one that slept in the last step and wakes
+ *                       takes its partners' impulses for both entries of each of its pairs
+ *   particleSplit       a particle with a list entry, or a wall within reach during the step, is
+ *                       busy: appended to the busy list; any other (a sleeper aside) runs its
  *                       whole step here (the substeps' arithmetic with nothing to solve, so the
  *                       result is the same)
  *   particleBusyArgs    the solve's indirect dispatch arguments, from the busy count
@@ -47,7 +50,7 @@
  * flips), so the impulses are equal and opposite and two runs are bitwise identical.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleStats, ParticleReuse } from '../../src/layout.js';
+import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleStats, ParticleReuse, ParticleRest } from '../../src/layout.js';
 import { GATE_WGSL } from '../../src/gpu/gate.js';
 import { gridFunctions } from '../grid.wgsl.js';
 import { walkRows, inRowFunction } from '../gridWalk.wgsl.js';
@@ -82,7 +85,8 @@ export const solverBindings = {
   prepare: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage', 'storage'],
   iterate: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
   iterateIntegrate: ['uniform', 'storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
-  split: ['uniform', 'storage', 'read-only-storage', 'storage', 'storage', 'storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage'],
+  sleep: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage', 'storage', 'storage'],
+  split: ['uniform', 'storage', 'read-only-storage', 'storage', 'storage', 'storage', 'read-only-storage'],
   busyArgs: ['uniform', 'read-only-storage', 'storage'],
   writeBack: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
 } as const;
@@ -151,6 +155,7 @@ ${ParticleContact.wgsl}
 ${ParticleWalls.wgsl}
 ${ParticleStats.wgsl}
 ${ParticleReuse.wgsl}
+${ParticleRest.wgsl}
 ${flatWorkgroup}
 override WG: u32; // src/gpu/workgroups.ts
 const EXT_SCALE: f32 = ${EXT_SCALE};
@@ -281,7 +286,7 @@ ${header()}
 @group(0) @binding(5) var<storage, read_write> bodies: array<ParticleBody>;
 @group(0) @binding(6) var<storage, read> anchors: array<vec4f>;
 @group(0) @binding(7) var<storage, read_write> stats: ParticleStats;
-@group(0) @binding(8) var<storage, read_write> rest: array<vec4f>;
+@group(0) @binding(8) var<storage, read_write> rest: array<ParticleRest>;
 
 @compute @workgroup_size(WG)
 fn particleGather(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -307,9 +312,11 @@ fn particleGather(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nw
     // move of 0 that fails the test (skin 0) as the smallest nonzero bits.
     atomicMax(&stats.movedBits, select(max(bitcast<u32>(moved), 1u), 0x7f800000u, changed || !(moved >= 0.0)));
   }
-  let at = rest[id];
-  if (changed || any(s.xyz != at.xyz) || length(me.xyz) > params.sleepSpeed) {
-    rest[id] = vec4f(at.xyz, 0.0);
+  // (Only the time: the first step after new particles visits the ids of an older order, so a
+  // position written here would depend on it; the write-back's move test measures from where
+  // the last step ended, which a moved particle fails once more.)
+  if (changed || any(s.xyz != rest[id].position) || length(me.xyz) > params.sleepSpeed) {
+    rest[id].time = 0.0;
   }
   sorted[t] = s;
   bodies[t] = ParticleBody(me, vec4f(0.0));
@@ -798,12 +805,110 @@ fn particleIterate(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) n
 `;
 
 /**
+ * Sleep, after the lists are made and before the split (the world leaves it out when sleep is
+ * off). Particle t is asleep for this step when it moves (inverse mass > 0), the lists are whole,
+ * it has been at rest for sleepTime (and at least one step), every listed partner has too, and
+ * its list lost no entry since the last step (a partner that left may have been its support).
+ * A sleeper's bodies, in both buffers, are at rest with inverse mass 0 (so its partners' prepare
+ * and sweeps treat it as static) and p.w = −1 (the split and the write-back know it by that); it
+ * counts its touching pairs, each by its first particle, as the prepare does for the others.
+ * A particle that slept in the last step and is awake now makes each of its pairs' two entries
+ * equal and opposite again (below), keeping the warm start: starting them cold instead made the
+ * particles at the edge of a sleeping region sag at each wake and wake the next ones, and a pile
+ * never slept.
+ */
+export const particleSleepShader = () => wgsl`
+${header()}
+@group(0) @binding(0) var<uniform> params: ParticleParams;
+@group(0) @binding(1) var<storage, read> sorted: array<vec4f>;
+@group(0) @binding(2) var<storage, read> sortedId: array<u32>;
+@group(0) @binding(3) var<storage, read> start: array<u32>;
+@group(0) @binding(4) var<storage, read_write> bodiesA: array<ParticleBody>;
+@group(0) @binding(5) var<storage, read_write> bodiesB: array<ParticleBody>;
+@group(0) @binding(6) var<storage, read_write> contacts: array<ParticleContact>;
+@group(0) @binding(7) var<storage, read_write> rest: array<ParticleRest>;
+@group(0) @binding(8) var<storage, read_write> stats: ParticleStats;
+
+fn restedLongEnough(time: f32) -> bool {
+  return time > 0.0 && time >= params.sleepTime;
+}
+
+@compute @workgroup_size(WG)
+fn particleSleep(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                 @builtin(local_invocation_index) lid: u32) {
+  let t = flatWorkgroup(wid, nwg) * WG + lid;
+  if (t >= params.count) {
+    return;
+  }
+  let id = sortedId[t];
+  ${entriesOf}
+  let entries = last - first;
+  let truncated = start[params.count] > params.entryCapacity;
+  var asleep = bodiesA[t].v.w > 0.0 && !truncated && restedLongEnough(rest[id].time) && entries >= rest[id].entries;
+  var touching = 0u;
+  if (asleep) {
+    let s = sorted[t];
+    for (var e = first; e < last; e++) {
+      // Field by field: another thread may be clearing this entry's impulse (a partner waking).
+      if (!restedLongEnough(rest[contacts[e].id].time)) {
+        asleep = false;
+        break;
+      }
+      let u = contacts[e].nbr & ~DORMANT_BIT;
+      let q = sorted[u];
+      let d = q.xyz - s.xyz;
+      let gap = sqrt(dot(d, d)) - (s.w + q.w);
+      if (gap <= 0.0 && t < u) {
+        touching += 1u;
+      }
+    }
+  }
+  let slept = rest[id].slept != 0u;
+  rest[id].entries = entries;
+  if (asleep) {
+    if (touching > 0u) {
+      atomicAdd(&stats.touching, touching);
+    }
+    atomicAdd(&stats.asleep, 1u);
+    let still = ParticleBody(vec4f(0.0), vec4f(0.0, 0.0, 0.0, -1.0));
+    bodiesA[t] = still;
+    bodiesB[t] = still;
+    return;
+  }
+  if (slept) {
+    // Woken: each of its entries takes its partner's (the normal impulse, the friction impulse
+    // reversed), so both entries of each pair are equal and opposite again, warm. Its own entries
+    // held the impulses of when it fell asleep; a partner that stayed awake solved against it as
+    // static and holds the current ones. If the partner slept in the last step too, the entry
+    // of the lower index takes the higher's (a thread writes only its own entries, and never one
+    // that another thread reads in this pass).
+    for (var e = first; e < last; e++) {
+      let other = contacts[e].id;
+      if (rest[other].slept != 0u && id > other) {
+        continue;
+      }
+      let u = contacts[e].nbr & ~DORMANT_BIT;
+      let uFirst = params.entryBase + min(start[u], params.entryCapacity);
+      let uLast = params.entryBase + min(start[u + 1u], params.entryCapacity);
+      for (var f = uFirst; f < uLast; f++) {
+        if (contacts[f].id == id) {
+          let theirs = contacts[f].impulse;
+          contacts[e].impulse = vec4f(theirs.x, -theirs.yzw);
+          break;
+        }
+      }
+    }
+  }
+}
+`;
+
+/**
  * Splits the particles: a busy one (a contact-list entry, a wall record, or a wall within reach
  * at any substep: gap ≤ 2·margin + 2·travel, travel = (|v| + |g|·dt)·dt, with room for rounding,
  * which bounds prepareWall's nearWall at every substep) goes to the busy list for the solve; any
  * other runs its whole step here, with the operations the prepare, the sweeps and the
  * integration would do with nothing to solve (so the result does not depend on the split), and
- * leaves its body in the buffer the solve ends in.
+ * leaves its body in the buffer the solve ends in. A sleeper (particleSleep) is neither.
  */
 export const particleSplitShader = () => wgsl`
 ${header()}
@@ -814,9 +919,6 @@ ${header()}
 @group(0) @binding(4) var<storage, read_write> bodiesA: array<ParticleBody>;
 @group(0) @binding(5) var<storage, read_write> bodiesB: array<ParticleBody>;
 @group(0) @binding(6) var<storage, read> walls: array<ParticleWalls>;
-@group(0) @binding(7) var<storage, read> contacts: array<ParticleContact>;
-@group(0) @binding(8) var<storage, read> rest: array<vec4f>;
-@group(0) @binding(9) var<storage, read_write> stats: ParticleStats;
 
 @compute @workgroup_size(WG)
 fn particleSplit(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -826,6 +928,10 @@ fn particleSplit(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
     return;
   }
   let body = bodiesA[t];
+  if (body.p.w < 0.0) {
+    // Asleep (particleSleep wrote its bodies): nothing to do.
+    return;
+  }
   let w = body.v.w;
   var s = sorted[t];
   // Lists cut short by the capacity (an encode() step that overflowed) are not symmetric: then
@@ -834,38 +940,6 @@ fn particleSplit(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
   let first = params.entryBase + min(atomicLoad(&start[t]), params.entryCapacity);
   let last = params.entryBase + min(atomicLoad(&start[t + 1u]), params.entryCapacity);
   let id = sortedId[t];
-  // Asleep: a moving particle at rest for sleepTime whose listed partners are all at rest that
-  // long too. It stays where it is, at rest, and is static to its partners for this step (its
-  // bodies: inverse mass 0); a partner that moves wakes it at the next step. It counts its
-  // touching pairs here (the prepare counts those of the others), each pair by its first particle.
-  if (w > 0.0 && !truncated && rest[id].w >= params.sleepTime) {
-    var asleep = true;
-    var touching = 0u;
-    for (var e = first; e < last; e++) {
-      let c = contacts[e];
-      if (!(rest[c.id].w >= params.sleepTime)) {
-        asleep = false;
-        break;
-      }
-      let u = c.nbr & ~DORMANT_BIT;
-      let q = sorted[u];
-      let d = q.xyz - s.xyz;
-      let gap = sqrt(dot(d, d)) - (s.w + q.w);
-      if (gap <= 0.0 && t < u) {
-        touching += 1u;
-      }
-    }
-    if (asleep) {
-      if (touching > 0u) {
-        atomicAdd(&stats.touching, touching);
-      }
-      atomicAdd(&stats.asleep, 1u);
-      let still = ParticleBody(vec4f(0.0), vec4f(0.0));
-      bodiesA[t] = still;
-      bodiesB[t] = still;
-      return;
-    }
-  }
   var busy = truncated || last > first;
   if (params.bounded != 0u) {
     let wall = walls[id];
@@ -938,9 +1012,9 @@ fn particleBusyArgs() {
 
 /**
  * The end of a step: each particle's position and velocity back to the world's state, by index
- * (its inverse mass stays: a sleeper's bodies hold 0), and its time at rest: one more step if it
- * ends slower than sleepSpeed and moved no farther than sleepSpeed × dt, else 0, with where it
- * ended (particleGather compares).
+ * (its inverse mass stays: a sleeper's bodies hold 0), and its sleep record: its time at rest
+ * (one more step if it ends slower than sleepSpeed and moved no farther than sleepSpeed × dt,
+ * else 0), where it ended (particleGather compares), and whether it slept.
  */
 export const particleWriteBackShader = () => wgsl`
 ${header()}
@@ -950,7 +1024,7 @@ ${header()}
 @group(0) @binding(3) var<storage, read> bodies: array<ParticleBody>;
 @group(0) @binding(4) var<storage, read_write> spheres: array<vec4f>;
 @group(0) @binding(5) var<storage, read_write> velocities: array<vec4f>;
-@group(0) @binding(6) var<storage, read_write> rest: array<vec4f>;
+@group(0) @binding(6) var<storage, read_write> rest: array<ParticleRest>;
 
 @compute @workgroup_size(WG)
 fn particleWriteBack(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -961,13 +1035,14 @@ fn particleWriteBack(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups)
   }
   let id = sortedId[t];
   let x = sorted[t];
-  let v = bodies[t].v.xyz;
+  let body = bodies[t];
+  let v = body.v.xyz;
   spheres[id] = x;
   velocities[id] = vec4f(v, velocities[id].w);
   // At rest: slow, and moved no farther than that speed allows (the position correction moves
   // particles that the velocity leaves at rest).
   let at = rest[id];
-  let still = length(v) <= params.sleepSpeed && length(x.xyz - at.xyz) <= params.sleepSpeed * params.frameDt;
-  rest[id] = vec4f(x.xyz, select(0.0, at.w + params.frameDt, still));
+  let still = length(v) <= params.sleepSpeed && length(x.xyz - at.position) <= params.sleepSpeed * params.frameDt;
+  rest[id] = ParticleRest(x.xyz, select(0.0, at.time + params.frameDt, still), select(0u, 1u, body.p.w < 0.0), at.entries, 0u, 0u);
 }
 `;

@@ -9,13 +9,14 @@
  * src/gpu/gate.ts); then the split (a particle with nothing to solve runs its whole step there,
  * the others go to the busy list); then per substep, over the busy particles (an indirect
  * dispatch): prepare, `iterations` Jacobi sweeps, the last of which integrates; then the
- * write-back of the world's state and of each particle's time at rest (the split puts a particle
- * to sleep when it and its partners have been at rest long enough). Buffers that alternate:
+ * write-back of the world's state and of each particle's sleep record (particleSleep, before the
+ * split, puts a particle to sleep when it and its partners have been at rest long enough).
+ * Buffers that alternate:
  * - bodies A/B: the sweeps read one and write the other;
  * - the halves of `contacts` and `ranges`: each step writes one and warm-starts from the other,
  *   and two uniform parameter blocks (one per parity) say which is which.
  */
-import { solverBindings, particleGatherShader, particleDecideShader, particleCarryShader, particleSplitShader, particleBusyArgsShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader, PARTNERS_KEPT } from '../../shaders/particles/solver.wgsl.js';
+import { solverBindings, particleGatherShader, particleDecideShader, particleCarryShader, particleSleepShader, particleSplitShader, particleBusyArgsShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader, PARTNERS_KEPT } from '../../shaders/particles/solver.wgsl.js';
 import { bindGroupLayout, bindGroup, computePipeline } from '../gpu/pipeline.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
 import { DispatchGate, type GateCondition } from '../gpu/gate.js';
@@ -23,7 +24,7 @@ import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, GrowableBuffer, bindingLimit } from '../gpu/buffers.js';
 import { GridBuildPass, GpuGrid } from '../passes/gridBuild.js';
 import { ExclusiveScanPass } from '../passes/scan.js';
-import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleStats, ParticleReuse, packStruct } from '../layout.js';
+import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleStats, ParticleReuse, ParticleRest, packStruct } from '../layout.js';
 import { CapacityError } from '../errors.js';
 import type { GpuTimer } from '../gpu/timer.js';
 import { wakeKey, type StepParams } from '../reference/particles.js';
@@ -64,7 +65,7 @@ export class ParticleSolver {
   private readonly walls: GPUBuffer;
   /** Where each particle was (and its reach, −1 if static) at the last search, in that search's order. */
   private readonly anchors: GPUBuffer;
-  /** By particle index: where it ended the last step, and its time at rest (seconds). */
+  /** By particle index: ParticleRest (where it ended the last step, its time at rest, whether it slept, its list's length). */
   private readonly rest: GPUBuffer;
   private readonly restBackup: GPUBuffer;
   /** The settings that, changed, wake every particle (wakeKey). */
@@ -104,6 +105,7 @@ export class ParticleSolver {
       prepare: make('prepare', 'particlePrepare', particlePrepareShader({ first: false })),
       iterate: make('iterate', 'particleIterate', particleIterateShader({ integrate: false })),
       iterateIntegrate: make('iterateIntegrate', 'particleIterate', particleIterateShader({ integrate: true })),
+      sleep: make('sleep', 'particleSleep', particleSleepShader()),
       split: make('split', 'particleSplit', particleSplitShader()),
       busyArgs: make('busyArgs', 'particleBusyArgs', particleBusyArgsShader()),
       writeBack: make('writeBack', 'particleWriteBack', particleWriteBackShader()),
@@ -123,8 +125,8 @@ export class ParticleSolver {
     this.reuse = createBuffer(device, 'particle list reuse', ParticleReuse.size, storage);
     this.reuseBackup = createBuffer(device, 'particle list reuse backup', ParticleReuse.size, storage);
     this.anchors = createBuffer(device, 'particle search anchors', 16 * capacity, storage);
-    this.rest = createBuffer(device, 'particle rest', 16 * capacity, storage);
-    this.restBackup = createBuffer(device, 'particle rest backup', 16 * capacity, storage);
+    this.rest = createBuffer(device, 'particle rest', ParticleRest.size * capacity, storage);
+    this.restBackup = createBuffer(device, 'particle rest backup', ParticleRest.size * capacity, storage);
     this.busyArgs = createBuffer(device, 'particle solve dispatch', 16, BufferUsage.STORAGE | BufferUsage.INDIRECT);
     this.gate = new DispatchGate(device, 'particle search gate');
     // Room for 8 partners a particle (a packed pile lists 6–12); grown when a step needs more.
@@ -163,18 +165,26 @@ export class ParticleSolver {
   /** Records a copy of the counts of steps and searches and of the times at rest, for `restore` (a step that runs again). */
   save(encoder: GPUCommandEncoder, count: number): void {
     encoder.copyBufferToBuffer(this.reuse, 0, this.reuseBackup, 0, ParticleReuse.size);
-    encoder.copyBufferToBuffer(this.rest, 0, this.restBackup, 0, 16 * count);
+    encoder.copyBufferToBuffer(this.rest, 0, this.restBackup, 0, ParticleRest.size * count);
   }
 
   /** Records putting back what `save` copied. */
   restore(encoder: GPUCommandEncoder, count: number): void {
     encoder.copyBufferToBuffer(this.reuseBackup, 0, this.reuse, 0, ParticleReuse.size);
-    encoder.copyBufferToBuffer(this.restBackup, 0, this.rest, 0, 16 * count);
+    encoder.copyBufferToBuffer(this.restBackup, 0, this.rest, 0, ParticleRest.size * count);
   }
 
-  /** Wakes every particle: their times at rest start again (through the queue). */
+  /**
+   * Wakes every particle, cold: the times at rest start again, and the next step searches with no
+   * warm start (a sleeper's pairs held stale impulses on one side; starting every pair from 0
+   * keeps both entries of each equal). Through the queue, ahead of the next submission.
+   */
   wake(): void {
-    this.device.queue.writeBuffer(this.rest, 0, new Float32Array(4 * this.capacity));
+    const encoder = this.device.createCommandEncoder({ label: 'particle solver wake' });
+    encoder.clearBuffer(this.ranges);
+    encoder.clearBuffer(this.rest);
+    this.device.queue.submit([encoder.finish()]);
+    this.forceSearch();
   }
 
   /**
@@ -203,7 +213,7 @@ export class ParticleSolver {
     const listing = [settings.count, settings.margin, settings.skin, settings.dt].join(' ');
     if (listing !== this.listing) this.forceSearch();
     this.listing = listing;
-    // New physics (gravity, friction, ...) wakes every particle, as the CPU twin does.
+    // New physics (gravity, friction, ...) wakes every particle, cold, as the CPU twin does.
     const waking = wakeKey(settings);
     if (waking !== this.waking && this.waking !== '') this.wake();
     this.waking = waking;
@@ -302,10 +312,13 @@ export class ParticleSolver {
     run('contact carry', this.pipelines.carry, this.group(`carry ${p}`, 'carry', [params, grid.sortedId.buffer, this.start, contacts, this.ranges]), 'off');
     this.gate.finish();
 
-    // The particles with something to solve go to the busy list (in the starts' scratch, after
-    // the count); the others run their whole step in the split.
+    // Sleepers (unless sleep is off); then the particles with something to solve go to the busy
+    // list (in the starts' scratch, after the count), and the others run their whole step in the split.
+    if (settings.sleepTime !== Infinity) {
+      run('particle sleep', this.pipelines.sleep, this.group(`sleep ${p}`, 'sleep', [params, grid.sorted.buffer, grid.sortedId.buffer, this.start, A, B, contacts, this.rest, this.stats]));
+    }
     encoder.clearBuffer(this.start, 4 * (n + 1), 4);
-    run('particle split', this.pipelines.split, this.group(`split ${p}`, 'split', [params, grid.sorted.buffer, grid.sortedId.buffer, this.start, A, B, this.walls, contacts, this.rest, this.stats]));
+    run('particle split', this.pipelines.split, this.group(`split ${p}`, 'split', [params, grid.sorted.buffer, grid.sortedId.buffer, this.start, A, B, this.walls]));
     run('particle busy args', this.pipelines.busyArgs, this.group(`busyArgs ${p}`, 'busyArgs', [params, this.start, this.busyArgs]), 'one');
 
     const step = (inBuf: GPUBuffer, outBuf: GPUBuffer): GPUBuffer[] => [params, grid.sorted.buffer, grid.sortedId.buffer, this.start, inBuf, outBuf, contacts, this.walls];

@@ -21,11 +21,14 @@
  * Walls are the same contacts with a partner of inverse mass 0 at rest.
  *
  * Sleep: a particle that ends a step slower than sleepSpeed, having moved no farther than
- * sleepSpeed × dt, gains the step's dt of time at rest
- * (else its time is 0, as it is when the state was moved, set moving, given a new radius or made
- * static or dynamic between steps); one whose
- * time at rest, and every listed partner's, is at least sleepTime is asleep for the step: it does
- * not move, ends at velocity 0, and is a static partner (inverse mass 0, at rest) to the others.
+ * sleepSpeed × dt, gains the step's dt of time at rest (else its time is 0, as it is when the
+ * state was moved, set moving, given a new radius or made static or dynamic between steps). One
+ * that moves, whose time at rest and every listed partner's is positive and at least sleepTime,
+ * and whose list lost no entry since the last step, is asleep for the step: it does not move,
+ * ends at velocity 0, and is a static partner (inverse mass 0, at rest) to the others. One that
+ * slept in the last step and is awake takes its partners' impulses (mirrored) for its entries,
+ * so both entries of each pair are equal again. New settings wake every particle and start
+ * every pair from 0.
  */
 import { EXT_SCALE } from '../grid/level.js';
 import type { GridPlan } from '../grid/plan.js';
@@ -161,8 +164,8 @@ export class ParticleSolverTwin {
   searches = 0;
   /** Particles asleep in the last step. */
   asleep = 0;
-  /** By particle index: where it ended the last step, and its time at rest. */
-  private rest = new Float32Array(0);
+  /** By particle index (ParticleRest): where it ended the last step, its time at rest, whether it slept, its list's length. */
+  private rest = { position: new Float32Array(0), time: new Float32Array(0), slept: new Uint8Array(0), entries: new Uint32Array(0) };
   /** The settings that, changed, wake every particle. */
   private waking = '';
 
@@ -214,7 +217,10 @@ export class ParticleSolverTwin {
     const sleepSpeed = f32(p.sleepSpeed);
     const sleepTime = f32(p.sleepTime);
     const waking = wakeKey(p);
-    if (this.rest.length !== 4 * n || (this.waking !== '' && waking !== this.waking)) this.rest = new Float32Array(4 * n);
+    // New settings wake every particle, cold (the world's solver.wake: the sleep records and the
+    // warm-start ranges cleared, a search forced).
+    const wakeAll = this.waking !== '' && waking !== this.waking;
+    if (this.rest.time.length !== n || wakeAll) this.rest = { position: new Float32Array(3 * n), time: new Float32Array(n), slept: new Uint8Array(n), entries: new Uint32Array(n) };
     this.waking = waking;
     const rest = this.rest;
     // A new radius, or a particle made static or dynamic, since the last step (as the search test).
@@ -226,10 +232,10 @@ export class ParticleSolverTwin {
     }
     for (let id = 0; id < n; id++) {
       const v = velocities[4 * id + 3] === 0 ? [0, 0, 0] : velocities.subarray(4 * id, 4 * id + 3);
-      const moved = [0, 1, 2].some((a) => spheres[4 * id + a] !== rest[4 * id + a]);
-      if (changedOf[id] || moved || f32(length(v)) > sleepSpeed) rest[4 * id + 3] = 0;
+      const moved = [0, 1, 2].some((a) => spheres[4 * id + a] !== rest.position[3 * id + a]);
+      if (changedOf[id] || moved || f32(length(v)) > sleepSpeed) rest.time[id] = 0;
     }
-    const search = this.order === null || this.listing !== listing || this.mustSearch(spheres, velocities, margin, skin, frameDt);
+    const search = this.order === null || wakeAll || this.listing !== listing || this.mustSearch(spheres, velocities, margin, skin, frameDt);
     this.listing = listing;
     this.steps++;
     if (search) this.searches++;
@@ -268,7 +274,7 @@ export class ParticleSolverTwin {
       const positionOf = new Uint32Array(n);
       for (let t = 0; t < n; t++) positionOf[order[t]] = t;
       const previousOf = new Map<number, Entry[]>();
-      if (this.order) this.order.forEach((id, t) => previousOf.set(id, this.lists[t]));
+      if (this.order && !wakeAll) this.order.forEach((id, t) => previousOf.set(id, this.lists[t]));
       const vmaxReach = f32(maxSpeed * frameDt);
       const listed = f32(margin + skin);
       lists = [];
@@ -316,16 +322,44 @@ export class ParticleSolverTwin {
       }
     }
 
-    // particleSplit's sleep: at rest for sleepTime, and every listed partner too; the particle is
-    // then static and at rest for the step.
+    // particleSleep: a moving particle at rest long enough (at least a step), its listed partners
+    // too, its list no shorter than in the last step, is asleep: static and at rest for the step.
+    // One that slept in the last step and is awake takes its partners' impulses.
     const asleep = new Uint8Array(n);
     let sleeping = 0;
-    for (let t = 0; t < n; t++) {
-      if (!(body[8 * t + 3] > 0) || !(rest[4 * order[t] + 3] >= sleepTime)) continue;
-      if (!lists[t].every((c) => rest[4 * c.id + 3] >= sleepTime)) continue;
-      asleep[t] = 1;
-      sleeping++;
-      body.fill(0, 8 * t, 8 * t + 8);
+    if (sleepTime !== Infinity) {
+      const rested = (id: number): boolean => rest.time[id] > 0 && rest.time[id] >= sleepTime;
+      const woken: number[] = [];
+      for (let t = 0; t < n; t++) {
+        const id = order[t];
+        if (body[8 * t + 3] > 0 && rested(id) && lists[t].length >= rest.entries[id] && lists[t].every((c) => rested(c.id))) asleep[t] = 1;
+        else if (rest.slept[id]) woken.push(t);
+        rest.entries[id] = lists[t].length;
+      }
+      for (let t = 0; t < n; t++) {
+        if (!asleep[t]) continue;
+        sleeping++;
+        body.fill(0, 8 * t, 8 * t + 8);
+      }
+      // Each entry of a woken particle takes its partner's, mirrored (if the partner slept too,
+      // the lower index's entry takes the higher's): no entry written here is read here.
+      for (const t of woken) {
+        const id = order[t];
+        for (const c of lists[t]) {
+          if (rest.slept[c.id] && id > c.id) continue;
+          const back = lists[c.nbr].find((e) => e.id === id);
+          if (back) c.impulse = [back.impulse[0], -back.impulse[1], -back.impulse[2], -back.impulse[3]];
+        }
+      }
+      // The first prepare of a busy particle judges its entries active or dormant with the
+      // reaches of the bodies it reads: a sleeper's is 0.
+      if (sleeping > 0) {
+        for (let t = 0; t < n; t++) {
+          if (asleep[t]) continue;
+          const reach = reachOf(t);
+          for (const c of lists[t]) c.dormant = !active(gapOf(posOf(t), posOf(c.nbr)), f32(reach + reachOf(c.nbr)));
+        }
+      }
     }
 
     const walls: [Wall, Wall, Wall][] = [];
@@ -511,11 +545,12 @@ export class ParticleSolverTwin {
       this.walls.set(id, walls[t]);
       this.last.radius[t] = pos[4 * t + 3];
       this.last.static[t] = velocities[4 * id + 3] === 0 ? 1 : 0;
-      // particleWriteBack: where it ended, and its time at rest.
-      const d = [0, 1, 2].map((a) => f32(pos[4 * t + a] - rest[4 * id + a]));
+      // particleWriteBack: where it ended, its time at rest, whether it slept.
+      const d = [0, 1, 2].map((a) => f32(pos[4 * t + a] - rest.position[3 * id + a]));
       const still = f32(length(body.subarray(8 * t, 8 * t + 3))) <= sleepSpeed && f32(length(d)) <= f32(sleepSpeed * frameDt);
-      rest.set(pos.subarray(4 * t, 4 * t + 3), 4 * id);
-      rest[4 * id + 3] = still ? f32(rest[4 * id + 3] + frameDt) : 0;
+      rest.position.set(pos.subarray(4 * t, 4 * t + 3), 3 * id);
+      rest.time[id] = still ? f32(rest.time[id] + frameDt) : 0;
+      rest.slept[id] = asleep[t];
     }
     this.asleep = sleeping;
     this.order = order;

@@ -9,7 +9,7 @@ import { sweepKeysShader, sweepGatherShader, sweepPairsShader, sweepBoxesShader 
 import { residentCheckShader, residentDispatchShader } from '../../shaders/resident.wgsl.js';
 import { bvhCodesShader, bvhGatherShader, bvhPyramidShader, bvhNodesShader, bvhPairsShader, bvhBoxesShader } from '../../shaders/bvh.wgsl.js';
 import {
-  particleGatherShader, particleDecideShader, particleCarryShader, particleSplitShader, particleBusyArgsShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader,
+  particleGatherShader, particleDecideShader, particleCarryShader, particleSleepShader, particleSplitShader, particleBusyArgsShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader,
 } from '../../shaders/particles/solver.wgsl.js';
 
 export function shaderVariants(): [string, string][] {
@@ -49,6 +49,7 @@ export function shaderVariants(): [string, string][] {
     ]),
     ...[true, false].map((first): [string, string] => [`particlePrepare first=${first}`, particlePrepareShader({ first })]),
     ...[false, true].map((integrate): [string, string] => [`particleIterate integrate=${integrate}`, particleIterateShader({ integrate })]),
+    ['particleSleep', particleSleepShader()],
     ['particleSplit', particleSplitShader()],
     ['particleBusyArgs', particleBusyArgsShader()],
     ['particleWriteBack', particleWriteBackShader()],
