@@ -396,16 +396,16 @@ export const ParticleContact = defineStruct('ParticleContact', {
 
 /**
  * A particle's sleep record, by particle index (storage): where it ended the last step, its time
- * at rest (seconds), whether it slept in the last step, and how many list entries it had then (a
- * list that lost a partner wakes it: the support may have left).
+ * at rest (seconds), whether it slept in the last step, how many list entries it had then (a
+ * shorter list wakes it: a support may have left), and whether it was static.
  */
 export const ParticleRest = defineStruct('ParticleRest', {
   position: 'vec3f',
   time: 'f32',
   slept: 'u32',
   entries: 'u32',
-  pad0: 'u32',
-  pad1: 'u32',
+  isStatic: 'u32',
+  pad: 'u32',
 });
 
 /**
@@ -433,7 +433,7 @@ export const ParticleStats = defineStruct('ParticleStats', {
   maxSpeedBits: 'atomic<u32>',
   touching: 'atomic<u32>',
   movedBits: 'atomic<u32>',
-  /** Particles asleep in the last step (particleSplit). */
+  /** Particles asleep in the last step (particleSleep). */
   asleep: 'atomic<u32>',
   entriesNeeded: 'atomic<u32>',
 });

@@ -595,13 +595,19 @@ describe('sleep', () => {
     }
   });
 
-  it('sleepTime 0 sleeps only what has come to rest: a falling particle keeps falling', async () => {
-    await withWorld({ capacity: 1, gravity: [0, -9.8, 0], bounds: [0, 0, 0, 4, 8, 4], sleepTime: 0 }, async (world) => {
-      world.setParticles({ spheres: new Float32Array([2, 6, 2, 0.5]), velocities: new Float32Array([0, -5, 0]) });
-      await world.step(1 / 60, 10);
-      expect(await world.sleepingCount()).toBe(0);
-      expect((await world.read()).spheres[1]).toBeLessThan(6 - 0.8);
-    });
+  it('sleepTime 0 sleeps only what has come to rest: a falling particle keeps falling, one at the top of its flight never hangs there', async () => {
+    for (const vy of [-5, 0.45]) {
+      await withWorld({ capacity: 1, gravity: [0, -9.8, 0], bounds: [0, 0, 0, 4, 24, 4], sleepTime: 0, restitution: 0 }, async (world) => {
+        world.setParticles({ spheres: new Float32Array([2, 20, 2, 0.5]), velocities: new Float32Array([0, vy, 0]) });
+        await world.step(1 / 60, 20);
+        expect(await world.sleepingCount(), `thrown at ${vy}`).toBe(0);
+        expect((await world.read()).spheres[1], `thrown at ${vy}`).toBeLessThan(20 - 0.2);
+        // It lands and sleeps on the floor.
+        await world.step(1 / 60, 150);
+        expect((await world.read()).spheres[1]).toBeCloseTo(0.5, 3);
+        expect(await world.sleepingCount()).toBe(1);
+      });
+    }
   });
 
   it('sleepTime Infinity never sleeps; a lone particle at rest sleeps after sleepTime', async () => {

@@ -849,7 +849,8 @@ fn particleSleep(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
   if (asleep) {
     let s = sorted[t];
     for (var e = first; e < last; e++) {
-      // Field by field: another thread may be clearing this entry's impulse (a partner waking).
+      // Field by field: only the fields this pass never writes (a woken particle writes the
+      // impulses of its own entries).
       if (!restedLongEnough(rest[contacts[e].id].time)) {
         asleep = false;
         break;
@@ -881,10 +882,11 @@ fn particleSleep(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
     // held the impulses of when it fell asleep; a partner that stayed awake solved against it as
     // static and holds the current ones. If the partner slept in the last step too, the entry
     // of the lower index takes the higher's (a thread writes only its own entries, and never one
-    // that another thread reads in this pass).
+    // that another thread reads in this pass). A static partner's entries are never solved (it
+    // applies no impulse): the particle keeps its own there.
     for (var e = first; e < last; e++) {
       let other = contacts[e].id;
-      if (rest[other].slept != 0u && id > other) {
+      if ((rest[other].slept != 0u && id > other) || rest[other].isStatic != 0u) {
         continue;
       }
       let u = contacts[e].nbr & ~DORMANT_BIT;
@@ -1037,12 +1039,18 @@ fn particleWriteBack(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups)
   let x = sorted[t];
   let body = bodies[t];
   let v = body.v.xyz;
+  let before = velocities[id];
   spheres[id] = x;
-  velocities[id] = vec4f(v, velocities[id].w);
-  // At rest: slow, and moved no farther than that speed allows (the position correction moves
-  // particles that the velocity leaves at rest).
+  velocities[id] = vec4f(v, before.w);
+  // At rest: slow, moved no farther than that speed allows (the position correction moves
+  // particles that the velocity leaves at rest), and held up: a free particle's velocity changes
+  // by g·dt a step, a supported one's by about nothing (without this, a particle slow at the top
+  // of its flight, with sleepTime at most a step, would sleep in mid-air). Without gravity a
+  // free particle keeps its velocity, and the speed alone decides.
   let at = rest[id];
-  let still = length(v) <= params.sleepSpeed && length(x.xyz - at.position) <= params.sleepSpeed * params.frameDt;
-  rest[id] = ParticleRest(x.xyz, select(0.0, at.time + params.frameDt, still), select(0u, 1u, body.p.w < 0.0), at.entries, 0u, 0u);
+  let g = length(params.gravity);
+  let held = g == 0.0 || length(v - before.xyz) <= 0.5 * g * params.frameDt;
+  let still = length(v) <= params.sleepSpeed && length(x.xyz - at.position) <= params.sleepSpeed * params.frameDt && held;
+  rest[id] = ParticleRest(x.xyz, select(0.0, at.time + params.frameDt, still), select(0u, 1u, body.p.w < 0.0), at.entries, select(0u, 1u, before.w == 0.0), 0u);
 }
 `;

@@ -165,7 +165,7 @@ export class ParticleSolverTwin {
   /** Particles asleep in the last step. */
   asleep = 0;
   /** By particle index (ParticleRest): where it ended the last step, its time at rest, whether it slept, its list's length. */
-  private rest = { position: new Float32Array(0), time: new Float32Array(0), slept: new Uint8Array(0), entries: new Uint32Array(0) };
+  private rest = { position: new Float32Array(0), time: new Float32Array(0), slept: new Uint8Array(0), entries: new Uint32Array(0), isStatic: new Uint8Array(0) };
   /** The settings that, changed, wake every particle. */
   private waking = '';
 
@@ -220,7 +220,7 @@ export class ParticleSolverTwin {
     // New settings wake every particle, cold (the world's solver.wake: the sleep records and the
     // warm-start ranges cleared, a search forced).
     const wakeAll = this.waking !== '' && waking !== this.waking;
-    if (this.rest.time.length !== n || wakeAll) this.rest = { position: new Float32Array(3 * n), time: new Float32Array(n), slept: new Uint8Array(n), entries: new Uint32Array(n) };
+    if (this.rest.time.length !== n || wakeAll) this.rest = { position: new Float32Array(3 * n), time: new Float32Array(n), slept: new Uint8Array(n), entries: new Uint32Array(n), isStatic: new Uint8Array(n) };
     this.waking = waking;
     const rest = this.rest;
     // A new radius, or a particle made static or dynamic, since the last step (as the search test).
@@ -346,7 +346,7 @@ export class ParticleSolverTwin {
       for (const t of woken) {
         const id = order[t];
         for (const c of lists[t]) {
-          if (rest.slept[c.id] && id > c.id) continue;
+          if ((rest.slept[c.id] && id > c.id) || rest.isStatic[c.id]) continue;
           const back = lists[c.nbr].find((e) => e.id === id);
           if (back) c.impulse = [back.impulse[0], -back.impulse[1], -back.impulse[2], -back.impulse[3]];
         }
@@ -377,6 +377,7 @@ export class ParticleSolverTwin {
     const keepsImpulse = (gap: number, vn0: number): boolean => gap + vn0 * h <= 0;
     const push = (gap: number): number => Math.min((percent * (-gap - slop)) / h, maxPush);
     const gravityStep = p.gravity.map((g) => f32(f32(g) * h));
+    const gravityLength = f32(length(p.gravity.map(f32)));
 
     for (let sub = 0; sub < p.substeps; sub++) {
       // particlePrepare
@@ -547,10 +548,14 @@ export class ParticleSolverTwin {
       this.last.static[t] = velocities[4 * id + 3] === 0 ? 1 : 0;
       // particleWriteBack: where it ended, its time at rest, whether it slept.
       const d = [0, 1, 2].map((a) => f32(pos[4 * t + a] - rest.position[3 * id + a]));
-      const still = f32(length(body.subarray(8 * t, 8 * t + 3))) <= sleepSpeed && f32(length(d)) <= f32(sleepSpeed * frameDt);
+      // Held up: the velocity changed by less than half of gravity's g·dt (no such test without gravity).
+      const dv = [0, 1, 2].map((a) => f32(body[8 * t + a] - velocities[4 * id + a]));
+      const held = gravityLength === 0 || f32(length(dv)) <= f32(f32(0.5 * gravityLength) * frameDt);
+      const still = f32(length(body.subarray(8 * t, 8 * t + 3))) <= sleepSpeed && f32(length(d)) <= f32(sleepSpeed * frameDt) && held;
       rest.position.set(pos.subarray(4 * t, 4 * t + 3), 3 * id);
       rest.time[id] = still ? f32(rest.time[id] + frameDt) : 0;
       rest.slept[id] = asleep[t];
+      rest.isStatic[id] = velocities[4 * id + 3] === 0 ? 1 : 0;
     }
     this.asleep = sleeping;
     this.order = order;
