@@ -108,18 +108,23 @@ export function walkRows(walk: RowWalk): string {
   }`;
 }
 
+/** The dense row walks' common start: the level, the range, the first row's cell, the level's dims, the row width. */
+function denseWalkStart(level: string, lo: string, hi: string, from: string): string {
+  return /* wgsl */ `let walkLevel = ${level};
+    let walkLo = ${lo};
+    let walkHi = ${hi};
+    let walkFrom = ${from};
+    let walkDims = grid.levels[walkLevel].dims;
+    let walkWidth = walkHi.x - walkLo.x + 1u;`;
+}
+
 function rowWalk({ dense, level, lo, hi, head, first, visit, flat }: RowWalk): string {
   const skip = first ? `max(cellStart[k0], ${first})` : 'cellStart[k0]';
   if (dense && flat) {
     const from = head ?? lo;
     const skipAt = first ? `max(cellStart[walkKey], ${first})` : 'cellStart[walkKey]';
     return /* wgsl */ `{
-    let walkLevel = ${level};
-    let walkLo = ${lo};
-    let walkHi = ${hi};
-    let walkFrom = ${from};
-    let walkDims = grid.levels[walkLevel].dims;
-    let walkWidth = walkHi.x - walkLo.x + 1u;
+    ${denseWalkStart(level, lo, hi, from)}
     var walkPlane = rowKey(walkLevel, walkLo.y, walkFrom.z) + walkLo.x;
     var walkY = walkFrom.y;
     var walkZ = walkFrom.z;
@@ -153,12 +158,7 @@ function rowWalk({ dense, level, lo, hi, head, first, visit, flat }: RowWalk): s
   if (dense) {
     const from = head ?? lo;
     return /* wgsl */ `{
-    let walkLevel = ${level};
-    let walkLo = ${lo};
-    let walkHi = ${hi};
-    let walkFrom = ${from};
-    let walkDims = grid.levels[walkLevel].dims;
-    let walkWidth = walkHi.x - walkLo.x + 1u;
+    ${denseWalkStart(level, lo, hi, from)}
     var plane = rowKey(walkLevel, walkLo.y, walkFrom.z) + walkLo.x;
     for (var z = walkFrom.z; z <= walkHi.z; z++) {
       let y0 = select(walkLo.y, walkFrom.y, z == walkFrom.z);

@@ -65,7 +65,7 @@ export class ParticleSolver {
   private readonly walls: GPUBuffer;
   /** Where each particle was (and its reach, −1 if static) at the last search, in that search's order. */
   private readonly anchors: GPUBuffer;
-  /** By particle index: ParticleRest (where it ended the last step, its time at rest, whether it slept, its list's length). */
+  /** By particle index: ParticleRest (where it ended the last step, its time at rest, whether it slept, its list's length, whether it is static). */
   private readonly rest: GPUBuffer;
   private readonly restBackup: GPUBuffer;
   /** The settings that, changed, wake every particle (wakeKey). */
@@ -162,7 +162,7 @@ export class ParticleSolver {
     this.forceSearch();
   }
 
-  /** Records a copy of the counts of steps and searches and of the times at rest, for `restore` (a step that runs again). */
+  /** Records a copy of the counts of steps and searches and of the sleep records, for `restore` (a step that runs again). */
   save(encoder: GPUCommandEncoder, count: number): void {
     encoder.copyBufferToBuffer(this.reuse, 0, this.reuseBackup, 0, ParticleReuse.size);
     encoder.copyBufferToBuffer(this.rest, 0, this.restBackup, 0, ParticleRest.size * count);
