@@ -11,7 +11,7 @@
  *     [--cast-sizes 1000x1000,...] [--box-sizes 100000x10000] [--particle-sizes 100000,1000000]
  *     [--crossover] [--reps 5] [--warmup 1] [--budget 90] [--json bench/results/bench.json]
  *   npm run bench -- --suites sort [--sort-sizes 1000000,16000000]
- *   npm run bench -- --suites pile [--pile-frames 600] [--gas-sizes 100000,1000000] [--gas-steps 10] [--gas-fractions 0.2,0.02] [--pile-methods rapier,gpu,gpu-light]
+ *   npm run bench -- --suites pile [--pile-frames 600] [--pile-sizes 8000,1000000] [--gas-sizes 100000,1000000] [--gas-steps 10] [--gas-fractions 0.2,0.02] [--pile-methods rapier,gpu,gpu-light]
  *
  * GPU time is the sum of the stages' timestamp-query times (median over reps, after warm-up);
  * wall time is the whole call, validation, upload and readback included; a peer's time is its
@@ -26,6 +26,7 @@
  */
 import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { requestNodeDevice, createCollider, describeDevice } from '../src/node.js';
 import { ms, table } from './stats.js';
@@ -41,6 +42,18 @@ import { residentSuite } from './suites/resident.js';
 import { rapierVersion, initRapier } from './peers/rapier.js';
 import { threeVersion } from './peers/three.js';
 
+/** The device's limits that decide what sizes run, printed in the header (all of them go to the JSON). */
+const KEY_LIMITS = ['maxBufferSize', 'maxStorageBufferBindingSize', 'maxComputeWorkgroupStorageSize', 'maxComputeInvocationsPerWorkgroup', 'maxComputeWorkgroupsPerDimension', 'maxStorageBuffersPerShaderStage', 'minSubgroupSize', 'maxSubgroupSize'];
+/** Every numeric limit of the device. */
+function adapterLimitsOf(d: GPUDevice): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const key in d.limits) {
+    const value = (d.limits as unknown as Record<string, unknown>)[key];
+    if (typeof value === 'number') out[key] = value;
+  }
+  return out;
+}
+
 const SIZES = '1000,4000,16000,64000,256000,1000000';
 const SUITES = ['pairs', 'casts', 'boxes', 'particles', 'sort', 'pile', 'resident'];
 const PILE_METHODS = ['rapier', 'gpu', 'gpu-light'];
@@ -51,9 +64,10 @@ const USAGE = `usage: npm run bench -- [options]   (each list is comma-separated
   --pair-methods M,...     ${PAIR_METHODS.join(', ')}
   --cast-methods M,...     ${CAST_METHODS.join(', ')}
   --cast-sizes RxS,...     rays x spheres      --box-sizes SxB,...   spheres x boxes
-  --particle-sizes N,...   --sort-sizes N,...  --resident-sizes N,...  --pile-frames N  --gas-sizes N,...  --gas-steps N  --gas-fractions F,...
+  --particle-sizes N,...   --sort-sizes N,...  --resident-sizes N,...  --pile-frames N  --pile-sizes N,...  --gas-sizes N,...  --gas-steps N  --gas-fractions F,...
   --pile-methods M,...     ${PILE_METHODS.join(', ')}
-  --reps N  --warmup N  --budget SECONDS  --crossover  --json FILE  --help`;
+  --reps N  --warmup N  --budget SECONDS  --crossover  --json FILE  --help
+  --require-hardware       exit 3 before any suite if the adapter is a software one (SwiftShader)`;
 
 /** A bad flag: the message and the usage on stderr, exit 2. */
 function fail(message: string): never {
@@ -74,6 +88,7 @@ function parse() {
     'sort-sizes': { type: 'string', default: '1000000,16000000' },
     'resident-sizes': { type: 'string', default: '100000' },
     'pile-frames': { type: 'string', default: '600' },
+    'pile-sizes': { type: 'string', default: '8000' },
     'gas-sizes': { type: 'string', default: '100000' },
     'gas-steps': { type: 'string', default: '10' },
     'gas-fractions': { type: 'string', default: '0.2' },
@@ -85,6 +100,7 @@ function parse() {
     budget: { type: 'string', default: '90' },
     crossover: { type: 'boolean', default: false },
     json: { type: 'string', default: 'bench/results/bench.json' },
+    'require-hardware': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
   });
@@ -124,7 +140,7 @@ oneOf('scenes', args.scenes, Object.keys(PAIR_SCENES));
 oneOf('pair-methods', args['pair-methods'], PAIR_METHODS);
 oneOf('cast-methods', args['cast-methods'], CAST_METHODS);
 oneOf('pile-methods', args['pile-methods'], PILE_METHODS);
-for (const flag of ['sizes', 'particle-sizes', 'sort-sizes', 'gas-sizes', 'resident-sizes'] as const) checkedNumbers(flag, args[flag]);
+for (const flag of ['sizes', 'particle-sizes', 'sort-sizes', 'gas-sizes', 'resident-sizes', 'pile-sizes'] as const) checkedNumbers(flag, args[flag]);
 for (const flag of ['cast-sizes', 'box-sizes'] as const) checkedPairs(flag, args[flag]);
 whole('reps', args.reps);
 whole('warmup', args.warmup, 0);
@@ -143,12 +159,18 @@ const numbers = (list: string): number[] => list.split(',').filter(Boolean).map(
 
 const device = await requestNodeDevice();
 const info = describeDevice(device);
+const software = Boolean(info?.isFallbackAdapter) || /swiftshader|llvmpipe/i.test(`${info?.description} ${info?.vendor} ${info?.architecture}`);
+if (args['require-hardware'] && software) {
+  console.error(`bench: --require-hardware, but the adapter is a software one: ${info?.description} (${info?.vendor}/${info?.architecture})`);
+  process.exit(3);
+}
 const collider = await createCollider({ device });
 await initRapier();
 const ctx: Context = { collider, reps: Number(args.reps), warmup: Number(args.warmup), budgetMs: Number(args.budget) * 1000, large: false };
 const suites = args.suites.split(',');
 const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
-const packageVersion = (name: string): string => JSON.parse(readFileSync(new URL(`../node_modules/${name}/package.json`, import.meta.url), 'utf8')).version;
+// Resolved as Node resolves the import, so that the bench bundled for a GPU machine finds it too.
+const packageVersion = (name: string): string => JSON.parse(readFileSync(createRequire(import.meta.url).resolve(`${name}/package.json`), 'utf8')).version;
 const versions = {
   'webgpu-collide': JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version,
   'webgpu (dawn.node)': packageVersion('webgpu'),
@@ -156,7 +178,9 @@ const versions = {
   three: threeVersion(),
   node: process.version,
 };
-console.log(`# webgpu-collide bench\n\nadapter: ${info?.description} (${info?.vendor}/${info?.architecture})${info?.isFallbackAdapter ? ', software' : ''}\nversions: ${Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(', ')}\ndate: ${new Date().toISOString()}\ncommand: ${command}\n`);
+const features = [...device.features].sort();
+const limits = Object.fromEntries(Object.entries(adapterLimitsOf(device)).filter(([k]) => KEY_LIMITS.includes(k)));
+console.log(`# webgpu-collide bench\n\nadapter: ${info?.description} (${info?.vendor}/${info?.architecture})${software ? ', software' : ''}\nfeatures: ${features.join(', ')}\nlimits: ${Object.entries(limits).map(([k, v]) => `${k} ${v}`).join(', ')}\nversions: ${Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(', ')}\ndate: ${new Date().toISOString()}\ncommand: ${command}\n`);
 
 const rows: Row[] = [];
 if (suites.includes('pairs')) rows.push(...(await pairsSuite(ctx, numbers(args.sizes), args.scenes.split(','), args.crossover, args['pair-methods'].split(',').filter(Boolean))));
@@ -166,7 +190,7 @@ if (suites.includes('particles')) rows.push(...(await particlesSuite(ctx, number
 if (suites.includes('sort')) rows.push(...(await sortSuite(ctx, numbers(args['sort-sizes']))));
 if (suites.includes('resident')) rows.push(...(await residentSuite(ctx, numbers(args['resident-sizes']))));
 if (suites.includes('pile')) {
-  rows.push(...(await pileSuite(ctx, { frames: Number(args['pile-frames']), gasSizes: numbers(args['gas-sizes']), gasSteps: Number(args['gas-steps']), gasFractions, methods: args['pile-methods'].split(',').filter(Boolean) })));
+  rows.push(...(await pileSuite(ctx, { frames: Number(args['pile-frames']), pileSizes: numbers(args['pile-sizes']), gasSizes: numbers(args['gas-sizes']), gasSteps: Number(args['gas-steps']), gasFractions, methods: args['pile-methods'].split(',').filter(Boolean) })));
 }
 
 export const sizeText = (size: Record<string, number>): string =>
@@ -276,7 +300,7 @@ if (args.crossover) {
 if (ratios.length) console.log(`\n## ratios (from this run)\n\n${table(['scene', 'size', 'ratio', 'value'], ratios)}`);
 
 mkdirSync(dirname(args.json), { recursive: true });
-writeFileSync(args.json, JSON.stringify({ adapter: info, versions, date: new Date().toISOString(), command, reps: ctx.reps, warmup: ctx.warmup, budgetS: Number(args.budget), rows, ratios }, null, 2));
+writeFileSync(args.json, JSON.stringify({ adapter: info, features, limits: adapterLimitsOf(device), versions, date: new Date().toISOString(), command, reps: ctx.reps, warmup: ctx.warmup, budgetS: Number(args.budget), rows, ratios }, null, 2));
 console.log(`\nJSON: ${args.json}`);
 collider.destroy();
 device.destroy();

@@ -5,7 +5,10 @@
  *
  * - "pile": 8000 balls of radius 0.5 at rest, scattered through a 20×60×20 box, dropped under
  *   gravity −9.8 for `frames` steps of 1/60 s (600: 10 s simulated), restitution 0.2 and
- *   friction 0.5 in both engines. Every step is timed; the state is read (untimed) at frames
+ *   friction 0.5 in both engines. Other sizes (`pileSizes`) keep the height and the density:
+ *   the floor grows with the count (1M balls: a 223.6×60×223.6 box), so every ball falls as
+ *   far and the pile settles as deep. A size whose estimated time exceeds the budget (from
+ *   the smaller sizes' time per particle and frame) is skipped. Every step is timed; the state is read (untimed) at frames
  *   30, 120 and 600 (those not beyond the last) and the last.
  * - "gas": balls with gaussian velocities filling a cube at volume fraction 0.2 (or `gasFractions`), no gravity,
  *   restitution 1, friction 0; the median of 10 steps after 2 warm-up steps. Sizes whose
@@ -24,6 +27,8 @@ import type { Context, Row } from '../harness.js';
 export interface PileSuiteOptions {
   /** Steps of the pile (default 600). */
   frames?: number;
+  /** Particle counts of the pile scene (default [8000]). */
+  pileSizes?: number[];
   /** Particle counts of the gas scene (default [100000]). */
   gasSizes?: number[];
   /** Timed gas steps per size, after the warm-up (default 10). */
@@ -40,7 +45,17 @@ const GAS_WARMUP = 2;
 /** Rapier's setup and 12 gas steps per particle before any is measured (ms; a guess on the high side). */
 const RAPIER_GUESS_MS_PER_PARTICLE = 0.05;
 
-export const PILE_SCENE = 'pile 20×60×20, r 0.5';
+const PILE_BASE = 8000;
+/** The pile's box for `n` balls: 20×60×20 at 8000, the floor's area growing with n. */
+export function pileBounds(n: number): number[] {
+  const side = 20 * Math.sqrt(n / PILE_BASE);
+  return [0, 0, 0, side, 60, side];
+}
+const sideText = (v: number): string => String(Number(v.toFixed(1)));
+export const pileSceneName = (n: number): string => {
+  const b = pileBounds(n);
+  return `pile ${sideText(b[3])}×${b[4]}×${sideText(b[5])}, r 0.5`;
+};
 export const gasSceneName = (fraction: number): string => `gas, fraction ${fraction}, r 0.5`;
 const PILE_SETTINGS = 'gravity −9.8, restitution 0.2, friction 0.5 (both engines), dt 1/60';
 const GAS_SETTINGS = 'no gravity, restitution 1, friction 0 (both engines), dt 1/60';
@@ -153,7 +168,7 @@ async function runPile(ctx: Context, method: string, scene: ParticleScene, frame
     for (let frame = 1; frame <= frames; frame++) {
       times.push(await engine.step());
       if (frame % 100 === 0 || frame === frames) {
-        process.stderr.write(`pile ${engine.method}: frame ${frame} of ${frames}, median step so far ${short(summarize(times).median)} ms\n`);
+        process.stderr.write(`pile ${n} ${engine.method}: frame ${frame} of ${frames}, median step so far ${short(summarize(times).median)} ms\n`);
       }
       if (at.includes(frame)) {
         const s = await statsOf(engine, scene.bounds);
@@ -173,7 +188,7 @@ async function runPile(ctx: Context, method: string, scene: ParticleScene, frame
   work.lastFramesMedianMs = last.median;
   const row: Row = {
     suite: 'pile',
-    scene: PILE_SCENE,
+    scene: pileSceneName(n),
     size: { particles: n },
     method: engine.method,
     wallMs: summarize(times),
@@ -190,7 +205,7 @@ async function runPile(ctx: Context, method: string, scene: ParticleScene, frame
     row.gpuMs = summarize([profile.totalMs]);
     row.stagesMs = profile.stages;
   }
-  process.stderr.write(`pile ${engine.method}: median step ${short(row.wallMs!.median)} ms (first 30: ${short(first.median)} ms, last 100: ${short(last.median)} ms)\n`);
+  process.stderr.write(`pile ${n} ${engine.method}: median step ${short(row.wallMs!.median)} ms (first 30: ${short(first.median)} ms, last 100: ${short(last.median)} ms)\n`);
   return row;
 }
 
@@ -254,8 +269,23 @@ export async function pileSuite(ctx: Context, options: PileSuiteOptions = {}): P
   for (const m of methods) if (!(m in METHOD_NAMES)) throw new Error(`pile: unknown method ${m} (expected ${Object.keys(METHOD_NAMES).join(', ')})`);
   const rows: Row[] = [];
 
-  const pile = pileScene();
-  for (const method of methods) rows.push(await runPile(ctx, method, pile, frames));
+  // Each engine's time per particle and frame of a whole pile run, from the largest size so far.
+  const perParticleFrame: Record<string, number> = {};
+  for (const n of [...(options.pileSizes ?? [PILE_BASE])].sort((a, b) => a - b)) {
+    const pile = pileScene({ n, bounds: pileBounds(n) });
+    for (const method of methods) {
+      const estimateMs = perParticleFrame[method] !== undefined ? perParticleFrame[method] * n * frames : undefined;
+      if (estimateMs !== undefined && estimateMs > ctx.budgetMs) {
+        const skipped = `estimated ${(estimateMs / 1000).toFixed(0)} s > budget ${ctx.budgetMs / 1000} s`;
+        process.stderr.write(`pile ${n} ${method}: skipped, ${skipped}\n`);
+        rows.push({ suite: 'pile', scene: pileSceneName(n), size: { particles: n }, method: METHOD_NAMES[method], skipped });
+        continue;
+      }
+      const t = performance.now();
+      rows.push(await runPile(ctx, method, pile, frames));
+      perParticleFrame[method] = (performance.now() - t) / (n * frames);
+    }
+  }
 
   // Each engine's time per particle for a whole gas run (setup and every step), from the largest size measured so far.
   const perParticle: Record<string, number> = { rapier: RAPIER_GUESS_MS_PER_PARTICLE };

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The bench on a lent GPU machine that has no npm: every suite at the sizes a real GPU is judged
+# at, each under its own time limit, so that one slow suite cannot cost the others their run.
+#
+# Here (a machine with node_modules), bundle the bench and pack it with node and dawn.node:
+#   npx esbuild bench/cli.ts --bundle --platform=node --format=esm --external:webgpu --outfile=/tmp/bench.mjs
+#   bash PACK.sh /tmp/bench.mjs        # the pack script of the workplace; it writes .devicepack/
+# There, from the project root:
+#   bash bench/device.sh OUTDIR [SUITE...]     # SUITE: pile pairs casts sort resident particles
+# Writes OUTDIR/SUITE.json per suite and appends everything printed to OUTDIR/log. The bench
+# refuses to run on a software adapter (--require-hardware): then nothing is measured.
+set -uo pipefail
+out=${1:?usage: bench/device.sh OUTDIR [SUITE...]}
+shift
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+suites=("$@")
+[ ${#suites[@]} -gt 0 ] || suites=(pile pairs casts sort resident particles)
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+# One suite: its seconds, then the bench's flags.
+run() {
+  local name=$1 seconds=$2
+  shift 2
+  echo "=== $name (at most $seconds s): $*" | tee -a "$out/log"
+  local start=$SECONDS
+  timeout --kill-after=5 "$seconds" bash "$root/.devicepack/run.sh" --require-hardware --json "$out/$name.json" "$@" 2>&1 | tee -a "$out/log"
+  local rc=${PIPESTATUS[0]}
+  echo "=== $name: exit $rc after $((SECONDS - start)) s" | tee -a "$out/log"
+  [ "$rc" -ne 3 ] || exit 3 # a software adapter: the other suites would measure nothing either
+}
+
+for suite in "${suites[@]}"; do
+  case $suite in
+    pile) run pile 200 --suites pile --pile-sizes 8000,1000000 --pile-frames 600 --pile-methods rapier,gpu,gpu-light \
+      --gas-sizes 100000,1000000 --gas-steps 10 --budget 60 ;;
+    pairs) run pairs 130 --suites pairs --sizes 100000,1000000,4000000 --scenes uniform,clustered \
+      --pair-methods gpu-auto,gpu-grid,gpu-sweep,gpu-bvh,cpu-grid,js-grid,rapier --reps 5 --budget 30 ;;
+    casts) run casts 100 --suites casts --cast-sizes 100000x100000,1000000x1000000,4000000x1000000 \
+      --cast-methods gpu-auto,gpu-grid,gpu-bvh,gpu-brute,cpu-walk,rapier --reps 5 --budget 20 ;;
+    sort) run sort 40 --suites sort --sort-sizes 1000000,16000000 --reps 10 ;;
+    resident) run resident 40 --suites resident --resident-sizes 100000,1000000 ;;
+    particles) run particles 40 --suites particles --particle-sizes 100000,1000000 --reps 10 ;;
+    *) echo "bench/device.sh: unknown suite $suite" >&2; exit 2 ;;
+  esac
+done
