@@ -25,6 +25,11 @@ export interface Profile {
   stages: StageTime[];
   /** Sum of stage times. */
   totalMs: number;
+  /**
+   * From the first timed pass's beginning to the last one's end: the stages' time plus the GPU's
+   * time between them (barriers, copies and clears outside passes, idle). 0 with no stage.
+   */
+  spanMs: number;
 }
 
 /**
@@ -70,7 +75,7 @@ export class GpuTimer {
 
   /** Reads the resolved times (after the encoder from `resolve` was submitted). */
   async read(): Promise<Profile> {
-    if (!this.resolveBuffer || this.names.length === 0) return { stages: [], totalMs: 0 };
+    if (!this.resolveBuffer || this.names.length === 0) return { stages: [], totalMs: 0, spanMs: 0 };
     const bytes = 16 * this.names.length;
     const staging = this.device.createBuffer({ label: 'webgpu-collide timer readback', size: bytes, usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST });
     try {
@@ -83,7 +88,9 @@ export class GpuTimer {
         const ns = ticks[2 * k + 1] > ticks[2 * k] ? Number(ticks[2 * k + 1] - ticks[2 * k]) : 0;
         return { name, ms: ns / 1e6 };
       });
-      return { stages, totalMs: stages.reduce((sum, s) => sum + s.ms, 0) };
+      const last = ticks[2 * this.names.length - 1];
+      const spanMs = last > ticks[0] ? Number(last - ticks[0]) / 1e6 : 0;
+      return { stages, totalMs: stages.reduce((sum, s) => sum + s.ms, 0), spanMs };
     } finally {
       staging.destroy();
     }

@@ -59,19 +59,53 @@ export interface NearestResult {
   distance: Float32Array;
 }
 
-/** Problems with a GPU nearest-hit result (empty when it agrees within the tolerance). */
-export function nearestViolations(rays: Float32Array, stride: 6 | 7, spheres: Float32Array, gpu: NearestResult, limit = 10): string[] {
+/** Per ray, the reference's nearest robust hit: its distance (Infinity with none) and tolerance. */
+export interface NearestTruth {
+  t: Float64Array;
+  tol: Float64Array;
+}
+
+/**
+ * The nearest robust hit of every ray, by testing every sphere (rays × spheres classifications):
+ * compute it once to check several results of the same casts.
+ */
+export function nearestTruth(rays: Float32Array, stride: 6 | 7, spheres: Float32Array): NearestTruth {
+  const count = rays.length / stride;
+  const n = spheres.length / 4;
+  const truth = { t: new Float64Array(count).fill(Infinity), tol: new Float64Array(count) };
+  for (let k = 0; k < count; k++) {
+    for (let i = 0; i < n; i++) {
+      const c = classify(rays, stride, k, spheres, i);
+      if (c.robust && c.t < truth.t[k]) {
+        truth.t[k] = c.t;
+        truth.tol[k] = c.tol;
+      }
+    }
+  }
+  return truth;
+}
+
+/**
+ * Problems with a GPU nearest-hit result (empty when it agrees within the tolerance). `truth`
+ * (from {@link nearestTruth}) saves the brute-force pass when several results are checked.
+ */
+export function nearestViolations(rays: Float32Array, stride: 6 | 7, spheres: Float32Array, gpu: NearestResult, limit = 10, truth?: NearestTruth): string[] {
   const out: string[] = [];
   const count = rays.length / stride;
   const n = spheres.length / 4;
   for (let k = 0; k < count && out.length < limit; k++) {
     let nearestRobust = Infinity;
     let nearestRobustTol = 0;
-    for (let i = 0; i < n; i++) {
-      const c = classify(rays, stride, k, spheres, i);
-      if (c.robust && c.t < nearestRobust) {
-        nearestRobust = c.t;
-        nearestRobustTol = c.tol;
+    if (truth) {
+      nearestRobust = truth.t[k];
+      nearestRobustTol = truth.tol[k];
+    } else {
+      for (let i = 0; i < n; i++) {
+        const c = classify(rays, stride, k, spheres, i);
+        if (c.robust && c.t < nearestRobust) {
+          nearestRobust = c.t;
+          nearestRobustTol = c.tol;
+        }
       }
     }
     const j = gpu.index[k];
