@@ -91,7 +91,7 @@ override WG: u32; // src/gpu/workgroups.ts
 fn gridCount(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
              @builtin(local_invocation_index) lid: u32) {
   let i = flatWorkgroup(wid, nwg) * WG + lid;
-  if (i >= grid.sphereCount) {
+  if (grid.skip != 0u || i >= grid.sphereCount) {
     return;
   }
   let s = spheres[i];

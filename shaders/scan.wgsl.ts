@@ -39,7 +39,7 @@ fn scanReduce(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: v
               @builtin(local_invocation_index) lid: u32) {
   let chunk = flatWorkgroup(wid, nwg) * WG + lid;
   let base = chunk * CHUNK;
-  if (base >= params.count) {
+  if (params.skip != 0u || base >= params.count) {
     return;
   }
   let end = min(base + CHUNK, params.count);
@@ -56,7 +56,7 @@ fn scanDownsweep(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
   let chunk = flatWorkgroup(wid, nwg) * WG + lid;
   let base = chunk * CHUNK;
   let n = params.count;
-  if (base >= n) {
+  if (params.skip != 0u || base >= n) {
     return;
   }
   var running = 0u;

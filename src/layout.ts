@@ -218,6 +218,8 @@ export const GridParams = defineStruct('GridParams', {
   levelStep: 'u32',
   levelCount: 'u32',
   dense: 'u32',
+  /** Nonzero: the grid's count kernel returns at once (a gated caller copies its switch here on the GPU). */
+  skip: 'u32',
   levels: { array: GridLevel, length: MAX_LEVELS },
 });
 
@@ -357,6 +359,11 @@ export const ParticleParams = defineStruct('ParticleParams', {
   iterations: 'u32',
   /** The device's most workgroups in one dimension of a dispatch (particleBusyArgs folds by it). */
   maxGroups: 'u32',
+  /**
+   * 1 when this step searches, 0 when it keeps the lists: particleDecide's choice, copied here
+   * on the GPU (from ParticleReuse.searching) before the passes that run on one outcome only.
+   */
+  searching: 'u32',
   /** 1 when a step's final bodies are in buffer B (an odd number of body passes), else 0 (A). */
   resultInB: 'u32',
   /** A particle slower than this at the end of a step is at rest (length units per second). */
@@ -448,7 +455,9 @@ export const ParticleReuse = defineStruct('ParticleReuse', {
   force: 'u32',
   steps: 'u32',
   searches: 'u32',
-  pad: 'u32',
+  /** particleDecide's choice for this step: 1 search, 0 keep (and skipSearch its opposite). */
+  searching: 'u32',
+  skipSearch: 'u32',
 });
 
 /** One level of the exclusive scan (uniform). */
@@ -456,6 +465,8 @@ export const ScanParams = defineStruct('ScanParams', {
   count: 'u32',
   /** 1 when blockSums holds the (already scanned) offsets of the tiles. */
   useOffsets: 'u32',
+  /** Nonzero: every thread returns at once (a gated caller copies its switch here on the GPU). */
+  skip: 'u32',
 });
 
 /**

@@ -5,6 +5,7 @@
 import { describe, it, expect } from 'vitest';
 import { useGpu } from './support/gpu.js';
 import { sameBits } from './support/device.js';
+import { describeDevice } from '../src/device.js';
 import { createParticleWorld, defaultInverseMass, type ParticleWorld, type ParticleWorldOptions, type ParticleSet } from '../src/particles/index.js';
 import { particleStep, ParticleSolverTwin } from '../src/reference/particles.js';
 import { InvalidInputError, CapacityError } from '../src/errors.js';
@@ -727,6 +728,34 @@ describe('determinism', () => {
     expect(sameBits(a.spheres, b.spheres)).toBe(true);
     expect(sameBits(a.velocities, b.velocities)).toBe(true);
   }, LONG);
+
+  it("direct and indirect dispatch give bitwise-identical states: a pile that searches, keeps its lists and sleeps (seed 1202)", async () => {
+    const scene = pileScene({ n: 1200, bounds: [0, 0, 0, 8, 12, 8], seed: 1202 });
+    const run = (dispatch: 'direct' | 'indirect') => withWorld({ capacity: 1200, gravity: [0, -9.8, 0], restitution: 0.2, friction: 0.5, bounds: scene.bounds, dispatch, sleepTime: 0.25 }, async (world) => {
+      expect(world.dispatch).toBe(dispatch);
+      world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
+      // One step a call, then several steps a submission.
+      for (let k = 0; k < 60; k++) await world.step(1 / 60);
+      for (let k = 0; k < 12; k++) await world.step(1 / 60, 30);
+      return { state: await world.read(), searches: await world.contactSearches(), asleep: await world.sleepingCount() };
+    });
+    const direct = await run('direct');
+    const indirect = await run('indirect');
+    // Every branch ran: steps that searched, steps that kept the lists, sleepers.
+    expect(direct.searches.searches).toBeGreaterThan(0);
+    expect(direct.searches.searches).toBeLessThan(direct.searches.steps);
+    expect(direct.asleep).toBeGreaterThan(0);
+    expect(indirect.searches).toEqual(direct.searches);
+    expect(indirect.asleep).toBe(direct.asleep);
+    expect(sameBits(direct.state.spheres, indirect.state.spheres)).toBe(true);
+    expect(sameBits(direct.state.velocities, indirect.state.velocities)).toBe(true);
+  }, LONG);
+
+  it("'auto' dispatch is indirect on a software adapter, direct on a GPU", async () => {
+    await withWorld({ capacity: 2 }, async (world) => {
+      expect(world.dispatch).toBe(describeDevice(gpu.device)?.software ? 'indirect' : 'direct');
+    });
+  });
 });
 
 describe('bad parameters get typed errors', () => {
@@ -737,6 +766,10 @@ describe('bad parameters get typed errors', () => {
     expect(error).toBeInstanceOf(InvalidInputError);
     expect({ argument: (error as InvalidInputError).argument, rule: (error as InvalidInputError).rule, index: (error as InvalidInputError).index }).toEqual({ argument, rule, index });
   };
+
+  it("options.dispatch not 'auto', 'direct' or 'indirect'", async () => {
+    await invalid(() => createParticleWorld({ device: gpu.device, capacity: 2, dispatch: 'fast' as never }), 'options.dispatch', RULES.option);
+  });
 
   it('dt ≤ 0, NaN or infinite; steps not a positive integer', async () => {
     await withWorld({ capacity: 2 }, async (world) => {

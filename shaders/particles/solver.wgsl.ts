@@ -6,8 +6,12 @@
  * Once per step:
  *   particleGather      the state in the order of the last search, and whether any particle has
  *                       moved more than half the skin since it (then its lists may miss a pair)
- *   particleDecide      search again if so (or if the host asks), else keep the lists: turns on
- *                       the search's dispatches or the carry's (src/gpu/gate.ts)
+ *   particleDecide      search again if so (or if the host asks), else keep the lists: its choice
+ *                       is copied on the GPU into the uniforms of the passes that run on one
+ *                       outcome only (ParticleParams.searching; the grid's and the scans' skip),
+ *                       which return at once on the other; with indirect dispatch (the world's
+ *                       `dispatch` option) it also writes their indirect arguments, zero for the
+ *                       passes of the other outcome (src/gpu/gate.ts)
  * Then, when searching (after the grid's count and scan):
  *   particleScatterIds  every particle's index into its bucket, in arrival order (racy), and the
  *                       largest speed (for the search margin)
@@ -32,8 +36,9 @@
  *                       busy: appended to the busy list; any other (a sleeper aside) runs its
  *                       whole step here (the substeps' arithmetic with nothing to solve, so the
  *                       result is the same)
- *   particleBusyArgs    the solve's indirect dispatch arguments, from the busy count
- * Then per substep of h = dt / substeps, over the busy particles only:
+ *   particleBusyArgs    (indirect dispatch only) the solve's dispatch arguments, from the busy count
+ * Then per substep of h = dt / substeps, over the busy particles only (a thread past the busy
+ * count returns at once: a direct dispatch covers every particle):
  *   particlePrepare     gravity; each contact's target normal velocity from the velocities before
  *                       the solve (restitution, or the speculative gap); the warm start
  *   particleIterate     × iterations: one Jacobi sweep of accumulated, clamped impulses with mass
@@ -178,7 +183,7 @@ ${header()}
 fn particleScatterIds(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
                       @builtin(local_invocation_index) lid: u32) {
   let i = flatWorkgroup(wid, nwg) * WG + lid;
-  if (i >= grid.sphereCount) {
+  if (params.searching == 0u || i >= grid.sphereCount) {
     return;
   }
   let key = keys[i];
@@ -208,7 +213,7 @@ ${header()}
 fn particleStable(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
                   @builtin(local_invocation_index) lid: u32) {
   let i = flatWorkgroup(wid, nwg) * WG + lid;
-  if (i >= grid.sphereCount) {
+  if (params.searching == 0u || i >= grid.sphereCount) {
     return;
   }
   // Rank in the bucket by index: the bucket's members with a lower index come first.
@@ -345,6 +350,8 @@ fn particleDecide() {
   reuse.force = 0u;
   reuse.steps += 1u;
   reuse.searches += select(0u, 1u, search);
+  reuse.searching = select(0u, 1u, search);
+  reuse.skipSearch = select(1u, 0u, search);
   writeGate(search);
 }
 `;
@@ -352,7 +359,8 @@ fn particleDecide() {
 /**
  * The busy list (particleSplit) lives in the contact starts' scratch, which the search's count
  * and fill use before it: its length at start[count + 1], its particles from start[count + 2].
- * The solve's kernels, dispatched from particleBusyArgs, take their particle t from it.
+ * The solve's kernels (dispatched over every particle, or from particleBusyArgs) take their
+ * particle t from it.
  */
 const busyParticle = /* wgsl */ `
   let k = flatWorkgroup(wid, nwg) * WG + lid;
@@ -384,7 +392,7 @@ ${header()}
 fn particleCarry(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
                  @builtin(local_invocation_index) lid: u32) {
   let t = flatWorkgroup(wid, nwg) * WG + lid;
-  if (t >= params.count) {
+  if (params.searching != 0u || t >= params.count) {
     return;
   }
   ${entriesOf}
@@ -417,7 +425,7 @@ ${inRowFunction}
 fn particleCount(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
                  @builtin(local_invocation_index) lid: u32) {
   let t = flatWorkgroup(wid, nwg) * WG + lid;
-  if (t >= params.count) {
+  if (params.searching == 0u || t >= params.count) {
     return;
   }
   let s = sorted[t];
@@ -478,7 +486,7 @@ ${inRowFunction}
 fn particleFill(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
                 @builtin(local_invocation_index) lid: u32) {
   let t = flatWorkgroup(wid, nwg) * WG + lid;
-  if (t >= params.count) {
+  if (params.searching == 0u || t >= params.count) {
     return;
   }
   if (t == params.count - 1u) {

@@ -342,6 +342,7 @@ export function gridParamsData(plan: GridPlan): ArrayBuffer {
     levelStep: plan.levelStep,
     levelCount: plan.levels.length,
     dense: plan.dense ? 1 : 0,
+    skip: 0,
     levels: plan.levels.map((l) => ({
       dims: l.dims,
       keyBase: l.keyBase,

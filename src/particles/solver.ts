@@ -5,10 +5,14 @@
  *
  * Per step: the gather (the state in the last search's order) and the decision whether to
  * search again; then either the grid's count and scan, the stable scatter and the contact search
- * (count, scan, fill), or the carry of the last lists (the decision turns on one or the other:
- * src/gpu/gate.ts); then the split (a particle with nothing to solve runs its whole step there,
- * the others go to the busy list); then per substep, over the busy particles (an indirect
- * dispatch): prepare, `iterations` Jacobi sweeps, the last of which integrates; then the
+ * (count, scan, fill), or the carry of the last lists (the decision, copied on the GPU into the
+ * uniforms of those passes, makes one or the other return at once: every pass is a direct
+ * dispatch, src/gpu/dispatch.ts's SkipSwitch, unless the world dispatches indirectly: then the
+ * gate's arguments, src/gpu/gate.ts, skip them too); then the split (a particle with nothing to solve
+ * runs its whole step there, the others go to the busy list); then per substep, over the busy
+ * particles (a thread per particle, those past the busy count returning at once; or an indirect
+ * dispatch sized by particleBusyArgs): prepare,
+ * `iterations` Jacobi sweeps, the last of which integrates; then the
  * write-back of the world's state and of each particle's sleep record (particleSleep, before the
  * split, puts a particle to sleep when it and its partners have been at rest long enough).
  * Buffers that alternate:
@@ -19,9 +23,9 @@
 import { solverBindings, particleGatherShader, particleDecideShader, particleCarryShader, particleSleepShader, particleSplitShader, particleBusyArgsShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader, PARTNERS_KEPT } from '../../shaders/particles/solver.wgsl.js';
 import { bindGroupLayout, bindGroup, computePipeline } from '../gpu/pipeline.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
-import { DispatchGate, type GateCondition } from '../gpu/gate.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, GrowableBuffer, bindingLimit } from '../gpu/buffers.js';
+import { DispatchGate } from '../gpu/gate.js';
 import { GridBuildPass, GpuGrid } from '../passes/gridBuild.js';
 import { ExclusiveScanPass } from '../passes/scan.js';
 import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleStats, ParticleReuse, ParticleRest, packStruct } from '../layout.js';
@@ -68,11 +72,12 @@ export class ParticleSolver {
   /** By particle index: ParticleRest (where it ended the last step, its time at rest, whether it slept, its list's length, whether it is static). */
   private readonly rest: GPUBuffer;
   private readonly restBackup: GPUBuffer;
+  /** Indirect dispatch only: the search's and the carry's arguments (particleDecide writes them). */
+  private readonly gate: DispatchGate;
+  /** Indirect dispatch only: the solve's arguments, sized from the busy count (particleBusyArgs). */
+  private readonly busyArgs: GPUBuffer;
   /** The settings that, changed, wake every particle (wakeKey). */
   private waking = '';
-  /** The solve's indirect dispatch arguments, sized from the busy count (particleBusyArgs). */
-  private readonly busyArgs: GPUBuffer;
-  private readonly gate: DispatchGate;
   /** The listing settings of the last recorded step: other ones make the next step search. */
   private listing = '';
   /** Bind groups by name, with the buffers they were made of. */
@@ -84,6 +89,12 @@ export class ParticleSolver {
     private readonly device: GPUDevice,
     readonly capacity: number,
     private readonly maxWorkgroupsPerDimension: number,
+    /**
+     * How the passes that run on part of the particles are dispatched (ParticleWorldOptions'
+     * `dispatch`): 'direct', over every particle, the threads with nothing to do returning at
+     * once; or 'indirect', sized on the GPU to the work.
+     */
+    readonly dispatch: 'direct' | 'indirect',
   ) {
     const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
     this.layouts = Object.fromEntries(
@@ -127,8 +138,8 @@ export class ParticleSolver {
     this.anchors = createBuffer(device, 'particle search anchors', 16 * capacity, storage);
     this.rest = createBuffer(device, 'particle rest', ParticleRest.size * capacity, storage);
     this.restBackup = createBuffer(device, 'particle rest backup', ParticleRest.size * capacity, storage);
-    this.busyArgs = createBuffer(device, 'particle solve dispatch', 16, BufferUsage.STORAGE | BufferUsage.INDIRECT);
     this.gate = new DispatchGate(device, 'particle search gate');
+    this.busyArgs = createBuffer(device, 'particle solve dispatch', 16, BufferUsage.STORAGE | BufferUsage.INDIRECT);
     // Room for 8 partners a particle (a packed pile lists 6–12); grown when a step needs more.
     this.entryCapacity = Math.min(8 * capacity, this.maxEntries());
     this.contacts = new GrowableBuffer(device, 'particle contacts', storage);
@@ -243,6 +254,7 @@ export class ParticleSolver {
         substeps: settings.substeps,
         iterations: settings.iterations,
         maxGroups: this.maxWorkgroupsPerDimension,
+        searching: 0, // particleDecide's choice, copied here on the GPU every step
         resultInB: (settings.substeps * (1 + settings.iterations)) % 2,
         sleepSpeed: settings.sleepSpeed,
         sleepTime: settings.sleepTime,
@@ -279,35 +291,41 @@ export class ParticleSolver {
     const p = `p${parity}`;
     const contacts = this.contacts.buffer;
     const max = this.maxWorkgroupsPerDimension;
+    const indirect = this.dispatch === 'indirect';
     /**
-     * One pass: over every particle (folded), gated on the decision ('on': when searching, 'off':
-     * when keeping the lists), over the busy particles ('busy': the indirect arguments of
-     * particleBusyArgs), or one thread ('one').
+     * One pass: one thread ('one'), or a thread per particle (folded), each kernel returning at
+     * once where it has nothing to do: the search's kernels on a step that keeps the lists ('on'),
+     * the carry on one that searches ('off'; ParticleParams.searching), the solve's past the busy
+     * count ('busy'). With indirect dispatch, those run from arguments written on the GPU: the
+     * gate's (zero workgroups for the outcome not taken) and particleBusyArgs'.
      */
-    const run = (label: string, pipeline: GPUComputePipeline, group: GPUBindGroup, over: GateCondition | 'all' | 'busy' | 'one' = 'all'): void => {
+    const run = (label: string, pipeline: GPUComputePipeline, group: GPUBindGroup, over: 'all' | 'one' | 'on' | 'off' | 'busy' = 'all'): void => {
       const pass = encoder.beginComputePass(timer?.pass(label) ?? { label });
       pass.setPipeline(pipeline);
       pass.setBindGroup(0, group);
-      if (over === 'all') dispatchFolded(pass, workgroups, max);
+      if (over === 'one') pass.dispatchWorkgroups(1);
+      else if (!indirect || over === 'all') dispatchFolded(pass, workgroups, max);
       else if (over === 'busy') pass.dispatchWorkgroupsIndirect(this.busyArgs, 0);
-      else if (over === 'one') pass.dispatchWorkgroups(1);
       else this.gate.dispatch(pass, workgroups, max, over);
       pass.end();
     };
-    const searching = (pass: GPUComputePassEncoder, groups: number): void => this.gate.dispatch(pass, groups, max, 'on');
+    // particleDecide's choice, for the shared passes that run on a search only.
+    const skipSearch = { buffer: this.reuse, offset: ParticleReuse.offsets.skipSearch };
+    const searching = indirect ? (pass: GPUComputePassEncoder, groups: number): void => this.gate.dispatch(pass, groups, max, 'on') : undefined;
 
     encoder.clearBuffer(this.stats, 0, ParticleStats.offsets.entriesNeeded); // largest speed, touching pairs, moves
     const [A, B] = this.bodies;
     run('particle gather', this.pipelines.gather, this.group(`gather ${p}`, 'gather', [params, state.spheres, state.velocities, grid.sortedId.buffer, grid.sorted.buffer, A, this.anchors, this.stats, this.rest]));
     run('particle decide', this.pipelines.decide, this.group(`decide ${p}`, 'decide', [params, this.stats, this.reuse, this.gate.template, this.gate.args, this.start]), 'one');
+    encoder.copyBufferToBuffer(this.reuse, ParticleReuse.offsets.searching, params, ParticleParams.offsets.searching, 4);
     // Either the search (the grid, the stable order, the lists) or the carry of the last lists.
     this.gate.begin();
-    this.gridBuild.encodeCountAndScan(encoder, state.spheres, grid, timer, searching);
+    this.gridBuild.encodeCountAndScan(encoder, state.spheres, grid, timer, skipSearch, searching);
     run('particle scatter', this.pipelines.scatterIds, this.group(`scatter ${p}`, 'scatterIds', [grid.params, params, grid.keys.buffer, grid.cellStart.buffer, this.scratchId, state.velocities, this.stats]), 'on');
     run('particle stable sort', this.pipelines.stable, this.group(`stable ${p}`, 'stable', [grid.params, params, grid.keys.buffer, grid.cellStart.buffer, this.scratchId, state.spheres, state.velocities, grid.sorted.buffer, A, grid.sortedId.buffer]), 'on');
     const kind = plan.dense ? 'Dense' : 'Hashed';
     run('contact count', this.pipelines[`count${kind}`], this.group(`count ${p}`, 'count', [grid.params, params, grid.cellStart.buffer, grid.sorted.buffer, A, this.start, this.stats, this.anchors]), 'on');
-    this.scan.encode(encoder, this.start, n, timer, searching);
+    this.scan.encode(encoder, this.start, n, timer, skipSearch, searching);
     run('contact fill', this.pipelines[`fill${kind}`], this.group(`fill ${p}`, 'fill', [grid.params, params, grid.cellStart.buffer, grid.sorted.buffer, A, grid.sortedId.buffer, this.start, contacts, this.ranges, this.stats]), 'on');
     run('contact carry', this.pipelines.carry, this.group(`carry ${p}`, 'carry', [params, grid.sortedId.buffer, this.start, contacts, this.ranges]), 'off');
     this.gate.finish();
@@ -319,7 +337,7 @@ export class ParticleSolver {
     }
     encoder.clearBuffer(this.start, 4 * (n + 1), 4);
     run('particle split', this.pipelines.split, this.group(`split ${p}`, 'split', [params, grid.sorted.buffer, grid.sortedId.buffer, this.start, A, B, this.walls]));
-    run('particle busy args', this.pipelines.busyArgs, this.group(`busyArgs ${p}`, 'busyArgs', [params, this.start, this.busyArgs]), 'one');
+    if (indirect) run('particle busy args', this.pipelines.busyArgs, this.group(`busyArgs ${p}`, 'busyArgs', [params, this.start, this.busyArgs]), 'one');
 
     const step = (inBuf: GPUBuffer, outBuf: GPUBuffer): GPUBuffer[] => [params, grid.sorted.buffer, grid.sortedId.buffer, this.start, inBuf, outBuf, contacts, this.walls];
     let current = 0; // A holds the bodies

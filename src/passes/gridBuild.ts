@@ -9,7 +9,7 @@ import { ExclusiveScanPass } from './scan.js';
 import { bindGroupLayout, bindGroup, computePipeline } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { GrowableBuffer } from '../gpu/buffers.js';
-import { dispatchFolded, ceilDiv, type Dispatcher } from '../gpu/dispatch.js';
+import { dispatchFolded, ceilDiv, type Dispatcher, type SkipSwitch } from '../gpu/dispatch.js';
 import { gridParamsData, type GridPlan } from '../grid/plan.js';
 import { GridParams } from '../layout.js';
 import type { GpuTimer } from '../gpu/timer.js';
@@ -99,14 +99,17 @@ export class GridBuildPass {
   /**
    * The first half of a build: every sphere's (bucket, rank) in `grid.keys` (the rank is its
    * order of arrival in the bucket: racy) and the buckets' offsets in `grid.cellStart`. A caller
-   * with its own scatter (the particle world's stable one) stops here; `dispatch` records the
-   * dispatches (a gated caller's; default: folded past the pass's limit).
+   * with its own scatter (the particle world's stable one) stops here. With `skip`, the count
+   * and the scan do nothing where that u32 is nonzero when the submission runs (it is copied
+   * into `grid.params`, which such a caller owns: its skip stays as the last copy left it).
+   * `dispatch` records the dispatches (a caller that gates them indirectly; default: folded).
    */
-  encodeCountAndScan(encoder: GPUCommandEncoder, spheres: GPUBuffer, grid: GpuGrid, timer?: GpuTimer, dispatch?: Dispatcher): void {
+  encodeCountAndScan(encoder: GPUCommandEncoder, spheres: GPUBuffer, grid: GpuGrid, timer?: GpuTimer, skip?: SkipSwitch, dispatch?: Dispatcher): void {
     const plan = grid.plan;
     if (!plan) throw new Error('GpuGrid.prepare(plan) must be called before encoding its build');
     const groups = ceilDiv(plan.sphereCount, WG);
     encoder.clearBuffer(grid.cellStart.buffer, 0, 4 * (plan.bucketCount + 1));
+    if (skip) encoder.copyBufferToBuffer(skip.buffer, skip.offset, grid.params, GridParams.offsets.skip, 4);
 
     const count = encoder.beginComputePass(timer?.pass('grid count') ?? { label: 'grid count' });
     count.setPipeline(this.countPipeline);
@@ -115,7 +118,7 @@ export class GridBuildPass {
     else dispatchFolded(count, groups, this.maxWorkgroupsPerDimension);
     count.end();
 
-    this.scan.encode(encoder, grid.cellStart.buffer, plan.bucketCount, timer, dispatch);
+    this.scan.encode(encoder, grid.cellStart.buffer, plan.bucketCount, timer, skip, dispatch);
   }
 
   destroy(): void {

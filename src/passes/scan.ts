@@ -9,7 +9,7 @@ import { ScanParams, packStruct } from '../layout.js';
 import { bindGroupLayout, bindGroup, computePipeline } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, createUniform } from '../gpu/buffers.js';
-import { dispatchFolded, ceilDiv, type Dispatcher } from '../gpu/dispatch.js';
+import { dispatchFolded, ceilDiv, type Dispatcher, type SkipSwitch } from '../gpu/dispatch.js';
 import type { GpuTimer } from '../gpu/timer.js';
 
 interface Level {
@@ -18,6 +18,8 @@ interface Level {
   params: GPUBuffer;
   sums: GPUBuffer; // chunks + 1 values: the next level's data
   group: GPUBindGroup;
+  /** Whether a switch was copied into its params' skip (then a later ungated scan clears it). */
+  gated: boolean;
 }
 
 export class ExclusiveScanPass {
@@ -50,10 +52,10 @@ export class ExclusiveScanPass {
     for (let depth = 0; ; depth++) {
       const chunks = ceilDiv(n, SCAN_CHUNK);
       const multi = chunks > 1;
-      const params = createUniform(this.device, `${this.label} params ${depth}`, packStruct(ScanParams, { count: n, useOffsets: multi ? 1 : 0 }));
+      const params = createUniform(this.device, `${this.label} params ${depth}`, packStruct(ScanParams, { count: n, useOffsets: multi ? 1 : 0, skip: 0 }));
       const sums = multi ? createBuffer(this.device, `${this.label} chunk sums ${depth}`, 4 * (chunks + 1), BufferUsage.STORAGE) : this.dummy;
       const group = bindGroup(this.device, `${this.label} level ${depth}`, this.layout, [params, buffer, sums]);
-      this.levels.push({ count: n, chunks, params, sums, group });
+      this.levels.push({ count: n, chunks, params, sums, group, gated: false });
       if (!multi) break;
       buffer = sums;
       n = chunks;
@@ -64,15 +66,22 @@ export class ExclusiveScanPass {
   /**
    * Records the scan of `count` values of `data` (count + 1 long) into `encoder`.
    * Bytes moved: about 12·count (read twice, written once) plus the levels above, ~3% more.
-   * `dispatch` records each dispatch (a gated caller's; default: folded past the pass's limit).
+   * With `skip`, the scan does nothing where that u32 is nonzero when the submission runs (it is
+   * copied into every level's params first); without it, the levels' skip is 0. `dispatch`
+   * records each dispatch (a caller that gates it indirectly; default: folded past the limit).
    */
-  encode(encoder: GPUCommandEncoder, data: GPUBuffer, count: number, timer?: GpuTimer, dispatch?: Dispatcher): void {
-    const run = dispatch ?? ((pass: GPUComputePassEncoder, groups: number) => dispatchFolded(pass, groups, this.maxWorkgroupsPerDimension));
+  encode(encoder: GPUCommandEncoder, data: GPUBuffer, count: number, timer?: GpuTimer, skip?: SkipSwitch, dispatch?: Dispatcher): void {
+    const run = dispatch ?? ((pass: GPUComputePassEncoder, groups: number): void => dispatchFolded(pass, groups, this.maxWorkgroupsPerDimension));
     if (count === 0) {
       encoder.clearBuffer(data, 0, 4);
       return;
     }
     this.bind(data, count);
+    for (const level of this.levels) {
+      if (skip) encoder.copyBufferToBuffer(skip.buffer, skip.offset, level.params, ScanParams.offsets.skip, 4);
+      else if (level.gated) encoder.clearBuffer(level.params, ScanParams.offsets.skip, 4);
+      level.gated = Boolean(skip);
+    }
     const pass = encoder.beginComputePass(timer?.pass(this.label) ?? { label: this.label });
     // Up the levels: reduce each chunk into the level above.
     for (const level of this.levels) {
