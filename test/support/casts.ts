@@ -93,21 +93,10 @@ export function nearestViolations(rays: Float32Array, stride: 6 | 7, spheres: Fl
   const out: string[] = [];
   const count = rays.length / stride;
   const n = spheres.length / 4;
+  const reference = truth ?? nearestTruth(rays, stride, spheres);
   for (let k = 0; k < count && out.length < limit; k++) {
-    let nearestRobust = Infinity;
-    let nearestRobustTol = 0;
-    if (truth) {
-      nearestRobust = truth.t[k];
-      nearestRobustTol = truth.tol[k];
-    } else {
-      for (let i = 0; i < n; i++) {
-        const c = classify(rays, stride, k, spheres, i);
-        if (c.robust && c.t < nearestRobust) {
-          nearestRobust = c.t;
-          nearestRobustTol = c.tol;
-        }
-      }
-    }
+    const nearestRobust = reference.t[k];
+    const nearestRobustTol = reference.tol[k];
     const j = gpu.index[k];
     if (j < 0) {
       if (nearestRobust < Infinity) out.push(`ray ${k}: GPU misses, but a robust hit is at ${nearestRobust}`);
