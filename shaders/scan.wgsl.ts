@@ -1,36 +1,63 @@
 /**
- * Exclusive prefix sum of u32, in place (src/passes/scan.ts drives it).
+ * Exclusive prefix sum of u32, in place (src/passes/scan.ts drives it). Two variants of one
+ * reduce-then-scan, with the same bindings and parameters; they differ in how a unit of
+ * consecutive values (a "chunk") is read:
  *
- * Reduce-then-scan with no workgroup memory and no barriers: each thread owns a chunk of CHUNK
- * consecutive values. `scanReduce` sums every chunk into the level above; the level above is
- * scanned the same way, down to one chunk; `scanDownsweep` then rescans each chunk from its
- * offset and writes the exclusive sums back, and the thread holding the last value writes the
- * total after it (data[n]). Per value: two reads and one write, ~12 bytes, plus 1/CHUNK of that
- * for the levels above.
+ * - **'serial'**: a chunk is SCAN_CHUNK (32) values of one thread, read and written in order,
+ *   with no workgroup memory and no barrier. On SwiftShader, where a workgroup barrier costs
+ *   more than a whole chunk of work, this is the fast one (a shared-memory Hillis–Steele scan
+ *   of 1M values took ~800 ms there, this ~12 ms). On a GPU it reads badly: at each step the
+ *   threads of a SIMD group touch 32 different 128-byte lines, one word of each, and the lines
+ *   must stay cached for the next 31 steps; with thousands of threads resident they do not.
+ * - **'tiled'**: a chunk is a tile of SCAN_TILE (2,048) values of one workgroup. Its threads
+ *   read the tile coalesced (thread t takes words t, t + WG, t + 2·WG, ...) into workgroup
+ *   memory, scan their own SCAN_TILE_VALUES consecutive words there, scan the threads' sums
+ *   (two levels of 16), and write the tile back coalesced: four barriers a tile. Every global
+ *   access is one full line per SIMD group, and a level holds 64× fewer chunks than 'serial's
+ *   (1M values: two levels instead of four).
  *
- * Why barrier-free: on SwiftShader (our CI adapter) a workgroup barrier costs more than the
- * whole chunk of work — a shared-memory Hillis–Steele scan of 1M values took ~800 ms there,
- * this one ~12 ms. On a real GPU a thread's chunk (128 bytes) is one cache line, so the
- * strided first read brings in the lines the next CHUNK − 1 reads hit.
+ * Both: `scanReduce` sums every chunk into the level above; the level above is scanned the
+ * same way, down to one chunk; `scanDownsweep` rescans each chunk from its offset (the level
+ * above, when `useOffsets`) and writes the exclusive sums back, and the chunk holding the last
+ * value writes the total after it (data[n]). Per value: two reads and one write, ~12 bytes,
+ * plus 1/chunk of that for the levels above. Sums wrap like u32 arithmetic.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { ScanParams } from '../src/layout.js';
 import { flatWorkgroup } from './common.wgsl.js';
 import { WORKGROUP_SIZE } from '../src/gpu/workgroups.js';
 
+export type ScanVariant = 'serial' | 'tiled';
+
+/** 'serial': threads a workgroup, each scanning SCAN_CHUNK values. */
 export const SCAN_WG = WORKGROUP_SIZE.scan;
 export const SCAN_CHUNK = 32;
+/** 'tiled': threads a workgroup, each scanning SCAN_TILE_VALUES values of the workgroup's tile. */
+export const SCAN_TILE_WG = WORKGROUP_SIZE.scanTile;
+export const SCAN_TILE_VALUES = 8;
+export const SCAN_TILE = SCAN_TILE_WG * SCAN_TILE_VALUES;
+
+/** Values a chunk holds (the unit the levels above sum), and chunks a workgroup takes. */
+export const SCAN_UNITS: Readonly<Record<ScanVariant, { chunk: number; chunksPerWorkgroup: number }>> = {
+  serial: { chunk: SCAN_CHUNK, chunksPerWorkgroup: SCAN_WG },
+  tiled: { chunk: SCAN_TILE, chunksPerWorkgroup: 1 },
+};
 
 /** Bindings, in order: params, data (n + 1 values), chunk sums (the level above: its offsets). */
 export const scanBindings = ['uniform', 'storage', 'storage'] as const;
 
-export const scanShader = () => wgsl`
+const header = () => wgsl`
 ${ScanParams.wgsl}
 @group(0) @binding(0) var<uniform> params: ScanParams;
 @group(0) @binding(1) var<storage, read_write> data: array<u32>;
 @group(0) @binding(2) var<storage, read_write> chunkSums: array<u32>;
 ${flatWorkgroup}
+`;
 
+export const scanShader = (options: { variant?: ScanVariant } = {}) => (options.variant === 'tiled' ? tiledShader() : serialShader());
+
+const serialShader = () => wgsl`
+${header()}
 const WG: u32 = ${SCAN_WG}u;
 const CHUNK: u32 = ${SCAN_CHUNK}u;
 
@@ -71,6 +98,128 @@ fn scanDownsweep(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
   }
   if (end == n) {
     data[n] = running;
+  }
+}
+`;
+
+// The tile in workgroup memory is padded by a word every 32, so that threads reading their
+// SCAN_TILE_VALUES consecutive words (a stride of 8 between neighbours) spread over the banks.
+const tiledShader = () => wgsl`
+${header()}
+const WG: u32 = ${SCAN_TILE_WG}u;
+const VALUES: u32 = ${SCAN_TILE_VALUES}u;
+const TILE: u32 = WG * VALUES;
+const GROUP: u32 = 16u; // the threads' sums are scanned in groups of 16, then the 16 group totals
+
+var<workgroup> tile: array<u32, ${SCAN_TILE + SCAN_TILE / 32}>;
+var<workgroup> threadSums: array<u32, WG>;
+var<workgroup> groupSums: array<u32, ${SCAN_TILE_WG / 16}>;
+
+fn padded(i: u32) -> u32 {
+  return i + (i >> 5u);
+}
+
+/** The tile's sum: each thread adds its coalesced values, then 16 threads add 16 sums each, then one the 16. */
+@compute @workgroup_size(WG)
+fn scanReduce(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+              @builtin(local_invocation_index) lid: u32) {
+  let chunk = flatWorkgroup(wid, nwg);
+  let base = chunk * TILE;
+  let n = params.count;
+  if (params.skip != 0u || base >= n) {
+    return;
+  }
+  var sum = 0u;
+  for (var k = 0u; k < VALUES; k++) {
+    let i = base + k * WG + lid;
+    if (i < n) {
+      sum += data[i];
+    }
+  }
+  threadSums[lid] = sum;
+  workgroupBarrier();
+  if (lid < WG / GROUP) {
+    var group = 0u;
+    for (var k = 0u; k < GROUP; k++) {
+      group += threadSums[lid * GROUP + k];
+    }
+    groupSums[lid] = group;
+  }
+  workgroupBarrier();
+  if (lid == 0u) {
+    var total = 0u;
+    for (var k = 0u; k < WG / GROUP; k++) {
+      total += groupSums[k];
+    }
+    chunkSums[chunk] = total;
+  }
+}
+
+@compute @workgroup_size(WG)
+fn scanDownsweep(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                 @builtin(local_invocation_index) lid: u32) {
+  let chunk = flatWorkgroup(wid, nwg);
+  let base = chunk * TILE;
+  let n = params.count;
+  if (params.skip != 0u || base >= n) {
+    return;
+  }
+  // Coalesced in: word k·WG + lid of the tile (zeros past n).
+  for (var k = 0u; k < VALUES; k++) {
+    let i = k * WG + lid;
+    var v = 0u;
+    if (base + i < n) {
+      v = data[base + i];
+    }
+    tile[padded(i)] = v;
+  }
+  workgroupBarrier();
+  // Each thread scans its own VALUES consecutive words, in place.
+  let first = lid * VALUES;
+  var running = 0u;
+  for (var k = 0u; k < VALUES; k++) {
+    let at = padded(first + k);
+    let v = tile[at];
+    tile[at] = running;
+    running += v;
+  }
+  threadSums[lid] = running;
+  workgroupBarrier();
+  // The threads' sums: groups of 16 scanned in place, their totals kept.
+  if (lid < WG / GROUP) {
+    var group = 0u;
+    for (var k = 0u; k < GROUP; k++) {
+      let v = threadSums[lid * GROUP + k];
+      threadSums[lid * GROUP + k] = group;
+      group += v;
+    }
+    groupSums[lid] = group;
+  }
+  workgroupBarrier();
+  // This thread's offset: the tile's, the groups before its own, and the threads before it in its group.
+  var offset = 0u;
+  if (params.useOffsets != 0u) {
+    offset = chunkSums[chunk];
+  }
+  let group = lid / GROUP;
+  for (var k = 0u; k < group; k++) {
+    offset += groupSums[k];
+  }
+  offset += threadSums[lid];
+  for (var k = 0u; k < VALUES; k++) {
+    let at = padded(first + k);
+    tile[at] += offset;
+  }
+  if (lid == WG - 1u && base + TILE >= n) {
+    data[n] = offset + running; // the total: the tile's words past n are zeros
+  }
+  workgroupBarrier();
+  // Coalesced out.
+  for (var k = 0u; k < VALUES; k++) {
+    let i = k * WG + lid;
+    if (base + i < n) {
+      data[base + i] = tile[padded(i)];
+    }
   }
 }
 `;

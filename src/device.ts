@@ -125,6 +125,19 @@ export function describeDevice(device: GPUDevice): AdapterSummary | undefined {
   return summarize(info, Boolean(info.isFallbackAdapter), webgpuHost());
 }
 
+/**
+ * Whether a kernel should be written for shaders run on a CPU: true on a software adapter
+ * (SwiftShader, llvmpipe: workgroup memory and barriers are dear there, a thread's serial loop
+ * over storage cheap) and where the adapter does not say what it is (Firefox reports nothing),
+ * false on a GPU. The passes with a variant for each (the radix sort, the scan) decide by it.
+ */
+export function shadersRunOnCpu(device: GPUDevice): boolean {
+  const info = describeDevice(device);
+  if (!info || info.isFallbackAdapter) return true;
+  const text = `${info.vendor} ${info.architecture} ${info.device} ${info.description}`;
+  return !text.trim() || info.software || /cpu|software/i.test(text);
+}
+
 /** Every numeric limit the adapter supports, to request them all. */
 export function adapterLimits(adapter: GPUAdapter): Record<string, number> {
   const limits: Record<string, number> = {};

@@ -1,16 +1,18 @@
-/** The exclusive scan pass against a CPU prefix sum, across recursion depths and folded dispatches. */
+/** The exclusive scan pass, both variants, against a CPU prefix sum, across recursion depths and folded dispatches. */
 import { describe, it, expect } from 'vitest';
 import { useGpu } from './support/gpu.js';
 import { mulberry32 } from './support/random.js';
-import { ExclusiveScanPass } from '../src/passes/scan.js';
+import { ExclusiveScanPass, autoScanVariant, type ScanVariant } from '../src/passes/scan.js';
+import { SCAN_TILE } from '../shaders/scan.wgsl.js';
+import { describeDevice, shadersRunOnCpu } from '../src/device.js';
 import { BufferUsage } from '../src/gpu/flags.js';
 import { readBuffer } from '../src/gpu/buffers.js';
 
 const gpu = useGpu();
 
-async function scanOnGpu(values: Uint32Array, maxWorkgroupsPerDimension = 65535): Promise<Uint32Array> {
+async function scanOnGpu(values: Uint32Array, variant: ScanVariant, maxWorkgroupsPerDimension = 65535): Promise<Uint32Array> {
   const { device } = gpu;
-  const scan = new ExclusiveScanPass(device, maxWorkgroupsPerDimension, 'test scan');
+  const scan = new ExclusiveScanPass(device, maxWorkgroupsPerDimension, 'test scan', variant);
   const data = device.createBuffer({ label: 'scan data', size: 4 * (values.length + 1), usage: BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC });
   try {
     device.queue.writeBuffer(data, 0, values);
@@ -24,33 +26,67 @@ async function scanOnGpu(values: Uint32Array, maxWorkgroupsPerDimension = 65535)
   }
 }
 
+/** The first index where the GPU's scan differs from the CPU's, with both values (-1: none): quick on millions of values, where toEqual is not. */
+function firstDifference(got: Uint32Array, want: Uint32Array): { at: number; got?: number; want?: number } {
+  if (got.length !== want.length) return { at: Math.min(got.length, want.length) };
+  for (let i = 0; i < got.length; i++) if (got[i] !== want[i]) return { at: i, got: got[i], want: want[i] };
+  return { at: -1 };
+}
+
 function cpuScan(values: Uint32Array): Uint32Array {
   const out = new Uint32Array(values.length + 1);
   for (let i = 0; i < values.length; i++) out[i + 1] = out[i] + values[i];
   return out;
 }
 
-describe('exclusive scan', () => {
-  // One chunk is 32 values; a workgroup takes 128 chunks. Sizes around every boundary, and
-  // deep enough for three levels of recursion.
-  for (const n of [1, 2, 31, 32, 33, 1000, 4095, 4096, 4097, 131_071, 200_003]) {
-    it(`${n} random values (seed ${n})`, async () => {
-      const rand = mulberry32(n);
-      const values = Uint32Array.from({ length: n }, () => Math.floor(rand() * 8));
-      expect(await scanOnGpu(values)).toEqual(cpuScan(values));
+// 'serial': a chunk is 32 values, a workgroup 128 chunks (4,096 values); 'tiled': a chunk is a
+// workgroup's tile of SCAN_TILE (2,048) values. Sizes around every boundary of both, and deep
+// enough for three levels of recursion of each.
+const SIZES: Record<ScanVariant, number[]> = {
+  serial: [1, 2, 31, 32, 33, 1000, 4095, 4096, 4097, 131_071, 200_003],
+  tiled: [1, 2, 255, 256, 257, SCAN_TILE - 1, SCAN_TILE, SCAN_TILE + 1, 3 * SCAN_TILE + 7, SCAN_TILE * SCAN_TILE + 1],
+};
+
+for (const variant of ['serial', 'tiled'] as const) {
+  describe(`exclusive scan, '${variant}'`, () => {
+    for (const n of SIZES[variant]) {
+      it(`${n} random values (seed ${n})`, async () => {
+        const rand = mulberry32(n);
+        const values = Uint32Array.from({ length: n }, () => Math.floor(rand() * 8));
+        expect(firstDifference(await scanOnGpu(values, variant), cpuScan(values))).toEqual({ at: -1 });
+      });
+    }
+
+    // 15 workgroups ('serial') or 12 ('tiled') a dispatch, folded into 4 × 4 or 4 × 3.
+    const folded = variant === 'serial' ? 60_000 : 12 * SCAN_TILE;
+    it(`folds its dispatches (${folded} values, at most 4 workgroups per dimension)`, async () => {
+      const rand = mulberry32(7);
+      const values = Uint32Array.from({ length: folded }, () => Math.floor(rand() * 100));
+      expect(await scanOnGpu(values, variant, 4)).toEqual(cpuScan(values));
     });
+
+    it('wraps like u32 arithmetic when the total passes 2^32', async () => {
+      const values = new Uint32Array(5000).fill(2 ** 20);
+      const out = await scanOnGpu(values, variant);
+      expect(out[4999]).toBe((4999 * 2 ** 20) >>> 0);
+      expect(out[5000]).toBe((5000 * 2 ** 20) % 2 ** 32);
+    });
+
+    it('all values large: every partial sum wraps (seed 11)', async () => {
+      const rand = mulberry32(11);
+      const values = Uint32Array.from({ length: 70_001 }, () => (rand() * 2 ** 32) >>> 0);
+      expect(await scanOnGpu(values, variant)).toEqual(cpuScan(values));
+    });
+  });
+}
+
+it("'auto' takes 'serial' where shaders run on a CPU, 'tiled' on a GPU", () => {
+  const scan = new ExclusiveScanPass(gpu.device, 65535, 'test scan');
+  try {
+    expect(scan.variant).toBe(autoScanVariant(gpu.device));
+    expect(scan.variant).toBe(shadersRunOnCpu(gpu.device) ? 'serial' : 'tiled');
+    if (describeDevice(gpu.device)?.software) expect(scan.variant).toBe('serial');
+  } finally {
+    scan.destroy();
   }
-
-  it('folds its dispatches (60,000 values, at most 4 workgroups per dimension)', async () => {
-    const rand = mulberry32(7);
-    const values = Uint32Array.from({ length: 60_000 }, () => Math.floor(rand() * 100));
-    expect(await scanOnGpu(values, 4)).toEqual(cpuScan(values));
-  });
-
-  it('wraps like u32 arithmetic when the total passes 2^32', async () => {
-    const values = new Uint32Array(5000).fill(2 ** 20);
-    const out = await scanOnGpu(values);
-    expect(out[4999]).toBe((4999 * 2 ** 20) >>> 0);
-    expect(out[5000]).toBe((5000 * 2 ** 20) % 2 ** 32);
-  });
 });

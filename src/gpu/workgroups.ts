@@ -32,8 +32,10 @@ export const WORKGROUP_SIZE = {
   particles: 128,
   /** residentCheck. */
   residentCheck: 256,
-  /** scanReduce, scanDownsweep (workgroup memory of this many words). */
+  /** scanReduce, scanDownsweep, 'serial' variant: a chunk of 32 values a thread. */
   scan: 128,
+  /** scanReduce, scanDownsweep, 'tiled' variant: a tile of 8 values a thread in workgroup memory; a multiple of 16. */
+  scanTile: 256,
   /** The radix sort's workgroup strategy (its tile). */
   radix: 128,
   /** The radix sort's thread strategy. */

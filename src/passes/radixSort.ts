@@ -43,7 +43,7 @@ import { BufferUsage } from '../gpu/flags.js';
 import { bindingLimit, createBuffer } from '../gpu/buffers.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
 import { CapacityError } from '../errors.js';
-import { describeDevice } from '../device.js';
+import { shadersRunOnCpu } from '../device.js';
 import type { GpuTimer } from '../gpu/timer.js';
 
 /** Keys per unit: a thread's chunk ('thread') or a workgroup's tile ('workgroup'). */
@@ -89,11 +89,7 @@ interface Variant {
  * nothing); 'workgroup' on a GPU, where 'thread' has too few threads (n / 1,024) to fill it.
  */
 export function autoStrategy(device: GPUDevice): RadixSortStrategy {
-  const info = describeDevice(device);
-  if (!info || info.isFallbackAdapter) return 'thread';
-  const text = `${info.vendor} ${info.architecture} ${info.device} ${info.description}`;
-  if (!text.trim() || /swiftshader|llvmpipe|lavapipe|software|cpu/i.test(text)) return 'thread';
-  return 'workgroup';
+  return shadersRunOnCpu(device) ? 'thread' : 'workgroup';
 }
 
 /** Uniform slots, one per digit pass, at the largest offset alignment WebGPU allows. */

@@ -1,10 +1,14 @@
 /**
  * ExclusiveScanPass: in-place exclusive prefix sum of `count` u32 values in a buffer that holds
  * count + 1 of them (the total lands in the last). Reduce-then-scan, recursing over the chunk
- * sums until they fit one chunk (shaders/scan.wgsl.ts). The pass owns its pipelines, its bind
- * group layout and the buffers of every recursion level; it records into a caller's encoder.
+ * sums until they fit one chunk, in one of two variants (shaders/scan.wgsl.ts): 'serial' (a
+ * thread's 32 values, no barrier) where shaders run on a CPU, 'tiled' (a workgroup's 2,048
+ * values read coalesced through workgroup memory) on a GPU. The pass owns its pipelines, its
+ * bind group layout and the buffers of every recursion level; it records into a caller's
+ * encoder.
  */
-import { scanShader, scanBindings, SCAN_CHUNK, SCAN_WG } from '../../shaders/scan.wgsl.js';
+import { scanShader, scanBindings, SCAN_UNITS, type ScanVariant } from '../../shaders/scan.wgsl.js';
+import { shadersRunOnCpu } from '../device.js';
 import { ScanParams, packStruct } from '../layout.js';
 import { bindGroupLayout, bindGroup, computePipeline } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
@@ -22,8 +26,32 @@ interface Level {
   gated: boolean;
 }
 
+export type { ScanVariant } from '../../shaders/scan.wgsl.js';
+
+const preferred = new WeakMap<GPUDevice, ScanVariant>();
+
+/**
+ * Makes 'auto' take `variant` on `device` for every scan made afterwards (the grid's, the
+ * sort's, the particle solver's, the casts'), or its own choice again with undefined. For
+ * tests (the 'tiled' variant under every caller on a software adapter) and tools; not part of
+ * the package's API.
+ */
+export function preferScanVariant(device: GPUDevice, variant: ScanVariant | undefined): void {
+  if (variant) preferred.set(device, variant);
+  else preferred.delete(device);
+}
+
+/** 'serial' where shaders run on a CPU (or the adapter does not say), 'tiled' on a GPU (unless preferScanVariant says otherwise). */
+export function autoScanVariant(device: GPUDevice): ScanVariant {
+  return preferred.get(device) ?? (shadersRunOnCpu(device) ? 'serial' : 'tiled');
+}
+
 export class ExclusiveScanPass {
   readonly layout: GPUBindGroupLayout;
+  /** The variant this pass runs ('auto' resolved). */
+  readonly variant: ScanVariant;
+  /** Values a chunk holds, and chunks a workgroup takes, for the variant. */
+  private readonly unit: { chunk: number; chunksPerWorkgroup: number };
   private readonly reduce: GPUComputePipeline;
   private readonly downsweep: GPUComputePipeline;
   private readonly dummy: GPUBuffer;
@@ -35,9 +63,12 @@ export class ExclusiveScanPass {
     private readonly device: GPUDevice,
     private readonly maxWorkgroupsPerDimension: number,
     readonly label = 'scan',
+    variant: ScanVariant | 'auto' = 'auto',
   ) {
+    this.variant = variant === 'auto' ? autoScanVariant(device) : variant;
+    this.unit = SCAN_UNITS[this.variant];
     this.layout = bindGroupLayout(device, `${label} layout`, scanBindings);
-    const code = scanShader();
+    const code = scanShader({ variant: this.variant });
     this.reduce = computePipeline(device, `${label} reduce`, [this.layout], code, 'scanReduce');
     this.downsweep = computePipeline(device, `${label} downsweep`, [this.layout], code, 'scanDownsweep');
     this.dummy = createBuffer(device, `${label} no offsets`, 4, BufferUsage.STORAGE);
@@ -50,7 +81,7 @@ export class ExclusiveScanPass {
     let buffer = data;
     let n = count;
     for (let depth = 0; ; depth++) {
-      const chunks = ceilDiv(n, SCAN_CHUNK);
+      const chunks = ceilDiv(n, this.unit.chunk);
       const multi = chunks > 1;
       const params = createUniform(this.device, `${this.label} params ${depth}`, packStruct(ScanParams, { count: n, useOffsets: multi ? 1 : 0, skip: 0 }));
       const sums = multi ? createBuffer(this.device, `${this.label} chunk sums ${depth}`, 4 * (chunks + 1), BufferUsage.STORAGE) : this.dummy;
@@ -65,7 +96,8 @@ export class ExclusiveScanPass {
 
   /**
    * Records the scan of `count` values of `data` (count + 1 long) into `encoder`.
-   * Bytes moved: about 12·count (read twice, written once) plus the levels above, ~3% more.
+   * Bytes moved: about 12·count (read twice, written once) plus the levels above (~3% more
+   * for 'serial', ~0.05% for 'tiled').
    * With `skip`, the scan does nothing where that u32 is nonzero when the submission runs (it is
    * copied into every level's params first); without it, the levels' skip is 0. `dispatch`
    * records each dispatch (a caller that gates it indirectly; default: folded past the limit).
@@ -88,14 +120,14 @@ export class ExclusiveScanPass {
       if (level.chunks === 1) break;
       pass.setPipeline(this.reduce);
       pass.setBindGroup(0, level.group);
-      run(pass, ceilDiv(level.chunks, SCAN_WG));
+      run(pass, ceilDiv(level.chunks, this.unit.chunksPerWorkgroup));
     }
     // Down the levels: the top is one chunk; each level below starts from its chunk's offset.
     for (let k = this.levels.length - 1; k >= 0; k--) {
       const level = this.levels[k];
       pass.setPipeline(this.downsweep);
       pass.setBindGroup(0, level.group);
-      run(pass, ceilDiv(level.chunks, SCAN_WG));
+      run(pass, ceilDiv(level.chunks, this.unit.chunksPerWorkgroup));
     }
     pass.end();
   }
