@@ -119,7 +119,36 @@ fn padded(i: u32) -> u32 {
   return i + (i >> 5u);
 }
 
-/** The tile's sum: each thread adds its coalesced values, then 16 threads add 16 sums each, then one the 16. */
+/**
+ * The exclusive prefix of this thread's sum among the workgroup's, and the workgroup's total:
+ * the sums scanned in groups of 16 in place, then the 16 group totals. Two barriers; every
+ * thread of the workgroup must call it.
+ */
+fn scanThreadSums(lid: u32, sum: u32) -> vec2u {
+  threadSums[lid] = sum;
+  workgroupBarrier();
+  if (lid < WG / GROUP) {
+    var group = 0u;
+    for (var k = 0u; k < GROUP; k++) {
+      let v = threadSums[lid * GROUP + k];
+      threadSums[lid * GROUP + k] = group;
+      group += v;
+    }
+    groupSums[lid] = group;
+  }
+  workgroupBarrier();
+  var prefix = threadSums[lid];
+  var total = 0u;
+  for (var k = 0u; k < WG / GROUP; k++) {
+    if (k < lid / GROUP) {
+      prefix += groupSums[k];
+    }
+    total += groupSums[k];
+  }
+  return vec2u(prefix, total);
+}
+
+/** The tile's sum: each thread adds its coalesced values, then the threads' sums are added. */
 @compute @workgroup_size(WG)
 fn scanReduce(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
               @builtin(local_invocation_index) lid: u32) {
@@ -136,22 +165,9 @@ fn scanReduce(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: v
       sum += data[i];
     }
   }
-  threadSums[lid] = sum;
-  workgroupBarrier();
-  if (lid < WG / GROUP) {
-    var group = 0u;
-    for (var k = 0u; k < GROUP; k++) {
-      group += threadSums[lid * GROUP + k];
-    }
-    groupSums[lid] = group;
-  }
-  workgroupBarrier();
+  let scanned = scanThreadSums(lid, sum);
   if (lid == 0u) {
-    var total = 0u;
-    for (var k = 0u; k < WG / GROUP; k++) {
-      total += groupSums[k];
-    }
-    chunkSums[chunk] = total;
+    chunkSums[chunk] = scanned.y;
   }
 }
 
@@ -183,32 +199,13 @@ fn scanDownsweep(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
     tile[at] = running;
     running += v;
   }
-  threadSums[lid] = running;
-  workgroupBarrier();
-  // The threads' sums: groups of 16 scanned in place, their totals kept.
-  if (lid < WG / GROUP) {
-    var group = 0u;
-    for (var k = 0u; k < GROUP; k++) {
-      let v = threadSums[lid * GROUP + k];
-      threadSums[lid * GROUP + k] = group;
-      group += v;
-    }
-    groupSums[lid] = group;
-  }
-  workgroupBarrier();
-  // This thread's offset: the tile's, the groups before its own, and the threads before it in its group.
-  var offset = 0u;
+  // This thread's offset: the tile's, then the threads' before it.
+  var offset = scanThreadSums(lid, running).x;
   if (params.useOffsets != 0u) {
-    offset = chunkSums[chunk];
+    offset += chunkSums[chunk];
   }
-  let group = lid / GROUP;
-  for (var k = 0u; k < group; k++) {
-    offset += groupSums[k];
-  }
-  offset += threadSums[lid];
   for (var k = 0u; k < VALUES; k++) {
-    let at = padded(first + k);
-    tile[at] += offset;
+    tile[padded(first + k)] += offset;
   }
   if (lid == WG - 1u && base + TILE >= n) {
     data[n] = offset + running; // the total: the tile's words past n are zeros

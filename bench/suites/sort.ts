@@ -52,6 +52,36 @@ async function timeCopy(device: GPUDevice, source: GPUBuffer, target: GPUBuffer,
   }
 }
 
+/**
+ * One timed submission of what `record` encodes (after the queued uploads are done): its wall
+ * time, the GPU time and stages of its timer, and `output` read back the first time only.
+ */
+function timedRun<T>(device: GPUDevice, upload: () => void, record: (encoder: GPUCommandEncoder, timer: GpuTimer) => void, output: () => Promise<T>, n: number): () => Promise<Sample> {
+  let needOutput = true;
+  return async () => {
+    upload();
+    await device.queue.onSubmittedWorkDone();
+    const timer = new GpuTimer(device, true);
+    try {
+      const encoder = device.createCommandEncoder({ label: 'sort bench' });
+      record(encoder, timer);
+      timer.resolve(encoder);
+      const t = performance.now();
+      device.queue.submit([encoder.finish()]);
+      await device.queue.onSubmittedWorkDone();
+      const timeMs = performance.now() - t;
+      const profile = await timer.read();
+      const stages: Record<string, number> = {};
+      for (const s of profile.stages) stages[s.name] = (stages[s.name] ?? 0) + s.ms;
+      const out = needOutput ? await output() : undefined;
+      needOutput = false;
+      return { answer: n, output: out, gpuMs: profile.stages.length ? profile.totalMs : undefined, stages, timeMs };
+    } finally {
+      timer.destroy();
+    }
+  };
+}
+
 export async function sortSuite(ctx: Context, sizes: number[]): Promise<Row[]> {
   const rows: Row[] = [];
   const device = ctx.collider.device;
@@ -97,34 +127,19 @@ export async function sortSuite(ctx: Context, sizes: number[]): Promise<Row[]> {
           const bytes = (withValues ? 8 : 4) * n;
           for (const strategy of strategies) {
             const method = `gpu-sort ${kind} (${strategy})`;
-            let needOutput = true;
-            const run = async (): Promise<Sample> => {
-              device.queue.writeBuffer(keyBuffer, 0, keys);
-              if (withValues) device.queue.writeBuffer(valueBuffer, 0, values);
-              await device.queue.onSubmittedWorkDone();
-              const timer = new GpuTimer(device, true);
-              try {
-                const encoder = device.createCommandEncoder({ label: 'sort bench' });
-                passes[strategy].encode(encoder, keyBuffer, n, { values: withValues ? valueBuffer : undefined, timer });
-                timer.resolve(encoder);
-                const t = performance.now();
-                device.queue.submit([encoder.finish()]);
-                await device.queue.onSubmittedWorkDone();
-                const timeMs = performance.now() - t;
-                const profile = await timer.read();
-                const stages: Record<string, number> = {};
-                for (const s of profile.stages) stages[s.name] = (stages[s.name] ?? 0) + s.ms;
-                let output: { keys: Uint32Array; values?: Uint32Array } | undefined;
-                if (needOutput) {
-                  needOutput = false;
-                  output = { keys: new Uint32Array(await readBuffer(device, keyBuffer, 0, 4 * n)) };
-                  if (withValues) output.values = new Uint32Array(await readBuffer(device, valueBuffer, 0, 4 * n));
-                }
-                return { answer: n, output, gpuMs: profile.stages.length ? profile.totalMs : undefined, stages, timeMs };
-              } finally {
-                timer.destroy();
-              }
-            };
+            const run = timedRun(
+              device,
+              () => {
+                device.queue.writeBuffer(keyBuffer, 0, keys);
+                if (withValues) device.queue.writeBuffer(valueBuffer, 0, values);
+              },
+              (encoder, timer) => passes[strategy].encode(encoder, keyBuffer, n, { values: withValues ? valueBuffer : undefined, timer }),
+              async () => ({
+                keys: new Uint32Array(await readBuffer(device, keyBuffer, 0, 4 * n)),
+                values: withValues ? new Uint32Array(await readBuffer(device, valueBuffer, 0, 4 * n)) : undefined,
+              }),
+              n,
+            );
             const check = (out: { keys: Uint32Array; values?: Uint32Array }): string | null => {
               const k = firstMiss(out.keys, withValues ? want.pairs.keys : want.keys);
               if (k >= 0) return `key ${k} differs`;
@@ -177,30 +192,13 @@ async function scanRows(ctx: Context, scans: Record<ScanVariant, ExclusiveScanPa
   try {
     for (const variant of ['serial', 'tiled'] as const) {
       const method = `gpu-scan (${variant})`;
-      let needOutput = true;
-      const run = async (): Promise<Sample> => {
-        device.queue.writeBuffer(data, 0, values);
-        await device.queue.onSubmittedWorkDone();
-        const timer = new GpuTimer(device, true);
-        try {
-          const encoder = device.createCommandEncoder({ label: 'scan bench' });
-          scans[variant].encode(encoder, data, n, timer);
-          timer.resolve(encoder);
-          const t = performance.now();
-          device.queue.submit([encoder.finish()]);
-          await device.queue.onSubmittedWorkDone();
-          const timeMs = performance.now() - t;
-          const profile = await timer.read();
-          let output: Uint32Array | undefined;
-          if (needOutput) {
-            needOutput = false;
-            output = new Uint32Array(await readBuffer(device, data, 0, 4 * (n + 1)));
-          }
-          return { answer: n, output, gpuMs: profile.stages.length ? profile.totalMs : undefined, timeMs };
-        } finally {
-          timer.destroy();
-        }
-      };
+      const run = timedRun(
+        device,
+        () => device.queue.writeBuffer(data, 0, values),
+        (encoder, timer) => scans[variant].encode(encoder, data, n, timer),
+        async () => new Uint32Array(await readBuffer(device, data, 0, 4 * (n + 1))),
+        n,
+      );
       const check = (out: Uint32Array): string | null => {
         const k = out.findIndex((x, i) => x !== want[i]);
         return k >= 0 ? `prefix ${k} differs` : null;
