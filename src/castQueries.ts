@@ -1,19 +1,13 @@
 /**
- * Running raycasts and sphere casts against spheres already on the GPU, through whichever broad
- * phase was built over them (src/broadphase), and turning the hit records into the contract's results. Shared by
- * the Collider (spheres from the caller) and the ParticleWorld (its own particles).
+ * The cast calls' results: hit records (CastHitRecord) turned into the contract's arrays, the
+ * caller's `out` arrays, the options, the misses, the walks' rounding slack and the true total
+ * behind wrapped offsets. The recording itself is src/resident.ts's `recordCasts`, shared by
+ * the Collider (one-shot and encoded) and the ParticleWorld.
  */
-import { CapacityError, InvalidInputError } from './errors.js';
-import { BufferUsage } from './gpu/flags.js';
-import { GrowableBuffer, upload, readBuffer } from './gpu/buffers.js';
-import { CastPass } from './passes/casts.js';
-import { ExclusiveScanPass } from './passes/scan.js';
+import { InvalidInputError } from './errors.js';
 import { CastHitRecord } from './layout.js';
 import { checkOneOf, checkPositiveInteger, checkBoolean, checkOutArray, RULES, type CastBatch } from './validate.js';
 import { BROADPHASES, type Broadphase, type CastOptions, type CastOut } from './options.js';
-import type { BroadPhase } from './broadphase/types.js';
-import type { GpuTimer } from './gpu/timer.js';
-import type { CastMode } from '../shaders/casts.wgsl.js';
 
 export const HIT_BYTES = CastHitRecord.size;
 const HIT_FLOATS = HIT_BYTES / 4;
@@ -173,81 +167,4 @@ export function trueTotal(offsets: Uint32Array): number {
   let total = 0;
   for (let k = 0; k + 1 < offsets.length; k++) total += (offsets[k + 1] - offsets[k]) >>> 0;
   return total;
-}
-
-export type Submit = (record: (encoder: GPUCommandEncoder) => void) => Promise<void>;
-
-/** The cast kernels with their buffers; `uploadCasts`, then `run` over a source. */
-export class CastQueries {
-  readonly pass: CastPass;
-  private readonly scan: ExclusiveScanPass;
-  private readonly casts: GrowableBuffer;
-  private readonly hits: GrowableBuffer;
-  private readonly counts: GrowableBuffer;
-  /** Hits found by the last all-hits run: the next starts with room for as many. */
-  private hitHint = 0;
-
-  constructor(
-    private readonly device: GPUDevice,
-    maxWorkgroupsPerDimension: number,
-    private readonly maxHits: number,
-  ) {
-    const usage = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
-    this.pass = new CastPass(device, maxWorkgroupsPerDimension);
-    this.scan = new ExclusiveScanPass(device, maxWorkgroupsPerDimension, 'hit count scan');
-    this.casts = new GrowableBuffer(device, 'input casts', usage);
-    this.hits = new GrowableBuffer(device, 'cast hits', usage);
-    this.counts = new GrowableBuffer(device, 'cast hit counts', usage);
-  }
-
-  /** Queue writes of the casts and the kernel parameters (before the submission that runs them). */
-  uploadCasts(batch: CastBatch, sphereCount: number, slack: number): void {
-    upload(this.device, this.casts.ensure(Math.max(batch.packed.byteLength, 4)), batch.packed);
-    this.pass.setParams(batch.count, sphereCount, slack);
-  }
-
-  /**
-   * Runs the uploaded casts against the spheres of a built broad phase: the nearest hit of each (one record per cast), or
-   * every hit: a count kernel, a scan of the counts, a write kernel; if the hits exceed the
-   * buffer, it grows and the write runs again. `maxHits` (the caller's cap) or the device's
-   * largest buffer exceeded: CapacityError with the true total.
-   */
-  async run(submit: Submit, phase: BroadPhase, count: number, allHits: boolean, maxHits: number, timer?: GpuTimer): Promise<HitRecords> {
-    const casts = this.casts.buffer;
-    const counts = this.counts.ensure(4 * (count + 1));
-    if (!allHits) {
-      const hits = this.hits.ensure(HIT_BYTES * count);
-      await submit((encoder) => phase.encodeCasts(encoder, { kernels: this.pass, mode: 'nearest', casts, castCount: count, targets: { hits, counts } }, timer));
-      return { records: new Float32Array(await readBuffer(this.device, hits, 0, HIT_BYTES * count)) };
-    }
-    let room = Math.min(Math.max(this.hitHint, count), this.maxHits);
-    const encode = (encoder: GPUCommandEncoder, mode: CastMode): void => {
-      const targets = { hits: this.hits.ensure(HIT_BYTES * Math.max(room, 1)), counts };
-      phase.encodeCasts(encoder, { kernels: this.pass, mode, casts, castCount: count, targets }, timer);
-    };
-    await submit((encoder) => {
-      encode(encoder, 'count');
-      this.scan.encode(encoder, counts, count, timer);
-      encode(encoder, 'write');
-    });
-    const offsets = new Uint32Array(await readBuffer(this.device, counts, 0, 4 * (count + 1)));
-    const total = trueTotal(offsets);
-    if (total > maxHits) throw new CapacityError('hits', total, maxHits, 'raise options.maxHits');
-    if (total > this.maxHits) throw new CapacityError('hits', total, this.maxHits, 'the device cannot hold that many hits in one buffer');
-    if (total > this.hits.buffer.size / HIT_BYTES) {
-      room = total;
-      await submit((encoder) => encode(encoder, 'write'));
-    }
-    this.hitHint = total;
-    const records = new Float32Array(await readBuffer(this.device, this.hits.buffer, 0, HIT_BYTES * total));
-    return { records, offsets };
-  }
-
-  destroy(): void {
-    this.pass.destroy();
-    this.scan.destroy();
-    this.casts.destroy();
-    this.hits.destroy();
-    this.counts.destroy();
-  }
 }

@@ -1,10 +1,10 @@
 /**
- * The one-shot calls of the contract (docs/CONTRACT.md), composed from passes. A Collider keeps its
- * pipelines and buffers between calls (buffers only grow) and runs one call at a time, in call
- * order; inputs go up once, stay on the GPU through every stage, and only the results the
- * caller asked for come back.
+ * The calls of the contract (docs/CONTRACT.md). The one-shot calls validate their typed arrays on
+ * the host, upload them, and run the same recording as the GPU-resident `encode*` calls
+ * (src/resident.ts: `recordPairs`, `recordCasts`) on an instance of their own, then read back
+ * the count first and only the counted results. A Collider keeps its pipelines and buffers
+ * between calls (buffers only grow) and runs one call at a time, in call order.
  */
-import { CapacityError } from './errors.js';
 import { createChecked } from './gpu/submit.js';
 import { CallQueue } from './gpu/calls.js';
 import {
@@ -14,15 +14,14 @@ import {
 import { requestBrowserDevice } from './device.js';
 import { BufferUsage } from './gpu/flags.js';
 import { GrowableBuffer, upload, bindingLimit } from './gpu/buffers.js';
-import { PairList } from './gpu/pairList.js';
 import { GpuTimer, type Profile } from './gpu/timer.js';
 import {
-  CastQueries, HIT_BYTES, toRaycastResult, toSphereCastResult, checkCastOut, castCall, noHits, castSlack,
+  HIT_BYTES, toRaycastResult, toSphereCastResult, checkCastOut, castCall, noHits, castSlack,
   type HitRecords, type RaycastResult, type SphereCastResult, type RaycastAllHits, type SphereCastAllHits,
 } from './castQueries.js';
-import { createBroadPhases, destroyBroadPhases, chooseBroadphase, checkServes, type BroadPhase, type BroadPhases, type QueryShape } from './broadphase/index.js';
+import { checkServes } from './broadphase/index.js';
 import type { GridPlan, PlanOptions } from './grid/plan.js';
-import { ResidentQueries, type EncodedPairs, type EncodedHits, type GpuRecords, type EncodeOptions, type EncodeCastOptions } from './resident.js';
+import { ResidentQueries, collectPairs, collectHits, type EncodedPairs, type EncodedHits, type GpuRecords, type EncodeOptions, type EncodeCastOptions } from './resident.js';
 import { PAIR_BYTES, GPU_STRIDE } from './layout.js';
 import type { BoxKind } from '../shaders/boxes.wgsl.js';
 import { BROADPHASES, type Broadphase, type PairOptions, type CastOptions } from './options.js';
@@ -95,17 +94,21 @@ export class Collider {
   private readonly ownsDevice: boolean;
   private readonly calls: CallQueue;
 
+  /** The one-shot calls' inputs, uploaded. */
   private readonly spheres: GrowableBuffer;
   private readonly boxes: GrowableBuffer;
-  private readonly casts: CastQueries;
-  private readonly pairs: PairList;
-  private readonly broadphases: BroadPhases;
+  private readonly casts: GrowableBuffer;
+  /** The one-shot calls' recorder, and their results (kept: the next call reuses the buffers). */
+  private readonly oneShot: ResidentQueries;
+  private pairResult: EncodedPairs | undefined;
+  private hitResult: EncodedHits | undefined;
   /** The GPU-resident calls' own broad phases and kernels (made on first use). */
   private resident: ResidentQueries | null = null;
   private readonly planOptions: PlanOptions;
   private readonly maxWorkgroupsPerDimension: number;
-  /** Pairs found by the last call: the next call starts with room for as many. */
+  /** Pairs (hits) found by the last call: the next call starts with room for as many. */
   private pairHint = 0;
+  private hitHint = 0;
 
   constructor(device: GPUDevice, options: ColliderOptions = {}, ownsDevice = false) {
     this.device = device;
@@ -126,10 +129,9 @@ export class Collider {
     const usage = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
     this.spheres = new GrowableBuffer(device, 'input spheres', usage, binding);
     this.boxes = new GrowableBuffer(device, 'input boxes', usage, binding);
-    this.casts = new CastQueries(device, maxWorkgroupsPerDimension, this.limits.maxHits);
-    this.pairs = new PairList(device, 'pairs');
+    this.casts = new GrowableBuffer(device, 'input casts', usage, binding);
     const planOptions: PlanOptions = { ...checkGridOptions('options.grid', options.grid), maxBuckets: this.limits.maxBuckets };
-    this.broadphases = createBroadPhases({ device, maxWorkgroupsPerDimension }, planOptions);
+    this.oneShot = new ResidentQueries(device, maxWorkgroupsPerDimension, planOptions, 'one-shot');
     this.planOptions = planOptions;
     this.maxWorkgroupsPerDimension = maxWorkgroupsPerDimension;
   }
@@ -145,14 +147,10 @@ export class Collider {
     const maxPairs = checkPositiveInteger('options.maxPairs', options.maxPairs) ?? Infinity;
     const profile = checkBoolean('options.profile', options.profile) ?? false;
     const out = checkOutArray('options.out', options.out);
-    const phase = this.choose(broadphase, { query: 'pairs', sphereCount: stats.count, gridPlan: () => this.planFor(stats), stats });
+    this.oneShot.phaseFor(broadphase, { query: 'pairs', sphereCount: stats.count, stats }); // its errors before any early return
     if (stats.count < 2) return out ? out.subarray(0, 0) : new Uint32Array(0);
     const data = spheres.slice(); // what was validated is what runs, whatever the caller does next
-
-    return this.run(profile, async (timer) => {
-      await this.build(phase, data, stats, timer);
-      return this.collectPairs(maxPairs, (encoder) => phase.encodeSpherePairs(encoder, this.pairs, timer), out);
-    });
+    return this.run(profile, (timer) => this.pairs(data, stats, undefined, { broadphase, maxPairs, out, timer }));
   }
 
   /**
@@ -184,16 +182,36 @@ export class Collider {
     const out = checkOutArray('options.out', options.out);
     const n = stats.count;
     const m = packedBoxes.length / stride;
-    const phase = this.choose(broadphase, { query: 'boxes', sphereCount: n, boxCount: m, gridPlan: () => this.planFor(stats) });
+    this.oneShot.phaseFor(broadphase, { query: 'boxes', sphereCount: n, boxCount: m, stats });
     if (n === 0 || m === 0) return out ? out.subarray(0, 0) : new Uint32Array(0);
     const data = spheres.slice(); // the boxes are already a packed copy
+    return this.run(profile, (timer) => this.pairs(data, stats, { kind, packed: packedBoxes, count: m }, { broadphase, maxPairs, out, timer }));
+  }
 
-    return this.run(profile, async (timer) => {
-      await this.build(phase, data, stats, timer, () => {
-        upload(this.device, this.boxes.ensure(packedBoxes.byteLength), packedBoxes);
-      });
-      return this.collectPairs(maxPairs, (encoder) => phase.encodeBoxPairs(encoder, kind, this.boxes.buffer, m, this.pairs, timer), out);
-    });
+  /**
+   * A one-shot pair search: the inputs uploaded, then `recordPairs` (the encode calls' recording)
+   * submitted until the pairs fit (src/resident.ts, collectPairs); the count is read first, then
+   * only the counted pairs, into `out` when it holds them.
+   */
+  private async pairs(spheres: Float32Array, stats: SphereStats, box: { kind: BoxKind; packed: Float32Array; count: number } | undefined, call: { broadphase: Broadphase; maxPairs: number; out?: Uint32Array; timer: GpuTimer }): Promise<Uint32Array> {
+    const sphereRecords: GpuRecords = { buffer: this.spheres.ensure(spheres.byteLength), count: stats.count };
+    const boxRecords = box && { kind: box.kind, records: { buffer: this.boxes.ensure(box.packed.byteLength), count: box.count } };
+    const { pairs, result } = await collectPairs(
+      (record) => this.calls.submit(record),
+      (encoder, capacity, again) => {
+        if (!again) {
+          upload(this.device, sphereRecords.buffer, spheres);
+          if (box && boxRecords) upload(this.device, boxRecords.records.buffer, box.packed);
+        }
+        return this.oneShot.recordPairs(encoder, sphereRecords, boxRecords, {
+          stats, broadphase: call.broadphase, capacity, into: this.pairResult, workgroupSize: 64, timer: call.timer, dispatchArguments: false, reuseBuild: again,
+        });
+      },
+      Math.min(Math.max(this.pairHint, 4096), this.limits.maxPairs), call.maxPairs, this.limits.maxPairs, call.out,
+    );
+    this.pairResult = result;
+    this.pairHint = pairs.length / 2;
+    return pairs;
   }
 
   /**
@@ -208,7 +226,7 @@ export class Collider {
     const batch = validateCasts('rays', rays, 6, this.limits.maxCasts);
     const stats = validateSpheres('spheres', spheres, this.limits.maxSpheres);
     const out = checkCastOut('raycast', options.out);
-    return toRaycastResult(await this.castAll(batch, spheres, stats, options), out);
+    return toRaycastResult(await this.castAll('raycast', batch, spheres, stats, options), out);
   }
 
   /**
@@ -223,81 +241,48 @@ export class Collider {
     const batch = validateCasts('casts', casts, 7, this.limits.maxCasts);
     const stats = validateSpheres('spheres', spheres, this.limits.maxSpheres);
     const out = checkCastOut('sphereCast', options.out);
-    return toSphereCastResult(await this.castAll(batch, spheres, stats, options), out);
+    return toSphereCastResult(await this.castAll('sphereCast', batch, spheres, stats, options), out);
   }
 
   /**
-   * Runs the cast kernels and returns the raw hit records: one per cast (nearest), or every hit
-   * with the per-cast offsets (allHits). All hits take two kernels: count, then (after a scan of
-   * the counts) write; if the hits exceed the buffer, it grows and the write runs again.
+   * A one-shot cast batch: the inputs uploaded, then `recordCasts` (the encode calls' recording):
+   * the nearest hit of each cast, or every hit with the per-cast offsets (read first; past the
+   * records' buffer, it grows to the total and the batch runs again: collectHits).
    */
-  private async castAll(batch: CastBatch, spheres: Float32Array, stats: SphereStats, options: CastOptions): Promise<HitRecords> {
+  private async castAll(kind: 'raycast' | 'sphereCast', batch: CastBatch, spheres: Float32Array, stats: SphereStats, options: CastOptions): Promise<HitRecords> {
     const { broadphase, allHits, maxHits, profile } = castCall(options);
-    const phase = this.choose(broadphase, { query: 'casts', sphereCount: stats.count, casts: batch, gridPlan: () => this.planFor(stats) });
+    checkServes(broadphase, 'casts');
     const r = batch.count;
     const n = stats.count;
     if (r === 0 || n === 0) return noHits(r, allHits);
     const slack = castSlack(batch, Math.max(...stats.min.map(Math.abs), ...stats.max.map(Math.abs)), stats.maxRadius);
     const data = spheres.slice(); // the casts are already a packed copy
     return this.run(profile, async (timer) => {
-      await this.build(phase, data, stats, timer, () => this.casts.uploadCasts(batch, n, slack));
-      return this.casts.run((record) => this.calls.submit(record), phase, r, allHits, maxHits, timer);
+      const sphereRecords: GpuRecords = { buffer: this.spheres.ensure(data.byteLength), count: n };
+      const castRecords: GpuRecords = { buffer: this.casts.ensure(batch.packed.byteLength), count: r };
+      const { hits, result } = await collectHits(
+        (record) => this.calls.submit(record),
+        (encoder, capacity, again) => {
+          if (!again) {
+            upload(this.device, sphereRecords.buffer, data);
+            upload(this.device, castRecords.buffer, batch.packed);
+          }
+          return this.oneShot.recordCasts(encoder, castRecords, sphereRecords, {
+            kind, stats, shape: batch, slack, broadphase, allHits, capacity, into: this.hitResult, workgroupSize: 64, timer, dispatchArguments: false, reuseBuild: again,
+          });
+        },
+        Math.min(Math.max(this.hitHint, r), this.limits.maxHits), maxHits, this.limits.maxHits,
+      );
+      this.hitResult = result;
+      if (allHits) this.hitHint = hits.records.length / (HIT_BYTES / 4);
+      return hits;
     });
   }
 
   /** The grid plan the grid broad phase would use for these spheres (for tests and tools). */
   planFor(spheres: Float32Array | SphereStats): GridPlan {
     const stats = spheres instanceof Float32Array ? validateSpheres('spheres', spheres, this.limits.maxSpheres) : spheres;
-    return this.broadphases.grid.planFor(stats);
-  }
-
-  /** The broad phase a query runs on: the caller's choice, or 'auto''s (src/broadphase). */
-  private choose(requested: Broadphase, shape: QueryShape): BroadPhase {
-    checkServes(requested, shape.query);
-    return this.broadphases[chooseBroadphase(requested, shape)];
-  }
-
-  /**
-   * Uploads the spheres (and whatever `also` uploads), prepares `phase` for them and records its
-   * build: afterwards the phase's queries can run.
-   */
-  private async build(phase: BroadPhase, spheres: Float32Array, stats: SphereStats, timer: GpuTimer, also?: (encoder: GPUCommandEncoder) => void): Promise<void> {
-    const buffer = this.spheres.ensure(16 * Math.max(stats.count, 1));
-    phase.prepare(stats);
-    await this.calls.submit((encoder) => {
-      upload(this.device, buffer, spheres);
-      also?.(encoder);
-      phase.encodeBuild(encoder, buffer, timer);
-    });
-  }
-
-  /**
-   * Runs a pass that appends to the pair list until every pair fits: the counter always holds
-   * the true total, so when it exceeds the list, the list grows to it and the pass runs again
-   * (its inputs are still on the GPU). A total above `maxPairs` or the device's largest list
-   * throws CapacityError with that total.
-   */
-  private async collectPairs(maxPairs: number, encodePass: (encoder: GPUCommandEncoder) => void, out?: Uint32Array): Promise<Uint32Array> {
-    let room = Math.min(Math.max(this.pairHint, 4096), this.limits.maxPairs);
-    for (;;) {
-      await this.calls.submit((encoder) => {
-        this.pairs.reserve(room);
-        this.pairs.clear(encoder);
-        encodePass(encoder);
-      });
-      const count = await this.pairs.readCount();
-      if (count > maxPairs) {
-        throw new CapacityError('pairs', count, maxPairs, 'raise options.maxPairs');
-      }
-      if (count > this.limits.maxPairs) {
-        throw new CapacityError('pairs', count, this.limits.maxPairs, 'the device cannot hold that many pairs in one buffer');
-      }
-      if (count <= this.pairs.capacity) {
-        this.pairHint = count;
-        return this.pairs.read(count, out);
-      }
-      room = count;
-    }
+    return this.oneShot.planFor(stats);
   }
 
   /** Serializes `task` behind earlier calls, with a timer; a profile lands in lastProfile. */
@@ -368,10 +353,10 @@ export class Collider {
   destroy(): void {
     if (this.calls.isClosed) return;
     this.calls.close();
-    for (const buffer of [this.spheres, this.boxes]) buffer.destroy();
-    this.casts.destroy();
-    this.pairs.destroy();
-    destroyBroadPhases(this.broadphases);
+    for (const buffer of [this.spheres, this.boxes, this.casts]) buffer.destroy();
+    this.oneShot.destroy();
+    this.pairResult?.destroy();
+    this.hitResult?.destroy();
     this.resident?.destroy();
     if (this.ownsDevice) this.device.destroy();
   }

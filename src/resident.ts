@@ -21,13 +21,13 @@ import { dispatchFolded, ceilDiv } from './gpu/dispatch.js';
 import { CastPass } from './passes/casts.js';
 import { residentCheckShader, residentCheckBindings, residentDispatchShader, residentDispatchBindings } from '../shaders/resident.wgsl.js';
 import { ResidentParams, ResidentStatus, PairCounter, CastHitRecord, GPU_STRIDE, PAIR_BYTES, packStruct } from './layout.js';
-import { createBroadPhases, destroyBroadPhases, chooseBroadphase, checkServes, type BroadPhases, type QueryKind } from './broadphase/index.js';
+import { createBroadPhases, destroyBroadPhases, chooseBroadphase, checkServes, type BroadPhase, type BroadPhases, type CastShape, type QueryShape } from './broadphase/index.js';
 import { checkOneOf, checkPositiveInteger, checkBoolean, RULES, MAX_MAGNITUDE, type SphereStats } from './validate.js';
 import { LOG2_BIAS, LOG2_BINS, ceilLog2Bits } from './grid/level.js';
 import { BROADPHASES, type Broadphase } from './options.js';
-import { toRaycastResult, toSphereCastResult, trueTotal, type RaycastResult, type SphereCastResult, type RaycastAllHits, type SphereCastAllHits } from './castQueries.js';
+import { toRaycastResult, toSphereCastResult, trueTotal, type HitRecords, type RaycastResult, type SphereCastResult, type RaycastAllHits, type SphereCastAllHits } from './castQueries.js';
 import { ExclusiveScanPass } from './passes/scan.js';
-import type { PlanOptions } from './grid/plan.js';
+import type { GridPlan, PlanOptions } from './grid/plan.js';
 import type { GpuTimer } from './gpu/timer.js';
 import type { BoxKind } from '../shaders/boxes.wgsl.js';
 import type { CastMode } from '../shaders/casts.wgsl.js';
@@ -165,10 +165,19 @@ export class EncodedPairs {
    */
   async read(): Promise<Uint32Array> {
     await checkStatus(this.device, this.status, this.maxRadius);
+    const { count, pairs } = await this.readCounted();
+    if (!pairs) throw new CapacityError('pairs', count, this.capacity, 'encode into this result again (it grows to the count) or pass a larger options.capacity');
+    return pairs;
+  }
+
+  /**
+   * @internal The true count (read first), then the counted pairs if they fit (into `out` when
+   * it holds them); no status check. The one-shot calls grow and run again when they did not.
+   */
+  async readCounted(out?: Uint32Array): Promise<{ count: number; pairs?: Uint32Array }> {
     const count = await this.list.readCount();
     this.lastCount = count;
-    if (count > this.capacity) throw new CapacityError('pairs', count, this.capacity, 'encode into this result again (it grows to the count) or pass a larger options.capacity');
-    return this.list.read(count);
+    return count > this.capacity ? { count } : { count, pairs: await this.list.read(count, out) };
   }
 
   /** Frees the result's buffers. */
@@ -240,17 +249,26 @@ export class EncodedHits {
    */
   async read(): Promise<RaycastResult | SphereCastResult | RaycastAllHits | SphereCastAllHits> {
     await checkStatus(this.device, this.status, this.maxRadius);
-    const unpack = this.kind === 'raycast' ? toRaycastResult : toSphereCastResult;
+    const { total, hits } = await this.readCounted();
+    if (!hits) throw new CapacityError('hits', total, this.capacity, 'encode into this result again (it grows to the total) or pass a larger options.capacity');
+    return (this.kind === 'raycast' ? toRaycastResult : toSphereCastResult)(hits);
+  }
+
+  /**
+   * @internal The raw records: nearest hits, one per cast; all hits, the offsets (read first)
+   * and the records if their true total fit. No status check.
+   */
+  async readCounted(): Promise<{ total: number; hits?: HitRecords }> {
     if (!this.allHits) {
       const records = new Float32Array(await readBuffer(this.device, this.records.buffer, 0, CastHitRecord.size * this.count));
-      return unpack({ records });
+      return { total: this.count, hits: { records } };
     }
     const offsets = new Uint32Array(await readBuffer(this.device, this.counts.buffer, 0, 4 * (this.count + 1)));
     const total = trueTotal(offsets);
     this.lastCount = total;
-    if (total > this.capacity) throw new CapacityError('hits', total, this.capacity, 'encode into this result again (it grows to the total) or pass a larger options.capacity');
+    if (total > this.capacity) return { total };
     const records = new Float32Array(await readBuffer(this.device, this.records.buffer, 0, CastHitRecord.size * total));
-    return unpack({ records, offsets });
+    return { total, hits: { records, offsets } };
   }
 
   /** Frees the result's buffers. */
@@ -310,6 +328,90 @@ function checkRecords(argument: string, value: unknown, recordBytes: number, max
   return { buffer, count, offset };
 }
 
+/** A pair search, its inputs checked (by the encode call or, for a one-shot call, on the host). */
+export interface PairJob {
+  /** The spheres' statistics: exact from the host, or from the scene's promise. */
+  stats: SphereStats;
+  broadphase: Broadphase;
+  /** Pairs the result holds at first. */
+  capacity: number;
+  into?: EncodedPairs;
+  workgroupSize: number;
+  timer?: GpuTimer;
+  /** The promised largest radius, checked on the GPU; undefined when the host validated the spheres. */
+  promisedRadius?: number;
+  /** Whether to write the result's indirect arguments (default true; a one-shot call reads the result back instead). */
+  dispatchArguments?: boolean;
+  /** The broad phase was built over these inputs by the previous recording (a run again after an overflow): search only. */
+  reuseBuild?: boolean;
+}
+
+/** A cast batch's search, its inputs checked. */
+export interface CastJobSpec {
+  kind: 'raycast' | 'sphereCast';
+  stats: SphereStats;
+  /** What 'auto' weighs: the casts, and their total length (or a bound on it). */
+  shape: CastShape;
+  /** Rounding slack of the walks (castSlack). */
+  slack: number;
+  broadphase: Broadphase;
+  allHits: boolean;
+  /** All hits: records the result holds at first. */
+  capacity: number;
+  into?: EncodedHits;
+  workgroupSize: number;
+  timer?: GpuTimer;
+  promisedRadius?: number;
+  dispatchArguments?: boolean;
+  reuseBuild?: boolean;
+}
+
+type Submit = (record: (encoder: GPUCommandEncoder) => void) => Promise<void>;
+
+/**
+ * Records a pair search with `record` and submits it until the pairs fit: the true count is read
+ * first, and when it passes the list, the search runs again (`again`: over the structure
+ * already built) into a list grown to it. A count
+ * past `maxPairs` (the caller's cap) or `deviceMaxPairs` throws CapacityError with that count.
+ */
+export async function collectPairs(
+  submit: Submit, record: (encoder: GPUCommandEncoder, capacity: number, again: boolean) => EncodedPairs,
+  capacity: number, maxPairs: number, deviceMaxPairs: number, out?: Uint32Array,
+): Promise<{ pairs: Uint32Array; result: EncodedPairs }> {
+  for (let again = false; ; again = true) {
+    let result: EncodedPairs | undefined;
+    await submit((encoder) => (result = record(encoder, capacity, again)));
+    const { count, pairs } = await result!.readCounted(out);
+    if (count > maxPairs) throw new CapacityError('pairs', count, maxPairs, 'raise options.maxPairs');
+    if (count > deviceMaxPairs) throw new CapacityError('pairs', count, deviceMaxPairs, 'the device cannot hold that many pairs in one buffer');
+    if (pairs) return { pairs, result: result! };
+    capacity = count;
+  }
+}
+
+/** `collectPairs` for all hits (nearest hits always fit: one record a cast). */
+export async function collectHits(
+  submit: Submit, record: (encoder: GPUCommandEncoder, capacity: number, again: boolean) => EncodedHits,
+  capacity: number, maxHits: number, deviceMaxHits: number,
+): Promise<{ hits: HitRecords; result: EncodedHits }> {
+  for (let again = false; ; again = true) {
+    let result: EncodedHits | undefined;
+    await submit((encoder) => (result = record(encoder, capacity, again)));
+    const { total, hits } = await result!.readCounted();
+    if (total > maxHits) throw new CapacityError('hits', total, maxHits, 'raise options.maxHits');
+    if (total > deviceMaxHits) throw new CapacityError('hits', total, deviceMaxHits, 'the device cannot hold that many hits in one buffer');
+    if (hits) return { hits, result: result! };
+    capacity = total;
+  }
+}
+
+/**
+ * Records queries over records already on the GPU: the encode calls' validation in front of
+ * `recordPairs` and `recordCasts`, which the one-shot calls (inputs validated on the host,
+ * uploaded into the Collider's buffers) and the particle world's queries call directly. Each
+ * owner keeps its own instance, so that encoded calls and one-shot calls in flight never share
+ * a buffer.
+ */
 export class ResidentQueries {
   private readonly broadphases: BroadPhases;
   private readonly kernels: CastPass;
@@ -328,33 +430,50 @@ export class ResidentQueries {
     private readonly device: GPUDevice,
     private readonly maxWorkgroupsPerDimension: number,
     planOptions: PlanOptions,
+    label = 'resident',
   ) {
-    this.broadphases = createBroadPhases({ device, maxWorkgroupsPerDimension }, planOptions, 'resident grid');
+    this.broadphases = createBroadPhases({ device, maxWorkgroupsPerDimension }, planOptions, `${label} grid`);
     this.kernels = new CastPass(device, maxWorkgroupsPerDimension);
-    this.scan = new ExclusiveScanPass(device, maxWorkgroupsPerDimension, 'resident hit count scan');
-    this.params = createBuffer(device, 'resident params', ResidentParams.size, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
+    this.scan = new ExclusiveScanPass(device, maxWorkgroupsPerDimension, `${label} hit count scan`);
+    this.params = createBuffer(device, `${label} params`, ResidentParams.size, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
     this.checkLayout = bindGroupLayout(device, 'residentCheck layout', residentCheckBindings);
     this.dispatchLayout = bindGroupLayout(device, 'residentDispatch layout', residentDispatchBindings);
     this.checkPipeline = computePipeline(device, 'residentCheck', [this.checkLayout], residentCheckShader(), 'residentCheck', { WG: WORKGROUP_SIZE.residentCheck });
     this.dispatchPipeline = computePipeline(device, 'residentDispatch', [this.dispatchLayout], residentDispatchShader(), 'residentDispatch');
     const usage = BufferUsage.STORAGE | BufferUsage.COPY_DST;
-    this.spheres = new GrowableBuffer(device, 'resident spheres copy', usage);
-    this.others = new GrowableBuffer(device, 'resident records copy', usage);
+    this.spheres = new GrowableBuffer(device, `${label} spheres copy`, usage);
+    this.others = new GrowableBuffer(device, `${label} records copy`, usage);
     this.maxRecords = Math.floor(bindingLimit(device) / 16);
   }
 
+  /** The grid plan the grid broad phase would use for these statistics. */
+  planFor(stats: SphereStats): GridPlan {
+    return this.broadphases.grid.planFor(stats);
+  }
+
+  /** The broad phase a query runs on: the caller's choice, or 'auto''s. */
+  phaseFor(requested: Broadphase, shape: Omit<QueryShape, 'gridPlan'> & { stats: SphereStats }): BroadPhase {
+    checkServes(requested, shape.query);
+    return this.broadphases[chooseBroadphase(requested, { ...shape, gridPlan: () => this.planFor(shape.stats) })];
+  }
+
   /** The records' buffer to bind: the caller's at offset 0, else a copy recorded into `encoder`. */
-  private source(encoder: GPUCommandEncoder, records: GpuRecords & { offset: number }, bytes: number, copy: GrowableBuffer): GPUBuffer {
-    if (records.offset === 0) return records.buffer;
+  private source(encoder: GPUCommandEncoder, records: GpuRecords, bytes: number, copy: GrowableBuffer): GPUBuffer {
+    if (!records.offset) return records.buffer;
     const target = copy.ensure(Math.max(bytes, 16));
     if (bytes > 0) encoder.copyBufferToBuffer(records.buffer, records.offset, target, 0, bytes);
     return target;
   }
 
-  /** Checks the spheres against the scene's promise into `status` (reset through the queue first). */
-  private check(encoder: GPUCommandEncoder, spheres: GPUBuffer, count: number, status: GPUBuffer, values: { capacity: number; workgroupSize: number; maxRadius: number }): void {
+  /**
+   * Resets `status` and writes the parameters (through the queue), and with a promised radius
+   * records the check of the spheres against it.
+   */
+  private check(encoder: GPUCommandEncoder, spheres: GPUBuffer, count: number, status: GPUBuffer, values: { capacity: number; workgroupSize: number; promisedRadius?: number }): void {
     this.device.queue.writeBuffer(status, 0, CLEAN_STATUS);
-    this.device.queue.writeBuffer(this.params, 0, packStruct(ResidentParams, { sphereCount: count, maxDimension: this.maxWorkgroupsPerDimension, ...values }));
+    const { promisedRadius, ...rest } = values;
+    this.device.queue.writeBuffer(this.params, 0, packStruct(ResidentParams, { sphereCount: count, maxDimension: this.maxWorkgroupsPerDimension, maxRadius: promisedRadius ?? 0, ...rest }));
+    if (promisedRadius === undefined || count === 0) return;
     const pass = encoder.beginComputePass({ label: 'resident check' });
     pass.setPipeline(this.checkPipeline);
     pass.setBindGroup(0, bindGroup(this.device, 'residentCheck', this.checkLayout, [this.params, spheres, status]));
@@ -362,43 +481,55 @@ export class ResidentQueries {
     pass.end();
   }
 
-  private phaseFor(requested: unknown, query: QueryKind, stats: SphereStats, boxCount?: number) {
-    const broadphase = checkOneOf('options.broadphase', requested, BROADPHASES) ?? 'auto';
-    checkServes(broadphase, query);
-    const grid = this.broadphases.grid;
-    return this.broadphases[chooseBroadphase(broadphase, { query, sphereCount: stats.count, boxCount, gridPlan: () => grid.planFor(stats) })];
-  }
-
-  /** Sphere pairs (boxes undefined) or sphere–box pairs (`kind` and boxes in the GPU layout). */
+  /** Sphere pairs (boxes undefined) or sphere–box pairs (`kind` and boxes in the GPU layout): the encode calls' validation. */
   encodePairs(encoder: GPUCommandEncoder, spheresIn: unknown, options: EncodeOptions, box?: { kind: BoxKind; boxes: unknown; argument: string }): EncodedPairs {
     const spheres = checkRecords('spheres', spheresIn, 16, this.maxRecords);
     if (!options || typeof options !== 'object') throw new InvalidInputError('options', -1, RULES.option, 'the options with { scene } are required');
     const scene = checkScene(options.scene);
     const stride = box ? 4 * (box.kind === 'aabb' ? GPU_STRIDE.aabb : GPU_STRIDE.orientedBox) : 0;
-    const boxes = box ? checkRecords(box.argument, box.boxes, stride, this.maxRecords) : null;
+    const boxes = box ? checkRecords(box.argument, box.boxes, stride, this.maxRecords) : undefined;
     const workgroupSize = checkPositiveInteger('options.workgroupSize', options.workgroupSize, 1024) || 64;
     const maxPairs = Math.floor(bindingLimit(this.device) / PAIR_BYTES);
     const asked = checkPositiveInteger('options.capacity', options.capacity, maxPairs);
     const into = options.into;
     if (into !== undefined && !(into instanceof EncodedPairs)) throw new InvalidInputError('options.into', -1, RULES.option, 'a result of an earlier encode call');
-    const capacity = Math.min(Math.max(asked ?? 4 * Math.max(spheres.count, 1), into?.lastCount ?? 0, 1), maxPairs);
+    const broadphase = checkOneOf('options.broadphase', options.broadphase, BROADPHASES) ?? 'auto';
+    const capacity = asked ?? 4 * Math.max(spheres.count, 1);
     const stats = statsFromScene(scene, spheres.count);
-    const phase = this.phaseFor(options.broadphase, box ? 'boxes' : 'pairs', stats, boxes?.count);
+    return this.recordPairs(encoder, spheres, box && boxes ? { kind: box.kind, records: boxes } : undefined, {
+      stats, broadphase, capacity, into, workgroupSize, timer: options.timer, promisedRadius: scene.maxRadius,
+    });
+  }
 
-    const result = into ?? new EncodedPairs(this.device, capacity);
+  /**
+   * Records a pair search over checked inputs: the check (with a promise), the broad phase's build
+   * and search into the result's list (cleared first; it grows to the capacity asked for or to
+   * the count the result's last read saw), and the indirect arguments from the count.
+   */
+  recordPairs(encoder: GPUCommandEncoder, spheres: GpuRecords, box: { kind: BoxKind; records: GpuRecords } | undefined, job: PairJob): EncodedPairs {
+    const maxPairs = Math.floor(bindingLimit(this.device) / PAIR_BYTES);
+    const capacity = Math.min(Math.max(job.capacity, job.into?.lastCount ?? 0, 1), maxPairs);
+    const m = box?.records.count ?? 0;
+    const phase = this.phaseFor(job.broadphase, { query: box ? 'boxes' : 'pairs', sphereCount: spheres.count, boxCount: box ? m : undefined, stats: job.stats });
+    const result = job.into ?? new EncodedPairs(this.device, capacity);
     result.list.reserve(capacity);
-    result.maxRadius = scene.maxRadius;
+    result.maxRadius = job.promisedRadius ?? 0;
     const sphereBuffer = this.source(encoder, spheres, 16 * spheres.count, this.spheres);
-    this.check(encoder, sphereBuffer, spheres.count, result.status, { capacity: result.capacity, workgroupSize, maxRadius: scene.maxRadius });
+    this.check(encoder, sphereBuffer, spheres.count, result.status, { capacity: result.capacity, workgroupSize: job.workgroupSize, promisedRadius: job.promisedRadius });
     result.list.clear(encoder);
-    const m = boxes?.count ?? 0;
     if (spheres.count > 0 && (!box || m > 0)) {
-      phase.prepare(stats);
-      phase.encodeBuild(encoder, sphereBuffer, options.timer);
-      if (box && boxes) phase.encodeBoxPairs(encoder, box.kind, this.source(encoder, boxes, stride * m, this.others), m, result.list, options.timer);
-      else phase.encodeSpherePairs(encoder, result.list, options.timer);
+      if (!job.reuseBuild) {
+        phase.prepare(job.stats);
+        phase.encodeBuild(encoder, sphereBuffer, job.timer);
+      }
+      if (box) {
+        const stride = 4 * (box.kind === 'aabb' ? GPU_STRIDE.aabb : GPU_STRIDE.orientedBox);
+        phase.encodeBoxPairs(encoder, box.kind, this.source(encoder, box.records, stride * m, this.others), m, result.list, job.timer);
+      } else {
+        phase.encodeSpherePairs(encoder, result.list, job.timer);
+      }
     }
-    this.encodeDispatch(encoder, result.counter, result.dispatch);
+    if (job.dispatchArguments !== false) this.encodeDispatch(encoder, result.counter, result.dispatch);
     return result;
   }
 
@@ -411,7 +542,7 @@ export class ResidentQueries {
     pass.end();
   }
 
-  /** Nearest-hit raycasts (radius 0 in the records) or sphere casts, in the GPU cast layout. */
+  /** Nearest-hit raycasts (radius 0 in the records) or sphere casts, in the GPU cast layout: the encode calls' validation. */
   encodeCasts(encoder: GPUCommandEncoder, kind: 'raycast' | 'sphereCast', castsIn: unknown, spheresIn: unknown, options: EncodeCastOptions): EncodedHits {
     const argument = kind === 'raycast' ? 'rays' : 'casts';
     const casts = checkRecords(argument, castsIn, 4 * GPU_STRIDE.cast, this.maxRecords);
@@ -420,53 +551,69 @@ export class ResidentQueries {
     const scene = checkScene(options.scene);
     const into = options.into;
     if (into !== undefined && !(into instanceof EncodedHits)) throw new InvalidInputError('options.into', -1, RULES.option, 'a result of an earlier encode call');
-    const stats = statsFromScene(scene, spheres.count);
-    const phase = this.phaseFor(options.broadphase, 'casts', stats);
+    const broadphase = checkOneOf('options.broadphase', options.broadphase, BROADPHASES) ?? 'auto';
     const sceneAbs = Math.max(...[0, 1, 2].flatMap((a) => [Math.abs(scene.min[a]), Math.abs(scene.max[a])]));
     const diagonal = Math.hypot(...[0, 1, 2].map((a) => scene.max[a] - scene.min[a]));
     const maxAbs = Math.max(sceneAbs, options.maxAbs ?? sceneAbs + diagonal);
     const maxLength = options.maxLength ?? 2 * diagonal + scene.maxRadius;
-    const slack = (maxAbs + maxLength + scene.maxRadius) * 2 ** -20;
-
     const allHits = checkBoolean('options.allHits', options.allHits) ?? false;
     const workgroupSize = checkPositiveInteger('options.workgroupSize', options.workgroupSize, 1024) || 64;
     const maxHits = Math.floor(bindingLimit(this.device) / CastHitRecord.size);
     const asked = checkPositiveInteger('options.capacity', options.capacity, maxHits);
+    return this.recordCasts(encoder, casts, spheres, {
+      kind, stats: statsFromScene(scene, spheres.count),
+      // The host cannot see the casts: 'auto' weighs them as if every one were of the longest length.
+      shape: { count: casts.count, totalLength: casts.count * maxLength },
+      slack: (maxAbs + maxLength + scene.maxRadius) * 2 ** -20,
+      broadphase, allHits, capacity: asked ?? 4 * Math.max(casts.count, 1), into, workgroupSize, timer: options.timer, promisedRadius: scene.maxRadius,
+    });
+  }
 
-    const result = into ?? new EncodedHits(this.device);
-    result.kind = kind;
+  /**
+   * Records a cast batch's search over checked inputs: nearest hits (one record per cast), or
+   * all hits (count, scan of the counts into offsets, write; a cast whose hits pass the
+   * capacity writes none; the total copied into the result's `total`), then the indirect
+   * arguments.
+   */
+  recordCasts(encoder: GPUCommandEncoder, casts: GpuRecords, spheres: GpuRecords, job: CastJobSpec): EncodedHits {
+    const maxHits = Math.floor(bindingLimit(this.device) / CastHitRecord.size);
+    const phase = this.phaseFor(job.broadphase, { query: 'casts', sphereCount: spheres.count, casts: job.shape, stats: job.stats });
+    const result = job.into ?? new EncodedHits(this.device);
+    result.kind = job.kind;
     result.count = casts.count;
-    result.allHits = allHits;
-    result.maxRadius = scene.maxRadius;
-    result.capacity = allHits ? Math.min(Math.max(asked ?? 4 * Math.max(casts.count, 1), result.lastCount, 1), maxHits) : casts.count;
+    result.allHits = job.allHits;
+    result.maxRadius = job.promisedRadius ?? 0;
+    result.capacity = job.allHits ? Math.min(Math.max(job.capacity, result.lastCount, 1), maxHits) : casts.count;
     const hits = result.records.ensure(Math.max(CastHitRecord.size * result.capacity, 16));
     // The buffer may have grown past the capacity asked for: it holds what it holds.
-    if (allHits) result.capacity = Math.min(Math.floor(hits.size / CastHitRecord.size), maxHits);
+    if (job.allHits) result.capacity = Math.min(Math.floor(hits.size / CastHitRecord.size), maxHits);
     const counts = result.counts.ensure(4 * (casts.count + 1));
     const sphereBuffer = this.source(encoder, spheres, 16 * spheres.count, this.spheres);
     const castBuffer = this.source(encoder, casts, 4 * GPU_STRIDE.cast * casts.count, this.others);
-    this.check(encoder, sphereBuffer, spheres.count, result.status, { capacity: result.capacity, workgroupSize, maxRadius: scene.maxRadius });
+    this.check(encoder, sphereBuffer, spheres.count, result.status, { capacity: result.capacity, workgroupSize: job.workgroupSize, promisedRadius: job.promisedRadius });
     // The total: all hits copy the scan's last word in below; nearest hits are the casts.
-    this.device.queue.writeBuffer(result.total, 0, new Uint32Array([allHits ? 0 : casts.count, 0]));
+    this.device.queue.writeBuffer(result.total, 0, new Uint32Array([job.allHits ? 0 : casts.count, 0]));
     if (casts.count > 0) {
       // No spheres: every cast misses, which the brute-force kernels find over zero spheres.
       const use = spheres.count === 0 ? this.broadphases['all-pairs'] : phase;
-      this.kernels.setParams(casts.count, spheres.count, slack);
-      use.prepare(stats);
-      use.encodeBuild(encoder, sphereBuffer, options.timer);
-      const run = (mode: CastMode): void => use.encodeCasts(encoder, { kernels: this.kernels, mode, casts: castBuffer, castCount: casts.count, targets: { hits, counts } }, options.timer);
-      if (allHits) {
+      this.kernels.setParams(casts.count, spheres.count, job.slack);
+      if (!job.reuseBuild) {
+        use.prepare(job.stats);
+        use.encodeBuild(encoder, sphereBuffer, job.timer);
+      }
+      const run = (mode: CastMode): void => use.encodeCasts(encoder, { kernels: this.kernels, mode, casts: castBuffer, castCount: casts.count, targets: { hits, counts } }, job.timer);
+      if (job.allHits) {
         run('count');
-        this.scan.encode(encoder, counts, casts.count, options.timer);
+        this.scan.encode(encoder, counts, casts.count, job.timer);
         run('write');
         encoder.copyBufferToBuffer(counts, 4 * casts.count, result.total, PairCounter.offsets.count, 4);
       } else {
         run('nearest');
       }
-    } else if (allHits) {
+    } else if (job.allHits) {
       encoder.clearBuffer(counts, 0, 4);
     }
-    this.encodeDispatch(encoder, result.total, result.dispatch);
+    if (job.dispatchArguments !== false) this.encodeDispatch(encoder, result.total, result.dispatch);
     return result;
   }
 

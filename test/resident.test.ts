@@ -14,6 +14,7 @@ import { CapacityError, InvalidInputError } from '../src/errors.js';
 import { RULES, validateAabbs, validateOrientedBoxes, validateCasts } from '../src/validate.js';
 import { EncodedPairs } from '../src/resident.js';
 import { BufferUsage, MapMode } from '../src/gpu/flags.js';
+import { GpuTimer } from '../src/gpu/timer.js';
 
 const gpu = useGpu();
 
@@ -225,6 +226,35 @@ describe('encodeSphereBoxPairs, encodeSphereOrientedBoxPairs, encodeRaycast, enc
       c.destroy();
     });
   }
+
+  it("'auto' walks the grid where that costs less than testing every sphere, weighing each cast as maxLength (seed 1602)", async () => {
+    const sphereBuffer = storage(spheres);
+    const rayBuffer = storage(validateCasts('rays', rays, 6).packed);
+    const stages = async (maxLength?: number): Promise<string[]> => {
+      const timer = new GpuTimer(gpu.device, true);
+      let r!: ReturnType<typeof gpu.collider.encodeRaycast>;
+      await submit((encoder) => {
+        r = gpu.collider.encodeRaycast(encoder, { buffer: rayBuffer, count: 500 }, { buffer: sphereBuffer, count: 2000 }, { scene, timer, maxLength });
+        timer.resolve(encoder);
+      });
+      const names = (await timer.read()).stages.map((s) => s.name);
+      const oneRay = await gpu.collider.raycast(maxLength === 1 ? short : rays, spheres);
+      expect(Array.from((await r.read()).index)).toEqual(Array.from(oneRay.index));
+      timer.destroy();
+      r.destroy();
+      return names;
+    };
+    // Rays of at most 2 across a scene 20 wide: a few cells each.
+    const short = new Float32Array(rays);
+    for (let k = 0; k < 500; k++) for (let a = 0; a < 3; a++) short[6 * k + 3 + a] = short[6 * k + a] + (a === 0 ? 1 : 0);
+    gpu.device.queue.writeBuffer(rayBuffer, 0, validateCasts('rays', short, 6).packed);
+    expect(await stages(1)).toContain('cast grid nearest');
+    gpu.device.queue.writeBuffer(rayBuffer, 0, validateCasts('rays', rays, 6).packed);
+    expect(await stages()).toContain('cast grid nearest'); // the default: twice the scene's diagonal
+    expect(await stages(1e5)).toEqual(['cast brute nearest']);
+    sphereBuffer.destroy();
+    rayBuffer.destroy();
+  });
 
   for (const broadphase of ['all-pairs', 'grid', 'bvh'] as const) {
     it(`all hits: equal the one-shot calls; past the capacity a CapacityError with the true total, then it grows; indirect arguments from the total, ${broadphase} (seed 1603)`, async () => {

@@ -42,14 +42,17 @@ export function destroyBroadPhases(phases: BroadPhases): void {
   for (const phase of Object.values(phases) as BroadPhase[]) phase.destroy();
 }
 
+/** What 'auto' knows of a cast batch. */
+export type CastShape = Pick<CastBatch, 'count' | 'totalLength'>;
+
 /** What 'auto' knows of a query. */
 export interface QueryShape {
   query: QueryKind;
   sphereCount: number;
   /** Boxes of a box query. */
   boxCount?: number;
-  /** The casts of a cast query. */
-  casts?: CastBatch;
+  /** The casts of a cast query: how many, and their total length (or a bound on it). */
+  casts?: CastShape;
   /** The grid plan the grid would use (asked for only when the grid is a candidate). */
   gridPlan: () => GridPlan;
   /** The spheres' statistics, when the host has them (the sweep is then a candidate for pairs). */
@@ -91,7 +94,7 @@ export function sweepEstimate(stats: SphereStats): { candidates: number; elongat
  * cells a slab, plus building the grid. Long rays through a sparse grid cost more than testing
  * every sphere; 'auto' then takes brute force.
  */
-export function castWalkCost(plan: GridPlan, batch: CastBatch): number {
+export function castWalkCost(plan: GridPlan, batch: CastShape): number {
   let cost = 8 * plan.sphereCount;
   for (const level of plan.levels) if (level.count > 0) cost += 4 * (batch.totalLength / level.cellSize + batch.count);
   return cost;

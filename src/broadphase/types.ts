@@ -22,7 +22,7 @@ export type BroadphaseName = Exclude<Broadphase, 'auto'>;
 /** The kinds of query a broad phase may serve. */
 export type QueryKind = 'pairs' | 'boxes' | 'casts';
 
-/** A cast batch already on the GPU (uploaded by CastQueries), with the kernels that run it. */
+/** A cast batch already on the GPU, with the kernels that run it (src/resident.ts, recordCasts). */
 export interface CastJob {
   kernels: CastPass;
   mode: CastMode;

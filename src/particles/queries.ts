@@ -1,23 +1,29 @@
 /**
- * Raycasts and sphere casts against a particle world's own particles, with the same query code
- * as the Collider's (src/castQueries.ts: the cast pass over a sphere grid, the same hit records,
- * the same grow-or-throw rule). The world's particles are copied at call time and binned with
- * the world's grid plan, so a step submitted while a query waits does not move them under it.
+ * Raycasts and sphere casts against a particle world's own particles, with the same recording
+ * as the Collider's calls (src/resident.ts: `recordCasts` over a broad phase, the same hit
+ * records, the same grow-or-throw rule: collectHits). The world's particles are copied at call
+ * time and binned with the world's grid plan, so a step submitted while a query waits does not
+ * move them under it.
  */
 import { CastPass } from '../passes/casts.js';
-import { CastQueries, castCall, noHits, castSlack, type HitRecords } from '../castQueries.js';
-import { createBroadPhases, destroyBroadPhases, chooseBroadphase, checkServes, GridBroadPhase, type BroadPhases } from '../broadphase/index.js';
+import { castCall, noHits, castSlack, type HitRecords } from '../castQueries.js';
+import { checkServes, GridBroadPhase } from '../broadphase/index.js';
+import { ResidentQueries, collectHits, type EncodedHits } from '../resident.js';
 import { BufferUsage } from '../gpu/flags.js';
-import { createBuffer } from '../gpu/buffers.js';
+import { createBuffer, upload, GrowableBuffer } from '../gpu/buffers.js';
 import type { CallQueue } from '../gpu/calls.js';
 import type { CastBatch } from '../validate.js';
+import { CastHitRecord } from '../layout.js';
 import type { CastOptions } from '../options.js';
 import type { GridPlan, PlanOptions } from '../grid/plan.js';
 import type { SphereStats } from '../validate.js';
 
 export class ParticleQueries {
-  private readonly casts: CastQueries;
-  private readonly broadphases: BroadPhases;
+  private readonly recorder: ResidentQueries;
+  private readonly casts: GrowableBuffer;
+  private result: EncodedHits | undefined;
+  /** Hits found by the last all-hits query: the next starts with room for as many. */
+  private hitHint = 0;
   /** Casts recorded into a caller's encoder: their own kernels (parameters) and grid. */
   private readonly encodedPass: CastPass;
   private readonly encodedGrid: GridBroadPhase;
@@ -28,11 +34,11 @@ export class ParticleQueries {
     private readonly device: GPUDevice,
     private readonly calls: CallQueue,
     maxWorkgroupsPerDimension: number,
-    maxCasts: number,
+    private readonly maxHits: number,
     planOptions: PlanOptions,
   ) {
-    this.casts = new CastQueries(device, maxWorkgroupsPerDimension, maxCasts);
-    this.broadphases = createBroadPhases({ device, maxWorkgroupsPerDimension }, planOptions, 'particle query grid');
+    this.recorder = new ResidentQueries(device, maxWorkgroupsPerDimension, planOptions, 'particle query');
+    this.casts = new GrowableBuffer(device, 'particle query casts', BufferUsage.STORAGE | BufferUsage.COPY_DST);
     this.encodedPass = new CastPass(device, maxWorkgroupsPerDimension);
     this.encodedGrid = new GridBroadPhase({ device, maxWorkgroupsPerDimension }, {}, 'particle encoded query grid');
     this.noCounts = createBuffer(device, 'particle query no counts', 4, BufferUsage.STORAGE);
@@ -44,12 +50,10 @@ export class ParticleQueries {
    * (the grid broad phase then plans what the world's grid has); `extentAbs` is the largest
    * |coordinate| a particle can have.
    */
-  run(batch: CastBatch, options: Omit<CastOptions, 'profile'>, spheres: GPUBuffer, stats: SphereStats, extentAbs: number): Promise<HitRecords> {
+  run(batch: CastBatch, options: Omit<CastOptions, 'profile'>, spheres: GPUBuffer, stats: SphereStats, extentAbs: number, kind: 'raycast' | 'sphereCast'): Promise<HitRecords> {
     const count = stats.count;
     const { broadphase, allHits, maxHits } = castCall({ ...options, profile: undefined });
-    const grid = this.broadphases.grid;
     checkServes(broadphase, 'casts');
-    const phase = this.broadphases[chooseBroadphase(broadphase, { query: 'casts', sphereCount: count, casts: batch, gridPlan: () => grid.planFor(stats) })];
     const r = batch.count;
     if (r === 0 || count === 0) return Promise.resolve(noHits(r, allHits));
     const slack = castSlack(batch, extentAbs, stats.maxRadius);
@@ -58,10 +62,18 @@ export class ParticleQueries {
     copied.catch(() => undefined); // awaited in turn below
     const query = this.calls.serialize(async () => {
       await copied;
-      this.casts.uploadCasts(batch, count, slack);
-      phase.prepare(stats);
-      await this.calls.submit((encoder) => phase.encodeBuild(encoder, snapshot));
-      return this.casts.run((record) => this.calls.submit(record), phase, r, allHits, maxHits);
+      const casts = { buffer: this.casts.ensure(batch.packed.byteLength), count: r };
+      upload(this.device, casts.buffer, batch.packed);
+      const { hits, result } = await collectHits(
+        (record) => this.calls.submit(record),
+        (encoder, capacity, again) => this.recorder.recordCasts(encoder, casts, { buffer: snapshot, count }, {
+          kind, stats, shape: batch, slack, broadphase, allHits, capacity, into: this.result, workgroupSize: 64, dispatchArguments: false, reuseBuild: again,
+        }),
+        Math.min(Math.max(this.hitHint, r), this.maxHits), maxHits, this.maxHits,
+      );
+      this.result = result;
+      if (allHits) this.hitHint = hits.records.length / (CastHitRecord.size / 4);
+      return hits;
     });
     return query.finally(() => snapshot.destroy());
   }
@@ -80,8 +92,9 @@ export class ParticleQueries {
   }
 
   destroy(): void {
+    this.recorder.destroy();
     this.casts.destroy();
-    destroyBroadPhases(this.broadphases);
+    this.result?.destroy();
     this.encodedPass.destroy();
     this.encodedGrid.destroy();
     this.noCounts.destroy();

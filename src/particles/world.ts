@@ -479,7 +479,7 @@ export class ParticleWorld {
     this.calls.checkUsable();
     const batch = validateCasts('rays', rays, 6, this.maxCasts);
     const out = checkCastOut('raycast', options.out);
-    return toRaycastResult(await this.castAll(batch, options), out);
+    return toRaycastResult(await this.castAll('raycast', batch, options), out);
   }
 
   /** Sphere casts against the particles as they are now (the contract's sphereCast). */
@@ -489,7 +489,7 @@ export class ParticleWorld {
     this.calls.checkUsable();
     const batch = validateCasts('casts', casts, 7, this.maxCasts);
     const out = checkCastOut('sphereCast', options.out);
-    return toSphereCastResult(await this.castAll(batch, options), out);
+    return toSphereCastResult(await this.castAll('sphereCast', batch, options), out);
   }
 
   /**
@@ -507,13 +507,13 @@ export class ParticleWorld {
   }
 
   /** Casts against the particles now; with no particles yet, every cast misses. */
-  private castAll(batch: CastBatch, options: Omit<CastOptions, 'profile'>): Promise<HitRecords> {
+  private castAll(kind: 'raycast' | 'sphereCast', batch: CastBatch, options: Omit<CastOptions, 'profile'>): Promise<HitRecords> {
     if (!this.planStats || this.count === 0) {
       const { broadphase, allHits } = castCall({ ...options, profile: undefined }); // validates the options
       checkServes(broadphase, 'casts');
       return Promise.resolve(noHits(batch.count, allHits));
     }
-    return this.queriesNow().run(batch, options, this.buffers.spheres, this.planStats, this.extentAbs());
+    return this.queriesNow().run(batch, options, this.buffers.spheres, this.planStats, this.extentAbs(), kind);
   }
 
   private queriesNow(): ParticleQueries {
