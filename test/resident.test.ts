@@ -64,6 +64,25 @@ describe('encodeSpherePairs', () => {
     });
   }
 
+  it("'auto' decides from the promise as the one-shot call decides from the spheres: a long thin scene is swept (seed 1604)", async () => {
+    const rand = mulberry32(1604);
+    const line = new Float32Array(4 * 3000).map((_, k) => (k % 4 === 0 ? rand() * 3000 : k % 4 === 3 ? 0.5 : rand() * 10));
+    const buffer = storage(line);
+    const timer = new GpuTimer(gpu.device, true);
+    let result!: EncodedPairs;
+    await submit((encoder) => {
+      result = gpu.collider.encodeSpherePairs(encoder, { buffer, count: 3000 }, { scene: sceneOf(line), timer });
+      timer.resolve(encoder);
+    });
+    expect((await timer.read()).stages.some((s) => s.name.startsWith('sweep'))).toBe(true);
+    const oneShot = await gpu.collider.spherePairs(line, { profile: true });
+    expect(gpu.collider.lastProfile?.stages.some((s) => s.name.startsWith('sweep'))).toBe(true);
+    expect(sortPairs(await result.read())).toEqual(sortPairs(oneShot));
+    timer.destroy();
+    result.destroy();
+    buffer.destroy();
+  });
+
   it('keeps the true count past capacity; read() throws it; encoding into the result again grows it', async () => {
     const buffer = storage(spheres);
     const expected = sortPairs(await gpu.collider.spherePairs(spheres));
