@@ -57,7 +57,7 @@ export interface SceneBounds {
 export interface EncodeOptions {
   /** Required: the scene's bounds and largest radius. */
   scene: SceneBounds;
-  /** 'auto' (default: all-pairs below 256 spheres, else the grid), 'all-pairs', 'grid', 'sweep', 'bvh'. */
+  /** 'auto' (default: as the one-shot calls decide, from the scene's promise: all-pairs below 256 spheres, the sweep for a long thin scene, else the grid), 'all-pairs', 'grid', 'sweep', 'bvh'. */
   broadphase?: Broadphase;
   /** Pairs the result holds at first (default 4 per sphere). A result encoded into again grows to the count its last `read()` saw. */
   capacity?: number;
@@ -73,9 +73,9 @@ export interface EncodeOptions {
 export interface EncodeCastOptions {
   /** Required: the scene's bounds and largest radius. */
   scene: SceneBounds;
-  /** 'auto' (default: all-pairs below 256 spheres, else the grid), 'all-pairs', 'grid', 'bvh' ('sweep' does not serve casts). */
+  /** 'auto' (default: all-pairs below 256 spheres, else the grid where walking it costs less than testing every sphere, each cast weighed as `maxLength`), 'all-pairs', 'grid', 'bvh' ('sweep' does not serve casts). */
   broadphase?: Broadphase;
-  /** The longest ray (|AB|), for the rounding slack of the walks (default: twice the scene's diagonal). */
+  /** The longest ray (|AB|), for the rounding slack of the walks and 'auto''s estimate (default: twice the scene's diagonal). */
   maxLength?: number;
   /** The largest |coordinate| of any A or B (default: the scene's, plus its diagonal). */
   maxAbs?: number;
