@@ -434,7 +434,7 @@ export class ResidentQueries {
   ) {
     this.broadphases = createBroadPhases({ device, maxWorkgroupsPerDimension }, planOptions, `${label} grid`);
     this.kernels = new CastPass(device, maxWorkgroupsPerDimension);
-    this.scan = new ExclusiveScanPass(device, maxWorkgroupsPerDimension, `${label} hit count scan`);
+    this.scan = new ExclusiveScanPass(device, maxWorkgroupsPerDimension, 'hit count scan');
     this.params = createBuffer(device, `${label} params`, ResidentParams.size, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
     this.checkLayout = bindGroupLayout(device, 'residentCheck layout', residentCheckBindings);
     this.dispatchLayout = bindGroupLayout(device, 'residentDispatch layout', residentDispatchBindings);
