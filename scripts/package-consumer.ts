@@ -20,7 +20,7 @@ import {
   type SphereStats, type Profile, type StageTime, type GridPlan, type GridLevelPlan, type PlanOptions,
 } from 'webgpu-collide';
 import * as node from 'webgpu-collide/node';
-import { requestNodeDevice, SWIFTSHADER_ICDS, NODE_HELP, dawnInstanceCount, type NodeDeviceOptions } from 'webgpu-collide/node';
+import { requestNodeDevice, SWIFTSHADER_ICDS, NODE_HELP, dawnInstanceCount, yieldWhileWaiting, WAIT_SLEEP_MS, type NodeDeviceOptions } from 'webgpu-collide/node';
 
 /** Everything the browser entry offers, in the calls a user makes. */
 export async function useIndex(device: GPUDevice): Promise<string[]> {
@@ -128,8 +128,9 @@ export function explain(error: unknown): string {
 
 /** The Node entry: a dawn.node device, and everything above re-exported. */
 export async function useNode(): Promise<string[]> {
-  const options: NodeDeviceOptions = { timeoutMs: 10_000, dawnOptions: [], forceFallbackAdapter: false };
+  const options: NodeDeviceOptions = { timeoutMs: 10_000, dawnOptions: [], forceFallbackAdapter: false, waiting: 'auto' };
   const device: GPUDevice = await requestNodeDevice(options);
+  yieldWhileWaiting(device, WAIT_SLEEP_MS.last > 0);
   const log = await useIndex(device);
   const again: Collider = await node.createCollider({ device });
   again.destroy();

@@ -6,7 +6,12 @@
  * force collections (vitest runs node with --expose-gc).
  */
 import { describe, it, expect } from 'vitest';
-import { requestNodeDevice, describeDevice, dawnInstanceCount } from '../src/node.js';
+import { readFileSync, existsSync } from 'node:fs';
+import { requestNodeDevice, describeDevice, dawnInstanceCount, WAIT_SLEEP_MS } from '../src/node.js';
+import { shadersRunOnCpu } from '../src/device.js';
+import { hasDeviceWaiter } from '../src/gpu/wait.js';
+import { readBuffer } from '../src/gpu/buffers.js';
+import { BufferUsage } from '../src/gpu/flags.js';
 import { createCollider } from '../src/collider.js';
 import { createParticleWorld } from '../src/particles/index.js';
 import { uniformScene } from './support/scenes.js';
@@ -86,5 +91,69 @@ describe('requestNodeDevice', () => {
       }
       gc!();
     }
+  });
+
+  // dawn.node polls a device with a pending promise from a setImmediate callback that queues
+  // itself again: the waiting thread spins. On a software adapter that core is the one the
+  // shaders need. Measured by the CPU time of this process's main thread (vitest's 'forks' pool
+  // runs the test there; Linux's /proc) while a readback waits behind a long kernel.
+  const mainThreadStat = `/proc/self/task/${process.pid}/stat`;
+  it('waits asleep between polls on a software adapter (waiting: yield), busy with waiting: spin', { timeout: 120_000 }, async (context) => {
+    const probe = await requestNodeDevice();
+    const software = shadersRunOnCpu(probe);
+    expect(hasDeviceWaiter(probe)).toBe(software);
+    probe.destroy();
+    if (!software || !existsSync(mainThreadStat)) context.skip();
+
+    // utime + stime of the main thread, in ms (fields 14 and 15, counted after the command's ')').
+    const mainThreadCpuMs = (): number => {
+      const fields = readFileSync(mainThreadStat, 'utf8').split(') ')[1].split(' ');
+      return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    };
+    const measure = async (waiting: 'spin' | 'yield') => {
+      const device = await requestNodeDevice({ waiting });
+      try {
+        expect(hasDeviceWaiter(device)).toBe(waiting === 'yield');
+        const module = device.createShaderModule({
+          code: /* wgsl */ `
+            @group(0) @binding(0) var<storage, read_write> out: array<u32>;
+            override ITERATIONS: u32;
+            @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) {
+              var x = g.x;
+              for (var k = 0u; k < ITERATIONS; k++) { x = x * 1664525u + 1013904223u; }
+              out[g.x] = x;
+            }`,
+        });
+        const pipeline = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main', constants: { ITERATIONS: 120_000 } } });
+        const out = device.createBuffer({ size: 4096 * 4, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC });
+        const bindGroup = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: out } }] });
+        const run = async () => {
+          const encoder = device.createCommandEncoder();
+          const pass = encoder.beginComputePass();
+          pass.setPipeline(pipeline);
+          pass.setBindGroup(0, bindGroup);
+          pass.dispatchWorkgroups(64);
+          pass.end();
+          device.queue.submit([encoder.finish()]);
+          const cpu = mainThreadCpuMs();
+          const start = performance.now();
+          await readBuffer(device, out, 0, 4);
+          return { cpuMs: mainThreadCpuMs() - cpu, wallMs: performance.now() - start };
+        };
+        await run(); // the pipeline's first run
+        return await run();
+      } finally {
+        device.destroy();
+      }
+    };
+    const spin = await measure('spin');
+    const asleep = await measure('yield');
+    const detail = `spin: ${spin.cpuMs} ms of CPU over ${spin.wallMs.toFixed(0)} ms; yield: ${asleep.cpuMs} over ${asleep.wallMs.toFixed(0)}`;
+    // A wait long enough for the 10 ms ticks of /proc to count it.
+    expect(spin.wallMs, detail).toBeGreaterThan(200);
+    expect(spin.cpuMs / spin.wallMs, detail).toBeGreaterThan(0.5);
+    // Asleep: a turn of the loop (~0.02 ms) every WAIT_SLEEP_MS.last at most.
+    expect(asleep.cpuMs / asleep.wallMs, detail).toBeLessThan(0.25);
+    expect(WAIT_SLEEP_MS.last).toBeLessThanOrEqual(1);
   });
 });

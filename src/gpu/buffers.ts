@@ -3,6 +3,7 @@
  */
 import { BufferUsage, MapMode } from './flags.js';
 import { DeviceLostError } from '../errors.js';
+import { settle } from './wait.js';
 
 /** The largest buffer a pass may bind: the smaller of the device's binding and buffer limits. */
 export function bindingLimit(device: GPUDevice): number {
@@ -94,7 +95,7 @@ export function lostSoon(device: GPUDevice, waitMs = 200): Promise<GPUDeviceLost
 /** Maps for reading; an AbortError because the device was lost becomes a DeviceLostError. */
 export async function mapRead(buffer: GPUBuffer, device: GPUDevice): Promise<void> {
   try {
-    await buffer.mapAsync(MapMode.READ);
+    await settle(device, buffer.mapAsync(MapMode.READ));
   } catch (error) {
     const lost = await lostSoon(device);
     if (lost) throw new DeviceLostError(lost.reason, lost.message);

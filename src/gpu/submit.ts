@@ -5,6 +5,7 @@
  */
 import { WebGPUError, DeviceLostError, DestroyedError, CollideError } from '../errors.js';
 import { lostSoon } from './buffers.js';
+import { settle } from './wait.js';
 
 const KINDS = ['validation', 'out-of-memory', 'internal'] as const;
 
@@ -20,7 +21,7 @@ export async function submitChecked(device: GPUDevice, label: string, record: (e
   } finally {
     scopes = [device.popErrorScope(), device.popErrorScope(), device.popErrorScope()];
   }
-  (await Promise.all(scopes)).forEach((error, k) => {
+  (await settle(device, Promise.all(scopes))).forEach((error, k) => {
     if (error) throw new WebGPUError(KINDS[k], error.message);
   });
   const info = lost();
@@ -38,7 +39,7 @@ export async function createChecked<T extends { destroy(): void }>(device: GPUDe
   try {
     made = make();
   } finally {
-    const error = await device.popErrorScope();
+    const error = await settle(device, device.popErrorScope());
     if (error) {
       made?.destroy();
       throw new WebGPUError('validation', error.message);
