@@ -10,7 +10,7 @@ import {
   createParticleWorld, ParticleWorld, defaultInverseMass, SKIN_OF_RADIUS, SLEEP_SPEED_OF_RADIUS,
   describeDevice, requestBrowserDevice, BROWSER_HELP,
   STRIDE, GPU_STRIDE, PAIR_BYTES, CastHitRecord, PairCounter, ResidentStatus, EncodedPairs, EncodedHits,
-  RULES, GpuTimer, reference,
+  RULES, GpuTimer, workDone, reference,
   type Broadphase, type PairOptions, type CastOptions, type CastOut, type ColliderOptions, type ColliderLimits,
   type RaycastResult, type SphereCastResult, type AllHits, type RaycastAllHits, type SphereCastAllHits,
   type ParticleWorldOptions, type ParticleSet, type ParticleParameters, type ParticleBuffers, type ContactSearches,
@@ -72,6 +72,7 @@ export async function useIndex(device: GPUDevice): Promise<string[]> {
   const hits: EncodedHits = collider.encodeRaycast(residentEncoder, gpuSpheres, gpuSpheres, castEncodeOptions);
   const castHits: EncodedHits = collider.encodeSphereCast(residentEncoder, gpuSpheres, gpuSpheres, castEncodeOptions);
   device.queue.submit([residentEncoder.finish()]);
+  await workDone(device);
   log.push(`${(await encoded.read()).length} ${encoded.dispatch.size} ${boxed.capacity} ${turned.counter.size} ${(await hits.read()).index.length} ${castHits.hits.size} ${ResidentStatus.size}`);
   for (const result of [encoded, boxed, turned, hits, castHits]) result.destroy();
   sphereBuffer.destroy();

@@ -30,5 +30,6 @@ export { EncodedPairs, EncodedHits, type GpuRecords, type SceneBounds, type Enco
 export type { StructLayout, FieldLayout, FieldType, ArrayField, PrimitiveType } from './layout.js';
 export { RULES, type SphereStats } from './validate.js';
 export { GpuTimer, type Profile, type StageTime } from './gpu/timer.js';
+export { workDone } from './gpu/wait.js';
 export type { GridPlan, GridLevelPlan, PlanOptions } from './grid/plan.js';
 export * as reference from './reference/index.js';

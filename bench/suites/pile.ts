@@ -18,7 +18,7 @@
  * queue's `onSubmittedWorkDone` after it (the step's promise resolves when the submission is
  * validated, before the GPU has run it). One extra step of ours is profiled for the GPU stages.
  */
-import { createParticleWorld, type ParticleWorld, type ParticleWorldOptions } from '../../src/index.js';
+import { createParticleWorld, workDone, type ParticleWorld, type ParticleWorldOptions } from '../../src/index.js';
 import { pileScene, gasScene, pileStats, pileStatsText, type ParticleScene, type PileStats } from '../../test/support/pile.js';
 import { createRapierPile } from '../peers/rapierWorld.js';
 import { summarize } from '../stats.js';
@@ -126,7 +126,7 @@ async function gpuEngine(ctx: Context, scene: ParticleScene, physics: Physics): 
       // step() waits for the GPU (it reads the step's counters back); the queue wait costs
       // nothing more, and keeps the timing honest should that change.
       await world.step(DT);
-      await world.device.queue.onSubmittedWorkDone();
+      await workDone(world.device);
       return performance.now() - t;
     },
     read: () => world.read(),

@@ -13,6 +13,7 @@
  * paths' pairs are checked equal first.
  */
 import { BufferUsage } from '../../src/gpu/flags.js';
+import { workDone } from '../../src/gpu/wait.js';
 import { sortPairs } from '../../src/reference/spherePairs.js';
 import { summarize } from '../stats.js';
 import { PAIR_SCENES } from '../scenes.js';
@@ -72,7 +73,7 @@ export async function residentSuite(ctx: Context, sizes: number[]): Promise<Row[
       const wall = performance.now() - t0;
       const t1 = performance.now();
       const encodeSync = await encodeFrame();
-      await device.queue.onSubmittedWorkDone();
+      await workDone(device);
       const encodeWall = performance.now() - t1;
       if (f < ctx.warmup) continue;
       oneShot.sync.push(sync);

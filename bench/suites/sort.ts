@@ -19,6 +19,7 @@ import { ExclusiveScanPass, type ScanVariant } from '../../src/passes/scan.js';
 import { radixSortByKey } from '../../src/reference/sort.js';
 import { GpuTimer } from '../../src/gpu/timer.js';
 import { BufferUsage } from '../../src/gpu/flags.js';
+import { workDone } from '../../src/gpu/wait.js';
 import { readBuffer } from '../../src/gpu/buffers.js';
 import { mulberry32 } from '../../test/support/random.js';
 import { measureChecked, type Context, type Row, type Sample } from '../harness.js';
@@ -60,7 +61,7 @@ function timedRun<T>(device: GPUDevice, upload: () => void, record: (encoder: GP
   let needOutput = true;
   return async () => {
     upload();
-    await device.queue.onSubmittedWorkDone();
+    await workDone(device);
     const timer = new GpuTimer(device, true);
     try {
       const encoder = device.createCommandEncoder({ label: 'sort bench' });
@@ -68,7 +69,7 @@ function timedRun<T>(device: GPUDevice, upload: () => void, record: (encoder: GP
       timer.resolve(encoder);
       const t = performance.now();
       device.queue.submit([encoder.finish()]);
-      await device.queue.onSubmittedWorkDone();
+      await workDone(device);
       const timeMs = performance.now() - t;
       const profile = await timer.read();
       const stages: Record<string, number> = {};
@@ -157,7 +158,7 @@ export async function sortSuite(ctx: Context, sizes: number[]): Promise<Row[]> {
             const encoder = device.createCommandEncoder({ label: 'sort bench copy (wall)' });
             encoder.copyBufferToBuffer(copySource, 0, copyTarget, 0, bytes);
             device.queue.submit([encoder.finish()]);
-            await device.queue.onSubmittedWorkDone();
+            await workDone(device);
             const timeMs = performance.now() - t;
             const gpuMs = await timeCopy(device, copySource, copyTarget, bytes);
             return { answer: n, gpuMs: gpuMs ?? undefined, timeMs };

@@ -31,3 +31,14 @@ export function settle<T>(device: GPUDevice, promise: Promise<T>): Promise<T> {
   const waiter = waiters.get(device);
   return waiter ? waiter(promise) : promise;
 }
+
+/**
+ * Resolves when `device`'s queue has finished the work submitted so far
+ * (`queue.onSubmittedWorkDone()`), awaited as the library awaits its own reads: in Node on a
+ * software adapter, asleep between dawn.node's polls instead of spinning on a core the shaders
+ * need (`requestNodeDevice`'s `waiting` option). Use it after `encode*` calls where you would
+ * await `onSubmittedWorkDone()`.
+ */
+export function workDone(device: GPUDevice): Promise<void> {
+  return settle(device, device.queue.onSubmittedWorkDone());
+}
