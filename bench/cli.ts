@@ -29,6 +29,7 @@ import { dirname } from 'node:path';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { requestNodeDevice, createCollider, describeDevice } from '../src/node.js';
+import { hasDeviceWaiter } from '../src/gpu/wait.js';
 import { ms, table } from './stats.js';
 import type { Context, Row } from './harness.js';
 import { pairsSuite, CROSSOVER_SIZES, PAIR_METHODS } from './suites/pairs.js';
@@ -180,7 +181,9 @@ const versions = {
 };
 const features = [...device.features].sort();
 const limits = Object.fromEntries(Object.entries(adapterLimitsOf(device)).filter(([k]) => KEY_LIMITS.includes(k)));
-console.log(`# webgpu-collide bench\n\nadapter: ${info?.description} (${info?.vendor}/${info?.architecture})${software ? ', software' : ''}\nfeatures: ${features.join(', ')}\nlimits: ${Object.entries(limits).map(([k, v]) => `${k} ${v}`).join(', ')}\nversions: ${Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(', ')}\ndate: ${new Date().toISOString()}\ncommand: ${command}\n`);
+// How the library waits for the device (node.ts): asleep between dawn.node's polls, or spinning a core.
+const waiting = hasDeviceWaiter(device) ? 'asleep between polls (yield)' : "dawn.node's busy poll (spin)";
+console.log(`# webgpu-collide bench\n\nadapter: ${info?.description} (${info?.vendor}/${info?.architecture})${software ? ', software' : ''}\nwaiting: ${waiting}\nfeatures: ${features.join(', ')}\nlimits: ${Object.entries(limits).map(([k, v]) => `${k} ${v}`).join(', ')}\nversions: ${Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(', ')}\ndate: ${new Date().toISOString()}\ncommand: ${command}\n`);
 
 const rows: Row[] = [];
 if (suites.includes('pairs')) rows.push(...(await pairsSuite(ctx, numbers(args.sizes), args.scenes.split(','), args.crossover, args['pair-methods'].split(',').filter(Boolean))));
@@ -300,7 +303,7 @@ if (args.crossover) {
 if (ratios.length) console.log(`\n## ratios (from this run)\n\n${table(['scene', 'size', 'ratio', 'value'], ratios)}`);
 
 mkdirSync(dirname(args.json), { recursive: true });
-writeFileSync(args.json, JSON.stringify({ adapter: info, features, limits: adapterLimitsOf(device), versions, date: new Date().toISOString(), command, reps: ctx.reps, warmup: ctx.warmup, budgetS: Number(args.budget), rows, ratios }, null, 2));
+writeFileSync(args.json, JSON.stringify({ adapter: info, waiting, features, limits: adapterLimitsOf(device), versions, date: new Date().toISOString(), command, reps: ctx.reps, warmup: ctx.warmup, budgetS: Number(args.budget), rows, ratios }, null, 2));
 console.log(`\nJSON: ${args.json}`);
 collider.destroy();
 device.destroy();
