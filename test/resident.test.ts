@@ -15,6 +15,7 @@ import { RULES, validateAabbs, validateOrientedBoxes, validateCasts } from '../s
 import { EncodedPairs } from '../src/resident.js';
 import { BufferUsage, MapMode } from '../src/gpu/flags.js';
 import { GpuTimer } from '../src/gpu/timer.js';
+import { workDone } from '../src/gpu/wait.js';
 
 const gpu = useGpu();
 
@@ -42,7 +43,7 @@ async function submit(record: (encoder: GPUCommandEncoder) => void): Promise<voi
   const encoder = gpu.device.createCommandEncoder();
   record(encoder);
   gpu.device.queue.submit([encoder.finish()]);
-  await gpu.device.queue.onSubmittedWorkDone();
+  await workDone(gpu.device);
 }
 
 describe('encodeSpherePairs', () => {
