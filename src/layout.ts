@@ -110,6 +110,18 @@ export interface StructLayout<F extends Record<string, FieldType>> {
 
 const roundUp = (n: number, a: number): number => Math.ceil(n / a) * a;
 
+/** The array stride of each struct declared with defineStruct, by its WGSL name. */
+const structStrides = new Map<string, number>();
+
+/**
+ * The stride in bytes of `array<T>` for a WGSL type named here: a primitive, or a struct
+ * declared with {@link defineStruct}; undefined for any other type.
+ */
+export function arrayStride(type: string): number | undefined {
+  const primitive = PRIMITIVES[type as PrimitiveType] as TypeInfo | undefined;
+  return primitive ? roundUp(primitive.size, primitive.align) : structStrides.get(type);
+}
+
 /**
  * Declares a struct once: `defineStruct('Params', { count: 'u32', origin: 'vec3f' })` gives the
  * WGSL text and the byte offsets, laid out by WGSL's rules (each member at its alignment, the
@@ -137,6 +149,7 @@ export function defineStruct<F extends Record<string, FieldType>>(name: string, 
   const wgslType = (t: FieldType): string => (typeof t === 'string' ? t : `array<${t.array.name}, ${t.length}>`);
   const wgsl = `struct ${name} {\n${fields.map((f) => `  ${f.name}: ${wgslType(f.type)},`).join('\n')}\n}\n`;
   const offsets = Object.fromEntries(fields.map((f) => [f.name, f.offset])) as { [K in keyof F]: number };
+  structStrides.set(name, size);
   return { name, wgsl, size, align: maxAlign, offsets, fields };
 }
 

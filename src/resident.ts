@@ -16,7 +16,7 @@ import { CapacityError, InvalidInputError } from './errors.js';
 import { BufferUsage } from './gpu/flags.js';
 import { GrowableBuffer, createBuffer, readBuffer, bindingLimit } from './gpu/buffers.js';
 import { PairList } from './gpu/pairList.js';
-import { bindGroupLayout, bindGroup, computePipeline } from './gpu/pipeline.js';
+import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from './gpu/pipeline.js';
 import { dispatchFolded, ceilDiv } from './gpu/dispatch.js';
 import { CastPass } from './passes/casts.js';
 import { residentCheckShader, residentCheckBindings, residentDispatchShader, residentDispatchBindings } from '../shaders/resident.wgsl.js';
@@ -475,8 +475,7 @@ export class ResidentQueries {
     this.device.queue.writeBuffer(this.params, 0, packStruct(ResidentParams, { sphereCount: count, maxDimension: this.maxWorkgroupsPerDimension, maxRadius: promisedRadius ?? 0, ...rest }));
     if (promisedRadius === undefined || count === 0) return;
     const pass = encoder.beginComputePass({ label: 'resident check' });
-    pass.setPipeline(this.checkPipeline);
-    pass.setBindGroup(0, bindGroup(this.device, 'residentCheck', this.checkLayout, [this.params, spheres, status]));
+    setPipelineAndGroup(pass, this.checkPipeline, bindGroup(this.device, 'residentCheck', this.checkLayout, [this.params, spheres, status]));
     dispatchFolded(pass, ceilDiv(count, WORKGROUP_SIZE.residentCheck), this.maxWorkgroupsPerDimension);
     pass.end();
   }
@@ -536,8 +535,7 @@ export class ResidentQueries {
   /** Indirect arguments from a PairCounter-shaped count, by the params' capacity and workgroup size. */
   private encodeDispatch(encoder: GPUCommandEncoder, counter: GPUBuffer, dispatch: GPUBuffer): void {
     const pass = encoder.beginComputePass({ label: 'resident dispatch arguments' });
-    pass.setPipeline(this.dispatchPipeline);
-    pass.setBindGroup(0, bindGroup(this.device, 'residentDispatch', this.dispatchLayout, [this.params, { buffer: counter, size: PairCounter.size }, dispatch]));
+    setPipelineAndGroup(pass, this.dispatchPipeline, bindGroup(this.device, 'residentDispatch', this.dispatchLayout, [this.params, { buffer: counter, size: PairCounter.size }, dispatch]));
     pass.dispatchWorkgroups(1);
     pass.end();
   }

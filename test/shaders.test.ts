@@ -5,8 +5,10 @@
  * bindings, so that a device made with no requiredLimits (a user's own) runs every pass.
  */
 import { describe, it, expect } from 'vitest';
+import { WgslReflect } from 'wgsl_reflect/wgsl_reflect.module.js';
 import { useGpu } from './support/gpu.js';
 import { shaderVariants } from './support/shaderVariants.js';
+import { runtimeArrays, sizeArrays } from '../src/gpu/pipeline.js';
 
 const gpu = useGpu();
 const variants = shaderVariants();
@@ -15,6 +17,36 @@ describe('shaders', () => {
   for (const [name, code] of variants) {
     it(`${name} compiles cleanly`, async () => {
       const module = gpu.device.createShaderModule({ label: name, code });
+      const info = await module.getCompilationInfo();
+      expect(info.messages.map((m) => `${m.type} ${m.lineNum}:${m.linePos} ${m.message}`)).toEqual([]);
+    });
+  }
+
+  // On software adapters, pipelines are compiled again with their runtime-sized arrays given the
+  // bound length (src/gpu/pipeline.ts): every such array must be found, with its stride, and
+  // every sized variant must compile.
+  it('every runtime-sized storage array of every variant is found, with the stride WGSL gives it', () => {
+    for (const [name, code] of variants) {
+      const reflected = new WgslReflect(code).storage
+        .filter((v) => v.group === 0 && v.type.name === 'array' && (v.type as unknown as { count: number }).count === 0)
+        .map((v) => `${name}: ${v.binding} ${v.name} stride ${(v.type as unknown as { stride: number }).stride}`);
+      const found = runtimeArrays(code).map((a) => `${name}: ${a.binding} ${a.name} stride ${a.stride}`);
+      expect(found).toEqual(reflected);
+    }
+  });
+
+  for (const [name, code] of variants) {
+    const arrays = runtimeArrays(code);
+    if (arrays.length === 0) continue;
+    it(`${name} compiles cleanly with its arrays sized`, async () => {
+      const lengths = arrays.map((_, k) => 5000 + k);
+      const sized = sizeArrays(code, arrays, lengths);
+      const counts = new WgslReflect(sized).storage
+        .filter((v) => v.group === 0 && v.type.name === 'array')
+        .map((v) => [v.name, (v.type as unknown as { count: number }).count]);
+      expect(counts).toEqual(expect.arrayContaining(arrays.map((a, k) => [a.name, lengths[k]])));
+      expect(sized).not.toMatch(new RegExp(`arrayLength\\(&(${arrays.map((a) => a.name).join('|')})\\)`));
+      const module = gpu.device.createShaderModule({ label: `${name} sized`, code: sized });
       const info = await module.getCompilationInfo();
       expect(info.messages.map((m) => `${m.type} ${m.lineNum}:${m.linePos} ${m.message}`)).toEqual([]);
     });

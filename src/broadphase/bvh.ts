@@ -18,7 +18,7 @@ import {
 } from '../../shaders/bvh.wgsl.js';
 import { RadixSortPass } from '../passes/radixSort.js';
 import { BvhParams, BvhLevel, BvhNode, packStruct } from '../layout.js';
-import { bindGroupLayout, bindGroup, computePipeline } from '../gpu/pipeline.js';
+import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { GrowableBuffer, bindingLimit, createBuffer } from '../gpu/buffers.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
@@ -196,8 +196,7 @@ export class BvhBroadPhase implements BroadPhase {
 
   private run(encoder: GPUCommandEncoder, label: string, pipeline: Parameters<BvhBroadPhase['pipeline']>[0], group: GPUBindGroup, groups: number, timer?: GpuTimer): void {
     const pass = encoder.beginComputePass(timer?.pass(label) ?? { label });
-    pass.setPipeline(this.pipeline(pipeline));
-    pass.setBindGroup(0, group);
+    setPipelineAndGroup(pass, this.pipeline(pipeline), group);
     dispatchFolded(pass, groups, this.maxWorkgroupsPerDimension);
     pass.end();
   }

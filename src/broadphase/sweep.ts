@@ -13,7 +13,7 @@
 import { sweepKeysShader, sweepKeysBindings, sweepGatherShader, sweepGatherBindings, sweepPairsShader, sweepPairsBindings, sweepBoxesShader, sweepBoxesBindings } from '../../shaders/sweep.wgsl.js';
 import { RadixSortPass } from '../passes/radixSort.js';
 import { SweepParams, packStruct } from '../layout.js';
-import { bindGroupLayout, bindGroup, computePipeline } from '../gpu/pipeline.js';
+import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { GrowableBuffer, createBuffer } from '../gpu/buffers.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
@@ -126,8 +126,7 @@ export class SweepBroadPhase implements BroadPhase {
 
   private run(encoder: GPUCommandEncoder, label: string, pipeline: Parameters<SweepBroadPhase['pipeline']>[0], group: GPUBindGroup, groups: number, timer?: GpuTimer): void {
     const pass = encoder.beginComputePass(timer?.pass(label) ?? { label });
-    pass.setPipeline(this.pipeline(pipeline));
-    pass.setBindGroup(0, group);
+    setPipelineAndGroup(pass, this.pipeline(pipeline), group);
     dispatchFolded(pass, groups, this.maxWorkgroupsPerDimension);
     pass.end();
   }

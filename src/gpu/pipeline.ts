@@ -8,6 +8,8 @@
  * pipeline), and creating and destroying them repeatedly does not grow memory.
  */
 import { ShaderStage } from './flags.js';
+import { arrayStride } from '../layout.js';
+import { shadersRunOnCpu } from '../device.js';
 
 export type BindingKind = 'uniform' | 'storage' | 'read-only-storage';
 
@@ -46,11 +48,13 @@ export function bindGroupLayout(device: GPUDevice, label: string, kinds: readonl
 export type BindingResource = GPUBuffer | { buffer: GPUBuffer; offset?: number; size?: number };
 
 export function bindGroup(device: GPUDevice, label: string, layout: GPUBindGroupLayout, resources: readonly BindingResource[]): GPUBindGroup {
-  return device.createBindGroup({
+  const group = device.createBindGroup({
     label,
     layout,
     entries: resources.map((resource, binding) => ({ binding, resource: 'buffer' in resource ? resource : { buffer: resource } })),
   });
+  groupResources.set(group, resources);
+  return group;
 }
 
 export function computePipeline(
@@ -73,6 +77,156 @@ export function computePipeline(
       compute: { module, entryPoint, constants },
     });
     if (!ids.includes(-1)) cache.pipelines.set(key, pipeline);
+    const arrays = runtimeArrays(code);
+    if (arrays.length > 0) sizable.set(pipeline, { device, label, bindGroupLayouts: [...layouts], code, entryPoint, constants, arrays, variants: new Map(), refused: false });
   }
   return pipeline;
+}
+
+/*
+ * Fixed-size arrays on software adapters.
+ *
+ * WebGPU bounds every index into a storage array. For `array<T>`, whose length is the
+ * binding's, Tint clamps the index with `arrayLength()` at every access, and SwiftShader works
+ * that length out anew each time; for `array<T, N>` the clamp is a `min` with a constant. So on
+ * an adapter whose shaders run on the CPU, a pipeline is compiled again for the sizes of the
+ * buffers it is bound to: each `array<T>` of group 0 declared `array<T, N>`, N the whole
+ * elements the binding holds (what `arrayLength()` returns), and `arrayLength(&name)` replaced
+ * by N. Every access stays bounded to the same binding, with the same result. Measured on
+ * SwiftShader (docs/PERFORMANCE.md): 5–17% off the grid pairs, the casts and the particle step.
+ * (Dawn's `disable_robustness` gains about twice that, but it also turns off the Vulkan
+ * driver's bounds checks: a shader's stray index could then touch the process's memory.)
+ *
+ * A kernel whose bound sizes keep changing would compile again and again: past
+ * MAX_SIZED_VARIANTS sizes, it keeps its runtime-sized arrays. Small bindings keep them too
+ * (below MIN_SIZED_ELEMENTS, compiling costs more than it saves). On a GPU, `arrayLength()` is
+ * cheap and nothing is rewritten.
+ */
+
+/** The fewest elements the largest array of a binding set must hold for the pipeline to be sized. */
+export const MIN_SIZED_ELEMENTS = 4096;
+/** The most sized variants a pipeline gets; past it, it stays runtime-sized. */
+export const MAX_SIZED_VARIANTS = 4;
+
+interface RuntimeArray {
+  binding: number;
+  name: string;
+  type: string;
+  stride: number;
+  /** Where the declaration's `array<T>` starts and ends in the code. */
+  start: number;
+  end: number;
+}
+
+interface Sizable {
+  device: GPUDevice;
+  label: string;
+  bindGroupLayouts: GPUBindGroupLayout[];
+  code: string;
+  entryPoint: string;
+  constants?: Record<string, number>;
+  arrays: RuntimeArray[];
+  variants: Map<string, GPUComputePipeline>;
+  refused: boolean;
+}
+
+const sizable = new WeakMap<GPUComputePipeline, Sizable>();
+const groupResources = new WeakMap<GPUBindGroup, readonly BindingResource[]>();
+const sizing = new WeakMap<GPUDevice, boolean>();
+let sizedCompiles = 0;
+
+/** Whether pipelines on `device` are sized to their bindings (its shaders run on the CPU). */
+export function sizesArrays(device: GPUDevice): boolean {
+  let on = sizing.get(device);
+  if (on === undefined) {
+    on = shadersRunOnCpu(device);
+    sizing.set(device, on);
+  }
+  return on;
+}
+
+/** For tests and benchmarks: turn the sizing of arrays on or off for a device. */
+export function setArraySizing(device: GPUDevice, on: boolean): void {
+  sizing.set(device, on);
+}
+
+/** How many sized pipelines this process has compiled (for tests and benchmarks). */
+export function sizedPipelineCount(): number {
+  return sizedCompiles;
+}
+
+const DECLARATION = /@group\(0\)\s*@binding\((\d+)\)\s*var<storage(?:,\s*(?:read|read_write))?>\s*(\w+)\s*:\s*(array<(atomic<u32>|\w+)>)/g;
+
+/** The runtime-sized arrays of group 0 in `code` whose element type has a known stride. */
+export function runtimeArrays(code: string): RuntimeArray[] {
+  const arrays: RuntimeArray[] = [];
+  for (const match of code.matchAll(DECLARATION)) {
+    const stride = arrayStride(match[4]);
+    if (stride === undefined) continue;
+    const start = match.index + match[0].length - match[3].length;
+    arrays.push({ binding: Number(match[1]), name: match[2], type: match[4], stride, start, end: start + match[3].length });
+  }
+  return arrays;
+}
+
+/** `code` with each array given a length in `lengths` (0: left runtime-sized) declared with it. */
+export function sizeArrays(code: string, arrays: readonly RuntimeArray[], lengths: readonly number[]): string {
+  let out = '';
+  let at = 0;
+  const sized: [string, number][] = [];
+  arrays.forEach((array, i) => {
+    if (lengths[i] <= 0) return;
+    out += code.slice(at, array.start) + `array<${array.type}, ${lengths[i]}>`;
+    at = array.end;
+    sized.push([array.name, lengths[i]]);
+  });
+  out += code.slice(at);
+  for (const [name, length] of sized) {
+    out = out.replace(new RegExp(`arrayLength\\(\\s*&\\s*${name}\\s*\\)`, 'g'), `${length}u`);
+  }
+  return out;
+}
+
+function bindingBytes(resource: BindingResource | undefined): number {
+  if (!resource) return 0;
+  if ('buffer' in resource) return resource.size ?? resource.buffer.size - (resource.offset ?? 0);
+  return resource.size;
+}
+
+/**
+ * The pipeline to run with `group`: on a software adapter, `pipeline` compiled for the sizes
+ * of the buffers in `group` (see above), else `pipeline` itself.
+ */
+export function pipelineFor(pipeline: GPUComputePipeline, group: GPUBindGroup): GPUComputePipeline {
+  const entry = sizable.get(pipeline);
+  if (!entry || entry.refused || !sizesArrays(entry.device)) return pipeline;
+  const resources = groupResources.get(group);
+  if (!resources) return pipeline;
+  const lengths = entry.arrays.map((array) => Math.floor(bindingBytes(resources[array.binding]) / array.stride));
+  if (Math.max(...lengths) < MIN_SIZED_ELEMENTS) return pipeline;
+  const key = lengths.join(',');
+  let variant = entry.variants.get(key);
+  if (!variant) {
+    if (entry.variants.size >= MAX_SIZED_VARIANTS) {
+      entry.refused = true;
+      entry.variants.clear();
+      return pipeline;
+    }
+    const { device, label, code, entryPoint, constants } = entry;
+    const module = device.createShaderModule({ label: `${label} (sized)`, code: sizeArrays(code, entry.arrays, lengths) });
+    variant = device.createComputePipeline({
+      label: `${label} (sized)`,
+      layout: device.createPipelineLayout({ label, bindGroupLayouts: entry.bindGroupLayouts }),
+      compute: { module, entryPoint, constants },
+    });
+    sizedCompiles++;
+    entry.variants.set(key, variant);
+  }
+  return variant;
+}
+
+/** Sets `pipeline` (sized to `group` where arrays are sized) and `group` at 0 on `pass`. */
+export function setPipelineAndGroup(pass: GPUComputePassEncoder, pipeline: GPUComputePipeline, group: GPUBindGroup): void {
+  pass.setPipeline(pipelineFor(pipeline, group));
+  pass.setBindGroup(0, group);
 }

@@ -21,7 +21,7 @@
  *   and two uniform parameter blocks (one per parity) say which is which.
  */
 import { solverBindings, particleGatherShader, particleDecideShader, particleCarryShader, particleSleepShader, particleSplitShader, particleBusyArgsShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader, PARTNERS_KEPT } from '../../shaders/particles/solver.wgsl.js';
-import { bindGroupLayout, bindGroup, computePipeline } from '../gpu/pipeline.js';
+import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, GrowableBuffer, bindingLimit } from '../gpu/buffers.js';
@@ -301,8 +301,7 @@ export class ParticleSolver {
      */
     const run = (label: string, pipeline: GPUComputePipeline, group: GPUBindGroup, over: 'all' | 'one' | 'on' | 'off' | 'busy' = 'all'): void => {
       const pass = encoder.beginComputePass(timer?.pass(label) ?? { label });
-      pass.setPipeline(pipeline);
-      pass.setBindGroup(0, group);
+      setPipelineAndGroup(pass, pipeline, group);
       if (over === 'one') pass.dispatchWorkgroups(1);
       else if (!indirect || over === 'all') dispatchFolded(pass, workgroups, max);
       else if (over === 'busy') pass.dispatchWorkgroupsIndirect(this.busyArgs, 0);

@@ -5,7 +5,7 @@
  */
 import { allPairsShader, allPairsBindings } from '../../shaders/allPairs.wgsl.js';
 import { AllPairsParams, packStruct } from '../layout.js';
-import { bindGroupLayout, bindGroup, computePipeline } from '../gpu/pipeline.js';
+import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
 import { createBuffer } from '../gpu/buffers.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
@@ -40,8 +40,7 @@ export class AllPairsPass {
     const tileCount = (blocks * (blocks + 1)) / 2;
     this.device.queue.writeBuffer(this.params, 0, packStruct(AllPairsParams, { sphereCount: count, tileCount }));
     const pass = encoder.beginComputePass(timer?.pass('all-pairs') ?? { label: 'all-pairs' });
-    pass.setPipeline(this.pipeline);
-    pass.setBindGroup(0, bindGroup(this.device, 'allPairs', this.layout, [this.params, spheres, out.pairs.buffer, out.counter]));
+    setPipelineAndGroup(pass, this.pipeline, bindGroup(this.device, 'allPairs', this.layout, [this.params, spheres, out.pairs.buffer, out.counter]));
     dispatchFolded(pass, tileCount, this.maxWorkgroupsPerDimension);
     pass.end();
   }

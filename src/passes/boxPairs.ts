@@ -4,7 +4,7 @@
  */
 import { boxAllPairsShader, boxAllPairsBindings, boxGridPairsShader, boxGridPairsBindings, type BoxKind } from '../../shaders/boxes.wgsl.js';
 import { BoxParams, packStruct } from '../layout.js';
-import { bindGroupLayout, bindGroup, computePipeline } from '../gpu/pipeline.js';
+import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
 import { createBuffer } from '../gpu/buffers.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
@@ -49,8 +49,7 @@ export class BoxPairsPass {
     const tileCount = sphereBlocks * ceilDiv(boxCount, TILE);
     this.device.queue.writeBuffer(this.params, 0, packStruct(BoxParams, { sphereCount, boxCount, sphereBlocks, tileCount }));
     const pass = encoder.beginComputePass(timer?.pass('box all-pairs') ?? { label: 'box all-pairs' });
-    pass.setPipeline(this.pipeline(kind, false, false));
-    pass.setBindGroup(0, bindGroup(this.device, 'boxAllPairs', this.allLayout, [this.params, spheres, boxes, out.pairs.buffer, out.counter]));
+    setPipelineAndGroup(pass, this.pipeline(kind, false, false), bindGroup(this.device, 'boxAllPairs', this.allLayout, [this.params, spheres, boxes, out.pairs.buffer, out.counter]));
     dispatchFolded(pass, tileCount, this.maxWorkgroupsPerDimension);
     pass.end();
   }
@@ -61,11 +60,7 @@ export class BoxPairsPass {
     if (!plan) throw new Error('the grid has no plan: build it first');
     this.device.queue.writeBuffer(this.params, 0, packStruct(BoxParams, { sphereCount: plan.sphereCount, boxCount }));
     const pass = encoder.beginComputePass(timer?.pass('box grid pairs') ?? { label: 'box grid pairs' });
-    pass.setPipeline(this.pipeline(kind, true, plan.dense));
-    pass.setBindGroup(
-      0,
-      bindGroup(this.device, 'boxGridPairs', this.gridLayout, [grid.params, this.params, boxes, ...grid.readBuffers(), out.pairs.buffer, out.counter]),
-    );
+    setPipelineAndGroup(pass, this.pipeline(kind, true, plan.dense), bindGroup(this.device, 'boxGridPairs', this.gridLayout, [grid.params, this.params, boxes, ...grid.readBuffers(), out.pairs.buffer, out.counter]));
     dispatchFolded(pass, ceilDiv(boxCount, WG), this.maxWorkgroupsPerDimension);
     pass.end();
   }

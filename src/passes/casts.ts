@@ -5,7 +5,7 @@
  */
 import { castShader, castBruteBindings, castGridBindings, castBvhBindings, type CastMode } from '../../shaders/casts.wgsl.js';
 import { CastParams, packStruct } from '../layout.js';
-import { bindGroupLayout, bindGroup, computePipeline } from '../gpu/pipeline.js';
+import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
 import { createBuffer } from '../gpu/buffers.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
@@ -80,8 +80,7 @@ export class CastPass {
 
   private dispatch(encoder: GPUCommandEncoder, label: string, castCount: number, timer: GpuTimer | undefined, pipeline: GPUComputePipeline, group: GPUBindGroup): void {
     const pass = encoder.beginComputePass(timer?.pass(label) ?? { label });
-    pass.setPipeline(pipeline);
-    pass.setBindGroup(0, group);
+    setPipelineAndGroup(pass, pipeline, group);
     dispatchFolded(pass, ceilDiv(castCount, WG), this.maxWorkgroupsPerDimension);
     pass.end();
   }

@@ -6,7 +6,7 @@
  */
 import { gridCountShader, gridCountBindings, gridScatterShader, gridScatterBindings } from '../../shaders/grid.wgsl.js';
 import { ExclusiveScanPass } from './scan.js';
-import { bindGroupLayout, bindGroup, computePipeline } from '../gpu/pipeline.js';
+import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { GrowableBuffer } from '../gpu/buffers.js';
 import { dispatchFolded, ceilDiv, type Dispatcher, type SkipSwitch } from '../gpu/dispatch.js';
@@ -87,11 +87,7 @@ export class GridBuildPass {
     this.encodeCountAndScan(encoder, spheres, grid, timer);
     const groups = ceilDiv(grid.plan!.sphereCount, WG);
     const scatter = encoder.beginComputePass(timer?.pass('grid scatter') ?? { label: 'grid scatter' });
-    scatter.setPipeline(this.scatterPipeline);
-    scatter.setBindGroup(
-      0,
-      bindGroup(this.device, 'gridScatter', this.scatterLayout, [grid.params, spheres, grid.keys.buffer, grid.cellStart.buffer, grid.sorted.buffer, grid.sortedId.buffer]),
-    );
+    setPipelineAndGroup(scatter, this.scatterPipeline, bindGroup(this.device, 'gridScatter', this.scatterLayout, [grid.params, spheres, grid.keys.buffer, grid.cellStart.buffer, grid.sorted.buffer, grid.sortedId.buffer]));
     dispatchFolded(scatter, groups, this.maxWorkgroupsPerDimension);
     scatter.end();
   }
@@ -112,8 +108,7 @@ export class GridBuildPass {
     if (skip) encoder.copyBufferToBuffer(skip.buffer, skip.offset, grid.params, GridParams.offsets.skip, 4);
 
     const count = encoder.beginComputePass(timer?.pass('grid count') ?? { label: 'grid count' });
-    count.setPipeline(this.countPipeline);
-    count.setBindGroup(0, bindGroup(this.device, 'gridCount', this.countLayout, [grid.params, spheres, grid.cellStart.buffer, grid.keys.buffer]));
+    setPipelineAndGroup(count, this.countPipeline, bindGroup(this.device, 'gridCount', this.countLayout, [grid.params, spheres, grid.cellStart.buffer, grid.keys.buffer]));
     if (dispatch) dispatch(count, groups);
     else dispatchFolded(count, groups, this.maxWorkgroupsPerDimension);
     count.end();

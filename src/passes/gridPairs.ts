@@ -3,7 +3,7 @@
  * sphere in cell order, appending overlapping pairs (i < j) to a PairList.
  */
 import { gridPairsShader, gridPairsBindings } from '../../shaders/gridPairs.wgsl.js';
-import { bindGroupLayout, bindGroup, computePipeline } from '../gpu/pipeline.js';
+import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
 import type { GpuGrid } from './gridBuild.js';
 import type { PairList } from '../gpu/pairList.js';
@@ -38,11 +38,7 @@ export class GridPairsPass {
     const plan = grid.plan;
     if (!plan) throw new Error('the grid has no plan: build it first');
     const pass = encoder.beginComputePass(timer?.pass('grid pairs') ?? { label: 'grid pairs' });
-    pass.setPipeline(this.pipeline(plan.dense));
-    pass.setBindGroup(
-      0,
-      bindGroup(this.device, 'gridPairs', this.layout, [grid.params, ...grid.readBuffers(), out.pairs.buffer, out.counter]),
-    );
+    setPipelineAndGroup(pass, this.pipeline(plan.dense), bindGroup(this.device, 'gridPairs', this.layout, [grid.params, ...grid.readBuffers(), out.pairs.buffer, out.counter]));
     dispatchFolded(pass, ceilDiv(plan.sphereCount, WG), this.maxWorkgroupsPerDimension);
     pass.end();
   }

@@ -38,7 +38,7 @@ import {
   RADIX_CHUNK, RADIX_THREAD_WG, RADIX_SUBGROUP_WG, radixSortSubgroupShader, radixSortSubgroupBindings,
 } from '../../shaders/radixSort.wgsl.js';
 import { ExclusiveScanPass } from './scan.js';
-import { bindGroupLayout, bindGroup, computePipeline } from '../gpu/pipeline.js';
+import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { bindingLimit, createBuffer } from '../gpu/buffers.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
@@ -257,16 +257,14 @@ export class RadixSortPass {
       // 'subgroup' counts with atomics, into counts cleared first (only the keys' units count).
       if (subgroup) encoder.clearBuffer(hist, 0, 4 * 2 ** bits * units);
       let pass = encoder.beginComputePass(timer?.pass(`${this.label} count`) ?? { label: `${this.label} count ${k}` });
-      pass.setPipeline(variant.count);
-      pass.setBindGroup(0, group);
+      setPipelineAndGroup(pass, variant.count, group);
       // Every unit of the capacity writes its counts (zeros past the keys): the scan's size
       // then stays fixed while the capacity does.
       dispatchFolded(pass, workgroups(subgroup ? usedUnits : units), this.maxWorkgroupsPerDimension);
       pass.end();
       this.scanFor(2 ** bits).encode(encoder, hist, 2 ** bits * units, timer);
       pass = encoder.beginComputePass(timer?.pass(`${this.label} scatter`) ?? { label: `${this.label} scatter ${k}` });
-      pass.setPipeline(variant.scatter);
-      pass.setBindGroup(0, group);
+      setPipelineAndGroup(pass, variant.scatter, group);
       dispatchFolded(pass, workgroups(usedUnits), this.maxWorkgroupsPerDimension);
       pass.end();
     }

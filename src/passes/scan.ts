@@ -10,7 +10,7 @@
 import { scanShader, scanBindings, SCAN_UNITS, type ScanVariant } from '../../shaders/scan.wgsl.js';
 import { shadersRunOnCpu } from '../device.js';
 import { ScanParams, packStruct } from '../layout.js';
-import { bindGroupLayout, bindGroup, computePipeline } from '../gpu/pipeline.js';
+import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, createUniform } from '../gpu/buffers.js';
 import { dispatchFolded, ceilDiv, type Dispatcher, type SkipSwitch } from '../gpu/dispatch.js';
@@ -118,15 +118,13 @@ export class ExclusiveScanPass {
     // Up the levels: reduce each chunk into the level above.
     for (const level of this.levels) {
       if (level.chunks === 1) break;
-      pass.setPipeline(this.reduce);
-      pass.setBindGroup(0, level.group);
+      setPipelineAndGroup(pass, this.reduce, level.group);
       run(pass, ceilDiv(level.chunks, this.unit.chunksPerWorkgroup));
     }
     // Down the levels: the top is one chunk; each level below starts from its chunk's offset.
     for (let k = this.levels.length - 1; k >= 0; k--) {
       const level = this.levels[k];
-      pass.setPipeline(this.downsweep);
-      pass.setBindGroup(0, level.group);
+      setPipelineAndGroup(pass, this.downsweep, level.group);
       run(pass, ceilDiv(level.chunks, this.unit.chunksPerWorkgroup));
     }
     pass.end();

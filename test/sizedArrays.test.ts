@@ -1,0 +1,129 @@
+/**
+ * Pipelines sized to their bindings (src/gpu/pipeline.ts): on a software adapter, a kernel's
+ * runtime-sized arrays are declared with the length of the buffers bound to it. The answers must
+ * be the ones the runtime-sized kernel gives, bit for bit; `arrayLength()` must read the same;
+ * a kernel bound to ever new sizes must stop compiling. Sizing is turned on and off here by
+ * hand, so these run the same on any adapter.
+ */
+import { describe, it, expect, afterEach } from 'vitest';
+import { useGpu } from './support/gpu.js';
+import { uniformScene } from './support/scenes.js';
+import { pileScene } from './support/pile.js';
+import { sortPairs } from '../src/reference/spherePairs.js';
+import { createParticleWorld } from '../src/particles/index.js';
+import { bindGroupLayout, bindGroup, computePipeline, pipelineFor, setArraySizing, setPipelineAndGroup, sizedPipelineCount, sizesArrays, MAX_SIZED_VARIANTS, MIN_SIZED_ELEMENTS } from '../src/gpu/pipeline.js';
+import { readBuffer } from '../src/gpu/buffers.js';
+import { BufferUsage } from '../src/gpu/flags.js';
+import { mulberry32 } from './support/random.js';
+
+const gpu = useGpu();
+let defaultSizing: boolean | undefined;
+
+function sizing(on: boolean): void {
+  defaultSizing ??= sizesArrays(gpu.device);
+  setArraySizing(gpu.device, on);
+}
+
+afterEach(() => {
+  if (defaultSizing !== undefined) setArraySizing(gpu.device, defaultSizing);
+});
+
+describe('pipelines sized to their bindings', () => {
+  it('arrayLength() reads the binding length, and a kernel stops compiling after MAX_SIZED_VARIANTS sizes', async () => {
+    sizing(true);
+    const device = gpu.device;
+    const layout = bindGroupLayout(device, 'sized test layout', ['read-only-storage', 'storage']);
+    const code = /* wgsl */ `
+@group(0) @binding(0) var<storage, read> data: array<vec4f>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) {
+  if (g.x == 0u) {
+    out[0] = arrayLength(&data);
+    out[1] = arrayLength(&out);
+    out[2] = bitcast<u32>(data[arrayLength(&data) - 1u].y);
+  }
+}`;
+    const pipeline = computePipeline(device, 'sized test', [layout], code, 'main');
+    const seen = new Set<GPUComputePipeline>();
+    const before = sizedPipelineCount();
+    for (let k = 0; k < MAX_SIZED_VARIANTS + 2; k++) {
+      const elements = MIN_SIZED_ELEMENTS + 37 * k;
+      // Bound with a size that is not a whole number of elements: the length rounds down.
+      const data = device.createBuffer({ size: 16 * elements + 16, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST });
+      const last = new Float32Array([0, 1000 + k, 0, 0]);
+      device.queue.writeBuffer(data, 16 * (elements - 1), last);
+      const out = device.createBuffer({ size: 4 * 8, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC });
+      const group = bindGroup(device, 'sized test', layout, [{ buffer: data, size: 16 * elements + 8 }, out]);
+      const chosen = pipelineFor(pipeline, group);
+      if (k < MAX_SIZED_VARIANTS) {
+        expect(chosen).not.toBe(pipeline);
+        seen.add(chosen);
+      } else {
+        expect(chosen, `after ${MAX_SIZED_VARIANTS} sizes the runtime-sized pipeline`).toBe(pipeline);
+      }
+      const encoder = device.createCommandEncoder();
+      const pass = encoder.beginComputePass();
+      setPipelineAndGroup(pass, pipeline, group);
+      pass.dispatchWorkgroups(1);
+      pass.end();
+      device.queue.submit([encoder.finish()]);
+      const got = new Uint32Array(await readBuffer(device, out, 0, 12));
+      expect([got[0], got[1], new Float32Array(got.buffer)[2]]).toEqual([elements, 8, 1000 + k]);
+      data.destroy();
+      out.destroy();
+    }
+    expect(seen.size).toBe(MAX_SIZED_VARIANTS);
+    expect(sizedPipelineCount() - before).toBe(MAX_SIZED_VARIANTS);
+  });
+
+  it('a binding set smaller than MIN_SIZED_ELEMENTS keeps the runtime-sized pipeline', () => {
+    sizing(true);
+    const device = gpu.device;
+    const layout = bindGroupLayout(device, 'sized test layout', ['read-only-storage', 'storage']);
+    const code = `@group(0) @binding(0) var<storage, read> data: array<vec4f>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(1) fn small() { out[0] = u32(data[0].x); }`;
+    const pipeline = computePipeline(device, 'sized small', [layout], code, 'small');
+    const data = device.createBuffer({ size: 16 * (MIN_SIZED_ELEMENTS - 1), usage: BufferUsage.STORAGE });
+    const out = device.createBuffer({ size: 4 * (MIN_SIZED_ELEMENTS - 1), usage: BufferUsage.STORAGE });
+    expect(pipelineFor(pipeline, bindGroup(device, 'small', layout, [data, out]))).toBe(pipeline);
+    data.destroy();
+    out.destroy();
+  });
+
+  it('spherePairs and raycast (seed 4101): the same answers, bit for bit, sized and not', async () => {
+    const spheres = uniformScene(20_000, { seed: 4101 });
+    const rand = mulberry32(4102);
+    const rays = Float32Array.from({ length: 6 * 20_000 }, () => rand() * 60);
+    const answers: { pairs: Uint32Array; index: Int32Array; distance: Float32Array }[] = [];
+    for (const on of [false, true]) {
+      sizing(on);
+      const before = sizedPipelineCount();
+      const pairs = sortPairs(await gpu.collider.spherePairs(spheres, { broadphase: 'grid' }));
+      const hits = await gpu.collider.raycast(rays, spheres, { broadphase: 'grid' });
+      answers.push({ pairs, index: hits.index, distance: hits.distance });
+      if (on) expect(sizedPipelineCount(), 'sized pipelines compiled').toBeGreaterThan(before);
+    }
+    expect(answers[0].pairs.length).toBeGreaterThan(1000);
+    expect(answers[1].pairs).toEqual(answers[0].pairs);
+    expect(answers[1].index).toEqual(answers[0].index);
+    expect(new Uint32Array(answers[1].distance.buffer)).toEqual(new Uint32Array(answers[0].distance.buffer));
+  });
+
+  it('a particle pile (5,000 particles, 40 steps): the same state, bit for bit, sized and not', async () => {
+    const scene = pileScene({ n: 5000, bounds: [0, 0, 0, 16, 40, 16], seed: 4103 });
+    const states: Float32Array[] = [];
+    for (const on of [false, true]) {
+      sizing(on);
+      const before = sizedPipelineCount();
+      const world = await createParticleWorld({ device: gpu.device, capacity: 5000, bounds: scene.bounds, gravity: [0, -9.8, 0], restitution: 0.2, friction: 0.5 });
+      world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
+      for (let step = 0; step < 40; step++) await world.step(1 / 60);
+      const state = await world.read();
+      states.push(Float32Array.from([...state.spheres, ...state.velocities]));
+      world.destroy();
+      if (on) expect(sizedPipelineCount(), 'sized pipelines compiled').toBeGreaterThan(before);
+    }
+    expect(new Uint32Array(states[1].buffer)).toEqual(new Uint32Array(states[0].buffer));
+  });
+});
