@@ -93,9 +93,9 @@ export function computePipeline(
  * buffers it is bound to: each `array<T>` of group 0 declared `array<T, N>`, N the whole
  * elements the binding holds (what `arrayLength()` returns), and `arrayLength(&name)` replaced
  * by N. Every access stays bounded to the same binding, with the same result. Measured on
- * SwiftShader (docs/PERFORMANCE.md): 5–17% off the grid pairs, the casts and the particle step.
- * (Dawn's `disable_robustness` gains about twice that, but it also turns off the Vulkan
- * driver's bounds checks: a shader's stray index could then touch the process's memory.)
+ * SwiftShader (docs/PERFORMANCE.md): 4–17% off the grid pairs, the casts and the particle step.
+ * (Dawn's `disable_robustness` gains three to four times as much, but it also turns off the
+ * Vulkan driver's bounds checks: a shader's stray index could then touch the process's memory.)
  *
  * A kernel whose bound sizes keep changing would compile again and again: past
  * MAX_SIZED_VARIANTS sizes, it keeps its runtime-sized arrays. Small bindings keep them too
