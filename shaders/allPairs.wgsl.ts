@@ -49,10 +49,19 @@ fn allPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec
   }
   let a = spheres[i];
   let count = min(TILE, n - j0);
-  for (var k = 0u; k < count; k++) {
-    let j = j0 + k;
-    if (j > i && spheresOverlap(a, spheres[j])) {
-      appendPair(i, j);
+  { // for (var k = 0u; k < count; k++), tested at the bottom (forLoop, common.wgsl.ts)
+    var k = 0u;
+    if (k < count) {
+      loop {
+        let j = j0 + k;
+        if (j > i && spheresOverlap(a, spheres[j])) {
+          appendPair(i, j);
+        }
+        continuing {
+          k++;
+          break if !(k < count);
+        }
+      }
     }
   }
 }

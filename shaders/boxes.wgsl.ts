@@ -104,9 +104,18 @@ fn boxAllPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: 
   let s = spheres[i];
   let k0 = (tile / params.sphereBlocks) * TILE;
   let k1 = min(k0 + TILE, params.boxCount);
-  for (var k = k0; k < k1; k++) {
-    if (${boxTest(kind, 'k')}) {
-      appendPair(i, k);
+  { // for (var k = k0; k < k1; k++), tested at the bottom (forLoop, common.wgsl.ts)
+    var k = k0;
+    if (k < k1) {
+      loop {
+        if (${boxTest(kind, 'k')}) {
+          appendPair(i, k);
+        }
+        continuing {
+          k++;
+          break if !(k < k1);
+        }
+      }
     }
   }
 }
@@ -141,27 +150,36 @@ fn boxGridPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg:
     return;
   }
   ${boxBounds(kind, 'k')}
-  for (var b = 0u; b < grid.levelCount; b++) {
-    if (grid.levels[b].count == 0u) {
-      continue;
+  { // for (var b = 0u; b < grid.levelCount; b++), tested at the bottom (forLoop, common.wgsl.ts)
+    var b = 0u;
+    if (b < grid.levelCount) {
+      loop {
+        if (grid.levels[b].count == 0u) {
+          continue;
+        }
+        let ext = grid.levels[b].maxRadius * EXT_SCALE;
+        if (!levelTouches(b, boxMin - vec3f(ext), boxMax + vec3f(ext))) {
+          continue;
+        }
+        let lo = cellOf(boxMin - vec3f(ext), b);
+        let hi = cellOf(boxMax + vec3f(ext), b);
+        ${walkRows({
+          dense,
+          level: 'b',
+          lo: 'lo',
+          hi: 'hi',
+          levelScan: true,
+          visit: `let s = q;
+              if (${boxTest(kind, 'k')}) {
+                appendPair(sortedId[u], k);
+              }`,
+        })}
+        continuing {
+          b++;
+          break if !(b < grid.levelCount);
+        }
+      }
     }
-    let ext = grid.levels[b].maxRadius * EXT_SCALE;
-    if (!levelTouches(b, boxMin - vec3f(ext), boxMax + vec3f(ext))) {
-      continue;
-    }
-    let lo = cellOf(boxMin - vec3f(ext), b);
-    let hi = cellOf(boxMax + vec3f(ext), b);
-    ${walkRows({
-      dense,
-      level: 'b',
-      lo: 'lo',
-      hi: 'hi',
-      levelScan: true,
-      visit: `let s = q;
-          if (${boxTest(kind, 'k')}) {
-            appendPair(sortedId[u], k);
-          }`,
-    })}
   }
 }
 `;

@@ -26,7 +26,7 @@ import { CastParams, CastHitRecord } from '../src/layout.js';
 import { EXT_SCALE } from '../src/grid/level.js';
 import { gridFunctions } from './grid.wgsl.js';
 import { walkRows, visitLevel, inRowFunction } from './gridWalk.wgsl.js';
-import { flatWorkgroup } from './common.wgsl.js';
+import { flatWorkgroup, forLoop } from './common.wgsl.js';
 import { bvhWalk, rayBoxEntry } from './bvh.wgsl.js';
 import { BvhNode } from '../src/layout.js';
 
@@ -113,6 +113,8 @@ function onCandidate(mode: CastMode, id: string): string {
 }
 
 export const castShader = ({ broadphase, mode, dense = true }: CastShaderOptions) => {
+  // What can still count along the ray: up to B, and in nearest mode the best hit so far.
+  const tStop = mode === 'nearest' ? 'min(len, bestT)' : 'len';
   const grid = broadphase === 'grid';
   const bvh = broadphase === 'bvh';
   const brute = broadphase === 'brute';
@@ -214,18 +216,14 @@ fn castMain(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec
     let axis = select(select(2u, 1u, an.y >= an.z), 0u, an.x >= an.y && an.x >= an.z);
     let na = n[axis];
     let dir = select(-1, 1, na > 0.0);
-    for (var level = 0u; level < grid.levelCount; level++) {
+    ${forLoop('var level = 0u', 'level < grid.levelCount', 'level++', `
       if (grid.levels[level].count == 0u) {
         continue;
       }
       let cellSize = grid.levels[level].cellSize;
       let lastSlab = i32(grid.levels[level].dims[axis]) - 1;
       let h = (grid.levels[level].maxRadius + r1) * EXT_SCALE + params.slack;
-#if ${mode === 'nearest'}
-      let tEnd = min(len, bestT);
-#else
-      let tEnd = len;
-#endif
+      let tEnd = ${tStop};
       let rayEnd = a + n * tEnd;
       if (!levelTouches(level, min(a, rayEnd) - vec3f(h), max(a, rayEnd) + vec3f(h))) {
         continue;
@@ -251,11 +249,7 @@ fn castMain(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec
         let x1 = select(grid.levels[level].origin[axis] + f32(slabHi + 1) * cellSize + h, FAR, slabHi == lastSlab);
         var tIn = (select(x1, x0, dir > 0) - a[axis]) / na;
         var tOut = (select(x0, x1, dir > 0) - a[axis]) / na;
-#if ${mode === 'nearest'}
-        let tStop = min(len, bestT);
-#else
-        let tStop = len;
-#endif
+        let tStop = ${tStop};
         tIn = max(tIn, 0.0);
         if (tIn > tStop) {
           break; // this slab, and every later one, starts beyond what can still count
@@ -274,8 +268,7 @@ fn castMain(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec
           break;
         }
         slab += dir * thickness;
-      }
-    }
+      }`)}
   }
 #endif
 

@@ -17,7 +17,7 @@ import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { EXT_SCALE } from '../src/grid/level.js';
 import { gridFunctions } from './grid.wgsl.js';
 import { walkRows, inRowFunction } from './gridWalk.wgsl.js';
-import { flatWorkgroup, spheresOverlap, pairAppend } from './common.wgsl.js';
+import { flatWorkgroup, spheresOverlap, pairAppend, forLoop } from './common.wgsl.js';
 
 /** Bindings, in order: grid, cellStart, sorted, sortedId, pairs, pair counter. */
 export const gridPairsBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage'] as const;
@@ -52,7 +52,7 @@ fn gridPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: ve
   let s = sorted[t];
   let id = sortedId[t];
   let a = sphereLevel(s.w);
-  for (var b = a; b < grid.levelCount; b++) {
+  ${forLoop('var b = a', 'b < grid.levelCount', 'b++', `
     if (grid.levels[b].count == 0u) {
       continue;
     }
@@ -64,10 +64,8 @@ fn gridPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: ve
     let hi = cellOf(s.xyz + vec3f(ext), b);
     // At its own level, only partners later in bucket order.
     let first = select(0u, t + 1u, b == a);
-#if ${dense}
-    // Buckets follow cell order, so the rows before the sphere's own hold only earlier spheres.
-    let head = select(lo, cellOf(s.xyz, a), b == a);
-#endif
+    ${dense ? `// Buckets follow cell order, so the rows before the sphere's own hold only earlier spheres.
+    let head = select(lo, cellOf(s.xyz, a), b == a);` : ''}
     ${walkRows({
       dense,
       level: 'b',
@@ -80,7 +78,6 @@ fn gridPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: ve
             let other = sortedId[u];
             appendPair(min(id, other), max(id, other));
           }`,
-    })}
-  }
+    })}`)}
 }
 `;

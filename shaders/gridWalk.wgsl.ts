@@ -10,6 +10,7 @@
  * and expects `cellStart`, `sorted` (and whatever the body reads) to be bound, and the grid
  * functions of shaders/grid.wgsl.ts to be in scope.
  */
+import { forLoop } from './common.wgsl.js';
 
 /** Is candidate q in cell row (y, z) of level b, with x in [x0, x1]? (Hashed grids only.) */
 export const inRowFunction = /* wgsl */ `
@@ -69,20 +70,16 @@ export function visitLevel({ dense, level, lo, hi, visit, box = true }: { dense:
     let scanDims = grid.levels[scanLevel].dims;
     let scanFirst = grid.levels[scanLevel].keyBase;
     let scanEnd = cellStart[scanFirst + scanDims.x * scanDims.y * scanDims.z];
-    for (var u = cellStart[scanFirst]; u < scanEnd; u++) {
-      let q = sorted[u];
-      ${inBox}
-    }
+    ${forLoop('var u = cellStart[scanFirst]', 'u < scanEnd', 'u++', `let q = sorted[u];
+      ${inBox}`)}
   }`;
   }
   return /* wgsl */ `{
     let scanLevel = ${level};
-    for (var u = 0u; u < grid.sphereCount; u++) {
-      let q = sorted[u];
+    ${forLoop('var u = 0u', 'u < grid.sphereCount', 'u++', `let q = sorted[u];
       if (sphereLevel(q.w) == scanLevel) {
         ${inBox}
-      }
-    }
+      }`)}
   }`;
 }
 
@@ -160,19 +157,13 @@ function rowWalk({ dense, level, lo, hi, head, first, visit, flat }: RowWalk): s
     return /* wgsl */ `{
     ${denseWalkStart(level, lo, hi, from)}
     var plane = rowKey(walkLevel, walkLo.y, walkFrom.z) + walkLo.x;
-    for (var z = walkFrom.z; z <= walkHi.z; z++) {
-      let y0 = select(walkLo.y, walkFrom.y, z == walkFrom.z);
+    ${forLoop('var z = walkFrom.z', 'z <= walkHi.z', 'z++', `let y0 = select(walkLo.y, walkFrom.y, z == walkFrom.z);
       var k0 = plane + (y0 - walkLo.y) * walkDims.x;
-      for (var y = y0; y <= walkHi.y; y++) {
-        let end = cellStart[k0 + walkWidth];
-        for (var u = ${skip}; u < end; u++) {
-          let q = sorted[u];
-          ${visit}
-        }
-        k0 += walkDims.x;
-      }
-      plane += walkDims.x * walkDims.y;
-    }
+      ${forLoop('var y = y0', 'y <= walkHi.y', 'y++', `let end = cellStart[k0 + walkWidth];
+        ${forLoop(`var u = ${skip}`, 'u < end', 'u++', `let q = sorted[u];
+          ${visit}`)}
+        k0 += walkDims.x;`)}
+      plane += walkDims.x * walkDims.y;`)}
   }`;
   }
   return /* wgsl */ `{
@@ -181,8 +172,7 @@ function rowWalk({ dense, level, lo, hi, head, first, visit, flat }: RowWalk): s
     let walkHi = ${hi};
     let walkWidth = walkHi.x - walkLo.x + 1u;
     let bucketCount = grid.bucketMask + 1u;
-    for (var z = walkLo.z; z <= walkHi.z; z++) {
-      for (var y = walkLo.y; y <= walkHi.y; y++) {
+    ${forLoop('var z = walkLo.z', 'z <= walkHi.z', 'z++', forLoop('var y = walkLo.y', 'y <= walkHi.y', 'y++', `
         // The row's buckets: [k0, k1), and [0, wrapEnd) when it wraps past the last bucket.
         var k0 = 0u;
         var k1 = bucketCount;
@@ -197,21 +187,17 @@ function rowWalk({ dense, level, lo, hi, head, first, visit, flat }: RowWalk): s
         }
         loop {
           let end = cellStart[k1];
-          for (var u = ${skip}; u < end; u++) {
-            let q = sorted[u];
+          ${forLoop(`var u = ${skip}`, 'u < end', 'u++', `let q = sorted[u];
             if (inRow(q, walkLevel, walkLo.x, walkHi.x, y, z)) {
               ${visit}
-            }
-          }
+            }`)}
           if (wrapEnd == 0u) {
             break;
           }
           k0 = 0u;
           k1 = wrapEnd;
           wrapEnd = 0u;
-        }
-      }
-    }
+        }`))}
   }`;
 }
 
@@ -230,11 +216,9 @@ export function visitCell({ dense, level, cell, visit }: CellVisit): string {
     let cellAt = ${cell};
     let k0 = bucketOf(cellLevel, cellAt);
     let end = cellStart[k0 + 1u];
-    for (var u = cellStart[k0]; u < end; u++) {
-      let q = sorted[u];
+    ${forLoop('var u = cellStart[k0]', 'u < end', 'u++', `let q = sorted[u];
       ${dense ? visit : `if (inRow(q, cellLevel, cellAt.x, cellAt.x, cellAt.y, cellAt.z)) {
         ${visit}
-      }`}
-    }
+      }`}`)}
   }`;
 }

@@ -110,14 +110,23 @@ fn sweepPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: v
   let s = sorted[k];
   let id = ids[k];
   let upper = s[params.axis] + s.w + params.slack;
-  for (var u = k + 1u; u < params.sphereCount; u++) {
-    let q = sorted[u];
-    if (lowerEnd(q) > upper) {
-      break;
-    }
-    if (spheresOverlap(s, q)) {
-      let other = ids[u];
-      appendPair(min(id, other), max(id, other));
+  { // for (var u = k + 1u; u < params.sphereCount; u++), tested at the bottom (forLoop, common.wgsl.ts)
+    var u = k + 1u;
+    if (u < params.sphereCount) {
+      loop {
+        let q = sorted[u];
+        if (lowerEnd(q) > upper) {
+          break;
+        }
+        if (spheresOverlap(s, q)) {
+          let other = ids[u];
+          appendPair(min(id, other), max(id, other));
+        }
+        continuing {
+          u++;
+          break if !(u < params.sphereCount);
+        }
+      }
     }
   }
 }
@@ -157,13 +166,22 @@ fn sweepBoxes(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: v
       hi = mid;
     }
   }
-  for (var u = lo; u < params.sphereCount; u++) {
-    let s = sorted[u];
-    if (lowerEnd(s) > highest) {
-      break;
-    }
-    if (${boxTest(kind, 'k')}) {
-      appendPair(ids[u], k);
+  { // for (var u = lo; u < params.sphereCount; u++), tested at the bottom (forLoop, common.wgsl.ts)
+    var u = lo;
+    if (u < params.sphereCount) {
+      loop {
+        let s = sorted[u];
+        if (lowerEnd(s) > highest) {
+          break;
+        }
+        if (${boxTest(kind, 'k')}) {
+          appendPair(ids[u], k);
+        }
+        continuing {
+          u++;
+          break if !(u < params.sphereCount);
+        }
+      }
     }
   }
 }

@@ -221,8 +221,17 @@ fn particleStable(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nw
   let start = cellStart[bucket];
   let end = cellStart[bucket + 1u];
   var rank = 0u;
-  for (var u = start; u < end; u++) {
-    rank += select(0u, 1u, scratchId[u] < i);
+  { // for (var u = start; u < end; u++), tested at the bottom (forLoop, common.wgsl.ts)
+    var u = start;
+    if (u < end) {
+      loop {
+        rank += select(0u, 1u, scratchId[u] < i);
+        continuing {
+          u++;
+          break if !(u < end);
+        }
+      }
+    }
   }
   let at = start + rank;
   sorted[at] = spheres[i];
@@ -242,25 +251,34 @@ fn particleStable(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nw
 function partners(dense: boolean, visit: string): string {
   return /* wgsl */ `
   let vmaxReach = bitcast<f32>(atomicLoad(&stats.maxSpeedBits)) * params.frameDt;
-  for (var b = 0u; b < grid.levelCount; b++) {
-    if (grid.levels[b].count == 0u) {
-      continue;
+  { // for (var b = 0u; b < grid.levelCount; b++), tested at the bottom (forLoop, common.wgsl.ts)
+    var b = 0u;
+    if (b < grid.levelCount) {
+      loop {
+        if (grid.levels[b].count == 0u) {
+          continue;
+        }
+        let maxR = grid.levels[b].maxRadius;
+        let ext = (s.w + maxR + (params.margin + params.skin) + reach + min(vmaxReach, maxR)) * EXT_SCALE;
+        let lo = cellOf(s.xyz - vec3f(ext), b);
+        let hi = cellOf(s.xyz + vec3f(ext), b);
+        ${walkRows({ dense, level: 'b', lo: 'lo', hi: 'hi', visit: `if (u != t) {
+                let ub = bodies[u].v;
+                if (me.w + ub.w > 0.0) {
+                  let d = q.xyz - s.xyz;
+                  let gap = sqrt(dot(d, d)) - (s.w + q.w);
+                  let pairReach = reach + ${formula.reach('q', 'ub')};
+                  if (gap <= (params.margin + params.skin) + pairReach) {
+                    ${visit}
+                  }
+                }
+              }` })}
+        continuing {
+          b++;
+          break if !(b < grid.levelCount);
+        }
+      }
     }
-    let maxR = grid.levels[b].maxRadius;
-    let ext = (s.w + maxR + (params.margin + params.skin) + reach + min(vmaxReach, maxR)) * EXT_SCALE;
-    let lo = cellOf(s.xyz - vec3f(ext), b);
-    let hi = cellOf(s.xyz + vec3f(ext), b);
-    ${walkRows({ dense, level: 'b', lo: 'lo', hi: 'hi', visit: `if (u != t) {
-            let ub = bodies[u].v;
-            if (me.w + ub.w > 0.0) {
-              let d = q.xyz - s.xyz;
-              let gap = sqrt(dot(d, d)) - (s.w + q.w);
-              let pairReach = reach + ${formula.reach('q', 'ub')};
-              if (gap <= (params.margin + params.skin) + pairReach) {
-                ${visit}
-              }
-            }
-          }` })}
   }`;
 }
 
@@ -397,8 +415,17 @@ fn particleCarry(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
   }
   ${entriesOf}
   ranges[params.rangeBase + sortedId[t]] = vec2u(first, last);
-  for (var e = first; e < last; e++) {
-    contacts[e] = contacts[params.prevEntryBase + (e - params.entryBase)];
+  { // for (var e = first; e < last; e++), tested at the bottom (forLoop, common.wgsl.ts)
+    var e = first;
+    if (e < last) {
+      loop {
+        contacts[e] = contacts[params.prevEntryBase + (e - params.entryBase)];
+        continuing {
+          e++;
+          break if !(e < last);
+        }
+      }
+    }
   }
 }
 `;
@@ -451,15 +478,24 @@ const addEntry = /* wgsl */ `if (slot < params.entryCapacity) {
         var impulse = vec4f(0.0);
         // Lists keep their walk order from step to step: search from after the last match, so
         // an unchanged list finds each partner at the first probe.
-        for (var k = 0u; k < remembered; k++) {
-          var e = cursor + k;
-          if (e >= previous.y) {
-            e -= remembered;
-          }
-          if (contacts[e].id == other) {
-            impulse = contacts[e].impulse;
-            cursor = e + 1u;
-            break;
+        { // for (var k = 0u; k < remembered; k++), tested at the bottom (forLoop, common.wgsl.ts)
+          var k = 0u;
+          if (k < remembered) {
+            loop {
+              var e = cursor + k;
+              if (e >= previous.y) {
+                e -= remembered;
+              }
+              if (contacts[e].id == other) {
+                impulse = contacts[e].impulse;
+                cursor = e + 1u;
+                break;
+              }
+              continuing {
+                k++;
+                break if !(k < remembered);
+              }
+            }
           }
         }
         // The normal slot starts as the pair's hashed normal, for centres that coincide when the
@@ -507,9 +543,18 @@ fn particleFill(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg:
   if (found <= PARTNERS_KEPT) {
     // The partners the count kept, in walk order.
     let row = params.count + 1u + t * PARTNERS_KEPT;
-    for (var kept = 0u; kept < found; kept++) {
-      let u = start[row + kept];
-      ${addEntry}
+    { // for (var kept = 0u; kept < found; kept++), tested at the bottom (forLoop, common.wgsl.ts)
+      var kept = 0u;
+      if (kept < found) {
+        loop {
+          let u = start[row + kept];
+          ${addEntry}
+          continuing {
+            kept++;
+            break if !(kept < found);
+          }
+        }
+      }
     }
   } else {
     ${partners(dense, addEntry)}
@@ -659,43 +704,52 @@ fn particlePrepare(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) n
   let reach = ${formula.reach('s', 'bodiesIn[t].v')};
   var touching = 0u;
 #endif
-  for (var e = first; e < last; e++) {
-    // The entry read and written whole: one access each instead of one per field.
-    let c = contacts[e];
+  { // for (var e = first; e < last; e++), tested at the bottom (forLoop, common.wgsl.ts)
+    var e = first;
+    if (e < last) {
+      loop {
+        // The entry read and written whole: one access each instead of one per field.
+        let c = contacts[e];
 #if ${!first}
-    if (c.nbr >= DORMANT_BIT) {
-      continue;
-    }
+        if (c.nbr >= DORMANT_BIT) {
+          continue;
+        }
 #endif
-    let u = c.nbr & ~DORMANT_BIT;
-    let q = sorted[u];
-    let qb = bodiesIn[u].v;
-    ${entryGeometry}
+        let u = c.nbr & ~DORMANT_BIT;
+        let q = sorted[u];
+        let qb = bodiesIn[u].v;
+        ${entryGeometry}
 #if ${first}
-    if (gap <= 0.0 && t < u) {
-      touching += 1u;
-    }
-    if (!${active('gap', `(reach + ${formula.reach('q', 'qb')})`)}) {
-      // Out of this step's solve, with no impulse to carry into a later step.
-      contacts[e].nbr = u | DORMANT_BIT;
-      contacts[e].impulse = vec4f(0.0);
-      continue;
-    }
+        if (gap <= 0.0 && t < u) {
+          touching += 1u;
+        }
+        if (!${active('gap', `(reach + ${formula.reach('q', 'qb')})`)}) {
+          // Out of this step's solve, with no impulse to carry into a later step.
+          contacts[e].nbr = u | DORMANT_BIT;
+          contacts[e].impulse = vec4f(0.0);
+          continue;
+        }
 #endif
-    let qv = qb.xyz + select(vec3f(0.0), params.gravity * h, qb.w > 0.0);
-    let vn0 = dot(qv - v, n);
-    let aim = ${formula.aim('gap', 'vn0')};
-    var impulse = vec4f(0.0);
-    if (${formula.keepsImpulse('gap', 'vn0')}) {
-      // The warm start; the friction impulse stays in the tangent plane as the normal turns.
-      let lt = c.impulse.yzw;
-      impulse = vec4f(c.impulse.x, lt - dot(lt, n) * n);
+        let qv = qb.xyz + select(vec3f(0.0), params.gravity * h, qb.w > 0.0);
+        let vn0 = dot(qv - v, n);
+        let aim = ${formula.aim('gap', 'vn0')};
+        var impulse = vec4f(0.0);
+        if (${formula.keepsImpulse('gap', 'vn0')}) {
+          // The warm start; the friction impulse stays in the tangent plane as the normal turns.
+          let lt = c.impulse.yzw;
+          impulse = vec4f(c.impulse.x, lt - dot(lt, n) * n);
+        }
+        // The sweeps of this substep reuse the geometry (normal, push aim): positions move only after them.
+        contacts[e] = ParticleContact(impulse, vec4f(n, ${formula.push('gap')}), u, c.id, aim, 0.0);
+        // The impulse on this particle is −(λn·n + λt): the partner's is its opposite.
+        dv -= w * (impulse.x * n + impulse.yzw);
+        splits += 1u;
+        continuing {
+          e++;
+          break if !(e < last);
+        }
+      }
     }
-    // The sweeps of this substep reuse the geometry (normal, push aim): positions move only after them.
-    contacts[e] = ParticleContact(impulse, vec4f(n, ${formula.push('gap')}), u, c.id, aim, 0.0);
-    // The impulse on this particle is −(λn·n + λt): the partner's is its opposite.
-    dv -= w * (impulse.x * n + impulse.yzw);
-    splits += 1u;
   }
   let walled = params.bounded != 0u && w > 0.0;
   // A particle away from every wall, with no wall contact from before, skips its wall record.
@@ -762,39 +816,48 @@ fn particleIterate(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) n
   var dv = vec3f(0.0);
   var dvp = vec3f(0.0);
   ${entriesOf}
-  for (var e = first; e < last; e++) {
-    let nbr = contacts[e].nbr;
-    if (nbr >= DORMANT_BIT) {
-      continue;
-    }
-    let impulse = contacts[e].impulse;
-    let pseudo = contacts[e].pseudo;
-    let geometry = contacts[e].normal;
-    let n = geometry.xyz;
-    let qb = bodiesIn[nbr];
-    let k = wm + qb.v.w * qb.p.w;
-    let rel = qb.v.xyz - v;
-    let vn = dot(rel, n);
-    let normal = max(impulse.x + (contacts[e].aim - vn) / k, 0.0);
-    var lt = impulse.yzw;
-    var dlt = vec3f(0.0);
-    if (params.friction > 0.0) {
-      // Coulomb's cone: the friction impulse lt − vt/k, shortened to at most friction·λn.
-      var next = lt - (rel - vn * n) / k;
-      let limit = params.friction * normal;
-      let len2 = dot(next, next);
-      if (len2 > limit * limit) {
-        next = next * (limit / sqrt(len2));
+  { // for (var e = first; e < last; e++), tested at the bottom (forLoop, common.wgsl.ts)
+    var e = first;
+    if (e < last) {
+      loop {
+        let nbr = contacts[e].nbr;
+        if (nbr >= DORMANT_BIT) {
+          continue;
+        }
+        let impulse = contacts[e].impulse;
+        let pseudo = contacts[e].pseudo;
+        let geometry = contacts[e].normal;
+        let n = geometry.xyz;
+        let qb = bodiesIn[nbr];
+        let k = wm + qb.v.w * qb.p.w;
+        let rel = qb.v.xyz - v;
+        let vn = dot(rel, n);
+        let normal = max(impulse.x + (contacts[e].aim - vn) / k, 0.0);
+        var lt = impulse.yzw;
+        var dlt = vec3f(0.0);
+        if (params.friction > 0.0) {
+          // Coulomb's cone: the friction impulse lt − vt/k, shortened to at most friction·λn.
+          var next = lt - (rel - vn * n) / k;
+          let limit = params.friction * normal;
+          let len2 = dot(next, next);
+          if (len2 > limit * limit) {
+            next = next * (limit / sqrt(len2));
+          }
+          dlt = next - lt;
+          lt = next;
+        }
+        dv -= w * ((normal - impulse.x) * n + dlt);
+        contacts[e].impulse = vec4f(normal, lt);
+        // The position correction, on pseudo-velocities that never enter the velocity.
+        let pushed = max(pseudo + (geometry.w - dot(qb.p.xyz - vp, n)) / k, 0.0);
+        dvp -= w * (pushed - pseudo) * n;
+        contacts[e].pseudo = pushed;
+        continuing {
+          e++;
+          break if !(e < last);
+        }
       }
-      dlt = next - lt;
-      lt = next;
     }
-    dv -= w * ((normal - impulse.x) * n + dlt);
-    contacts[e].impulse = vec4f(normal, lt);
-    // The position correction, on pseudo-velocities that never enter the velocity.
-    let pushed = max(pseudo + (geometry.w - dot(qb.p.xyz - vp, n)) / k, 0.0);
-    dvp -= w * (pushed - pseudo) * n;
-    contacts[e].pseudo = pushed;
   }
   if (params.bounded != 0u && (walls[id].impulseX.y != 0.0 || walls[id].impulseY.y != 0.0 || walls[id].impulseZ.y != 0.0)) {
     var wall = walls[id];
@@ -856,19 +919,28 @@ fn particleSleep(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
   var touching = 0u;
   if (asleep) {
     let s = sorted[t];
-    for (var e = first; e < last; e++) {
-      // Field by field: only the fields this pass never writes (a woken particle writes the
-      // impulses of its own entries).
-      if (!restedLongEnough(rest[contacts[e].id].time)) {
-        asleep = false;
-        break;
-      }
-      let u = contacts[e].nbr & ~DORMANT_BIT;
-      let q = sorted[u];
-      let d = q.xyz - s.xyz;
-      let gap = sqrt(dot(d, d)) - (s.w + q.w);
-      if (gap <= 0.0 && t < u) {
-        touching += 1u;
+    { // for (var e = first; e < last; e++), tested at the bottom (forLoop, common.wgsl.ts)
+      var e = first;
+      if (e < last) {
+        loop {
+          // Field by field: only the fields this pass never writes (a woken particle writes the
+          // impulses of its own entries).
+          if (!restedLongEnough(rest[contacts[e].id].time)) {
+            asleep = false;
+            break;
+          }
+          let u = contacts[e].nbr & ~DORMANT_BIT;
+          let q = sorted[u];
+          let d = q.xyz - s.xyz;
+          let gap = sqrt(dot(d, d)) - (s.w + q.w);
+          if (gap <= 0.0 && t < u) {
+            touching += 1u;
+          }
+          continuing {
+            e++;
+            break if !(e < last);
+          }
+        }
       }
     }
   }
@@ -892,19 +964,37 @@ fn particleSleep(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
     // of the lower index takes the higher's (a thread writes only its own entries, and never one
     // that another thread reads in this pass). A static partner's entries are never solved (it
     // applies no impulse): the particle keeps its own there.
-    for (var e = first; e < last; e++) {
-      let other = contacts[e].id;
-      if ((rest[other].slept != 0u && id > other) || rest[other].isStatic != 0u) {
-        continue;
-      }
-      let u = contacts[e].nbr & ~DORMANT_BIT;
-      let uFirst = params.entryBase + min(start[u], params.entryCapacity);
-      let uLast = params.entryBase + min(start[u + 1u], params.entryCapacity);
-      for (var f = uFirst; f < uLast; f++) {
-        if (contacts[f].id == id) {
-          let theirs = contacts[f].impulse;
-          contacts[e].impulse = vec4f(theirs.x, -theirs.yzw);
-          break;
+    { // for (var e = first; e < last; e++), tested at the bottom (forLoop, common.wgsl.ts)
+      var e = first;
+      if (e < last) {
+        loop {
+          let other = contacts[e].id;
+          if ((rest[other].slept != 0u && id > other) || rest[other].isStatic != 0u) {
+            continue;
+          }
+          let u = contacts[e].nbr & ~DORMANT_BIT;
+          let uFirst = params.entryBase + min(start[u], params.entryCapacity);
+          let uLast = params.entryBase + min(start[u + 1u], params.entryCapacity);
+          { // for (var f = uFirst; f < uLast; f++), tested at the bottom (forLoop, common.wgsl.ts)
+            var f = uFirst;
+            if (f < uLast) {
+              loop {
+                if (contacts[f].id == id) {
+                  let theirs = contacts[f].impulse;
+                  contacts[e].impulse = vec4f(theirs.x, -theirs.yzw);
+                  break;
+                }
+                continuing {
+                  f++;
+                  break if !(f < uLast);
+                }
+              }
+            }
+          }
+          continuing {
+            e++;
+            break if !(e < last);
+          }
         }
       }
     }
@@ -973,20 +1063,38 @@ fn particleSplit(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
   let gravity = select(vec3f(0.0), params.gravity * params.dt, w > 0.0);
   var v1 = body.v.xyz;
   var vp1 = vec3f(0.0);
-  for (var sub = 0u; sub < params.substeps; sub++) {
-    v1 = (v1 + gravity) + vec3f(0.0);
-    vp1 = vec3f(0.0);
-    if (w == 0.0) {
-      // A static particle: the sweeps copy its body, and it never moves.
-      continue;
-    }
-    for (var sweep = 0u; sweep < params.iterations; sweep++) {
-      v1 = v1 + vec3f(0.0);
-      vp1 = vp1 + vec3f(0.0);
-    }
-    {
-      ${integrateStatements}
-      s = vec4f(x, s.w);
+  { // for (var sub = 0u; sub < params.substeps; sub++), tested at the bottom (forLoop, common.wgsl.ts)
+    var sub = 0u;
+    if (sub < params.substeps) {
+      loop {
+        v1 = (v1 + gravity) + vec3f(0.0);
+        vp1 = vec3f(0.0);
+        if (w == 0.0) {
+          // A static particle: the sweeps copy its body, and it never moves.
+          continue;
+        }
+        { // for (var sweep = 0u; sweep < params.iterations; sweep++), tested at the bottom (forLoop, common.wgsl.ts)
+          var sweep = 0u;
+          if (sweep < params.iterations) {
+            loop {
+              v1 = v1 + vec3f(0.0);
+              vp1 = vp1 + vec3f(0.0);
+              continuing {
+                sweep++;
+                break if !(sweep < params.iterations);
+              }
+            }
+          }
+        }
+        {
+          ${integrateStatements}
+          s = vec4f(x, s.w);
+        }
+        continuing {
+          sub++;
+          break if !(sub < params.substeps);
+        }
+      }
     }
   }
   let out = ParticleBody(vec4f(v1, w), vec4f(vp1, 0.0));
