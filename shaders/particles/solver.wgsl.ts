@@ -616,7 +616,7 @@ function prepareWall(axis: number): string {
   }`;
 }
 
-function iterateWall(axis: number): string {
+function iterateWall(axis: number, friction: boolean): string {
   const [a, b, c] = [X[axis], X[(axis + 1) % 3], X[(axis + 2) % 3]];
   return /* wgsl */ `
     if (wall.${FIELD[axis]}.y != 0.0) {
@@ -626,7 +626,7 @@ function iterateWall(axis: number): string {
       let normal = max(c.x + (wall.aim.${a} - vn) / wm, 0.0);
       var lt = vec2f(c.z, c.w);
       var dlt = vec2f(0.0);
-      if (params.friction > 0.0) {
+      if (${friction ? 'params.friction > 0.0' : 'false' /* compiled out: particleIterateShader */}) {
         // Tangential velocity of the wall relative to the particle: −v along the other axes.
         var next = lt + vec2f(v.${b}, v.${c}) / wm;
         let limit = params.friction * normal;
@@ -791,7 +791,12 @@ const integrateStatements = /* wgsl */ `
   }
   sorted[t] = vec4f(x, s.w);`;
 
-export const particleIterateShader = ({ integrate }: { integrate: boolean }) => wgsl`
+/**
+ * A sweep (and with `integrate`, the substep's integration). Without `friction` (a world whose
+ * friction is 0) the friction code is left out: on SwiftShader a loop pays for a branch no lane
+ * takes (docs/ARCHITECTURE.md, Passes), and the results are the same bit for bit.
+ */
+export const particleIterateShader = ({ integrate, friction = true }: { integrate: boolean; friction?: boolean }) => wgsl`
 ${gridFunctions(1, 0)}
 ${header()}
 ${stepBindings(integrate ? 'read_write' : 'read')}
@@ -835,6 +840,7 @@ fn particleIterate(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) n
         let normal = max(impulse.x + (contacts[e].aim - vn) / k, 0.0);
         var lt = impulse.yzw;
         var dlt = vec3f(0.0);
+#if ${friction}
         if (params.friction > 0.0) {
           // Coulomb's cone: the friction impulse lt − vt/k, shortened to at most friction·λn.
           var next = lt - (rel - vn * n) / k;
@@ -846,6 +852,7 @@ fn particleIterate(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) n
           dlt = next - lt;
           lt = next;
         }
+#endif
         dv -= w * ((normal - impulse.x) * n + dlt);
         contacts[e].impulse = vec4f(normal, lt);
         // The position correction, on pseudo-velocities that never enter the velocity.
@@ -862,7 +869,7 @@ fn particleIterate(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) n
   if (params.bounded != 0u && (walls[id].impulseX.y != 0.0 || walls[id].impulseY.y != 0.0 || walls[id].impulseZ.y != 0.0)) {
     var wall = walls[id];
     {
-      ${AXES.map(iterateWall).join('')}
+      ${AXES.map((axis) => iterateWall(axis, friction)).join('')}
       walls[id] = wall;
     }
   }

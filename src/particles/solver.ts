@@ -116,6 +116,9 @@ export class ParticleSolver {
       prepare: make('prepare', 'particlePrepare', particlePrepareShader({ first: false })),
       iterate: make('iterate', 'particleIterate', particleIterateShader({ integrate: false })),
       iterateIntegrate: make('iterateIntegrate', 'particleIterate', particleIterateShader({ integrate: true })),
+      // Friction 0 (the default): the sweeps without the friction code.
+      iterateNoFriction: make('iterate', 'particleIterate', particleIterateShader({ integrate: false, friction: false })),
+      iterateIntegrateNoFriction: make('iterateIntegrate', 'particleIterate', particleIterateShader({ integrate: true, friction: false })),
       sleep: make('sleep', 'particleSleep', particleSleepShader()),
       split: make('split', 'particleSplit', particleSplitShader()),
       busyArgs: make('busyArgs', 'particleBusyArgs', particleBusyArgsShader()),
@@ -340,6 +343,7 @@ export class ParticleSolver {
 
     const step = (inBuf: GPUBuffer, outBuf: GPUBuffer): GPUBuffer[] => [params, grid.sorted.buffer, grid.sortedId.buffer, this.start, inBuf, outBuf, contacts, this.walls];
     let current = 0; // A holds the bodies
+    const sweeps = settings.friction > 0 ? '' : 'NoFriction';
     for (let sub = 0; sub < settings.substeps; sub++) {
       const [from, to] = current === 0 ? [A, B] : [B, A];
       run('solver prepare', sub === 0 ? this.pipelines.prepareFirst : this.pipelines.prepare, this.group(`prepare ${p} ${current}`, 'prepare', [...step(from, to), this.stats]), 'busy');
@@ -347,9 +351,9 @@ export class ParticleSolver {
       for (let k = 0; k < settings.iterations; k++) {
         const [i, o] = current === 0 ? [A, B] : [B, A];
         if (k < settings.iterations - 1) {
-          run('solver iterate', this.pipelines.iterate, this.group(`iterate ${p} ${current}`, 'iterate', step(i, o)), 'busy');
+          run('solver iterate', this.pipelines[`iterate${sweeps}`], this.group(`iterate ${p} ${current}`, 'iterate', step(i, o)), 'busy');
         } else {
-          run('solver iterate + integrate', this.pipelines.iterateIntegrate, this.group(`iterateIntegrate ${p} ${current}`, 'iterateIntegrate', step(i, o)), 'busy');
+          run('solver iterate + integrate', this.pipelines[`iterateIntegrate${sweeps}`], this.group(`iterateIntegrate ${p} ${current}`, 'iterateIntegrate', step(i, o)), 'busy');
         }
         current = 1 - current;
       }

@@ -49,7 +49,7 @@ export function shaderVariants(): [string, string][] {
       [`particleFill dense=${dense}`, particleFillShader({ dense })],
     ]),
     ...[true, false].map((first): [string, string] => [`particlePrepare first=${first}`, particlePrepareShader({ first })]),
-    ...[false, true].map((integrate): [string, string] => [`particleIterate integrate=${integrate}`, particleIterateShader({ integrate })]),
+    ...[false, true].flatMap((integrate) => [false, true].map((friction): [string, string] => [`particleIterate integrate=${integrate} friction=${friction}`, particleIterateShader({ integrate, friction })])),
     ['particleSleep', particleSleepShader()],
     ['particleSplit', particleSplitShader()],
     ['particleBusyArgs', particleBusyArgsShader()],
