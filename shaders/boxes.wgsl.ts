@@ -125,7 +125,7 @@ fn boxAllPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: 
 export const boxGridPairsBindings = ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage'] as const;
 
 export const boxGridPairsShader = ({ kind, dense }: { kind: BoxKind; dense: boolean }) => wgsl`
-${gridFunctions(0, 0)}
+${gridFunctions(0, 0, dense)}
 ${BoxParams.wgsl}
 @group(0) @binding(1) var<uniform> params: BoxParams;
 @group(0) @binding(2) var<storage, read> boxes: array<vec4f>;

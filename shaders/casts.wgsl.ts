@@ -123,7 +123,7 @@ export const castShader = ({ broadphase, mode, dense = true }: CastShaderOptions
 ${CastParams.wgsl}
 ${CastHitRecord.wgsl}
 #if ${grid}
-${gridFunctions(0, 0)}
+${gridFunctions(0, 0, dense)}
 #endif
 @group(0) @binding(${b}) var<uniform> params: CastParams;
 @group(0) @binding(${b + 1}) var<storage, read> casts: array<vec4f>;

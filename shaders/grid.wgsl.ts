@@ -12,8 +12,12 @@ import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { GridLevel, GridParams } from '../src/layout.js';
 import { flatWorkgroup } from './common.wgsl.js';
 
-/** The grid's uniform and its functions; `grid` is bound at (group, binding). */
-export const gridFunctions = (group: number, binding: number): string => /* wgsl */ `
+/**
+ * The grid's uniform and its functions; `grid` is bound at (group, binding). A kernel compiled
+ * for one layout passes `dense` (true or false), so that rowKey holds only that layout's
+ * arithmetic: on SwiftShader a branch on the uniform's `dense` costs both of its arms.
+ */
+export const gridFunctions = (group: number, binding: number, dense?: boolean): string => /* wgsl */ `
 ${GridLevel.wgsl}
 ${GridParams.wgsl}
 @group(${group}) @binding(${binding}) var<uniform> grid: GridParams;
@@ -36,6 +40,13 @@ fn sphereLevel(r: f32) -> u32 {
   }
   let step = i32(grid.levelStep);
   return min(u32((d + step - 1) / step), grid.levelCount - 1u);
+}
+
+// Is a sphere of radius r in this level? (sphereLevel(r) == level, without its division.)
+fn inLevel(r: f32, level: u32) -> bool {
+  let c = ceilLog2(r);
+  let range = grid.levels[level].log2Range;
+  return c >= range.x && c <= range.y;
 }
 
 // The cell of a point at a level: monotonic in each coordinate, clamped into the grid.
@@ -63,11 +74,15 @@ fn hashRow(level: u32, y: u32, z: u32) -> u32 {
 
 // The bucket of cell (0, y, z) of a level; cell (x, y, z) is at (rowKey + x) & bucketMask.
 fn rowKey(level: u32, y: u32, z: u32) -> u32 {
-  if (grid.dense != 0u) {
-    let dims = grid.levels[level].dims;
-    return grid.levels[level].keyBase + dims.x * (y + dims.y * z);
+  ${dense === undefined ? `if (grid.dense != 0u) {
+    return denseRowKey(level, y, z);
   }
-  return hashRow(level, y, z);
+  return hashRow(level, y, z);` : dense ? 'return denseRowKey(level, y, z);' : 'return hashRow(level, y, z);'}
+}
+
+fn denseRowKey(level: u32, y: u32, z: u32) -> u32 {
+  let dims = grid.levels[level].dims;
+  return grid.levels[level].keyBase + dims.x * (y + dims.y * z);
 }
 
 fn bucketOf(level: u32, cell: vec3u) -> u32 {

@@ -28,7 +28,7 @@ export interface GridPairsOptions {
 }
 
 export const gridPairsShader = ({ dense }: GridPairsOptions) => wgsl`
-${gridFunctions(0, 0)}
+${gridFunctions(0, 0, dense)}
 @group(0) @binding(1) var<storage, read> cellStart: array<u32>;
 @group(0) @binding(2) var<storage, read> sorted: array<vec4f>;
 @group(0) @binding(3) var<storage, read> sortedId: array<u32>;

@@ -12,14 +12,31 @@
  */
 import { forLoop } from './common.wgsl.js';
 
-/** Is candidate q in cell row (y, z) of level b, with x in [x0, x1]? (Hashed grids only.) */
+/**
+ * Is candidate q in cell row (y, z) of a level, with x in [x0, x1]? (Hashed grids only.) The
+ * level's values come in a LevelFilter read once per walk: read per candidate, with the level a
+ * lane's own value, they were a gather from the uniform each time, and `sphereLevel`'s division
+ * with them; the filter cost 40% of the clustered scene's pair kernel on SwiftShader.
+ */
 export const inRowFunction = /* wgsl */ `
-fn inRow(q: vec4f, b: u32, x0: u32, x1: u32, y: u32, z: u32) -> bool {
-  if (sphereLevel(q.w) != b) {
-    return false;
-  }
-  let c = cellOf(q.xyz, b);
-  return c.y == y && c.z == z && c.x >= x0 && c.x <= x1;
+struct LevelFilter {
+  origin: vec3f,
+  invCellSize: f32,
+  lastCell: vec3f,
+  log2Range: vec2i,
+}
+
+fn levelFilter(level: u32) -> LevelFilter {
+  let l = grid.levels[level];
+  return LevelFilter(l.origin, l.invCellSize, vec3f(l.dims - 1u), l.log2Range);
+}
+
+// inLevel and cellOf (shaders/grid.wgsl.ts), from the filter's values; the cell range [lo, hi]
+// in floats (exact: cells per axis are at most 2^24), saving a conversion per candidate.
+fn inRow(q: vec4f, f: LevelFilter, lo: vec3f, hi: vec3f) -> bool {
+  let c = ceilLog2(q.w);
+  let cell = clamp(floor((q.xyz - f.origin) * f.invCellSize), vec3f(0.0), f.lastCell);
+  return (c >= f.log2Range.x) & (c <= f.log2Range.y) & all(cell >= lo) & all(cell <= hi);
 }
 `;
 
@@ -77,7 +94,7 @@ export function visitLevel({ dense, level, lo, hi, visit, box = true }: { dense:
   return /* wgsl */ `{
     let scanLevel = ${level};
     ${forLoop('var u = 0u', 'u < grid.sphereCount', 'u++', `let q = sorted[u];
-      if (sphereLevel(q.w) == scanLevel) {
+      if (inLevel(q.w, scanLevel)) {
         ${inBox}
       }`)}
   }`;
@@ -172,8 +189,11 @@ function rowWalk({ dense, level, lo, hi, head, first, visit, flat }: RowWalk): s
     let walkHi = ${hi};
     let walkWidth = walkHi.x - walkLo.x + 1u;
     let bucketCount = grid.bucketMask + 1u;
+    let walkFilter = levelFilter(walkLevel);
     ${forLoop('var z = walkLo.z', 'z <= walkHi.z', 'z++', forLoop('var y = walkLo.y', 'y <= walkHi.y', 'y++', `
         // The row's buckets: [k0, k1), and [0, wrapEnd) when it wraps past the last bucket.
+        let rowLo = vec3f(f32(walkLo.x), f32(y), f32(z));
+        let rowHi = vec3f(f32(walkHi.x), f32(y), f32(z));
         var k0 = 0u;
         var k1 = bucketCount;
         var wrapEnd = 0u;
@@ -188,7 +208,7 @@ function rowWalk({ dense, level, lo, hi, head, first, visit, flat }: RowWalk): s
         loop {
           let end = cellStart[k1];
           ${forLoop(`var u = ${skip}`, 'u < end', 'u++', `let q = sorted[u];
-            if (inRow(q, walkLevel, walkLo.x, walkHi.x, y, z)) {
+            if (inRow(q, walkFilter, rowLo, rowHi)) {
               ${visit}
             }`)}
           if (wrapEnd == 0u) {
@@ -214,10 +234,12 @@ export function visitCell({ dense, level, cell, visit }: CellVisit): string {
   return /* wgsl */ `{
     let cellLevel = ${level};
     let cellAt = ${cell};
-    let k0 = bucketOf(cellLevel, cellAt);
+    let k0 = bucketOf(cellLevel, cellAt);${dense ? '' : `
+    let cellFilter = levelFilter(cellLevel);
+    let cellF = vec3f(cellAt);`}
     let end = cellStart[k0 + 1u];
     ${forLoop('var u = cellStart[k0]', 'u < end', 'u++', `let q = sorted[u];
-      ${dense ? visit : `if (inRow(q, cellLevel, cellAt.x, cellAt.x, cellAt.y, cellAt.z)) {
+      ${dense ? visit : `if (inRow(q, cellFilter, cellF, cellF)) {
         ${visit}
       }`}`)}
   }`;

@@ -221,6 +221,11 @@ export const GridLevel = defineStruct('GridLevel', {
   upper: 'vec3f',
   maxRadius: 'f32',
   count: 'u32',
+  /**
+   * The radii the level holds, as the range [lo, hi] of ceil(log2 r) (the plan's levelOfLog2
+   * read backwards): testing a sphere's level this way costs no division.
+   */
+  log2Range: 'vec2i',
 });
 
 /** The grid a broad phase was planned with (uniform). */

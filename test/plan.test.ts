@@ -13,7 +13,7 @@ import { aabbMargin } from './support/boxes.js';
 import { nearestViolations } from './support/casts.js';
 import { mulberry32 } from './support/random.js';
 import { uniformScene, mixedRadiiScene } from './support/scenes.js';
-import { planGrid, CELLS_PER_SPHERE, type GridPlan } from '../src/grid/plan.js';
+import { planGrid, levelOfLog2, log2RangeOfLevel, CELLS_PER_SPHERE, type GridPlan } from '../src/grid/plan.js';
 import { EXT_SCALE } from '../src/grid/level.js';
 import { validateSpheres, type SphereStats } from '../src/validate.js';
 import { bruteForceSpherePairs, sortPairs } from '../src/reference/spherePairs.js';
@@ -316,5 +316,23 @@ describe('levels cover their own spheres: no quadratic cliff on skewed scenes', 
     expect(spot.length / 2, 'boxes over the spot find its points').toBeGreaterThanOrEqual(50 * 200);
     const spotPairs = await gpu.collider.sphereBoxPairs(spheres, centred, { broadphase: 'grid' });
     expect(bandViolations(diffPairs(spheres, spotPairs, spot, aabbMargin(centred), false), 1)).toEqual([]);
+  });
+});
+
+describe('log2RangeOfLevel: the radii of a level, as the shaders test them', () => {
+  it('holds exactly the radius bins levelOfLog2 puts in the level, for every bias, step and level count', () => {
+    for (const levelCount of [1, 2, 3, 7, 16]) {
+      for (const levelStep of [1, 2, 3, 5, 8]) {
+        for (const levelBias of [-130, -20, -1, 0, 3, 40]) {
+          for (let c = -127; c <= 128; c++) {
+            const level = levelOfLog2(c, levelBias, levelStep, levelCount);
+            for (let b = 0; b < levelCount; b++) {
+              const [lo, hi] = log2RangeOfLevel(b, levelBias, levelStep, levelCount);
+              expect(lo <= c && c <= hi, `c ${c}, level ${b} of ${levelCount}, bias ${levelBias}, step ${levelStep}`).toBe(level === b);
+            }
+          }
+        }
+      }
+    }
   });
 });

@@ -438,7 +438,7 @@ const searchBindings = /* wgsl */ `
 `;
 
 export const particleCountShader = ({ dense }: { dense: boolean }) => wgsl`
-${gridFunctions(0, 0)}
+${gridFunctions(0, 0, dense)}
 ${header()}
 ${searchBindings}
 @group(0) @binding(5) var<storage, read_write> counts: array<u32>;
@@ -505,7 +505,7 @@ const addEntry = /* wgsl */ `if (slot < params.entryCapacity) {
       slot += 1u;`;
 
 export const particleFillShader = ({ dense }: { dense: boolean }) => wgsl`
-${gridFunctions(0, 0)}
+${gridFunctions(0, 0, dense)}
 ${header()}
 ${searchBindings}
 ${contactGeometry}

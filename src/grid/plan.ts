@@ -343,7 +343,7 @@ export function gridParamsData(plan: GridPlan): ArrayBuffer {
     levelCount: plan.levels.length,
     dense: plan.dense ? 1 : 0,
     skip: 0,
-    levels: plan.levels.map((l) => ({
+    levels: plan.levels.map((l, b) => ({
       dims: l.dims,
       keyBase: l.keyBase,
       origin: l.origin,
@@ -353,6 +353,16 @@ export function gridParamsData(plan: GridPlan): ArrayBuffer {
       invCellSize: l.invCellSize,
       maxRadius: l.maxRadius,
       count: l.count,
+      log2Range: log2RangeOfLevel(b, plan.levelBias, plan.levelStep, plan.levels.length),
     })),
   });
+}
+
+/**
+ * The radius bins (ceilLog2 r) of level b, [lo, hi] inclusive, open-ended (±2^30) at the first
+ * and last level: levelOfLog2(c) === b exactly when lo ≤ c ≤ hi.
+ */
+export function log2RangeOfLevel(b: number, levelBias: number, levelStep: number, levelCount: number): [number, number] {
+  const open = 2 ** 30;
+  return [b === 0 ? -open : levelBias + (b - 1) * levelStep + 1, b === levelCount - 1 ? open : levelBias + b * levelStep];
 }
