@@ -16,7 +16,7 @@ import { BoxParams } from '../src/layout.js';
 import { EXT_SCALE } from '../src/grid/level.js';
 import { gridFunctions } from './grid.wgsl.js';
 import { walkRows, inRowFunction } from './gridWalk.wgsl.js';
-import { flatWorkgroup, pairAppend } from './common.wgsl.js';
+import { flatWorkgroup, pairAppend, levelLoop } from './common.wgsl.js';
 
 export type BoxKind = 'aabb' | 'obb';
 
@@ -150,13 +150,7 @@ fn boxGridPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg:
     return;
   }
   ${boxBounds(kind, 'k')}
-  { // for (var b = 0u; b < grid.levelCount; b++), tested at the bottom (forLoop, common.wgsl.ts)
-    var b = 0u;
-    if (b < grid.levelCount) {
-      loop {
-        if (grid.levels[b].count == 0u) {
-          continue;
-        }
+  ${levelLoop('b', 'grid.firstLevel', `
         let ext = grid.levels[b].maxRadius * EXT_SCALE;
         if (!levelTouches(b, boxMin - vec3f(ext), boxMax + vec3f(ext))) {
           continue;
@@ -173,14 +167,7 @@ fn boxGridPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg:
               if (${boxTest(kind, 'k')}) {
                 appendPair(sortedId[u], k);
               }`,
-        })}
-        continuing {
-          b++;
-          break if !(b < grid.levelCount);
-        }
-      }
-    }
-  }
+        })}`)}
 }
 `;
 

@@ -26,7 +26,7 @@ import { CastParams, CastHitRecord } from '../src/layout.js';
 import { EXT_SCALE } from '../src/grid/level.js';
 import { gridFunctions } from './grid.wgsl.js';
 import { walkRows, visitLevel, inRowFunction } from './gridWalk.wgsl.js';
-import { flatWorkgroup, forLoop } from './common.wgsl.js';
+import { flatWorkgroup, levelLoop } from './common.wgsl.js';
 import { bvhWalk, rayBoxEntry } from './bvh.wgsl.js';
 import { BvhNode } from '../src/layout.js';
 
@@ -216,10 +216,7 @@ fn castMain(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec
     let axis = select(select(2u, 1u, an.y >= an.z), 0u, an.x >= an.y && an.x >= an.z);
     let na = n[axis];
     let dir = select(-1, 1, na > 0.0);
-    ${forLoop('var level = 0u', 'level < grid.levelCount', 'level++', `
-      if (grid.levels[level].count == 0u) {
-        continue;
-      }
+    ${levelLoop('level', 'grid.firstLevel', `
       let cellSize = grid.levels[level].cellSize;
       let lastSlab = i32(grid.levels[level].dims[axis]) - 1;
       let h = (grid.levels[level].maxRadius + r1) * EXT_SCALE + params.slack;

@@ -33,6 +33,16 @@ export function forLoop(init: string, test: string, step: string, body: string):
 }
 
 /**
+ * The loop over the grid's levels that hold spheres, from `from` (a level holding spheres, or
+ * `grid.firstLevel`), binding `name`: empty levels are skipped by the plan's links
+ * (GridParams.firstLevel, GridLevel.next), not visited and found empty; on SwiftShader a level
+ * that a lane skips still costs its whole masked body.
+ */
+export function levelLoop(name: string, from: string, body: string): string {
+  return forLoop(`var ${name} = ${from}`, `${name} < grid.levelCount`, `${name} = grid.levels[${name}].next`, body);
+}
+
+/**
  * The linear workgroup index of a dispatch folded to 2-D (src/gpu/dispatch.ts): workgroups past
  * 65535 continue in y. Every kernel guards its tail, since x·y may exceed the workgroups needed.
  */

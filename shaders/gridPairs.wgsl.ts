@@ -17,7 +17,7 @@ import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { EXT_SCALE } from '../src/grid/level.js';
 import { gridFunctions } from './grid.wgsl.js';
 import { walkRows, inRowFunction } from './gridWalk.wgsl.js';
-import { flatWorkgroup, spheresOverlap, pairAppend, forLoop } from './common.wgsl.js';
+import { flatWorkgroup, spheresOverlap, pairAppend, levelLoop } from './common.wgsl.js';
 
 /** Bindings, in order: grid, cellStart, sorted, sortedId, pairs, pair counter. */
 export const gridPairsBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage'] as const;
@@ -52,10 +52,7 @@ fn gridPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: ve
   let s = sorted[t];
   let id = sortedId[t];
   let a = sphereLevel(s.w);
-  ${forLoop('var b = a', 'b < grid.levelCount', 'b++', `
-    if (grid.levels[b].count == 0u) {
-      continue;
-    }
+  ${levelLoop('b', 'a', `
     let ext = (s.w + grid.levels[b].maxRadius) * EXT_SCALE;
     if (!levelTouches(b, s.xyz - vec3f(ext), s.xyz + vec3f(ext))) {
       continue;

@@ -221,6 +221,8 @@ export const GridLevel = defineStruct('GridLevel', {
   upper: 'vec3f',
   maxRadius: 'f32',
   count: 'u32',
+  /** The next level after this one that holds spheres (levelCount when none): loops over levels skip the empty ones. */
+  next: 'u32',
   /**
    * The radii the level holds, as the range [lo, hi] of ceil(log2 r) (the plan's levelOfLog2
    * read backwards): testing a sphere's level this way costs no division.
@@ -238,6 +240,8 @@ export const GridParams = defineStruct('GridParams', {
   dense: 'u32',
   /** Nonzero: the grid's count kernel returns at once (a gated caller copies its switch here on the GPU). */
   skip: 'u32',
+  /** The first level that holds spheres (levelCount when none); each level's `next` leads on. */
+  firstLevel: 'u32',
   levels: { array: GridLevel, length: MAX_LEVELS },
 });
 

@@ -13,7 +13,8 @@ import { aabbMargin } from './support/boxes.js';
 import { nearestViolations } from './support/casts.js';
 import { mulberry32 } from './support/random.js';
 import { uniformScene, mixedRadiiScene } from './support/scenes.js';
-import { planGrid, levelOfLog2, log2RangeOfLevel, CELLS_PER_SPHERE, type GridPlan } from '../src/grid/plan.js';
+import { planGrid, levelOfLog2, log2RangeOfLevel, gridParamsData, CELLS_PER_SPHERE, type GridPlan } from '../src/grid/plan.js';
+import { GridParams, GridLevel } from '../src/layout.js';
 import { EXT_SCALE } from '../src/grid/level.js';
 import { validateSpheres, type SphereStats } from '../src/validate.js';
 import { bruteForceSpherePairs, sortPairs } from '../src/reference/spherePairs.js';
@@ -277,6 +278,19 @@ describe('levels cover their own spheres: no quadratic cliff on skewed scenes', 
     expect(stats.candidates, 'candidates').toBeLessThan(20 * 6000);
     const pairs = await gpu.collider.spherePairs(spheres, { broadphase: 'grid' });
     expect(bandViolations(diffPairs(spheres, pairs, oracle))).toEqual([]);
+  });
+
+  it('the blob\'s plan has empty levels between the tiny and the large, and the shaders\' level links pass over them (seed 721)', () => {
+    const plan = gpu.collider.planFor(blobScene(6000, 721));
+    const holding = plan.levels.flatMap((l, b) => (l.count > 0 ? [b] : []));
+    expect(holding.length, 'levels holding spheres').toBeLessThan(plan.levels.length);
+    const params = new DataView(gridParamsData(plan));
+    const level = (b: number, field: 'next' | 'count'): number =>
+      params.getUint32(GridParams.offsets.levels + b * GridLevel.size + GridLevel.offsets[field], true);
+    const walked: number[] = [];
+    for (let b = params.getUint32(GridParams.offsets.firstLevel, true); b < plan.levels.length; b = level(b, 'next')) walked.push(b);
+    expect(walked).toEqual(holding);
+    for (const b of walked) expect(level(b, 'count')).toBe(plan.levels[b].count);
   });
 
   it('sphere casts through the blob hit what the oracle hits (seed 722)', async () => {

@@ -59,7 +59,7 @@ import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleS
 import { GATE_WGSL } from '../../src/gpu/gate.js';
 import { gridFunctions } from '../grid.wgsl.js';
 import { walkRows, inRowFunction } from '../gridWalk.wgsl.js';
-import { flatWorkgroup } from '../common.wgsl.js';
+import { flatWorkgroup, levelLoop } from '../common.wgsl.js';
 import { EXT_SCALE } from '../../src/grid/level.js';
 
 /**
@@ -251,13 +251,7 @@ fn particleStable(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nw
 function partners(dense: boolean, visit: string): string {
   return /* wgsl */ `
   let vmaxReach = bitcast<f32>(atomicLoad(&stats.maxSpeedBits)) * params.frameDt;
-  { // for (var b = 0u; b < grid.levelCount; b++), tested at the bottom (forLoop, common.wgsl.ts)
-    var b = 0u;
-    if (b < grid.levelCount) {
-      loop {
-        if (grid.levels[b].count == 0u) {
-          continue;
-        }
+  ${levelLoop('b', 'grid.firstLevel', `
         let maxR = grid.levels[b].maxRadius;
         let ext = (s.w + maxR + (params.margin + params.skin) + reach + min(vmaxReach, maxR)) * EXT_SCALE;
         let lo = cellOf(s.xyz - vec3f(ext), b);
@@ -272,14 +266,7 @@ function partners(dense: boolean, visit: string): string {
                     ${visit}
                   }
                 }
-              }` })}
-        continuing {
-          b++;
-          break if !(b < grid.levelCount);
-        }
-      }
-    }
-  }`;
+              }` })}`)}`;
 }
 
 /**

@@ -343,6 +343,7 @@ export function gridParamsData(plan: GridPlan): ArrayBuffer {
     levelCount: plan.levels.length,
     dense: plan.dense ? 1 : 0,
     skip: 0,
+    firstLevel: nextLevelWithSpheres(plan, -1),
     levels: plan.levels.map((l, b) => ({
       dims: l.dims,
       keyBase: l.keyBase,
@@ -353,9 +354,17 @@ export function gridParamsData(plan: GridPlan): ArrayBuffer {
       invCellSize: l.invCellSize,
       maxRadius: l.maxRadius,
       count: l.count,
+      next: nextLevelWithSpheres(plan, b),
       log2Range: log2RangeOfLevel(b, plan.levelBias, plan.levelStep, plan.levels.length),
     })),
   });
+}
+
+/** The first level after level b that holds spheres (the number of levels when none). */
+export function nextLevelWithSpheres(plan: GridPlan, b: number): number {
+  let next = b + 1;
+  while (next < plan.levels.length && plan.levels[next].count === 0) next++;
+  return next;
 }
 
 /**
