@@ -260,6 +260,9 @@ for (const r of rows) {
     ratio('JS grid / GPU grid', find('pairs', r.scene, size, 'js-grid'), grid);
     const js = find('pairs', r.scene, size, 'js-grid');
     if (js?.wallMs && grid?.wallMs) ratios.push([r.scene, size, 'JS grid / GPU grid (wall / wall)', (js.wallMs.median / grid.wallMs.median).toFixed(2)]);
+    // The no-cliffs rule: 'auto' within 3× of the competent CPU grid on every scene kind.
+    const auto = find('pairs', r.scene, size, 'gpu-auto');
+    if (js?.wallMs && auto?.wallMs) ratios.push([r.scene, size, "GPU 'auto' / JS grid (wall / wall; goal ≤ 3)", (auto.wallMs.median / js.wallMs.median).toFixed(2)]);
     ratio('naive JS grid / GPU grid', find('pairs', r.scene, size, 'js-grid-naive'), grid);
     ratio('Rapier / GPU grid', find('pairs', r.scene, size, 'rapier'), grid);
     ratio('CPU reference grid / GPU grid', find('pairs', r.scene, size, 'cpu-grid'), grid);
