@@ -14,7 +14,7 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { BoxParams } from '../src/layout.js';
 import { EXT_SCALE } from '../src/grid/level.js';
-import { gridFunctions } from './grid.wgsl.js';
+import { gridFunctions, compiledFor, type GridLayout } from './grid.wgsl.js';
 import { walkRows, inRowFunction } from './gridWalk.wgsl.js';
 import { flatWorkgroup, pairAppend, levelLoop } from './common.wgsl.js';
 
@@ -124,7 +124,9 @@ fn boxAllPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: 
 /** Bindings of the grid kernel, in order: grid, params, boxes, cellStart, sorted, sortedId, pairs, pair counter. */
 export const boxGridPairsBindings = ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage'] as const;
 
-export const boxGridPairsShader = ({ kind, dense }: { kind: BoxKind; dense: boolean }) => wgsl`
+export const boxGridPairsShader = (options: { kind: BoxKind } & GridLayout) => compiledFor(boxGridPairsCode(options), options);
+
+const boxGridPairsCode = ({ kind, dense }: { kind: BoxKind } & GridLayout) => wgsl`
 ${gridFunctions(0, 0, dense)}
 ${BoxParams.wgsl}
 @group(0) @binding(1) var<uniform> params: BoxParams;

@@ -24,7 +24,7 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { CastParams, CastHitRecord } from '../src/layout.js';
 import { EXT_SCALE } from '../src/grid/level.js';
-import { gridFunctions } from './grid.wgsl.js';
+import { gridFunctions, compiledFor } from './grid.wgsl.js';
 import { walkRows, visitLevel, inRowFunction } from './gridWalk.wgsl.js';
 import { flatWorkgroup, levelLoop } from './common.wgsl.js';
 import { bvhWalk, rayBoxEntry } from './bvh.wgsl.js';
@@ -38,8 +38,10 @@ import { SLAB_X } from '../src/grid/level.js';
 export interface CastShaderOptions {
   broadphase: 'brute' | 'grid' | 'bvh';
   mode: CastMode;
-  /** Grid only: the plan's layout. */
+  /** Grid only: the plan's layout (default dense). */
   dense?: boolean;
+  /** Grid only: the plan has one level (GridLayout, shaders/grid.wgsl.ts). */
+  oneLevel?: boolean;
 }
 
 /**
@@ -112,7 +114,10 @@ function onCandidate(mode: CastMode, id: string): string {
           }`;
 }
 
-export const castShader = ({ broadphase, mode, dense = true }: CastShaderOptions) => {
+export const castShader = (options: CastShaderOptions) =>
+  compiledFor(castCode(options), { dense: options.dense ?? true, oneLevel: options.broadphase === 'grid' && options.oneLevel });
+
+const castCode = ({ broadphase, mode, dense = true }: CastShaderOptions) => {
   // What can still count along the ray: up to B, and in nearest mode the best hit so far.
   const tStop = mode === 'nearest' ? 'min(len, bestT)' : 'len';
   const grid = broadphase === 'grid';

@@ -12,6 +12,38 @@ import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { GridLevel, GridParams } from '../src/layout.js';
 import { flatWorkgroup } from './common.wgsl.js';
 
+/** How a kernel that walks the grid is compiled for a plan (src/grid/plan.ts). */
+export interface GridLayout {
+  /** One bucket per cell (dense) or rows of cells placed by a hash (hashed). */
+  dense: boolean;
+  /** The plan has one level: every `grid.levels[…]` is compiled with the literal index 0. */
+  oneLevel?: boolean;
+}
+
+/** The layout a kernel walking `plan`'s grid is compiled for. */
+export function gridLayoutOf(plan: { dense: boolean; levels: readonly unknown[] }): Required<GridLayout> {
+  return { dense: plan.dense, oneLevel: plan.levels.length === 1 };
+}
+
+/** A name for the layout, for pipeline keys and labels. */
+export const gridLayoutName = ({ dense, oneLevel = false }: GridLayout): string => `${dense ? 'dense' : 'hashed'}${oneLevel ? ' one-level' : ''}`;
+
+/**
+ * A kernel's code for its layout: with `oneLevel`, every read of `grid.levels[i]` becomes
+ * `grid.levels[0u]` (the only level of such a plan, so the same values). On SwiftShader a read
+ * through an index held in a variable is a gather, lane by lane, of each value read, since it
+ * cannot know that the lanes agree; through a literal it is one load. Measured there, the grid's
+ * pair kernel at 100k spheres of one radius: 20–23 → 16 ms (docs/PERFORMANCE.md). On a GPU the
+ * reads are the same either way.
+ */
+export function compiledFor(code: string, { oneLevel = false }: GridLayout): string {
+  if (!oneLevel) return code;
+  const out = code.replace(/grid\.levels\[\s*\w+\s*\]/g, 'grid.levels[0u]');
+  const left = /grid\.levels\[(?!0u\])/.exec(out);
+  if (left) throw new Error(`compiledFor: an index into grid.levels that is not a name: ${out.slice(left.index, left.index + 40)}`);
+  return out;
+}
+
 /**
  * The grid's uniform and its functions; `grid` is bound at (group, binding). A kernel compiled
  * for one layout passes `dense` (true or false), so that rowKey holds only that layout's

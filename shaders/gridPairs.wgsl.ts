@@ -15,19 +15,18 @@
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { EXT_SCALE } from '../src/grid/level.js';
-import { gridFunctions } from './grid.wgsl.js';
+import { gridFunctions, compiledFor, type GridLayout } from './grid.wgsl.js';
 import { walkRows, inRowFunction } from './gridWalk.wgsl.js';
 import { flatWorkgroup, spheresOverlap, pairAppend, levelLoop } from './common.wgsl.js';
 
 /** Bindings, in order: grid, cellStart, sorted, sortedId, pairs, pair counter. */
 export const gridPairsBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage'] as const;
 
-export interface GridPairsOptions {
-  /** The plan's layout: dense (one bucket per cell) or hashed. */
-  dense: boolean;
-}
+export type GridPairsOptions = GridLayout;
 
-export const gridPairsShader = ({ dense }: GridPairsOptions) => wgsl`
+export const gridPairsShader = (layout: GridPairsOptions) => compiledFor(gridPairsCode(layout), layout);
+
+const gridPairsCode = ({ dense }: GridPairsOptions) => wgsl`
 ${gridFunctions(0, 0, dense)}
 @group(0) @binding(1) var<storage, read> cellStart: array<u32>;
 @group(0) @binding(2) var<storage, read> sorted: array<vec4f>;

@@ -9,6 +9,7 @@ import { WgslReflect } from 'wgsl_reflect/wgsl_reflect.module.js';
 import { useGpu } from './support/gpu.js';
 import { shaderVariants } from './support/shaderVariants.js';
 import { runtimeArrays, sizeArrays } from '../src/gpu/pipeline.js';
+import { compiledFor, gridLayoutOf } from '../shaders/grid.wgsl.js';
 
 const gpu = useGpu();
 const variants = shaderVariants();
@@ -58,5 +59,25 @@ describe('shaders', () => {
       .map(([name, code]) => ({ name, storage: code.match(/var<storage/g)?.length ?? 0, uniform: code.match(/var<uniform>/g)?.length ?? 0 }))
       .filter((v) => v.storage > 8 || v.uniform > 12);
     expect(over).toEqual([]);
+  });
+});
+
+describe('compiledFor: kernels compiled for a plan of one level', () => {
+  it('reads level 0 through the literal index everywhere, and only when the plan has one level', () => {
+    for (const [name, code] of variants.filter(([n]) => n.includes('oneLevel=true'))) {
+      expect(code.match(/grid\.levels\[[^\]]*\]/g) ?? [], name).not.toHaveLength(0);
+      expect((code.match(/grid\.levels\[[^\]]*\]/g) ?? []).filter((m) => m !== 'grid.levels[0u]'), name).toEqual([]);
+    }
+    for (const [name, code] of variants.filter(([n]) => n.includes('oneLevel=false'))) {
+      expect(code.includes('grid.levels[0u]'), name).toBe(false);
+    }
+    expect(gridLayoutOf({ dense: true, levels: [{}] })).toEqual({ dense: true, oneLevel: true });
+    expect(gridLayoutOf({ dense: false, levels: [{}, {}] })).toEqual({ dense: false, oneLevel: false });
+  });
+
+  it('refuses an index it cannot rewrite, rather than leave a level read behind', () => {
+    expect(compiledFor('let a = grid.levels[b].dims;', { dense: true, oneLevel: false })).toBe('let a = grid.levels[b].dims;');
+    expect(compiledFor('let a = grid.levels[ b ].dims;', { dense: true, oneLevel: true })).toBe('let a = grid.levels[0u].dims;');
+    expect(() => compiledFor('let a = grid.levels[b + 1u].dims;', { dense: true, oneLevel: true })).toThrow(/not a name/);
   });
 });

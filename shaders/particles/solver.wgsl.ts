@@ -57,7 +57,7 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleStats, ParticleReuse, ParticleRest } from '../../src/layout.js';
 import { GATE_WGSL } from '../../src/gpu/gate.js';
-import { gridFunctions } from '../grid.wgsl.js';
+import { gridFunctions, compiledFor, type GridLayout } from '../grid.wgsl.js';
 import { walkRows, inRowFunction } from '../gridWalk.wgsl.js';
 import { flatWorkgroup, levelLoop } from '../common.wgsl.js';
 import { EXT_SCALE } from '../../src/grid/level.js';
@@ -424,7 +424,9 @@ const searchBindings = /* wgsl */ `
 @group(0) @binding(4) var<storage, read> bodies: array<ParticleBody>;
 `;
 
-export const particleCountShader = ({ dense }: { dense: boolean }) => wgsl`
+export const particleCountShader = (layout: GridLayout) => compiledFor(particleCountCode(layout), layout);
+
+const particleCountCode = ({ dense }: GridLayout) => wgsl`
 ${gridFunctions(0, 0, dense)}
 ${header()}
 ${searchBindings}
@@ -491,7 +493,9 @@ const addEntry = /* wgsl */ `if (slot < params.entryCapacity) {
       }
       slot += 1u;`;
 
-export const particleFillShader = ({ dense }: { dense: boolean }) => wgsl`
+export const particleFillShader = (layout: GridLayout) => compiledFor(particleFillCode(layout), layout);
+
+const particleFillCode = ({ dense }: GridLayout) => wgsl`
 ${gridFunctions(0, 0, dense)}
 ${header()}
 ${searchBindings}

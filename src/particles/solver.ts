@@ -21,6 +21,7 @@
  *   and two uniform parameter blocks (one per parity) say which is which.
  */
 import { solverBindings, particleGatherShader, particleDecideShader, particleCarryShader, particleSleepShader, particleSplitShader, particleBusyArgsShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader, PARTNERS_KEPT } from '../../shaders/particles/solver.wgsl.js';
+import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/grid.wgsl.js';
 import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
 import { BufferUsage } from '../gpu/flags.js';
@@ -57,6 +58,8 @@ export class ParticleSolver {
   private readonly reuseBackup: GPUBuffer;
   private readonly layouts: { [K in keyof typeof solverBindings]: GPUBindGroupLayout };
   private readonly pipelines: Record<string, GPUComputePipeline>;
+  /** The search's count and fill, one pipeline per grid layout (GridLayout), made on first use. */
+  private readonly searchPipelines = new Map<string, GPUComputePipeline>();
   private readonly gridBuild: GridBuildPass;
   private readonly scan: ExclusiveScanPass;
   private readonly params: [GPUBuffer, GPUBuffer];
@@ -108,10 +111,6 @@ export class ParticleSolver {
       carry: make('carry', 'particleCarry', particleCarryShader()),
       scatterIds: make('scatterIds', 'particleScatterIds', particleScatterIdsShader()),
       stable: make('stable', 'particleStable', particleStableShader()),
-      countDense: make('count', 'particleCount', particleCountShader({ dense: true })),
-      countHashed: make('count', 'particleCount', particleCountShader({ dense: false })),
-      fillDense: make('fill', 'particleFill', particleFillShader({ dense: true })),
-      fillHashed: make('fill', 'particleFill', particleFillShader({ dense: false })),
       prepareFirst: make('prepare', 'particlePrepare', particlePrepareShader({ first: true })),
       prepare: make('prepare', 'particlePrepare', particlePrepareShader({ first: false })),
       iterate: make('iterate', 'particleIterate', particleIterateShader({ integrate: false })),
@@ -265,6 +264,18 @@ export class ParticleSolver {
     }
   }
 
+  private searchPipeline(name: 'count' | 'fill', layout: GridLayout): GPUComputePipeline {
+    const key = `${name} ${gridLayoutName(layout)}`;
+    let pipeline = this.searchPipelines.get(key);
+    if (!pipeline) {
+      const entry = name === 'count' ? 'particleCount' : 'particleFill';
+      const code = name === 'count' ? particleCountShader(layout) : particleFillShader(layout);
+      pipeline = computePipeline(this.device, `${entry} ${gridLayoutName(layout)}`, [this.layouts[name]], code, entry, { WG });
+      this.searchPipelines.set(key, pipeline);
+    }
+    return pipeline;
+  }
+
   private group(key: string, layout: keyof typeof solverBindings, resources: GPUBuffer[]): GPUBindGroup {
     // A growable buffer may have been replaced since the group was made: make it again then.
     const cached = this.groups.get(key);
@@ -325,10 +336,10 @@ export class ParticleSolver {
     this.gridBuild.encodeCountAndScan(encoder, state.spheres, grid, timer, skipSearch, searching);
     run('particle scatter', this.pipelines.scatterIds, this.group(`scatter ${p}`, 'scatterIds', [grid.params, params, grid.keys.buffer, grid.cellStart.buffer, this.scratchId, state.velocities, this.stats]), 'on');
     run('particle stable sort', this.pipelines.stable, this.group(`stable ${p}`, 'stable', [grid.params, params, grid.keys.buffer, grid.cellStart.buffer, this.scratchId, state.spheres, state.velocities, grid.sorted.buffer, A, grid.sortedId.buffer]), 'on');
-    const kind = plan.dense ? 'Dense' : 'Hashed';
-    run('contact count', this.pipelines[`count${kind}`], this.group(`count ${p}`, 'count', [grid.params, params, grid.cellStart.buffer, grid.sorted.buffer, A, this.start, this.stats, this.anchors]), 'on');
+    const layout = gridLayoutOf(plan);
+    run('contact count', this.searchPipeline('count', layout), this.group(`count ${p}`, 'count', [grid.params, params, grid.cellStart.buffer, grid.sorted.buffer, A, this.start, this.stats, this.anchors]), 'on');
     this.scan.encode(encoder, this.start, n, timer, skipSearch, searching);
-    run('contact fill', this.pipelines[`fill${kind}`], this.group(`fill ${p}`, 'fill', [grid.params, params, grid.cellStart.buffer, grid.sorted.buffer, A, grid.sortedId.buffer, this.start, contacts, this.ranges, this.stats]), 'on');
+    run('contact fill', this.searchPipeline('fill', layout), this.group(`fill ${p}`, 'fill', [grid.params, params, grid.cellStart.buffer, grid.sorted.buffer, A, grid.sortedId.buffer, this.start, contacts, this.ranges, this.stats]), 'on');
     run('contact carry', this.pipelines.carry, this.group(`carry ${p}`, 'carry', [params, grid.sortedId.buffer, this.start, contacts, this.ranges]), 'off');
     this.gate.finish();
 

@@ -3,6 +3,7 @@
  * (shaders/boxes.wgsl.ts), appending (sphere, box) to a PairList.
  */
 import { boxAllPairsShader, boxAllPairsBindings, boxGridPairsShader, boxGridPairsBindings, type BoxKind } from '../../shaders/boxes.wgsl.js';
+import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/grid.wgsl.js';
 import { BoxParams, packStruct } from '../layout.js';
 import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
 import { createBuffer } from '../gpu/buffers.js';
@@ -31,12 +32,12 @@ export class BoxPairsPass {
     this.params = createBuffer(device, 'box pairs params', BoxParams.size, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
   }
 
-  private pipeline(kind: BoxKind, grid: boolean, dense: boolean): GPUComputePipeline {
-    const key = `${kind} ${grid ? (dense ? 'grid dense' : 'grid hashed') : 'all-pairs'}`;
+  private pipeline(kind: BoxKind, grid?: GridLayout): GPUComputePipeline {
+    const key = `${kind} ${grid ? `grid ${gridLayoutName(grid)}` : 'all-pairs'}`;
     let pipeline = this.pipelines.get(key);
     if (!pipeline) {
       pipeline = grid
-        ? computePipeline(this.device, `boxGridPairs ${key}`, [this.gridLayout], boxGridPairsShader({ kind, dense }), 'boxGridPairs', { WG })
+        ? computePipeline(this.device, `boxGridPairs ${key}`, [this.gridLayout], boxGridPairsShader({ kind, ...grid }), 'boxGridPairs', { WG })
         : computePipeline(this.device, `boxAllPairs ${key}`, [this.allLayout], boxAllPairsShader({ kind }), 'boxAllPairs', { TILE });
       this.pipelines.set(key, pipeline);
     }
@@ -49,7 +50,7 @@ export class BoxPairsPass {
     const tileCount = sphereBlocks * ceilDiv(boxCount, TILE);
     this.device.queue.writeBuffer(this.params, 0, packStruct(BoxParams, { sphereCount, boxCount, sphereBlocks, tileCount }));
     const pass = encoder.beginComputePass(timer?.pass('box all-pairs') ?? { label: 'box all-pairs' });
-    setPipelineAndGroup(pass, this.pipeline(kind, false, false), bindGroup(this.device, 'boxAllPairs', this.allLayout, [this.params, spheres, boxes, out.pairs.buffer, out.counter]));
+    setPipelineAndGroup(pass, this.pipeline(kind), bindGroup(this.device, 'boxAllPairs', this.allLayout, [this.params, spheres, boxes, out.pairs.buffer, out.counter]));
     dispatchFolded(pass, tileCount, this.maxWorkgroupsPerDimension);
     pass.end();
   }
@@ -60,7 +61,7 @@ export class BoxPairsPass {
     if (!plan) throw new Error('the grid has no plan: build it first');
     this.device.queue.writeBuffer(this.params, 0, packStruct(BoxParams, { sphereCount: plan.sphereCount, boxCount }));
     const pass = encoder.beginComputePass(timer?.pass('box grid pairs') ?? { label: 'box grid pairs' });
-    setPipelineAndGroup(pass, this.pipeline(kind, true, plan.dense), bindGroup(this.device, 'boxGridPairs', this.gridLayout, [grid.params, this.params, boxes, ...grid.readBuffers(), out.pairs.buffer, out.counter]));
+    setPipelineAndGroup(pass, this.pipeline(kind, gridLayoutOf(plan)), bindGroup(this.device, 'boxGridPairs', this.gridLayout, [grid.params, this.params, boxes, ...grid.readBuffers(), out.pairs.buffer, out.counter]));
     dispatchFolded(pass, ceilDiv(boxCount, WG), this.maxWorkgroupsPerDimension);
     pass.end();
   }

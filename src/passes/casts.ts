@@ -4,6 +4,7 @@
  * and every hit (written at the offsets the scanned counts give).
  */
 import { castShader, castBruteBindings, castGridBindings, castBvhBindings, type CastMode } from '../../shaders/casts.wgsl.js';
+import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/grid.wgsl.js';
 import { CastParams, packStruct } from '../layout.js';
 import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
 import { createBuffer } from '../gpu/buffers.js';
@@ -39,11 +40,11 @@ export class CastPass {
     this.params = createBuffer(device, 'cast params', CastParams.size, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
   }
 
-  private pipeline(broadphase: 'brute' | 'grid' | 'bvh', mode: CastMode, dense: boolean): GPUComputePipeline {
-    const key = `${broadphase === 'grid' ? (dense ? 'grid dense' : 'grid hashed') : broadphase} ${mode}`;
+  private pipeline(broadphase: 'brute' | 'grid' | 'bvh', mode: CastMode, grid?: GridLayout): GPUComputePipeline {
+    const key = `${broadphase === 'grid' && grid ? `grid ${gridLayoutName(grid)}` : broadphase} ${mode}`;
     let pipeline = this.pipelines.get(key);
     if (!pipeline) {
-      const code = castShader({ broadphase, mode, dense });
+      const code = castShader({ broadphase, mode, ...grid });
       const layout = broadphase === 'grid' ? this.gridLayout : broadphase === 'bvh' ? this.bvhLayout : this.bruteLayout;
       pipeline = computePipeline(this.device, `cast ${key}`, [layout], code, 'castMain', { WG });
       this.pipelines.set(key, pipeline);
@@ -59,7 +60,7 @@ export class CastPass {
   /** Records one cast kernel testing every sphere of `spheres` (`sphereCount` in the parameters). */
   encodeBrute(encoder: GPUCommandEncoder, mode: CastMode, spheres: GPUBuffer, casts: GPUBuffer, castCount: number, targets: CastTargets, timer?: GpuTimer): void {
     const label = `cast brute ${mode}`;
-    this.dispatch(encoder, label, castCount, timer, this.pipeline('brute', mode, true), bindGroup(this.device, label, this.bruteLayout, [this.params, casts, spheres, targets.hits, targets.counts]));
+    this.dispatch(encoder, label, castCount, timer, this.pipeline('brute', mode), bindGroup(this.device, label, this.bruteLayout, [this.params, casts, spheres, targets.hits, targets.counts]));
   }
 
   /** Records one cast kernel walking a built grid. */
@@ -68,14 +69,14 @@ export class CastPass {
     const plan = grid.plan;
     if (!plan) throw new Error('the grid has no plan: build it first');
     const group = bindGroup(this.device, label, this.gridLayout, [grid.params, this.params, casts, ...grid.readBuffers(), targets.hits, targets.counts]);
-    this.dispatch(encoder, label, castCount, timer, this.pipeline('grid', mode, plan.dense), group);
+    this.dispatch(encoder, label, castCount, timer, this.pipeline('grid', mode, gridLayoutOf(plan)), group);
   }
 
   /** Records one cast kernel walking a built LBVH: its nodes, sorted spheres and their indices. */
   encodeBvh(encoder: GPUCommandEncoder, mode: CastMode, bvh: { nodes: GPUBuffer; sorted: GPUBuffer; ids: GPUBuffer }, casts: GPUBuffer, castCount: number, targets: CastTargets, timer?: GpuTimer): void {
     const label = `cast bvh ${mode}`;
     const group = bindGroup(this.device, label, this.bvhLayout, [this.params, casts, bvh.nodes, bvh.sorted, bvh.ids, targets.hits, targets.counts]);
-    this.dispatch(encoder, label, castCount, timer, this.pipeline('bvh', mode, true), group);
+    this.dispatch(encoder, label, castCount, timer, this.pipeline('bvh', mode), group);
   }
 
   private dispatch(encoder: GPUCommandEncoder, label: string, castCount: number, timer: GpuTimer | undefined, pipeline: GPUComputePipeline, group: GPUBindGroup): void {

@@ -3,6 +3,7 @@
  * sphere in cell order, appending overlapping pairs (i < j) to a PairList.
  */
 import { gridPairsShader, gridPairsBindings } from '../../shaders/gridPairs.wgsl.js';
+import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/grid.wgsl.js';
 import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
 import type { GpuGrid } from './gridBuild.js';
@@ -14,8 +15,8 @@ const WG = WORKGROUP_SIZE.gridPairs;
 
 export class GridPairsPass {
   private readonly layout: GPUBindGroupLayout;
-  /** One pipeline per grid layout (dense, hashed), made on first use. */
-  private readonly pipelines = new Map<boolean, GPUComputePipeline>();
+  /** One pipeline per grid layout (dense or hashed, one level or more), made on first use. */
+  private readonly pipelines = new Map<string, GPUComputePipeline>();
 
   constructor(
     private readonly device: GPUDevice,
@@ -24,12 +25,12 @@ export class GridPairsPass {
     this.layout = bindGroupLayout(device, 'gridPairs layout', gridPairsBindings);
   }
 
-  private pipeline(dense: boolean): GPUComputePipeline {
-    let pipeline = this.pipelines.get(dense);
+  private pipeline(layout: GridLayout): GPUComputePipeline {
+    const key = gridLayoutName(layout);
+    let pipeline = this.pipelines.get(key);
     if (!pipeline) {
-      const label = dense ? 'gridPairs dense' : 'gridPairs hashed';
-      pipeline = computePipeline(this.device, label, [this.layout], gridPairsShader({ dense }), 'gridPairs', { WG });
-      this.pipelines.set(dense, pipeline);
+      pipeline = computePipeline(this.device, `gridPairs ${key}`, [this.layout], gridPairsShader(layout), 'gridPairs', { WG });
+      this.pipelines.set(key, pipeline);
     }
     return pipeline;
   }
@@ -38,7 +39,7 @@ export class GridPairsPass {
     const plan = grid.plan;
     if (!plan) throw new Error('the grid has no plan: build it first');
     const pass = encoder.beginComputePass(timer?.pass('grid pairs') ?? { label: 'grid pairs' });
-    setPipelineAndGroup(pass, this.pipeline(plan.dense), bindGroup(this.device, 'gridPairs', this.layout, [grid.params, ...grid.readBuffers(), out.pairs.buffer, out.counter]));
+    setPipelineAndGroup(pass, this.pipeline(gridLayoutOf(plan)), bindGroup(this.device, 'gridPairs', this.layout, [grid.params, ...grid.readBuffers(), out.pairs.buffer, out.counter]));
     dispatchFolded(pass, ceilDiv(plan.sphereCount, WG), this.maxWorkgroupsPerDimension);
     pass.end();
   }

@@ -12,6 +12,10 @@ import {
   particleGatherShader, particleDecideShader, particleCarryShader, particleSleepShader, particleSplitShader, particleBusyArgsShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader,
 } from '../../shaders/particles/solver.wgsl.js';
 
+/** Every layout a grid-walking kernel is compiled for (shaders/grid.wgsl.ts, GridLayout). */
+const GRID_LAYOUTS = [true, false].flatMap((dense) => [false, true].map((oneLevel) => ({ dense, oneLevel })));
+const layoutName = ({ dense, oneLevel }: { dense: boolean; oneLevel: boolean }): string => `dense=${dense} oneLevel=${oneLevel}`;
+
 export function shaderVariants(): [string, string][] {
   return [
     ['allPairs', allPairsShader()],
@@ -19,12 +23,12 @@ export function shaderVariants(): [string, string][] {
     ['gridScatter', gridScatterShader()],
     ['scan serial', scanShader({ variant: 'serial' })],
     ['scan tiled', scanShader({ variant: 'tiled' })],
-    ...[true, false].map((dense): [string, string] => [`gridPairs dense=${dense}`, gridPairsShader({ dense })]),
+    ...GRID_LAYOUTS.map((layout): [string, string] => [`gridPairs ${layoutName(layout)}`, gridPairsShader(layout)]),
     ...(['aabb', 'obb'] as const).map((kind): [string, string] => [`boxAllPairs ${kind}`, boxAllPairsShader({ kind })]),
-    ...(['aabb', 'obb'] as const).flatMap((kind) => [true, false].map((dense): [string, string] => [`boxGridPairs ${kind} dense=${dense}`, boxGridPairsShader({ kind, dense })])),
+    ...(['aabb', 'obb'] as const).flatMap((kind) => GRID_LAYOUTS.map((layout): [string, string] => [`boxGridPairs ${kind} ${layoutName(layout)}`, boxGridPairsShader({ kind, ...layout })])),
     ...(['nearest', 'count', 'write'] as const).flatMap((mode) => [
       [`cast brute ${mode}`, castShader({ broadphase: 'brute', mode })] as [string, string],
-      ...[true, false].map((dense): [string, string] => [`cast grid ${mode} dense=${dense}`, castShader({ broadphase: 'grid', mode, dense })]),
+      ...GRID_LAYOUTS.map((layout): [string, string] => [`cast grid ${mode} ${layoutName(layout)}`, castShader({ broadphase: 'grid', mode, ...layout })]),
       [`cast bvh ${mode}`, castShader({ broadphase: 'bvh', mode })] as [string, string],
     ]),
     ['residentCheck', residentCheckShader()],
@@ -44,9 +48,9 @@ export function shaderVariants(): [string, string][] {
     ['particleCarry', particleCarryShader()],
     ['particleScatterIds', particleScatterIdsShader()],
     ['particleStable', particleStableShader()],
-    ...[true, false].flatMap((dense): [string, string][] => [
-      [`particleCount dense=${dense}`, particleCountShader({ dense })],
-      [`particleFill dense=${dense}`, particleFillShader({ dense })],
+    ...GRID_LAYOUTS.flatMap((layout): [string, string][] => [
+      [`particleCount ${layoutName(layout)}`, particleCountShader(layout)],
+      [`particleFill ${layoutName(layout)}`, particleFillShader(layout)],
     ]),
     ...[true, false].map((first): [string, string] => [`particlePrepare first=${first}`, particlePrepareShader({ first })]),
     ...[false, true].flatMap((integrate) => [false, true].map((friction): [string, string] => [`particleIterate integrate=${integrate} friction=${friction}`, particleIterateShader({ integrate, friction })])),
