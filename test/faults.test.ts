@@ -89,14 +89,23 @@ describe('lifetimes', () => {
       world.destroy();
     };
     const gc = (globalThis as { gc?: () => void }).gc;
+    // A destroyed buffer's wrapper still holds native memory until it is collected and its
+    // finaliser has run, which happens after the collection, in a later task: collect, let the
+    // finalisers run, collect again. (One bare gc() left 13–70 MiB uncollected, by timing.)
+    const settle = async (): Promise<void> => {
+      for (let k = 0; k < 3; k++) {
+        gc?.();
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    };
     try {
       for (let k = 0; k < 100; k++) await cycle(); // warm up: caches, JIT, allocator pools
-      gc?.();
+      await settle();
       const before = process.memoryUsage().rss;
       for (let k = 0; k < 1000; k++) await cycle();
-      gc?.();
+      await settle();
       const grown = (process.memoryUsage().rss - before) / 2 ** 20;
-      expect(grown, `resident memory grew by ${grown.toFixed(1)} MiB`).toBeLessThan(48);
+      expect(grown, `resident memory grew by ${grown.toFixed(1)} MiB`).toBeLessThan(24);
     } finally {
       device.destroy();
     }
