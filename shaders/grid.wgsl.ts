@@ -125,8 +125,11 @@ fn bucketOf(level: u32, cell: vec3u) -> u32 {
 /** Bindings of gridCount, in order: grid, spheres, counts (atomic), keys (bucket, rank). */
 export const gridCountBindings = ['uniform', 'read-only-storage', 'storage', 'storage'] as const;
 
-export const gridCountShader = () => wgsl`
-${gridFunctions(0, 0)}
+/** gridCount for a plan's layout (each sphere's cell and bucket read the plan's levels). */
+export const gridCountShader = (layout: GridLayout = { dense: true }) => compiledFor(gridCountCode(layout), layout);
+
+const gridCountCode = ({ dense }: GridLayout) => wgsl`
+${gridFunctions(0, 0, dense)}
 @group(0) @binding(1) var<storage, read> spheres: array<vec4f>;
 @group(0) @binding(2) var<storage, read_write> counts: array<atomic<u32>>;
 @group(0) @binding(3) var<storage, read_write> keys: array<vec2u>;

@@ -4,7 +4,7 @@
  * what the narrow phases read: cellStart (bucketCount + 1 offsets), the spheres in bucket order
  * and their original indices.
  */
-import { gridCountShader, gridCountBindings, gridScatterShader, gridScatterBindings } from '../../shaders/grid.wgsl.js';
+import { gridCountShader, gridCountBindings, gridScatterShader, gridScatterBindings, gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/grid.wgsl.js';
 import { ExclusiveScanPass } from './scan.js';
 import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
@@ -63,7 +63,8 @@ export class GpuGrid {
 export class GridBuildPass {
   private readonly countLayout: GPUBindGroupLayout;
   private readonly scatterLayout: GPUBindGroupLayout;
-  private readonly countPipeline: GPUComputePipeline;
+  /** gridCount, one pipeline per grid layout (GridLayout), made on first use. */
+  private readonly countPipelines = new Map<string, GPUComputePipeline>();
   private readonly scatterPipeline: GPUComputePipeline;
   private readonly scan: ExclusiveScanPass;
 
@@ -73,9 +74,18 @@ export class GridBuildPass {
   ) {
     this.countLayout = bindGroupLayout(device, 'gridCount layout', gridCountBindings);
     this.scatterLayout = bindGroupLayout(device, 'gridScatter layout', gridScatterBindings);
-    this.countPipeline = computePipeline(device, 'gridCount', [this.countLayout], gridCountShader(), 'gridCount', { WG });
     this.scatterPipeline = computePipeline(device, 'gridScatter', [this.scatterLayout], gridScatterShader(), 'gridScatter', { WG });
     this.scan = new ExclusiveScanPass(device, maxWorkgroupsPerDimension, 'grid scan');
+  }
+
+  private countPipeline(layout: GridLayout): GPUComputePipeline {
+    const key = gridLayoutName(layout);
+    let pipeline = this.countPipelines.get(key);
+    if (!pipeline) {
+      pipeline = computePipeline(this.device, `gridCount ${key}`, [this.countLayout], gridCountShader(layout), 'gridCount', { WG });
+      this.countPipelines.set(key, pipeline);
+    }
+    return pipeline;
   }
 
   /**
@@ -108,7 +118,7 @@ export class GridBuildPass {
     if (skip) encoder.copyBufferToBuffer(skip.buffer, skip.offset, grid.params, GridParams.offsets.skip, 4);
 
     const count = encoder.beginComputePass(timer?.pass('grid count') ?? { label: 'grid count' });
-    setPipelineAndGroup(count, this.countPipeline, bindGroup(this.device, 'gridCount', this.countLayout, [grid.params, spheres, grid.cellStart.buffer, grid.keys.buffer]));
+    setPipelineAndGroup(count, this.countPipeline(gridLayoutOf(plan)), bindGroup(this.device, 'gridCount', this.countLayout, [grid.params, spheres, grid.cellStart.buffer, grid.keys.buffer]));
     if (dispatch) dispatch(count, groups);
     else dispatchFolded(count, groups, this.maxWorkgroupsPerDimension);
     count.end();

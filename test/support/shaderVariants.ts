@@ -19,7 +19,7 @@ const layoutName = ({ dense, oneLevel }: { dense: boolean; oneLevel: boolean }):
 export function shaderVariants(): [string, string][] {
   return [
     ['allPairs', allPairsShader()],
-    ['gridCount', gridCountShader()],
+    ...GRID_LAYOUTS.map((layout): [string, string] => [`gridCount ${layoutName(layout)}`, gridCountShader(layout)]),
     ['gridScatter', gridScatterShader()],
     ['scan serial', scanShader({ variant: 'serial' })],
     ['scan tiled', scanShader({ variant: 'tiled' })],
