@@ -45,6 +45,19 @@ export function bindGroupLayout(device: GPUDevice, label: string, kinds: readonl
   return layout;
 }
 
+/**
+ * The pipeline a pass keeps under `key` (a variant: a grid layout, a cast mode…), made by
+ * `make` on first use. (Compiling is cached per device anyway; this spares the code generation.)
+ */
+export function variant<K>(pipelines: Map<K, GPUComputePipeline>, key: K, make: () => GPUComputePipeline): GPUComputePipeline {
+  let pipeline = pipelines.get(key);
+  if (!pipeline) {
+    pipeline = make();
+    pipelines.set(key, pipeline);
+  }
+  return pipeline;
+}
+
 export type BindingResource = GPUBuffer | { buffer: GPUBuffer; offset?: number; size?: number };
 
 export function bindGroup(device: GPUDevice, label: string, layout: GPUBindGroupLayout, resources: readonly BindingResource[]): GPUBindGroup {

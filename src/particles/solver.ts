@@ -22,7 +22,7 @@
  */
 import { solverBindings, particleGatherShader, particleDecideShader, particleCarryShader, particleSleepShader, particleSplitShader, particleBusyArgsShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader, PARTNERS_KEPT } from '../../shaders/particles/solver.wgsl.js';
 import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/grid.wgsl.js';
-import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
+import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup, variant } from '../gpu/pipeline.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, GrowableBuffer, bindingLimit } from '../gpu/buffers.js';
@@ -265,15 +265,11 @@ export class ParticleSolver {
   }
 
   private searchPipeline(name: 'count' | 'fill', layout: GridLayout): GPUComputePipeline {
-    const key = `${name} ${gridLayoutName(layout)}`;
-    let pipeline = this.searchPipelines.get(key);
-    if (!pipeline) {
+    return variant(this.searchPipelines, `${name} ${gridLayoutName(layout)}`, () => {
       const entry = name === 'count' ? 'particleCount' : 'particleFill';
       const code = name === 'count' ? particleCountShader(layout) : particleFillShader(layout);
-      pipeline = computePipeline(this.device, `${entry} ${gridLayoutName(layout)}`, [this.layouts[name]], code, entry, { WG });
-      this.searchPipelines.set(key, pipeline);
-    }
-    return pipeline;
+      return computePipeline(this.device, `${entry} ${gridLayoutName(layout)}`, [this.layouts[name]], code, entry, { WG });
+    });
   }
 
   private group(key: string, layout: keyof typeof solverBindings, resources: GPUBuffer[]): GPUBindGroup {

@@ -5,7 +5,7 @@
 import { boxAllPairsShader, boxAllPairsBindings, boxGridPairsShader, boxGridPairsBindings, type BoxKind } from '../../shaders/boxes.wgsl.js';
 import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/grid.wgsl.js';
 import { BoxParams, packStruct } from '../layout.js';
-import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
+import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup, variant } from '../gpu/pipeline.js';
 import { createBuffer } from '../gpu/buffers.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
@@ -34,14 +34,9 @@ export class BoxPairsPass {
 
   private pipeline(kind: BoxKind, grid?: GridLayout): GPUComputePipeline {
     const key = `${kind} ${grid ? `grid ${gridLayoutName(grid)}` : 'all-pairs'}`;
-    let pipeline = this.pipelines.get(key);
-    if (!pipeline) {
-      pipeline = grid
-        ? computePipeline(this.device, `boxGridPairs ${key}`, [this.gridLayout], boxGridPairsShader({ kind, ...grid }), 'boxGridPairs', { WG })
-        : computePipeline(this.device, `boxAllPairs ${key}`, [this.allLayout], boxAllPairsShader({ kind }), 'boxAllPairs', { TILE });
-      this.pipelines.set(key, pipeline);
-    }
-    return pipeline;
+    return variant(this.pipelines, key, () => grid
+      ? computePipeline(this.device, `boxGridPairs ${key}`, [this.gridLayout], boxGridPairsShader({ kind, ...grid }), 'boxGridPairs', { WG })
+      : computePipeline(this.device, `boxAllPairs ${key}`, [this.allLayout], boxAllPairsShader({ kind }), 'boxAllPairs', { TILE }));
   }
 
   /** Every sphere against every box: N·M tests. One encode per submission (parameters go through the queue). */

@@ -6,7 +6,7 @@
 import { castShader, castBruteBindings, castGridBindings, castBvhBindings, type CastMode } from '../../shaders/casts.wgsl.js';
 import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/grid.wgsl.js';
 import { CastParams, packStruct } from '../layout.js';
-import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
+import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup, variant } from '../gpu/pipeline.js';
 import { createBuffer } from '../gpu/buffers.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
@@ -42,14 +42,10 @@ export class CastPass {
 
   private pipeline(broadphase: 'brute' | 'grid' | 'bvh', mode: CastMode, grid?: GridLayout): GPUComputePipeline {
     const key = `${broadphase === 'grid' && grid ? `grid ${gridLayoutName(grid)}` : broadphase} ${mode}`;
-    let pipeline = this.pipelines.get(key);
-    if (!pipeline) {
-      const code = castShader({ broadphase, mode, ...grid });
+    return variant(this.pipelines, key, () => {
       const layout = broadphase === 'grid' ? this.gridLayout : broadphase === 'bvh' ? this.bvhLayout : this.bruteLayout;
-      pipeline = computePipeline(this.device, `cast ${key}`, [layout], code, 'castMain', { WG });
-      this.pipelines.set(key, pipeline);
-    }
-    return pipeline;
+      return computePipeline(this.device, `cast ${key}`, [layout], castShader({ broadphase, mode, ...grid }), 'castMain', { WG });
+    });
   }
 
   /** Writes the parameters (through the queue: they hold for every encode of one submission). */

@@ -6,7 +6,7 @@
  */
 import { gridCountShader, gridCountBindings, gridScatterShader, gridScatterBindings, gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/grid.wgsl.js';
 import { ExclusiveScanPass } from './scan.js';
-import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
+import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup, variant } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { GrowableBuffer } from '../gpu/buffers.js';
 import { dispatchFolded, ceilDiv, type Dispatcher, type SkipSwitch } from '../gpu/dispatch.js';
@@ -80,12 +80,7 @@ export class GridBuildPass {
 
   private countPipeline(layout: GridLayout): GPUComputePipeline {
     const key = gridLayoutName(layout);
-    let pipeline = this.countPipelines.get(key);
-    if (!pipeline) {
-      pipeline = computePipeline(this.device, `gridCount ${key}`, [this.countLayout], gridCountShader(layout), 'gridCount', { WG });
-      this.countPipelines.set(key, pipeline);
-    }
-    return pipeline;
+    return variant(this.countPipelines, key, () => computePipeline(this.device, `gridCount ${key}`, [this.countLayout], gridCountShader(layout), 'gridCount', { WG }));
   }
 
   /**

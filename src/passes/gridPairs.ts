@@ -4,7 +4,7 @@
  */
 import { gridPairsShader, gridPairsBindings } from '../../shaders/gridPairs.wgsl.js';
 import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/grid.wgsl.js';
-import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
+import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup, variant } from '../gpu/pipeline.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
 import type { GpuGrid } from './gridBuild.js';
 import type { PairList } from '../gpu/pairList.js';
@@ -27,12 +27,7 @@ export class GridPairsPass {
 
   private pipeline(layout: GridLayout): GPUComputePipeline {
     const key = gridLayoutName(layout);
-    let pipeline = this.pipelines.get(key);
-    if (!pipeline) {
-      pipeline = computePipeline(this.device, `gridPairs ${key}`, [this.layout], gridPairsShader(layout), 'gridPairs', { WG });
-      this.pipelines.set(key, pipeline);
-    }
-    return pipeline;
+    return variant(this.pipelines, key, () => computePipeline(this.device, `gridPairs ${key}`, [this.layout], gridPairsShader(layout), 'gridPairs', { WG }));
   }
 
   encode(encoder: GPUCommandEncoder, grid: GpuGrid, out: PairList, timer?: GpuTimer): void {
