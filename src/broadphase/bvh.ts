@@ -18,7 +18,7 @@ import {
 } from '../../shaders/bvh.wgsl.js';
 import { RadixSortPass } from '../passes/radixSort.js';
 import { BvhParams, BvhLevel, BvhNode, packStruct } from '../layout.js';
-import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
+import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup, variant } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { GrowableBuffer, bindingLimit, createBuffer } from '../gpu/buffers.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
@@ -108,20 +108,17 @@ export class BvhBroadPhase implements BroadPhase {
   }
 
   private pipeline(name: 'codes' | 'codesHi' | 'gather' | 'pyramid' | 'nodes' | 'pairs' | BoxKind): GPUComputePipeline {
-    let pipeline = this.pipelines.get(name);
-    if (!pipeline) {
+    return variant(this.pipelines, name, () => {
       const d = this.device;
       const wg = { WG: WG_BUILD };
-      if (name === 'codes') pipeline = computePipeline(d, 'bvhCodes', [this.layouts.codes], bvhCodesShader(), 'bvhCodes', wg);
-      else if (name === 'codesHi') pipeline = computePipeline(d, 'bvhCodesHi', [this.layouts.codesHi], bvhCodesHiShader(), 'bvhCodesHi', wg);
-      else if (name === 'gather') pipeline = computePipeline(d, 'bvhGather', [this.layouts.gather], bvhGatherShader(), 'bvhGather', wg);
-      else if (name === 'pyramid') pipeline = computePipeline(d, 'bvhPyramid', [this.layouts.pyramid], bvhPyramidShader(), 'bvhPyramid', wg);
-      else if (name === 'nodes') pipeline = computePipeline(d, 'bvhNodes', [this.layouts.nodes], bvhNodesShader(), 'bvhNodes', wg);
-      else if (name === 'pairs') pipeline = computePipeline(d, 'bvhPairs', [this.layouts.pairs], bvhPairsShader(), 'bvhPairs', { WG: WG_QUERY });
-      else pipeline = computePipeline(d, `bvhBoxes ${name}`, [this.layouts.boxes], bvhBoxesShader({ kind: name }), 'bvhBoxes', { WG: WG_QUERY });
-      this.pipelines.set(name, pipeline);
-    }
-    return pipeline;
+      if (name === 'codes') return computePipeline(d, 'bvhCodes', [this.layouts.codes], bvhCodesShader(), 'bvhCodes', wg);
+      if (name === 'codesHi') return computePipeline(d, 'bvhCodesHi', [this.layouts.codesHi], bvhCodesHiShader(), 'bvhCodesHi', wg);
+      if (name === 'gather') return computePipeline(d, 'bvhGather', [this.layouts.gather], bvhGatherShader(), 'bvhGather', wg);
+      if (name === 'pyramid') return computePipeline(d, 'bvhPyramid', [this.layouts.pyramid], bvhPyramidShader(), 'bvhPyramid', wg);
+      if (name === 'nodes') return computePipeline(d, 'bvhNodes', [this.layouts.nodes], bvhNodesShader(), 'bvhNodes', wg);
+      if (name === 'pairs') return computePipeline(d, 'bvhPairs', [this.layouts.pairs], bvhPairsShader(), 'bvhPairs', { WG: WG_QUERY });
+      return computePipeline(d, `bvhBoxes ${name}`, [this.layouts.boxes], bvhBoxesShader({ kind: name }), 'bvhBoxes', { WG: WG_QUERY });
+    });
   }
 
   private writeParams(): void {

@@ -13,7 +13,7 @@
 import { sweepKeysShader, sweepKeysBindings, sweepGatherShader, sweepGatherBindings, sweepPairsShader, sweepPairsBindings, sweepBoxesShader, sweepBoxesBindings } from '../../shaders/sweep.wgsl.js';
 import { RadixSortPass } from '../passes/radixSort.js';
 import { SweepParams, packStruct } from '../layout.js';
-import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
+import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup, variant } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { GrowableBuffer, createBuffer } from '../gpu/buffers.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
@@ -74,16 +74,13 @@ export class SweepBroadPhase implements BroadPhase {
   }
 
   private pipeline(name: 'keys' | 'gather' | 'pairs' | 'aabb' | 'obb'): GPUComputePipeline {
-    let pipeline = this.pipelines.get(name);
-    if (!pipeline) {
+    return variant(this.pipelines, name, () => {
       const d = this.device;
-      if (name === 'keys') pipeline = computePipeline(d, 'sweepKeys', [this.layouts.keys], sweepKeysShader(), 'sweepKeys', { WG: WG_BUILD });
-      else if (name === 'gather') pipeline = computePipeline(d, 'sweepGather', [this.layouts.gather], sweepGatherShader(), 'sweepGather', { WG: WG_BUILD });
-      else if (name === 'pairs') pipeline = computePipeline(d, 'sweepPairs', [this.layouts.pairs], sweepPairsShader(), 'sweepPairs', { WG: WG_SWEEP });
-      else pipeline = computePipeline(d, `sweepBoxes ${name}`, [this.layouts.boxes], sweepBoxesShader({ kind: name }), 'sweepBoxes', { WG: WG_SWEEP });
-      this.pipelines.set(name, pipeline);
-    }
-    return pipeline;
+      if (name === 'keys') return computePipeline(d, 'sweepKeys', [this.layouts.keys], sweepKeysShader(), 'sweepKeys', { WG: WG_BUILD });
+      if (name === 'gather') return computePipeline(d, 'sweepGather', [this.layouts.gather], sweepGatherShader(), 'sweepGather', { WG: WG_BUILD });
+      if (name === 'pairs') return computePipeline(d, 'sweepPairs', [this.layouts.pairs], sweepPairsShader(), 'sweepPairs', { WG: WG_SWEEP });
+      return computePipeline(d, `sweepBoxes ${name}`, [this.layouts.boxes], sweepBoxesShader({ kind: name }), 'sweepBoxes', { WG: WG_SWEEP });
+    });
   }
 
   private writeParams(): void {
