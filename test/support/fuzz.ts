@@ -227,13 +227,21 @@ async function checkParticleStep(device: GPUDevice, c: FuzzCase, spheres: Float3
     let speed = 1e-30;
     for (let i = 0; i < 3 * n; i++) speed = Math.max(speed, Math.abs(velocities[i]), Math.abs(c.step!.gravity[1] * c.step!.dt), params.maxPushSpeed);
     const skip = borderlineParticles(spheres, packed, params);
+    // The position tolerance's rounding term (1e-6 of a coordinate: some f32 steps) is a gap
+    // error at the next substep, and the solver turns gaps into velocities over a substep
+    // (the speculative target −s/h, the push percent·(−s − slop)/h): so it allows that error
+    // divided by h in the velocities. Far from the origin with short substeps this is what
+    // twin and GPU differ by (seed 301296: coordinates near 1e4, h = 1/480).
+    let farthest = 0;
+    for (let k = 0; k < 4 * n; k++) if (k % 4 !== 3) farthest = Math.max(farthest, Math.abs(spheres[k]), Math.abs(cpu.spheres[k]));
+    const dvRounding = (1e-6 * farthest) / (params.dt / params.substeps);
     const problems: string[] = [];
     for (let i = 0; i < n && problems.length < 5; i++) {
       if (skip.has(i)) continue;
       for (let a = 0; a < 3; a++) {
         const dp = Math.abs(gpu.spheres[4 * i + a] - cpu.spheres[4 * i + a]);
         const dv = Math.abs(gpu.velocities[3 * i + a] - cpu.velocities[4 * i + a]);
-        if (!(dp <= 1e-4 * extent + 1e-6 * Math.abs(cpu.spheres[4 * i + a])) || !(dv <= 1e-3 * speed)) {
+        if (!(dp <= 1e-4 * extent + 1e-6 * Math.abs(cpu.spheres[4 * i + a])) || !(dv <= 1e-3 * speed + dvRounding)) {
           problems.push(`particle ${i} axis ${a}: GPU (${gpu.spheres[4 * i + a]}, v ${gpu.velocities[3 * i + a]}) vs CPU (${cpu.spheres[4 * i + a]}, v ${cpu.velocities[4 * i + a]})`);
           break;
         }
