@@ -620,11 +620,7 @@ function iterateWall(axis: number, friction: boolean): string {
       if (${friction ? 'params.friction > 0.0' : 'false' /* compiled out: particleIterateShader */}) {
         // Tangential velocity of the wall relative to the particle: −v along the other axes.
         var next = lt + vec2f(v.${b}, v.${c}) / wm;
-        let limit = params.friction * normal;
-        let len2 = dot(next, next);
-        if (len2 > limit * limit) {
-          next = next * (limit / sqrt(len2));
-        }
+        next = next * coneScale(dot(next, next), params.friction * normal);
         dlt = next - lt;
         lt = next;
       }
@@ -792,6 +788,12 @@ ${gridFunctions(1, 0)}
 ${header()}
 ${stepBindings(integrate ? 'read_write' : 'read')}
 
+// Coulomb's cone: the factor that shortens a friction impulse of squared length len2 to at
+// most limit (1 when it is within; exactly the impulse then).
+fn coneScale(len2: f32, limit: f32) -> f32 {
+  return select(1.0, limit / sqrt(len2), len2 > limit * limit);
+}
+
 @compute @workgroup_size(WG)
 fn particleIterate(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
                    @builtin(local_invocation_index) lid: u32) {
@@ -835,11 +837,7 @@ fn particleIterate(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) n
         if (params.friction > 0.0) {
           // Coulomb's cone: the friction impulse lt − vt/k, shortened to at most friction·λn.
           var next = lt - (rel - vn * n) / k;
-          let limit = params.friction * normal;
-          let len2 = dot(next, next);
-          if (len2 > limit * limit) {
-            next = next * (limit / sqrt(len2));
-          }
+          next = next * coneScale(dot(next, next), params.friction * normal);
           dlt = next - lt;
           lt = next;
         }
