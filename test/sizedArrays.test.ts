@@ -2,7 +2,8 @@
  * Pipelines sized to their bindings (src/gpu/pipeline.ts): on a software adapter, a kernel's
  * runtime-sized arrays are declared with the length of the buffers bound to it. The answers must
  * be the ones the runtime-sized kernel gives, bit for bit; `arrayLength()` must read the same;
- * a kernel bound to ever new sizes must stop compiling. Sizing is turned on and off here by
+ * a kernel bound to ever new sizes must compile only now and then; the sizes it meets must be
+ * few. Sizing is turned on and off here by
  * hand, so these run the same on any adapter.
  */
 import { describe, it, expect, afterEach } from 'vitest';
@@ -11,8 +12,9 @@ import { uniformScene } from './support/scenes.js';
 import { pileScene } from './support/pile.js';
 import { sortPairs } from '../src/reference/spherePairs.js';
 import { createParticleWorld } from '../src/particles/index.js';
-import { bindGroupLayout, bindGroup, computePipeline, pipelineFor, setArraySizing, setPipelineAndGroup, sizedPipelineCount, sizesArrays, MAX_SIZED_VARIANTS, MIN_SIZED_ELEMENTS } from '../src/gpu/pipeline.js';
-import { readBuffer } from '../src/gpu/buffers.js';
+import { bindGroupLayout, bindGroup, computePipeline, pipelineFor, setArraySizing, sizedPipelineCount, sizesArrays, MAX_SIZED_VARIANTS, MIN_SIZED_ELEMENTS, RECOMPILE_AFTER_RUNS } from '../src/gpu/pipeline.js';
+import { readBuffer, sizeClass } from '../src/gpu/buffers.js';
+import { ExclusiveScanPass } from '../src/passes/scan.js';
 import { BufferUsage } from '../src/gpu/flags.js';
 import { mulberry32 } from './support/random.js';
 
@@ -29,7 +31,7 @@ afterEach(() => {
 });
 
 describe('pipelines sized to their bindings', () => {
-  it('arrayLength() reads the binding length, and a kernel stops compiling after MAX_SIZED_VARIANTS sizes', async () => {
+  it('arrayLength() reads the binding length; past MAX_SIZED_VARIANTS sizes a kernel compiles again only after RECOMPILE_AFTER_RUNS runs, dropping the least recently used', async () => {
     sizing(true);
     const device = gpu.device;
     const layout = bindGroupLayout(device, 'sized test layout', ['read-only-storage', 'storage']);
@@ -44,36 +46,45 @@ describe('pipelines sized to their bindings', () => {
   }
 }`;
     const pipeline = computePipeline(device, 'sized test', [layout], code, 'main');
-    const seen = new Set<GPUComputePipeline>();
     const before = sizedPipelineCount();
-    for (let k = 0; k < MAX_SIZED_VARIANTS + 2; k++) {
+    /** Runs the kernel bound to size k (MIN_SIZED_ELEMENTS + 37k elements); checks its answer; returns the pipeline chosen. */
+    const run = async (k: number): Promise<GPUComputePipeline> => {
       const elements = MIN_SIZED_ELEMENTS + 37 * k;
       // Bound with a size that is not a whole number of elements: the length rounds down.
       const data = device.createBuffer({ size: 16 * elements + 16, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST });
-      const last = new Float32Array([0, 1000 + k, 0, 0]);
-      device.queue.writeBuffer(data, 16 * (elements - 1), last);
+      device.queue.writeBuffer(data, 16 * (elements - 1), new Float32Array([0, 1000 + k, 0, 0]));
       const out = device.createBuffer({ size: 4 * 8, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC });
       const group = bindGroup(device, 'sized test', layout, [{ buffer: data, size: 16 * elements + 8 }, out]);
       const chosen = pipelineFor(pipeline, group);
-      if (k < MAX_SIZED_VARIANTS) {
-        expect(chosen).not.toBe(pipeline);
-        seen.add(chosen);
-      } else {
-        expect(chosen, `after ${MAX_SIZED_VARIANTS} sizes the runtime-sized pipeline`).toBe(pipeline);
-      }
       const encoder = device.createCommandEncoder();
       const pass = encoder.beginComputePass();
-      setPipelineAndGroup(pass, pipeline, group);
+      pass.setPipeline(chosen);
+      pass.setBindGroup(0, group);
       pass.dispatchWorkgroups(1);
       pass.end();
       device.queue.submit([encoder.finish()]);
       const got = new Uint32Array(await readBuffer(device, out, 0, 12));
-      expect([got[0], got[1], new Float32Array(got.buffer)[2]]).toEqual([elements, 8, 1000 + k]);
+      expect([got[0], got[1], new Float32Array(got.buffer)[2]], `size ${k}`).toEqual([elements, 8, 1000 + k]);
       data.destroy();
       out.destroy();
-    }
-    expect(seen.size).toBe(MAX_SIZED_VARIANTS);
+      return chosen;
+    };
+    const variants: GPUComputePipeline[] = [];
+    for (let k = 0; k < MAX_SIZED_VARIANTS; k++) variants.push(await run(k));
+    expect(new Set(variants).size, 'one sized pipeline per size').toBe(MAX_SIZED_VARIANTS);
+    expect(variants).not.toContain(pipeline);
     expect(sizedPipelineCount() - before).toBe(MAX_SIZED_VARIANTS);
+    // A size past the budget runs runtime-sized, with the same answer; known sizes keep theirs.
+    expect(await run(MAX_SIZED_VARIANTS), 'a new size past the budget').toBe(pipeline);
+    for (let r = 0; r < RECOMPILE_AFTER_RUNS; r++) expect(await run(1)).toBe(variants[1]);
+    // Enough runs since the last compile: the new size compiles, and the least recently used
+    // size (0) is dropped; coming back at once, it runs runtime-sized.
+    const late = await run(MAX_SIZED_VARIANTS);
+    expect(late).not.toBe(pipeline);
+    expect(sizedPipelineCount() - before).toBe(MAX_SIZED_VARIANTS + 1);
+    expect(await run(0), 'the dropped size, right after a compile').toBe(pipeline);
+    expect(await run(1)).toBe(variants[1]);
+    expect(await run(MAX_SIZED_VARIANTS)).toBe(late);
   });
 
   it('a binding set smaller than MIN_SIZED_ELEMENTS keeps the runtime-sized pipeline', () => {
@@ -89,6 +100,45 @@ describe('pipelines sized to their bindings', () => {
     expect(pipelineFor(pipeline, bindGroup(device, 'small', layout, [data, out]))).toBe(pipeline);
     data.destroy();
     out.destroy();
+  });
+
+  it('sizeClass: at least the bytes asked, a multiple of 4, at most 25% more, three significant bits, monotonic', () => {
+    let last = 0;
+    for (let bytes = 1; bytes < 3e6; bytes = Math.ceil(bytes * 1.003) + 1) {
+      const size = sizeClass(bytes);
+      expect(size % 4, `${bytes}`).toBe(0);
+      expect(size).toBeGreaterThanOrEqual(bytes);
+      expect(size).toBeGreaterThanOrEqual(last);
+      if (bytes > 64) {
+        expect(size, `${bytes}`).toBeLessThanOrEqual(bytes * 1.25 + 4);
+        expect(size / 2 ** (Math.floor(Math.log2(size)) - 2) % 1, `${bytes} → ${size}`).toBe(0);
+      }
+      last = size;
+    }
+    expect([4096, 4097, 5120, 5121, 8191].map(sizeClass)).toEqual([4096, 5120, 5120, 6144, 8192]);
+  });
+
+  it('scans of different counts in one buffer bind the same sizes: no new sized pipelines after the first', async () => {
+    sizing(true);
+    const device = gpu.device;
+    const scan = new ExclusiveScanPass(device, 65535, 'sizes scan', 'serial');
+    const capacity = 300_000;
+    const data = device.createBuffer({ size: 4 * (capacity + 1), usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST });
+    let compiled = 0;
+    for (const count of [capacity, 250_001, 123_457, 200_000, 99_999, 280_000]) {
+      device.queue.writeBuffer(data, 0, new Uint32Array(count).fill(1));
+      const before = sizedPipelineCount();
+      const encoder = device.createCommandEncoder();
+      scan.encode(encoder, data, count);
+      device.queue.submit([encoder.finish()]);
+      const out = new Uint32Array(await readBuffer(device, data, 0, 4 * (count + 1)));
+      expect([out[1], out[count - 1], out[count]], `count ${count}`).toEqual([1, count - 1, count]);
+      compiled += sizedPipelineCount() - before;
+      if (count !== capacity) expect(sizedPipelineCount() - before, `count ${count}: sized compiles`).toBe(0);
+    }
+    expect(compiled, 'the first scan compiled its sized levels').toBeGreaterThan(0);
+    scan.destroy();
+    data.destroy();
   });
 
   it('spherePairs and raycast (seed 4101): the same answers, bit for bit, sized and not', async () => {

@@ -42,8 +42,22 @@ export function upload(device: GPUDevice, buffer: GPUBuffer, data: ArrayBufferVi
 }
 
 /**
- * A storage buffer that grows (never shrinks) to the size asked for. Keeps its label and usage;
- * growing drops the old contents, so callers grow before they fill.
+ * `bytes` rounded up to a size class: a multiple of 4 whose top three bits are its only ones
+ * (…, 4096, 5120, 6144, 7168, 8192, …: steps of 14–25%). Buffers of scenes of nearby sizes
+ * then share a size, and so the pipelines compiled for the sizes they are bound at
+ * (src/gpu/pipeline.ts, sized arrays) are few.
+ */
+export function sizeClass(bytes: number): number {
+  const need = align4(bytes);
+  if (need <= 64) return need;
+  const step = 2 ** (Math.floor(Math.log2(need)) - 2);
+  return Math.ceil(need / step) * step;
+}
+
+/**
+ * A storage buffer that grows (never shrinks) to the size asked for, in size classes
+ * (sizeClass). Keeps its label and usage; growing drops the old contents, so callers grow
+ * before they fill.
  */
 export class GrowableBuffer {
   private current: GPUBuffer | null = null;
@@ -55,12 +69,12 @@ export class GrowableBuffer {
     private readonly cap = bindingLimit(device),
   ) {}
 
-  /** The buffer, at least `bytes` long (rounded up to 4, and by a quarter when it grows, up to the cap). */
+  /** The buffer, at least `bytes` long (its size class; by a quarter more when it grows; at most the cap unless `bytes` is more). */
   ensure(bytes: number): GPUBuffer {
     const need = align4(bytes);
     if (!this.current || this.current.size < need) {
       this.current?.destroy();
-      const grown = this.current ? align4(Math.max(need, Math.floor(this.current.size * 1.25))) : need;
+      const grown = sizeClass(this.current ? Math.max(need, Math.floor(this.current.size * 1.25)) : need);
       const size = Math.max(need, Math.min(grown, Math.floor(this.cap / 4) * 4));
       this.current = this.device.createBuffer({ label: this.label, size, usage: this.usage });
     }

@@ -91,7 +91,7 @@ export function computePipeline(
     });
     if (!ids.includes(-1)) cache.pipelines.set(key, pipeline);
     const arrays = runtimeArrays(code);
-    if (arrays.length > 0) sizable.set(pipeline, { device, label, bindGroupLayouts: [...layouts], code, entryPoint, constants, arrays, variants: new Map(), refused: false });
+    if (arrays.length > 0) sizable.set(pipeline, { device, label, bindGroupLayouts: [...layouts], code, entryPoint, constants, arrays, variants: new Map(), runsSinceCompile: 0 });
   }
   return pipeline;
 }
@@ -110,16 +110,27 @@ export function computePipeline(
  * (Dawn's `disable_robustness` gains three to four times as much, but it also turns off the
  * Vulkan driver's bounds checks: a shader's stray index could then touch the process's memory.)
  *
- * A kernel whose bound sizes keep changing would compile again and again: past
- * MAX_SIZED_VARIANTS sizes, it keeps its runtime-sized arrays. Small bindings keep them too
- * (below MIN_SIZED_ELEMENTS, compiling costs more than it saves). On a GPU, `arrayLength()` is
- * cheap and nothing is rewritten.
+ * A kernel whose bound sizes keep changing would compile again and again: it keeps
+ * MAX_SIZED_VARIANTS sizes, and past them compiles a new one (dropping the least recently used)
+ * only once it has run RECOMPILE_AFTER_RUNS times since it last compiled; until then it runs
+ * runtime-sized. Buffers that grow (scenes that grow, a pair list that fills) so move to their
+ * new sizes, while sizes that alternate cost a compile at most every RECOMPILE_AFTER_RUNS runs.
+ * Buffers grow in size classes (src/gpu/buffers.ts, sizeClass) and a scan's chunk sums are sized
+ * for its buffer rather than its count, so the sizes a kernel meets are few. Small bindings
+ * stay runtime-sized (below MIN_SIZED_ELEMENTS, compiling costs more than it saves). On a GPU,
+ * `arrayLength()` is cheap and nothing is rewritten.
  */
 
 /** The fewest elements the largest array of a binding set must hold for the pipeline to be sized. */
 export const MIN_SIZED_ELEMENTS = 4096;
-/** The most sized variants a pipeline gets; past it, it stays runtime-sized. */
+/** The most sized variants a pipeline keeps at once. */
 export const MAX_SIZED_VARIANTS = 4;
+/**
+ * Runs of a pipeline, since it last compiled a sized variant, before it compiles another that
+ * would drop one of its MAX_SIZED_VARIANTS (a compile costs tens of ms on SwiftShader, the
+ * sizing saves a few percent of a run).
+ */
+export const RECOMPILE_AFTER_RUNS = 64;
 
 interface RuntimeArray {
   binding: number;
@@ -139,8 +150,10 @@ interface Sizable {
   entryPoint: string;
   constants?: Record<string, number>;
   arrays: RuntimeArray[];
+  /** Sized variants by their lengths, least recently used first. */
   variants: Map<string, GPUComputePipeline>;
-  refused: boolean;
+  /** Runs since the last sized compile. */
+  runsSinceCompile: number;
 }
 
 const sizable = new WeakMap<GPUComputePipeline, Sizable>();
@@ -212,19 +225,22 @@ function bindingBytes(resource: BindingResource | undefined): number {
  */
 export function pipelineFor(pipeline: GPUComputePipeline, group: GPUBindGroup): GPUComputePipeline {
   const entry = sizable.get(pipeline);
-  if (!entry || entry.refused || !sizesArrays(entry.device)) return pipeline;
+  if (!entry || !sizesArrays(entry.device)) return pipeline;
   const resources = groupResources.get(group);
   if (!resources) return pipeline;
   const lengths = entry.arrays.map((array) => Math.floor(bindingBytes(resources[array.binding]) / array.stride));
   if (Math.max(...lengths) < MIN_SIZED_ELEMENTS) return pipeline;
   const key = lengths.join(',');
+  entry.runsSinceCompile++;
   let variant = entry.variants.get(key);
-  if (!variant) {
+  if (variant) {
+    entry.variants.delete(key); // now the most recently used
+  } else {
     if (entry.variants.size >= MAX_SIZED_VARIANTS) {
-      entry.refused = true;
-      entry.variants.clear();
-      return pipeline;
+      if (entry.runsSinceCompile < RECOMPILE_AFTER_RUNS) return pipeline;
+      entry.variants.delete(entry.variants.keys().next().value!);
     }
+    entry.runsSinceCompile = 0;
     const { device, label, code, entryPoint, constants } = entry;
     const module = device.createShaderModule({ label: `${label} (sized)`, code: sizeArrays(code, entry.arrays, lengths) });
     variant = device.createComputePipeline({
@@ -233,8 +249,8 @@ export function pipelineFor(pipeline: GPUComputePipeline, group: GPUBindGroup): 
       compute: { module, entryPoint, constants },
     });
     sizedCompiles++;
-    entry.variants.set(key, variant);
   }
+  entry.variants.set(key, variant);
   return variant;
 }
 

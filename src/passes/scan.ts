@@ -84,7 +84,11 @@ export class ExclusiveScanPass {
       const chunks = ceilDiv(n, this.unit.chunk);
       const multi = chunks > 1;
       const params = createUniform(this.device, `${this.label} params ${depth}`, packStruct(ScanParams, { count: n, useOffsets: multi ? 1 : 0, skip: 0 }));
-      const sums = multi ? createBuffer(this.device, `${this.label} chunk sums ${depth}`, 4 * (chunks + 1), BufferUsage.STORAGE) : this.dummy;
+      // Sized for what the level's data buffer could hold, not for this count: scans of
+      // different counts in one buffer (a grid's cellStart, which only grows) then bind the same
+      // sizes, and share the pipelines compiled for them (src/gpu/pipeline.ts, sized arrays).
+      const sumsBytes = 4 * (ceilDiv(Math.max(buffer.size / 4 - 1, n), this.unit.chunk) + 1);
+      const sums = multi ? createBuffer(this.device, `${this.label} chunk sums ${depth}`, sumsBytes, BufferUsage.STORAGE) : this.dummy;
       const group = bindGroup(this.device, `${this.label} level ${depth}`, this.layout, [params, buffer, sums]);
       this.levels.push({ count: n, chunks, params, sums, group, gated: false });
       if (!multi) break;
