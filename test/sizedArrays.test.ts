@@ -12,7 +12,7 @@ import { uniformScene } from './support/scenes.js';
 import { pileScene } from './support/pile.js';
 import { sortPairs } from '../src/reference/spherePairs.js';
 import { createParticleWorld } from '../src/particles/index.js';
-import { bindGroupLayout, bindGroup, computePipeline, pipelineFor, setArraySizing, sizedPipelineCount, sizesArrays, MAX_SIZED_VARIANTS, MIN_SIZED_ELEMENTS, RECOMPILE_AFTER_RUNS } from '../src/gpu/pipeline.js';
+import { bindGroupLayout, bindGroup, computePipeline, pipelineFor, setArraySizing, sizedPipelineCount, sizesArrays, MAX_SIZED_VARIANTS, MIN_SIZED_ELEMENTS, RECOMPILE_AFTER_RUNS, MAX_SIZED_COMPILES } from '../src/gpu/pipeline.js';
 import { readBuffer, sizeClass } from '../src/gpu/buffers.js';
 import { ExclusiveScanPass } from '../src/passes/scan.js';
 import { BufferUsage } from '../src/gpu/flags.js';
@@ -85,6 +85,35 @@ describe('pipelines sized to their bindings', () => {
     expect(await run(0), 'the dropped size, right after a compile').toBe(pipeline);
     expect(await run(1)).toBe(variants[1]);
     expect(await run(MAX_SIZED_VARIANTS)).toBe(late);
+  });
+
+  it('sizes that keep alternating: a compile every RECOMPILE_AFTER_RUNS runs at most, and none past MAX_SIZED_COMPILES', () => {
+    sizing(true);
+    const device = gpu.device;
+    const layout = bindGroupLayout(device, 'sized test layout', ['read-only-storage', 'storage']);
+    const code = /* wgsl */ `
+@group(0) @binding(0) var<storage, read> data: array<vec4f>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(64) fn alternating(@builtin(global_invocation_id) g: vec3u) {
+  out[0] = arrayLength(&data);
+}`;
+    const pipeline = computePipeline(device, 'sized alternating', [layout], code, 'alternating');
+    const sizes = MAX_SIZED_VARIANTS + 2;
+    const out = device.createBuffer({ size: 16, usage: BufferUsage.STORAGE });
+    const datas = Array.from({ length: sizes }, (_, k) => device.createBuffer({ size: 16 * (MIN_SIZED_ELEMENTS + k), usage: BufferUsage.STORAGE }));
+    const groups = datas.map((data) => bindGroup(device, 'alternating', layout, [data, out]));
+    const before = sizedPipelineCount();
+    const runs = RECOMPILE_AFTER_RUNS * (MAX_SIZED_COMPILES + 4);
+    let compiledAt: number[] = [];
+    for (let r = 0; r < runs; r++) {
+      const count = sizedPipelineCount();
+      pipelineFor(pipeline, groups[r % sizes]);
+      if (sizedPipelineCount() > count) compiledAt.push(r);
+    }
+    expect(sizedPipelineCount() - before, 'compiles in all').toBe(MAX_SIZED_COMPILES);
+    compiledAt = compiledAt.slice(MAX_SIZED_VARIANTS);
+    compiledAt.forEach((r, k) => expect(r - (k === 0 ? MAX_SIZED_VARIANTS - 1 : compiledAt[k - 1]), 'runs between compiles').toBeGreaterThanOrEqual(RECOMPILE_AFTER_RUNS));
+    for (const buffer of [out, ...datas]) buffer.destroy();
   });
 
   it('a binding set smaller than MIN_SIZED_ELEMENTS keeps the runtime-sized pipeline', () => {

@@ -91,7 +91,7 @@ export function computePipeline(
     });
     if (!ids.includes(-1)) cache.pipelines.set(key, pipeline);
     const arrays = runtimeArrays(code);
-    if (arrays.length > 0) sizable.set(pipeline, { device, label, bindGroupLayouts: [...layouts], code, entryPoint, constants, arrays, variants: new Map(), runsSinceCompile: 0 });
+    if (arrays.length > 0) sizable.set(pipeline, { device, label, bindGroupLayouts: [...layouts], code, entryPoint, constants, arrays, variants: new Map(), runsSinceCompile: 0, compiles: 0 });
   }
   return pipeline;
 }
@@ -112,9 +112,10 @@ export function computePipeline(
  *
  * A kernel whose bound sizes keep changing would compile again and again: it keeps
  * MAX_SIZED_VARIANTS sizes, and past them compiles a new one (dropping the least recently used)
- * only once it has run RECOMPILE_AFTER_RUNS times since it last compiled; until then it runs
- * runtime-sized. Buffers that grow (scenes that grow, a pair list that fills) so move to their
- * new sizes, while sizes that alternate cost a compile at most every RECOMPILE_AFTER_RUNS runs.
+ * only once it has run RECOMPILE_AFTER_RUNS times since it last compiled, and at most
+ * MAX_SIZED_COMPILES times in all; otherwise it runs runtime-sized. Buffers that grow (scenes
+ * that grow, a pair list that fills) so move to their new sizes, while sizes that alternate cost
+ * a compile at most every RECOMPILE_AFTER_RUNS runs, and only for a while.
  * Buffers grow in size classes (src/gpu/buffers.ts, sizeClass) and a scan's chunk sums are sized
  * for its buffer rather than its count, so the sizes a kernel meets are few. Small bindings
  * stay runtime-sized (below MIN_SIZED_ELEMENTS, compiling costs more than it saves). On a GPU,
@@ -131,6 +132,8 @@ export const MAX_SIZED_VARIANTS = 4;
  * sizing saves a few percent of a run).
  */
 export const RECOMPILE_AFTER_RUNS = 64;
+/** The most sized variants a pipeline ever compiles (a compile is a hitch of tens of ms). */
+export const MAX_SIZED_COMPILES = 16;
 
 interface RuntimeArray {
   binding: number;
@@ -154,6 +157,8 @@ interface Sizable {
   variants: Map<string, GPUComputePipeline>;
   /** Runs since the last sized compile. */
   runsSinceCompile: number;
+  /** Sized variants compiled so far. */
+  compiles: number;
 }
 
 const sizable = new WeakMap<GPUComputePipeline, Sizable>();
@@ -236,11 +241,13 @@ export function pipelineFor(pipeline: GPUComputePipeline, group: GPUBindGroup): 
   if (variant) {
     entry.variants.delete(key); // now the most recently used
   } else {
+    if (entry.compiles >= MAX_SIZED_COMPILES) return pipeline;
     if (entry.variants.size >= MAX_SIZED_VARIANTS) {
       if (entry.runsSinceCompile < RECOMPILE_AFTER_RUNS) return pipeline;
       entry.variants.delete(entry.variants.keys().next().value!);
     }
     entry.runsSinceCompile = 0;
+    entry.compiles++;
     const { device, label, code, entryPoint, constants } = entry;
     const module = device.createShaderModule({ label: `${label} (sized)`, code: sizeArrays(code, entry.arrays, lengths) });
     variant = device.createComputePipeline({
