@@ -3,10 +3,11 @@
  * whatever staging buffer carried them; staging buffers reused where they fit (creating a
  * mappable buffer costs more than mapping one), and never more kept than the pool allows.
  */
-import { describe, it, expect, afterEach } from 'vitest';
+import { describe, it, expect, afterEach, beforeEach } from 'vitest';
 import { useGpu } from './support/gpu.js';
-import { readBuffer, LARGE_READ_POOL_BYTES } from '../src/gpu/buffers.js';
+import { readBuffer, clearStagingPool, LARGE_READ_POOL_BYTES } from '../src/gpu/buffers.js';
 import { BufferUsage } from '../src/gpu/flags.js';
+import { WebGPUError } from '../src/errors.js';
 
 const gpu = useGpu();
 
@@ -37,6 +38,7 @@ function sourceOf(words: number): { buffer: GPUBuffer; expected: (from: number, 
 }
 
 const sources: GPUBuffer[] = [];
+beforeEach(() => clearStagingPool(gpu.device)); // each test starts from an empty pool
 afterEach(() => {
   for (const buffer of sources.splice(0)) buffer.destroy();
 });
@@ -56,8 +58,8 @@ describe('readBuffer', () => {
       // Small reads (a count) have their own staging buffers.
       expect(new Uint32Array(await readBuffer(gpu.device, buffer, 4 * 5, 8))).toEqual(expected(5, 2));
     });
-    expect(first).toBeLessThanOrEqual(1);
-    expect(again, 'staging buffers created by the later reads').toBeLessThanOrEqual(1); // the small read's first
+    expect(first, 'the first read').toBe(1);
+    expect(again, 'staging buffers created by the later reads (the small read\'s)').toBe(1);
   });
 
   it('a read much smaller than the idle buffers takes its own; concurrent reads each get the right bytes', async () => {
@@ -83,5 +85,26 @@ describe('readBuffer', () => {
       }
     });
     expect(created, 'each read past the pool takes a fresh staging buffer').toBe(2);
+  });
+
+  it('follows reads that grow: the least recently used idle buffers make room', async () => {
+    const { buffer, expected } = sourceOf(60_000);
+    for (const bytes of [400, 1200, 5000, 20_000, 80_000, 200_000]) await readBuffer(gpu.device, buffer, 0, bytes);
+    const created = await stagingCreated(async () => {
+      for (let k = 0; k < 20; k++) expect(new Uint32Array(await readBuffer(gpu.device, buffer, 0, 200_000))).toEqual(expected(0, 50_000));
+    });
+    expect(created, 'staging buffers created by 20 reads of the latest size').toBe(0);
+  });
+
+  it('a copy WebGPU refuses (a destroyed source) throws WebGPUError, not an earlier read\'s bytes', async () => {
+    const { buffer: a } = sourceOf(10_000);
+    const { buffer: b, expected } = sourceOf(10_000);
+    await readBuffer(gpu.device, a, 0, 40_000); // leaves its staging buffer, holding a's words, idle
+    b.destroy();
+    await expect(readBuffer(gpu.device, b, 0, 40_000)).rejects.toBeInstanceOf(WebGPUError);
+    await expect(readBuffer(gpu.device, a, 0, 8)).resolves.toBeDefined();
+    const { buffer: c } = sourceOf(10_000);
+    gpu.device.queue.writeBuffer(c, 0, expected(0, 10_000));
+    expect(new Uint32Array(await readBuffer(gpu.device, c, 0, 40_000))).toEqual(expected(0, 10_000));
   });
 });

@@ -76,14 +76,16 @@ describe('pipelines sized to their bindings', () => {
     expect(sizedPipelineCount() - before).toBe(MAX_SIZED_VARIANTS);
     // A size past the budget runs runtime-sized, with the same answer; known sizes keep theirs.
     expect(await run(MAX_SIZED_VARIANTS), 'a new size past the budget').toBe(pipeline);
-    for (let r = 0; r < RECOMPILE_AFTER_RUNS; r++) expect(await run(1)).toBe(variants[1]);
+    // The oldest size, used again: now the most recently used.
+    for (let r = 0; r < RECOMPILE_AFTER_RUNS; r++) expect(await run(0)).toBe(variants[0]);
     // Enough runs since the last compile: the new size compiles, and the least recently used
-    // size (0) is dropped; coming back at once, it runs runtime-sized.
+    // size (1, not 0) is dropped; coming back at once, it runs runtime-sized.
     const late = await run(MAX_SIZED_VARIANTS);
     expect(late).not.toBe(pipeline);
     expect(sizedPipelineCount() - before).toBe(MAX_SIZED_VARIANTS + 1);
-    expect(await run(0), 'the dropped size, right after a compile').toBe(pipeline);
-    expect(await run(1)).toBe(variants[1]);
+    expect(await run(1), 'the dropped size, right after a compile').toBe(pipeline);
+    expect(await run(0), 'the size used most recently is kept').toBe(variants[0]);
+    expect(await run(2)).toBe(variants[2]);
     expect(await run(MAX_SIZED_VARIANTS)).toBe(late);
   });
 

@@ -2,7 +2,7 @@
  * Buffers: labelled creation, uploads, and reads back to the CPU.
  */
 import { BufferUsage, MapMode } from './flags.js';
-import { DeviceLostError } from '../errors.js';
+import { DeviceLostError, WebGPUError } from '../errors.js';
 import { settle } from './wait.js';
 
 /** The largest buffer a pass may bind: the smaller of the device's binding and buffer limits. */
@@ -42,8 +42,8 @@ export function upload(device: GPUDevice, buffer: GPUBuffer, data: ArrayBufferVi
 }
 
 /**
- * `bytes` rounded up to a size class: a multiple of 4 whose top three bits are its only ones
- * (…, 4096, 5120, 6144, 7168, 8192, …: steps of 14–25%). Buffers of scenes of nearby sizes
+ * `bytes` rounded up to a size class: past 64 bytes, a multiple of 4 whose top three bits are its
+ * only ones (…, 4096, 5120, 6144, 7168, 8192, …: steps of 14–25%); up to 64, a multiple of 4. Buffers of scenes of nearby sizes
  * then share a size, and so the pipelines compiled for the sizes they are bound at
  * (src/gpu/pipeline.ts, sized arrays) are few.
  */
@@ -139,14 +139,36 @@ function idleStaging(pool: StagingPool, size: number): GPUBuffer | undefined {
   return k < 0 ? undefined : pool.large.splice(k, 1)[0];
 }
 
-/** Keeps `staging` (idle, unmapped) in the pool if there is room, else destroys it. */
+/**
+ * Keeps `staging` (idle, unmapped) in the pool, the most recently used last: a large one
+ * displaces the least recently used large ones past LARGE_READ_POOL or LARGE_READ_POOL_BYTES, so
+ * the pool follows reads that grow. One over the byte budget alone is destroyed.
+ */
 function releaseStaging(pool: StagingPool, staging: GPUBuffer): void {
   if (staging.size <= SMALL_READ_BYTES) {
-    if (pool.small.length < SMALL_READ_POOL) return void pool.small.push(staging);
-  } else if (pool.large.length < LARGE_READ_POOL && pool.large.reduce((sum, b) => sum + b.size, staging.size) <= LARGE_READ_POOL_BYTES) {
-    return void pool.large.push(staging);
+    if (pool.small.length < SMALL_READ_POOL) pool.small.push(staging);
+    else staging.destroy();
+    return;
   }
-  staging.destroy();
+  if (staging.size > LARGE_READ_POOL_BYTES) {
+    staging.destroy();
+    return;
+  }
+  pool.large.push(staging);
+  let bytes = pool.large.reduce((sum, b) => sum + b.size, 0);
+  while (pool.large.length > LARGE_READ_POOL || bytes > LARGE_READ_POOL_BYTES) {
+    const oldest = pool.large.shift()!;
+    bytes -= oldest.size;
+    oldest.destroy();
+  }
+}
+
+/** Drops a device's idle staging buffers (for tests: a pool in a known state). */
+export function clearStagingPool(device: GPUDevice): void {
+  const pool = stagingPools.get(device);
+  if (!pool) return;
+  for (const buffer of [...pool.small, ...pool.large]) buffer.destroy();
+  stagingPools.delete(device);
 }
 
 /**
@@ -167,17 +189,33 @@ export async function readBuffer(device: GPUDevice, source: GPUBuffer, offset: n
     pool = { small: [], large: [] };
     stagingPools.set(device, pool);
   }
+  // A read that could be kept takes its size class (nearby sizes then share it); one too big
+  // to keep takes its own size.
+  const kept = small || sizeClass(size) <= LARGE_READ_POOL_BYTES;
   const staging = idleStaging(pool, size) ?? device.createBuffer({
     label: small ? 'webgpu-collide small readback' : 'webgpu-collide readback',
-    size: small ? SMALL_READ_BYTES : sizeClass(size),
+    size: small ? SMALL_READ_BYTES : kept ? sizeClass(size) : size,
     usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST,
   });
   let reusable = false;
   try {
-    const encoder = device.createCommandEncoder({ label: `${source.label} readback` });
-    encoder.copyBufferToBuffer(source, offset, staging, 0, size);
-    device.queue.submit([encoder.finish()]);
+    // A copy WebGPU refuses (a destroyed source) would leave a reused staging buffer holding an
+    // earlier read's bytes: the refusal is an error here, not stale data.
+    device.pushErrorScope('validation');
+    let refused: Promise<GPUError | null>;
+    try {
+      const encoder = device.createCommandEncoder({ label: `${source.label} readback` });
+      encoder.copyBufferToBuffer(source, offset, staging, 0, size);
+      device.queue.submit([encoder.finish()]);
+    } finally {
+      refused = device.popErrorScope().catch(() => null); // a lost device fails the map below
+    }
     await mapRead(staging, device);
+    const error = await settle(device, refused);
+    if (error) {
+      staging.unmap();
+      throw new WebGPUError('validation', error.message);
+    }
     const bytes = staging.getMappedRange(0, size);
     let out: ArrayBuffer;
     if (into) {

@@ -124,8 +124,12 @@ export function computePipeline(
 
 /** The fewest elements the largest array of a binding set must hold for the pipeline to be sized. */
 export const MIN_SIZED_ELEMENTS = 4096;
-/** The most sized variants a pipeline keeps at once. */
-export const MAX_SIZED_VARIANTS = 4;
+/**
+ * The most sized variants a pipeline keeps at once. A pipeline is shared by every pass on the
+ * device that runs the same code (the scans of a collider's grid, of a world's grid and of its
+ * contact lists are one pipeline), so this and the limits below are theirs together.
+ */
+export const MAX_SIZED_VARIANTS = 8;
 /**
  * Runs of a pipeline, since it last compiled a sized variant, before it compiles another that
  * would drop one of its MAX_SIZED_VARIANTS (a compile costs tens of ms on SwiftShader, the

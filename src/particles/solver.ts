@@ -334,7 +334,7 @@ export class ParticleSolver {
     run('particle stable sort', this.pipelines.stable, this.group(`stable ${p}`, 'stable', [grid.params, params, grid.keys.buffer, grid.cellStart.buffer, this.scratchId, state.spheres, state.velocities, grid.sorted.buffer, A, grid.sortedId.buffer]), 'on');
     const layout = gridLayoutOf(plan);
     run('contact count', this.searchPipeline('count', layout), this.group(`count ${p}`, 'count', [grid.params, params, grid.cellStart.buffer, grid.sorted.buffer, A, this.start, this.stats, this.anchors]), 'on');
-    this.scan.encode(encoder, this.start, n, timer, skipSearch, searching);
+    this.scan.encode(encoder, this.start, n, timer, skipSearch, searching, this.capacity); // the counts; the kept partners follow them
     run('contact fill', this.searchPipeline('fill', layout), this.group(`fill ${p}`, 'fill', [grid.params, params, grid.cellStart.buffer, grid.sorted.buffer, A, grid.sortedId.buffer, this.start, contacts, this.ranges, this.stats]), 'on');
     run('contact carry', this.pipelines.carry, this.group(`carry ${p}`, 'carry', [params, grid.sortedId.buffer, this.start, contacts, this.ranges]), 'off');
     this.gate.finish();

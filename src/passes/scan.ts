@@ -57,7 +57,7 @@ export class ExclusiveScanPass {
   private readonly dummy: GPUBuffer;
   /** Recursion levels for the current (data buffer, count); rebuilt when either changes. */
   private levels: Level[] = [];
-  private boundTo: { data: GPUBuffer; count: number } | null = null;
+  private boundTo: { data: GPUBuffer; count: number; capacity: number } | null = null;
 
   constructor(
     private readonly device: GPUDevice,
@@ -74,9 +74,9 @@ export class ExclusiveScanPass {
     this.dummy = createBuffer(device, `${label} no offsets`, 4, BufferUsage.STORAGE);
   }
 
-  /** Prepares the levels for scanning `count` values of `data` (which holds count + 1). */
-  private bind(data: GPUBuffer, count: number): void {
-    if (this.boundTo && this.boundTo.data === data && this.boundTo.count === count) return;
+  /** Prepares the levels for scanning `count` values of `data` (which holds count + 1), of at most `capacity`. */
+  private bind(data: GPUBuffer, count: number, capacity: number): void {
+    if (this.boundTo && this.boundTo.data === data && this.boundTo.count === count && this.boundTo.capacity === capacity) return;
     this.releaseLevels();
     let buffer = data;
     let n = count;
@@ -84,10 +84,11 @@ export class ExclusiveScanPass {
       const chunks = ceilDiv(n, this.unit.chunk);
       const multi = chunks > 1;
       const params = createUniform(this.device, `${this.label} params ${depth}`, packStruct(ScanParams, { count: n, useOffsets: multi ? 1 : 0, skip: 0 }));
-      // Sized for what the level's data buffer could hold, not for this count: scans of
+      // Sized for the most values the level is ever scanned with, not for this count: scans of
       // different counts in one buffer (a grid's cellStart, which only grows) then bind the same
       // sizes, and share the pipelines compiled for them (src/gpu/pipeline.ts, sized arrays).
-      const sumsBytes = 4 * (ceilDiv(Math.max(buffer.size / 4 - 1, n), this.unit.chunk) + 1);
+      const most = depth === 0 ? Math.max(capacity, n) : Math.max(buffer.size / 4 - 1, n);
+      const sumsBytes = 4 * (ceilDiv(most, this.unit.chunk) + 1);
       const sums = multi ? createBuffer(this.device, `${this.label} chunk sums ${depth}`, sumsBytes, BufferUsage.STORAGE) : this.dummy;
       const group = bindGroup(this.device, `${this.label} level ${depth}`, this.layout, [params, buffer, sums]);
       this.levels.push({ count: n, chunks, params, sums, group, gated: false });
@@ -95,7 +96,7 @@ export class ExclusiveScanPass {
       buffer = sums;
       n = chunks;
     }
-    this.boundTo = { data, count };
+    this.boundTo = { data, count, capacity };
   }
 
   /**
@@ -105,14 +106,16 @@ export class ExclusiveScanPass {
    * With `skip`, the scan does nothing where that u32 is nonzero when the submission runs (it is
    * copied into every level's params first); without it, the levels' skip is 0. `dispatch`
    * records each dispatch (a caller that gates it indirectly; default: folded past the limit).
+   * `capacity`: the most values `data` is ever scanned with (default: all it holds but the
+   * total), which sizes the levels' buffers.
    */
-  encode(encoder: GPUCommandEncoder, data: GPUBuffer, count: number, timer?: GpuTimer, skip?: SkipSwitch, dispatch?: Dispatcher): void {
+  encode(encoder: GPUCommandEncoder, data: GPUBuffer, count: number, timer?: GpuTimer, skip?: SkipSwitch, dispatch?: Dispatcher, capacity = data.size / 4 - 1): void {
     const run = dispatch ?? ((pass: GPUComputePassEncoder, groups: number): void => dispatchFolded(pass, groups, this.maxWorkgroupsPerDimension));
     if (count === 0) {
       encoder.clearBuffer(data, 0, 4);
       return;
     }
-    this.bind(data, count);
+    this.bind(data, count, capacity);
     for (const level of this.levels) {
       if (skip) encoder.copyBufferToBuffer(skip.buffer, skip.offset, level.params, ScanParams.offsets.skip, 4);
       else if (level.gated) encoder.clearBuffer(level.params, ScanParams.offsets.skip, 4);
