@@ -4,9 +4,11 @@
  * consecutive values (a "chunk") is read:
  *
  * - **'serial'**: a chunk is SCAN_CHUNK (32) values of one thread, read and written in order,
- *   with no workgroup memory and no barrier. On SwiftShader, where a workgroup barrier costs
- *   more than a whole chunk of work, this is the fast one (a shared-memory Hillis–Steele scan
- *   of 1M values took ~800 ms there, this ~12 ms). On a GPU it reads badly: at each step the
+ *   four at a time (`array<vec4u>`), with no workgroup memory and no barrier. On SwiftShader,
+ *   where a workgroup barrier costs more than a whole chunk of work, this is the fast one (a
+ *   shared-memory Hillis–Steele scan of 1M values took ~800 ms there, this ~12 ms); there each
+ *   lane's load is a load of its own, and four values a load took 15–20% off the grid's scan of
+ *   531k buckets (alternated runs; at 5.3M buckets, where the bytes bound it, no clear change). On a GPU it reads badly: at each step the
  *   threads of a SIMD group touch 32 different 128-byte lines, one word of each, and the lines
  *   must stay cached for the next 31 steps; with thousands of threads resident they do not.
  * - **'tiled'**: a chunk is a tile of SCAN_TILE (2,048) values of one workgroup. Its threads
@@ -43,61 +45,80 @@ export const SCAN_UNITS: Readonly<Record<ScanVariant, { chunk: number; chunksPer
   tiled: { chunk: SCAN_TILE, chunksPerWorkgroup: 1 },
 };
 
-/** Bindings, in order: params, data (n + 1 values), chunk sums (the level above: its offsets). */
+/**
+ * Bindings, in order: params, data (n + 1 values, the binding at least SCAN_ALIGN-aligned bytes
+ * past them: src/passes/scan.ts, scanBufferBytes), chunk sums (the level above: its offsets).
+ */
 export const scanBindings = ['uniform', 'storage', 'storage'] as const;
 
-const header = () => wgsl`
+/** A scanned binding holds whole groups of this many bytes ('serial' reads four values at once). */
+export const SCAN_ALIGN = 16;
+
+const header = (data = 'array<u32>') => wgsl`
 ${ScanParams.wgsl}
 @group(0) @binding(0) var<uniform> params: ScanParams;
-@group(0) @binding(1) var<storage, read_write> data: array<u32>;
+@group(0) @binding(1) var<storage, read_write> data: ${data};
 @group(0) @binding(2) var<storage, read_write> chunkSums: array<u32>;
 ${flatWorkgroup}
 `;
 
 export const scanShader = (options: { variant?: ScanVariant } = {}) => (options.variant === 'tiled' ? tiledShader() : serialShader());
 
+// Values in vec4s: value i is lane i % 4 of data[i / 4]. A chunk is QUADS vec4s; lanes at or
+// past n are left as they are (the buffer may hold other data after the total), but for the
+// total itself, written at n.
 const serialShader = () => wgsl`
-${header()}
+${header('array<vec4u>')}
 const WG: u32 = ${SCAN_WG}u;
-const CHUNK: u32 = ${SCAN_CHUNK}u;
+const QUADS: u32 = ${SCAN_CHUNK / 4}u;
+const LANES: vec4u = vec4u(0u, 1u, 2u, 3u);
 
 @compute @workgroup_size(WG)
 fn scanReduce(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
               @builtin(local_invocation_index) lid: u32) {
   let chunk = flatWorkgroup(wid, nwg) * WG + lid;
-  let base = chunk * CHUNK;
-  if (params.skip != 0u || base >= params.count) {
+  let n = params.count;
+  let first = chunk * QUADS;
+  if (params.skip != 0u || first * 4u >= n) {
     return;
   }
-  let end = min(base + CHUNK, params.count);
-  var sum = 0u;
-  for (var i = base; i < end; i++) {
-    sum += data[i];
+  let end = min(first + QUADS, (n + 3u) / 4u);
+  var sum = vec4u(0u);
+  for (var j = first; j < end; j++) {
+    sum += select(vec4u(0u), data[j], vec4u(4u * j) + LANES < vec4u(n));
   }
-  chunkSums[chunk] = sum;
+  chunkSums[chunk] = sum.x + sum.y + sum.z + sum.w;
 }
 
 @compute @workgroup_size(WG)
 fn scanDownsweep(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
                  @builtin(local_invocation_index) lid: u32) {
   let chunk = flatWorkgroup(wid, nwg) * WG + lid;
-  let base = chunk * CHUNK;
   let n = params.count;
-  if (params.skip != 0u || base >= n) {
+  let first = chunk * QUADS;
+  if (params.skip != 0u || first * 4u >= n) {
     return;
   }
   var running = 0u;
   if (params.useOffsets != 0u) {
     running = chunkSums[chunk];
   }
-  let end = min(base + CHUNK, n);
-  for (var i = base; i < end; i++) {
-    let v = data[i];
-    data[i] = running;
-    running += v;
+  let end = min(first + QUADS, (n + 3u) / 4u);
+  for (var j = first; j < end; j++) {
+    let index = vec4u(4u * j) + LANES;
+    let v = data[j];
+    let live = index < vec4u(n);
+    let x = select(vec4u(0u), v, live);
+    let sums = vec4u(running, running + x.x, running + x.x + x.y, running + x.x + x.y + x.z);
+    running = sums.w + x.w;
+    data[j] = select(select(v, vec4u(running), index == vec4u(n)), sums, live);
   }
-  if (end == n) {
-    data[n] = running;
+  // The total at n: written above when n is not a multiple of 4 (in the last vec4 of values);
+  // else it opens a vec4 of its own, and end · 4 == n only in the chunk holding the last value.
+  if (end * 4u == n) {
+    var last = data[end];
+    last.x = running;
+    data[end] = last;
   }
 }
 `;

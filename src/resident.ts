@@ -26,7 +26,7 @@ import { checkOneOf, checkPositiveInteger, checkBoolean, RULES, MAX_MAGNITUDE, t
 import { LOG2_BIAS, LOG2_BINS, ceilLog2Bits } from './grid/level.js';
 import { BROADPHASES, type Broadphase } from './options.js';
 import { toRaycastResult, toSphereCastResult, trueTotal, type HitRecords, type RaycastResult, type SphereCastResult, type RaycastAllHits, type SphereCastAllHits } from './castQueries.js';
-import { ExclusiveScanPass } from './passes/scan.js';
+import { ExclusiveScanPass, scanBufferBytes } from './passes/scan.js';
 import type { GridPlan, PlanOptions } from './grid/plan.js';
 import type { GpuTimer } from './gpu/timer.js';
 import type { BoxKind } from '../shaders/boxes.wgsl.js';
@@ -585,7 +585,7 @@ export class ResidentQueries {
     const hits = result.records.ensure(Math.max(CastHitRecord.size * result.capacity, 16));
     // The buffer may have grown past the capacity asked for: it holds what it holds.
     if (job.allHits) result.capacity = Math.min(Math.floor(hits.size / CastHitRecord.size), maxHits);
-    const counts = result.counts.ensure(4 * (casts.count + 1));
+    const counts = result.counts.ensure(scanBufferBytes(casts.count));
     const sphereBuffer = this.source(encoder, spheres, 16 * spheres.count, this.spheres);
     const castBuffer = this.source(encoder, casts, 4 * GPU_STRIDE.cast * casts.count, this.others);
     this.check(encoder, sphereBuffer, spheres.count, result.status, { capacity: result.capacity, workgroupSize: job.workgroupSize, promisedRadius: job.promisedRadius });

@@ -2,7 +2,7 @@
 import { describe, it, expect } from 'vitest';
 import { useGpu } from './support/gpu.js';
 import { mulberry32 } from './support/random.js';
-import { ExclusiveScanPass, autoScanVariant, type ScanVariant } from '../src/passes/scan.js';
+import { ExclusiveScanPass, autoScanVariant, scanBufferBytes, type ScanVariant } from '../src/passes/scan.js';
 import { SCAN_TILE } from '../shaders/scan.wgsl.js';
 import { describeDevice, shadersRunOnCpu } from '../src/device.js';
 import { BufferUsage } from '../src/gpu/flags.js';
@@ -13,7 +13,7 @@ const gpu = useGpu();
 async function scanOnGpu(values: Uint32Array, variant: ScanVariant, maxWorkgroupsPerDimension = 65535): Promise<Uint32Array> {
   const { device } = gpu;
   const scan = new ExclusiveScanPass(device, maxWorkgroupsPerDimension, 'test scan', variant);
-  const data = device.createBuffer({ label: 'scan data', size: 4 * (values.length + 1), usage: BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC });
+  const data = device.createBuffer({ label: 'scan data', size: scanBufferBytes(values.length), usage: BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC });
   try {
     device.queue.writeBuffer(data, 0, values);
     const encoder = device.createCommandEncoder();
@@ -43,7 +43,7 @@ function cpuScan(values: Uint32Array): Uint32Array {
 // workgroup's tile of SCAN_TILE (2,048) values. Sizes around every boundary of both, and deep
 // enough for three levels of recursion of each.
 const SIZES: Record<ScanVariant, number[]> = {
-  serial: [1, 2, 31, 32, 33, 1000, 4095, 4096, 4097, 131_071, 200_003],
+  serial: [1, 2, 3, 4, 5, 31, 32, 33, 127, 128, 129, 1000, 4095, 4096, 4097, 131_071, 200_003],
   tiled: [1, 2, 255, 256, 257, SCAN_TILE - 1, SCAN_TILE, SCAN_TILE + 1, 3 * SCAN_TILE + 7, SCAN_TILE * SCAN_TILE + 1],
 };
 
@@ -63,6 +63,30 @@ for (const variant of ['serial', 'tiled'] as const) {
       const rand = mulberry32(7);
       const values = Uint32Array.from({ length: folded }, () => Math.floor(rand() * 100));
       expect(await scanOnGpu(values, variant, 4)).toEqual(cpuScan(values));
+    });
+
+    it('leaves what lies past the total as it was (the buffer may hold other data there)', async () => {
+      const { device } = gpu;
+      const scan = new ExclusiveScanPass(device, 65535, 'test scan', variant);
+      try {
+        for (const n of [1, 2, 3, 4, 5, 7, 8, 31, 32, 33, 4096, 4099]) {
+          const words = scanBufferBytes(n) / 4 + 37;
+          const initial = new Uint32Array(words).fill(0xdeadbeef);
+          const rand = mulberry32(n + 100);
+          for (let i = 0; i < n; i++) initial[i] = Math.floor(rand() * 1000);
+          const data = device.createBuffer({ label: 'scan data', size: 4 * words, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC });
+          device.queue.writeBuffer(data, 0, initial);
+          const encoder = device.createCommandEncoder();
+          scan.encode(encoder, data, n, undefined, undefined, undefined, n);
+          device.queue.submit([encoder.finish()]);
+          const out = new Uint32Array(await readBuffer(device, data, 0, 4 * words));
+          data.destroy();
+          expect(out.subarray(0, n + 1), `n = ${n}`).toEqual(cpuScan(initial.subarray(0, n)));
+          expect(out.subarray(n + 1).every((w) => w === 0xdeadbeef), `n = ${n}: the words past the total`).toBe(true);
+        }
+      } finally {
+        scan.destroy();
+      }
     });
 
     it('wraps like u32 arithmetic when the total passes 2^32', async () => {

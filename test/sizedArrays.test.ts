@@ -14,7 +14,7 @@ import { sortPairs } from '../src/reference/spherePairs.js';
 import { createParticleWorld } from '../src/particles/index.js';
 import { bindGroupLayout, bindGroup, computePipeline, pipelineFor, setArraySizing, sizedPipelineCount, sizesArrays, MAX_SIZED_VARIANTS, MIN_SIZED_ELEMENTS, RECOMPILE_AFTER_RUNS, MAX_SIZED_COMPILES } from '../src/gpu/pipeline.js';
 import { readBuffer, sizeClass } from '../src/gpu/buffers.js';
-import { ExclusiveScanPass } from '../src/passes/scan.js';
+import { ExclusiveScanPass, scanBufferBytes } from '../src/passes/scan.js';
 import { BufferUsage } from '../src/gpu/flags.js';
 import { mulberry32 } from './support/random.js';
 
@@ -154,7 +154,7 @@ describe('pipelines sized to their bindings', () => {
     const device = gpu.device;
     const scan = new ExclusiveScanPass(device, 65535, 'sizes scan', 'serial');
     const capacity = 300_000;
-    const data = device.createBuffer({ size: 4 * (capacity + 1), usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST });
+    const data = device.createBuffer({ size: scanBufferBytes(capacity), usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST });
     let compiled = 0;
     for (const count of [capacity, 250_001, 123_457, 200_000, 99_999, 280_000]) {
       device.queue.writeBuffer(data, 0, new Uint32Array(count).fill(1));

@@ -15,7 +15,7 @@
  * run on a CPU, 'tiled' on a GPU), each checked against a CPU prefix sum first.
  */
 import { RadixSortPass, type RadixSortStrategy } from '../../src/passes/radixSort.js';
-import { ExclusiveScanPass, type ScanVariant } from '../../src/passes/scan.js';
+import { ExclusiveScanPass, scanBufferBytes, type ScanVariant } from '../../src/passes/scan.js';
 import { radixSortByKey } from '../../src/reference/sort.js';
 import { GpuTimer } from '../../src/gpu/timer.js';
 import { BufferUsage } from '../../src/gpu/flags.js';
@@ -188,7 +188,7 @@ async function scanRows(ctx: Context, scans: Record<ScanVariant, ExclusiveScanPa
   const n = values.length;
   const want = new Uint32Array(n + 1);
   for (let i = 0; i < n; i++) want[i + 1] = (want[i] + values[i]) >>> 0;
-  const data = device.createBuffer({ label: 'scan bench data', size: 4 * (n + 1), usage: BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC });
+  const data = device.createBuffer({ label: 'scan bench data', size: scanBufferBytes(n), usage: BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC });
   const rows: Row[] = [];
   try {
     for (const variant of ['serial', 'tiled'] as const) {

@@ -5,7 +5,7 @@
  * and their original indices.
  */
 import { gridCountShader, gridCountBindings, gridScatterShader, gridScatterBindings, gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/grid.wgsl.js';
-import { ExclusiveScanPass } from './scan.js';
+import { ExclusiveScanPass, scanBufferBytes } from './scan.js';
 import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup, variant } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { GrowableBuffer } from '../gpu/buffers.js';
@@ -44,7 +44,7 @@ export class GpuGrid {
   prepare(plan: GridPlan): void {
     this.plan = plan;
     const n = Math.max(1, plan.sphereCount);
-    this.cellStart.ensure(4 * (plan.bucketCount + 1));
+    this.cellStart.ensure(scanBufferBytes(plan.bucketCount));
     this.keys.ensure(8 * n);
     this.sorted.ensure(16 * n);
     this.sortedId.ensure(4 * n);

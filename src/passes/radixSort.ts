@@ -37,7 +37,7 @@ import {
   radixSortShader, radixSortBindings, RADIX_WG, RADIX_TILE, RADIX_BITS, RADIX_BINS, RADIX_WORKGROUP_BYTES,
   RADIX_CHUNK, RADIX_THREAD_WG, RADIX_SUBGROUP_WG, radixSortSubgroupShader, radixSortSubgroupBindings,
 } from '../../shaders/radixSort.wgsl.js';
-import { ExclusiveScanPass } from './scan.js';
+import { ExclusiveScanPass, scanBufferBytes } from './scan.js';
 import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { bindingLimit, createBuffer } from '../gpu/buffers.js';
@@ -179,7 +179,7 @@ export class RadixSortPass {
     const usage = BufferUsage.STORAGE | BufferUsage.COPY_SRC;
     this.scratchKeys ??= createBuffer(this.device, `${this.label} scratch keys`, 4 * this.capacity, usage);
     if (values) this.scratchValues ??= createBuffer(this.device, `${this.label} scratch values`, 4 * this.capacity, usage);
-    this.hist ??= createBuffer(this.device, `${this.label} counts`, 4 * (RADIX_BINS * (this.capacity / RADIX_SORT_UNIT[this.strategy]) + 1), BufferUsage.STORAGE | BufferUsage.COPY_DST);
+    this.hist ??= createBuffer(this.device, `${this.label} counts`, scanBufferBytes(RADIX_BINS * (this.capacity / RADIX_SORT_UNIT[this.strategy])), BufferUsage.STORAGE | BufferUsage.COPY_DST);
   }
 
   private scanFor(bins: number): ExclusiveScanPass {

@@ -1,13 +1,14 @@
 /**
  * ExclusiveScanPass: in-place exclusive prefix sum of `count` u32 values in a buffer that holds
- * count + 1 of them (the total lands in the last). Reduce-then-scan, recursing over the chunk
+ * at least scanBufferBytes(count) bytes (the total lands after the values; what lies past it is
+ * left as it was). Reduce-then-scan, recursing over the chunk
  * sums until they fit one chunk, in one of two variants (shaders/scan.wgsl.ts): 'serial' (a
  * thread's 32 values, no barrier) where shaders run on a CPU, 'tiled' (a workgroup's 2,048
  * values read coalesced through workgroup memory) on a GPU. The pass owns its pipelines, its
  * bind group layout and the buffers of every recursion level; it records into a caller's
  * encoder.
  */
-import { scanShader, scanBindings, SCAN_UNITS, type ScanVariant } from '../../shaders/scan.wgsl.js';
+import { scanShader, scanBindings, SCAN_UNITS, SCAN_ALIGN, type ScanVariant } from '../../shaders/scan.wgsl.js';
 import { shadersRunOnCpu } from '../device.js';
 import { ScanParams, packStruct } from '../layout.js';
 import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
@@ -27,6 +28,15 @@ interface Level {
 }
 
 export type { ScanVariant } from '../../shaders/scan.wgsl.js';
+
+/**
+ * The bytes a buffer scanned over `count` values must hold: the values and the total after them,
+ * rounded up to SCAN_ALIGN ('serial' reads and writes four values at once; what lies past the
+ * total in that last group is left as it was).
+ */
+export function scanBufferBytes(count: number): number {
+  return SCAN_ALIGN * ceilDiv(4 * (count + 1), SCAN_ALIGN);
+}
 
 const preferred = new WeakMap<GPUDevice, ScanVariant>();
 
@@ -88,7 +98,7 @@ export class ExclusiveScanPass {
       // different counts in one buffer (a grid's cellStart, which only grows) then bind the same
       // sizes, and share the pipelines compiled for them (src/gpu/pipeline.ts, sized arrays).
       const most = depth === 0 ? Math.max(capacity, n) : Math.max(buffer.size / 4 - 1, n);
-      const sumsBytes = 4 * (ceilDiv(most, this.unit.chunk) + 1);
+      const sumsBytes = scanBufferBytes(ceilDiv(most, this.unit.chunk));
       const sums = multi ? createBuffer(this.device, `${this.label} chunk sums ${depth}`, sumsBytes, BufferUsage.STORAGE) : this.dummy;
       const group = bindGroup(this.device, `${this.label} level ${depth}`, this.layout, [params, buffer, sums]);
       this.levels.push({ count: n, chunks, params, sums, group, gated: false });
@@ -100,7 +110,8 @@ export class ExclusiveScanPass {
   }
 
   /**
-   * Records the scan of `count` values of `data` (count + 1 long) into `encoder`.
+   * Records the scan of `count` values of `data` (at least scanBufferBytes(count) long) into
+   * `encoder`.
    * Bytes moved: about 12·count (read twice, written once) plus the levels above (~3% more
    * for 'serial', ~0.05% for 'tiled').
    * With `skip`, the scan does nothing where that u32 is nonzero when the submission runs (it is
@@ -110,6 +121,9 @@ export class ExclusiveScanPass {
    * total), which sizes the levels' buffers.
    */
   encode(encoder: GPUCommandEncoder, data: GPUBuffer, count: number, timer?: GpuTimer, skip?: SkipSwitch, dispatch?: Dispatcher, capacity = data.size / 4 - 1): void {
+    if (data.size < scanBufferBytes(count)) {
+      throw new Error(`${this.label}: a scan of ${count} values needs a buffer of ${scanBufferBytes(count)} bytes (scanBufferBytes), got ${data.size}`);
+    }
     const run = dispatch ?? ((pass: GPUComputePassEncoder, groups: number): void => dispatchFolded(pass, groups, this.maxWorkgroupsPerDimension));
     if (count === 0) {
       encoder.clearBuffer(data, 0, 4);
