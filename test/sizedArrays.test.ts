@@ -30,14 +30,18 @@ afterEach(() => {
   if (defaultSizing !== undefined) setArraySizing(gpu.device, defaultSizing);
 });
 
+/** The test kernels' bindings: data (read), out (read-write), and their layout. */
+const TEST_BINDINGS = /* wgsl */ `
+@group(0) @binding(0) var<storage, read> data: array<vec4f>;
+@group(0) @binding(1) var<storage, read_write> out: array<u32>;`;
+const testLayout = (): GPUBindGroupLayout => bindGroupLayout(gpu.device, 'sized test layout', ['read-only-storage', 'storage']);
+
 describe('pipelines sized to their bindings', () => {
   it('arrayLength() reads the binding length; past MAX_SIZED_VARIANTS sizes a kernel compiles again only after RECOMPILE_AFTER_RUNS runs, dropping the least recently used', async () => {
     sizing(true);
     const device = gpu.device;
-    const layout = bindGroupLayout(device, 'sized test layout', ['read-only-storage', 'storage']);
-    const code = /* wgsl */ `
-@group(0) @binding(0) var<storage, read> data: array<vec4f>;
-@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+    const layout = testLayout();
+    const code = /* wgsl */ `${TEST_BINDINGS}
 @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) {
   if (g.x == 0u) {
     out[0] = arrayLength(&data);
@@ -92,10 +96,8 @@ describe('pipelines sized to their bindings', () => {
   it('sizes that keep alternating: a compile every RECOMPILE_AFTER_RUNS runs at most, and none past MAX_SIZED_COMPILES', () => {
     sizing(true);
     const device = gpu.device;
-    const layout = bindGroupLayout(device, 'sized test layout', ['read-only-storage', 'storage']);
-    const code = /* wgsl */ `
-@group(0) @binding(0) var<storage, read> data: array<vec4f>;
-@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+    const layout = testLayout();
+    const code = /* wgsl */ `${TEST_BINDINGS}
 @compute @workgroup_size(64) fn alternating(@builtin(global_invocation_id) g: vec3u) {
   out[0] = arrayLength(&data);
 }`;
@@ -121,9 +123,8 @@ describe('pipelines sized to their bindings', () => {
   it('a binding set smaller than MIN_SIZED_ELEMENTS keeps the runtime-sized pipeline', () => {
     sizing(true);
     const device = gpu.device;
-    const layout = bindGroupLayout(device, 'sized test layout', ['read-only-storage', 'storage']);
-    const code = `@group(0) @binding(0) var<storage, read> data: array<vec4f>;
-@group(0) @binding(1) var<storage, read_write> out: array<u32>;
+    const layout = testLayout();
+    const code = `${TEST_BINDINGS}
 @compute @workgroup_size(1) fn small() { out[0] = u32(data[0].x); }`;
     const pipeline = computePipeline(device, 'sized small', [layout], code, 'small');
     const data = device.createBuffer({ size: 16 * (MIN_SIZED_ELEMENTS - 1), usage: BufferUsage.STORAGE });
