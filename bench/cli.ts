@@ -9,6 +9,7 @@
  *     [--sizes 1000,4000,16000,64000,256000,1000000] [--scenes uniform,clustered,mixed,dense]
  *     [--pair-methods gpu-grid,gpu-sweep,gpu-all-pairs,cpu-grid,js-grid,js-grid-naive,rapier]
  *     [--cast-sizes 1000x1000,...] [--box-sizes 100000x10000] [--particle-sizes 100000,1000000]
+ *     [--box-scenes uniform,clustered,...] [--box-methods gpu-auto,gpu-grid,js-grid,cpu-brute,...]
  *     [--crossover] [--reps 5] [--warmup 1] [--budget 90] [--json bench/results/bench.json]
  *   npm run bench -- --suites sort [--sort-sizes 1000000,16000000]
  *   npm run bench -- --suites pile [--pile-frames 600] [--pile-sizes 8000,1000000] [--gas-sizes 100000,1000000] [--gas-steps 10] [--gas-fractions 0.2,0.02] [--pile-methods rapier,gpu,gpu-light]
@@ -35,7 +36,7 @@ import type { Context, Row } from './harness.js';
 import { pairsSuite, CROSSOVER_SIZES, PAIR_METHODS } from './suites/pairs.js';
 import { PAIR_SCENES } from './scenes.js';
 import { castsSuite, CAST_METHODS } from './suites/casts.js';
-import { boxesSuite } from './suites/boxes.js';
+import { boxesSuite, BOX_METHODS } from './suites/boxes.js';
 import { particlesSuite } from './suites/particles.js';
 import { pileSuite } from './suites/pile.js';
 import { sortSuite } from './suites/sort.js';
@@ -63,6 +64,8 @@ const USAGE = `usage: npm run bench -- [options]   (each list is comma-separated
   --sizes N,...            sphere counts of the pairs suite
   --scenes KIND,...        pair scenes: ${Object.keys(PAIR_SCENES).join(', ')}
   --pair-methods M,...     ${PAIR_METHODS.join(', ')}
+  --box-scenes KIND,...    sphere–box scenes (the pair kinds, with boxes on their spheres; default uniform)
+  --box-methods M,...      ${BOX_METHODS.join(', ')}
   --cast-methods M,...     ${CAST_METHODS.join(', ')}
   --cast-sizes RxS,...     rays x spheres      --box-sizes SxB,...   spheres x boxes
   --particle-sizes N,...   --sort-sizes N,...  --resident-sizes N,...  --pile-frames N  --pile-sizes N,...  --gas-sizes N,...  --gas-steps N  --gas-fractions F,...
@@ -85,6 +88,8 @@ function parse() {
     scenes: { type: 'string', default: 'uniform,clustered,mixed,dense' },
     'cast-sizes': { type: 'string', default: SIZES.split(',').map((n) => `${n}x${n}`).join(',') },
     'box-sizes': { type: 'string', default: '100000x10000' },
+    'box-scenes': { type: 'string', default: 'uniform' },
+    'box-methods': { type: 'string', default: BOX_METHODS.join(',') },
     'particle-sizes': { type: 'string', default: '100000,1000000' },
     'sort-sizes': { type: 'string', default: '1000000,16000000' },
     'resident-sizes': { type: 'string', default: '100000' },
@@ -138,7 +143,9 @@ const checkedPairs = (flag: string, list: string): [number, number][] =>
   });
 oneOf('suites', args.suites, SUITES);
 oneOf('scenes', args.scenes, Object.keys(PAIR_SCENES));
+oneOf('box-scenes', args['box-scenes'], Object.keys(PAIR_SCENES));
 oneOf('pair-methods', args['pair-methods'], PAIR_METHODS);
+oneOf('box-methods', args['box-methods'], BOX_METHODS);
 oneOf('cast-methods', args['cast-methods'], CAST_METHODS);
 oneOf('pile-methods', args['pile-methods'], PILE_METHODS);
 for (const flag of ['sizes', 'particle-sizes', 'sort-sizes', 'gas-sizes', 'resident-sizes', 'pile-sizes'] as const) checkedNumbers(flag, args[flag]);
@@ -188,7 +195,7 @@ console.log(`# webgpu-collide bench\n\nadapter: ${info?.description} (${info?.ve
 const rows: Row[] = [];
 if (suites.includes('pairs')) rows.push(...(await pairsSuite(ctx, numbers(args.sizes), args.scenes.split(','), args.crossover, args['pair-methods'].split(',').filter(Boolean))));
 if (suites.includes('casts')) rows.push(...(await castsSuite(ctx, pairsOf(args['cast-sizes']), args['cast-methods'].split(',').filter(Boolean))));
-if (suites.includes('boxes')) rows.push(...(await boxesSuite(ctx, pairsOf(args['box-sizes']))));
+if (suites.includes('boxes')) rows.push(...(await boxesSuite(ctx, pairsOf(args['box-sizes']), args['box-scenes'].split(',').filter(Boolean), args['box-methods'].split(',').filter(Boolean))));
 if (suites.includes('particles')) rows.push(...(await particlesSuite(ctx, numbers(args['particle-sizes']))));
 if (suites.includes('sort')) rows.push(...(await sortSuite(ctx, numbers(args['sort-sizes']))));
 if (suites.includes('resident')) rows.push(...(await residentSuite(ctx, numbers(args['resident-sizes']))));
@@ -279,6 +286,13 @@ for (const r of rows) {
       ratio('brute / grid: GPU time, measured', brute, grid);
     }
     ratio('CPU twin / GPU grid', find(r.suite, r.scene, size, r.suite === 'casts' ? 'cpu-walk' : 'cpu-grid'), grid);
+  }
+  if (r.suite === 'boxes') {
+    // The no-cliffs rule for sphere–box pairs too: 'auto' within 3× of the careful JS grid.
+    const js = find('boxes', r.scene, size, 'js-grid');
+    const auto = find('boxes', r.scene, size, 'gpu-auto');
+    if (js?.wallMs && auto?.wallMs) ratios.push([r.scene, size, "GPU 'auto' / JS grid (wall / wall; goal ≤ 3)", (auto.wallMs.median / js.wallMs.median).toFixed(2)]);
+    if (js?.wallMs && grid?.wallMs) ratios.push([r.scene, size, 'JS grid / GPU grid (wall / wall)', (js.wallMs.median / grid.wallMs.median).toFixed(2)]);
   }
   if (r.suite === 'particles') ratio('CPU twin step / GPU step', find('particles', r.scene, size, 'cpu-step'), find('particles', r.scene, size, 'gpu-step'));
   if (r.suite === 'pile') {

@@ -5,7 +5,7 @@
  * machine. Volume fraction is total sphere volume / box volume.
  */
 import { uniformScene, mixedRadiiScene, clusteredScene } from '../test/support/scenes.js';
-import { mulberry32 } from '../test/support/random.js';
+import { mulberry32, gaussian } from '../test/support/random.js';
 
 const sphereVolume = (r: number): number => (4 / 3) * Math.PI * r * r * r;
 
@@ -128,4 +128,43 @@ export function pairScene(kind: string, n: number): Float32Array {
   const scene = PAIR_SCENES[kind];
   if (!scene) throw new Error(`unknown scene "${kind}": the kinds are ${Object.keys(PAIR_SCENES).join(', ')}`);
   return scene.make(n);
+}
+
+/** The box shapes of the sphere–box bench: AABBs (6 floats each) or oriented boxes (10). */
+export type BoxShape = 'aabb' | 'obb';
+
+/**
+ * The sphere–box bench's scene on a pair scene kind: the kind's n spheres, and m boxes, each
+ * centred on a sphere of the scene picked at random (so boxes sit where the spheres are, in
+ * clusters and blobs too), with half extents (0.5 + 2u)·L on each axis (u uniform in [0, 1)), L
+ * the picked sphere's diameter, or for a point (radius 0) the scene's mean spacing over its
+ * bounds. Oriented boxes turn by a random rotation (a Gaussian quaternion, which the library
+ * normalises). On the uniform kind (radius 0.5) the boxes are 1–5 across, as in the bench's
+ * first sphere–box scene.
+ */
+export function boxScene(kind: string, n: number, m: number, shape: BoxShape, seed = 21): { spheres: Float32Array; boxes: Float32Array } {
+  const spheres = pairScene(kind, n);
+  const rand = mulberry32(seed);
+  const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+  for (let i = 0; i < n; i++) {
+    for (let a = 0; a < 3; a++) {
+      lo[a] = Math.min(lo[a], spheres[4 * i + a]);
+      hi[a] = Math.max(hi[a], spheres[4 * i + a]);
+    }
+  }
+  let volume = 1, axes = 0;
+  for (let a = 0; a < 3; a++) if (hi[a] > lo[a]) { volume *= hi[a] - lo[a]; axes++; }
+  const spacing = axes ? (volume / n) ** (1 / axes) : 1;
+  const stride = shape === 'aabb' ? 6 : 10;
+  const boxes = new Float32Array(stride * m);
+  for (let k = 0; k < m; k++) {
+    const i = Math.floor(rand() * n);
+    const c = [spheres[4 * i], spheres[4 * i + 1], spheres[4 * i + 2]];
+    const L = spheres[4 * i + 3] > 0 ? 2 * spheres[4 * i + 3] : spacing;
+    const h = [0, 1, 2].map(() => (0.5 + 2 * rand()) * L);
+    boxes.set(shape === 'aabb'
+      ? [c[0] - h[0], c[1] - h[1], c[2] - h[2], c[0] + h[0], c[1] + h[1], c[2] + h[2]]
+      : [...c, ...h, gaussian(rand), gaussian(rand), gaussian(rand), gaussian(rand)], stride * k);
+  }
+  return { spheres, boxes };
 }

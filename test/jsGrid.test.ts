@@ -1,12 +1,16 @@
 /**
  * The bench's careful JS grid peer (bench/peers/jsGrid.ts) against the CPU oracle: the same pair
  * set, exactly (it tests pairs in double precision on the f32 inputs, as the oracle does), each
- * pair once as (i, j) with i < j. CPU only.
+ * pair once as (i, j) with i < j; and its sphere–box grid against the brute-force oracle (AABBs
+ * exactly, oriented boxes within the rounding band). CPU only.
  */
 import { describe, expect, it } from 'vitest';
 import { bruteForceSpherePairs, sortPairs } from '../src/reference/spherePairs.js';
-import { jsGridSpherePairs, jsGridSpherePairsNaive, type JsGridLevels } from '../bench/peers/jsGrid.js';
-import { PAIR_SCENES } from '../bench/scenes.js';
+import { bruteForceSphereAabbPairs, bruteForceSphereObbPairs } from '../src/reference/sphereBox.js';
+import { jsGridSpherePairs, jsGridSpherePairsNaive, jsGridSphereBoxPairs, type JsGridLevels } from '../bench/peers/jsGrid.js';
+import { PAIR_SCENES, boxScene, type BoxShape } from '../bench/scenes.js';
+import { diffPairs, bandViolations } from './support/pairs.js';
+import { obbMargin } from './support/boxes.js';
 import { uniformScene, mixedRadiiScene, clusteredScene, giantsScene, coincidentScene, separatedScene, outlierScene } from './support/scenes.js';
 import { mulberry32 } from './support/random.js';
 
@@ -96,5 +100,56 @@ describe('careful JS grid (bench peer) equals the oracle', () => {
     for (const spheres of [uniformScene(2000, { seed: 13 }), mixedRadiiScene(2000, { seed: 14 })]) {
       expect(sortPairs(jsGridSpherePairsNaive(spheres))).toEqual(bruteForceSpherePairs(spheres));
     }
+  });
+});
+
+/** The box peer's pairs against the oracle's: AABBs the same set exactly, oriented boxes within the band. */
+function expectBoxOracle(spheres: Float32Array, boxes: Float32Array, shape: BoxShape): number {
+  const got = jsGridSphereBoxPairs(spheres, boxes, shape);
+  if (shape === 'aabb') {
+    const expected = bruteForceSphereAabbPairs(spheres, boxes);
+    expect(sortPairs(got)).toEqual(sortPairs(expected));
+    return expected.length / 2;
+  }
+  const expected = bruteForceSphereObbPairs(spheres, boxes);
+  const diff = diffPairs(spheres, got, expected, obbMargin(boxes), false);
+  expect(bandViolations(diff, 1)).toEqual([]);
+  // Near-touching pairs may differ in the last bits; no more than a handful.
+  expect(diff.missing.length + diff.extra.length).toBeLessThanOrEqual(2);
+  return expected.length / 2;
+}
+
+describe('careful JS grid for sphere–box pairs (bench peer) equals the oracle', () => {
+  for (const shape of ['aabb', 'obb'] as const) {
+    for (const kind of Object.keys(PAIR_SCENES)) {
+      it(`${shape}, bench scene: ${kind} (seed 21)`, () => {
+        const { spheres, boxes } = boxScene(kind, 3000, 300, shape);
+        expect(expectBoxOracle(spheres, boxes, shape)).toBeGreaterThan(0);
+      });
+    }
+  }
+
+  it('touching counts: points on a box face and a sphere touching a corner', () => {
+    const spheres = new Float32Array([1, 0.5, 0.5, 0, 0, 0, 0, 0, 2, 1, 1, 0, 2.5, 2.5, 2.5, Math.sqrt(0.75) * 1.0000001]);
+    const aabb = new Float32Array([0, 0, 0, 1, 1, 1]);
+    expect(sortPairs(jsGridSphereBoxPairs(spheres, aabb, 'aabb'))).toEqual(Uint32Array.from([0, 0, 1, 0]));
+    expectBoxOracle(spheres, aabb, 'aabb');
+    const obb = new Float32Array([0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0, 0, 0, 1]);
+    expectBoxOracle(spheres, obb, 'obb');
+  });
+
+  it('a box over every row of a fine level tests its spheres directly; boxes away from every sphere find none', () => {
+    const blob = PAIR_SCENES['tiny-blob'].make(4000);
+    let cx = 0;
+    for (let i = 0; i < 4000; i++) if (blob[4 * i + 3] < 0.01) { cx = blob[4 * i]; break; }
+    const huge = new Float32Array([cx - 5, cx - 5, cx - 5, cx + 5, cx + 5, cx + 5, -1e3, -1e3, -1e3, -999, -999, -999]);
+    expect(expectBoxOracle(blob, huge, 'aabb')).toBeGreaterThan(2000);
+    const turned = new Float32Array([cx, cx, cx, 5, 5, 5, 0.3, 0.1, -0.2, 0.9]);
+    expect(expectBoxOracle(blob, turned, 'obb')).toBeGreaterThan(2000);
+  });
+
+  it('no spheres or no boxes: no pairs', () => {
+    expect(jsGridSphereBoxPairs(new Float32Array(0), new Float32Array([0, 0, 0, 1, 1, 1]), 'aabb').length).toBe(0);
+    expect(jsGridSphereBoxPairs(new Float32Array([0, 0, 0, 1]), new Float32Array(0), 'obb').length).toBe(0);
   });
 });

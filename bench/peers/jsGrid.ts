@@ -1,5 +1,6 @@
 /**
- * Single-threaded JS grids for sphere–sphere pairs: the CPU peers of the GPU grid.
+ * Single-threaded JS grids for sphere–sphere and sphere–box pairs: the CPU peers of the GPU grid
+ * (`jsGridSphereBoxPairs`, below, bins the spheres the same way and walks the cells of each box).
  *
  * `jsGridSpherePairs` ("js-grid" in the tables) is written the way a careful CPU author would:
  *
@@ -329,6 +330,18 @@ export interface JsGridLevels {
 export function jsGridSpherePairs(spheres: Float32Array, levelsOut?: JsGridLevels): Uint32Array {
   const n = spheres.length / 4;
   if (n < 2) return new Uint32Array(0);
+  const levels = buildLevels(spheres, levelsOut);
+  const out: Out = { buf: new Uint32Array(Math.max(1024, n)), len: 0 };
+  for (let l = 0; l < levels.length; l++) {
+    pairsWithin(levels[l], out);
+    for (let c = 0; c < l; c++) pairsAcross(levels[l], levels[c], out);
+  }
+  return out.buf.slice(0, out.len);
+}
+
+/** The spheres binned by radius into levels (coarsest first), each copied into cell order. */
+function buildLevels(spheres: Float32Array, levelsOut?: JsGridLevels): Level[] {
+  const n = spheres.length / 4;
   // Bin by radius below the largest.
   let rMax = 0;
   for (let i = 0; i < n; i++) if (spheres[4 * i + 3] > rMax) rMax = spheres[4 * i + 3];
@@ -393,12 +406,128 @@ export function jsGridSpherePairs(spheres: Float32Array, levelsOut?: JsGridLevel
     levelsOut.rMax = levels.map((L) => L.rMax);
     levelsOut.sparse = levels.map((L) => L.cellKey !== null);
   }
-  const out: Out = { buf: new Uint32Array(Math.max(1024, n)), len: 0 };
-  for (let l = 0; l < levels.length; l++) {
-    pairsWithin(levels[l], out);
-    for (let c = 0; c < l; c++) pairsAcross(levels[l], levels[c], out);
+  return levels;
+}
+
+/** The box shapes of `jsGridSphereBoxPairs`: AABBs (6 floats: min, max) or oriented boxes (10: centre, half extents, quaternion x y z w). */
+export type JsBoxShape = 'aabb' | 'obb';
+
+/**
+ * The careful JS grid for sphere–box pairs: the spheres in the levels of `jsGridSpherePairs`
+ * (by radius, copied into cell order), and each box walks, in each level, the rows of cells its
+ * bounds (an oriented box's enclosing AABB), grown by the level's largest radius, overlap: a run
+ * of cells a row, so one run of the sorted spheres (by index when the level is dense, by a
+ * binary search when sparse). A box whose rows outnumber a level's spheres (a huge box over a
+ * fine level) tests that level's spheres directly instead. The test is the oracle's in double
+ * precision (src/reference/sphereBox.ts): AABB exactly its set; an oriented box's rotation is a
+ * 3×3 matrix made once per box, so it may differ from the oracle's quaternion rotation in the
+ * last bits (within docs/CONTRACT.md's band). Pairs come out as (sphere, box), box-major.
+ */
+export function jsGridSphereBoxPairs(spheres: Float32Array, boxes: Float32Array, shape: JsBoxShape): Uint32Array {
+  const n = spheres.length / 4;
+  const stride = shape === 'aabb' ? 6 : 10;
+  const m = boxes.length / stride;
+  if (n === 0 || m === 0) return new Uint32Array(0);
+  const levels = buildLevels(spheres);
+  const out: Out = { buf: new Uint32Array(Math.max(1024, m)), len: 0 };
+  const lo = [0, 0, 0], hi = [0, 0, 0];
+  // An oriented box: centre, half extents, and its axes (the rotation's columns) as rows of R.
+  const c = [0, 0, 0], h = [0, 0, 0], R = new Float64Array(9);
+  for (let k = 0; k < m; k++) {
+    const b = stride * k;
+    if (shape === 'aabb') {
+      for (let a = 0; a < 3; a++) {
+        lo[a] = boxes[b + a];
+        hi[a] = boxes[b + 3 + a];
+      }
+    } else {
+      const len = Math.hypot(boxes[b + 6], boxes[b + 7], boxes[b + 8], boxes[b + 9]);
+      const x = boxes[b + 6] / len, y = boxes[b + 7] / len, z = boxes[b + 8] / len, w = boxes[b + 9] / len;
+      // R's rows are the box's axes in world space: in box space, v_a = R[3a..3a+2] · (S − centre).
+      R[0] = 1 - 2 * (y * y + z * z); R[1] = 2 * (x * y + w * z); R[2] = 2 * (x * z - w * y);
+      R[3] = 2 * (x * y - w * z); R[4] = 1 - 2 * (x * x + z * z); R[5] = 2 * (y * z + w * x);
+      R[6] = 2 * (x * z + w * y); R[7] = 2 * (y * z - w * x); R[8] = 1 - 2 * (x * x + y * y);
+      let size = 0;
+      for (let a = 0; a < 3; a++) {
+        c[a] = boxes[b + a];
+        h[a] = boxes[b + 3 + a];
+        size += Math.abs(c[a]) + h[a];
+      }
+      // The enclosing AABB, padded against the rounding of its extents.
+      const pad = 1e-9 * size;
+      for (let a = 0; a < 3; a++) {
+        const e = Math.abs(R[a]) * h[0] + Math.abs(R[3 + a]) * h[1] + Math.abs(R[6 + a]) * h[2] + pad;
+        lo[a] = c[a] - e;
+        hi[a] = c[a] + e;
+      }
+    }
+    for (const L of levels) {
+      const { s, id, start, minX, minY, minZ, inv, nx, ny, nz, cellKey } = L;
+      const g = L.rMax * (1 + 1e-6);
+      const x0 = Math.max(Math.floor((lo[0] - g - minX) * inv), 0), x1 = Math.min(Math.floor((hi[0] + g - minX) * inv), nx - 1);
+      const y0 = Math.max(Math.floor((lo[1] - g - minY) * inv), 0), y1 = Math.min(Math.floor((hi[1] + g - minY) * inv), ny - 1);
+      const z0 = Math.max(Math.floor((lo[2] - g - minZ) * inv), 0), z1 = Math.min(Math.floor((hi[2] + g - minZ) * inv), nz - 1);
+      if (x0 > x1 || y0 > y1 || z0 > z1) continue;
+      const test = shape === 'aabb' ? testAabb : testObb;
+      if ((y1 - y0 + 1) * (z1 - z0 + 1) > id.length) {
+        test(s, id, 0, id.length, k, lo, hi, c, h, R, out);
+        continue;
+      }
+      for (let cz = z0; cz <= z1; cz++) {
+        for (let cy = y0; cy <= y1; cy++) {
+          const base = nx * (cy + ny * cz);
+          let a2: number, e2: number;
+          if (cellKey === null) {
+            a2 = start[base + x0];
+            e2 = start[base + x1 + 1];
+          } else {
+            const c0 = lowerBound(cellKey, base + x0);
+            let c1 = c0;
+            while (c1 < cellKey.length && cellKey[c1] <= base + x1) c1++;
+            a2 = start[c0];
+            e2 = start[c1];
+          }
+          if (e2 > a2) test(s, id, a2, e2, k, lo, hi, c, h, R, out);
+        }
+      }
+    }
   }
   return out.buf.slice(0, out.len);
+}
+
+/** Entries a..e of a level against AABB k (lo, hi): the oracle's clamp, in double. */
+function testAabb(s: Float32Array, id: Uint32Array, a: number, e: number, k: number, lo: number[], hi: number[], _c: number[], _h: number[], _R: Float64Array, out: Out): void {
+  let buf = out.buf, len = out.len;
+  const lx = lo[0], ly = lo[1], lz = lo[2], hx = hi[0], hy = hi[1], hz = hi[2];
+  for (let p = a; p < e; p++) {
+    const x = s[4 * p], y = s[4 * p + 1], z = s[4 * p + 2], r = s[4 * p + 3];
+    const dx = (x < lx ? lx : x > hx ? hx : x) - x, dy = (y < ly ? ly : y > hy ? hy : y) - y, dz = (z < lz ? lz : z > hz ? hz : z) - z;
+    if (dx * dx + dy * dy + dz * dz <= r * r) {
+      if (len + 2 > buf.length) { out.len = len; buf = grow(out, len + 2); }
+      buf[len++] = id[p];
+      buf[len++] = k;
+    }
+  }
+  out.buf = buf;
+  out.len = len;
+}
+
+/** Entries a..e of a level against oriented box k (centre c, half extents h, rotation R): clamp in box space, in double. */
+function testObb(s: Float32Array, id: Uint32Array, a: number, e: number, k: number, _lo: number[], _hi: number[], c: number[], h: number[], R: Float64Array, out: Out): void {
+  let buf = out.buf, len = out.len;
+  const cx = c[0], cy = c[1], cz = c[2], hx = h[0], hy = h[1], hz = h[2];
+  for (let p = a; p < e; p++) {
+    const x = s[4 * p] - cx, y = s[4 * p + 1] - cy, z = s[4 * p + 2] - cz, r = s[4 * p + 3];
+    const u = R[0] * x + R[1] * y + R[2] * z, v = R[3] * x + R[4] * y + R[5] * z, w = R[6] * x + R[7] * y + R[8] * z;
+    const du = (u < -hx ? -hx : u > hx ? hx : u) - u, dv = (v < -hy ? -hy : v > hy ? hy : v) - v, dw = (w < -hz ? -hz : w > hz ? hz : w) - w;
+    if (du * du + dv * dv + dw * dw <= r * r) {
+      if (len + 2 > buf.length) { out.len = len; buf = grow(out, len + 2); }
+      buf[len++] = id[p];
+      buf[len++] = k;
+    }
+  }
+  out.buf = buf;
+  out.len = len;
 }
 
 /**
