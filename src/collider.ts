@@ -8,7 +8,7 @@
 import { createChecked } from './gpu/submit.js';
 import { CallQueue } from './gpu/calls.js';
 import {
-  validateSpheres, validateAabbs, validateOrientedBoxes, validateCasts,
+  validateSpheres, validateAabbs, validateOrientedBoxes, validateCasts, boxSampleOf,
   checkOneOf, checkPositiveInteger, checkBoolean, checkOutArray, checkGridOptions, checkDevice, type SphereStats, type CastBatch,
 } from './validate.js';
 import { requestBrowserDevice } from './device.js';
@@ -196,6 +196,7 @@ export class Collider {
   private async pairs(spheres: Float32Array, stats: SphereStats, box: { kind: BoxKind; packed: Float32Array; count: number } | undefined, call: { broadphase: Broadphase; maxPairs: number; out?: Uint32Array; timer: GpuTimer }): Promise<Uint32Array> {
     const sphereRecords: GpuRecords = { buffer: this.spheres.ensure(spheres.byteLength), count: stats.count };
     const boxRecords = box && { kind: box.kind, records: { buffer: this.boxes.ensure(box.packed.byteLength), count: box.count } };
+    const boxSample = box && boxSampleOf(box.kind, box.packed);
     const { pairs, result } = await collectPairs(
       (record) => this.calls.submit(record),
       (encoder, capacity, again) => {
@@ -204,7 +205,7 @@ export class Collider {
           if (box && boxRecords) upload(this.device, boxRecords.records.buffer, box.packed);
         }
         return this.oneShot.recordPairs(encoder, sphereRecords, boxRecords, {
-          stats, broadphase: call.broadphase, capacity, into: this.pairResult, workgroupSize: 64, timer: call.timer, dispatchArguments: false, reuseBuild: again,
+          stats, boxes: boxSample, broadphase: call.broadphase, capacity, into: this.pairResult, workgroupSize: 64, timer: call.timer, dispatchArguments: false, reuseBuild: again,
         });
       },
       Math.min(Math.max(this.pairHint, 4096), this.limits.maxPairs), call.maxPairs, this.limits.maxPairs, call.out,
@@ -279,10 +280,16 @@ export class Collider {
     });
   }
 
-  /** The grid plan the grid broad phase would use for these spheres (for tests and tools). */
-  planFor(spheres: Float32Array | SphereStats): GridPlan {
+  /**
+   * The grid plan the grid broad phase would use for these spheres (for tests and tools): for
+   * sphere pairs and casts, or with `boxes` (AABBs, or oriented boxes with `kind: 'obb'`, in
+   * the layouts of sphereBoxPairs and sphereOrientedBoxPairs) for that box query.
+   */
+  planFor(spheres: Float32Array | SphereStats, boxes?: { kind: 'aabb' | 'obb'; boxes: Float32Array }): GridPlan {
     const stats = spheres instanceof Float32Array ? validateSpheres('spheres', spheres, this.limits.maxSpheres) : spheres;
-    return this.oneShot.planFor(stats);
+    if (!boxes) return this.oneShot.planFor(stats);
+    const packed = boxes.kind === 'aabb' ? validateAabbs('boxes.boxes', boxes.boxes, this.limits.maxBoxes) : validateOrientedBoxes('boxes.boxes', boxes.boxes, this.limits.maxBoxes);
+    return this.oneShot.planFor(stats, boxSampleOf(boxes.kind, packed));
   }
 
   /** Serializes `task` behind earlier calls, with a timer; a profile lands in lastProfile. */

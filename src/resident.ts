@@ -27,7 +27,7 @@ import { LOG2_BIAS, LOG2_BINS, ceilLog2Bits } from './grid/level.js';
 import { BROADPHASES, type Broadphase } from './options.js';
 import { toRaycastResult, toSphereCastResult, trueTotal, type HitRecords, type RaycastResult, type SphereCastResult, type RaycastAllHits, type SphereCastAllHits } from './castQueries.js';
 import { ExclusiveScanPass, scanBufferBytes } from './passes/scan.js';
-import type { GridPlan, PlanOptions } from './grid/plan.js';
+import type { BoxSample, GridPlan, PlanOptions } from './grid/plan.js';
 import type { GpuTimer } from './gpu/timer.js';
 import type { BoxKind } from '../shaders/boxes.wgsl.js';
 import type { CastMode } from '../shaders/casts.wgsl.js';
@@ -332,6 +332,8 @@ function checkRecords(argument: string, value: unknown, recordBytes: number, max
 export interface PairJob {
   /** The spheres' statistics: exact from the host, or from the scene's promise. */
   stats: SphereStats;
+  /** A box query's boxes, sampled on the host (boxSampleOf), when it has them: the grid plans its cells for them. */
+  boxes?: BoxSample;
   broadphase: Broadphase;
   /** Pairs the result holds at first. */
   capacity: number;
@@ -446,9 +448,9 @@ export class ResidentQueries {
     this.maxRecords = Math.floor(bindingLimit(device) / 16);
   }
 
-  /** The grid plan the grid broad phase would use for these statistics. */
-  planFor(stats: SphereStats): GridPlan {
-    return this.broadphases.grid.planFor(stats);
+  /** The grid plan the grid broad phase would use for these statistics (and boxes, for a box query). */
+  planFor(stats: SphereStats, boxes?: BoxSample): GridPlan {
+    return this.broadphases.grid.planFor(stats, boxes);
   }
 
   /** The broad phase a query runs on: the caller's choice, or 'auto''s. */
@@ -518,7 +520,7 @@ export class ResidentQueries {
     result.list.clear(encoder);
     if (spheres.count > 0 && (!box || m > 0)) {
       if (!job.reuseBuild) {
-        phase.prepare(job.stats);
+        phase.prepare(job.stats, box ? job.boxes : undefined);
         phase.encodeBuild(encoder, sphereBuffer, job.timer);
       }
       if (box) {

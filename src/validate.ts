@@ -8,6 +8,7 @@
 import { InvalidInputError, CapacityError } from './errors.js';
 import { STRIDE, GPU_STRIDE } from './layout.js';
 import { ceilLog2Bits, LOG2_BINS, LOG2_BIAS } from './grid/level.js';
+import { BOX_SAMPLE, type BoxSample } from './grid/plan.js';
 
 /**
  * The rules input is checked against, worded once so that messages and tests agree: an
@@ -230,6 +231,43 @@ export function validateOrientedBoxes(argument: string, value: unknown, maxRecor
     for (let a = 0; a < 4; a++) packed[p + 8 + a] = boxes[o + 6 + a] / length;
   }
   return packed;
+}
+
+/**
+ * What a box query's grid plans its cells for (src/grid/plan.ts, estimateBoxCost): the enclosing
+ * AABBs of up to BOX_SAMPLE boxes, evenly spaced through `packed` (validated boxes in the GPU
+ * layout; an oriented box's half extent on world axis a is Σ_b |R_ab| h_b).
+ */
+export function boxSampleOf(kind: 'aabb' | 'obb', packed: Float32Array): BoxSample {
+  const stride = kind === 'aabb' ? GPU_STRIDE.aabb : GPU_STRIDE.orientedBox;
+  const count = packed.length / stride;
+  const sampled = Math.min(count, BOX_SAMPLE);
+  const lo = new Float64Array(3 * sampled);
+  const hi = new Float64Array(3 * sampled);
+  for (let s = 0; s < sampled; s++) {
+    const o = stride * Math.floor((s * count) / sampled);
+    if (kind === 'aabb') {
+      for (let a = 0; a < 3; a++) {
+        lo[3 * s + a] = packed[o + a];
+        hi[3 * s + a] = packed[o + 4 + a];
+      }
+      continue;
+    }
+    const [x, y, z, w] = [packed[o + 8], packed[o + 9], packed[o + 10], packed[o + 11]];
+    const h = [packed[o + 4], packed[o + 5], packed[o + 6]];
+    // The rotation's rows (world axis a) against the box's axes b.
+    const R = [
+      [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+      [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+      [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+    ];
+    for (let a = 0; a < 3; a++) {
+      const e = Math.abs(R[a][0]) * h[0] + Math.abs(R[a][1]) * h[1] + Math.abs(R[a][2]) * h[2];
+      lo[3 * s + a] = packed[o + a] - e;
+      hi[3 * s + a] = packed[o + a] + e;
+    }
+  }
+  return { count, lo, hi };
 }
 
 /** What validation of rays or casts learns: the packed records and their extent. */

@@ -1,6 +1,7 @@
 /**
- * sphereBoxPairs and sphereOrientedBoxPairs against the brute-force oracle, with both broad
- * phases, on seeded scenes (seed in each test's name), within the band of test/support/boxes.ts.
+ * sphereBoxPairs and sphereOrientedBoxPairs against the brute-force oracle, with every broad
+ * phase, on seeded scenes (seed in each test's name), within the band of test/support/boxes.ts;
+ * and the grid a box query plans for its boxes (src/grid/plan.ts, estimateBoxCost).
  */
 import { describe, it, expect } from 'vitest';
 import { useGpu } from './support/gpu.js';
@@ -14,6 +15,10 @@ import { sortPairs } from '../src/reference/spherePairs.js';
 import { sweepSphereBoxPairs } from '../src/reference/sweep.js';
 import { createCollider } from '../src/collider.js';
 import { CapacityError } from '../src/errors.js';
+import { planGrid, estimateBoxCost, type GridPlan } from '../src/grid/plan.js';
+import { validateSpheres, validateAabbs, validateOrientedBoxes, boxSampleOf } from '../src/validate.js';
+import { rotateInverse } from '../src/reference/sphereBox.js';
+import { boxScene } from '../bench/scenes.js';
 
 const gpu = useGpu();
 
@@ -100,7 +105,7 @@ describe('sphereBoxPairs (AABB) matches the oracle', () => {
       expect(sortPairs(found['all-pairs'])).toEqual(sortPairs(found.grid));
       expect(oracle.length).toBeGreaterThan(0);
       // The CPU twins of the grid and sweep kernels have the oracle's exact test: the same pairs, exactly.
-      expect(sortPairs(gridSphereAabbPairs(spheres, boxes, gpu.collider.planFor(spheres)))).toEqual(oracle);
+      expect(sortPairs(gridSphereAabbPairs(spheres, boxes, gpu.collider.planFor(spheres, { kind: 'aabb', boxes })))).toEqual(oracle);
       expect(sortPairs(sweepSphereBoxPairs(spheres, boxes, 'aabb'))).toEqual(oracle);
     });
   }
@@ -121,7 +126,7 @@ describe('sphereOrientedBoxPairs matches the oracle', () => {
       expect(sortPairs(found.bvh)).toEqual(sortPairs(found.grid));
       expect(sortPairs(found['all-pairs'])).toEqual(sortPairs(found.grid));
       expect(oracle.length).toBeGreaterThan(0);
-      expect(sortPairs(gridSphereObbPairs(spheres, boxes, gpu.collider.planFor(spheres)))).toEqual(oracle);
+      expect(sortPairs(gridSphereObbPairs(spheres, boxes, gpu.collider.planFor(spheres, { kind: 'obb', boxes })))).toEqual(oracle);
       expect(sortPairs(sweepSphereBoxPairs(spheres, boxes, 'obb'))).toEqual(oracle);
     });
   }
@@ -191,6 +196,90 @@ describe('sphere–box edge cases', () => {
       } finally {
         collider.destroy();
       }
+    });
+  }
+});
+
+/** The finest non-empty level's cell size. */
+const finestCell = (plan: GridPlan): number => plan.levels.find((l) => l.count > 0)!.cellSize;
+
+describe('a box query plans the grid for its boxes', () => {
+  it('the sample: AABBs as given, oriented boxes by their enclosing AABB (seed 420)', () => {
+    const { boxes: aabbs } = boxScene('uniform', 2000, 100, 'aabb', 420);
+    const a = boxSampleOf('aabb', validateAabbs('aabbs', aabbs));
+    expect(a.count).toBe(100);
+    expect(a.lo.length).toBe(3 * 64);
+    // Evenly spaced: sample s is box floor(s · 100 / 64).
+    for (const s of [0, 1, 37, 63]) {
+      const k = Math.floor((s * 100) / 64);
+      for (let ax = 0; ax < 3; ax++) {
+        expect(a.lo[3 * s + ax]).toBe(aabbs[6 * k + ax]);
+        expect(a.hi[3 * s + ax]).toBe(aabbs[6 * k + 3 + ax]);
+      }
+    }
+    const { boxes: obbs } = boxScene('uniform', 2000, 40, 'obb', 421);
+    const o = boxSampleOf('obb', validateOrientedBoxes('boxes', obbs));
+    expect(o.count).toBe(40);
+    for (let k = 0; k < 40; k++) {
+      const b = 10 * k;
+      const len = Math.hypot(obbs[b + 6], obbs[b + 7], obbs[b + 8], obbs[b + 9]);
+      // Each corner in world space lies in the enclosing box; on each axis some corner reaches each side.
+      const reach = [Infinity, Infinity, Infinity, -Infinity, -Infinity, -Infinity];
+      for (let corner = 0; corner < 8; corner++) {
+        const local = [0, 1, 2].map((ax) => ((corner >> ax) & 1 ? 1 : -1) * obbs[b + 3 + ax]);
+        // The world offset is q · local · q⁻¹: the inverse rotation by the conjugate quaternion.
+        const world = rotateInverse(-obbs[b + 6] / len, -obbs[b + 7] / len, -obbs[b + 8] / len, obbs[b + 9] / len, local[0], local[1], local[2]);
+        for (let ax = 0; ax < 3; ax++) {
+          reach[ax] = Math.min(reach[ax], obbs[b + ax] + world[ax]);
+          reach[3 + ax] = Math.max(reach[3 + ax], obbs[b + ax] + world[ax]);
+        }
+      }
+      for (let ax = 0; ax < 3; ax++) {
+        expect(o.lo[3 * k + ax]).toBeCloseTo(reach[ax], 4);
+        expect(o.hi[3 * k + ax]).toBeCloseTo(reach[3 + ax], 4);
+      }
+    }
+  });
+
+  it('points on a lattice: cells coarser than the pair plan, at most half the boxes\' median extent, and cheaper by the estimate (seed 21)', () => {
+    const { spheres, boxes } = boxScene('points', 20000, 2000, 'aabb');
+    const stats = validateSpheres('spheres', spheres);
+    const sample = boxSampleOf('aabb', validateAabbs('aabbs', boxes));
+    const pairPlan = planGrid(stats);
+    const boxPlan = planGrid(stats, {}, sample);
+    expect(finestCell(boxPlan)).toBeGreaterThanOrEqual(4 * finestCell(pairPlan));
+    const extents = Array.from({ length: 64 }, (_, k) => [0, 1, 2].reduce((sum, ax) => sum + sample.hi[3 * k + ax] - sample.lo[3 * k + ax], 0) / 3).sort((x, y) => x - y);
+    expect(finestCell(boxPlan)).toBeLessThanOrEqual(extents[32] / 2);
+    expect(estimateBoxCost(boxPlan, stats, sample)).toBeLessThan(estimateBoxCost(pairPlan, stats, sample) / 4);
+  });
+
+  it('a tiny blob keeps its own level; clusters far apart keep the pair plan\'s cells (seed 21)', () => {
+    for (const shape of ['aabb', 'obb'] as const) {
+      const blob = boxScene('tiny-blob', 20000, 2000, shape);
+      const blobStats = validateSpheres('spheres', blob.spheres);
+      const blobPlan = planGrid(blobStats, {}, boxSampleOf(shape, shape === 'aabb' ? validateAabbs('aabbs', blob.boxes) : validateOrientedBoxes('boxes', blob.boxes)));
+      expect(finestCell(blobPlan)).toBeLessThan(0.01);
+      const clustered = boxScene('clustered', 20000, 2000, shape);
+      const clusteredStats = validateSpheres('spheres', clustered.spheres);
+      const clusteredPlan = planGrid(clusteredStats, {}, boxSampleOf(shape, shape === 'aabb' ? validateAabbs('aabbs', clustered.boxes) : validateOrientedBoxes('boxes', clustered.boxes)));
+      expect(finestCell(clusteredPlan)).toBe(finestCell(planGrid(clusteredStats)));
+    }
+  });
+
+  for (const shape of ['aabb', 'obb'] as const) {
+    it(`points on a lattice, ${shape}: the GPU grid and its CPU twin on the box plan give the oracle's pairs (seed 21)`, async () => {
+      const { spheres, boxes } = boxScene('points', 3000, 300, shape);
+      const boxPlan = gpu.collider.planFor(spheres, { kind: shape, boxes });
+      expect(finestCell(boxPlan)).toBeGreaterThan(finestCell(gpu.collider.planFor(spheres)));
+      const oracle = shape === 'aabb' ? bruteForceSphereAabbPairs(spheres, boxes) : bruteForceSphereObbPairs(spheres, boxes);
+      expect(oracle.length).toBeGreaterThan(0);
+      const margin = shape === 'aabb' ? aabbMargin(boxes) : obbMargin(boxes);
+      for (const broadphase of ['grid', 'auto'] as const) {
+        const pairs = shape === 'aabb' ? await gpu.collider.sphereBoxPairs(spheres, boxes, { broadphase }) : await gpu.collider.sphereOrientedBoxPairs(spheres, boxes, { broadphase });
+        expect(bandViolations(diffPairs(spheres, pairs, oracle, margin, false), 1), broadphase).toEqual([]);
+      }
+      const twin = shape === 'aabb' ? gridSphereAabbPairs(spheres, boxes, boxPlan) : gridSphereObbPairs(spheres, boxes, boxPlan);
+      expect(sortPairs(twin)).toEqual(sortPairs(oracle));
     });
   }
 });

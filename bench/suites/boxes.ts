@@ -28,7 +28,8 @@ export async function boxesSuite(ctx: Context, sizes: [number, number][], scenes
         const { spheres, boxes } = boxScene(kind, n, m, shape);
         const scene = `${kind} (${shape === 'aabb' ? 'AABB' : 'OBB'})`;
         const size = { spheres: n, boxes: m };
-        const plan = collider.planFor(spheres);
+        // The plan the query's grid uses (planned for its boxes: src/grid/plan.ts).
+        const plan = collider.planFor(spheres, { kind: shape, boxes });
         const stats = { rows: 0, candidates: 0 };
         const twin = shape === 'aabb' ? reference.gridSphereAabbPairs : reference.gridSphereObbPairs;
         const expected = twin(spheres, boxes, plan, stats);

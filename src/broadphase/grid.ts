@@ -6,7 +6,7 @@
 import { GridBuildPass, GpuGrid } from '../passes/gridBuild.js';
 import { GridPairsPass } from '../passes/gridPairs.js';
 import { BoxPairsPass } from '../passes/boxPairs.js';
-import { planGrid, type GridPlan, type PlanOptions } from '../grid/plan.js';
+import { planGrid, type BoxSample, type GridPlan, type PlanOptions } from '../grid/plan.js';
 import type { BroadPhase, BroadPhaseContext, CastJob } from './types.js';
 import type { SphereStats } from '../validate.js';
 import type { PairList } from '../gpu/pairList.js';
@@ -31,13 +31,13 @@ export class GridBroadPhase implements BroadPhase {
     this.boxPass = new BoxPairsPass(device, maxWorkgroupsPerDimension);
   }
 
-  /** The plan `prepare` would use for these spheres. */
-  planFor(stats: SphereStats): GridPlan {
-    return planGrid(stats, this.planOptions);
+  /** The plan `prepare` would use for these spheres (and boxes, for a box query: src/grid/plan.ts). */
+  planFor(stats: SphereStats, boxes?: BoxSample): GridPlan {
+    return planGrid(stats, this.planOptions, boxes);
   }
 
-  prepare(stats: SphereStats): void {
-    this.prepareWith(this.planFor(stats));
+  prepare(stats: SphereStats, boxes?: BoxSample): void {
+    this.prepareWith(this.planFor(stats, boxes));
   }
 
   /** `prepare` with a plan made elsewhere (the particle world plans over its bounds). */

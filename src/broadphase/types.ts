@@ -9,6 +9,7 @@
  * queries append to a PairList (pairs) or write cast hit records; none reads anything back.
  */
 import type { SphereStats } from '../validate.js';
+import type { BoxSample } from '../grid/plan.js';
 import type { PairList } from '../gpu/pairList.js';
 import type { GpuTimer } from '../gpu/timer.js';
 import type { BoxKind } from '../../shaders/boxes.wgsl.js';
@@ -34,8 +35,11 @@ export interface CastJob {
 
 export interface BroadPhase {
   readonly name: BroadphaseName;
-  /** Host side, before the submission that builds: plan for these spheres, size the buffers. */
-  prepare(stats: SphereStats): void;
+  /**
+   * Host side, before the submission that builds: plan for these spheres (and, for a box query
+   * whose boxes the host has, for those boxes: the grid's cells), size the buffers.
+   */
+  prepare(stats: SphereStats, boxes?: BoxSample): void;
   /** Records the build from the prepared count of spheres (vec4f each) in `spheres`. */
   encodeBuild(encoder: GPUCommandEncoder, spheres: GPUBuffer, timer?: GpuTimer): void;
   /** Records the search for every overlapping sphere pair (i < j, original indices) into `out`. */

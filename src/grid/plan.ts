@@ -33,6 +33,13 @@
  * all N particles, and only when the radii spread over more than SPREAD_OCTAVES: the spheres
  * below that size share level 0, and the cost estimate chooses the levels above it as before.
  *
+ * A box query plans for its boxes (planGrid's `boxes`): its spheres are not paired with each
+ * other, so the estimate that chooses is the boxes' walk (estimateBoxCost: rows and candidates
+ * of a sample of the boxes, and the buckets to scan), over the same plans and plans with cells up
+ * to MAX_BOX_COARSEN octaves coarser. Points on a lattice keep cells of their spacing / 8 for
+ * pairs, where a box a few spacings across would walk hundreds of rows; a box query takes
+ * cells nearer the boxes' size.
+ *
  * Cells map to buckets. When the levels' cells are few enough (≤ denseFactor × N), the grid is
  * dense: one bucket per cell, the bucket of a cell its linear index. Otherwise (a sparse scene,
  * far outliers) there are a power of two of buckets, about 2N: rows of cells (fixed level, y, z)
@@ -137,32 +144,79 @@ export const CELLS_PER_SPHERE = 512;
  */
 export const SPREAD_OCTAVES = 6;
 
-export function planGrid(stats: SphereStats, options: PlanOptions = {}): GridPlan {
+/**
+ * The scan of the bucket offsets against a row or candidate visit: on SwiftShader 531k buckets
+ * scan in about 2.2 ms where a visit costs about 90 ns (100k spheres, uniform), so a bucket is
+ * about 0.05 of a visit. Only box queries weigh it (estimateBoxCost), since they choose among
+ * cell sizes that change the bucket count by 8× an octave.
+ */
+export const BUCKET_COST = 0.05;
+/** How many octaves coarser than the pair plans' cells a box query's plan may take. */
+export const MAX_BOX_COARSEN = 12;
+/** Boxes whose extents a box query's plan is estimated from (evenly spaced through the query's). */
+export const BOX_SAMPLE = 64;
+
+/** What the planner knows of a box query's boxes. */
+export interface BoxSample {
+  /** Boxes in the query. */
+  count: number;
+  /** The enclosing AABBs of up to BOX_SAMPLE of them: x, y, z of each one's lower corner. */
+  lo: Float64Array;
+  /** …and of its upper corner. */
+  hi: Float64Array;
+}
+
+/**
+ * The grid plan for these spheres: for sphere pairs (and casts, and a world), the cheapest by
+ * estimateCost; for a box query (`boxes`), the cheapest by estimateBoxCost among the same plans
+ * and those with cells up to MAX_BOX_COARSEN octaves coarser.
+ */
+export function planGrid(stats: SphereStats, options: PlanOptions = {}, boxes?: BoxSample): GridPlan {
   const cFloor = stats.binBounds ? -Infinity : countFloor(stats);
   let best: GridPlan | null = null;
   let bestCost = Infinity;
+  const estimate = boxes ? (plan: GridPlan): number => estimateBoxCost(plan, stats, boxes) : (plan: GridPlan): number => estimateCost(plan, stats);
   // Levels one octave of radius apart (step 1) keep candidates few but make small spheres visit
   // many levels; coarser steps trade those rows for candidates. Take the cheapest estimate.
-  const consider = (plan: GridPlan): void => {
-    const cost = estimateCost(plan, stats);
+  let bestShape = { step: 1, shift: 0, cellShift: 0 };
+  const consider = (shape: typeof bestShape, coarsen = 0): GridPlan => {
+    const plan = planWithStep(stats, options, shape.step, shape.shift, shape.cellShift, cFloor, coarsen);
+    const cost = estimate(plan);
     if (cost < bestCost * 0.95) {
       best = plan;
       bestCost = cost;
+      bestShape = shape;
     }
+    return plan;
   };
   for (const cellShift of [0, 1]) {
     if (options.levelStep !== undefined) {
-      consider(planWithStep(stats, options, options.levelStep, 0, cellShift, cFloor));
+      consider({ step: options.levelStep, shift: 0, cellShift });
       continue;
     }
     for (let step = 1; step <= 24; step++) {
       let single = false;
       for (let shift = 0; shift < step; shift++) {
-        const plan = planWithStep(stats, options, step, shift, cellShift, cFloor);
-        consider(plan);
-        single ||= plan.levels.length === 1;
+        if (consider({ step, shift, cellShift }).levels.length === 1) single = true;
       }
       if (single) break; // one level holds every radius: coarser steps change nothing
+    }
+  }
+  if (boxes && boxes.lo.length > 0) {
+    // Then the best of those with every level's cells coarser, an octave at a time, while the
+    // finest level's cells stay within half the boxes' median extent: the estimate spreads an
+    // octave's spheres over its bounds, and clusters far apart (one bounds for all) would make
+    // cells larger than the boxes look cheaper than they are.
+    const shape = bestShape;
+    const sampled = boxes.lo.length / 3;
+    const extents = Array.from({ length: sampled }, (_, k) => (boxes.hi[3 * k] - boxes.lo[3 * k] + boxes.hi[3 * k + 1] - boxes.lo[3 * k + 1] + boxes.hi[3 * k + 2] - boxes.lo[3 * k + 2]) / 3).sort((a, b) => a - b);
+    const largest = extents[Math.floor(sampled / 2)] / 2;
+    for (let coarsen = 1; coarsen <= MAX_BOX_COARSEN; coarsen++) {
+      const plan = planWithStep(stats, options, shape.step, shape.shift, shape.cellShift, cFloor, coarsen);
+      const finest = plan.levels.find((l) => l.count > 0);
+      if (!finest || finest.cellSize > largest) break;
+      consider(shape, coarsen);
+      if (plan.levels.every((l) => l.count === 0 || l.dims.every((d) => d === 1))) break; // one cell a level: coarser changes nothing
     }
   }
   return best!;
@@ -210,9 +264,9 @@ export function countFloor(stats: SphereStats): number {
 /**
  * A plan with `step` octaves per level, level 0 taking the `shift + 1` smallest octaves (at or
  * above `cFloor`, see countFloor, when the radii spread wide), and cells 2^cellShift times the
- * smallest that fit their level's largest sphere.
+ * smallest that fit their level's largest sphere (then 2^coarsen times that: box queries).
  */
-function planWithStep(stats: SphereStats, options: PlanOptions, step: number, shift: number, cellShift: number, cFloor: number): GridPlan {
+function planWithStep(stats: SphereStats, options: PlanOptions, step: number, shift: number, cellShift: number, cFloor: number, coarsen = 0): GridPlan {
   const { count, min, max } = stats;
   const denseFactor = options.denseFactor ?? 8;
   const maxBuckets = prevPow2(options.maxBuckets ?? 2 ** 28);
@@ -264,6 +318,7 @@ function planWithStep(stats: SphereStats, options: PlanOptions, step: number, sh
     // finer than CELLS_PER_SPHERE cells a sphere over them.
     let e = Math.min(c0 + step * k, Math.max(cMax, c0), 126 - cellShift) + 1 + cellShift;
     if (binBounds && m.count) e = Math.min(Math.max(e, floorExponent(m.hi, origin, CELLS_PER_SPHERE * m.count)), 127);
+    e = Math.min(e + coarsen, 127);
     const dims: [number, number, number] = m.count ? dimsAt(m.hi, origin, e) : [1, 1, 1];
     const lower: [number, number, number] = binBounds && m.count ? origin : [-F32_MAX, -F32_MAX, -F32_MAX];
     const upper: [number, number, number] = binBounds && m.count ? [f32(m.hi[0]), f32(m.hi[1]), f32(m.hi[2])] : [F32_MAX, F32_MAX, F32_MAX];
@@ -285,16 +340,8 @@ function planWithStep(stats: SphereStats, options: PlanOptions, step: number, sh
   return { sphereCount: count, levelBias: c0, levelStep: step, levels, bucketCount, bucketMask, dense };
 }
 
-/**
- * Work the narrow phase would do with `plan`: for each octave of radius (a bin of the stats'
- * histogram) and each coarser-or-equal non-empty level b, the rows and candidates a typical
- * sphere of that octave visits in b. Candidates come from each octave j of level b whose bounds
- * meet the visiting octave's, as if its spheres spread evenly over its own bounds (each axis at
- * least a cell of b thick): so a blob of tiny spheres binned with large ones over the whole
- * scene costs what it would, its spheres sharing a few cells. Without bounds per octave (a
- * world) every octave spreads over the scene. Only used to compare plans of the same scene.
- */
-export function estimateCost(plan: GridPlan, stats: SphereStats): number {
+/** The stats' non-empty octaves of radius: count, largest radius, level in `plan`, centres' bounds (the scene's without bounds per octave). */
+function octaveBins(plan: GridPlan, stats: SphereStats): { count: number; radius: number; level: number; lo: number[]; hi: number[] }[] {
   const bins: { count: number; radius: number; level: number; lo: number[]; hi: number[] }[] = [];
   for (let bin = 0; bin < LOG2_BINS; bin++) {
     const count = stats.log2Hist[bin];
@@ -308,6 +355,20 @@ export function estimateCost(plan: GridPlan, stats: SphereStats): number {
       hi: b ? [b[6 * bin + 3], b[6 * bin + 4], b[6 * bin + 5]] : stats.max,
     });
   }
+  return bins;
+}
+
+/**
+ * Work the narrow phase would do with `plan`: for each octave of radius (a bin of the stats'
+ * histogram) and each coarser-or-equal non-empty level b, the rows and candidates a typical
+ * sphere of that octave visits in b. Candidates come from each octave j of level b whose bounds
+ * meet the visiting octave's, as if its spheres spread evenly over its own bounds (each axis at
+ * least a cell of b thick): so a blob of tiny spheres binned with large ones over the whole
+ * scene costs what it would, its spheres sharing a few cells. Without bounds per octave (a
+ * world) every octave spreads over the scene. Only used to compare plans of the same scene.
+ */
+export function estimateCost(plan: GridPlan, stats: SphereStats): number {
+  const bins = octaveBins(plan, stats);
   const meet = (p: (typeof bins)[number], q: (typeof bins)[number], pad: number): boolean =>
     [0, 1, 2].every((a) => p.lo[a] <= q.hi[a] + pad && q.lo[a] <= p.hi[a] + pad);
   let cost = 0;
@@ -331,6 +392,57 @@ export function estimateCost(plan: GridPlan, stats: SphereStats): number {
     }
   }
   return plan.dense ? cost : cost * HASHED_COST_FACTOR;
+}
+
+/**
+ * Work a box query's narrow phase would do with `plan`, in the units of estimateCost, plus the
+ * scan of its buckets (BUCKET_COST each). Each sampled box, in each non-empty level its bounds
+ * grown by the level's largest radius meet (the kernel skips the others), visits the rows of
+ * cells that grown box covers within the level, or, when those rows outnumber the level's
+ * spheres, the level's spheres directly (the kernel's levelScan). Its candidates come from each
+ * octave of radius in the level, as if that octave's spheres spread evenly over its own centres'
+ * bounds (each axis at least a cell thick), in proportion to the part of those bounds the cells
+ * visited cover: so a box over a blob of tiny spheres in one coarse cell costs the blob. Scaled
+ * from the sample to every box. Only used to compare plans of the same query.
+ */
+export function estimateBoxCost(plan: GridPlan, stats: SphereStats, boxes: BoxSample): number {
+  const sampled = boxes.lo.length / 3;
+  const bins = octaveBins(plan, stats);
+  let walk = 0;
+  for (let b = 0; b < plan.levels.length; b++) {
+    const level = plan.levels[b];
+    if (level.count === 0) continue;
+    const c = level.cellSize;
+    const R = level.maxRadius;
+    const mine = bins.filter((bin) => bin.level === b);
+    for (let k = 0; k < sampled; k++) {
+      // The grown box, within the level's bounds (±F32_MAX for a world's levels).
+      const lo = [0, 1, 2].map((a) => Math.max(boxes.lo[3 * k + a] - R, level.lower[a]));
+      const hi = [0, 1, 2].map((a) => Math.min(boxes.hi[3 * k + a] + R, level.upper[a]));
+      if (lo.some((v, a) => v > hi[a])) continue;
+      const span = [0, 1, 2].map((a) => Math.min((hi[a] - lo[a]) / c + 1, level.dims[a]));
+      const rows = span[1] * span[2];
+      if (rows > level.count) {
+        walk += CANDIDATE_COST * level.count;
+        continue;
+      }
+      let candidates = 0;
+      for (const bin of mine) {
+        let part = 1;
+        for (let a = 0; a < 3; a++) {
+          // The bin's extent on this axis, at least a cell, and the cells visited (half a cell past the box each side, on average).
+          const mid = 0.5 * (bin.lo[a] + bin.hi[a]);
+          const half = 0.5 * Math.max(bin.hi[a] - bin.lo[a], c);
+          const cover = Math.min(hi[a] + 0.5 * c, mid + half) - Math.max(lo[a] - 0.5 * c, mid - half);
+          part *= Math.max(cover, 0) / (2 * half);
+        }
+        candidates += bin.count * Math.min(part, 1);
+      }
+      walk += ROW_COST * rows + CANDIDATE_COST * candidates;
+    }
+  }
+  walk *= sampled > 0 ? boxes.count / sampled : 0;
+  return BUCKET_COST * plan.bucketCount + (plan.dense ? walk : walk * HASHED_COST_FACTOR);
 }
 
 /** The plan as the `GridParams` uniform the shaders read. */
