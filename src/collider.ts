@@ -190,8 +190,9 @@ export class Collider {
 
   /**
    * A one-shot pair search: the inputs uploaded, then `recordPairs` (the encode calls' recording)
-   * submitted until the pairs fit (src/resident.ts, collectPairs); the count is read first, then
-   * only the counted pairs, into `out` when it holds them.
+   * submitted until the pairs fit (src/resident.ts, collectPairs); the count and the pairs are
+   * read in one round trip when they number no more than expected (PairList.readCounted), into
+   * `out` when it holds them.
    */
   private async pairs(spheres: Float32Array, stats: SphereStats, box: { kind: BoxKind; packed: Float32Array; count: number } | undefined, call: { broadphase: Broadphase; maxPairs: number; out?: Uint32Array; timer: GpuTimer }): Promise<Uint32Array> {
     const sphereRecords: GpuRecords = { buffer: this.spheres.ensure(spheres.byteLength), count: stats.count };
@@ -247,8 +248,9 @@ export class Collider {
 
   /**
    * A one-shot cast batch: the inputs uploaded, then `recordCasts` (the encode calls' recording):
-   * the nearest hit of each cast, or every hit with the per-cast offsets (read first; past the
-   * records' buffer, it grows to the total and the batch runs again: collectHits).
+   * the nearest hit of each cast, or every hit with the per-cast offsets (read with the records
+   * expected; past the records' buffer, it grows to the total and the batch runs again:
+   * collectHits).
    */
   private async castAll(kind: 'raycast' | 'sphereCast', batch: CastBatch, spheres: Float32Array, stats: SphereStats, options: CastOptions): Promise<HitRecords> {
     const { broadphase, allHits, maxHits, profile } = castCall(options);

@@ -4,7 +4,7 @@
  * shader and the host never disagree about it.
  */
 import { BufferUsage } from './flags.js';
-import { GrowableBuffer, readBuffer, createBuffer } from './buffers.js';
+import { GrowableBuffer, readBuffer, readRanges, createBuffer, type ReadRange } from './buffers.js';
 import { PAIR_BYTES, PairCounter } from '../layout.js';
 
 export class PairList {
@@ -31,23 +31,34 @@ export class PairList {
     encoder.clearBuffer(this.counter);
   }
 
-  /** The true number of pairs appended (may exceed the capacity). Submits and waits. */
-  async readCount(): Promise<number> {
-    const words = new Uint32Array(await readBuffer(this.device, this.counter, 0, PairCounter.size));
-    return words[PairCounter.offsets.countHi / 4] * 2 ** 32 + words[PairCounter.offsets.count / 4];
-  }
-
   /**
-   * The first `count` pairs (count ≤ capacity) as [i0, j0, i1, j1, ...]: a new array, or a view
-   * of the first 2·count words of `into` when it holds them.
+   * The true number of pairs appended (may exceed the capacity) and, when they fit, the pairs
+   * as [i0, j0, i1, j1, ...] (a new array, or a view of the first 2·count words of `into` when
+   * it holds them). One round trip reads the counter, the first min(expected, capacity) pairs
+   * and the `also` ranges (their bytes, copied, in `also`); only pairs past `expected` take a
+   * second. Expecting too many costs a larger copy, too few a second round trip.
    */
-  async read(count: number, into?: Uint32Array): Promise<Uint32Array> {
-    if (into && into.length >= 2 * count) {
-      const view = into.subarray(0, 2 * count);
-      await readBuffer(this.device, this.pairs.buffer, 0, PAIR_BYTES * count, view);
-      return view;
+  async readCounted(expected: number, into?: Uint32Array, also: readonly ReadRange[] = []): Promise<{ count: number; pairs?: Uint32Array; also: ArrayBuffer[] }> {
+    const capacity = this.capacity;
+    const ahead = Math.min(capacity, Math.max(0, Math.ceil(expected)));
+    const alsoBytes: ArrayBuffer[] = [];
+    let count = 0;
+    let have = 0;
+    let pairs: Uint32Array | undefined;
+    await readRanges(this.device, [...also, { source: this.counter, offset: 0, size: PairCounter.size }, { source: this.pairs.buffer, offset: 0, size: PAIR_BYTES * ahead }], (bytes) => {
+      for (let k = 0; k < also.length; k++) alsoBytes.push(bytes[k].slice(0));
+      const words = new Uint32Array(bytes[also.length]);
+      count = words[PairCounter.offsets.countHi / 4] * 2 ** 32 + words[PairCounter.offsets.count / 4];
+      if (count > capacity) return;
+      pairs = into && into.length >= 2 * count ? into.subarray(0, 2 * count) : new Uint32Array(2 * count);
+      have = Math.min(count, ahead);
+      pairs.set(new Uint32Array(bytes[also.length + 1], 0, 2 * have));
+    });
+    if (pairs && count > have) {
+      const rest = pairs.subarray(2 * have);
+      await readBuffer(this.device, this.pairs.buffer, PAIR_BYTES * have, PAIR_BYTES * (count - have), rest);
     }
-    return new Uint32Array(await readBuffer(this.device, this.pairs.buffer, 0, PAIR_BYTES * count));
+    return { count, pairs, also: alsoBytes };
   }
 
   destroy(): void {
