@@ -67,7 +67,9 @@ export const boxTest = (kind: BoxKind, k: string): string =>
 
 /**
  * Declares `boxMin` and `boxMax`, the world bounds of box `k`: an AABB's own, an oriented box's
- * grown a little so that rounding cannot shrink them.
+ * grown a little so that rounding cannot shrink them (by 2^-16 of its extents and 2^-20 of its
+ * coordinates; the grid's cell range of an oriented box is computed from its centre's offset
+ * from each level's origin instead, `center` and `e` here, which the rounding grows far less).
  */
 export const boxBounds = (kind: BoxKind, k: string): string =>
   kind === 'aabb'
@@ -157,8 +159,15 @@ fn boxGridPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg:
         if (!levelTouches(b, boxMin - vec3f(ext), boxMax + vec3f(ext))) {
           continue;
         }
-        let lo = cellOf(boxMin - vec3f(ext), b);
-        let hi = cellOf(boxMax + vec3f(ext), b);
+        ${kind === 'aabb' ? `let lo = cellOf(boxMin - vec3f(ext), b);
+        let hi = cellOf(boxMax + vec3f(ext), b);` : `// The cells from the centre's offset from the level's origin (exact when the two are of a
+        // size), grown by ulps of that offset and of the box, not of the coordinates: 1e6 from
+        // the origin, ulps of the coordinates are half a cell of a touching lattice of radius
+        // 1/16, and boxes grown by them walked 29× the rows and candidates.
+        let rel = center - grid.levels[b].origin;
+        let reach = e + vec3f(ext) + e * (1.0 / 65536.0) + (abs(rel) + e + vec3f(ext)) * (1.0 / 1048576.0);
+        let lo = cellOfOffset(rel - reach, b);
+        let hi = cellOfOffset(rel + reach, b);`}
         ${walkRows({
           dense,
           level: 'b',

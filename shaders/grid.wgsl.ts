@@ -87,6 +87,13 @@ fn cellOf(p: vec3f, level: u32) -> vec3u {
   return vec3u(clamp(c, vec3f(0.0), vec3f(grid.levels[level].dims - 1u)));
 }
 
+// cellOf with the offset from the level's origin given (d = p − origin, computed by the caller
+// where that is more exact): monotonic in d, clamped into the grid.
+fn cellOfOffset(d: vec3f, level: u32) -> vec3u {
+  let c = floor(d * grid.levels[level].invCellSize);
+  return vec3u(clamp(c, vec3f(0.0), vec3f(grid.levels[level].dims - 1u)));
+}
+
 // Can a query box [lo, hi] hold a centre of this level? (Its cells would clamp a box outside
 // the level's bounds into edge cells that hold no partner of it.)
 fn levelTouches(level: u32, lo: vec3f, hi: vec3f) -> bool {

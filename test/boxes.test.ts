@@ -145,6 +145,35 @@ describe('sphereOrientedBoxPairs matches the oracle', () => {
   });
 });
 
+describe('oriented boxes 1e6 from the origin, over a touching lattice', () => {
+  // Spacing 1/8 and radius 1/16 at 1e6, where an f32 ulp is 1/16: the grid's cell range of an
+  // oriented box comes from its centre's offset from the level's origin, grown by ulps of that
+  // offset (growing it by ulps of the coordinates walked 29× the rows there: PERFORMANCE.md).
+  // Boxes centred on lattice points and on the midpoints between them, with half extents in
+  // sixteenths, turned exactly (quarter turns) or not: many pairs touch exactly.
+  it('the grid finds exactly what all-pairs finds, and the oracle\'s pairs within the band (seed 441)', async () => {
+    const L = 16;
+    const spheres = new Float32Array(4 * L * L * L);
+    for (let i = 0; i < L * L * L; i++) spheres.set([1e6 + (i % L) / 8, 1e6 + (Math.floor(i / L) % L) / 8, 1e6 + Math.floor(i / (L * L)) / 8, 1 / 16], 4 * i);
+    const rand = mulberry32(441);
+    const s = Math.SQRT1_2;
+    const turns = [[0, 0, 0, 1], [s, 0, 0, s], [0, s, 0, s], [0, 0, s, s]];
+    const boxes = new Float32Array(10 * 600);
+    for (let k = 0; k < 600; k++) {
+      const centre = [0, 1, 2].map(() => 1e6 + Math.floor(rand() * 2 * L) / 16);
+      const half = [0, 1, 2].map(() => Math.floor(rand() * 5) / 16);
+      const q = k % 3 === 0 ? [gaussian(rand), gaussian(rand), gaussian(rand), gaussian(rand)] : turns[k % 4];
+      boxes.set([...centre, ...half, ...q], 10 * k);
+    }
+    const oracle = bruteForceSphereObbPairs(spheres, boxes);
+    expect(oracle.length / 2).toBeGreaterThan(5000);
+    const grid = await gpu.collider.sphereOrientedBoxPairs(spheres, boxes, { broadphase: 'grid' });
+    const all = await gpu.collider.sphereOrientedBoxPairs(spheres, boxes, { broadphase: 'all-pairs' });
+    expect(sortPairs(grid)).toEqual(sortPairs(all));
+    expect(bandViolations(diffPairs(spheres, grid, oracle, obbMargin(boxes), false), 1)).toEqual([]);
+  });
+});
+
 describe('sphere–box edge cases', () => {
   it('empty spheres or empty boxes give no pairs', async () => {
     expect((await gpu.collider.sphereBoxPairs(new Float32Array(0), new Float32Array([0, 0, 0, 1, 1, 1]))).length).toBe(0);
