@@ -174,7 +174,7 @@ if (args['require-hardware'] && software) {
 }
 const collider = await createCollider({ device });
 await initRapier();
-const ctx: Context = { collider, reps: Number(args.reps), warmup: Number(args.warmup), budgetMs: Number(args.budget) * 1000, large: false };
+const ctx: Context = { collider, reps: Number(args.reps), warmup: Number(args.warmup), budgetMs: Number(args.budget) * 1000, large: false, profiling: false };
 const suites = args.suites.split(',');
 const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
 // Resolved as Node resolves the import, so that the bench bundled for a GPU machine finds it too.

@@ -42,9 +42,9 @@ export async function boxesSuite(ctx: Context, sizes: [number, number][], scenes
           if (method.startsWith('gpu-')) {
             const broadphase = method.slice(4) as 'auto' | 'grid' | 'sweep' | 'bvh' | 'all-pairs';
             const pairs = shape === 'aabb'
-              ? await collider.sphereBoxPairs(spheres, boxes, { broadphase, profile: true })
-              : await collider.sphereOrientedBoxPairs(spheres, boxes, { broadphase, profile: true });
-            return { answer: pairs.length / 2, output: pairs, ...profileOf(collider) };
+              ? await collider.sphereBoxPairs(spheres, boxes, { broadphase, profile: ctx.profiling })
+              : await collider.sphereOrientedBoxPairs(spheres, boxes, { broadphase, profile: ctx.profiling });
+            return { answer: pairs.length / 2, output: pairs, ...(ctx.profiling ? profileOf(collider) : {}) };
           }
           let pairs: Uint32Array;
           if (method === 'cpu-grid') pairs = twin(spheres, boxes, plan);

@@ -103,9 +103,9 @@ export async function castsSuite(ctx: Context, sizes: [number, number][], method
             const work = method === 'gpu-grid' ? { work: walkWork } : method === 'gpu-brute' ? { work: bruteWork } : {};
             row = await measureChecked(ctx, { ...base, ...work }, async () => {
               const res = radius > 0
-                ? await collider.sphereCast(casts, spheres, { broadphase, profile: true })
-                : await collider.raycast(casts, spheres, { broadphase, profile: true });
-              return { answer: hits(res.index), output: res, ...profileOf(collider) };
+                ? await collider.sphereCast(casts, spheres, { broadphase, profile: ctx.profiling })
+                : await collider.raycast(casts, spheres, { broadphase, profile: ctx.profiling });
+              return { answer: hits(res.index), output: res, ...(ctx.profiling ? profileOf(collider) : {}) };
             }, estimate(method), check);
           } else if (method === 'cpu-walk' || method === 'cpu-brute') {
             row = await measureChecked(ctx, { ...base, work: method === 'cpu-walk' ? walkWork : bruteWork }, async () => {

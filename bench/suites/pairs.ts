@@ -30,8 +30,8 @@ async function runMethod(ctx: Context, method: string, spheres: Float32Array, le
   const { collider } = ctx;
   if (method.startsWith('gpu-')) {
     const broadphase = method.slice(4) as 'auto' | 'grid' | 'sweep' | 'bvh' | 'all-pairs';
-    const pairs = await collider.spherePairs(spheres, { broadphase, profile: true });
-    return { answer: pairs.length / 2, output: pairs, ...profileOf(collider) };
+    const pairs = await collider.spherePairs(spheres, { broadphase, profile: ctx.profiling });
+    return { answer: pairs.length / 2, output: pairs, ...(ctx.profiling ? profileOf(collider) : {}) };
   }
   if (method === 'cpu-grid') {
     const pairs = reference.gridSpherePairs(spheres, collider.planFor(spheres));
