@@ -128,9 +128,6 @@ export function validateSpheres(argument: string, value: unknown, maxRecords = I
   const log2MaxRadius = new Float32Array(LOG2_BINS);
   const binBounds = new Float64Array(6 * LOG2_BINS);
   for (let b = 0; b < LOG2_BINS; b++) binBounds.fill(Infinity, 6 * b, 6 * b + 3).fill(-Infinity, 6 * b + 3, 6 * b + 6);
-  let minX = Infinity, minY = Infinity, minZ = Infinity;
-  let maxX = -Infinity, maxY = -Infinity, maxZ = -Infinity;
-  let maxRadius = 0;
   // Sums of the centres shifted by the first one (no cancellation far from the origin).
   const x0 = count > 0 ? spheres[0] : 0, y0 = count > 0 ? spheres[1] : 0, z0 = count > 0 ? spheres[2] : 0;
   let sx = 0, sy = 0, sz = 0, sxx = 0, syy = 0, szz = 0;
@@ -142,12 +139,7 @@ export function validateSpheres(argument: string, value: unknown, maxRecords = I
     }
     if (r < 0) throw new InvalidInputError(argument, i, RULES.radius, `got ${r}`);
     if (r !== 0 && r < MIN_SIZE) checkSize(argument, i, r, 'radius');
-    if (x < minX) minX = x;
-    if (x > maxX) maxX = x;
-    if (y < minY) minY = y;
-    if (y > maxY) maxY = y;
-    if (z < minZ) minZ = z;
-    if (z > maxZ) maxZ = z;
+    // The bounds and largest radius per octave (the scene's are theirs, after the loop).
     const bin = ceilLog2Bits(bits[o + 3]) + LOG2_BIAS;
     log2Hist[bin]++;
     if (r > log2MaxRadius[bin]) log2MaxRadius[bin] = r;
@@ -158,14 +150,24 @@ export function validateSpheres(argument: string, value: unknown, maxRecords = I
     if (x > binBounds[k + 3]) binBounds[k + 3] = x;
     if (y > binBounds[k + 4]) binBounds[k + 4] = y;
     if (z > binBounds[k + 5]) binBounds[k + 5] = z;
-    if (r > maxRadius) maxRadius = r;
     const dx = x - x0, dy = y - y0, dz = z - z0;
     sx += dx; sy += dy; sz += dz;
     sxx += dx * dx; syy += dy * dy; szz += dz * dz;
   }
+  const min: [number, number, number] = [Infinity, Infinity, Infinity];
+  const max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
+  let maxRadius = 0;
+  for (let bin = 0; bin < LOG2_BINS; bin++) {
+    if (log2Hist[bin] === 0) continue;
+    for (let a = 0; a < 3; a++) {
+      min[a] = Math.min(min[a], binBounds[6 * bin + a]);
+      max[a] = Math.max(max[a], binBounds[6 * bin + 3 + a]);
+    }
+    maxRadius = Math.max(maxRadius, log2MaxRadius[bin]);
+  }
   const variance = (sum: number, squares: number): number => (count > 0 ? Math.max(0, squares / count - (sum / count) ** 2) : 0);
   return {
-    count, min: [minX, minY, minZ], max: [maxX, maxY, maxZ], maxRadius, log2Hist, log2MaxRadius,
+    count, min, max, maxRadius, log2Hist, log2MaxRadius,
     variance: [variance(sx, sxx), variance(sy, syy), variance(sz, szz)],
     binBounds,
   };

@@ -6,6 +6,7 @@ import { RULES, validateSpheres } from '../src/validate.js';
 import { createCollider } from '../src/collider.js';
 import { createParticleWorld } from '../src/particles/index.js';
 import { sortPairs } from '../src/reference/spherePairs.js';
+import { PAIR_SCENES } from '../bench/scenes.js';
 
 const gpu = useGpu();
 
@@ -82,6 +83,40 @@ describe('sphere input validation', () => {
     expect(error).toBeInstanceOf(CapacityError);
     expect([error.count, error.capacity]).toEqual([3, 2]);
     expect(gpu.collider.limits.maxSpheres).toBe(Math.floor(Math.min(gpu.device.limits.maxStorageBufferBindingSize, gpu.device.limits.maxBufferSize) / 16));
+  });
+});
+
+describe('the statistics validation gathers', () => {
+  // The scene's bounds and largest radius come from the per-octave ones after the pass: the
+  // same values a pass over the spheres finds, on every bench scene kind.
+  for (const kind of Object.keys(PAIR_SCENES)) {
+    it(`bounds and largest radius, ${kind}`, () => {
+      const spheres = PAIR_SCENES[kind].make(5000);
+      const min = [Infinity, Infinity, Infinity];
+      const max = [-Infinity, -Infinity, -Infinity];
+      let maxRadius = 0;
+      for (let i = 0; i < spheres.length; i += 4) {
+        for (let a = 0; a < 3; a++) {
+          min[a] = Math.min(min[a], spheres[i + a]);
+          max[a] = Math.max(max[a], spheres[i + a]);
+        }
+        maxRadius = Math.max(maxRadius, spheres[i + 3]);
+      }
+      const stats = validateSpheres('spheres', spheres);
+      // == rather than toEqual: −0 and +0 are the same bound.
+      for (let a = 0; a < 3; a++) {
+        expect(stats.min[a] === min[a], `min ${a}`).toBe(true);
+        expect(stats.max[a] === max[a], `max ${a}`).toBe(true);
+      }
+      expect(stats.maxRadius).toBe(maxRadius);
+    });
+  }
+
+  it('no spheres: empty bounds, radius 0', () => {
+    const stats = validateSpheres('spheres', new Float32Array(0));
+    expect(stats.min).toEqual([Infinity, Infinity, Infinity]);
+    expect(stats.max).toEqual([-Infinity, -Infinity, -Infinity]);
+    expect(stats.maxRadius).toBe(0);
   });
 });
 
