@@ -12,7 +12,7 @@ import { BufferUsage } from '../src/gpu/flags.js';
 import { WebGPUError, InvalidInputError } from '../src/errors.js';
 import type { EncodedPairs } from '../src/resident.js';
 import { PairCounter } from '../src/layout.js';
-import { uniformScene } from './support/scenes.js';
+import { uniformScene, sceneBoundsOf } from './support/scenes.js';
 import { bruteForceSpherePairs, sortPairs } from '../src/reference/spherePairs.js';
 import { bruteForceNearestCasts } from '../src/reference/casts.js';
 
@@ -158,20 +158,6 @@ describe('readRanges', () => {
   });
 });
 
-/** The centres' bounds and the largest radius of a sphere array. */
-function boundsOf(spheres: Float32Array): { min: [number, number, number]; max: [number, number, number]; maxRadius: number } {
-  const min: [number, number, number] = [Infinity, Infinity, Infinity];
-  const max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
-  let maxRadius = 0;
-  for (let i = 0; i < spheres.length; i += 4) {
-    for (let a = 0; a < 3; a++) {
-      min[a] = Math.min(min[a], spheres[i + a]);
-      max[a] = Math.max(max[a], spheres[i + a]);
-    }
-    maxRadius = Math.max(maxRadius, spheres[i + 3]);
-  }
-  return { min, max, maxRadius };
-}
 
 describe('results read their count and records in one round trip', () => {
   /** A result of `encodeSpherePairs` over the spheres, submitted: its pair list holds them (capacity as asked). */
@@ -179,7 +165,7 @@ describe('results read their count and records in one round trip', () => {
     const buffer = gpu.device.createBuffer({ size: spheres.byteLength, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST });
     sources.push(buffer);
     gpu.device.queue.writeBuffer(buffer, 0, spheres);
-    const { min, max, maxRadius } = boundsOf(spheres);
+    const { min, max, maxRadius } = sceneBoundsOf(spheres);
     const encoder = gpu.device.createCommandEncoder();
     const result = gpu.collider.encodeSpherePairs(encoder, { buffer, count: spheres.length / 4 }, { scene: { min, max, maxRadius }, capacity });
     gpu.device.queue.submit([encoder.finish()]);
@@ -239,7 +225,7 @@ describe('results read their count and records in one round trip', () => {
     const buffer = gpu.device.createBuffer({ size: spheres.byteLength, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST });
     sources.push(buffer);
     gpu.device.queue.writeBuffer(buffer, 0, spheres);
-    const { min, max, maxRadius } = boundsOf(spheres);
+    const { min, max, maxRadius } = sceneBoundsOf(spheres);
     const encoder = gpu.device.createCommandEncoder();
     const result = gpu.collider.encodeSpherePairs(encoder, { buffer, count: 3_000 }, { scene: { min, max, maxRadius } });
     gpu.device.queue.submit([encoder.finish()]);
@@ -257,7 +243,7 @@ describe('results read their count and records in one round trip', () => {
 
   it('all hits: offsets and records in one read when they fit the expected, with every hit past it (seed 432)', async () => {
     const spheres = uniformScene(3_000, { seed: 432 });
-    const side = boundsOf(spheres).max[1];
+    const side = sceneBoundsOf(spheres).max[1];
     // Rays along +y through the whole scene, each crossing a dozen spheres or so.
     const rays = new Float32Array(6 * 500);
     for (let k = 0; k < 500; k++) rays.set([(k * 0.37) % side, -5, (k * 0.61) % side, (k * 0.37) % side, side + 5, (k * 0.61) % side], 6 * k);

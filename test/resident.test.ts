@@ -7,7 +7,7 @@
  */
 import { describe, it, expect } from 'vitest';
 import { useGpu } from './support/gpu.js';
-import { uniformScene } from './support/scenes.js';
+import { uniformScene, sceneBoundsOf } from './support/scenes.js';
 import { mulberry32 } from './support/random.js';
 import { sortPairs } from '../src/reference/spherePairs.js';
 import { CapacityError, InvalidInputError } from '../src/errors.js';
@@ -25,19 +25,6 @@ function storage(data: Float32Array, extra = 0, offsetFloats = 0): GPUBuffer {
   return buffer;
 }
 
-function sceneOf(spheres: Float32Array): { min: number[]; max: number[]; maxRadius: number } {
-  const min = [Infinity, Infinity, Infinity];
-  const max = [-Infinity, -Infinity, -Infinity];
-  let maxRadius = 0;
-  for (let i = 0; i < spheres.length; i += 4) {
-    for (let a = 0; a < 3; a++) {
-      min[a] = Math.min(min[a], spheres[i + a]);
-      max[a] = Math.max(max[a], spheres[i + a]);
-    }
-    maxRadius = Math.max(maxRadius, spheres[i + 3]);
-  }
-  return { min, max, maxRadius };
-}
 
 async function submit(record: (encoder: GPUCommandEncoder) => void): Promise<void> {
   const encoder = gpu.device.createCommandEncoder();
@@ -56,7 +43,7 @@ describe('encodeSpherePairs', () => {
         const buffer = storage(spheres, 0, offsetFloats);
         let result!: EncodedPairs;
         await submit((encoder) => {
-          result = gpu.collider.encodeSpherePairs(encoder, { buffer, count: 3000, offset: 4 * offsetFloats }, { scene: sceneOf(spheres), broadphase });
+          result = gpu.collider.encodeSpherePairs(encoder, { buffer, count: 3000, offset: 4 * offsetFloats }, { scene: sceneBoundsOf(spheres), broadphase });
         });
         expect(sortPairs(await result.read())).toEqual(expected);
         result.destroy();
@@ -72,7 +59,7 @@ describe('encodeSpherePairs', () => {
     const timer = new GpuTimer(gpu.device, true);
     let result!: EncodedPairs;
     await submit((encoder) => {
-      result = gpu.collider.encodeSpherePairs(encoder, { buffer, count: 3000 }, { scene: sceneOf(line), timer });
+      result = gpu.collider.encodeSpherePairs(encoder, { buffer, count: 3000 }, { scene: sceneBoundsOf(line), timer });
       timer.resolve(encoder);
     });
     expect((await timer.read()).stages.some((s) => s.name.startsWith('sweep'))).toBe(true);
@@ -89,14 +76,14 @@ describe('encodeSpherePairs', () => {
     const expected = sortPairs(await gpu.collider.spherePairs(spheres));
     let result!: EncodedPairs;
     await submit((encoder) => {
-      result = gpu.collider.encodeSpherePairs(encoder, { buffer, count: 3000 }, { scene: sceneOf(spheres), capacity: 10 });
+      result = gpu.collider.encodeSpherePairs(encoder, { buffer, count: 3000 }, { scene: sceneBoundsOf(spheres), capacity: 10 });
     });
     const error = await result.read().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CapacityError);
     expect((error as CapacityError).count).toBe(expected.length / 2);
     const again = result;
     await submit((encoder) => {
-      result = gpu.collider.encodeSpherePairs(encoder, { buffer, count: 3000 }, { scene: sceneOf(spheres), into: again });
+      result = gpu.collider.encodeSpherePairs(encoder, { buffer, count: 3000 }, { scene: sceneBoundsOf(spheres), into: again });
     });
     expect(result).toBe(again);
     expect(sortPairs(await result.read())).toEqual(expected);
@@ -125,7 +112,7 @@ describe('encodeSpherePairs', () => {
     const seen = gpu.device.createBuffer({ size: 8, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC });
     let result!: EncodedPairs;
     await submit((encoder) => {
-      result = gpu.collider.encodeSpherePairs(encoder, { buffer, count: 3000 }, { scene: sceneOf(spheres), capacity: expected, workgroupSize: 64 });
+      result = gpu.collider.encodeSpherePairs(encoder, { buffer, count: 3000 }, { scene: sceneBoundsOf(spheres), capacity: expected, workgroupSize: 64 });
       const pass = encoder.beginComputePass();
       pass.setPipeline(pipeline);
       pass.setBindGroup(0, gpu.device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: result.pairs, size: 8 * expected } }, { binding: 1, resource: { buffer: seen } }] }));
@@ -149,7 +136,7 @@ describe('encodeSpherePairs', () => {
     const buffer = storage(bad);
     let result!: EncodedPairs;
     await submit((encoder) => {
-      result = gpu.collider.encodeSpherePairs(encoder, { buffer, count: 3000 }, { scene: sceneOf(spheres) });
+      result = gpu.collider.encodeSpherePairs(encoder, { buffer, count: 3000 }, { scene: sceneBoundsOf(spheres) });
     });
     const error = await result.read().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidInputError);
@@ -161,7 +148,7 @@ describe('encodeSpherePairs', () => {
   it('bad arguments are typed errors naming them', () => {
     const buffer = storage(spheres);
     const encoder = gpu.device.createCommandEncoder();
-    const scene = sceneOf(spheres);
+    const scene = sceneBoundsOf(spheres);
     const cases: [() => unknown, string, string][] = [
       [() => gpu.collider.encodeSpherePairs(encoder, { buffer, count: 3001 }, { scene }), 'spheres', RULES.gpuRecords],
       [() => gpu.collider.encodeSpherePairs(encoder, { buffer: 42 as never, count: 1 }, { scene }), 'spheres', RULES.gpuRecords],
@@ -187,7 +174,7 @@ describe('encodeSpherePairs', () => {
 
 describe('encodeSphereBoxPairs, encodeSphereOrientedBoxPairs, encodeRaycast, encodeSphereCast', () => {
   const spheres = uniformScene(2000, { seed: 1602 });
-  const scene = sceneOf(spheres);
+  const scene = sceneBoundsOf(spheres);
   const rand = mulberry32(1602);
   const side = scene.max[0];
   const aabbs = new Float32Array(6 * 200).map((_, k) => (k % 6 < 3 ? rand() * side : 0));

@@ -7,6 +7,7 @@ import { createCollider } from '../src/collider.js';
 import { createParticleWorld } from '../src/particles/index.js';
 import { sortPairs } from '../src/reference/spherePairs.js';
 import { PAIR_SCENES } from '../bench/scenes.js';
+import { sceneBoundsOf } from './support/scenes.js';
 
 const gpu = useGpu();
 
@@ -92,16 +93,7 @@ describe('the statistics validation gathers', () => {
   for (const kind of Object.keys(PAIR_SCENES)) {
     it(`bounds and largest radius, ${kind}`, () => {
       const spheres = PAIR_SCENES[kind].make(5000);
-      const min = [Infinity, Infinity, Infinity];
-      const max = [-Infinity, -Infinity, -Infinity];
-      let maxRadius = 0;
-      for (let i = 0; i < spheres.length; i += 4) {
-        for (let a = 0; a < 3; a++) {
-          min[a] = Math.min(min[a], spheres[i + a]);
-          max[a] = Math.max(max[a], spheres[i + a]);
-        }
-        maxRadius = Math.max(maxRadius, spheres[i + 3]);
-      }
+      const { min, max, maxRadius } = sceneBoundsOf(spheres);
       const stats = validateSpheres('spheres', spheres);
       // == rather than toEqual: −0 and +0 are the same bound.
       for (let a = 0; a < 3; a++) {

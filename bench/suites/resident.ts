@@ -17,24 +17,12 @@ import { workDone } from '../../src/gpu/wait.js';
 import { sortPairs } from '../../src/reference/spherePairs.js';
 import { summarize } from '../stats.js';
 import { PAIR_SCENES } from '../scenes.js';
+import { sceneBoundsOf } from '../../test/support/scenes.js';
 import type { Context, Row } from '../harness.js';
 import type { EncodedPairs } from '../../src/resident.js';
 
 const FRAMES = 20;
 
-function sceneBounds(spheres: Float32Array): { min: number[]; max: number[]; maxRadius: number } {
-  const min = [Infinity, Infinity, Infinity];
-  const max = [-Infinity, -Infinity, -Infinity];
-  let maxRadius = 0;
-  for (let i = 0; i < spheres.length; i += 4) {
-    for (let a = 0; a < 3; a++) {
-      min[a] = Math.min(min[a], spheres[i + a]);
-      max[a] = Math.max(max[a], spheres[i + a]);
-    }
-    maxRadius = Math.max(maxRadius, spheres[i + 3]);
-  }
-  return { min, max, maxRadius };
-}
 
 export async function residentSuite(ctx: Context, sizes: number[]): Promise<Row[]> {
   const { collider } = ctx;
@@ -42,7 +30,7 @@ export async function residentSuite(ctx: Context, sizes: number[]): Promise<Row[
   const rows: Row[] = [];
   for (const n of sizes) {
     const spheres = PAIR_SCENES.uniform.make(n);
-    const scene = sceneBounds(spheres);
+    const scene = sceneBoundsOf(spheres);
     const buffer = device.createBuffer({ label: 'resident bench spheres', size: spheres.byteLength, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST });
     device.queue.writeBuffer(buffer, 0, spheres);
     let result: EncodedPairs | undefined;

@@ -112,3 +112,18 @@ export function outlierScene(n: number, { seed = 1, offset = 0 }: SceneOptions =
   }
   return out;
 }
+
+/** The centres' bounds and the largest radius of a sphere array, by a plain pass (a scene to promise to the encode calls). */
+export function sceneBoundsOf(spheres: Float32Array): { min: [number, number, number]; max: [number, number, number]; maxRadius: number } {
+  const min: [number, number, number] = [Infinity, Infinity, Infinity];
+  const max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
+  let maxRadius = 0;
+  for (let i = 0; i < spheres.length; i += 4) {
+    for (let a = 0; a < 3; a++) {
+      min[a] = Math.min(min[a], spheres[i + a]);
+      max[a] = Math.max(max[a], spheres[i + a]);
+    }
+    maxRadius = Math.max(maxRadius, spheres[i + 3]);
+  }
+  return { min, max, maxRadius };
+}
