@@ -70,6 +70,7 @@ fn gridPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: ve
       head: dense ? 'head' : undefined,
       first: 'first',
       flat: true,
+      eagerRowMove: true,
       visit: `if (spheresOverlap(s, q)) {
             let other = sortedId[u];
             appendPair(min(id, other), max(id, other));
