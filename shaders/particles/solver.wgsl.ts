@@ -256,7 +256,7 @@ function partners(dense: boolean, visit: string): string {
         let ext = (s.w + maxR + (params.margin + params.skin) + reach + min(vmaxReach, maxR)) * EXT_SCALE;
         let lo = cellOf(s.xyz - vec3f(ext), b);
         let hi = cellOf(s.xyz + vec3f(ext), b);
-        ${walkRows({ dense, level: 'b', lo: 'lo', hi: 'hi', visit: `if (u != t) {
+        ${walkRows({ dense, level: 'b', lo: 'lo', hi: 'hi', flat: true, eagerRowMove: true, visit: `if (u != t) {
                 let ub = bodies[u].v;
                 if (me.w + ub.w > 0.0) {
                   let d = q.xyz - s.xyz;
