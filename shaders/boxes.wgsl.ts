@@ -67,9 +67,14 @@ export const boxTest = (kind: BoxKind, k: string): string =>
 
 /**
  * Declares `boxMin` and `boxMax`, the world bounds of box `k`: an AABB's own, an oriented box's
- * grown a little so that rounding cannot shrink them (by 2^-16 of its extents and 2^-20 of its
- * coordinates; the grid's cell range of an oriented box is computed from its centre's offset
- * from each level's origin instead, `center` and `e` here, which the rounding grows far less).
+ * grown a little so that rounding cannot shrink them (the grid's cell range of an oriented box
+ * is computed from its centre's offset from each level's origin instead, `center`, `e` and
+ * `span` here, which the rounding grows far less). Every axis grows by 2^-16 of `span`, the sum
+ * of the world half extents, and 2^-20 of the coordinates and `span`: sphereObbOverlap rounds
+ * in the box's frame, by ulps of the sphere's whole offset from the centre, so a box long on
+ * one axis and thin on a world axis (a plank at an angle) accepts spheres past its thin
+ * extent by ulps of its long one. Grown by ulps of each axis' own extent, the grid missed
+ * such pairs that all-pairs reported (a box 2000 × 0.02 × 0.02 turned about two axes).
  */
 export const boxBounds = (kind: BoxKind, k: string): string =>
   kind === 'aabb'
@@ -77,7 +82,8 @@ export const boxBounds = (kind: BoxKind, k: string): string =>
   let boxMax = boxes[2u * ${k} + 1u].xyz;`
     : `let center = boxes[3u * ${k}].xyz;
   let e = obbWorldHalfExtents(boxes[3u * ${k} + 1u].xyz, boxes[3u * ${k} + 2u]);
-  let grow = e * (1.0 / 65536.0) + (abs(center) + e) * (1.0 / 1048576.0);
+  let span = vec3f(e.x + e.y + e.z);
+  let grow = span * (1.0 / 65536.0) + (abs(center) + span) * (1.0 / 1048576.0);
   let boxMin = center - e - grow;
   let boxMax = center + e + grow;`;
 
@@ -161,11 +167,12 @@ fn boxGridPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg:
         }
         ${kind === 'aabb' ? `let lo = cellOf(boxMin - vec3f(ext), b);
         let hi = cellOf(boxMax + vec3f(ext), b);` : `// The cells from the centre's offset from the level's origin (exact when the two are of a
-        // size), grown by ulps of that offset and of the box, not of the coordinates: 1e6 from
-        // the origin, ulps of the coordinates are half a cell of a touching lattice of radius
-        // 1/16, and boxes grown by them walked 29× the rows and candidates.
+        // size), grown by ulps of that offset and of the whole box (span: boxBounds says why),
+        // not of the coordinates: 1e6 from the origin, ulps of the coordinates are half a cell of
+        // a touching lattice of radius 1/16, and boxes grown by them walked 29× the rows and
+        // candidates.
         let rel = center - grid.levels[b].origin;
-        let reach = e + vec3f(ext) + e * (1.0 / 65536.0) + (abs(rel) + e + vec3f(ext)) * (1.0 / 1048576.0);
+        let reach = e + vec3f(ext) + span * (1.0 / 65536.0) + (abs(rel) + span + vec3f(ext)) * (1.0 / 1048576.0);
         let lo = cellOfOffset(rel - reach, b);
         let hi = cellOfOffset(rel + reach, b);`}
         ${walkRows({

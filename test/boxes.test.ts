@@ -174,6 +174,71 @@ describe('oriented boxes 1e6 from the origin, over a touching lattice', () => {
   });
 });
 
+describe('a long, thin oriented box at an angle', () => {
+  // A plank 2000 long and about 0.02 thick, turned 45° about x and 30° about y:
+  // sphereObbOverlap rounds in the box's frame by ulps of the sphere's offset along the plank
+  // (~1e3), so it accepts points up to ~1e-5 past the plank's thin world extent. Points are put
+  // on a cell boundary of the plan the query takes (fine cells, from a lattice of points at the
+  // plank's end), with the plank's extent a few millionths below it: a cell range grown by ulps
+  // of each axis' own extent (~1e-7 here) stopped at that boundary and missed them.
+  const quat = (axis: number[], degrees: number): number[] => {
+    const h = (degrees * Math.PI) / 360;
+    return [...axis.map((v) => v * Math.sin(h)), Math.cos(h)];
+  };
+  const mul = ([ax, ay, az, aw]: number[], [bx, by, bz, bw]: number[]): number[] =>
+    [aw * bx + ax * bw + ay * bz - az * by, aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw, aw * bw - ax * bx - ay * by - az * bz];
+  const q = mul(quat([0, 1, 0], 30), quat([1, 0, 0], 45));
+  const along = [Math.cos(Math.PI / 6), 0, -Math.sin(Math.PI / 6)];
+  const L = 1000;
+
+  function scene(centreY: number, pointsY: number, seed: number): Float32Array {
+    const out: number[] = [];
+    const end = [0, 2].map((a) => (L - 0.01) * along[a]);
+    // The lattice at the plank's end: the plan's fine cells.
+    for (let i = 0; i < 40; i++) for (let j = 0; j < 8; j++) for (let k = 0; k < 40; k++) out.push(end[0] + i * 2.5e-4, centreY - 0.05 + j * 0.008, end[1] - k * 2.5e-4, 0);
+    const rand = mulberry32(seed);
+    for (let i = 0; i < 3000; i++) {
+      const t = L - 0.01 * rand();
+      out.push(t * along[0], pointsY, t * along[2], 0);
+    }
+    return new Float32Array(out);
+  }
+
+  for (const [centreY, seed] of [[0.25, 451], [1e4, 452]]) {
+    it(`every broad phase finds what all-pairs finds, the centre at y = ${centreY} (seed ${seed})`, async () => {
+      const cy = Math.fround(centreY);
+      let missed = 0;
+      let found = 0;
+      for (let trial = 1; trial <= 4; trial++) {
+        // The plank's world half extent in y is H·√2; the points' y, the first cell boundary
+        // above it, and H, a few millionths under it (the plan depends on the points: iterate).
+        let H = 0.01;
+        let pointsY = cy + H * Math.SQRT2;
+        for (let it = 0; it < 3; it++) {
+          const box = new Float32Array([0, cy, 0, L, H, H, ...q]);
+          const level = gpu.collider.planFor(scene(cy, pointsY, seed + trial), { kind: 'obb', boxes: box }).levels.find((l) => l.count > 0)!;
+          const rel = cy - level.origin[1];
+          pointsY = Math.fround(level.origin[1] + Math.ceil((cy + H * Math.SQRT2 - level.origin[1]) / level.cellSize) * level.cellSize);
+          const margin = (pointsY - cy) / 65536 + (Math.abs(rel) + (pointsY - cy)) / 2 ** 20;
+          H = (pointsY - cy - 1.5 * margin - 2e-6 * trial) / Math.SQRT2;
+        }
+        const spheres = scene(cy, pointsY, seed + trial);
+        const box = new Float32Array([0, cy, 0, L, H, H, ...q]);
+        const all = await gpu.collider.sphereOrientedBoxPairs(spheres, box, { broadphase: 'all-pairs' });
+        found += all.length / 2;
+        for (const broadphase of ['grid', 'sweep', 'bvh'] as const) {
+          const pairs = await gpu.collider.sphereOrientedBoxPairs(spheres, box, { broadphase });
+          expect(sortPairs(pairs), `${broadphase}, trial ${trial}`).toEqual(sortPairs(all));
+          missed += (all.length - pairs.length) / 2;
+        }
+      }
+      // The scene does put points where the f32 test reaches past the plank.
+      expect(found).toBeGreaterThan(0);
+      expect(missed).toBe(0);
+    });
+  }
+});
+
 describe('sphere–box edge cases', () => {
   it('empty spheres or empty boxes give no pairs', async () => {
     expect((await gpu.collider.sphereBoxPairs(new Float32Array(0), new Float32Array([0, 0, 0, 1, 1, 1]))).length).toBe(0);

@@ -39,7 +39,10 @@ export function gridSphereObbPairs(spheres: Float32Array, boxes: Float32Array, p
       [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
       [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
     ];
-    const e = rows.map((row) => row.reduce((sum, v, j) => sum + Math.abs(v) * boxes[b + 3 + j], 0) * (1 + 2 ** -16));
+    // The world half extents, each grown by 2^-16 of their sum, as the kernel grows them (shaders/boxes.wgsl.ts, boxBounds).
+    const e0 = rows.map((row) => row.reduce((sum, v, j) => sum + Math.abs(v) * boxes[b + 3 + j], 0));
+    const span = e0[0] + e0[1] + e0[2];
+    const e = e0.map((v) => v + span * 2 ** -16);
     queryBox(grid, [0, 1, 2].map((a) => boxes[b + a] - e[a]), [0, 1, 2].map((a) => boxes[b + a] + e[a]), stats, (id) => {
       if (sphereObbOverlap(spheres, id, boxes, k)) out.push(id, k);
     });
