@@ -290,8 +290,9 @@ export class Collider {
   planFor(spheres: Float32Array | SphereStats, boxes?: { kind: 'aabb' | 'obb'; boxes: Float32Array }): GridPlan {
     const stats = spheres instanceof Float32Array ? validateSpheres('spheres', spheres, this.limits.maxSpheres) : spheres;
     if (!boxes) return this.oneShot.planFor(stats);
-    const packed = boxes.kind === 'aabb' ? validateAabbs('boxes.boxes', boxes.boxes, this.limits.maxBoxes) : validateOrientedBoxes('boxes.boxes', boxes.boxes, this.limits.maxBoxes);
-    return this.oneShot.planFor(stats, boxSampleOf(boxes.kind, packed));
+    const kind = checkOneOf('boxes.kind', boxes.kind ?? null, ['aabb', 'obb'] as const);
+    const packed = kind === 'aabb' ? validateAabbs('boxes.boxes', boxes.boxes, this.limits.maxBoxes) : validateOrientedBoxes('boxes.boxes', boxes.boxes, this.limits.maxBoxes);
+    return this.oneShot.planFor(stats, boxSampleOf(kind!, packed));
   }
 
   /** Serializes `task` behind earlier calls, with a timer; a profile lands in lastProfile. */

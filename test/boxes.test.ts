@@ -14,7 +14,7 @@ import { gridSphereAabbPairs, gridSphereObbPairs } from '../src/reference/gridQu
 import { sortPairs } from '../src/reference/spherePairs.js';
 import { sweepSphereBoxPairs } from '../src/reference/sweep.js';
 import { createCollider } from '../src/collider.js';
-import { CapacityError } from '../src/errors.js';
+import { CapacityError, InvalidInputError } from '../src/errors.js';
 import { planGrid, estimateBoxCost, type GridPlan } from '../src/grid/plan.js';
 import { validateSpheres, validateAabbs, validateOrientedBoxes, boxSampleOf } from '../src/validate.js';
 import { rotateInverse } from '../src/reference/sphereBox.js';
@@ -298,6 +298,21 @@ describe('sphere–box edge cases', () => {
 const finestCell = (plan: GridPlan): number => plan.levels.find((l) => l.count > 0)!.cellSize;
 
 describe('a box query plans the grid for its boxes', () => {
+  it('planFor refuses a box kind other than aabb or obb, naming it', () => {
+    const spheres = uniformScene(100, { seed: 419 });
+    const boxes = new Float32Array(30); // a whole number of AABBs and of oriented boxes
+    for (const kind of ['AABB', undefined, 'box']) {
+      let error: unknown;
+      try {
+        gpu.collider.planFor(spheres, { kind: kind as 'aabb', boxes });
+      } catch (e) {
+        error = e;
+      }
+      expect(error, String(kind)).toBeInstanceOf(InvalidInputError);
+      expect((error as InvalidInputError).argument).toBe('boxes.kind');
+    }
+  });
+
   it('the sample: AABBs as given, oriented boxes by their enclosing AABB (seed 420)', () => {
     const { boxes: aabbs } = boxScene('uniform', 2000, 100, 'aabb', 420);
     const a = boxSampleOf('aabb', validateAabbs('aabbs', aabbs));
