@@ -16,8 +16,8 @@ import { CapacityError, InvalidInputError } from './errors.js';
 import { BufferUsage } from './gpu/flags.js';
 import { GrowableBuffer, createBuffer, readBuffer, readRanges, bindingLimit, type ReadRange } from './gpu/buffers.js';
 import { PairList } from './gpu/pairList.js';
-import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from './gpu/pipeline.js';
-import { dispatchFolded, ceilDiv } from './gpu/dispatch.js';
+import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup, recordPass } from './gpu/pipeline.js';
+import { ceilDiv } from './gpu/dispatch.js';
 import { CastPass } from './passes/casts.js';
 import { residentCheckShader, residentCheckBindings, residentDispatchShader, residentDispatchBindings } from '../shaders/resident.wgsl.js';
 import { ResidentParams, ResidentStatus, PairCounter, CastHitRecord, GPU_STRIDE, PAIR_BYTES, packStruct } from './layout.js';
@@ -519,10 +519,7 @@ export class ResidentQueries {
     const { promisedRadius, ...rest } = values;
     this.device.queue.writeBuffer(this.params, 0, packStruct(ResidentParams, { sphereCount: count, maxDimension: this.maxWorkgroupsPerDimension, maxRadius: promisedRadius ?? 0, ...rest }));
     if (promisedRadius === undefined || count === 0) return;
-    const pass = encoder.beginComputePass({ label: 'resident check' });
-    setPipelineAndGroup(pass, this.checkPipeline, bindGroup(this.device, 'residentCheck', this.checkLayout, [this.params, spheres, status]));
-    dispatchFolded(pass, ceilDiv(count, WORKGROUP_SIZE.residentCheck), this.maxWorkgroupsPerDimension);
-    pass.end();
+    recordPass(encoder, 'resident check', this.checkPipeline, bindGroup(this.device, 'residentCheck', this.checkLayout, [this.params, spheres, status]), ceilDiv(count, WORKGROUP_SIZE.residentCheck), this.maxWorkgroupsPerDimension);
   }
 
   /** Sphere pairs (boxes undefined) or sphere–box pairs (`kind` and boxes in the GPU layout): the encode calls' validation. */

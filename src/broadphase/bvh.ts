@@ -18,10 +18,10 @@ import {
 } from '../../shaders/bvh.wgsl.js';
 import { RadixSortPass } from '../passes/radixSort.js';
 import { BvhParams, BvhLevel, BvhNode, packStruct } from '../layout.js';
-import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup, variant } from '../gpu/pipeline.js';
+import { bindGroupLayout, bindGroup, computePipeline, recordPass, variant } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { GrowableBuffer, bindingLimit, createBuffer } from '../gpu/buffers.js';
-import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
+import { ceilDiv } from '../gpu/dispatch.js';
 import { CapacityError } from '../errors.js';
 import { sweepSlack } from './sweep.js';
 import type { BroadPhase, BroadPhaseContext, CastJob } from './types.js';
@@ -192,10 +192,7 @@ export class BvhBroadPhase implements BroadPhase {
   }
 
   private run(encoder: GPUCommandEncoder, label: string, pipeline: Parameters<BvhBroadPhase['pipeline']>[0], group: GPUBindGroup, groups: number, timer?: GpuTimer): void {
-    const pass = encoder.beginComputePass(timer?.pass(label) ?? { label });
-    setPipelineAndGroup(pass, this.pipeline(pipeline), group);
-    dispatchFolded(pass, groups, this.maxWorkgroupsPerDimension);
-    pass.end();
+    recordPass(encoder, label, this.pipeline(pipeline), group, groups, this.maxWorkgroupsPerDimension, timer);
   }
 
   destroy(): void {

@@ -13,10 +13,10 @@
 import { sweepKeysShader, sweepKeysBindings, sweepGatherShader, sweepGatherBindings, sweepPairsShader, sweepPairsBindings, sweepBoxesShader, sweepBoxesBindings } from '../../shaders/sweep.wgsl.js';
 import { RadixSortPass } from '../passes/radixSort.js';
 import { SweepParams, packStruct } from '../layout.js';
-import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup, variant } from '../gpu/pipeline.js';
+import { bindGroupLayout, bindGroup, computePipeline, recordPass, variant } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { GrowableBuffer, createBuffer } from '../gpu/buffers.js';
-import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
+import { ceilDiv } from '../gpu/dispatch.js';
 import type { BroadPhase, BroadPhaseContext, CastJob } from './types.js';
 import type { SphereStats } from '../validate.js';
 import type { PairList } from '../gpu/pairList.js';
@@ -122,10 +122,7 @@ export class SweepBroadPhase implements BroadPhase {
   }
 
   private run(encoder: GPUCommandEncoder, label: string, pipeline: Parameters<SweepBroadPhase['pipeline']>[0], group: GPUBindGroup, groups: number, timer?: GpuTimer): void {
-    const pass = encoder.beginComputePass(timer?.pass(label) ?? { label });
-    setPipelineAndGroup(pass, this.pipeline(pipeline), group);
-    dispatchFolded(pass, groups, this.maxWorkgroupsPerDimension);
-    pass.end();
+    recordPass(encoder, label, this.pipeline(pipeline), group, groups, this.maxWorkgroupsPerDimension, timer);
   }
 
   destroy(): void {

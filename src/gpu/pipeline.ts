@@ -10,6 +10,8 @@
 import { ShaderStage } from './flags.js';
 import { arrayStride } from '../layout.js';
 import { shadersRunOnCpu } from '../device.js';
+import { dispatchFolded, type Dispatcher } from './dispatch.js';
+import type { GpuTimer } from './timer.js';
 
 export type BindingKind = 'uniform' | 'storage' | 'read-only-storage';
 
@@ -269,4 +271,20 @@ export function pipelineFor(pipeline: GPUComputePipeline, group: GPUBindGroup): 
 export function setPipelineAndGroup(pass: GPUComputePassEncoder, pipeline: GPUComputePipeline, group: GPUBindGroup): void {
   pass.setPipeline(pipelineFor(pipeline, group));
   pass.setBindGroup(0, group);
+}
+
+/**
+ * Records a compute pass of one dispatch: `pipeline` with `group` over `groups` workgroups,
+ * folded past `maxPerDimension` (or recorded by `dispatch`, for a caller that gates the pass),
+ * labelled `label` and timed under that name when `timer` is given.
+ */
+export function recordPass(
+  encoder: GPUCommandEncoder, label: string, pipeline: GPUComputePipeline, group: GPUBindGroup,
+  groups: number, maxPerDimension: number, timer?: GpuTimer, dispatch?: Dispatcher,
+): void {
+  const pass = encoder.beginComputePass(timer?.pass(label) ?? { label });
+  setPipelineAndGroup(pass, pipeline, group);
+  if (dispatch) dispatch(pass, groups);
+  else dispatchFolded(pass, groups, maxPerDimension);
+  pass.end();
 }

@@ -5,10 +5,10 @@
  */
 import { allPairsShader, allPairsBindings } from '../../shaders/allPairs.wgsl.js';
 import { AllPairsParams, packStruct } from '../layout.js';
-import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
+import { bindGroupLayout, bindGroup, computePipeline, recordPass } from '../gpu/pipeline.js';
 import { createBuffer } from '../gpu/buffers.js';
 import { BufferUsage } from '../gpu/flags.js';
-import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
+import { ceilDiv } from '../gpu/dispatch.js';
 import type { PairList } from '../gpu/pairList.js';
 import type { GpuTimer } from '../gpu/timer.js';
 import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
@@ -39,10 +39,7 @@ export class AllPairsPass {
     const blocks = ceilDiv(count, TILE);
     const tileCount = (blocks * (blocks + 1)) / 2;
     this.device.queue.writeBuffer(this.params, 0, packStruct(AllPairsParams, { sphereCount: count, tileCount }));
-    const pass = encoder.beginComputePass(timer?.pass('all-pairs') ?? { label: 'all-pairs' });
-    setPipelineAndGroup(pass, this.pipeline, bindGroup(this.device, 'allPairs', this.layout, [this.params, spheres, out.pairs.buffer, out.counter]));
-    dispatchFolded(pass, tileCount, this.maxWorkgroupsPerDimension);
-    pass.end();
+    recordPass(encoder, 'all-pairs', this.pipeline, bindGroup(this.device, 'allPairs', this.layout, [this.params, spheres, out.pairs.buffer, out.counter]), tileCount, this.maxWorkgroupsPerDimension, timer);
   }
 
   destroy(): void {

@@ -5,10 +5,10 @@
 import { boxAllPairsShader, boxAllPairsBindings, boxGridPairsShader, boxGridPairsBindings, type BoxKind } from '../../shaders/boxes.wgsl.js';
 import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/grid.wgsl.js';
 import { BoxParams, packStruct } from '../layout.js';
-import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup, variant } from '../gpu/pipeline.js';
+import { bindGroupLayout, bindGroup, computePipeline, variant, recordPass } from '../gpu/pipeline.js';
 import { createBuffer } from '../gpu/buffers.js';
 import { BufferUsage } from '../gpu/flags.js';
-import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
+import { ceilDiv } from '../gpu/dispatch.js';
 import type { GpuGrid } from './gridBuild.js';
 import type { PairList } from '../gpu/pairList.js';
 import type { GpuTimer } from '../gpu/timer.js';
@@ -44,10 +44,7 @@ export class BoxPairsPass {
     const sphereBlocks = ceilDiv(sphereCount, TILE);
     const tileCount = sphereBlocks * ceilDiv(boxCount, TILE);
     this.device.queue.writeBuffer(this.params, 0, packStruct(BoxParams, { sphereCount, boxCount, sphereBlocks, tileCount }));
-    const pass = encoder.beginComputePass(timer?.pass('box all-pairs') ?? { label: 'box all-pairs' });
-    setPipelineAndGroup(pass, this.pipeline(kind), bindGroup(this.device, 'boxAllPairs', this.allLayout, [this.params, spheres, boxes, out.pairs.buffer, out.counter]));
-    dispatchFolded(pass, tileCount, this.maxWorkgroupsPerDimension);
-    pass.end();
+    recordPass(encoder, 'box all-pairs', this.pipeline(kind), bindGroup(this.device, 'boxAllPairs', this.allLayout, [this.params, spheres, boxes, out.pairs.buffer, out.counter]), tileCount, this.maxWorkgroupsPerDimension, timer);
   }
 
   /** Each box against the spheres of a built grid. One encode per submission. */
@@ -55,10 +52,7 @@ export class BoxPairsPass {
     const plan = grid.plan;
     if (!plan) throw new Error('the grid has no plan: build it first');
     this.device.queue.writeBuffer(this.params, 0, packStruct(BoxParams, { sphereCount: plan.sphereCount, boxCount }));
-    const pass = encoder.beginComputePass(timer?.pass('box grid pairs') ?? { label: 'box grid pairs' });
-    setPipelineAndGroup(pass, this.pipeline(kind, gridLayoutOf(plan)), bindGroup(this.device, 'boxGridPairs', this.gridLayout, [grid.params, this.params, boxes, ...grid.readBuffers(), out.pairs.buffer, out.counter]));
-    dispatchFolded(pass, ceilDiv(boxCount, WG), this.maxWorkgroupsPerDimension);
-    pass.end();
+    recordPass(encoder, 'box grid pairs', this.pipeline(kind, gridLayoutOf(plan)), bindGroup(this.device, 'boxGridPairs', this.gridLayout, [grid.params, this.params, boxes, ...grid.readBuffers(), out.pairs.buffer, out.counter]), ceilDiv(boxCount, WG), this.maxWorkgroupsPerDimension, timer);
   }
 
   destroy(): void {

@@ -6,10 +6,10 @@
 import { castShader, castBruteBindings, castGridBindings, castBvhBindings, type CastMode } from '../../shaders/casts.wgsl.js';
 import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/grid.wgsl.js';
 import { CastParams, packStruct } from '../layout.js';
-import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup, variant } from '../gpu/pipeline.js';
+import { bindGroupLayout, bindGroup, computePipeline, variant, recordPass } from '../gpu/pipeline.js';
 import { createBuffer } from '../gpu/buffers.js';
 import { BufferUsage } from '../gpu/flags.js';
-import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
+import { ceilDiv } from '../gpu/dispatch.js';
 import type { GpuGrid } from './gridBuild.js';
 import type { GpuTimer } from '../gpu/timer.js';
 import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
@@ -76,10 +76,7 @@ export class CastPass {
   }
 
   private dispatch(encoder: GPUCommandEncoder, label: string, castCount: number, timer: GpuTimer | undefined, pipeline: GPUComputePipeline, group: GPUBindGroup): void {
-    const pass = encoder.beginComputePass(timer?.pass(label) ?? { label });
-    setPipelineAndGroup(pass, pipeline, group);
-    dispatchFolded(pass, ceilDiv(castCount, WG), this.maxWorkgroupsPerDimension);
-    pass.end();
+    recordPass(encoder, label, pipeline, group, ceilDiv(castCount, WG), this.maxWorkgroupsPerDimension, timer);
   }
 
   destroy(): void {

@@ -6,10 +6,10 @@
  */
 import { gridCountShader, gridCountBindings, gridScatterShader, gridScatterBindings, gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/grid.wgsl.js';
 import { ExclusiveScanPass, scanBufferBytes } from './scan.js';
-import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup, variant } from '../gpu/pipeline.js';
+import { bindGroupLayout, bindGroup, computePipeline, variant, recordPass } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { GrowableBuffer } from '../gpu/buffers.js';
-import { dispatchFolded, ceilDiv, type Dispatcher, type SkipSwitch } from '../gpu/dispatch.js';
+import { ceilDiv, type Dispatcher, type SkipSwitch } from '../gpu/dispatch.js';
 import { gridParamsData, type GridPlan } from '../grid/plan.js';
 import { GridParams } from '../layout.js';
 import type { GpuTimer } from '../gpu/timer.js';
@@ -91,10 +91,7 @@ export class GridBuildPass {
   encode(encoder: GPUCommandEncoder, spheres: GPUBuffer, grid: GpuGrid, timer?: GpuTimer): void {
     this.encodeCountAndScan(encoder, spheres, grid, timer);
     const groups = ceilDiv(grid.plan!.sphereCount, WG);
-    const scatter = encoder.beginComputePass(timer?.pass('grid scatter') ?? { label: 'grid scatter' });
-    setPipelineAndGroup(scatter, this.scatterPipeline, bindGroup(this.device, 'gridScatter', this.scatterLayout, [grid.params, spheres, grid.keys.buffer, grid.cellStart.buffer, grid.sorted.buffer, grid.sortedId.buffer]));
-    dispatchFolded(scatter, groups, this.maxWorkgroupsPerDimension);
-    scatter.end();
+    recordPass(encoder, 'grid scatter', this.scatterPipeline, bindGroup(this.device, 'gridScatter', this.scatterLayout, [grid.params, spheres, grid.keys.buffer, grid.cellStart.buffer, grid.sorted.buffer, grid.sortedId.buffer]), groups, this.maxWorkgroupsPerDimension, timer);
   }
 
   /**
@@ -112,11 +109,7 @@ export class GridBuildPass {
     encoder.clearBuffer(grid.cellStart.buffer, 0, 4 * (plan.bucketCount + 1));
     if (skip) encoder.copyBufferToBuffer(skip.buffer, skip.offset, grid.params, GridParams.offsets.skip, 4);
 
-    const count = encoder.beginComputePass(timer?.pass('grid count') ?? { label: 'grid count' });
-    setPipelineAndGroup(count, this.countPipeline(gridLayoutOf(plan)), bindGroup(this.device, 'gridCount', this.countLayout, [grid.params, spheres, grid.cellStart.buffer, grid.keys.buffer]));
-    if (dispatch) dispatch(count, groups);
-    else dispatchFolded(count, groups, this.maxWorkgroupsPerDimension);
-    count.end();
+    recordPass(encoder, 'grid count', this.countPipeline(gridLayoutOf(plan)), bindGroup(this.device, 'gridCount', this.countLayout, [grid.params, spheres, grid.cellStart.buffer, grid.keys.buffer]), groups, this.maxWorkgroupsPerDimension, timer, dispatch);
 
     this.scan.encode(encoder, grid.cellStart.buffer, plan.bucketCount, timer, skip, dispatch);
   }

@@ -4,8 +4,8 @@
  */
 import { gridPairsShader, gridPairsBindings } from '../../shaders/gridPairs.wgsl.js';
 import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/grid.wgsl.js';
-import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup, variant } from '../gpu/pipeline.js';
-import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
+import { bindGroupLayout, bindGroup, computePipeline, variant, recordPass } from '../gpu/pipeline.js';
+import { ceilDiv } from '../gpu/dispatch.js';
 import type { GpuGrid } from './gridBuild.js';
 import type { PairList } from '../gpu/pairList.js';
 import type { GpuTimer } from '../gpu/timer.js';
@@ -33,9 +33,6 @@ export class GridPairsPass {
   encode(encoder: GPUCommandEncoder, grid: GpuGrid, out: PairList, timer?: GpuTimer): void {
     const plan = grid.plan;
     if (!plan) throw new Error('the grid has no plan: build it first');
-    const pass = encoder.beginComputePass(timer?.pass('grid pairs') ?? { label: 'grid pairs' });
-    setPipelineAndGroup(pass, this.pipeline(gridLayoutOf(plan)), bindGroup(this.device, 'gridPairs', this.layout, [grid.params, ...grid.readBuffers(), out.pairs.buffer, out.counter]));
-    dispatchFolded(pass, ceilDiv(plan.sphereCount, WG), this.maxWorkgroupsPerDimension);
-    pass.end();
+    recordPass(encoder, 'grid pairs', this.pipeline(gridLayoutOf(plan)), bindGroup(this.device, 'gridPairs', this.layout, [grid.params, ...grid.readBuffers(), out.pairs.buffer, out.counter]), ceilDiv(plan.sphereCount, WG), this.maxWorkgroupsPerDimension, timer);
   }
 }
