@@ -140,10 +140,13 @@ export interface CastCall {
 }
 
 export function castCall(options: CastOptions): CastCall {
+  const allHits = checkBoolean('options.allHits', options.allHits) ?? false;
+  const maxHits = checkPositiveInteger('options.maxHits', options.maxHits) ?? Infinity;
   return {
     broadphase: checkOneOf('options.broadphase', options.broadphase, BROADPHASES) ?? 'auto',
-    allHits: checkBoolean('options.allHits', options.allHits) ?? false,
-    maxHits: checkPositiveInteger('options.maxHits', options.maxHits) ?? Infinity,
+    allHits,
+    // It bounds the hits of an allHits call; nearest hits are one record a cast, hit or miss.
+    maxHits: allHits ? maxHits : Infinity,
     profile: checkBoolean('options.profile', options.profile) ?? false,
   };
 }

@@ -9,7 +9,7 @@ import { createChecked } from './gpu/submit.js';
 import { CallQueue } from './gpu/calls.js';
 import {
   validateSpheres, validateAabbs, validateOrientedBoxes, validateCasts, boxSampleOf,
-  checkOneOf, checkPositiveInteger, checkBoolean, checkOutArray, checkGridOptions, checkDevice, type SphereStats, type CastBatch,
+  checkOneOf, checkPositiveInteger, checkBoolean, checkOutArray, checkGridOptions, checkDevice, checkOptions, type SphereStats, type CastBatch,
 } from './validate.js';
 import { requestBrowserDevice } from './device.js';
 import { BufferUsage } from './gpu/flags.js';
@@ -70,7 +70,8 @@ export interface ColliderLimits {
  * from navigator.gpu, and destroyed with the collider). Its pipelines are compiled here, so a
  * shader or layout problem is a typed error now rather than at the first query.
  */
-export async function createCollider(options: ColliderOptions = {}): Promise<Collider> {
+export async function createCollider(options?: ColliderOptions): Promise<Collider> {
+  options = checkOptions<ColliderOptions>('options', options);
   const device = checkDevice('options.device', options.device) ?? (await requestBrowserDevice());
   // Pipelines are compiled here: report a shader or layout error now, as a typed error.
   return createChecked(device, () => new Collider(device, options, options.device === undefined));
@@ -114,8 +115,9 @@ export class Collider {
     this.device = device;
     this.ownsDevice = ownsDevice;
     const l = device.limits;
-    const binding = Math.min(bindingLimit(device), options.maxBindingBytes ?? Infinity);
-    const maxWorkgroupsPerDimension = Math.min(options.maxWorkgroupsPerDimension ?? Infinity, l.maxComputeWorkgroupsPerDimension);
+    // At least one sphere's bytes; at least one workgroup a dimension.
+    const binding = Math.min(bindingLimit(device), checkPositiveInteger('options.maxBindingBytes', options.maxBindingBytes, Number.MAX_SAFE_INTEGER, 16) ?? Infinity);
+    const maxWorkgroupsPerDimension = Math.min(checkPositiveInteger('options.maxWorkgroupsPerDimension', options.maxWorkgroupsPerDimension, Number.MAX_SAFE_INTEGER, 1) ?? Infinity, l.maxComputeWorkgroupsPerDimension);
     this.limits = {
       maxSpheres: Math.floor(binding / 16),
       maxBoxes: Math.floor(binding / (4 * GPU_STRIDE.orientedBox)),
@@ -140,8 +142,9 @@ export class Collider {
    * Every overlapping pair of spheres (|cA − cB|² ≤ (rA + rB)²), each once, as
    * [i0, j0, i1, j1, ...] with i < j, in no particular order.
    */
-  async spherePairs(spheres: Float32Array, options: PairOptions = {}): Promise<Uint32Array> {
+  async spherePairs(spheres: Float32Array, options?: PairOptions): Promise<Uint32Array> {
     this.calls.checkUsable();
+    options = checkOptions<PairOptions>('options', options);
     const stats = validateSpheres('spheres', spheres, this.limits.maxSpheres);
     const broadphase = checkOneOf('options.broadphase', options.broadphase, BROADPHASES) ?? 'auto';
     const maxPairs = checkPositiveInteger('options.maxPairs', options.maxPairs) ?? Infinity;
@@ -157,8 +160,9 @@ export class Collider {
    * Every (sphere, AABB) that overlap: the centre clamped into the box is within the radius,
    * |C − S|² ≤ r². [sphere0, box0, sphere1, box1, ...], in no particular order.
    */
-  async sphereBoxPairs(spheres: Float32Array, aabbs: Float32Array, options: PairOptions = {}): Promise<Uint32Array> {
+  async sphereBoxPairs(spheres: Float32Array, aabbs: Float32Array, options?: PairOptions): Promise<Uint32Array> {
     this.calls.checkUsable();
+    options = checkOptions<PairOptions>('options', options);
     const stats = validateSpheres('spheres', spheres, this.limits.maxSpheres);
     const boxes = validateAabbs('aabbs', aabbs, this.limits.maxBoxes);
     return this.boxPairs('aabb', spheres, stats, boxes, GPU_STRIDE.aabb, options);
@@ -168,8 +172,9 @@ export class Collider {
    * Every (sphere, oriented box) that overlap: the same test in the box's frame (centre rotated
    * by the inverse rotation, clamped to ± half extents). Quaternions are normalised here.
    */
-  async sphereOrientedBoxPairs(spheres: Float32Array, boxes: Float32Array, options: PairOptions = {}): Promise<Uint32Array> {
+  async sphereOrientedBoxPairs(spheres: Float32Array, boxes: Float32Array, options?: PairOptions): Promise<Uint32Array> {
     this.calls.checkUsable();
+    options = checkOptions<PairOptions>('options', options);
     const stats = validateSpheres('spheres', spheres, this.limits.maxSpheres);
     const packed = validateOrientedBoxes('boxes', boxes, this.limits.maxBoxes);
     return this.boxPairs('obb', spheres, stats, packed, GPU_STRIDE.orientedBox, options);
@@ -223,8 +228,9 @@ export class Collider {
    */
   raycast(rays: Float32Array, spheres: Float32Array, options: CastOptions & { allHits: true }): Promise<RaycastAllHits>;
   raycast(rays: Float32Array, spheres: Float32Array, options?: CastOptions): Promise<RaycastResult>;
-  async raycast(rays: Float32Array, spheres: Float32Array, options: CastOptions = {}): Promise<RaycastResult | RaycastAllHits> {
+  async raycast(rays: Float32Array, spheres: Float32Array, options?: CastOptions): Promise<RaycastResult | RaycastAllHits> {
     this.calls.checkUsable();
+    options = checkOptions<CastOptions>('options', options);
     const batch = validateCasts('rays', rays, 6, this.limits.maxCasts);
     const stats = validateSpheres('spheres', spheres, this.limits.maxSpheres);
     const out = checkCastOut('raycast', options.out);
@@ -238,8 +244,9 @@ export class Collider {
    */
   sphereCast(casts: Float32Array, spheres: Float32Array, options: CastOptions & { allHits: true }): Promise<SphereCastAllHits>;
   sphereCast(casts: Float32Array, spheres: Float32Array, options?: CastOptions): Promise<SphereCastResult>;
-  async sphereCast(casts: Float32Array, spheres: Float32Array, options: CastOptions = {}): Promise<SphereCastResult | SphereCastAllHits> {
+  async sphereCast(casts: Float32Array, spheres: Float32Array, options?: CastOptions): Promise<SphereCastResult | SphereCastAllHits> {
     this.calls.checkUsable();
+    options = checkOptions<CastOptions>('options', options);
     const batch = validateCasts('casts', casts, 7, this.limits.maxCasts);
     const stats = validateSpheres('spheres', spheres, this.limits.maxSpheres);
     const out = checkCastOut('sphereCast', options.out);

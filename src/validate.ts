@@ -386,6 +386,18 @@ export function checkOutArray(argument: string, value: unknown, type: { new (len
   return value;
 }
 
+/**
+ * A call's options argument: an object, or undefined for none ({}). Anything else (null, a
+ * number) is an option error naming the argument, not a TypeError from reading its fields.
+ */
+export function checkOptions<T extends object>(argument: string, value: T | undefined): T {
+  if (value === undefined) return {} as T;
+  if (typeof value !== 'object' || value === null) {
+    throw new InvalidInputError(argument, -1, RULES.option, `expected an options object or undefined, got ${value === null ? 'null' : typeof value}`);
+  }
+  return value;
+}
+
 /** A boolean option (or undefined). */
 export function checkBoolean(argument: string, value: unknown): boolean | undefined {
   if (value === undefined) return undefined;
@@ -393,11 +405,11 @@ export function checkBoolean(argument: string, value: unknown): boolean | undefi
   return value;
 }
 
-/** A positive integer option (or undefined). */
-export function checkPositiveInteger(argument: string, value: unknown, max = Number.MAX_SAFE_INTEGER): number | undefined {
+/** An integer option in [min, max] (or undefined); min is 0 unless given. */
+export function checkPositiveInteger(argument: string, value: unknown, max = Number.MAX_SAFE_INTEGER, min = 0): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max) {
-    throw new InvalidInputError(argument, -1, RULES.option, `expected an integer in [0, ${max}], got ${String(value)}`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new InvalidInputError(argument, -1, RULES.option, `expected an integer in [${min}, ${max}], got ${String(value)}`);
   }
   return value;
 }

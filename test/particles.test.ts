@@ -960,6 +960,49 @@ describe('queries against the particles', () => {
     });
   });
 
+  it('encodeRaycast checks count, both buffers and maxRayLength: a typed error, never a silent wrong answer', async () => {
+    await withWorld({ capacity: 2, bounds: [-10, -10, -10, 10, 10, 10] }, async (world) => {
+      world.setParticles({ spheres: new Float32Array([0, 0, 0, 1, 5, 0, 0, 1]), velocities: new Float32Array(6) });
+      const device = gpu.device;
+      const rays = device.createBuffer({ size: 3 * 32, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST });
+      const hits = device.createBuffer({ size: 3 * CastHitRecord.size, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC });
+      const uniform = device.createBuffer({ size: 3 * 32, usage: BufferUsage.UNIFORM });
+      try {
+        const encoder = device.createCommandEncoder();
+        const call = (count: unknown, r: unknown, h: unknown, length: unknown) => {
+          try {
+            world.encodeRaycast(encoder, r as GPUBuffer, count as number, h as GPUBuffer, length as number);
+            return null;
+          } catch (error) {
+            return error as InvalidInputError;
+          }
+        };
+        for (const [count, r, h, length, argument, rule] of [
+          [1.5, rays, hits, 100, 'count', RULES.option],
+          [-1, rays, hits, 100, 'count', RULES.option],
+          [undefined, rays, hits, 100, 'count', RULES.option],
+          [4, rays, hits, 100, 'rays', RULES.gpuRecords], // the buffers hold 3
+          [3, rays, uniform, 100, 'hits', RULES.gpuRecords],
+          [3, null, hits, 100, 'rays', RULES.gpuRecords],
+          [3, rays, hits, NaN, 'maxRayLength', RULES.option],
+          [3, rays, hits, Infinity, 'maxRayLength', RULES.option],
+          [3, rays, hits, -1, 'maxRayLength', RULES.option],
+        ] as const) {
+          const error = call(count, r, h, length);
+          expect(error, `count ${count}, maxRayLength ${length}`).toBeInstanceOf(InvalidInputError);
+          expect({ argument: error!.argument, rule: error!.rule }).toEqual({ argument, rule });
+        }
+        expect(call(3, rays, hits, 0)).toBeNull();
+        expect(call(0, rays, hits, 100)).toBeNull();
+        encoder.finish();
+      } finally {
+        rays.destroy();
+        hits.destroy();
+        uniform.destroy();
+      }
+    });
+  });
+
   it('setParticle moves and pushes one particle; the next step sees it', async () => {
     await withWorld({ capacity: 2, bounds: [-10, -10, -10, 10, 10, 10] }, async (world) => {
       world.setParticles({ spheres: new Float32Array([0, 0, 0, 1, 5, 0, 0, 1]), velocities: new Float32Array(6) });

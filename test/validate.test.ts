@@ -213,6 +213,40 @@ describe('box, ray and cast validation', () => {
     expectInvalid(await gpu.collider.sphereBoxPairs(bad, valid.aabbs()).catch((e) => e), 'spheres', 1, RULES.finite);
   });
 
+  it('maxHits bounds allHits calls only: nearest hits come back whatever it is', async () => {
+    // One ray that misses everything: nearest hits are one record a cast, hit or miss.
+    const miss = new Float32Array([100, 100, 100, 101, 100, 100]);
+    const nearest = await gpu.collider.raycast(miss, spheres, { maxHits: 0 });
+    expect(Array.from(nearest.index)).toEqual([-1]);
+    const cast = await gpu.collider.sphereCast(new Float32Array([100, 100, 100, 101, 100, 100, 0.5]), spheres, { maxHits: 0 });
+    expect(Array.from(cast.index)).toEqual([-1]);
+    const all = await gpu.collider.raycast(miss, spheres, { allHits: true, maxHits: 0 });
+    expect(all.index.length).toBe(0);
+  });
+
+  it('an options argument that is not an object (null, a number) is an option error, not a TypeError', async () => {
+    const rays = valid.rays();
+    for (const options of [null, 7, 'fast']) {
+      expectInvalid(await gpu.collider.spherePairs(spheres, options as never).catch((e) => e), 'options', -1, RULES.option);
+      expectInvalid(await gpu.collider.sphereBoxPairs(spheres, valid.aabbs(), options as never).catch((e) => e), 'options', -1, RULES.option);
+      expectInvalid(await gpu.collider.sphereOrientedBoxPairs(spheres, valid.boxes(), options as never).catch((e) => e), 'options', -1, RULES.option);
+      expectInvalid(await gpu.collider.raycast(rays, spheres, options as never).catch((e) => e), 'options', -1, RULES.option);
+      expectInvalid(await gpu.collider.sphereCast(valid.casts(), spheres, options as never).catch((e) => e), 'options', -1, RULES.option);
+      expectInvalid(await createCollider(options as never).catch((e) => e), 'options', -1, RULES.option);
+    }
+  });
+
+  it('createCollider checks maxBindingBytes (an integer ≥ 16) and maxWorkgroupsPerDimension (an integer ≥ 1)', async () => {
+    for (const maxBindingBytes of [NaN, 'x', -1, 0, 15, 100.5]) {
+      expectInvalid(await createCollider({ device: gpu.device, maxBindingBytes: maxBindingBytes as never }).catch((e) => e), 'options.maxBindingBytes', -1, RULES.option);
+    }
+    for (const maxWorkgroupsPerDimension of [NaN, 'x', -1, 0, 1.5]) {
+      expectInvalid(await createCollider({ device: gpu.device, maxWorkgroupsPerDimension: maxWorkgroupsPerDimension as never }).catch((e) => e), 'options.maxWorkgroupsPerDimension', -1, RULES.option);
+      const world = await createParticleWorld({ device: gpu.device, capacity: 4, maxWorkgroupsPerDimension: maxWorkgroupsPerDimension as never }).catch((e) => e);
+      expectInvalid(world, 'options.maxWorkgroupsPerDimension', -1, RULES.option);
+    }
+  });
+
   it('query options: broadphase, allHits, maxHits', async () => {
     const rays = valid.rays();
     expectInvalid(await gpu.collider.raycast(rays, spheres, { broadphase: 'octree' as never }).catch((e) => e), 'options.broadphase', -1, RULES.option);

@@ -10,7 +10,7 @@ import { createChecked } from '../gpu/submit.js';
 import { CallQueue } from '../gpu/calls.js';
 import {
   validateSpheres, validateCasts, checkFloat32Array, checkNumber, checkVector, checkPositiveInteger, checkBoolean, checkValue,
-  RULES, MAX_MAGNITUDE, checkGridOptions, checkDevice, type SphereStats, type CastBatch,
+  RULES, MAX_MAGNITUDE, checkGridOptions, checkDevice, checkOptions, type SphereStats, type CastBatch,
 } from '../validate.js';
 import { requestBrowserDevice, describeDevice } from '../device.js';
 import { BufferUsage } from '../gpu/flags.js';
@@ -210,7 +210,7 @@ export class ParticleWorld {
     this.bounds = bounds ? (bounds as ParticleWorld['bounds']) : null;
     this.settings = { gravity: [0, 0, 0], restitution: 1, restitutionThreshold: undefined, friction: 0, percent: 0.8, slop: 0.01, maxPushSpeed: 3, substeps: 4, iterations: 2, skin: undefined, sleepSpeed: undefined, sleepTime: 0.5 };
     this.setParameters(options);
-    this.maxWorkgroupsPerDimension = Math.min(options.maxWorkgroupsPerDimension ?? Infinity, device.limits.maxComputeWorkgroupsPerDimension);
+    this.maxWorkgroupsPerDimension = Math.min(checkPositiveInteger('options.maxWorkgroupsPerDimension', options.maxWorkgroupsPerDimension, Number.MAX_SAFE_INTEGER, 1) ?? Infinity, device.limits.maxComputeWorkgroupsPerDimension);
     this.maxCasts = Math.floor(bindingLimit(device) / HIT_BYTES);
     this.planOptions = { ...checkGridOptions('options.grid', options.grid), maxBuckets: 2 ** Math.floor(Math.log2(bindingLimit(device) / 4 - 1)) };
     const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
@@ -475,8 +475,9 @@ export class ParticleWorld {
    */
   raycast(rays: Float32Array, options: Omit<CastOptions, 'profile'> & { allHits: true }): Promise<RaycastAllHits>;
   raycast(rays: Float32Array, options?: Omit<CastOptions, 'profile'>): Promise<RaycastResult>;
-  async raycast(rays: Float32Array, options: Omit<CastOptions, 'profile'> = {}): Promise<RaycastResult | RaycastAllHits> {
+  async raycast(rays: Float32Array, options?: Omit<CastOptions, 'profile'>): Promise<RaycastResult | RaycastAllHits> {
     this.calls.checkUsable();
+    options = checkOptions('options', options);
     const batch = validateCasts('rays', rays, 6, this.maxCasts);
     const out = checkCastOut('raycast', options.out);
     return toRaycastResult(await this.castAll('raycast', batch, options), out);
@@ -485,8 +486,9 @@ export class ParticleWorld {
   /** Sphere casts against the particles as they are now (the contract's sphereCast). */
   sphereCast(casts: Float32Array, options: Omit<CastOptions, 'profile'> & { allHits: true }): Promise<SphereCastAllHits>;
   sphereCast(casts: Float32Array, options?: Omit<CastOptions, 'profile'>): Promise<SphereCastResult>;
-  async sphereCast(casts: Float32Array, options: Omit<CastOptions, 'profile'> = {}): Promise<SphereCastResult | SphereCastAllHits> {
+  async sphereCast(casts: Float32Array, options?: Omit<CastOptions, 'profile'>): Promise<SphereCastResult | SphereCastAllHits> {
     this.calls.checkUsable();
+    options = checkOptions('options', options);
     const batch = validateCasts('casts', casts, 7, this.maxCasts);
     const out = checkCastOut('sphereCast', options.out);
     return toSphereCastResult(await this.castAll('sphereCast', batch, options), out);
@@ -500,6 +502,16 @@ export class ParticleWorld {
    */
   encodeRaycast(encoder: GPUCommandEncoder, rays: GPUBuffer, count: number, hits: GPUBuffer, maxRayLength: number): void {
     this.calls.checkUsable();
+    if (checkPositiveInteger('count', count, this.maxCasts) === undefined) throw new InvalidInputError('count', -1, RULES.option, 'required');
+    // A ray is two vec4 (A, 0) and (B, 0); a hit one CastHitRecord.
+    for (const [argument, buffer, bytes] of [['rays', rays, 32], ['hits', hits, HIT_BYTES]] as const) {
+      const b = buffer as GPUBuffer | undefined;
+      if (!b || typeof b.size !== 'number' || typeof b.usage !== 'number' || b.size < bytes * count || (b.usage & BufferUsage.STORAGE) === 0) {
+        throw new InvalidInputError(argument, -1, RULES.gpuRecords, `a GPUBuffer with STORAGE usage holding ${count} records of ${bytes} bytes`);
+      }
+    }
+    // The longest ray widens the walk's rounding slack: it must be a true bound, and finite.
+    if (checkNumber('maxRayLength', maxRayLength, 0, MAX_MAGNITUDE) === undefined) throw new InvalidInputError('maxRayLength', -1, RULES.option, 'required');
     if (count === 0 || this.count === 0) return;
     const plan = this.plan!;
     const slack = (this.extentAbs() + maxRayLength + plan.levels[plan.levels.length - 1].maxRadius) * 2 ** -20;
