@@ -16,7 +16,7 @@ import { BoxParams } from '../src/layout.js';
 import { EXT_SCALE } from '../src/grid/level.js';
 import { gridFunctions, compiledFor, type GridLayout } from './grid.wgsl.js';
 import { walkRows, inRowFunction } from './gridWalk.wgsl.js';
-import { flatWorkgroup, pairAppend, levelLoop } from './common.wgsl.js';
+import { flatWorkgroup, pairAppend, levelLoop, tinyGuards } from './common.wgsl.js';
 
 export type BoxKind = 'aabb' | 'obb';
 
@@ -25,10 +25,11 @@ export type BoxKind = 'aabb' | 'obb';
  * sphere–oriented box: the same in box space, the centre rotated by the inverse rotation.
  */
 export const boxMath = /* wgsl */ `
+${tinyGuards}
 // A point (r = 0) touches only when it lies in the box: a tiny distance's square underflows.
 fn sphereAabbOverlap(s: vec4f, boxMin: vec3f, boxMax: vec3f) -> bool {
   let d = clamp(s.xyz, boxMin, boxMax) - s.xyz;
-  return dot(d, d) <= s.w * s.w && (s.w > 0.0 || all(d == vec3f(0.0)));
+  return withinReach(d, s.w) && (s.w > 0.0 || pointInBox(s.xyz, boxMin, boxMax));
 }
 
 // v rotated by the inverse of unit quaternion q: v' = v + 2w (u × v) + 2 u × (u × v), u = −q.xyz.
@@ -41,7 +42,7 @@ fn rotateInverse(q: vec4f, v: vec3f) -> vec3f {
 fn sphereObbOverlap(s: vec4f, center: vec3f, half: vec3f, q: vec4f) -> bool {
   let v = rotateInverse(q, s.xyz - center);
   let d = clamp(v, -half, half) - v;
-  return dot(d, d) <= s.w * s.w && (s.w > 0.0 || all(d == vec3f(0.0)));
+  return withinReach(d, s.w) && (s.w > 0.0 || all(d == vec3f(0.0)));
 }
 
 // Half extents of an oriented box's world-space bounds: e_a = Σ_j |R_aj| h_j, R from q.

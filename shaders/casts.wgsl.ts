@@ -26,7 +26,7 @@ import { CastParams, CastHitRecord } from '../src/layout.js';
 import { EXT_SCALE } from '../src/grid/level.js';
 import { gridFunctions, compiledFor } from './grid.wgsl.js';
 import { walkRows, visitLevel, inRowFunction } from './gridWalk.wgsl.js';
-import { flatWorkgroup, levelLoop } from './common.wgsl.js';
+import { flatWorkgroup, levelLoop, tinyGuards } from './common.wgsl.js';
 import { bvhWalk, rayBoxEntry } from './bvh.wgsl.js';
 import { BvhNode } from '../src/layout.js';
 
@@ -50,19 +50,24 @@ export interface CastShaderOptions {
  * than |AS|² − |AC|², which loses the precision of a far sphere to cancellation.
  */
 export const castMath = /* wgsl */ `
+${tinyGuards}
 fn castHit(a: vec3f, n: vec3f, len: f32, r1: f32, s: vec4f) -> f32 {
-  let d = s.xyz - a;
   let reach = r1 + s.w;
-  if (dot(d, d) < reach * reach) {
+  // A reach below TINY_REACH (points included) is tested with d and the reach scaled by 2^64,
+  // exactly, so that no square that decides the test is a subnormal a GPU may flush (tinyGuards).
+  let k = select(1.0, TINY_SCALE, reach < TINY_REACH);
+  let d = (s.xyz - a) * k;
+  let rk = reach * k;
+  if (dot(d, d) < rk * rk) {
     return -1.0; // starts inside (ray) or overlapping (cast): ignored
   }
   let c = cross(d, n);
-  let disc = reach * reach - dot(c, c);
+  let disc = rk * rk - dot(c, c);
   // A ray against a point (reach 0) hits only through it: the square of a tiny offset underflows.
   if (disc < 0.0 || (reach == 0.0 && any(c != vec3f(0.0)))) {
     return -1.0;
   }
-  let t = dot(d, n) - sqrt(disc);
+  let t = (dot(d, n) - sqrt(disc)) / k;
   if (t < 0.0 || t > len) {
     return -1.0;
   }

@@ -52,18 +52,69 @@ fn flatWorkgroup(wid: vec3u, nwg: vec3u) -> u32 {
 }
 `;
 
+/** Reaches below this are tested scaled by TINY_SCALE (tinyReach, below). */
+export const TINY_REACH = 2 ** -40;
+/** A power of two, so that scaling by it is exact. */
+export const TINY_SCALE = 2 ** 64;
+
+/**
+ * The narrow tests' guard against subnormals. WGSL lets a GPU flush f32 subnormals to zero, in
+ * arithmetic and in comparisons (SwiftShader does), so:
+ *
+ * - `withinReach(d, reach)`, |d|² ≤ reach²: a component of d below 2^-63 squares to a subnormal,
+ *   and a flush drops it. Against a reach of at least 2^-40 (squared 2^-80) what it drops is below
+ *   2^-44 of the test's scale, far inside the contract's band; a smaller reach (down to the
+ *   2^-60 that validation allows, and 0) is tested with d and the reach scaled by 2^64, exactly.
+ * - `samePoint(a, b)`: two points coincide when their coordinates are equal numbers, compared by
+ *   their bits (+0 and −0 equal): d = b − a of points 1e-45 apart flushes to 0.
+ * - `pointInBox(p, lo, hi)`: lo ≤ p ≤ hi on every axis, compared by the floats' order taken as
+ *   integers (a flush would put a point 1e-45 outside a face on it).
+ *
+ * Interpolated by spheresOverlap, boxMath (shaders/boxes.wgsl.ts) and castMath
+ * (shaders/casts.wgsl.ts), of which a shader module takes one.
+ */
+export const tinyGuards = /* wgsl */ `
+const TINY_REACH: f32 = ${TINY_REACH.toExponential()};
+const TINY_SCALE: f32 = ${TINY_SCALE.toExponential()};
+
+fn withinReach(d: vec3f, reach: f32) -> bool {
+  let k = select(1.0, TINY_SCALE, reach < TINY_REACH);
+  let e = d * k;
+  let r = reach * k;
+  return dot(e, e) <= r * r;
+}
+
+fn samePoint(a: vec3f, b: vec3f) -> bool {
+  let x = bitcast<vec3u>(a);
+  let y = bitcast<vec3u>(b);
+  let magnitude = vec3u(0x7fffffffu);
+  return all(select(x, vec3u(0u), (x & magnitude) == vec3u(0u)) == select(y, vec3u(0u), (y & magnitude) == vec3u(0u)));
+}
+
+// The float's order as an i32's: −0 as +0, negative values with their magnitude bits reversed.
+fn orderedBits(v: vec3f) -> vec3i {
+  let b = bitcast<vec3i>(v);
+  let z = select(b, vec3i(0), (b & vec3i(0x7fffffff)) == vec3i(0));
+  return select(z, z ^ vec3i(0x7fffffff), z < vec3i(0));
+}
+
+fn pointInBox(p: vec3f, lo: vec3f, hi: vec3f) -> bool {
+  let k = orderedBits(p);
+  return all(orderedBits(lo) <= k) && all(k <= orderedBits(hi));
+}
+`;
+
 /**
  * sphere–sphere overlap (docs/CONTRACT.md): |cA − cB|² ≤ (rA + rB)², touching counts.
  * Symmetric bit for bit: swapping a and b negates d exactly and adds the radii in either order.
- * Two points (rA + rB = 0) touch only when they coincide: the f32 square of a distance below
- * about 1e-19 underflows to 0, which would make points 1e-30 apart "touch". (A nonzero radius is
- * at least 2^-60, whose square is a normal f32, so only points need the exact test.)
+ * Two points (rA + rB = 0) touch only when they coincide (samePoint): the f32 square of a
+ * distance below about 1e-19 underflows to 0, which would make points 1e-30 apart "touch".
  */
 export const spheresOverlap = /* wgsl */ `
+${tinyGuards}
 fn spheresOverlap(a: vec4f, b: vec4f) -> bool {
-  let d = b.xyz - a.xyz;
   let s = a.w + b.w;
-  return dot(d, d) <= s * s && (s > 0.0 || all(d == vec3f(0.0)));
+  return withinReach(b.xyz - a.xyz, s) && (s > 0.0 || samePoint(a.xyz, b.xyz));
 }
 `;
 
