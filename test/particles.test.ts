@@ -8,7 +8,7 @@ import { sameBits } from './support/device.js';
 import { describeDevice } from '../src/device.js';
 import { createParticleWorld, defaultInverseMass, type ParticleWorld, type ParticleWorldOptions, type ParticleSet } from '../src/particles/index.js';
 import { particleStep, ParticleSolverTwin } from '../src/reference/particles.js';
-import { InvalidInputError, CapacityError } from '../src/errors.js';
+import { InvalidInputError, CapacityError, DestroyedError } from '../src/errors.js';
 import { RULES } from '../src/validate.js';
 import { mulberry32, gaussian } from './support/random.js';
 import { pileScene, pileStats } from './support/pile.js';
@@ -1001,6 +1001,75 @@ describe('queries against the particles', () => {
         uniform.destroy();
       }
     });
+  });
+
+  // Found by a review: a step that overflowed its lists ran again from its start, and undid what
+  // the calls made while it ran had done.
+  it('calls made while a step runs are kept when that step overflows its lists (setParticle, setParticles)', async () => {
+    // 100 particles 0.01 apart: each lists all the others, far past the 8 entries a particle lists at first.
+    const cluster = new Float32Array(400);
+    for (let i = 0; i < 100; i++) cluster.set([5 + 0.01 * (i % 5), 5 + 0.01 * (Math.floor(i / 5) % 5), 5 + 0.01 * Math.floor(i / 25), 0.5], 4 * i);
+    await withWorld({ capacity: 200, bounds: [0, 0, 0, 10, 10, 10] }, async (world) => {
+      world.setParticles({ spheres: cluster, velocities: new Float32Array(300) });
+      const capacity = world.contactCapacity;
+      const stepping = world.step(1 / 60);
+      world.setParticle(0, { position: [1, 9, 1] });
+      await stepping;
+      expect(world.contactCapacity).toBeGreaterThan(capacity); // it did overflow, and grew
+      expect(Array.from((await world.read()).spheres.subarray(0, 3))).toEqual([1, 9, 1]);
+      world.setParticles({ spheres: cluster, velocities: new Float32Array(300) });
+      const again = world.step(1 / 60);
+      world.setParticles({ spheres: new Float32Array([1, 1, 1, 0.5, 9, 9, 9, 0.5]), velocities: new Float32Array([1, 0, 0, 0, 0, 0]) });
+      await again;
+      const { spheres } = await world.read();
+      expect(world.count).toBe(2);
+      expect(Array.from(spheres)).toEqual([1, 1, 1, 0.5, 9, 9, 9, 0.5]);
+    });
+  });
+
+  it('a static support made dynamic falls with its sleeper, also when the step that sees it runs again', async () => {
+    for (const overflow of [false, true]) {
+      const n = 22;
+      await withWorld({ capacity: n, gravity: [0, -9.8, 0], restitution: 0, friction: 0.5, bounds: [0, 0, 0, 40, 20, 40], sleepTime: 0.2 }, async (world) => {
+        const spheres = new Float32Array(4 * n);
+        const inverseMasses = new Float32Array(n).fill(1);
+        spheres.set([5, 5, 5, 0.5, 5, 6, 5, 0.5]); // 1 rests on 0, which floats, static
+        inverseMasses[0] = 0;
+        for (let i = 2; i < n; i++) spheres.set([10 + 2 * ((i - 2) % 5), 0.5, 10 + 2 * Math.floor((i - 2) / 5), 0.5], 4 * i);
+        world.setParticles({ spheres, velocities: new Float32Array(3 * n), inverseMasses });
+        await world.step(1 / 60, 60);
+        expect(await world.sleepingCount()).toBe(n - 1);
+        gpu.device.queue.writeBuffer(world.buffers.velocities, 12, new Float32Array([1])); // particle 0 made dynamic
+        // Teleported onto one spot, the others overflow the lists of the step that sees the change.
+        if (overflow) for (let i = 2; i < n; i++) world.setParticle(i, { position: [30, 10, 30] });
+        const capacity = world.contactCapacity;
+        await world.step(1 / 60, 30);
+        if (overflow) expect(world.contactCapacity).toBeGreaterThan(capacity);
+        const { spheres: after } = await world.read();
+        // Half a second of free fall from y 5 and 6: about 3.77 and 4.77.
+        expect(after[1], `overflow ${overflow}`).toBeLessThan(3.8);
+        expect(after[5], `overflow ${overflow}`).toBeLessThan(4.8);
+      });
+    }
+  });
+
+  it('a sleeper given a velocity slower than sleepSpeed by setParticle moves', async () => {
+    await withWorld({ capacity: 1, bounds: [0, 0, 0, 10, 10, 10] }, async (world) => {
+      world.setParticles({ spheres: new Float32Array([5, 5, 5, 0.5]), velocities: new Float32Array(3) });
+      await world.step(1 / 60, 60);
+      expect(await world.sleepingCount()).toBe(1);
+      world.setParticle(0, { velocity: [0.04, 0, 0] }); // sleepSpeed is 0.05 here (0.1 × the radius)
+      await world.step(1 / 60, 6);
+      expect((await world.read()).spheres[0]).toBeCloseTo(5 + 0.04 * 0.1, 4);
+    });
+  });
+
+  it('setParticle without its change, and setParameters after destroy, are typed errors', async () => {
+    const world = await createParticleWorld({ device: gpu.device, capacity: 1 });
+    world.setParticles({ spheres: new Float32Array([0, 0, 0, 1]), velocities: new Float32Array(3) });
+    expect(() => world.setParticle(0, undefined as never)).toThrow(InvalidInputError);
+    world.destroy();
+    expect(() => world.setParameters({ restitution: 0.5 })).toThrow(DestroyedError);
   });
 
   it('setParticle moves and pushes one particle; the next step sees it', async () => {

@@ -75,6 +75,8 @@ export class ParticleSolver {
   /** By particle index: ParticleRest (where it ended the last step, its time at rest, whether it slept, its list's length, whether it is static). */
   private readonly rest: GPUBuffer;
   private readonly restBackup: GPUBuffer;
+  /** The search order, the sorted copies and the anchors as a step found them, for `restore`. */
+  private readonly orderBackup: GPUBuffer;
   /** Indirect dispatch only: the search's and the carry's arguments (particleDecide writes them). */
   private readonly gate: DispatchGate;
   /** Indirect dispatch only: the solve's arguments, sized from the busy count (particleBusyArgs). */
@@ -140,6 +142,7 @@ export class ParticleSolver {
     this.anchors = createBuffer(device, 'particle search anchors', 16 * capacity, storage);
     this.rest = createBuffer(device, 'particle rest', ParticleRest.size * capacity, storage);
     this.restBackup = createBuffer(device, 'particle rest backup', ParticleRest.size * capacity, storage);
+    this.orderBackup = createBuffer(device, 'particle order backup', 36 * capacity, storage);
     this.gate = new DispatchGate(device, 'particle search gate');
     this.busyArgs = createBuffer(device, 'particle solve dispatch', 16, BufferUsage.STORAGE | BufferUsage.INDIRECT);
     // Room for 8 partners a particle (a packed pile lists 6–12); grown when a step needs more.
@@ -175,16 +178,42 @@ export class ParticleSolver {
     this.forceSearch();
   }
 
-  /** Records a copy of the counts of steps and searches and of the sleep records, for `restore` (a step that runs again). */
+  /**
+   * Records a copy of what a step changes and the next step's gather compares against, for
+   * `restore` (a step that runs again): the counts of steps and searches, the sleep records, and
+   * the search order with its sorted copies and anchors (the gather notices a new radius or a
+   * particle made static or dynamic from them: a failed attempt's copies would hide the change
+   * from the step run again, and leave a sleeper on a support made dynamic hanging in the air).
+   */
   save(encoder: GPUCommandEncoder, count: number): void {
     encoder.copyBufferToBuffer(this.reuse, 0, this.reuseBackup, 0, ParticleReuse.size);
     encoder.copyBufferToBuffer(this.rest, 0, this.restBackup, 0, ParticleRest.size * count);
+    this.copyOrder(encoder, count, 'save');
   }
 
   /** Records putting back what `save` copied. */
   restore(encoder: GPUCommandEncoder, count: number): void {
     encoder.copyBufferToBuffer(this.reuseBackup, 0, this.reuse, 0, ParticleReuse.size);
     encoder.copyBufferToBuffer(this.restBackup, 0, this.rest, 0, ParticleRest.size * count);
+    this.copyOrder(encoder, count, 'restore');
+  }
+
+  /** The search order (4 bytes a particle), sorted copies (16) and anchors (16), into orderBackup or back. */
+  private copyOrder(encoder: GPUCommandEncoder, count: number, way: 'save' | 'restore'): void {
+    if (!this.grid.plan) return; // no step has run: nothing to compare against yet
+    const parts: [GPUBuffer, number, number][] = [[this.grid.sortedId.buffer, 4, 0], [this.grid.sorted.buffer, 16, 4 * this.capacity], [this.anchors, 16, 20 * this.capacity]];
+    for (const [buffer, stride, at] of parts) {
+      if (way === 'save') encoder.copyBufferToBuffer(buffer, 0, this.orderBackup, at, stride * count);
+      else encoder.copyBufferToBuffer(this.orderBackup, at, buffer, 0, stride * count);
+    }
+  }
+
+  /**
+   * Starts particle `id`'s time at rest again (the host set its velocity: set moving, even slower
+   * than sleepSpeed, it is awake for the next step). Through the queue.
+   */
+  unrest(id: number): void {
+    this.device.queue.writeBuffer(this.rest, ParticleRest.size * id + ParticleRest.offsets.time, new Float32Array([0]));
   }
 
   /**
@@ -373,7 +402,7 @@ export class ParticleSolver {
     this.grid.destroy();
     this.gridBuild.destroy();
     this.scan.destroy();
-    for (const buffer of [...this.params, this.scratchId, ...this.bodies, this.start, this.ranges, this.walls, this.stats, this.reuse, this.reuseBackup, this.anchors, this.rest, this.restBackup, this.busyArgs]) buffer.destroy();
+    for (const buffer of [...this.params, this.scratchId, ...this.bodies, this.start, this.ranges, this.walls, this.stats, this.reuse, this.reuseBackup, this.anchors, this.rest, this.restBackup, this.orderBackup, this.busyArgs]) buffer.destroy();
     this.gate.destroy();
     this.contacts.destroy();
   }

@@ -193,6 +193,12 @@ export class ParticleWorld {
   private readonly backup: ParticleBuffers;
   /** Calls run one at a time (they share buffers); every failure gets a typed error. */
   private readonly calls: CallQueue;
+  /**
+   * Calls that change the world through the queue (setParticles, setParticle, setParameters,
+   * step, encode): a step whose lists overflowed runs again from its start only if none came
+   * after it.
+   */
+  private edits = 0;
 
   constructor(device: GPUDevice, options: ParticleWorldOptions, ownsDevice = false) {
     // The largest per-particle record the solver binds is its wall contacts.
@@ -235,6 +241,8 @@ export class ParticleWorld {
 
   /** Changes any of the solver's settings (validated as at creation); the others stay. */
   setParameters(parameters: ParticleParameters): void {
+    this.calls?.checkUsable(); // (the constructor sets the first parameters before it has calls)
+    this.edits++;
     if (typeof parameters !== 'object' || parameters === null) throw new InvalidInputError('parameters', -1, RULES.option, 'expected an object');
     const gravity = checkVector('options.gravity', parameters.gravity, 3);
     gravity?.forEach((g, a) => checkValue('options.gravity', -1, g, `g${'xyz'[a]}`));
@@ -273,6 +281,7 @@ export class ParticleWorld {
   /** Replaces every particle: uploads the state, plans the grid for these radii, forgets every contact. */
   setParticles(set: ParticleSet): void {
     this.calls.checkUsable();
+    this.edits++;
     if (typeof set !== 'object' || set === null) throw new InvalidInputError('particles', -1, RULES.option, 'expected { spheres, velocities }');
     const stats = validateSpheres('spheres', set.spheres, this.capacity);
     const n = stats.count;
@@ -380,6 +389,7 @@ export class ParticleWorld {
    */
   encode(encoder: GPUCommandEncoder, dt: number, steps = 1, timer?: GpuTimer): void {
     this.checkStep(dt, steps);
+    this.edits++;
     this.record(encoder, dt, steps, timer);
   }
 
@@ -400,6 +410,7 @@ export class ParticleWorld {
     const profile = checkBoolean('options.profile', options.profile) ?? false;
     if (this.count === 0) return;
     const bytes = 16 * this.count;
+    const edits = ++this.edits; // a later step is a change too
     for (;;) {
       // Passes a step: about 14 outside the substeps (the search's scans take a few each), 1 + iterations a substep.
       const timer = new GpuTimer(this.device, profile, Math.min(Math.max(64, (24 + 2 * this.settings.substeps * (1 + this.settings.iterations)) * steps), 4096));
@@ -414,7 +425,12 @@ export class ParticleWorld {
       try {
         await this.calls.typed(submitted);
         const needed = await this.entriesNeeded();
-        if (needed > this.solver.entryCapacity) {
+        if (needed > this.solver.entryCapacity && this.edits !== edits) {
+          // The world was changed while the step ran (a call not awaited): running it again from
+          // its start would undo those changes. As with encode(), its extra contacts went
+          // unsolved in this step; the lists grow for the next.
+          this.solver.growEntries(needed);
+        } else if (needed > this.solver.entryCapacity) {
           // Back to the state the call started with, then grow (or throw CapacityError with
           // the true count, the world as it was before the call).
           const restore = this.device.createCommandEncoder({ label: 'particle step restore' });
@@ -455,18 +471,24 @@ export class ParticleWorld {
    * Overwrites one particle's position and/or velocity (for dragging and pushing): a queue write
    * of 12 bytes each, seen by the next step. Its radius and inverse mass stay.
    */
-  setParticle(index: number, { position, velocity }: { position?: ArrayLike<number>; velocity?: ArrayLike<number> }): void {
+  setParticle(index: number, change: { position?: ArrayLike<number>; velocity?: ArrayLike<number> }): void {
     this.calls.checkUsable();
     if (!Number.isInteger(index) || index < 0 || index >= this.count) throw new InvalidInputError('index', -1, RULES.option, `expected an integer in [0, ${this.count - 1}], got ${index}`);
-    const p = checkVector('position', position, 3);
-    const v = checkVector('velocity', velocity, 3);
+    if (typeof change !== 'object' || change === null) throw new InvalidInputError('change', -1, RULES.option, 'expected { position?, velocity? }');
+    const p = checkVector('position', change.position, 3);
+    const v = checkVector('velocity', change.velocity, 3);
+    this.edits++;
     p?.forEach((x, a) => checkValue('position', index, x, 'xyz'[a]));
     v?.forEach((x, a) => checkValue('velocity', index, x, `v${'xyz'[a]}`));
     if (p) {
       const at = this.bounds ? p.map((x, a) => Math.min(Math.max(x, this.bounds![a]), this.bounds![a + 3])) : p;
       this.device.queue.writeBuffer(this.buffers.spheres, 16 * index, new Float32Array(at));
     }
-    if (v) this.device.queue.writeBuffer(this.buffers.velocities, 16 * index, new Float32Array(v));
+    if (v) {
+      this.device.queue.writeBuffer(this.buffers.velocities, 16 * index, new Float32Array(v));
+      // Set moving: awake for the next step, however slow (the gather sees only speeds above sleepSpeed).
+      this.solver.unrest(index);
+    }
   }
 
   /**
