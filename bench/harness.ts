@@ -4,9 +4,23 @@
  * method whose estimated time is too long (and says so). A GPU method's wall time is taken from
  * calls without a profile (a profile costs timestamp writes and one more read-back: 1.2–1.6 ms
  * of a 100k-sphere pair call on SwiftShader), its GPU time from as many profiled calls after.
+ * Each method starts after a full garbage collection, so that it pays for its own garbage only.
  */
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import type { Collider } from '../src/collider.js';
 import { summarize, type Summary } from './stats.js';
+
+/**
+ * A full garbage collection, run before each method is measured: otherwise what one method (a
+ * JS peer's arrays, a reference's answer to check against) leaves behind is collected during
+ * the next method's timed calls, and counted as its time. (`--expose-gc` set at run time, so
+ * that the bundled bench of bench/device.sh needs no flag either.)
+ */
+const collectGarbage: () => void = (() => {
+  v8.setFlagsFromString('--expose-gc');
+  return vm.runInNewContext('gc') as () => void;
+})();
 
 /** One run of a method: its wall time is measured around it; GPU time comes from the profile. */
 export interface Sample {
@@ -89,6 +103,7 @@ export async function measureChecked(
   if (estimateMs !== undefined && estimateMs * (ctx.reps + ctx.warmup) > ctx.budgetMs) {
     return { ...row, skipped: `estimated ${((estimateMs * (ctx.reps + ctx.warmup)) / 1000).toFixed(0)} s > budget ${ctx.budgetMs / 1000} s` };
   }
+  collectGarbage();
   // Long runs once; short ones (where scheduling noise is large) three times as often.
   const reps = estimateMs !== undefined && estimateMs > ctx.budgetMs / 10 ? 1 : estimateMs !== undefined && estimateMs < 50 ? 3 * ctx.reps : ctx.reps;
   const warmup = reps === 1 ? 0 : ctx.warmup;
