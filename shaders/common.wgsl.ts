@@ -85,10 +85,10 @@ fn withinReach(d: vec3f, reach: f32) -> bool {
 }
 
 fn samePoint(a: vec3f, b: vec3f) -> bool {
+  // Per axis: the same bits, or both ±0 (no bit but the sign set in either).
   let x = bitcast<vec3u>(a);
   let y = bitcast<vec3u>(b);
-  let magnitude = vec3u(0x7fffffffu);
-  return all(select(x, vec3u(0u), (x & magnitude) == vec3u(0u)) == select(y, vec3u(0u), (y & magnitude) == vec3u(0u)));
+  return all(min(x ^ y, (x | y) << vec3u(1u)) == vec3u(0u));
 }
 
 // The float's order as an i32's: −0 as +0, negative values with their magnitude bits reversed.
