@@ -952,11 +952,14 @@ fn particleSleep(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
     bodiesB[t] = still;
     return;
   }
-  if (slept) {
+  // Made dynamic since the last step: it was static then (its entries never solved, 0), while
+  // its partners' entries hold the impulses with which it held them.
+  let madeDynamic = rest[id].isStatic != 0u && bodiesA[t].v.w > 0.0;
+  if (slept || madeDynamic) {
     // Woken: each of its entries takes its partner's (the normal impulse, the friction impulse
     // reversed), so both entries of each pair are equal and opposite again, warm. Its own entries
-    // held the impulses of when it fell asleep; a partner that stayed awake solved against it as
-    // static and holds the current ones. If the partner slept in the last step too, the entry
+    // held the impulses of when it fell asleep (or none, static); a partner that stayed awake
+    // solved against it as static and holds the current ones. If the partner slept in the last step too, the entry
     // of the lower index takes the higher's (a thread writes only its own entries, and never one
     // that another thread reads in this pass). A static partner's entries are never solved (it
     // applies no impulse): the particle keeps its own there.

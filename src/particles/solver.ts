@@ -368,11 +368,10 @@ export class ParticleSolver {
     run('contact carry', this.pipelines.carry, this.group(`carry ${p}`, 'carry', [params, grid.sortedId.buffer, this.start, contacts, this.ranges]), 'off');
     this.gate.finish();
 
-    // Sleepers (unless sleep is off); then the particles with something to solve go to the busy
-    // list (in the starts' scratch, after the count), and the others run their whole step in the split.
-    if (settings.sleepTime !== Infinity) {
-      run('particle sleep', this.pipelines.sleep, this.group(`sleep ${p}`, 'sleep', [params, grid.sorted.buffer, grid.sortedId.buffer, this.start, A, B, contacts, this.rest, this.stats]));
-    }
+    // Sleepers, and the warm start of particles woken or made dynamic (also with sleep off, when
+    // none sleeps); then the particles with something to solve go to the busy list (in the starts'
+    // scratch, after the count), and the others run their whole step in the split.
+    run('particle sleep', this.pipelines.sleep, this.group(`sleep ${p}`, 'sleep', [params, grid.sorted.buffer, grid.sortedId.buffer, this.start, A, B, contacts, this.rest, this.stats]));
     encoder.clearBuffer(this.start, 4 * (n + 1), 4);
     run('particle split', this.pipelines.split, this.group(`split ${p}`, 'split', [params, grid.sorted.buffer, grid.sortedId.buffer, this.start, A, B, this.walls]));
     if (indirect) run('particle busy args', this.pipelines.busyArgs, this.group(`busyArgs ${p}`, 'busyArgs', [params, this.start, this.busyArgs]), 'one');

@@ -324,16 +324,17 @@ export class ParticleSolverTwin {
 
     // particleSleep: a moving particle at rest long enough (at least a step), its listed partners
     // too, its list no shorter than in the last step, is asleep: static and at rest for the step.
-    // One that slept in the last step and is awake takes its partners' impulses.
+    // One that slept in the last step and is awake, or was static then and moves now, takes its
+    // partners' impulses. (With sleep off, sleepTime Infinity, none sleeps; the rest still holds.)
     const asleep = new Uint8Array(n);
     let sleeping = 0;
-    if (sleepTime !== Infinity) {
+    {
       const rested = (id: number): boolean => rest.time[id] > 0 && rest.time[id] >= sleepTime;
       const woken: number[] = [];
       for (let t = 0; t < n; t++) {
         const id = order[t];
         if (body[8 * t + 3] > 0 && rested(id) && lists[t].length >= rest.entries[id] && lists[t].every((c) => rested(c.id))) asleep[t] = 1;
-        else if (rest.slept[id]) woken.push(t);
+        else if (rest.slept[id] || (rest.isStatic[id] && body[8 * t + 3] > 0)) woken.push(t); // or made dynamic
         rest.entries[id] = lists[t].length;
       }
       for (let t = 0; t < n; t++) {
