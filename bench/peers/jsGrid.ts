@@ -64,6 +64,28 @@ interface Level {
   cellKey: Float64Array | null;
 }
 
+type Scratch = Uint8Array | Uint32Array | Float32Array;
+
+/**
+ * Arrays kept from call to call, by name, as a CPU broad phase run every frame keeps its
+ * buffers: a call allocates its result and what outgrows them, not its working memory, so it
+ * leaves little for the garbage collector (the bench collects garbage before each method; each
+ * pays for its own). `take` returns a view of `length` elements, not cleared.
+ */
+const scratch = new Map<string, Scratch>();
+
+function take<T extends Scratch>(name: string, make: (length: number) => T, length: number): T {
+  let array = scratch.get(name) as T | undefined;
+  if (!array || array.length < length) {
+    array = make(Math.max(length, Math.ceil((array?.length ?? 0) * 1.25)));
+    scratch.set(name, array);
+  }
+  return array.subarray(0, length) as T;
+}
+
+const u32 = (n: number) => new Uint32Array(n);
+const f32 = (n: number) => new Float32Array(n);
+
 /** The first occupied cell of a sparse level whose linear index is ≥ key (binary search). */
 function lowerBound(cellKey: Float64Array, key: number): number {
   let lo = 0, hi = cellKey.length;
@@ -84,7 +106,7 @@ function countingPass(order: Uint32Array, digit: Uint32Array, range: number, to:
 }
 
 /** A level of the spheres `members` (ascending input indices), of largest radius rMax, within bounds [minX, minY, minZ, maxX, maxY, maxZ]. */
-function buildLevel(spheres: Float32Array, members: Uint32Array, rMax: number, bounds: number[]): Level {
+function buildLevel(spheres: Float32Array, members: Uint32Array, rMax: number, bounds: number[], tag: number): Level {
   const m = members.length;
   const [minX, minY, minZ, maxX, maxY, maxZ] = bounds;
   const ex = maxX - minX, ey = maxY - minY, ez = maxZ - minZ;
@@ -99,15 +121,15 @@ function buildLevel(spheres: Float32Array, members: Uint32Array, rMax: number, b
   const inv = 1 / size;
   const nx = Math.floor(ex * inv) + 1, ny = Math.floor(ey * inv) + 1, nz = Math.floor(ez * inv) + 1;
   const dense = nx * ny * nz <= DENSE_CELLS_PER_SPHERE * m + 4096;
-  const L: Level = { rMax, minX, minY, minZ, inv, nx, ny, nz, s: new Float32Array(4 * m), id: new Uint32Array(m), start: new Uint32Array(0), cells: 0, cellKey: null };
+  const L: Level = { rMax, minX, minY, minZ, inv, nx, ny, nz, s: take(`s${tag}`, f32, 4 * m), id: take(`id${tag}`, u32, m), start: new Uint32Array(0), cells: 0, cellKey: null };
   if (dense) {
     // Two stable counting passes, so that neither reads or writes all over memory: by z layer
     // (copying x, y, z, r, cell and index into layer order), then by cell within that order,
     // where a layer's counters and destinations are close together.
     L.cells = nx * ny * nz;
     const plane = nx * ny;
-    const cellOf = new Uint32Array(m);
-    const layerStart = new Uint32Array(nz + 1);
+    const cellOf = take('cellOf', u32, m);
+    const layerStart = take('layerStart', u32, nz + 1).fill(0);
     for (let k = 0; k < m; k++) {
       const b = 4 * members[k];
       const z = Math.floor((spheres[b + 2] - minZ) * inv);
@@ -115,7 +137,7 @@ function buildLevel(spheres: Float32Array, members: Uint32Array, rMax: number, b
       layerStart[z + 1]++;
     }
     for (let z = 0; z < nz; z++) layerStart[z + 1] += layerStart[z];
-    const ts = new Float32Array(4 * m), tcell = new Uint32Array(m), tid = new Uint32Array(m);
+    const ts = take('ts', f32, 4 * m), tcell = take('tcell', u32, m), tid = take('tid', u32, m);
     for (let k = 0; k < m; k++) {
       const c = cellOf[k];
       const p = layerStart[Math.floor(c / plane)]++;
@@ -127,10 +149,11 @@ function buildLevel(spheres: Float32Array, members: Uint32Array, rMax: number, b
       tcell[p] = c;
       tid[p] = i;
     }
-    const start = new Uint32Array(L.cells + 1);
+    const start = take(`start${tag}`, u32, L.cells + 1).fill(0);
     for (let p = 0; p < m; p++) start[tcell[p] + 1]++;
     for (let c = 0; c < L.cells; c++) start[c + 1] += start[c];
-    const fill = start.slice(0, L.cells);
+    const fill = take('fill', u32, L.cells);
+    fill.set(start.subarray(0, L.cells));
     const s = L.s, id = L.id;
     for (let p = 0; p < m; p++) {
       const q = fill[tcell[p]]++;
@@ -331,11 +354,12 @@ export function jsGridSpherePairs(spheres: Float32Array, levelsOut?: JsGridLevel
   const n = spheres.length / 4;
   if (n < 2) return new Uint32Array(0);
   const levels = buildLevels(spheres, levelsOut);
-  const out: Out = { buf: new Uint32Array(Math.max(1024, n)), len: 0 };
+  const out: Out = { buf: take('pairs', u32, Math.max(1024, n, scratch.get('pairs')?.length ?? 0)), len: 0 };
   for (let l = 0; l < levels.length; l++) {
     pairsWithin(levels[l], out);
     for (let c = 0; c < l; c++) pairsAcross(levels[l], levels[c], out);
   }
+  scratch.set('pairs', out.buf); // grown, if it grew
   return out.buf.slice(0, out.len);
 }
 
@@ -346,7 +370,7 @@ function buildLevels(spheres: Float32Array, levelsOut?: JsGridLevels): Level[] {
   let rMax = 0;
   for (let i = 0; i < n; i++) if (spheres[4 * i + 3] > rMax) rMax = spheres[4 * i + 3];
   const bins = MAX_BIN + 1;
-  const binOf = new Uint8Array(n);
+  const binOf = take('binOf', (k) => new Uint8Array(k), n);
   const binCount = new Uint32Array(bins);
   const binR = new Float64Array(bins);
   // Each bin's count, largest radius and bounds (to judge how sparse a finer bin is in a coarser level's cells).
@@ -385,7 +409,7 @@ function buildLevels(spheres: Float32Array, levelsOut?: JsGridLevels): Level[] {
   }
   const levelCount = new Uint32Array(levelR.length);
   for (let b = 0; b < bins; b++) if (binCount[b]) levelCount[levelOfBin[b]] += binCount[b];
-  const members = Array.from(levelCount, (c) => new Uint32Array(c));
+  const members = Array.from(levelCount, (c, l) => take(`members${l}`, u32, c));
   const fill = new Uint32Array(levelR.length);
   for (let i = 0; i < n; i++) {
     const l = levelOfBin[binOf[i]];
@@ -400,7 +424,7 @@ function buildLevels(spheres: Float32Array, levelsOut?: JsGridLevels): Level[] {
       box[3 + a] = Math.max(box[3 + a], hi[3 * b + a]);
     }
   }
-  const levels = members.map((m, l) => buildLevel(spheres, m, levelR[l], bounds[l]));
+  const levels = members.map((m, l) => buildLevel(spheres, m, levelR[l], bounds[l], l));
   if (levelsOut) {
     levelsOut.spheres = levels.map((L) => L.id.length);
     levelsOut.rMax = levels.map((L) => L.rMax);
