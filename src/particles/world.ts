@@ -242,7 +242,6 @@ export class ParticleWorld {
   /** Changes any of the solver's settings (validated as at creation); the others stay. */
   setParameters(parameters: ParticleParameters): void {
     this.calls?.checkUsable(); // (the constructor sets the first parameters before it has calls)
-    this.edits++;
     if (typeof parameters !== 'object' || parameters === null) throw new InvalidInputError('parameters', -1, RULES.option, 'expected an object');
     const gravity = checkVector('options.gravity', parameters.gravity, 3);
     gravity?.forEach((g, a) => checkValue('options.gravity', -1, g, `g${'xyz'[a]}`));
@@ -261,6 +260,7 @@ export class ParticleWorld {
       sleepSpeed: checkNumber('options.sleepSpeed', parameters.sleepSpeed, 0, MAX_MAGNITUDE) ?? s.sleepSpeed,
       sleepTime: parameters.sleepTime === Infinity ? Infinity : (checkNumber('options.sleepTime', parameters.sleepTime, 0, MAX_MAGNITUDE) ?? s.sleepTime),
     };
+    this.edits++; // a step run again would take the new settings
   }
 
   /** The current settings. */
