@@ -55,19 +55,24 @@ fn castHit(a: vec3f, n: vec3f, len: f32, r1: f32, s: vec4f) -> f32 {
   let reach = r1 + s.w;
   // A reach below TINY_REACH (points included) is tested with d and the reach scaled by 2^64,
   // exactly, so that no square that decides the test is a subnormal a GPU may flush (tinyGuards).
-  let k = select(1.0, TINY_SCALE, reach < TINY_REACH);
+  // Scaled, the squares are taken of offsets clamped to where the answer is already a miss
+  // (past 2^-39 from the sphere, or 2^25 from the line after scaling), so that none overflows.
+  let tiny = reach < TINY_REACH;
+  let k = select(1.0, TINY_SCALE, tiny);
   let d = (s.xyz - a) * k;
   let rk = reach * k;
-  if (dot(d, d) < rk * rk) {
+  let limit = select(TINY_UNCLAMPED, TINY_CLAMP * TINY_SCALE, tiny);
+  let near = clamp(d, vec3f(-limit), vec3f(limit));
+  if (dot(near, near) < rk * rk) {
     return -1.0; // starts inside (ray) or overlapping (cast): ignored
   }
-  let c = cross(d, n);
+  let c = clamp(cross(d, n), vec3f(-limit), vec3f(limit));
   let disc = rk * rk - dot(c, c);
   // A ray against a point (reach 0) hits only through it: the square of a tiny offset underflows.
   if (disc < 0.0 || (reach == 0.0 && any(c != vec3f(0.0)))) {
     return -1.0;
   }
-  let t = (dot(d, n) - sqrt(disc)) / k;
+  let t = (dot(d, n) - sqrt(disc)) * select(1.0, TINY_UNSCALE, tiny);
   if (t < 0.0 || t > len) {
     return -1.0;
   }

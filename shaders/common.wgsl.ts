@@ -56,6 +56,13 @@ fn flatWorkgroup(wid: vec3u, nwg: vec3u) -> u32 {
 export const TINY_REACH = 2 ** -40;
 /** A power of two, so that scaling by it is exact. */
 export const TINY_SCALE = 2 ** 64;
+/**
+ * Scaled, an offset is first clamped to ±TINY_CLAMP (2^-39: beyond any reach that is scaled, so
+ * the answer stays): its square then stays finite (WGSL does not promise what an overflow gives).
+ * Unscaled, ±TINY_UNCLAMPED clamps nothing (offsets are at most 2^61 on an axis).
+ */
+export const TINY_CLAMP = 2 ** -39;
+export const TINY_UNCLAMPED = 2 ** 62;
 
 /**
  * The narrow tests' guard against subnormals. WGSL lets a GPU flush f32 subnormals to zero, in
@@ -76,10 +83,15 @@ export const TINY_SCALE = 2 ** 64;
 export const tinyGuards = /* wgsl */ `
 const TINY_REACH: f32 = ${TINY_REACH.toExponential()};
 const TINY_SCALE: f32 = ${TINY_SCALE.toExponential()};
+const TINY_UNSCALE: f32 = ${(1 / TINY_SCALE).toExponential()};
+const TINY_CLAMP: f32 = ${TINY_CLAMP.toExponential()};
+const TINY_UNCLAMPED: f32 = ${TINY_UNCLAMPED.toExponential()};
 
 fn withinReach(d: vec3f, reach: f32) -> bool {
-  let k = select(1.0, TINY_SCALE, reach < TINY_REACH);
-  let e = d * k;
+  let tiny = reach < TINY_REACH;
+  let k = select(1.0, TINY_SCALE, tiny);
+  let limit = select(TINY_UNCLAMPED, TINY_CLAMP, tiny);
+  let e = clamp(d, vec3f(-limit), vec3f(limit)) * k;
   let r = reach * k;
   return dot(e, e) <= r * r;
 }

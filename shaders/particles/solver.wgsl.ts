@@ -968,7 +968,8 @@ fn particleSleep(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
       if (e < last) {
         loop {
           let other = contacts[e].id;
-          if ((rest[other].slept != 0u && id > other) || rest[other].isStatic != 0u) {
+          // (The index rule is for two sleepers: one made dynamic always takes a woken sleeper's.)
+          if ((slept && rest[other].slept != 0u && id > other) || rest[other].isStatic != 0u) {
             continue;
           }
           let u = contacts[e].nbr & ~DORMANT_BIT;

@@ -281,7 +281,6 @@ export class ParticleWorld {
   /** Replaces every particle: uploads the state, plans the grid for these radii, forgets every contact. */
   setParticles(set: ParticleSet): void {
     this.calls.checkUsable();
-    this.edits++;
     if (typeof set !== 'object' || set === null) throw new InvalidInputError('particles', -1, RULES.option, 'expected { spheres, velocities }');
     const stats = validateSpheres('spheres', set.spheres, this.capacity);
     const n = stats.count;
@@ -319,6 +318,7 @@ export class ParticleWorld {
     this.planStats = this.planStatsFor(stats);
     this.solver.grid.prepare(planGrid(this.planStats, this.planOptions));
     this.solver.forget();
+    this.edits++;
     upload(this.device, this.buffers.spheres, set.spheres);
     upload(this.device, this.buffers.velocities, packed); // skips 0 bytes: Deno's writeBuffer panics on them
     this.count = n;
@@ -412,6 +412,8 @@ export class ParticleWorld {
     const bytes = 16 * this.count;
     const edits = ++this.edits; // a later step is a change too
     for (;;) {
+      // What this attempt's lists hold: an earlier step read back after it was submitted may grow them.
+      const capacity = this.solver.entryCapacity;
       // Passes a step: about 14 outside the substeps (the search's scans take a few each), 1 + iterations a substep.
       const timer = new GpuTimer(this.device, profile, Math.min(Math.max(64, (24 + 2 * this.settings.substeps * (1 + this.settings.iterations)) * steps), 4096));
       const submitted = this.calls.submit((encoder) => {
@@ -425,12 +427,13 @@ export class ParticleWorld {
       try {
         await this.calls.typed(submitted);
         const needed = await this.entriesNeeded();
-        if (needed > this.solver.entryCapacity && this.edits !== edits) {
+        if (needed > capacity && this.edits !== edits) {
           // The world was changed while the step ran (a call not awaited): running it again from
           // its start would undo those changes. As with encode(), its extra contacts went
-          // unsolved in this step; the lists grow for the next.
-          this.solver.growEntries(needed);
-        } else if (needed > this.solver.entryCapacity) {
+          // unsolved in this step; the lists grow for the next. (More than the device holds:
+          // the next step that needs as many throws CapacityError, with its world restored.)
+          if (needed > this.solver.entryCapacity && needed <= this.solver.maxEntries()) this.solver.growEntries(needed);
+        } else if (needed > capacity) {
           // Back to the state the call started with, then grow (or throw CapacityError with
           // the true count, the world as it was before the call).
           const restore = this.device.createCommandEncoder({ label: 'particle step restore' });
@@ -477,9 +480,9 @@ export class ParticleWorld {
     if (typeof change !== 'object' || change === null) throw new InvalidInputError('change', -1, RULES.option, 'expected { position?, velocity? }');
     const p = checkVector('position', change.position, 3);
     const v = checkVector('velocity', change.velocity, 3);
-    this.edits++;
     p?.forEach((x, a) => checkValue('position', index, x, 'xyz'[a]));
     v?.forEach((x, a) => checkValue('velocity', index, x, `v${'xyz'[a]}`));
+    this.edits++;
     if (p) {
       const at = this.bounds ? p.map((x, a) => Math.min(Math.max(x, this.bounds![a]), this.bounds![a + 3])) : p;
       this.device.queue.writeBuffer(this.buffers.spheres, 16 * index, new Float32Array(at));
@@ -533,7 +536,7 @@ export class ParticleWorld {
       }
     }
     // The longest ray widens the walk's rounding slack: it must be a true bound, and finite.
-    if (checkNumber('maxRayLength', maxRayLength, 0, MAX_MAGNITUDE) === undefined) throw new InvalidInputError('maxRayLength', -1, RULES.option, 'required');
+    if (checkNumber('maxRayLength', maxRayLength, 0, 4 * MAX_MAGNITUDE) === undefined) throw new InvalidInputError('maxRayLength', -1, RULES.option, 'required');
     if (count === 0 || this.count === 0) return;
     const plan = this.plan!;
     const slack = (this.extentAbs() + maxRayLength + plan.levels[plan.levels.length - 1].maxRadius) * 2 ** -20;

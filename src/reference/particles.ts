@@ -347,7 +347,7 @@ export class ParticleSolverTwin {
       for (const t of woken) {
         const id = order[t];
         for (const c of lists[t]) {
-          if ((rest.slept[c.id] && id > c.id) || rest.isStatic[c.id]) continue;
+          if ((rest.slept[id] && rest.slept[c.id] && id > c.id) || rest.isStatic[c.id]) continue;
           const back = lists[c.nbr].find((e) => e.id === id);
           if (back) c.impulse = [back.impulse[0], -back.impulse[1], -back.impulse[2], -back.impulse[3]];
         }
