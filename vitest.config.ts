@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import { playwright } from '@vitest/browser-playwright';
 import { firefoxBidi } from './test/support/firefoxProvider.js';
-import { FIREFOX_FILES, SLOW_ON_WGPU, allBut } from './test/support/wgpuRuns.js';
+import { FIREFOX_FILES, SLOW_ON_WGPU, ONCE_PER_ENGINE, allBut } from './test/support/wgpuRuns.js';
 
 /**
  * Four projects (and Deno's run, scripts/deno-tests.ts, after them in `npm test`):
@@ -63,6 +63,8 @@ export default defineConfig({
           name: 'browser',
           include: [...portable, 'test/engine.test.ts'],
           provide: { webgpuEngine: 'Dawn' },
+          // dawn.node runs these on the same engine (test/support/wgpuRuns.ts); see firefox below.
+          ...({ testNamePattern: allBut([...SLOW_ON_WGPU, ...ONCE_PER_ENGINE]) } as object),
           browser: {
             enabled: true,
             headless: true,
@@ -80,7 +82,7 @@ export default defineConfig({
           include: FIREFOX_FILES,
           // Honoured per project at run time (vitest 4.1: the Firefox run skips these), though
           // ProjectConfig's type leaves it out. If it ever were ignored they would only run.
-          ...({ testNamePattern: allBut(SLOW_ON_WGPU) } as object),
+          ...({ testNamePattern: allBut([...SLOW_ON_WGPU, ...ONCE_PER_ENGINE]) } as object),
           provide: { webgpuEngine: 'wgpu' },
           browser: {
             enabled: true,

@@ -14,6 +14,19 @@ export const SLOW_ON_WGPU = [
 ];
 
 /**
+ * Long tests that run once per engine: on Dawn in dawn.node, on wgpu in Deno. The browsers run the
+ * same engines again (Chromium: Dawn, Firefox: wgpu) and skip them, as they skip SLOW_ON_WGPU: the
+ * tests that compare the GPU with the CPU twin, which check each engine's compiled shaders, still
+ * run there. About 90 s of Chromium's run and 65 s of Firefox's.
+ */
+export const ONCE_PER_ENGINE = [
+  'direct and indirect dispatch give bitwise-identical states',
+  'the same start gives bitwise-identical states after 100 steps',
+  'resting particles fall asleep, and wake, on the same steps as the CPU twin',
+  'a pile falls asleep and stays still to the bit',
+];
+
+/**
  * Where Deno's WebGPU differs from the WebGPU specification in a way a test sees (verified with
  * Deno 2.9.6):
  * - `device.destroy()` lets a map already requested resolve instead of rejecting it, so a
