@@ -22,7 +22,7 @@ import { CastPass } from './passes/casts.js';
 import { residentCheckShader, residentCheckBindings, residentDispatchShader, residentDispatchBindings } from '../shaders/resident.wgsl.js';
 import { ResidentParams, ResidentStatus, PairCounter, CastHitRecord, GPU_STRIDE, PAIR_BYTES, packStruct } from './layout.js';
 import { createBroadPhases, destroyBroadPhases, chooseBroadphase, checkServes, type BroadPhase, type BroadPhases, type CastShape, type QueryShape } from './broadphase/index.js';
-import { checkOneOf, checkPositiveInteger, checkBoolean, RULES, MAX_MAGNITUDE, type SphereStats } from './validate.js';
+import { checkOneOf, checkPositiveInteger, checkBoolean, checkNumber, RULES, MAX_MAGNITUDE, type SphereStats } from './validate.js';
 import { LOG2_BIAS, LOG2_BINS, ceilLog2Bits } from './grid/level.js';
 import { BROADPHASES, type Broadphase } from './options.js';
 import { toRaycastResult, toSphereCastResult, trueTotal, type HitRecords, type RaycastResult, type SphereCastResult, type RaycastAllHits, type SphereCastAllHits } from './castQueries.js';
@@ -594,8 +594,9 @@ export class ResidentQueries {
     const broadphase = checkOneOf('options.broadphase', options.broadphase, BROADPHASES) ?? 'auto';
     const sceneAbs = Math.max(...[0, 1, 2].flatMap((a) => [Math.abs(scene.min[a]), Math.abs(scene.max[a])]));
     const diagonal = Math.hypot(...[0, 1, 2].map((a) => scene.max[a] - scene.min[a]));
-    const maxAbs = Math.max(sceneAbs, options.maxAbs ?? sceneAbs + diagonal);
-    const maxLength = options.maxLength ?? 2 * diagonal + scene.maxRadius;
+    const maxAbs = Math.max(sceneAbs, checkNumber('options.maxAbs', options.maxAbs, 0, MAX_MAGNITUDE) ?? sceneAbs + diagonal);
+    // A segment between two points within 2^60 of the origin is shorter than 4 · 2^60.
+    const maxLength = checkNumber('options.maxLength', options.maxLength, 0, 4 * MAX_MAGNITUDE) ?? 2 * diagonal + scene.maxRadius;
     const allHits = checkBoolean('options.allHits', options.allHits) ?? false;
     const workgroupSize = checkPositiveInteger('options.workgroupSize', options.workgroupSize, 1024) || 64;
     const maxHits = Math.floor(bindingLimit(this.device) / CastHitRecord.size);

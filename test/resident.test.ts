@@ -156,6 +156,12 @@ describe('encodeSpherePairs', () => {
       [() => gpu.collider.encodeSpherePairs(encoder, { buffer, count: 10 }, {} as never), 'options.scene', RULES.option],
       [() => gpu.collider.encodeSpherePairs(encoder, { buffer, count: 10 }, { scene: { ...scene, maxRadius: NaN } }), 'options.scene.maxRadius', RULES.option],
       [() => gpu.collider.encodeRaycast(encoder, { buffer, count: 1 }, { buffer, count: 10 }, { scene, broadphase: 'sweep' }), 'options.broadphase', RULES.option],
+      // Unchecked, a NaN length or extent made the walk's rounding slack NaN, and casts missed.
+      [() => gpu.collider.encodeRaycast(encoder, { buffer, count: 1 }, { buffer, count: 10 }, { scene, maxLength: NaN }), 'options.maxLength', RULES.option],
+      [() => gpu.collider.encodeSphereCast(encoder, { buffer, count: 1 }, { buffer, count: 10 }, { scene, maxLength: 'far' as never }), 'options.maxLength', RULES.option],
+      [() => gpu.collider.encodeRaycast(encoder, { buffer, count: 1 }, { buffer, count: 10 }, { scene, maxLength: -1 }), 'options.maxLength', RULES.option],
+      [() => gpu.collider.encodeRaycast(encoder, { buffer, count: 1 }, { buffer, count: 10 }, { scene, maxAbs: NaN }), 'options.maxAbs', RULES.option],
+      [() => gpu.collider.encodeSphereCast(encoder, { buffer, count: 1 }, { buffer, count: 10 }, { scene, maxAbs: 2 ** 61 }), 'options.maxAbs', RULES.option],
     ];
     for (const [call, argument, rule] of cases) {
       let error: unknown;
