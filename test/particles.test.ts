@@ -960,6 +960,32 @@ describe('queries against the particles', () => {
     });
   });
 
+  it('encodeRaycast with no particles writes a miss for every ray, over whatever the hits buffer held', async () => {
+    await withWorld({ capacity: 4, bounds: [-10, -10, -10, 10, 10, 10] }, async (world) => {
+      const device = gpu.device;
+      const rays = device.createBuffer({ size: 2 * 32, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST });
+      const hits = device.createBuffer({ size: 2 * CastHitRecord.size, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC });
+      try {
+        device.queue.writeBuffer(rays, 0, new Float32Array([-9, 0, 0, 0, 9, 0, 0, 0, -9, 5, 5, 0, 9, 5, 5, 0]));
+        const indices = async (): Promise<number[]> => {
+          const encoder = device.createCommandEncoder();
+          world.encodeRaycast(encoder, rays, 2, hits, 20);
+          device.queue.submit([encoder.finish()]);
+          const records = new Int32Array(await readBuffer(device, hits, 0, 2 * CastHitRecord.size));
+          return [0, 1].map((k) => records[(CastHitRecord.size / 4) * k + CastHitRecord.offsets.index / 4]);
+        };
+        expect(await indices(), 'a world never given particles (a zeroed record would read as sphere 0)').toEqual([-1, -1]);
+        world.setParticles({ spheres: new Float32Array([0, 0, 0, 1]), velocities: new Float32Array(3) });
+        expect(await indices()).toEqual([0, -1]);
+        world.setParticles({ spheres: new Float32Array(0), velocities: new Float32Array(0) });
+        expect(await indices(), 'the particles replaced by none: the old hit is not left in place').toEqual([-1, -1]);
+      } finally {
+        rays.destroy();
+        hits.destroy();
+      }
+    });
+  });
+
   it('encodeRaycast checks count, both buffers and maxRayLength: a typed error, never a silent wrong answer', async () => {
     await withWorld({ capacity: 2, bounds: [-10, -10, -10, 10, 10, 10] }, async (world) => {
       world.setParticles({ spheres: new Float32Array([0, 0, 0, 1, 5, 0, 0, 1]), velocities: new Float32Array(6) });

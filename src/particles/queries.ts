@@ -81,10 +81,16 @@ export class ParticleQueries {
   /**
    * Records nearest-hit raycasts against the particles in `spheres` into `encoder` (the grid is
    * built from them in the same encoder): `rays` holds `count` rays as two vec4 each, (A, 0) and
-   * (B, 0); `hits` receives one CastHitRecord per ray. Its parameters go through the queue:
-   * record one per submission.
+   * (B, 0); `hits` receives one CastHitRecord per ray, a miss for every ray when there are no
+   * particles (or no plan yet). Its parameters go through the queue: record one per submission.
    */
-  encodeRaycast(encoder: GPUCommandEncoder, spheres: GPUBuffer, sphereCount: number, plan: GridPlan, rays: GPUBuffer, count: number, hits: GPUBuffer, slack: number): void {
+  encodeRaycast(encoder: GPUCommandEncoder, spheres: GPUBuffer, sphereCount: number, plan: GridPlan | undefined, rays: GPUBuffer, count: number, hits: GPUBuffer, slack: number): void {
+    if (sphereCount === 0 || !plan) {
+      // Testing no sphere, each ray writes its miss.
+      this.encodedPass.setParams(count, 0, slack);
+      this.encodedPass.encodeBrute(encoder, 'nearest', spheres, rays, count, { hits, counts: this.noCounts });
+      return;
+    }
     this.encodedPass.setParams(count, sphereCount, slack);
     this.encodedGrid.prepareWith(plan);
     this.encodedGrid.encodeBuild(encoder, spheres);

@@ -537,9 +537,10 @@ export class ParticleWorld {
     }
     // The longest ray widens the walk's rounding slack: it must be a true bound, and finite.
     if (checkNumber('maxRayLength', maxRayLength, 0, 4 * MAX_MAGNITUDE) === undefined) throw new InvalidInputError('maxRayLength', -1, RULES.option, 'required');
-    if (count === 0 || this.count === 0) return;
-    const plan = this.plan!;
-    const slack = (this.extentAbs() + maxRayLength + plan.levels[plan.levels.length - 1].maxRadius) * 2 ** -20;
+    if (count === 0) return;
+    // With no particles every ray misses: the hits are still written (index −1), not left as they were.
+    const plan = this.count > 0 ? this.plan : undefined;
+    const slack = plan ? (this.extentAbs() + maxRayLength + plan.levels[plan.levels.length - 1].maxRadius) * 2 ** -20 : 0;
     this.queriesNow().encodeRaycast(encoder, this.buffers.spheres, this.count, plan, rays, count, hits, slack);
   }
 
