@@ -21,7 +21,7 @@ import {
 } from './castQueries.js';
 import { checkServes } from './broadphase/index.js';
 import type { GridPlan, PlanOptions } from './grid/plan.js';
-import { ResidentQueries, collectPairs, collectHits, type EncodedPairs, type EncodedHits, type GpuRecords, type EncodeOptions, type EncodeCastOptions } from './resident.js';
+import { ResidentQueries, collectPairs, collectHits, type ResultSlot, type EncodedPairs, type EncodedHits, type GpuRecords, type EncodeOptions, type EncodeCastOptions } from './resident.js';
 import { PAIR_BYTES, GPU_STRIDE } from './layout.js';
 import type { BoxKind } from '../shaders/boxes.wgsl.js';
 import { BROADPHASES, type Broadphase, type PairOptions, type CastOptions } from './options.js';
@@ -101,8 +101,8 @@ export class Collider {
   private readonly casts: GrowableBuffer;
   /** The one-shot calls' recorder, and their results (kept: the next call reuses the buffers). */
   private readonly oneShot: ResidentQueries;
-  private pairResult: EncodedPairs | undefined;
-  private hitResult: EncodedHits | undefined;
+  private readonly pairSlot: ResultSlot<EncodedPairs> = {};
+  private readonly hitSlot: ResultSlot<EncodedHits> = {};
   /** The GPU-resident calls' own broad phases and kernels (made on first use). */
   private resident: ResidentQueries | null = null;
   private readonly planOptions: PlanOptions;
@@ -203,20 +203,19 @@ export class Collider {
     const sphereRecords: GpuRecords = { buffer: this.spheres.ensure(spheres.byteLength), count: stats.count };
     const boxRecords = box && { kind: box.kind, records: { buffer: this.boxes.ensure(box.packed.byteLength), count: box.count } };
     const boxSample = box && boxSampleOf(box.kind, box.packed);
-    const { pairs, result } = await collectPairs(
+    const pairs = await collectPairs(
       (record) => this.calls.submit(record),
-      (encoder, capacity, again) => {
+      (encoder, capacity, again, into) => {
         if (!again) {
           upload(this.device, sphereRecords.buffer, spheres);
           if (box && boxRecords) upload(this.device, boxRecords.records.buffer, box.packed);
         }
         return this.oneShot.recordPairs(encoder, sphereRecords, boxRecords, {
-          stats, boxes: boxSample, broadphase: call.broadphase, capacity, into: this.pairResult, workgroupSize: 64, timer: call.timer, dispatchArguments: false, reuseBuild: again,
+          stats, boxes: boxSample, broadphase: call.broadphase, capacity, into, workgroupSize: 64, timer: call.timer, dispatchArguments: false, reuseBuild: again,
         });
       },
-      Math.min(Math.max(this.pairHint, 4096), this.limits.maxPairs), call.maxPairs, this.limits.maxPairs, call.out,
+      this.pairSlot, Math.min(Math.max(this.pairHint, 4096), this.limits.maxPairs), call.maxPairs, this.limits.maxPairs, call.out,
     );
-    this.pairResult = result;
     this.pairHint = pairs.length / 2;
     return pairs;
   }
@@ -270,20 +269,19 @@ export class Collider {
     return this.run(profile, async (timer) => {
       const sphereRecords: GpuRecords = { buffer: this.spheres.ensure(data.byteLength), count: n };
       const castRecords: GpuRecords = { buffer: this.casts.ensure(batch.packed.byteLength), count: r };
-      const { hits, result } = await collectHits(
+      const hits = await collectHits(
         (record) => this.calls.submit(record),
-        (encoder, capacity, again) => {
+        (encoder, capacity, again, into) => {
           if (!again) {
             upload(this.device, sphereRecords.buffer, data);
             upload(this.device, castRecords.buffer, batch.packed);
           }
           return this.oneShot.recordCasts(encoder, castRecords, sphereRecords, {
-            kind, stats, shape: batch, slack, broadphase, allHits, capacity, into: this.hitResult, workgroupSize: 64, timer, dispatchArguments: false, reuseBuild: again,
+            kind, stats, shape: batch, slack, broadphase, allHits, capacity, into, workgroupSize: 64, timer, dispatchArguments: false, reuseBuild: again,
           });
         },
-        Math.min(Math.max(this.hitHint, r), this.limits.maxHits), maxHits, this.limits.maxHits,
+        this.hitSlot, Math.min(Math.max(this.hitHint, r), this.limits.maxHits), maxHits, this.limits.maxHits,
       );
-      this.hitResult = result;
       if (allHits) this.hitHint = hits.records.length / (HIT_BYTES / 4);
       return hits;
     });
@@ -372,8 +370,8 @@ export class Collider {
     this.calls.close();
     for (const buffer of [this.spheres, this.boxes, this.casts]) buffer.destroy();
     this.oneShot.destroy();
-    this.pairResult?.destroy();
-    this.hitResult?.destroy();
+    this.pairSlot.result?.destroy();
+    this.hitSlot.result?.destroy();
     this.resident?.destroy();
     if (this.ownsDevice) this.device.destroy();
   }

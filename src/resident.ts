@@ -414,38 +414,46 @@ export interface CastJobSpec {
 type Submit = (record: (encoder: GPUCommandEncoder) => void) => Promise<void>;
 
 /**
+ * Where a one-shot caller keeps the result its searches record into: set as soon as an attempt
+ * records (before its submission settles), so that whatever happens next (a rerun, a
+ * CapacityError, a destroy while the call runs) the owner holds every buffer it must free, and
+ * the next attempt or call reuses it.
+ */
+export interface ResultSlot<T> {
+  result?: T;
+}
+
+/**
  * Records a pair search with `record` and submits it until the pairs fit: the true count is read
  * first, and when it passes the list, the search runs again (`again`: over the structure
- * already built) into a list grown to it. A count
- * past `maxPairs` (the caller's cap) or `deviceMaxPairs` throws CapacityError with that count.
+ * already built) into the same result, grown to it. A count past `maxPairs` (the caller's cap)
+ * or `deviceMaxPairs` throws CapacityError with that count. `slot` holds the result throughout.
  */
 export async function collectPairs(
-  submit: Submit, record: (encoder: GPUCommandEncoder, capacity: number, again: boolean) => EncodedPairs,
-  capacity: number, maxPairs: number, deviceMaxPairs: number, out?: Uint32Array,
-): Promise<{ pairs: Uint32Array; result: EncodedPairs }> {
+  submit: Submit, record: (encoder: GPUCommandEncoder, capacity: number, again: boolean, into: EncodedPairs | undefined) => EncodedPairs,
+  slot: ResultSlot<EncodedPairs>, capacity: number, maxPairs: number, deviceMaxPairs: number, out?: Uint32Array,
+): Promise<Uint32Array> {
   for (let again = false; ; again = true) {
-    let result: EncodedPairs | undefined;
-    await submit((encoder) => (result = record(encoder, capacity, again)));
-    const { count, pairs } = await result!.readCounted(out);
+    await submit((encoder) => (slot.result = record(encoder, capacity, again, slot.result)));
+    const { count, pairs } = await slot.result!.readCounted(out);
     if (count > maxPairs) throw new CapacityError('pairs', count, maxPairs, 'raise options.maxPairs');
     if (count > deviceMaxPairs) throw new CapacityError('pairs', count, deviceMaxPairs, 'the device cannot hold that many pairs in one buffer');
-    if (pairs) return { pairs, result: result! };
+    if (pairs) return pairs;
     capacity = count;
   }
 }
 
 /** `collectPairs` for all hits (nearest hits always fit: one record a cast). */
 export async function collectHits(
-  submit: Submit, record: (encoder: GPUCommandEncoder, capacity: number, again: boolean) => EncodedHits,
-  capacity: number, maxHits: number, deviceMaxHits: number,
-): Promise<{ hits: HitRecords; result: EncodedHits }> {
+  submit: Submit, record: (encoder: GPUCommandEncoder, capacity: number, again: boolean, into: EncodedHits | undefined) => EncodedHits,
+  slot: ResultSlot<EncodedHits>, capacity: number, maxHits: number, deviceMaxHits: number,
+): Promise<HitRecords> {
   for (let again = false; ; again = true) {
-    let result: EncodedHits | undefined;
-    await submit((encoder) => (result = record(encoder, capacity, again)));
-    const { total, hits } = await result!.readCounted();
+    await submit((encoder) => (slot.result = record(encoder, capacity, again, slot.result)));
+    const { total, hits } = await slot.result!.readCounted();
     if (total > maxHits) throw new CapacityError('hits', total, maxHits, 'raise options.maxHits');
     if (total > deviceMaxHits) throw new CapacityError('hits', total, deviceMaxHits, 'the device cannot hold that many hits in one buffer');
-    if (hits) return { hits, result: result! };
+    if (hits) return hits;
     capacity = total;
   }
 }

@@ -7,7 +7,7 @@ import { describe, it, expect } from 'vitest';
 import { requestTestDevice, inBrowser } from './support/device.js';
 import { createCollider } from '../src/collider.js';
 import { createParticleWorld } from '../src/particles/index.js';
-import { DeviceLostError, DestroyedError } from '../src/errors.js';
+import { DeviceLostError, DestroyedError, CapacityError } from '../src/errors.js';
 import { uniformScene } from './support/scenes.js';
 import { bruteForceSpherePairs, sortPairs } from '../src/reference/spherePairs.js';
 
@@ -71,6 +71,65 @@ describe('device loss', () => {
 });
 
 describe('lifetimes', () => {
+  /** The labels of the buffers `device` made that are not destroyed yet. */
+  function trackBuffers(device: GPUDevice): Map<GPUBuffer, string> {
+    const live = new Map<GPUBuffer, string>();
+    const create = device.createBuffer.bind(device);
+    device.createBuffer = (descriptor: GPUBufferDescriptor): GPUBuffer => {
+      const buffer = create(descriptor);
+      live.set(buffer, descriptor.label ?? '(no label)');
+      const destroy = buffer.destroy.bind(buffer);
+      buffer.destroy = () => {
+        live.delete(buffer);
+        destroy();
+      };
+      return buffer;
+    };
+    return live;
+  }
+
+  it('destroy() frees every buffer a call made: one that ran again, one refused by maxPairs, one in flight (it rejects)', { timeout: 60_000 }, async () => {
+    const device = await requestTestDevice();
+    const live = trackBuffers(device);
+    const remaining = (): string[] => [...live.values()].filter((label) => !label.includes('readback'));
+    try {
+      // 7,000-odd pairs: more than the first list holds (4,096), so the call runs again.
+      const dense = uniformScene(3000, { seed: 7, fraction: 0.6 });
+      const rays = new Float32Array(60);
+      for (let k = 0; k < 10; k++) rays.set([0, k, 0, 30, k, 30], 6 * k);
+      const collider = await createCollider({ device });
+      expect(sortPairs(await collider.spherePairs(dense))).toEqual(bruteForceSpherePairs(dense));
+      expect((await collider.raycast(rays, dense, { allHits: true })).offsets[10]).toBeGreaterThan(10);
+      collider.destroy();
+      expect(remaining(), 'after calls that ran again').toEqual([]);
+
+      const refusing = await createCollider({ device });
+      for (let k = 0; k < 5; k++) await expect(refusing.spherePairs(dense, { maxPairs: 1 })).rejects.toBeInstanceOf(CapacityError);
+      refusing.destroy();
+      expect(remaining(), 'after calls refused by maxPairs').toEqual([]);
+
+      const busy = await createCollider({ device });
+      const call = busy.spherePairs(dense);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      busy.destroy();
+      await expect(call).rejects.toBeInstanceOf(DestroyedError);
+      expect(remaining(), 'after a call in flight').toEqual([]);
+
+      const world = await createParticleWorld({ device, capacity: 3000 });
+      world.setParticles({ spheres: dense, velocities: new Float32Array(9000) });
+      expect((await world.raycast(rays, { allHits: true })).offsets[10]).toBeGreaterThan(10);
+      const encoder = device.createCommandEncoder();
+      world.encode(encoder, 1 / 60);
+      device.queue.submit([encoder.finish()]);
+      const check = world.checkContactCapacity();
+      world.destroy();
+      await expect(check, 'checkContactCapacity in flight grows no list after destroy()').rejects.toBeInstanceOf(DestroyedError);
+      expect(remaining(), 'after a world').toEqual([]);
+    } finally {
+      device.destroy();
+    }
+  });
+
   // Dawn returns the memory of destroyed resources when the queue is next waited on; every cycle
   // here reads something back, as a user does. (A loop that never waits holds that memory until
   // it does: docs/RELIABILITY.md.)

@@ -45,17 +45,25 @@ export class CallQueue {
     return run;
   }
 
-  /** Submits what `record` records, inside error scopes. */
+  /** Submits what `record` records, inside error scopes; nothing once the owner is destroyed. */
   submit(record: (encoder: GPUCommandEncoder) => void): Promise<void> {
+    if (this.closed) return Promise.reject(new DestroyedError(`this ${this.what} was destroyed`));
     return submitChecked(this.device, `webgpu-collide ${this.what}`, record, () => lostInfo(this.device));
   }
 
-  /** `call`, with its failure turned into the typed error it stands for. */
-  async typed<T>(call: Promise<T>): Promise<T> {
+  /**
+   * `call`, with its failure turned into the typed error it stands for; DestroyedError when the
+   * owner was destroyed while it ran, even if it got to its end, unless `copied`: a read whose
+   * data was copied into buffers of its own when it was called answers.
+   */
+  async typed<T>(call: Promise<T>, copied = false): Promise<T> {
+    let value: T;
     try {
-      return await call;
+      value = await call;
     } catch (error) {
       throw await callFailure(error, this.device, () => this.closed, this.what);
     }
+    if (this.closed && !copied) throw new DestroyedError(`this ${this.what} was destroyed while the call ran`);
+    return value;
   }
 }

@@ -8,7 +8,7 @@
 import { CastPass } from '../passes/casts.js';
 import { castCall, noHits, castSlack, type HitRecords } from '../castQueries.js';
 import { checkServes, GridBroadPhase } from '../broadphase/index.js';
-import { ResidentQueries, collectHits, type EncodedHits } from '../resident.js';
+import { ResidentQueries, collectHits, type ResultSlot, type EncodedHits } from '../resident.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, upload, GrowableBuffer } from '../gpu/buffers.js';
 import type { CallQueue } from '../gpu/calls.js';
@@ -21,7 +21,7 @@ import type { SphereStats } from '../validate.js';
 export class ParticleQueries {
   private readonly recorder: ResidentQueries;
   private readonly casts: GrowableBuffer;
-  private result: EncodedHits | undefined;
+  private readonly slot: ResultSlot<EncodedHits> = {};
   /** Hits found by the last all-hits query: the next starts with room for as many. */
   private hitHint = 0;
   /** Casts recorded into a caller's encoder: their own kernels (parameters) and grid. */
@@ -64,14 +64,13 @@ export class ParticleQueries {
       await copied;
       const casts = { buffer: this.casts.ensure(batch.packed.byteLength), count: r };
       upload(this.device, casts.buffer, batch.packed);
-      const { hits, result } = await collectHits(
+      const hits = await collectHits(
         (record) => this.calls.submit(record),
-        (encoder, capacity, again) => this.recorder.recordCasts(encoder, casts, { buffer: snapshot, count }, {
-          kind, stats, shape: batch, slack, broadphase, allHits, capacity, into: this.result, workgroupSize: 64, dispatchArguments: false, reuseBuild: again,
+        (encoder, capacity, again, into) => this.recorder.recordCasts(encoder, casts, { buffer: snapshot, count }, {
+          kind, stats, shape: batch, slack, broadphase, allHits, capacity, into, workgroupSize: 64, dispatchArguments: false, reuseBuild: again,
         }),
-        Math.min(Math.max(this.hitHint, r), this.maxHits), maxHits, this.maxHits,
+        this.slot, Math.min(Math.max(this.hitHint, r), this.maxHits), maxHits, this.maxHits,
       );
-      this.result = result;
       if (allHits) this.hitHint = hits.records.length / (CastHitRecord.size / 4);
       return hits;
     });
@@ -100,7 +99,7 @@ export class ParticleQueries {
   destroy(): void {
     this.recorder.destroy();
     this.casts.destroy();
-    this.result?.destroy();
+    this.slot.result?.destroy();
     this.encodedPass.destroy();
     this.encodedGrid.destroy();
     this.noCounts.destroy();

@@ -539,7 +539,7 @@ export class ParticleWorld {
     if (checkNumber('maxRayLength', maxRayLength, 0, 4 * MAX_MAGNITUDE) === undefined) throw new InvalidInputError('maxRayLength', -1, RULES.option, 'required');
     if (count === 0) return;
     // With no particles every ray misses: the hits are still written (index −1), not left as they were.
-    const plan = this.count > 0 ? this.plan : undefined;
+    const plan = this.count > 0 ? (this.plan ?? undefined) : undefined;
     const slack = plan ? (this.extentAbs() + maxRayLength + plan.levels[plan.levels.length - 1].maxRadius) * 2 ** -20 : 0;
     this.queriesNow().encodeRaycast(encoder, this.buffers.spheres, this.count, plan, rays, count, hits, slack);
   }
@@ -578,7 +578,7 @@ export class ParticleWorld {
       readBuffer(this.device, this.buffers.spheres, 0, 16 * n),
       readBuffer(this.device, this.buffers.velocities, 0, 16 * n),
     ]);
-    const [spheres, packed] = (await this.calls.typed(reads)).map((bytes) => new Float32Array(bytes));
+    const [spheres, packed] = (await this.calls.typed(reads, true)).map((bytes) => new Float32Array(bytes));
     const velocities = new Float32Array(3 * n);
     const inverseMasses = new Float32Array(n);
     for (let i = 0; i < n; i++) {
@@ -592,7 +592,7 @@ export class ParticleWorld {
   async contactCount(): Promise<number> {
     this.calls.checkUsable();
     if (this.count === 0) return 0;
-    const bytes = await this.calls.typed(readBuffer(this.device, this.solver.stats, ParticleStats.offsets.touching, 4));
+    const bytes = await this.calls.typed(readBuffer(this.device, this.solver.stats, ParticleStats.offsets.touching, 4), true);
     return new Uint32Array(bytes)[0];
   }
 
@@ -600,7 +600,7 @@ export class ParticleWorld {
   async sleepingCount(): Promise<number> {
     this.calls.checkUsable();
     if (this.count === 0) return 0;
-    const bytes = await this.calls.typed(readBuffer(this.device, this.solver.stats, ParticleStats.offsets.asleep, 4));
+    const bytes = await this.calls.typed(readBuffer(this.device, this.solver.stats, ParticleStats.offsets.asleep, 4), true);
     return new Uint32Array(bytes)[0];
   }
 
@@ -610,7 +610,7 @@ export class ParticleWorld {
    */
   async contactSearches(): Promise<ContactSearches> {
     this.calls.checkUsable();
-    const words = new Uint32Array(await this.calls.typed(readBuffer(this.device, this.solver.reuse, ParticleReuse.offsets.steps, 8)));
+    const words = new Uint32Array(await this.calls.typed(readBuffer(this.device, this.solver.reuse, ParticleReuse.offsets.steps, 8), true));
     return { steps: words[0], searches: words[1] };
   }
 
