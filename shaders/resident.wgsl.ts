@@ -6,7 +6,8 @@
  *                     that `read()` can refuse an answer the broad phase may have got wrong
  *   residentDispatch  one thread: indirect dispatch arguments for the caller's next kernel,
  *                     covering min(count, capacity) records at `workgroupSize` a workgroup,
- *                     folded to 2-D past maxDimension (rebuild the index with x + y·nx)
+ *                     folded to 2-D past maxDimension (rebuild the index with x + y·nx); and
+ *                     which recording's parameters the call ran with, into its status
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { ResidentParams, ResidentStatus, PairCounter } from '../src/layout.js';
@@ -39,17 +40,21 @@ fn residentCheck(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
 }
 `;
 
-/** Bindings of residentDispatch: params, the result's counter, the indirect arguments. */
-export const residentDispatchBindings = ['uniform', 'read-only-storage', 'storage'] as const;
+/** Bindings of residentDispatch: params, the result's counter, the indirect arguments, the result's status. */
+export const residentDispatchBindings = ['uniform', 'read-only-storage', 'storage', 'storage'] as const;
 export const residentDispatchShader = () => wgsl`
 ${ResidentParams.wgsl}
+${ResidentStatus.wgsl}
 @group(0) @binding(0) var<uniform> params: ResidentParams;
 // The result's PairCounter read as plain words: ${PairCounter.offsets.count / 4} the count, ${PairCounter.offsets.countHi / 4} its high word.
 @group(0) @binding(1) var<storage, read> counter: array<u32, 2>;
 @group(0) @binding(2) var<storage, read_write> args: array<u32, 3>;
+@group(0) @binding(3) var<storage, read_write> status: ResidentStatus;
 
 @compute @workgroup_size(1)
 fn residentDispatch() {
+  // The call's last pass: whose parameters it ran with (read() compares them with its own).
+  atomicStore(&status.call, params.call);
   var n = counter[${PairCounter.offsets.count / 4}];
   if (counter[${PairCounter.offsets.countHi / 4}] != 0u || n > params.capacity) {
     n = params.capacity;

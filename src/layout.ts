@@ -270,6 +270,8 @@ export const ResidentParams = defineStruct('ResidentParams', {
   maxDimension: 'u32',
   /** The largest radius the caller promised; a larger one is a violation. */
   maxRadius: 'f32',
+  /** Which recording wrote these parameters (ResidentQueries counts them): the call's status gets it back. */
+  call: 'u32',
 });
 
 /**
@@ -281,6 +283,11 @@ export const ResidentStatus = defineStruct('ResidentStatus', {
   violations: 'atomic<u32>',
   /** The lowest index among them (0xffffffff when none). */
   firstViolation: 'atomic<u32>',
+  /**
+   * The recording whose parameters the call ran with (written last): another than its own means
+   * a later call was recorded before this one was submitted and overwrote them.
+   */
+  call: 'atomic<u32>',
 });
 
 /** The sort-and-sweep kernels' parameters (uniform). */

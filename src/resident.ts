@@ -95,8 +95,17 @@ export interface EncodeCastOptions {
   timer?: GpuTimer;
 }
 
-/** Throws if a result's status words (ResidentStatus) say the spheres broke the promised scene bounds. */
-function checkStatusWords(words: Uint32Array, maxRadius: number): void {
+/**
+ * Throws if a result's status words (ResidentStatus) say the call ran with another recording's
+ * parameters, or the spheres broke the promised scene bounds.
+ */
+function checkStatusWords(words: Uint32Array, maxRadius: number, call: number): void {
+  const ran = words[ResidentStatus.offsets.call / 4];
+  if (ran !== call) {
+    throw new InvalidInputError('encoder', -1, RULES.oneCall, ran === 0
+      ? 'the call has not run: read() after submitting its encoder'
+      : 'another encoded call of this collider was recorded before this one was submitted, and overwrote its parameters (they go through queue.writeBuffer)');
+  }
   const violations = words[ResidentStatus.offsets.violations / 4];
   if (violations > 0) {
     const first = words[ResidentStatus.offsets.firstViolation / 4];
@@ -142,6 +151,8 @@ export class EncodedPairs {
   lastCount = 0;
   /** @internal The scene's promised largest radius, for the error message. */
   maxRadius = 0;
+  /** @internal The recording that made the result (ResidentParams.call). */
+  call = 0;
 
   /** @internal Made by the Collider's encode calls. */
   constructor(device: GPUDevice, capacity: number, label = 'encoded pairs') {
@@ -175,7 +186,7 @@ export class EncodedPairs {
     // The status, the count and the pairs in one round trip (PairList.readCounted).
     const { count, pairs, also } = await this.list.readCounted(this.expected(), undefined, [{ source: this.status, offset: 0, size: ResidentStatus.size }]);
     this.lastCount = count;
-    checkStatusWords(new Uint32Array(also[0]), this.maxRadius);
+    checkStatusWords(new Uint32Array(also[0]), this.maxRadius, this.call);
     if (!pairs) throw new CapacityError('pairs', count, this.capacity, 'encode into this result again (it grows to the count) or pass a larger options.capacity');
     return pairs;
   }
@@ -237,6 +248,8 @@ export class EncodedHits {
   maxRadius = 0;
   /** @internal Which call made the records (how `read` names their fields). */
   kind: 'raycast' | 'sphereCast' = 'raycast';
+  /** @internal The recording that made the result (ResidentParams.call). */
+  call = 0;
 
   /** @internal Made by the Collider's encode calls. */
   constructor(private readonly device: GPUDevice, label = 'encoded hits') {
@@ -266,7 +279,7 @@ export class EncodedHits {
   async read(): Promise<RaycastResult | SphereCastResult | RaycastAllHits | SphereCastAllHits> {
     // The status with the records (and offsets) in one round trip.
     const { total, hits, status } = await this.readAll(true);
-    checkStatusWords(status!, this.maxRadius);
+    checkStatusWords(status!, this.maxRadius, this.call);
     if (!hits) throw new CapacityError('hits', total, this.capacity, 'encode into this result again (it grows to the total) or pass a larger options.capacity');
     return (this.kind === 'raycast' ? toRaycastResult : toSphereCastResult)(hits);
   }
@@ -478,6 +491,8 @@ export class ResidentQueries {
   private readonly spheres: GrowableBuffer;
   private readonly others: GrowableBuffer;
   private readonly maxRecords: number;
+  /** Recordings so far (ResidentParams.call of the latest). */
+  private recorded = 0;
 
   constructor(
     private readonly device: GPUDevice,
@@ -522,12 +537,16 @@ export class ResidentQueries {
    * Resets `status` and writes the parameters (through the queue), and with a promised radius
    * records the check of the spheres against it.
    */
-  private check(encoder: GPUCommandEncoder, spheres: GPUBuffer, count: number, status: GPUBuffer, values: { capacity: number; workgroupSize: number; promisedRadius?: number }): void {
+  private check(encoder: GPUCommandEncoder, spheres: GPUBuffer, count: number, status: GPUBuffer, values: { capacity: number; workgroupSize: number; promisedRadius?: number }): number {
     this.device.queue.writeBuffer(status, 0, CLEAN_STATUS);
     const { promisedRadius, ...rest } = values;
-    this.device.queue.writeBuffer(this.params, 0, packStruct(ResidentParams, { sphereCount: count, maxDimension: this.maxWorkgroupsPerDimension, maxRadius: promisedRadius ?? 0, ...rest }));
-    if (promisedRadius === undefined || count === 0) return;
-    recordPass(encoder, 'resident check', this.checkPipeline, bindGroup(this.device, 'residentCheck', this.checkLayout, [this.params, spheres, status]), ceilDiv(count, WORKGROUP_SIZE.residentCheck), this.maxWorkgroupsPerDimension);
+    // Numbered from 1 (a status the call never reached says 0), wrapping past 2^32 - 1.
+    this.recorded = (this.recorded % 0xffffffff) + 1;
+    this.device.queue.writeBuffer(this.params, 0, packStruct(ResidentParams, { sphereCount: count, maxDimension: this.maxWorkgroupsPerDimension, maxRadius: promisedRadius ?? 0, call: this.recorded, ...rest }));
+    if (promisedRadius !== undefined && count > 0) {
+      recordPass(encoder, 'resident check', this.checkPipeline, bindGroup(this.device, 'residentCheck', this.checkLayout, [this.params, spheres, status]), ceilDiv(count, WORKGROUP_SIZE.residentCheck), this.maxWorkgroupsPerDimension);
+    }
+    return this.recorded;
   }
 
   /** Sphere pairs (boxes undefined) or sphere–box pairs (`kind` and boxes in the GPU layout): the encode calls' validation. */
@@ -564,7 +583,7 @@ export class ResidentQueries {
     result.list.reserve(capacity);
     result.maxRadius = job.promisedRadius ?? 0;
     const sphereBuffer = this.source(encoder, spheres, 16 * spheres.count, this.spheres);
-    this.check(encoder, sphereBuffer, spheres.count, result.status, { capacity: result.capacity, workgroupSize: job.workgroupSize, promisedRadius: job.promisedRadius });
+    result.call = this.check(encoder, sphereBuffer, spheres.count, result.status, { capacity: result.capacity, workgroupSize: job.workgroupSize, promisedRadius: job.promisedRadius });
     result.list.clear(encoder);
     if (spheres.count > 0 && (!box || m > 0)) {
       if (!job.reuseBuild) {
@@ -578,14 +597,14 @@ export class ResidentQueries {
         phase.encodeSpherePairs(encoder, result.list, job.timer);
       }
     }
-    if (job.dispatchArguments !== false) this.encodeDispatch(encoder, result.counter, result.dispatch);
+    if (job.dispatchArguments !== false) this.encodeDispatch(encoder, result.counter, result.dispatch, result.status);
     return result;
   }
 
-  /** Indirect arguments from a PairCounter-shaped count, by the params' capacity and workgroup size. */
-  private encodeDispatch(encoder: GPUCommandEncoder, counter: GPUBuffer, dispatch: GPUBuffer): void {
+  /** Indirect arguments from a PairCounter-shaped count, by the params' capacity and workgroup size; the recording's number into the status. */
+  private encodeDispatch(encoder: GPUCommandEncoder, counter: GPUBuffer, dispatch: GPUBuffer, status: GPUBuffer): void {
     const pass = encoder.beginComputePass({ label: 'resident dispatch arguments' });
-    setPipelineAndGroup(pass, this.dispatchPipeline, bindGroup(this.device, 'residentDispatch', this.dispatchLayout, [this.params, { buffer: counter, size: PairCounter.size }, dispatch]));
+    setPipelineAndGroup(pass, this.dispatchPipeline, bindGroup(this.device, 'residentDispatch', this.dispatchLayout, [this.params, { buffer: counter, size: PairCounter.size }, dispatch, status]));
     pass.dispatchWorkgroups(1);
     pass.end();
   }
@@ -639,7 +658,7 @@ export class ResidentQueries {
     const counts = result.counts.ensure(scanBufferBytes(casts.count));
     const sphereBuffer = this.source(encoder, spheres, 16 * spheres.count, this.spheres);
     const castBuffer = this.source(encoder, casts, 4 * GPU_STRIDE.cast * casts.count, this.others);
-    this.check(encoder, sphereBuffer, spheres.count, result.status, { capacity: result.capacity, workgroupSize: job.workgroupSize, promisedRadius: job.promisedRadius });
+    result.call = this.check(encoder, sphereBuffer, spheres.count, result.status, { capacity: result.capacity, workgroupSize: job.workgroupSize, promisedRadius: job.promisedRadius });
     // The total: all hits copy the scan's last word in below; nearest hits are the casts.
     this.device.queue.writeBuffer(result.total, 0, new Uint32Array([job.allHits ? 0 : casts.count, 0]));
     if (casts.count > 0) {
@@ -662,7 +681,7 @@ export class ResidentQueries {
     } else if (job.allHits) {
       encoder.clearBuffer(counts, 0, 4);
     }
-    if (job.dispatchArguments !== false) this.encodeDispatch(encoder, result.total, result.dispatch);
+    if (job.dispatchArguments !== false) this.encodeDispatch(encoder, result.total, result.dispatch, result.status);
     return result;
   }
 
