@@ -107,6 +107,8 @@ export class Collider {
   private resident: ResidentQueries | null = null;
   private readonly planOptions: PlanOptions;
   private readonly maxWorkgroupsPerDimension: number;
+  /** The largest binding (the device's, or less with `maxBindingBytes`). */
+  private readonly bindingBytes: number;
   /** Pairs (hits) found by the last call: the next call starts with room for as many. */
   private pairHint = 0;
   private hitHint = 0;
@@ -133,7 +135,8 @@ export class Collider {
     this.boxes = new GrowableBuffer(device, 'input boxes', usage, binding);
     this.casts = new GrowableBuffer(device, 'input casts', usage, binding);
     const planOptions: PlanOptions = { ...checkGridOptions('options.grid', options.grid), maxBuckets: this.limits.maxBuckets };
-    this.oneShot = new ResidentQueries(device, maxWorkgroupsPerDimension, planOptions, 'one-shot');
+    this.oneShot = new ResidentQueries(device, maxWorkgroupsPerDimension, planOptions, 'one-shot', binding);
+    this.bindingBytes = binding;
     this.planOptions = planOptions;
     this.maxWorkgroupsPerDimension = maxWorkgroupsPerDimension;
   }
@@ -327,7 +330,7 @@ export class Collider {
 
   private residentNow(): ResidentQueries {
     this.calls.checkUsable();
-    this.resident ??= new ResidentQueries(this.device, this.maxWorkgroupsPerDimension, this.planOptions);
+    this.resident ??= new ResidentQueries(this.device, this.maxWorkgroupsPerDimension, this.planOptions, 'resident', this.bindingBytes);
     return this.resident;
   }
 

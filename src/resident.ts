@@ -372,8 +372,10 @@ function checkRecords(argument: string, value: unknown, recordBytes: number, max
   if (!r || typeof r !== 'object' || !buffer || typeof buffer.size !== 'number' || typeof buffer.usage !== 'number') {
     throw new InvalidInputError(argument, -1, RULES.gpuRecords, 'expected { buffer: GPUBuffer, count, offset? }');
   }
-  const count = checkPositiveInteger(`${argument}.count`, r.count, maxRecords) ?? NaN;
+  const count = checkPositiveInteger(`${argument}.count`, r.count) ?? NaN;
   if (Number.isNaN(count)) throw new InvalidInputError(`${argument}.count`, -1, RULES.option, 'required');
+  // As the one-shot calls: more records than a binding holds (the collider's limits) is a capacity.
+  if (count > maxRecords) throw new CapacityError(argument, count, maxRecords, 'more records than the device can bind (limits; maxBindingBytes)');
   const offset = checkPositiveInteger(`${argument}.offset`, r.offset) ?? 0;
   if (offset % 4 !== 0) throw new InvalidInputError(`${argument}.offset`, -1, RULES.option, `a multiple of 4, got ${offset}`);
   if (offset + count * recordBytes > buffer.size) {
@@ -499,6 +501,8 @@ export class ResidentQueries {
     private readonly maxWorkgroupsPerDimension: number,
     planOptions: PlanOptions,
     label = 'resident',
+    /** The largest binding a buffer of the calls may have (the Collider's `maxBindingBytes`). */
+    private readonly bindingBytes = bindingLimit(device),
   ) {
     this.broadphases = createBroadPhases({ device, maxWorkgroupsPerDimension }, planOptions, `${label} grid`);
     this.kernels = new CastPass(device, maxWorkgroupsPerDimension);
@@ -511,7 +515,7 @@ export class ResidentQueries {
     const usage = BufferUsage.STORAGE | BufferUsage.COPY_DST;
     this.spheres = new GrowableBuffer(device, `${label} spheres copy`, usage);
     this.others = new GrowableBuffer(device, `${label} records copy`, usage);
-    this.maxRecords = Math.floor(bindingLimit(device) / 16);
+    this.maxRecords = Math.floor(bindingBytes / 16);
   }
 
   /** The grid plan the grid broad phase would use for these statistics (and boxes, for a box query). */
@@ -557,7 +561,7 @@ export class ResidentQueries {
     const stride = box ? 4 * (box.kind === 'aabb' ? GPU_STRIDE.aabb : GPU_STRIDE.orientedBox) : 0;
     const boxes = box ? checkRecords(box.argument, box.boxes, stride, this.maxRecords) : undefined;
     const workgroupSize = checkPositiveInteger('options.workgroupSize', options.workgroupSize, 1024) || 64;
-    const maxPairs = Math.floor(bindingLimit(this.device) / PAIR_BYTES);
+    const maxPairs = Math.floor(this.bindingBytes / PAIR_BYTES);
     const asked = checkPositiveInteger('options.capacity', options.capacity, maxPairs);
     const into = options.into;
     if (into !== undefined && !(into instanceof EncodedPairs)) throw new InvalidInputError('options.into', -1, RULES.option, 'a result of an earlier encode call');
@@ -575,7 +579,7 @@ export class ResidentQueries {
    * the count the result's last read saw), and the indirect arguments from the count.
    */
   recordPairs(encoder: GPUCommandEncoder, spheres: GpuRecords, box: { kind: BoxKind; records: GpuRecords } | undefined, job: PairJob): EncodedPairs {
-    const maxPairs = Math.floor(bindingLimit(this.device) / PAIR_BYTES);
+    const maxPairs = Math.floor(this.bindingBytes / PAIR_BYTES);
     const capacity = Math.min(Math.max(job.capacity, job.into?.lastCount ?? 0, 1), maxPairs);
     const m = box?.records.count ?? 0;
     const phase = this.phaseFor(job.broadphase, { query: box ? 'boxes' : 'pairs', sphereCount: spheres.count, boxCount: box ? m : undefined, stats: job.stats });
@@ -626,7 +630,7 @@ export class ResidentQueries {
     const maxLength = checkNumber('options.maxLength', options.maxLength, 0, 4 * MAX_MAGNITUDE) ?? 2 * diagonal + scene.maxRadius;
     const allHits = checkBoolean('options.allHits', options.allHits) ?? false;
     const workgroupSize = checkPositiveInteger('options.workgroupSize', options.workgroupSize, 1024) || 64;
-    const maxHits = Math.floor(bindingLimit(this.device) / CastHitRecord.size);
+    const maxHits = Math.floor(this.bindingBytes / CastHitRecord.size);
     const asked = checkPositiveInteger('options.capacity', options.capacity, maxHits);
     return this.recordCasts(encoder, casts, spheres, {
       kind, stats: statsFromScene(scene, spheres.count),
@@ -644,7 +648,7 @@ export class ResidentQueries {
    * arguments.
    */
   recordCasts(encoder: GPUCommandEncoder, casts: GpuRecords, spheres: GpuRecords, job: CastJobSpec): EncodedHits {
-    const maxHits = Math.floor(bindingLimit(this.device) / CastHitRecord.size);
+    const maxHits = Math.floor(this.bindingBytes / CastHitRecord.size);
     const phase = this.phaseFor(job.broadphase, { query: 'casts', sphereCount: spheres.count, casts: job.shape, stats: job.stats });
     const result = job.into ?? new EncodedHits(this.device);
     result.kind = job.kind;

@@ -6,6 +6,7 @@
 import { describe, it, expect } from 'vitest';
 import { useGpu } from './support/gpu.js';
 import { InvalidInputError, CapacityError, DestroyedError } from '../src/errors.js';
+import { BufferUsage } from '../src/gpu/flags.js';
 import { RULES, MAX_MAGNITUDE } from '../src/validate.js';
 import { createCollider, type Collider } from '../src/collider.js';
 import { bruteForceSpherePairs, sortPairs } from '../src/reference/spherePairs.js';
@@ -148,6 +149,24 @@ describe('hostile input catalogue (docs/RELIABILITY.md)', () => {
       expect(error).toBeInstanceOf(CapacityError);
       expect([(error as CapacityError).count, (error as CapacityError).capacity]).toEqual([65, 64]);
       expect((await rejection(() => small.raycast(new Float32Array(6 * 40), spheres())) as CapacityError).count).toBe(40); // 32 hits of 32 bytes fit
+      // The encoded calls keep the same limits.
+      const buffer = gpu.device.createBuffer({ size: 16 * 65, usage: BufferUsage.STORAGE });
+      const encoder = gpu.device.createCommandEncoder();
+      try {
+        const scene = { min: [0, 0, 0] as const, max: [1, 1, 1] as const, maxRadius: 1 };
+        let encoded: unknown;
+        try {
+          small.encodeSpherePairs(encoder, { buffer, count: 65 }, { scene });
+        } catch (e) {
+          encoded = e;
+        }
+        expect(encoded).toBeInstanceOf(CapacityError);
+        expect([(encoded as CapacityError).count, (encoded as CapacityError).capacity]).toEqual([65, 64]);
+        expect(() => small.encodeSpherePairs(encoder, { buffer, count: 64 }, { scene, capacity: 129 }), '129 pairs of 8 bytes pass 1 kB').toThrow(InvalidInputError);
+      } finally {
+        encoder.finish();
+        buffer.destroy();
+      }
     } finally {
       small.destroy();
     }
