@@ -9,7 +9,7 @@ import { createChecked } from './gpu/submit.js';
 import { CallQueue } from './gpu/calls.js';
 import {
   validateSpheres, validateAabbs, validateOrientedBoxes, validateCasts, boxSampleOf,
-  checkOneOf, checkPositiveInteger, checkBoolean, checkOutArray, checkGridOptions, checkDevice, checkOptions, type SphereStats, type CastBatch,
+  checkOneOf, checkPositiveInteger, checkBoolean, checkOutArray, checkGridOptions, checkDevice, checkOptions, checkEncoder, type SphereStats, type CastBatch,
 } from './validate.js';
 import { requestBrowserDevice } from './device.js';
 import { BufferUsage } from './gpu/flags.js';
@@ -341,17 +341,17 @@ export class Collider {
    * reads them back, or throws CapacityError with the true count if they did not fit.
    */
   encodeSpherePairs(encoder: GPUCommandEncoder, spheres: GpuRecords, options: EncodeOptions): EncodedPairs {
-    return this.residentNow().encodePairs(encoder, spheres, options);
+    return this.residentNow().encodePairs(checkEncoder(encoder), spheres, options);
   }
 
   /** `encodeSpherePairs` for (sphere, AABB) pairs; `aabbs` in the GPU layout (8 floats each). */
   encodeSphereBoxPairs(encoder: GPUCommandEncoder, spheres: GpuRecords, aabbs: GpuRecords, options: EncodeOptions): EncodedPairs {
-    return this.residentNow().encodePairs(encoder, spheres, options, { kind: 'aabb', boxes: aabbs, argument: 'aabbs' });
+    return this.residentNow().encodePairs(checkEncoder(encoder), spheres, options, { kind: 'aabb', boxes: aabbs, argument: 'aabbs' });
   }
 
   /** `encodeSpherePairs` for (sphere, oriented box) pairs; `boxes` in the GPU layout (12 floats each, the quaternion normalised). */
   encodeSphereOrientedBoxPairs(encoder: GPUCommandEncoder, spheres: GpuRecords, boxes: GpuRecords, options: EncodeOptions): EncodedPairs {
-    return this.residentNow().encodePairs(encoder, spheres, options, { kind: 'obb', boxes, argument: 'boxes' });
+    return this.residentNow().encodePairs(checkEncoder(encoder), spheres, options, { kind: 'obb', boxes, argument: 'boxes' });
   }
 
   /**
@@ -359,12 +359,12 @@ export class Collider {
    * CastHitRecord per ray; with `options.allHits`, every hit, with per-ray `offsets`.
    */
   encodeRaycast(encoder: GPUCommandEncoder, rays: GpuRecords, spheres: GpuRecords, options: EncodeCastOptions): EncodedHits {
-    return this.residentNow().encodeCasts(encoder, 'raycast', rays, spheres, options);
+    return this.residentNow().encodeCasts(checkEncoder(encoder), 'raycast', rays, spheres, options);
   }
 
   /** Records the nearest contact of each sphere cast (8 floats each: (A, radius), (B, 0)) into `result.hits`; with `options.allHits`, every contact. */
   encodeSphereCast(encoder: GPUCommandEncoder, casts: GpuRecords, spheres: GpuRecords, options: EncodeCastOptions): EncodedHits {
-    return this.residentNow().encodeCasts(encoder, 'sphereCast', casts, spheres, options);
+    return this.residentNow().encodeCasts(checkEncoder(encoder), 'sphereCast', casts, spheres, options);
   }
 
   /** Frees every GPU resource (and the device, if the collider requested it). */

@@ -28,7 +28,7 @@ import { BROADPHASES, type Broadphase } from './options.js';
 import { toRaycastResult, toSphereCastResult, trueTotal, type HitRecords, type RaycastResult, type SphereCastResult, type RaycastAllHits, type SphereCastAllHits } from './castQueries.js';
 import { ExclusiveScanPass, scanBufferBytes } from './passes/scan.js';
 import type { BoxSample, GridPlan, PlanOptions } from './grid/plan.js';
-import type { GpuTimer } from './gpu/timer.js';
+import { GpuTimer } from './gpu/timer.js';
 import type { BoxKind } from '../shaders/boxes.wgsl.js';
 import type { CastMode } from '../shaders/casts.wgsl.js';
 import { WORKGROUP_SIZE } from './gpu/workgroups.js';
@@ -366,6 +366,12 @@ function checkScene(scene: unknown): SceneBounds {
   return s;
 }
 
+/** An encode call's `timer`: a GpuTimer of the caller's, or undefined. */
+function checkTimer(argument: string, value: unknown): GpuTimer | undefined {
+  if (value === undefined || value instanceof GpuTimer) return value;
+  throw new InvalidInputError(argument, -1, RULES.option, `a GpuTimer, got ${String(value)}`);
+}
+
 function checkRecords(argument: string, value: unknown, recordBytes: number, maxRecords: number): GpuRecords & { offset: number } {
   const r = value as GpuRecords | undefined;
   const buffer = r?.buffer as GPUBuffer | undefined;
@@ -561,6 +567,7 @@ export class ResidentQueries {
     const stride = box ? 4 * (box.kind === 'aabb' ? GPU_STRIDE.aabb : GPU_STRIDE.orientedBox) : 0;
     const boxes = box ? checkRecords(box.argument, box.boxes, stride, this.maxRecords) : undefined;
     const workgroupSize = checkPositiveInteger('options.workgroupSize', options.workgroupSize, 1024) || 64;
+    const timer = checkTimer('options.timer', options.timer);
     const maxPairs = Math.floor(this.bindingBytes / PAIR_BYTES);
     const asked = checkPositiveInteger('options.capacity', options.capacity, maxPairs);
     const into = options.into;
@@ -569,7 +576,7 @@ export class ResidentQueries {
     const capacity = asked ?? 4 * Math.max(spheres.count, 1);
     const stats = statsFromScene(scene, spheres.count);
     return this.recordPairs(encoder, spheres, box && boxes ? { kind: box.kind, records: boxes } : undefined, {
-      stats, broadphase, capacity, into, workgroupSize, timer: options.timer, promisedRadius: scene.maxRadius,
+      stats, broadphase, capacity, into, workgroupSize, timer, promisedRadius: scene.maxRadius,
     });
   }
 
@@ -630,6 +637,7 @@ export class ResidentQueries {
     const maxLength = checkNumber('options.maxLength', options.maxLength, 0, 4 * MAX_MAGNITUDE) ?? 2 * diagonal + scene.maxRadius;
     const allHits = checkBoolean('options.allHits', options.allHits) ?? false;
     const workgroupSize = checkPositiveInteger('options.workgroupSize', options.workgroupSize, 1024) || 64;
+    const timer = checkTimer('options.timer', options.timer);
     const maxHits = Math.floor(this.bindingBytes / CastHitRecord.size);
     const asked = checkPositiveInteger('options.capacity', options.capacity, maxHits);
     return this.recordCasts(encoder, casts, spheres, {
@@ -637,7 +645,7 @@ export class ResidentQueries {
       // The host cannot see the casts: 'auto' weighs them as if every one were of the longest length.
       shape: { count: casts.count, totalLength: casts.count * maxLength },
       slack: (maxAbs + maxLength + scene.maxRadius) * 2 ** -20,
-      broadphase, allHits, capacity: asked ?? 4 * Math.max(casts.count, 1), into, workgroupSize, timer: options.timer, promisedRadius: scene.maxRadius,
+      broadphase, allHits, capacity: asked ?? 4 * Math.max(casts.count, 1), into, workgroupSize, timer, promisedRadius: scene.maxRadius,
     });
   }
 

@@ -39,6 +39,7 @@ export const RULES = {
   sceneBounds: 'every radius must be at most options.scene.maxRadius and every value finite',
   out: 'must be the typed array the result field is: Uint32Array for pairs and offsets, Int32Array for index, Float32Array for distances and points',
   oneCall: 'record one encoded call per collider, and submit it before recording the next',
+  encoder: 'must be a GPUCommandEncoder',
 } as const;
 
 /**
@@ -407,6 +408,15 @@ export function checkBoolean(argument: string, value: unknown): boolean | undefi
 }
 
 /** An integer option in [min, max] (or undefined); min is 0 unless given. */
+/** The caller's command encoder of an encode call (checked before anything is recorded or changed). */
+export function checkEncoder(value: unknown): GPUCommandEncoder {
+  const encoder = value as GPUCommandEncoder | undefined;
+  if (!encoder || typeof encoder !== 'object' || typeof encoder.beginComputePass !== 'function' || typeof encoder.copyBufferToBuffer !== 'function') {
+    throw new InvalidInputError('encoder', -1, RULES.encoder, `got ${String(value)}`);
+  }
+  return encoder;
+}
+
 export function checkPositiveInteger(argument: string, value: unknown, max = Number.MAX_SAFE_INTEGER, min = 0): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {

@@ -1013,11 +1013,15 @@ describe('queries against the particles', () => {
           [3, rays, hits, NaN, 'maxRayLength', RULES.option],
           [3, rays, hits, Infinity, 'maxRayLength', RULES.option],
           [3, rays, hits, -1, 'maxRayLength', RULES.option],
+          [3, rays, rays, 100, 'hits', RULES.gpuRecords], // the same buffer read and written
         ] as const) {
           const error = call(count, r, h, length);
           expect(error, `count ${count}, maxRayLength ${length}`).toBeInstanceOf(InvalidInputError);
           expect({ argument: error!.argument, rule: error!.rule }).toEqual({ argument, rule });
         }
+        expect(() => world.encodeRaycast(undefined as never, rays, 3, hits, 100)).toThrow(InvalidInputError);
+        expect(() => world.encode(null as never, 1 / 60)).toThrow(InvalidInputError);
+        expect(() => world.encode(encoder, 1 / 60, 1, 'profile' as never)).toThrow(InvalidInputError);
         expect(call(3, rays, hits, 0)).toBeNull();
         expect(call(0, rays, hits, 100)).toBeNull();
         encoder.finish();

@@ -187,6 +187,10 @@ describe('encodeSpherePairs', () => {
       [() => gpu.collider.encodeRaycast(encoder, { buffer, count: 1 }, { buffer, count: 10 }, { scene, maxLength: -1 }), 'options.maxLength', RULES.option],
       [() => gpu.collider.encodeRaycast(encoder, { buffer, count: 1 }, { buffer, count: 10 }, { scene, maxAbs: NaN }), 'options.maxAbs', RULES.option],
       [() => gpu.collider.encodeSphereCast(encoder, { buffer, count: 1 }, { buffer, count: 10 }, { scene, maxAbs: 2 ** 61 }), 'options.maxAbs', RULES.option],
+      [() => gpu.collider.encodeSpherePairs(encoder, { buffer, count: 10 }, { scene, timer: 'yes' as never }), 'options.timer', RULES.option],
+      [() => gpu.collider.encodeRaycast(encoder, { buffer, count: 1 }, { buffer, count: 10 }, { scene, timer: {} as never }), 'options.timer', RULES.option],
+      [() => gpu.collider.encodeSpherePairs(undefined as never, { buffer, count: 10 }, { scene }), 'encoder', RULES.encoder],
+      [() => gpu.collider.encodeSphereCast({} as never, { buffer, count: 1 }, { buffer, count: 10 }, { scene }), 'encoder', RULES.encoder],
     ];
     for (const [call, argument, rule] of cases) {
       let error: unknown;

@@ -10,7 +10,7 @@ import { createChecked } from '../gpu/submit.js';
 import { CallQueue } from '../gpu/calls.js';
 import {
   validateSpheres, validateCasts, checkFloat32Array, checkNumber, checkVector, checkPositiveInteger, checkBoolean, checkValue,
-  RULES, MAX_MAGNITUDE, checkGridOptions, checkDevice, checkOptions, type SphereStats, type CastBatch,
+  RULES, MAX_MAGNITUDE, checkGridOptions, checkDevice, checkOptions, checkEncoder, type SphereStats, type CastBatch,
 } from '../validate.js';
 import { requestBrowserDevice, describeDevice } from '../device.js';
 import { BufferUsage } from '../gpu/flags.js';
@@ -388,7 +388,9 @@ export class ParticleWorld {
    * `checkContactCapacity` grows the lists.
    */
   encode(encoder: GPUCommandEncoder, dt: number, steps = 1, timer?: GpuTimer): void {
+    checkEncoder(encoder);
     this.checkStep(dt, steps);
+    if (timer !== undefined && !(timer instanceof GpuTimer)) throw new InvalidInputError('timer', -1, RULES.option, `a GpuTimer, got ${String(timer)}`);
     this.edits++;
     this.record(encoder, dt, steps, timer);
   }
@@ -527,6 +529,7 @@ export class ParticleWorld {
    */
   encodeRaycast(encoder: GPUCommandEncoder, rays: GPUBuffer, count: number, hits: GPUBuffer, maxRayLength: number): void {
     this.calls.checkUsable();
+    checkEncoder(encoder);
     if (checkPositiveInteger('count', count, this.maxCasts) === undefined) throw new InvalidInputError('count', -1, RULES.option, 'required');
     // A ray is two vec4 (A, 0) and (B, 0); a hit one CastHitRecord.
     for (const [argument, buffer, bytes] of [['rays', rays, 32], ['hits', hits, HIT_BYTES]] as const) {
@@ -535,6 +538,7 @@ export class ParticleWorld {
         throw new InvalidInputError(argument, -1, RULES.gpuRecords, `a GPUBuffer with STORAGE usage holding ${count} records of ${bytes} bytes`);
       }
     }
+    if (rays === hits) throw new InvalidInputError('hits', -1, RULES.gpuRecords, 'a buffer other than rays (the pass reads one and writes the other)');
     // The longest ray widens the walk's rounding slack: it must be a true bound, and finite.
     if (checkNumber('maxRayLength', maxRayLength, 0, 4 * MAX_MAGNITUDE) === undefined) throw new InvalidInputError('maxRayLength', -1, RULES.option, 'required');
     if (count === 0) return;
