@@ -36,9 +36,9 @@ function run(command: string, args: string[], cwd: string): string {
 const scratch = mkdtempSync(join(tmpdir(), 'webgpu-collide-package-'));
 try {
   rmSync(join(root, 'dist'), { recursive: true, force: true }); // no stale files (source maps of an older build)
-  run('npm', ['run', 'build', '--silent'], root);
+  run('npm', ['run', 'build', '--silent'], root); // as `npm pack`'s prepack does (skipped below: its output would mix with the JSON)
   lap('built');
-  const [packed] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', scratch], root)) as [
+  const [packed] = JSON.parse(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', scratch], root)) as [
     { filename: string; files: { path: string }[]; size: number; unpackedSize: number },
   ];
   const files = new Set(packed.files.map((f) => f.path));

@@ -13,7 +13,7 @@ import {
   RULES, GpuTimer, workDone, reference,
   type Broadphase, type PairOptions, type CastOptions, type CastOut, type ColliderOptions, type ColliderLimits,
   type RaycastResult, type SphereCastResult, type AllHits, type RaycastAllHits, type SphereCastAllHits,
-  type ParticleWorldOptions, type ParticleSet, type ParticleParameters, type ParticleBuffers, type ContactSearches,
+  type ParticleWorldOptions, type ParticleSet, type ParticleParameters, type ParticleParametersNow, type ParticleBuffers, type ContactSearches,
   type AdapterSummary, type DeviceOptions, type WebGPUEngine, type WebGPUHost,
   type StructLayout, type FieldLayout, type FieldType, type ArrayField, type PrimitiveType,
   type GpuRecords, type SceneBounds, type EncodeOptions, type EncodeCastOptions,
@@ -56,6 +56,9 @@ export async function useIndex(device: GPUDevice): Promise<string[]> {
   const swept: SphereCastResult = await collider.sphereCast(casts, spheres);
   const sweptAll: SphereCastAllHits = await collider.sphereCast(casts, spheres, { allHits: true });
   const offsets: AllHits = every;
+  // allHits known only at run time: either result, told apart by its offsets.
+  const either = await collider.raycast(rays, spheres, { allHits: rays.length > 6 } as CastOptions);
+  log.push(`${'offsets' in either ? either.offsets.length : either.index.length}`);
   log.push(`${nearest.index[0]} ${swept.contact[0]} ${sweptAll.center.length} ${offsets.offsets.length}`);
 
   // GPU-resident: spheres and rays already in buffers, results left on the GPU.
@@ -88,6 +91,8 @@ export async function useIndex(device: GPUDevice): Promise<string[]> {
   const world: ParticleWorld = await createParticleWorld(worldOptions);
   const set: ParticleSet = { spheres, velocities: new Float32Array(6), inverseMasses: new Float32Array([defaultInverseMass(1), 0]) };
   world.setParticles(set);
+  const now: Readonly<ParticleParametersNow> = world.parametersNow;
+  log.push(`${now.friction} ${now.skin ?? 'default skin'}`);
   await world.step(1 / 60);
   const timer = new GpuTimer(device, true);
   const encoder = device.createCommandEncoder();
@@ -108,7 +113,7 @@ export async function useIndex(device: GPUDevice): Promise<string[]> {
   const primitive: PrimitiveType = 'vec3f';
   const array: ArrayField = { array: PairCounter, length: 1 };
   log.push(`${CastHitRecord.wgsl} ${CastHitRecord.offsets.index} ${CastHitRecord.size} ${field?.offset} ${primitive} ${array.length}`);
-  log.push(`${STRIDE.sphere} ${STRIDE.orientedBox} ${GPU_STRIDE.cast} ${PAIR_BYTES} ${PairCounter.offsets.countHi}`);
+  log.push(`${STRIDE.sphere} ${STRIDE.orientedBox} ${GPU_STRIDE.cast} ${GPU_STRIDE.sphere} ${GPU_STRIDE.ray} ${PAIR_BYTES} ${PairCounter.offsets.countHi}`);
 
   const stats: SphereStats | undefined = undefined;
   log.push(String(stats));

@@ -229,7 +229,9 @@ export class Collider {
    * to the lowest index; zero-length rays hit nothing. With `allHits`, every hit.
    */
   raycast(rays: Float32Array, spheres: Float32Array, options: CastOptions & { allHits: true }): Promise<RaycastAllHits>;
-  raycast(rays: Float32Array, spheres: Float32Array, options?: CastOptions): Promise<RaycastResult>;
+  raycast(rays: Float32Array, spheres: Float32Array, options?: CastOptions & { allHits?: false }): Promise<RaycastResult>;
+  /** `allHits` not known until run time: either result (an all-hits result has `offsets`). */
+  raycast(rays: Float32Array, spheres: Float32Array, options: CastOptions): Promise<RaycastResult | RaycastAllHits>;
   async raycast(rays: Float32Array, spheres: Float32Array, options?: CastOptions): Promise<RaycastResult | RaycastAllHits> {
     this.calls.checkUsable();
     options = checkOptions<CastOptions>('options', options);
@@ -245,7 +247,8 @@ export class Collider {
    * overlapping a sphere ignores it; ties go to the lowest index. With `allHits`, every hit.
    */
   sphereCast(casts: Float32Array, spheres: Float32Array, options: CastOptions & { allHits: true }): Promise<SphereCastAllHits>;
-  sphereCast(casts: Float32Array, spheres: Float32Array, options?: CastOptions): Promise<SphereCastResult>;
+  sphereCast(casts: Float32Array, spheres: Float32Array, options?: CastOptions & { allHits?: false }): Promise<SphereCastResult>;
+  sphereCast(casts: Float32Array, spheres: Float32Array, options: CastOptions): Promise<SphereCastResult | SphereCastAllHits>;
   async sphereCast(casts: Float32Array, spheres: Float32Array, options?: CastOptions): Promise<SphereCastResult | SphereCastAllHits> {
     this.calls.checkUsable();
     options = checkOptions<CastOptions>('options', options);

@@ -65,8 +65,8 @@ export class NoAdapterError extends CollideError {
 /** A WebGPU validation, out-of-memory or internal error raised while recording or running a call. */
 export class WebGPUError extends CollideError {
   override name = 'WebGPUError';
-  /** The WebGPU error scope it was caught in, or 'uncaptured' (raised outside any scope). */
-  readonly kind: 'validation' | 'out-of-memory' | 'internal' | 'uncaptured';
+  /** The WebGPU error scope it was caught in. */
+  readonly kind: 'validation' | 'out-of-memory' | 'internal';
   constructor(kind: WebGPUError['kind'], message: string) {
     super(`WebGPU ${kind} error: ${message}`);
     this.kind = kind;

@@ -27,8 +27,13 @@ export const PAIR_BYTES = 8;
  * ray or cast (A, radius), (B, 0).
  */
 export const GPU_STRIDE = {
+  /** (x, y, z, radius): the same as STRIDE.sphere. */
+  sphere: 4,
   aabb: 8,
   orientedBox: 12,
+  /** (A, 0), (B, 0): a cast of radius 0. */
+  ray: 8,
+  /** (A, radius), (B, 0). */
   cast: 8,
 } as const;
 

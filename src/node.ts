@@ -28,7 +28,8 @@
  */
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { NoAdapterError } from './errors.js';
+import { NoAdapterError, InvalidInputError } from './errors.js';
+import { checkOptions, checkOneOf, checkNumber, RULES } from './validate.js';
 import { requestDeviceFrom, shadersRunOnCpu, type DeviceOptions } from './device.js';
 import { setDeviceWaiter, type DeviceWaiter } from './gpu/wait.js';
 
@@ -100,11 +101,18 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
  * device keeps Node's event loop busy.
  */
 export async function requestNodeDevice(options: NodeDeviceOptions = {}): Promise<GPUDevice> {
+  options = checkOptions('options', options);
+  const waiting = checkOneOf('options.waiting', options.waiting, ['auto', 'yield', 'spin'] as const) ?? 'auto';
+  const timeoutMs = checkNumber('options.timeoutMs', options.timeoutMs, 0, Number.MAX_SAFE_INTEGER, true) ?? 30_000;
+  const dawnOptions = options.dawnOptions ?? [];
+  // Dawn throws a plain Error for an entry that is not key=value.
+  if (!Array.isArray(dawnOptions) || !dawnOptions.every((o) => typeof o === 'string' && /^[^=]+=/.test(o))) {
+    throw new InvalidInputError('options.dawnOptions', -1, RULES.option, `expected an array of 'key=value' strings, got ${JSON.stringify(dawnOptions)}`);
+  }
   const dawn = await loadDawn();
   // The Vulkan loader complains on every instance when this is unset; it only needs a directory.
   process.env.XDG_RUNTIME_DIR ??= tmpdir();
-  const instanceOptions = ['disable-dawn-features=timestamp_quantization', ...(options.dawnOptions ?? [])];
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const instanceOptions = ['disable-dawn-features=timestamp_quantization', ...dawnOptions];
 
   const attempt = (): Promise<GPUDevice> => {
     const key = JSON.stringify([instanceOptions, process.env.VK_ICD_FILENAMES ?? '', process.env.VK_DRIVER_FILES ?? '']);
@@ -128,7 +136,6 @@ export async function requestNodeDevice(options: NodeDeviceOptions = {}): Promis
     process.env.VK_ICD_FILENAMES = icd;
     device = await attempt();
   }
-  const waiting = options.waiting ?? 'auto';
   yieldWhileWaiting(device, waiting === 'yield' || (waiting === 'auto' && shadersRunOnCpu(device)));
   return device;
 }

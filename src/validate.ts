@@ -117,13 +117,14 @@ export interface SphereStats {
 
 /**
  * Validates a sphere array (x, y, z, radius per record) and gathers its stats in the same pass.
- * Throws on the first bad record. `maxRecords` is the device's limit for this argument.
+ * Throws on the first bad record. `maxRecords` is the limit for this argument (the device's,
+ * or a world's capacity), `beyond` the CapacityError's hint past it.
  */
-export function validateSpheres(argument: string, value: unknown, maxRecords = Infinity): SphereStats {
+export function validateSpheres(argument: string, value: unknown, maxRecords = Infinity, beyond: string = RULES.capacity): SphereStats {
   const spheres = checkFloat32Array(argument, value, STRIDE.sphere);
   const count = spheres.length / STRIDE.sphere;
   if (count > maxRecords) {
-    throw new CapacityError(`${argument}: ${RULES.capacity}`, count, maxRecords);
+    throw new CapacityError(argument, count, maxRecords, beyond);
   }
   const bits = new Uint32Array(spheres.buffer, spheres.byteOffset, spheres.length);
   const log2Hist = new Uint32Array(LOG2_BINS);
@@ -176,7 +177,7 @@ export function validateSpheres(argument: string, value: unknown, maxRecords = I
 }
 
 function checkCount(argument: string, count: number, maxRecords: number): void {
-  if (count > maxRecords) throw new CapacityError(`${argument}: ${RULES.capacity}`, count, maxRecords);
+  if (count > maxRecords) throw new CapacityError(argument, count, maxRecords, RULES.capacity);
 }
 
 /**

@@ -12,6 +12,7 @@ import { shadersRunOnCpu } from '../src/device.js';
 import { hasDeviceWaiter, workDone } from '../src/gpu/wait.js';
 import { readBuffer } from '../src/gpu/buffers.js';
 import { BufferUsage } from '../src/gpu/flags.js';
+import { InvalidInputError } from '../src/errors.js';
 import { createCollider } from '../src/collider.js';
 import { createParticleWorld } from '../src/particles/index.js';
 import { uniformScene } from './support/scenes.js';
@@ -20,6 +21,21 @@ import { bruteForceSpherePairs, sortPairs } from '../src/reference/spherePairs.j
 const gc = (globalThis as { gc?: () => void }).gc;
 
 describe('requestNodeDevice', () => {
+  it('checks its options: a misspelt waiting, a negative timeout, a Dawn option not key=value are InvalidInputError', async () => {
+    for (const [options, argument] of [
+      [{ waiting: 'Yield' }, 'options.waiting'],
+      [{ timeoutMs: -1 }, 'options.timeoutMs'],
+      [{ timeoutMs: NaN }, 'options.timeoutMs'],
+      [{ dawnOptions: ['x'] }, 'options.dawnOptions'],
+      [{ dawnOptions: 'a=b' }, 'options.dawnOptions'],
+      [null, 'options'],
+    ] as const) {
+      const error = await requestNodeDevice(options as never).catch((e: unknown) => e);
+      expect(error, JSON.stringify(options)).toBeInstanceOf(InvalidInputError);
+      expect((error as InvalidInputError).argument).toBe(argument);
+    }
+  });
+
   it('reports its adapter and asks for the adapter limits', async () => {
     const device = await requestNodeDevice();
     try {

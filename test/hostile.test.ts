@@ -147,7 +147,7 @@ describe('hostile input catalogue (docs/RELIABILITY.md)', () => {
       const many = new Float32Array(4 * 65);
       const error = await rejection(() => small.spherePairs(many));
       expect(error).toBeInstanceOf(CapacityError);
-      expect([(error as CapacityError).count, (error as CapacityError).capacity]).toEqual([65, 64]);
+      expect([(error as CapacityError).what, (error as CapacityError).count, (error as CapacityError).capacity]).toEqual(['spheres', 65, 64]);
       expect((await rejection(() => small.raycast(new Float32Array(6 * 40), spheres())) as CapacityError).count).toBe(40); // 32 hits of 32 bytes fit
       // The encoded calls keep the same limits.
       const buffer = gpu.device.createBuffer({ size: 16 * 65, usage: BufferUsage.STORAGE });

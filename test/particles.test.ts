@@ -625,9 +625,10 @@ describe('sleep', () => {
     }
   });
 
-  it('sleepSpeed and sleepTime: negative, NaN or infinite speed refused with the argument named', async () => {
+  it('sleepSpeed and sleepTime: negative, NaN or infinite speed refused with the argument named; capacity, bounds and dispatch cannot change', async () => {
     await withWorld({ capacity: 1 }, async (world) => {
-      for (const [key, value] of [['sleepSpeed', -1], ['sleepSpeed', NaN], ['sleepSpeed', Infinity], ['sleepTime', -0.5], ['sleepTime', NaN]] as const) {
+      // The options only createParticleWorld takes are refused too, not ignored.
+      for (const [key, value] of [['sleepSpeed', -1], ['sleepSpeed', NaN], ['sleepSpeed', Infinity], ['sleepTime', -0.5], ['sleepTime', NaN], ['capacity', 5], ['bounds', [0, 0, 0, 1, 1, 1]], ['dispatch', 'direct']] as const) {
         let error: unknown;
         try {
           world.setParameters({ [key]: value });
@@ -833,7 +834,8 @@ describe('bad parameters get typed errors', () => {
         }
       })() as CapacityError;
       expect(error).toBeInstanceOf(CapacityError);
-      expect([error.count, error.capacity]).toEqual([2, 1]);
+      expect([error.what, error.count, error.capacity]).toEqual(['spheres', 2, 1]);
+      expect(error.message).toMatch(/world of a larger capacity/);
     });
   });
 

@@ -135,7 +135,25 @@ export interface ParticleBuffers {
   velocities: GPUBuffer;
 }
 
-type Settings = Required<Omit<ParticleParameters, 'gravity' | 'restitutionThreshold' | 'skin' | 'sleepSpeed'>> & { gravity: number[]; restitutionThreshold: number | undefined; skin: number | undefined; sleepSpeed: number | undefined };
+/** Options that only `createParticleWorld` takes: `setParameters` refuses them. */
+const CREATION_ONLY = ['device', 'capacity', 'bounds', 'dispatch', 'grid', 'maxWorkgroupsPerDimension'] as const;
+
+/**
+ * The parameters a world steps with (`world.parametersNow`): every one set, but
+ * `restitutionThreshold`, `skin` and `sleepSpeed`, which are undefined while they follow their
+ * defaults (2·|g|·dt, and shares of the largest radius: {@link SKIN_OF_RADIUS},
+ * {@link SLEEP_SPEED_OF_RADIUS}).
+ */
+export interface ParticleParametersNow extends Required<Omit<ParticleParameters, 'gravity' | 'restitutionThreshold' | 'skin' | 'sleepSpeed'>> {
+  /** Gravity (x, y, z). */
+  gravity: number[];
+  /** Undefined: 2·|gravity|·dt of each step. */
+  restitutionThreshold: number | undefined;
+  /** Undefined: {@link SKIN_OF_RADIUS} × the largest radius. */
+  skin: number | undefined;
+  /** Undefined: {@link SLEEP_SPEED_OF_RADIUS} × the largest radius per second. */
+  sleepSpeed: number | undefined;
+}
 
 /**
  * Makes a {@link ParticleWorld} holding up to `options.capacity` particles on `options.device` (in
@@ -181,7 +199,7 @@ export class ParticleWorld {
   private readonly ownsDevice: boolean;
   private readonly solver: ParticleSolver;
   private readonly planOptions: PlanOptions;
-  private settings: Settings;
+  private settings: ParticleParametersNow;
   private readonly maxWorkgroupsPerDimension: number;
   /** Most casts one query takes (one hit record each must fit in a binding). */
   private readonly maxCasts: number;
@@ -205,7 +223,7 @@ export class ParticleWorld {
     const maxParticles = Math.floor(bindingLimit(device) / ParticleWalls.size);
     const capacity = checkPositiveInteger('options.capacity', options.capacity);
     if (capacity === undefined || capacity === 0) throw new InvalidInputError('options.capacity', -1, RULES.option, 'a capacity of at least 1 particle is required');
-    if (capacity > maxParticles) throw new CapacityError('options.capacity: particles', capacity, maxParticles, 'the device cannot bind more');
+    if (capacity > maxParticles) throw new CapacityError('options.capacity', capacity, maxParticles, 'the device cannot bind more particles');
     const bounds = checkVector('options.bounds', options.bounds, 6, RULES.bounds);
     if (bounds && !(bounds.every((b) => Math.abs(b) <= MAX_MAGNITUDE) && bounds[0] < bounds[3] && bounds[1] < bounds[4] && bounds[2] < bounds[5])) {
       throw new InvalidInputError('options.bounds', -1, RULES.bounds, `got ${bounds.join(', ')}`);
@@ -243,6 +261,12 @@ export class ParticleWorld {
   setParameters(parameters: ParticleParameters): void {
     this.calls?.checkUsable(); // (the constructor sets the first parameters before it has calls)
     if (typeof parameters !== 'object' || parameters === null) throw new InvalidInputError('parameters', -1, RULES.option, 'expected an object');
+    if (this.calls) {
+      // Not silently ignored (a settings object passed back whole would seem to change them).
+      for (const key of CREATION_ONLY) {
+        if ((parameters as Record<string, unknown>)[key] !== undefined) throw new InvalidInputError(`options.${key}`, -1, RULES.option, `${key} is fixed when the world is made: make a new world to change it`);
+      }
+    }
     const gravity = checkVector('options.gravity', parameters.gravity, 3);
     gravity?.forEach((g, a) => checkValue('options.gravity', -1, g, `g${'xyz'[a]}`));
     const s = this.settings;
@@ -264,7 +288,7 @@ export class ParticleWorld {
   }
 
   /** The current settings. */
-  get parametersNow(): Readonly<Settings> {
+  get parametersNow(): Readonly<ParticleParametersNow> {
     return this.settings;
   }
 
@@ -282,7 +306,7 @@ export class ParticleWorld {
   setParticles(set: ParticleSet): void {
     this.calls.checkUsable();
     if (typeof set !== 'object' || set === null) throw new InvalidInputError('particles', -1, RULES.option, 'expected { spheres, velocities }');
-    const stats = validateSpheres('spheres', set.spheres, this.capacity);
+    const stats = validateSpheres('spheres', set.spheres, this.capacity, 'more particles than the world holds: make a world of a larger capacity');
     const n = stats.count;
     const velocities = checkFloat32Array('velocities', set.velocities, STRIDE.velocity);
     if (velocities.length / 3 !== n) throw new InvalidInputError('velocities', -1, RULES.count, `${velocities.length / 3} velocities for ${n} spheres`);
@@ -377,7 +401,7 @@ export class ParticleWorld {
     if (dt / this.settings.substeps < MIN_SUBSTEP) {
       throw new InvalidInputError('dt', -1, RULES.option, `dt / substeps must be at least 2^-60, got ${dt} / ${this.settings.substeps}`);
     }
-    if (checkPositiveInteger('steps', steps) === 0) throw new InvalidInputError('steps', -1, RULES.option, 'at least one step');
+    checkPositiveInteger('steps', steps, Number.MAX_SAFE_INTEGER, 1);
   }
 
   /**
@@ -501,7 +525,8 @@ export class ParticleWorld {
    * hit per ray, or every hit). Only the hits are read back.
    */
   raycast(rays: Float32Array, options: Omit<CastOptions, 'profile'> & { allHits: true }): Promise<RaycastAllHits>;
-  raycast(rays: Float32Array, options?: Omit<CastOptions, 'profile'>): Promise<RaycastResult>;
+  raycast(rays: Float32Array, options?: Omit<CastOptions, 'profile'> & { allHits?: false }): Promise<RaycastResult>;
+  raycast(rays: Float32Array, options: Omit<CastOptions, 'profile'>): Promise<RaycastResult | RaycastAllHits>;
   async raycast(rays: Float32Array, options?: Omit<CastOptions, 'profile'>): Promise<RaycastResult | RaycastAllHits> {
     this.calls.checkUsable();
     options = checkOptions('options', options);
@@ -512,7 +537,8 @@ export class ParticleWorld {
 
   /** Sphere casts against the particles as they are now (the contract's sphereCast). */
   sphereCast(casts: Float32Array, options: Omit<CastOptions, 'profile'> & { allHits: true }): Promise<SphereCastAllHits>;
-  sphereCast(casts: Float32Array, options?: Omit<CastOptions, 'profile'>): Promise<SphereCastResult>;
+  sphereCast(casts: Float32Array, options?: Omit<CastOptions, 'profile'> & { allHits?: false }): Promise<SphereCastResult>;
+  sphereCast(casts: Float32Array, options: Omit<CastOptions, 'profile'>): Promise<SphereCastResult | SphereCastAllHits>;
   async sphereCast(casts: Float32Array, options?: Omit<CastOptions, 'profile'>): Promise<SphereCastResult | SphereCastAllHits> {
     this.calls.checkUsable();
     options = checkOptions('options', options);
