@@ -9,7 +9,7 @@ import {
   CollideError, InvalidInputError, CapacityError, NoAdapterError, WebGPUError, DeviceLostError, DestroyedError,
   createParticleWorld, ParticleWorld, defaultInverseMass, SKIN_OF_RADIUS, SLEEP_SPEED_OF_RADIUS,
   describeDevice, requestBrowserDevice, BROWSER_HELP,
-  STRIDE, GPU_STRIDE, PAIR_BYTES, CastHitRecord, PairCounter, ResidentStatus, EncodedPairs, EncodedHits,
+  STRIDE, GPU_STRIDE, PAIR_BYTES, CastHitRecord, PairCounter, ResidentStatus, EncodedPairs, EncodedHits, type HitsResult,
   RULES, GpuTimer, workDone, reference,
   type Broadphase, type PairOptions, type CastOptions, type CastOut, type ColliderOptions, type ColliderLimits,
   type RaycastResult, type SphereCastResult, type AllHits, type RaycastAllHits, type SphereCastAllHits,
@@ -68,15 +68,20 @@ export async function useIndex(device: GPUDevice): Promise<string[]> {
   const scene: SceneBounds = { min: [0, 0, 0], max: [1.5, 0, 0], maxRadius: 1 };
   const encodeOptions: EncodeOptions = { scene, capacity: 16 };
   const castEncodeOptions: EncodeCastOptions = { scene, maxLength: 10 };
-  const residentEncoder = device.createCommandEncoder();
-  const encoded: EncodedPairs = collider.encodeSpherePairs(residentEncoder, gpuSpheres, encodeOptions);
-  const boxed: EncodedPairs = collider.encodeSphereBoxPairs(residentEncoder, gpuSpheres, gpuSpheres, encodeOptions);
-  const turned: EncodedPairs = collider.encodeSphereOrientedBoxPairs(residentEncoder, gpuSpheres, gpuSpheres, encodeOptions);
-  const hits: EncodedHits = collider.encodeRaycast(residentEncoder, gpuSpheres, gpuSpheres, castEncodeOptions);
-  const castHits: EncodedHits = collider.encodeSphereCast(residentEncoder, gpuSpheres, gpuSpheres, castEncodeOptions);
-  device.queue.submit([residentEncoder.finish()]);
+  // One encoded call per submission, each submitted before the next is recorded.
+  const submitted = <T>(record: (encoder: GPUCommandEncoder) => T): T => {
+    const residentEncoder = device.createCommandEncoder();
+    const result = record(residentEncoder);
+    device.queue.submit([residentEncoder.finish()]);
+    return result;
+  };
+  const encoded: EncodedPairs = submitted((e) => collider.encodeSpherePairs(e, gpuSpheres, encodeOptions));
+  const boxed: EncodedPairs = submitted((e) => collider.encodeSphereBoxPairs(e, gpuSpheres, gpuSpheres, encodeOptions));
+  const turned: EncodedPairs = submitted((e) => collider.encodeSphereOrientedBoxPairs(e, gpuSpheres, gpuSpheres, encodeOptions));
+  const hits: EncodedHits<RaycastResult> = submitted((e) => collider.encodeRaycast(e, gpuSpheres, gpuSpheres, { ...castEncodeOptions, allHits: false }));
+  const castHits: EncodedHits<HitsResult> = submitted((e) => collider.encodeSphereCast(e, gpuSpheres, gpuSpheres, castEncodeOptions));
   await workDone(device);
-  log.push(`${(await encoded.read()).length} ${encoded.dispatch.size} ${boxed.capacity} ${turned.counter.size} ${(await hits.read()).index.length} ${castHits.hits.size} ${ResidentStatus.size}`);
+  log.push(`${(await encoded.read()).length} ${encoded.dispatch.size} ${boxed.capacity} ${turned.counter.size} ${(await hits.read()).point.length} ${castHits.hits.size} ${ResidentStatus.size}`);
   for (const result of [encoded, boxed, turned, hits, castHits]) result.destroy();
   sphereBuffer.destroy();
 

@@ -361,11 +361,17 @@ export class Collider {
    * Records the nearest hit of each ray (8 floats each: (A, 0), (B, 0)) into `result.hits`, one
    * CastHitRecord per ray; with `options.allHits`, every hit, with per-ray `offsets`.
    */
+  encodeRaycast(encoder: GPUCommandEncoder, rays: GpuRecords, spheres: GpuRecords, options: EncodeCastOptions & { allHits: true }): EncodedHits<RaycastAllHits>;
+  encodeRaycast(encoder: GPUCommandEncoder, rays: GpuRecords, spheres: GpuRecords, options: EncodeCastOptions & { allHits?: false }): EncodedHits<RaycastResult>;
+  encodeRaycast(encoder: GPUCommandEncoder, rays: GpuRecords, spheres: GpuRecords, options: EncodeCastOptions): EncodedHits<RaycastResult | RaycastAllHits>;
   encodeRaycast(encoder: GPUCommandEncoder, rays: GpuRecords, spheres: GpuRecords, options: EncodeCastOptions): EncodedHits {
     return this.residentNow().encodeCasts(checkEncoder(encoder), 'raycast', rays, spheres, options);
   }
 
   /** Records the nearest contact of each sphere cast (8 floats each: (A, radius), (B, 0)) into `result.hits`; with `options.allHits`, every contact. */
+  encodeSphereCast(encoder: GPUCommandEncoder, casts: GpuRecords, spheres: GpuRecords, options: EncodeCastOptions & { allHits: true }): EncodedHits<SphereCastAllHits>;
+  encodeSphereCast(encoder: GPUCommandEncoder, casts: GpuRecords, spheres: GpuRecords, options: EncodeCastOptions & { allHits?: false }): EncodedHits<SphereCastResult>;
+  encodeSphereCast(encoder: GPUCommandEncoder, casts: GpuRecords, spheres: GpuRecords, options: EncodeCastOptions): EncodedHits<SphereCastResult | SphereCastAllHits>;
   encodeSphereCast(encoder: GPUCommandEncoder, casts: GpuRecords, spheres: GpuRecords, options: EncodeCastOptions): EncodedHits {
     return this.residentNow().encodeCasts(checkEncoder(encoder), 'sphereCast', casts, spheres, options);
   }

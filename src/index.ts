@@ -26,7 +26,7 @@ export { createParticleWorld, ParticleWorld, defaultInverseMass, SKIN_OF_RADIUS,
 export type { ParticleWorldOptions, ParticleSet, ParticleParameters, ParticleParametersNow, ParticleBuffers, ContactSearches } from './particles/index.js';
 export { describeDevice, requestBrowserDevice, BROWSER_HELP, type AdapterSummary, type DeviceOptions, type WebGPUEngine, type WebGPUHost } from './device.js';
 export { STRIDE, GPU_STRIDE, PAIR_BYTES, CastHitRecord, PairCounter, ResidentStatus } from './layout.js';
-export { EncodedPairs, EncodedHits, type GpuRecords, type SceneBounds, type EncodeOptions, type EncodeCastOptions } from './resident.js';
+export { EncodedPairs, EncodedHits, type HitsResult, type GpuRecords, type SceneBounds, type EncodeOptions, type EncodeCastOptions } from './resident.js';
 export type { StructLayout, FieldLayout, FieldType, ArrayField, PrimitiveType } from './layout.js';
 export { RULES, type SphereStats } from './validate.js';
 export { GpuTimer, type Profile, type StageTime } from './gpu/timer.js';

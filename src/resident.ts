@@ -225,7 +225,10 @@ export class EncodedPairs {
  * casts) at the workgroup size asked for, folded to 2-D past the device's limit. Valid until
  * the next call encoded into it.
  */
-export class EncodedHits {
+/** What an EncodedHits' `read()` gives: the one-shot call's result of its kind. */
+export type HitsResult = RaycastResult | SphereCastResult | RaycastAllHits | SphereCastAllHits;
+
+export class EncodedHits<R extends HitsResult = HitsResult> {
   /** @internal The records' buffer, grown as casts need. */
   readonly records: GrowableBuffer;
   /** ResidentStatus: how many spheres broke the scene's promise, and the first of them. */
@@ -276,12 +279,12 @@ export class EncodedHits {
    * promise, CapacityError with the true total if all hits did not fit (encode into this result
    * again: it grows to that total).
    */
-  async read(): Promise<RaycastResult | SphereCastResult | RaycastAllHits | SphereCastAllHits> {
+  async read(): Promise<R> {
     // The status with the records (and offsets) in one round trip.
     const { total, hits, status } = await this.readAll(true);
     checkStatusWords(status!, this.maxRadius, this.call);
     if (!hits) throw new CapacityError('hits', total, this.capacity, 'encode into this result again (it grows to the total) or pass a larger options.capacity');
-    return (this.kind === 'raycast' ? toRaycastResult : toSphereCastResult)(hits);
+    return (this.kind === 'raycast' ? toRaycastResult : toSphereCastResult)(hits) as R;
   }
 
   /**
