@@ -215,6 +215,9 @@ export class EncodedPairs {
   }
 }
 
+/** What an EncodedHits' `read()` gives: the one-shot call's result of its kind. */
+export type HitsResult = RaycastResult | SphereCastResult | RaycastAllHits | SphereCastAllHits;
+
 /**
  * Hits left on the GPU. Nearest hits: one CastHitRecord per cast in `hits` (index −1 for a
  * miss). All hits: `offsets` holds count + 1 u32, the exclusive scan of the per-cast hit counts
@@ -225,9 +228,6 @@ export class EncodedPairs {
  * casts) at the workgroup size asked for, folded to 2-D past the device's limit. Valid until
  * the next call encoded into it.
  */
-/** What an EncodedHits' `read()` gives: the one-shot call's result of its kind. */
-export type HitsResult = RaycastResult | SphereCastResult | RaycastAllHits | SphereCastAllHits;
-
 export class EncodedHits<R extends HitsResult = HitsResult> {
   /** @internal The records' buffer, grown as casts need. */
   readonly records: GrowableBuffer;
