@@ -56,6 +56,9 @@ export async function useIndex(device: GPUDevice): Promise<string[]> {
   const swept: SphereCastResult = await collider.sphereCast(casts, spheres);
   const sweptAll: SphereCastAllHits = await collider.sphereCast(casts, spheres, { allHits: true });
   const offsets: AllHits = every;
+  // Options forwarded as they came (optional): either result.
+  const forward = (o?: CastOptions) => collider.raycast(rays, spheres, o);
+  log.push(`${(await forward()).index.length}`);
   // allHits known only at run time: either result, told apart by its offsets.
   const either = await collider.raycast(rays, spheres, { allHits: rays.length > 6 } as CastOptions);
   log.push(`${'offsets' in either ? either.offsets.length : either.index.length}`);

@@ -231,7 +231,7 @@ export class Collider {
   raycast(rays: Float32Array, spheres: Float32Array, options: CastOptions & { allHits: true }): Promise<RaycastAllHits>;
   raycast(rays: Float32Array, spheres: Float32Array, options?: CastOptions & { allHits?: false }): Promise<RaycastResult>;
   /** `allHits` not known until run time: either result (an all-hits result has `offsets`). */
-  raycast(rays: Float32Array, spheres: Float32Array, options: CastOptions): Promise<RaycastResult | RaycastAllHits>;
+  raycast(rays: Float32Array, spheres: Float32Array, options?: CastOptions): Promise<RaycastResult | RaycastAllHits>;
   async raycast(rays: Float32Array, spheres: Float32Array, options?: CastOptions): Promise<RaycastResult | RaycastAllHits> {
     this.calls.checkUsable();
     options = checkOptions<CastOptions>('options', options);
@@ -248,7 +248,7 @@ export class Collider {
    */
   sphereCast(casts: Float32Array, spheres: Float32Array, options: CastOptions & { allHits: true }): Promise<SphereCastAllHits>;
   sphereCast(casts: Float32Array, spheres: Float32Array, options?: CastOptions & { allHits?: false }): Promise<SphereCastResult>;
-  sphereCast(casts: Float32Array, spheres: Float32Array, options: CastOptions): Promise<SphereCastResult | SphereCastAllHits>;
+  sphereCast(casts: Float32Array, spheres: Float32Array, options?: CastOptions): Promise<SphereCastResult | SphereCastAllHits>;
   async sphereCast(casts: Float32Array, spheres: Float32Array, options?: CastOptions): Promise<SphereCastResult | SphereCastAllHits> {
     this.calls.checkUsable();
     options = checkOptions<CastOptions>('options', options);

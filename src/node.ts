@@ -103,7 +103,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 export async function requestNodeDevice(options: NodeDeviceOptions = {}): Promise<GPUDevice> {
   options = checkOptions('options', options);
   const waiting = checkOneOf('options.waiting', options.waiting, ['auto', 'yield', 'spin'] as const) ?? 'auto';
-  const timeoutMs = checkNumber('options.timeoutMs', options.timeoutMs, 0, Number.MAX_SAFE_INTEGER, true) ?? 30_000;
+  const timeoutMs = checkNumber('options.timeoutMs', options.timeoutMs, 0, 2 ** 31 - 1, true) /* setTimeout's range */ ?? 30_000;
   const dawnOptions = options.dawnOptions ?? [];
   // Dawn throws a plain Error for an entry that is not key=value.
   if (!Array.isArray(dawnOptions) || !dawnOptions.every((o) => typeof o === 'string' && /^[^=]+=/.test(o))) {

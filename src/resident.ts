@@ -524,7 +524,7 @@ export class ResidentQueries {
     const usage = BufferUsage.STORAGE | BufferUsage.COPY_DST;
     this.spheres = new GrowableBuffer(device, `${label} spheres copy`, usage);
     this.others = new GrowableBuffer(device, `${label} records copy`, usage);
-    this.maxRecords = Math.floor(bindingBytes / 16);
+    this.maxRecords = Math.floor(bindingBytes / 16); // spheres (limits.maxSpheres)
   }
 
   /** The grid plan the grid broad phase would use for these statistics (and boxes, for a box query). */
@@ -568,7 +568,8 @@ export class ResidentQueries {
     if (!options || typeof options !== 'object') throw new InvalidInputError('options', -1, RULES.option, 'the options with { scene } are required');
     const scene = checkScene(options.scene);
     const stride = box ? 4 * (box.kind === 'aabb' ? GPU_STRIDE.aabb : GPU_STRIDE.orientedBox) : 0;
-    const boxes = box ? checkRecords(box.argument, box.boxes, stride, this.maxRecords) : undefined;
+    // Boxes of either kind as many as the Collider's limits.maxBoxes (the oriented box's record).
+    const boxes = box ? checkRecords(box.argument, box.boxes, stride, Math.floor(this.bindingBytes / (4 * GPU_STRIDE.orientedBox))) : undefined;
     const workgroupSize = checkPositiveInteger('options.workgroupSize', options.workgroupSize, 1024) || 64;
     const timer = checkTimer('options.timer', options.timer);
     const maxPairs = Math.floor(this.bindingBytes / PAIR_BYTES);
@@ -626,7 +627,8 @@ export class ResidentQueries {
   /** Nearest-hit raycasts (radius 0 in the records) or sphere casts, in the GPU cast layout: the encode calls' validation. */
   encodeCasts(encoder: GPUCommandEncoder, kind: 'raycast' | 'sphereCast', castsIn: unknown, spheresIn: unknown, options: EncodeCastOptions): EncodedHits {
     const argument = kind === 'raycast' ? 'rays' : 'casts';
-    const casts = checkRecords(argument, castsIn, 4 * GPU_STRIDE.cast, this.maxRecords);
+    // As limits.maxCasts: a nearest hit a cast, one CastHitRecord each.
+    const casts = checkRecords(argument, castsIn, 4 * GPU_STRIDE.cast, Math.floor(this.bindingBytes / CastHitRecord.size));
     const spheres = checkRecords('spheres', spheresIn, 16, this.maxRecords);
     if (!options || typeof options !== 'object') throw new InvalidInputError('options', -1, RULES.option, 'the options with { scene } are required');
     const scene = checkScene(options.scene);

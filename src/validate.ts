@@ -408,7 +408,6 @@ export function checkBoolean(argument: string, value: unknown): boolean | undefi
   return value;
 }
 
-/** An integer option in [min, max] (or undefined); min is 0 unless given. */
 /** The caller's command encoder of an encode call (checked before anything is recorded or changed). */
 export function checkEncoder(value: unknown): GPUCommandEncoder {
   const encoder = value as GPUCommandEncoder | undefined;
@@ -418,6 +417,7 @@ export function checkEncoder(value: unknown): GPUCommandEncoder {
   return encoder;
 }
 
+/** An integer option in [min, max] (or undefined); min is 0 unless given. */
 export function checkPositiveInteger(argument: string, value: unknown, max = Number.MAX_SAFE_INTEGER, min = 0): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {

@@ -150,7 +150,7 @@ describe('hostile input catalogue (docs/RELIABILITY.md)', () => {
       expect([(error as CapacityError).what, (error as CapacityError).count, (error as CapacityError).capacity]).toEqual(['spheres', 65, 64]);
       expect((await rejection(() => small.raycast(new Float32Array(6 * 40), spheres())) as CapacityError).count).toBe(40); // 32 hits of 32 bytes fit
       // The encoded calls keep the same limits.
-      const buffer = gpu.device.createBuffer({ size: 16 * 65, usage: BufferUsage.STORAGE });
+      const buffer = gpu.device.createBuffer({ size: 48 * 33, usage: BufferUsage.STORAGE });
       const encoder = gpu.device.createCommandEncoder();
       try {
         const scene = { min: [0, 0, 0] as const, max: [1, 1, 1] as const, maxRadius: 1 };
@@ -163,6 +163,21 @@ describe('hostile input catalogue (docs/RELIABILITY.md)', () => {
         expect(encoded).toBeInstanceOf(CapacityError);
         expect([(encoded as CapacityError).count, (encoded as CapacityError).capacity]).toEqual([65, 64]);
         expect(() => small.encodeSpherePairs(encoder, { buffer, count: 64 }, { scene, capacity: 129 }), '129 pairs of 8 bytes pass 1 kB').toThrow(InvalidInputError);
+        // Boxes and casts by their own limits: 21 boxes (maxBoxes), 32 casts (maxCasts) in 1 kB.
+        const records = (call: () => unknown): [number, number] => {
+          try {
+            call();
+          } catch (e) {
+            expect(e).toBeInstanceOf(CapacityError);
+            return [(e as CapacityError).count, (e as CapacityError).capacity];
+          }
+          return [0, 0];
+        };
+        expect([small.limits.maxBoxes, small.limits.maxCasts]).toEqual([21, 32]);
+        expect(records(() => small.encodeSphereBoxPairs(encoder, { buffer, count: 1 }, { buffer, count: 22 }, { scene }))).toEqual([22, 21]);
+        expect(records(() => small.encodeSphereOrientedBoxPairs(encoder, { buffer, count: 1 }, { buffer, count: 22 }, { scene }))).toEqual([22, 21]);
+        expect(records(() => small.encodeRaycast(encoder, { buffer, count: 33 }, { buffer, count: 1 }, { scene }))).toEqual([33, 32]);
+        expect(records(() => small.encodeSphereCast(encoder, { buffer, count: 33 }, { buffer, count: 1 }, { scene }))).toEqual([33, 32]);
       } finally {
         encoder.finish();
         buffer.destroy();

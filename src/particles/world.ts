@@ -412,6 +412,7 @@ export class ParticleWorld {
    * `checkContactCapacity` grows the lists.
    */
   encode(encoder: GPUCommandEncoder, dt: number, steps = 1, timer?: GpuTimer): void {
+    this.calls.checkUsable();
     checkEncoder(encoder);
     this.checkStep(dt, steps);
     if (timer !== undefined && !(timer instanceof GpuTimer)) throw new InvalidInputError('timer', -1, RULES.option, `a GpuTimer, got ${String(timer)}`);
@@ -526,7 +527,7 @@ export class ParticleWorld {
    */
   raycast(rays: Float32Array, options: Omit<CastOptions, 'profile'> & { allHits: true }): Promise<RaycastAllHits>;
   raycast(rays: Float32Array, options?: Omit<CastOptions, 'profile'> & { allHits?: false }): Promise<RaycastResult>;
-  raycast(rays: Float32Array, options: Omit<CastOptions, 'profile'>): Promise<RaycastResult | RaycastAllHits>;
+  raycast(rays: Float32Array, options?: Omit<CastOptions, 'profile'>): Promise<RaycastResult | RaycastAllHits>;
   async raycast(rays: Float32Array, options?: Omit<CastOptions, 'profile'>): Promise<RaycastResult | RaycastAllHits> {
     this.calls.checkUsable();
     options = checkOptions('options', options);
@@ -538,7 +539,7 @@ export class ParticleWorld {
   /** Sphere casts against the particles as they are now (the contract's sphereCast). */
   sphereCast(casts: Float32Array, options: Omit<CastOptions, 'profile'> & { allHits: true }): Promise<SphereCastAllHits>;
   sphereCast(casts: Float32Array, options?: Omit<CastOptions, 'profile'> & { allHits?: false }): Promise<SphereCastResult>;
-  sphereCast(casts: Float32Array, options: Omit<CastOptions, 'profile'>): Promise<SphereCastResult | SphereCastAllHits>;
+  sphereCast(casts: Float32Array, options?: Omit<CastOptions, 'profile'>): Promise<SphereCastResult | SphereCastAllHits>;
   async sphereCast(casts: Float32Array, options?: Omit<CastOptions, 'profile'>): Promise<SphereCastResult | SphereCastAllHits> {
     this.calls.checkUsable();
     options = checkOptions('options', options);

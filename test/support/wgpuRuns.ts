@@ -15,9 +15,10 @@ export const SLOW_ON_WGPU = [
 
 /**
  * Long tests that run once per engine: on Dawn in dawn.node, on wgpu in Deno. The browsers run the
- * same engines again (Chromium: Dawn, Firefox: wgpu) and skip them, as they skip SLOW_ON_WGPU: the
- * tests that compare the GPU with the CPU twin, which check each engine's compiled shaders, still
- * run there. About 90 s of Chromium's run and 65 s of Firefox's.
+ * same engines again (Chromium: Dawn, Firefox: wgpu) and skip them, with SLOW_ON_WGPU (which
+ * Chromium ran until 2026-11-26): the tests that compare a few steps of the GPU with the CPU twin,
+ * which check each engine's compiled shaders, still run there; the sleep schedule's long run
+ * against the twin does not. About 90 s of Chromium's run and 65 s of Firefox's.
  */
 export const ONCE_PER_ENGINE = [
   'direct and indirect dispatch give bitwise-identical states',
