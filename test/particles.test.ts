@@ -1059,6 +1059,31 @@ describe('queries against the particles', () => {
     });
   });
 
+  it('reads and queries made while a step runs answer for a state the world had: that step then keeps its result (it does not run again)', async () => {
+    const cluster = new Float32Array(400);
+    for (let i = 0; i < 100; i++) cluster.set([5 + 0.01 * (i % 5), 5 + 0.01 * (Math.floor(i / 5) % 5), 5 + 0.01 * Math.floor(i / 25), 0.5], 4 * i);
+    const ray = new Float32Array([0, 5.02, 5.02, 10, 5.02, 5.02]);
+    for (const name of ['read', 'contactCount', 'raycast'] as const) {
+      // A world each: the lists, once grown, stay grown.
+      await withWorld({ capacity: 200, bounds: [0, 0, 0, 10, 10, 10] }, async (world) => {
+        const observe = {
+          read: () => world.read().then((r) => Array.from(r.spheres)),
+          contactCount: () => world.contactCount(),
+          raycast: () => world.raycast(ray).then((r) => Array.from(r.distance)),
+        }[name];
+        world.setParticles({ spheres: cluster, velocities: new Float32Array(300) });
+        const capacity = world.contactCapacity;
+        const stepping = world.step(1 / 60);
+        const during = observe();
+        await stepping;
+        expect(world.contactCapacity, name).toBeGreaterThan(capacity); // it overflowed
+        // A review found the step then ran again from its start: the read had seen its first
+        // attempt, a state the world never kept (positions 0.035 and velocities 0.96 off).
+        expect(await during, name).toEqual(await observe());
+      });
+    }
+  });
+
   it('of two steps not awaited, the one that nothing changed after runs again when its lists overflow', async () => {
     const cluster = new Float32Array(400);
     for (let i = 0; i < 100; i++) cluster.set([5 + 0.01 * (i % 5), 5 + 0.01 * (Math.floor(i / 5) % 5), 5 + 0.01 * Math.floor(i / 25), 0.5], 4 * i);

@@ -213,8 +213,9 @@ export class ParticleWorld {
   private readonly calls: CallQueue;
   /**
    * Calls that change the world through the queue (setParticles, setParticle, setParameters,
-   * step, encode): a step whose lists overflowed runs again from its start only if none came
-   * after it.
+   * step, encode) or read it there (read, the counts, raycast, sphereCast: their copies are
+   * queued behind a step in flight): a step whose lists overflowed runs again from its start
+   * only if none came after it, so that no call saw, or changed, a state the rerun replaces.
    */
   private edits = 0;
 
@@ -577,6 +578,7 @@ export class ParticleWorld {
 
   /** Casts against the particles now; with no particles yet, every cast misses. */
   private castAll(kind: 'raycast' | 'sphereCast', batch: CastBatch, options: Omit<CastOptions, 'profile'>): Promise<HitRecords> {
+    this.edits++; // it answers for this state (see `edits`)
     if (!this.planStats || this.count === 0) {
       const { broadphase, allHits } = castCall({ ...options, profile: undefined }); // validates the options
       checkServes(broadphase, 'casts');
@@ -604,6 +606,7 @@ export class ParticleWorld {
    */
   async read(): Promise<{ spheres: Float32Array; velocities: Float32Array; inverseMasses: Float32Array }> {
     this.calls.checkUsable();
+    this.edits++; // it sees this state: a step in flight keeps it (see `edits`)
     const n = this.count;
     const reads = Promise.all([
       readBuffer(this.device, this.buffers.spheres, 0, 16 * n),
@@ -622,6 +625,7 @@ export class ParticleWorld {
   /** Touching pairs found by the last step submitted before this call (reads 4 bytes back). */
   async contactCount(): Promise<number> {
     this.calls.checkUsable();
+    this.edits++;
     if (this.count === 0) return 0;
     const bytes = await this.calls.typed(readBuffer(this.device, this.solver.stats, ParticleStats.offsets.touching, 4), true);
     return new Uint32Array(bytes)[0];
@@ -630,6 +634,7 @@ export class ParticleWorld {
   /** Particles asleep in the last step submitted before this call (reads 4 bytes back; see `sleepSpeed`). */
   async sleepingCount(): Promise<number> {
     this.calls.checkUsable();
+    this.edits++;
     if (this.count === 0) return 0;
     const bytes = await this.calls.typed(readBuffer(this.device, this.solver.stats, ParticleStats.offsets.asleep, 4), true);
     return new Uint32Array(bytes)[0];
@@ -641,6 +646,7 @@ export class ParticleWorld {
    */
   async contactSearches(): Promise<ContactSearches> {
     this.calls.checkUsable();
+    this.edits++;
     const words = new Uint32Array(await this.calls.typed(readBuffer(this.device, this.solver.reuse, ParticleReuse.offsets.steps, 8), true));
     return { steps: words[0], searches: words[1] };
   }
