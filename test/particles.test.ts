@@ -596,6 +596,23 @@ describe('sleep', () => {
     }
   });
 
+  it('a velocity written into world.buffers wakes a sleeper, even one slower than sleepSpeed', async () => {
+    for (const how of ['setParticle', 'buffer'] as const) {
+      // No gravity and no friction: woken, the particle drifts on at what it was given.
+      await withWorld({ capacity: 1, bounds: [0, 0, 0, 4, 4, 4], sleepTime: 0.1, sleepSpeed: 0.05 }, async (world) => {
+        world.setParticles({ spheres: new Float32Array([2, 2, 2, 0.5]), velocities: new Float32Array(3) });
+        await world.step(1 / 60, 10);
+        expect(await world.sleepingCount()).toBe(1);
+        if (how === 'setParticle') world.setParticle(0, { velocity: [0.01, 0, 0] });
+        else gpu.device.queue.writeBuffer(world.buffers.velocities, 0, new Float32Array([0.01, 0, 0, 1]));
+        await world.step(1 / 60, 3);
+        // A review found the buffer write erased (the sleeper kept its 0): it stayed at x = 2.
+        expect(await world.sleepingCount(), how).toBe(0);
+        expect((await world.read()).spheres[0], how).toBeCloseTo(2 + 0.03 / 60, 5);
+      });
+    }
+  });
+
   it('sleepTime 0 sleeps only what has come to rest: a falling particle keeps falling, one at the top of its flight never hangs there', async () => {
     for (const vy of [-5, 0.45]) {
       await withWorld({ capacity: 1, gravity: [0, -9.8, 0], bounds: [0, 0, 0, 4, 24, 4], sleepTime: 0, restitution: 0 }, async (world) => {

@@ -325,7 +325,9 @@ fn particleGather(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nw
   // (Only the time: the first step after new particles visits the ids of an older order, so a
   // position written here would depend on it; the write-back's move test measures from where
   // the last step ended, which a moved particle fails once more.)
-  if (changed || any(s.xyz != rest[id].position) || length(me.xyz) > params.sleepSpeed) {
+  // A sleeper ended its last step at exactly 0: any other velocity was written since (even one
+  // slower than sleepSpeed), and wakes it.
+  if (changed || any(s.xyz != rest[id].position) || length(me.xyz) > params.sleepSpeed || (rest[id].slept != 0u && any(me.xyz != vec3f(0.0)))) {
     rest[id].time = 0.0;
   }
   sorted[t] = s;

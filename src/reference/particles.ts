@@ -233,7 +233,9 @@ export class ParticleSolverTwin {
     for (let id = 0; id < n; id++) {
       const v = velocities[4 * id + 3] === 0 ? [0, 0, 0] : velocities.subarray(4 * id, 4 * id + 3);
       const moved = [0, 1, 2].some((a) => spheres[4 * id + a] !== rest.position[3 * id + a]);
-      if (changedOf[id] || moved || f32(length(v)) > sleepSpeed) rest.time[id] = 0;
+      // A sleeper ended its last step at exactly 0: any other velocity was written since, and wakes it.
+      const written = rest.slept[id] !== 0 && [0, 1, 2].some((a) => velocities[4 * id + a] !== 0);
+      if (changedOf[id] || moved || f32(length(v)) > sleepSpeed || written) rest.time[id] = 0;
     }
     const search = this.order === null || wakeAll || this.listing !== listing || this.mustSearch(spheres, velocities, margin, skin, frameDt);
     this.listing = listing;
