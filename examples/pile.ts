@@ -1,7 +1,7 @@
 /**
  * The particle world's first use: particles dropped into a box pile up and come to rest.
  * 8,000 spheres of radius 0.5 fall into a 20 × 60 × 20 box; every simulated second the example
- * prints what a user would look at: particles through a wall, overlap of touching pairs, kinetic
+ * prints what a user would look at: particles through a wall, the touching pairs, kinetic
  * energy, the height of the pile, and the time per step.
  *
  *   npm run example:pile [-- N]

@@ -30,23 +30,26 @@ export function castHit(
   sx: number, sy: number, sz: number, r2: number,
 ): CastHit | null {
   const lx = bx - ax, ly = by - ay, lz = bz - az;
-  const length = Math.hypot(lx, ly, lz);
-  if (length === 0) return null;
-  const nx = lx / length, ny = ly / length, nz = lz / length;
+  const l2 = lx * lx + ly * ly + lz * lz;
+  if (l2 === 0) return null;
+  const length = Math.sqrt(l2);
   const dx = sx - ax, dy = sy - ay, dz = sz - az;
   const R = r1 + r2;
   const as2 = dx * dx + dy * dy + dz * dz;
   if (as2 < R * R) return null; // starts inside (ray) or overlapping (cast): ignored
-  const ac = dx * nx + dy * ny + dz * nz;
-  // |CS|² = |AS|² − |AC|² (the seed's formula), taken as |AS × n|²: the same number, without the
-  // cancellation of two large squares when A is far from S (the GPU kernel does the same).
-  const cx = dy * nz - dz * ny, cy = dz * nx - dx * nz, cz = dx * ny - dy * nx;
-  const cs2 = cx * cx + cy * cy + cz * cz;
-  const disc = R * R - cs2;
+  // |CS|² = |AS|² − |AC|² (the seed's formula), taken as |AS × AB|² / |AB|²: the same number,
+  // without the cancellation of two large squares when A is far from S (the GPU kernel does the
+  // same), and with AB not normalised first: its components are differences of f32 values, so a
+  // point exactly on the segment gives a cross product of exactly 0 (n = AB / |AB|, rounded, gave
+  // a tiny positive |CS|², and a miss).
+  const cx = dy * lz - dz * ly, cy = dz * lx - dx * lz, cz = dx * ly - dy * lx;
+  const disc = (R * R * l2 - (cx * cx + cy * cy + cz * cz)) / l2;
   if (disc < 0) return null;
-  const t = ac - Math.sqrt(disc);
-  if (t < 0 || t > length) return null;
-  return { t, disc };
+  // t·|AB| = AS·AB − √disc·|AB|, compared with 0 and |AB|² before the division: a point at A or
+  // B exactly is then inside the segment exactly.
+  const tl = dx * lx + dy * ly + dz * lz - Math.sqrt(disc) * length;
+  if (tl < 0 || tl > l2) return null;
+  return { t: tl / length, disc };
 }
 
 /** The nearest hit of each ray or cast. */

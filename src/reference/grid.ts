@@ -8,6 +8,8 @@
 import { ceilLog2 } from '../grid/level.js';
 import { EXT_SCALE } from '../grid/level.js';
 import { levelOfLog2, type GridPlan, type GridLevelPlan } from '../grid/plan.js';
+import { validateSpheres, RULES } from '../validate.js';
+import { InvalidInputError } from '../errors.js';
 
 const f32 = Math.fround;
 
@@ -109,6 +111,27 @@ export function walkableGrid(spheres: Float32Array, plan: GridPlan): WalkableGri
 }
 
 /**
+ * `walkableGrid` for the public twins (gridSpherePairs, gridSphereAabbPairs, gridSphereObbPairs,
+ * gridCasts): the spheres validated as the GPU calls validate them (InvalidInputError), and the
+ * plan checked to be one made for them (every centre within its level's bounds): a plan for other
+ * spheres misses pairs silently, and a NaN made the casts' walk loop forever.
+ */
+export function checkedGrid(spheres: Float32Array, plan: GridPlan): WalkableGrid {
+  validateSpheres('spheres', spheres);
+  const n = spheres.length / 4;
+  for (let i = 0; i < n; i++) {
+    const level = plan.levels[sphereLevel(plan, spheres[4 * i + 3])];
+    for (let a = 0; a < 3; a++) {
+      const v = spheres[4 * i + a];
+      if (!level || !(v >= level.lower[a] && v <= level.upper[a])) {
+        throw new InvalidInputError('plan', i, RULES.option, `a plan made for these spheres (collider.planFor(spheres)): sphere ${i} lies outside its level's bounds`);
+      }
+    }
+  }
+  return walkableGrid(spheres, plan);
+}
+
+/**
  * The twin of `walkRows` (shaders/gridWalk.wgsl.ts): visits every sphere of `level` whose cell is
  * in [lo, hi], a row (y, z) at a time. Dense: the rows before `head` are skipped; hashed: a row's
  * bucket range may wrap, and candidates are filtered by their own level and cell. Spheres before
@@ -200,7 +223,7 @@ export function cellRange(plan: GridPlan, level: number, min: number[], max: num
  * the bounds of the centres it was planned for.
  */
 export function gridSpherePairs(spheres: Float32Array, plan: GridPlan, stats?: WalkStats): Uint32Array {
-  const grid = walkableGrid(spheres, plan);
+  const grid = checkedGrid(spheres, plan);
   const { order, levelOf } = grid;
   const out: number[] = [];
   for (let t = 0; t < order.length; t++) {

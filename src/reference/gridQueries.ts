@@ -7,14 +7,16 @@
  */
 import { EXT_SCALE, SLAB_X } from '../grid/level.js';
 import type { GridPlan } from '../grid/plan.js';
-import { walkableGrid, walkRows, visitLevel, cellRange, cellOf, levelTouches, type WalkStats } from './grid.js';
+import { checkedGrid, walkableGrid, walkRows, visitLevel, cellRange, cellOf, levelTouches, type WalkStats } from './grid.js';
+import { validateAabbs, validateOrientedBoxes, validateCasts } from '../validate.js';
 import { sphereAabbOverlap, sphereObbOverlap } from './sphereBox.js';
 import { castHit } from './casts.js';
 
 
 /** (sphere, box) pairs of AABBs (6 floats each), each box walking the sphere grid. */
 export function gridSphereAabbPairs(spheres: Float32Array, aabbs: Float32Array, plan: GridPlan, stats?: WalkStats): Uint32Array {
-  const grid = walkableGrid(spheres, plan);
+  const grid = checkedGrid(spheres, plan);
+  validateAabbs('aabbs', aabbs);
   const out: number[] = [];
   for (let k = 0; k < aabbs.length / 6; k++) {
     const min = [aabbs[6 * k], aabbs[6 * k + 1], aabbs[6 * k + 2]];
@@ -28,7 +30,8 @@ export function gridSphereAabbPairs(spheres: Float32Array, aabbs: Float32Array, 
 
 /** (sphere, box) pairs of oriented boxes (10 floats each), each box walking the grid over its world bounds. */
 export function gridSphereObbPairs(spheres: Float32Array, boxes: Float32Array, plan: GridPlan, stats?: WalkStats): Uint32Array {
-  const grid = walkableGrid(spheres, plan);
+  const grid = checkedGrid(spheres, plan);
+  validateOrientedBoxes('boxes', boxes);
   const out: number[] = [];
   for (let k = 0; k < boxes.length / 10; k++) {
     const b = 10 * k;
@@ -77,7 +80,8 @@ export interface WalkedCasts {
  * or every hit.
  */
 export function gridCasts(rays: Float32Array, stride: 6 | 7, spheres: Float32Array, plan: GridPlan, allHits = false, stats?: WalkStats & { slabs?: number }): WalkedCasts {
-  const grid = walkableGrid(spheres, plan);
+  const grid = checkedGrid(spheres, plan);
+  validateCasts(stride === 6 ? 'rays' : 'casts', rays, stride);
   const count = rays.length / stride;
   // The GPU's reach slack (castSlack: the rounding in positions of this size), added to every
   // reach as the kernel does: a hit the double-precision test accepts next to a level's bounds
