@@ -16,6 +16,7 @@ import { validateSpheres } from '../src/validate.js';
 import { gridCasts } from '../src/reference/gridQueries.js';
 import { trueTotal } from '../src/castQueries.js';
 import { RULES } from '../src/validate.js';
+import { thrown } from './support/thrown.js';
 
 const gpu = useGpu();
 
@@ -403,12 +404,7 @@ describe('the exported CPU reference (casts)', () => {
       [() => gridCasts(ray, 6, Float32Array.from(spheres, (v, i) => (i % 4 === 0 ? v + 1000 : v)), plan), 'plan'],
     ];
     for (const [call, argument] of bad) {
-      let error: unknown;
-      try {
-        call();
-      } catch (e) {
-        error = e;
-      }
+      const error = thrown(call);
       expect(error, argument).toBeInstanceOf(InvalidInputError);
       expect((error as InvalidInputError).argument).toBe(argument);
     }

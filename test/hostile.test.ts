@@ -7,6 +7,7 @@ import { describe, it, expect } from 'vitest';
 import { useGpu } from './support/gpu.js';
 import { InvalidInputError, CapacityError, DestroyedError } from '../src/errors.js';
 import { BufferUsage } from '../src/gpu/flags.js';
+import { thrown } from './support/thrown.js';
 import { RULES, MAX_MAGNITUDE } from '../src/validate.js';
 import { createCollider, type Collider } from '../src/collider.js';
 import { bruteForceSpherePairs, sortPairs } from '../src/reference/spherePairs.js';
@@ -154,24 +155,15 @@ describe('hostile input catalogue (docs/RELIABILITY.md)', () => {
       const encoder = gpu.device.createCommandEncoder();
       try {
         const scene = { min: [0, 0, 0] as const, max: [1, 1, 1] as const, maxRadius: 1 };
-        let encoded: unknown;
-        try {
-          small.encodeSpherePairs(encoder, { buffer, count: 65 }, { scene });
-        } catch (e) {
-          encoded = e;
-        }
+        const encoded = thrown(() => small.encodeSpherePairs(encoder, { buffer, count: 65 }, { scene }));
         expect(encoded).toBeInstanceOf(CapacityError);
         expect([(encoded as CapacityError).count, (encoded as CapacityError).capacity]).toEqual([65, 64]);
         expect(() => small.encodeSpherePairs(encoder, { buffer, count: 64 }, { scene, capacity: 129 }), '129 pairs of 8 bytes pass 1 kB').toThrow(InvalidInputError);
         // Boxes and casts by their own limits: 21 boxes (maxBoxes), 32 casts (maxCasts) in 1 kB.
         const records = (call: () => unknown): [number, number] => {
-          try {
-            call();
-          } catch (e) {
-            expect(e).toBeInstanceOf(CapacityError);
-            return [(e as CapacityError).count, (e as CapacityError).capacity];
-          }
-          return [0, 0];
+          const e = thrown(call);
+          expect(e).toBeInstanceOf(CapacityError);
+          return [(e as CapacityError).count, (e as CapacityError).capacity];
         };
         expect([small.limits.maxBoxes, small.limits.maxCasts]).toEqual([21, 32]);
         expect(records(() => small.encodeSphereBoxPairs(encoder, { buffer, count: 1 }, { buffer, count: 22 }, { scene }))).toEqual([22, 21]);

@@ -16,6 +16,7 @@ import { EncodedPairs } from '../src/resident.js';
 import { BufferUsage, MapMode } from '../src/gpu/flags.js';
 import { GpuTimer } from '../src/gpu/timer.js';
 import { workDone } from '../src/gpu/wait.js';
+import { thrown } from './support/thrown.js';
 
 const gpu = useGpu();
 
@@ -193,12 +194,7 @@ describe('encodeSpherePairs', () => {
       [() => gpu.collider.encodeSphereCast({} as never, { buffer, count: 1 }, { buffer, count: 10 }, { scene }), 'encoder', RULES.encoder],
     ];
     for (const [call, argument, rule] of cases) {
-      let error: unknown;
-      try {
-        call();
-      } catch (e) {
-        error = e;
-      }
+      const error = thrown(call);
       expect(error, argument).toBeInstanceOf(InvalidInputError);
       expect([(error as InvalidInputError).argument, (error as InvalidInputError).rule]).toEqual([argument, rule]);
     }
