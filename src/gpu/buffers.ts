@@ -93,10 +93,16 @@ export class GrowableBuffer {
 }
 
 /**
- * The device's lost info if it is lost or becomes lost within `waitMs` (a destroyed device's
- * `lost` promise settles a moment after the calls it breaks have failed), else null.
+ * How long a failure waits for `device.lost`: an AbortError (a map or a wait cut short, as a
+ * lost device cuts them) up to 3 s (in a loaded browser the lost promise has come 200–400 ms
+ * after the aborted map: a CI run got the raw AbortError), any other failure 200 ms.
  */
-export function lostSoon(device: GPUDevice, waitMs = 200): Promise<GPUDeviceLostInfo | null> {
+export function lostAfter(device: GPUDevice, error: unknown): Promise<GPUDeviceLostInfo | null> {
+  return lostWithin(device, (error as { name?: unknown } | null)?.name === 'AbortError' ? 3000 : 200);
+}
+
+/** The device's lost info if it is lost or becomes lost within `waitMs`, else null. */
+function lostWithin(device: GPUDevice, waitMs: number): Promise<GPUDeviceLostInfo | null> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   return Promise.race([
     device.lost,
@@ -111,7 +117,7 @@ export async function mapRead(buffer: GPUBuffer, device: GPUDevice): Promise<voi
   try {
     await settle(device, buffer.mapAsync(MapMode.READ));
   } catch (error) {
-    const lost = await lostSoon(device);
+    const lost = await lostAfter(device, error);
     if (lost) throw new DeviceLostError(lost.reason, lost.message);
     throw error;
   }

@@ -4,7 +4,7 @@
  * await in between, so concurrent callers on one device cannot interleave them.
  */
 import { WebGPUError, DeviceLostError, DestroyedError, CollideError } from '../errors.js';
-import { lostSoon } from './buffers.js';
+import { lostAfter } from './buffers.js';
 import { settle } from './wait.js';
 
 const KINDS = ['validation', 'out-of-memory', 'internal'] as const;
@@ -56,7 +56,7 @@ export async function createChecked<T extends { destroy(): void }>(device: GPUDe
 export async function callFailure(error: unknown, device: GPUDevice, destroyed: () => boolean, what: string): Promise<unknown> {
   if (error instanceof CollideError && !(error instanceof WebGPUError)) return error;
   if (destroyed()) return new DestroyedError(`this ${what} was destroyed while the call was running`);
-  const lost = await lostSoon(device);
+  const lost = await lostAfter(device, error);
   if (lost) return new DeviceLostError(lost.reason, lost.message);
   return error;
 }
