@@ -104,6 +104,65 @@ export function pointsScene(n: number, seed = 15): Float32Array {
   return out;
 }
 
+/**
+ * Far-apart dense blobs (issue 36): radius 0.5, five Gaussian blobs of σ = 0.6·∛(n/5), their
+ * centres uniform in ±1e4 on each axis (some 800 blob widths apart); indices shuffled.
+ */
+export function blobsScene(n: number, seed = 31, blobs = 5): Float32Array {
+  const rand = mulberry32(seed);
+  const sigma = 0.6 * Math.cbrt(n / blobs);
+  const centres = Array.from({ length: blobs }, () => [0, 1, 2].map(() => (2 * rand() - 1) * 1e4));
+  const out = new Float32Array(4 * n);
+  for (let i = 0; i < n; i++) {
+    const c = centres[i % blobs];
+    out.set([c[0] + sigma * gaussian(rand), c[1] + sigma * gaussian(rand), c[2] + sigma * gaussian(rand), 0.5], 4 * i);
+  }
+  return shuffle(out, seed + 1);
+}
+
+/**
+ * A few far outliers (issue 36): unit spheres uniform at volume fraction 0.1, and one in 40,000
+ * of them (at least one) moved about 1e6 away, each on its own axis direction.
+ */
+export function outliersScene(n: number, seed = 33): Float32Array {
+  const out = uniformScene(n, { seed, fraction: 0.1 });
+  const rand = mulberry32(seed + 1);
+  const far = Math.max(1, Math.floor(n / 40_000));
+  for (let k = 0; k < far; k++) {
+    const i = Math.floor(((k + rand()) * n) / far);
+    out.set([(rand() - 0.5) * 2e6, (rand() - 0.5) * 2e6, (rand() < 0.5 ? -1 : 1) * 1e6], 4 * i);
+  }
+  return out;
+}
+
+/** A touching lattice: radius 1/16 on a cubic lattice of spacing 1/8 (each sphere touches its 6 neighbours), `offset` added to every coordinate. */
+export function latticeScene(n: number, offset = 0): Float32Array {
+  const side = Math.ceil(Math.cbrt(n));
+  const out = new Float32Array(4 * n);
+  for (let i = 0; i < n; i++) {
+    const x = i % side, y = Math.floor(i / side) % side, z = Math.floor(i / (side * side));
+    out.set([offset + x / 8, offset + y / 8, offset + z / 8, 1 / 16], 4 * i);
+  }
+  return out;
+}
+
+/** A line: radius 0.5 along the x axis, at one sphere a unit of length on average (about n pairs). */
+export function lineScene(n: number, seed = 35): Float32Array {
+  const rand = mulberry32(seed);
+  const out = new Float32Array(4 * n);
+  for (let i = 0; i < n; i++) out.set([rand() * n, 0, 0, 0.5], 4 * i);
+  return out;
+}
+
+/** A plane: radius 0.5 on z = 0, uniform at area fraction 0.3 (disc area over the square's). */
+export function planeScene(n: number, seed = 37): Float32Array {
+  const rand = mulberry32(seed);
+  const side = Math.sqrt((n * Math.PI * 0.25) / 0.3);
+  const out = new Float32Array(4 * n);
+  for (let i = 0; i < n; i++) out.set([rand() * side, rand() * side, 0, 0.5], 4 * i);
+  return out;
+}
+
 export interface SceneKind {
   make: (n: number) => Float32Array;
   describe: string;
@@ -121,6 +180,12 @@ export const PAIR_SCENES: Record<string, SceneKind> = {
   long: { make: (n) => longScene(n), describe: 'radius 0.5, fraction 0.1, in a 4 × 4 cross-section along x' },
   coincident: { make: (n) => coincidentGroupsScene(n), describe: 'groups of 8 identical spheres (r 0.5), groups uniform at fraction 0.1' },
   points: { make: (n) => pointsScene(n), describe: 'radius 0 on a lattice of 1.25 n sites: pairs are points on one site' },
+  blobs: { make: (n) => blobsScene(n), describe: 'radius 0.5, 5 Gaussian blobs (σ 0.6·∛(n/5)) centred uniformly in ±1e4: some 800 blob widths apart' },
+  outliers: { make: (n) => outliersScene(n), describe: 'radius 1, uniform at fraction 0.1, 1 in 40,000 (at least one) moved about 1e6 away' },
+  lattice: { make: (n) => latticeScene(n), describe: 'radius 1/16 on a cubic lattice of spacing 1/8: each sphere touches its neighbours' },
+  'lattice-far': { make: (n) => latticeScene(n, 1e6), describe: 'the touching lattice moved to 1e6 on every axis (f32 spacing 1/16 there)' },
+  line: { make: (n) => lineScene(n), describe: 'radius 0.5 along the x axis, one a unit of length' },
+  plane: { make: (n) => planeScene(n), describe: 'radius 0.5 on the plane z = 0, area fraction 0.3' },
 };
 
 /** The scene of the given kind, or an error naming the kinds there are. */

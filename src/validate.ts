@@ -9,6 +9,7 @@ import { InvalidInputError, CapacityError } from './errors.js';
 import { STRIDE, GPU_STRIDE } from './layout.js';
 import { ceilLog2Bits, LOG2_BINS, LOG2_BIAS } from './grid/level.js';
 import { BOX_SAMPLE, type BoxSample } from './grid/plan.js';
+import { OctaveSamples, sampleSpacing } from './grid/spacing.js';
 
 /**
  * The rules input is checked against, worded once so that messages and tests agree: an
@@ -113,6 +114,13 @@ export interface SphereStats {
    * world plans over its bounds).
    */
   binBounds?: Float64Array;
+  /**
+   * The spacing ρ^−⅓ of each histogram bin's centres where they lie (src/grid/spacing.ts): from
+   * an evenly strided sample's median nearest-neighbour distance, so far outliers and far-apart
+   * clusters do not inflate it as they inflate the bounds. 0 when most centres coincide, NaN when
+   * the bin has too few members to say. Gathered with `binBounds`.
+   */
+  binSpacing?: Float64Array;
 }
 
 /**
@@ -131,6 +139,8 @@ export function validateSpheres(argument: string, value: unknown, maxRecords = I
   const log2MaxRadius = new Float32Array(LOG2_BINS);
   const binBounds = new Float64Array(6 * LOG2_BINS);
   for (let b = 0; b < LOG2_BINS; b++) binBounds.fill(Infinity, 6 * b, 6 * b + 3).fill(-Infinity, 6 * b + 3, 6 * b + 6);
+  const samples = new OctaveSamples(LOG2_BINS);
+  const sampleStride = samples.stride;
   // Sums of the centres shifted by the first one (no cancellation far from the origin).
   const x0 = count > 0 ? spheres[0] : 0, y0 = count > 0 ? spheres[1] : 0, z0 = count > 0 ? spheres[2] : 0;
   let sx = 0, sy = 0, sz = 0, sxx = 0, syy = 0, szz = 0;
@@ -144,7 +154,8 @@ export function validateSpheres(argument: string, value: unknown, maxRecords = I
     if (r !== 0 && r < MIN_SIZE) checkSize(argument, i, r, 'radius');
     // The bounds and largest radius per octave (the scene's are theirs, after the loop).
     const bin = ceilLog2Bits(bits[o + 3]) + LOG2_BIAS;
-    log2Hist[bin]++;
+    const member = log2Hist[bin]++;
+    if ((member & (sampleStride[bin] - 1)) === 0) samples.keep(bin, member, i);
     if (r > log2MaxRadius[bin]) log2MaxRadius[bin] = r;
     const k = 6 * bin;
     if (x < binBounds[k]) binBounds[k] = x;
@@ -169,10 +180,12 @@ export function validateSpheres(argument: string, value: unknown, maxRecords = I
     maxRadius = Math.max(maxRadius, log2MaxRadius[bin]);
   }
   const variance = (sum: number, squares: number): number => (count > 0 ? Math.max(0, squares / count - (sum / count) ** 2) : 0);
+  const binSpacing = new Float64Array(LOG2_BINS).fill(NaN);
+  for (let bin = 0; bin < LOG2_BINS; bin++) if (log2Hist[bin] > 0) binSpacing[bin] = sampleSpacing(spheres, samples, bin, log2Hist[bin]);
   return {
     count, min, max, maxRadius, log2Hist, log2MaxRadius,
     variance: [variance(sx, sxx), variance(sy, syy), variance(sz, szz)],
-    binBounds,
+    binBounds, binSpacing,
   };
 }
 

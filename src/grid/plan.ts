@@ -251,6 +251,15 @@ function floorExponent(max: readonly number[], origin: readonly number[], budget
 }
 
 /**
+ * The smallest cell exponent e whose cells are at least spacing / ∛CELLS_PER_SPHERE (so about
+ * CELLS_PER_SPHERE cells a sphere where the spheres lie); −Infinity for a spacing of 0 (centres
+ * that coincide) or none measured (Infinity, NaN).
+ */
+function spacingExponent(spacing: number): number {
+  return spacing > 0 && spacing < Infinity ? Math.ceil(Math.log2(spacing / Math.cbrt(CELLS_PER_SPHERE))) : -Infinity;
+}
+
+/**
  * The lowest octave c0 may take so that level 0's cells (2^(c0 + 1) or larger) cover the bounds
  * with at most CELLS_PER_SPHERE × N cells; −Infinity when any cell size does (no spheres, or all
  * centres at one point).
@@ -297,14 +306,16 @@ function planWithStep(stats: SphereStats, options: PlanOptions, step: number, sh
 
   // Each level's members, largest radius and centres' bounds (from its octaves' bounds, or all
   // the centres' when the stats have none per octave).
-  const members = Array.from({ length: levelCount }, () => ({ count: 0, maxRadius: 0, lo: [Infinity, Infinity, Infinity], hi: [-Infinity, -Infinity, -Infinity] }));
-  const { binBounds } = stats;
+  const members = Array.from({ length: levelCount }, () => ({ count: 0, maxRadius: 0, spacing: Infinity, lo: [Infinity, Infinity, Infinity], hi: [-Infinity, -Infinity, -Infinity] }));
+  const { binBounds, binSpacing } = stats;
   for (let bin = 0; bin < LOG2_BINS; bin++) {
     const n = stats.log2Hist[bin];
     if (n === 0) continue;
     const m = members[levelOfLog2(bin - LOG2_BIAS, c0, step, levelCount)];
     m.count += n;
     m.maxRadius = Math.max(m.maxRadius, stats.log2MaxRadius[bin]);
+    // The densest of its octaves' spacings (an octave too small to measure adds none).
+    if (binSpacing && binSpacing[bin] >= 0) m.spacing = Math.min(m.spacing, binSpacing[bin]);
     for (let a = 0; a < 3; a++) {
       m.lo[a] = Math.min(m.lo[a], binBounds ? binBounds[6 * bin + a] : min[a]);
       m.hi[a] = Math.max(m.hi[a], binBounds ? binBounds[6 * bin + 3 + a] : max[a]);
@@ -315,9 +326,11 @@ function planWithStep(stats: SphereStats, options: PlanOptions, step: number, sh
     const origin: [number, number, number] = m.count ? [f32(m.lo[0]), f32(m.lo[1]), f32(m.lo[2])] : [0, 0, 0];
     // The top level needs cells no larger than its largest radius' octave asks for, unless the
     // extent asks for coarser ones (level 0 then holds every radius); with bounds per level, no
-    // finer than CELLS_PER_SPHERE cells a sphere over them.
+    // finer than CELLS_PER_SPHERE cells a sphere where its spheres lie: the finer of that floor
+    // over the level's bounds and over its measured spacing (a few far outliers or far-apart
+    // clusters inflate the bounds, and a floor from them alone put 200,000 spheres in one cell).
     let e = Math.min(c0 + step * k, Math.max(cMax, c0), 126 - cellShift) + 1 + cellShift;
-    if (binBounds && m.count) e = Math.min(Math.max(e, floorExponent(m.hi, origin, CELLS_PER_SPHERE * m.count)), 127);
+    if (binBounds && m.count) e = Math.min(Math.max(e, Math.min(floorExponent(m.hi, origin, CELLS_PER_SPHERE * m.count), spacingExponent(m.spacing))), 127);
     e = Math.min(e + coarsen, 127);
     const dims: [number, number, number] = m.count ? dimsAt(m.hi, origin, e) : [1, 1, 1];
     const lower: [number, number, number] = binBounds && m.count ? origin : [-F32_MAX, -F32_MAX, -F32_MAX];
