@@ -163,6 +163,42 @@ export function planeScene(n: number, seed = 37): Float32Array {
   return out;
 }
 
+/**
+ * Mixed casts over any scene (the work counts of test/gridWork.test.ts, issue 36): each starts
+ * just outside a random sphere (its radius plus the cast's, plus 0.1, along a random direction);
+ * even casts are short (4 of that sphere's diameters long, at least 1, in a random direction),
+ * odd ones long, to the centre of another random sphere (across a blob, or from one blob to
+ * another). Stride 6 for rays (radius 0), 7 for sphere casts.
+ */
+export function mixedCasts(spheres: Float32Array, count: number, radius = 0, seed = 41): { casts: Float32Array; stride: 6 | 7 } {
+  const rand = mulberry32(seed);
+  const n = spheres.length / 4;
+  const stride = radius > 0 ? 7 : 6;
+  const casts = new Float32Array(stride * count);
+  const direction = (): number[] => {
+    const d = [gaussian(rand), gaussian(rand), gaussian(rand)];
+    const l = Math.hypot(d[0], d[1], d[2]) || 1;
+    return d.map((v) => v / l);
+  };
+  for (let k = 0; k < count; k++) {
+    const i = Math.floor(rand() * n);
+    const c = [spheres[4 * i], spheres[4 * i + 1], spheres[4 * i + 2]];
+    const r = spheres[4 * i + 3];
+    const out = direction();
+    const a = c.map((v, q) => v + out[q] * (r + radius + 0.1));
+    let b: number[];
+    if (k % 2 === 0) {
+      const d = direction();
+      b = a.map((v, q) => v + d[q] * Math.max(8 * r, 1));
+    } else {
+      const j = Math.floor(rand() * n);
+      b = [spheres[4 * j], spheres[4 * j + 1], spheres[4 * j + 2]];
+    }
+    casts.set(stride === 7 ? [...a, ...b, radius] : [...a, ...b], stride * k);
+  }
+  return { casts, stride };
+}
+
 export interface SceneKind {
   make: (n: number) => Float32Array;
   describe: string;

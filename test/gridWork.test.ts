@@ -1,0 +1,79 @@
+/**
+ * The grid's work on skewed scenes, counted by its CPU twin (src/reference/grid.ts and
+ * gridQueries.ts walk the same plan, levels, cells and rows as the GPU kernels): rows of cells
+ * visited, candidate spheres tested and, for casts, slabs walked, per sphere, per box or per
+ * cast. Counts, unlike times, cannot be fooled by a loaded machine. Each is bounded at about 3×
+ * what the plan of cdf4606 does; at 74492f8 (a cell floor taken from the bounds alone), the
+ * far-apart blobs tested 720 candidates a sphere and the few far outliers 4,000 (8,000 a box and
+ * a cast), against 3 and 6 here. The scene kinds are the bench's (bench/scenes.ts); 8,000
+ * spheres, 2,000 boxes (boxScene), 2,000 mixed casts (mixedCasts).
+ */
+import { describe, it, expect } from 'vitest';
+import { PAIR_SCENES, boxScene, mixedCasts } from '../bench/scenes.js';
+import { validateSpheres, validateAabbs, boxSampleOf } from '../src/validate.js';
+import { planGrid } from '../src/grid/plan.js';
+import { gridSpherePairs } from '../src/reference/grid.js';
+import { gridSphereAabbPairs, gridCasts } from '../src/reference/gridQueries.js';
+
+const N = 8000;
+const BOXES = 2000;
+const CASTS = 2000;
+
+/**
+ * Work measured at cdf4606 (rows + candidates per sphere; per box; slabs + rows + candidates per
+ * cast). The bound is 3× these. Casts on the blobs and on the far lattice are costly by nature
+ * of the grid (long casts through empty cells between blobs; f32 slack at 1e6 widens every
+ * cast): 'auto' weighs them against the BVH (src/broadphase/index.ts).
+ */
+const MEASURED: Record<string, { pairs: number; boxes: number; casts: number }> = {
+  uniform: { pairs: 7.3, boxes: 45.9, casts: 28.8 },
+  clustered: { pairs: 7.2, boxes: 32.1, casts: 48.8 },
+  mixed: { pairs: 11.6, boxes: 43.2, casts: 75.1 },
+  dense: { pairs: 14.2, boxes: 102.4, casts: 33 },
+  'tiny-blob': { pairs: 9.9, boxes: 50.1, casts: 54.7 },
+  radii1000: { pairs: 11.7, boxes: 38, casts: 82.4 },
+  far: { pairs: 7.3, boxes: 45.9, casts: 80.4 },
+  slab: { pairs: 6.3, boxes: 31.8, casts: 22.8 },
+  long: { pairs: 5.4, boxes: 20.7, casts: 15.8 },
+  coincident: { pairs: 26.4, boxes: 183.4, casts: 86.2 },
+  points: { pairs: 1.4, boxes: 67.8, casts: 94.6 },
+  blobs: { pairs: 7.2, boxes: 30.9, casts: 2322.2 },
+  outliers: { pairs: 9.6, boxes: 45.2, casts: 52.6 },
+  lattice: { pairs: 23, boxes: 124.3, casts: 38.8 },
+  'lattice-far': { pairs: 16.4, boxes: 123.7, casts: 3377.3 },
+  line: { pairs: 2.5, boxes: 6.9, casts: 143.2 },
+  plane: { pairs: 3.7, boxes: 15.4, casts: 15.3 },
+};
+
+describe('the grid walks a bounded amount of work on every scene kind (CPU twin counts, 8,000 spheres)', () => {
+  it('every bench scene kind has a measured bound here', () => {
+    expect(Object.keys(MEASURED).sort()).toEqual(Object.keys(PAIR_SCENES).sort());
+  });
+
+  for (const [kind, measured] of Object.entries(MEASURED)) {
+    it(`${kind}: pairs, 2,000 boxes and 2,000 mixed casts stay within 3× the work measured`, () => {
+      const spheres = PAIR_SCENES[kind].make(N);
+      const stats = validateSpheres('spheres', spheres);
+      const plan = planGrid(stats);
+
+      const pairs = { rows: 0, candidates: 0 };
+      gridSpherePairs(spheres, plan, pairs);
+      const { boxes } = boxScene(kind, N, BOXES, 'aabb');
+      const boxPlan = planGrid(stats, {}, boxSampleOf('aabb', validateAabbs('aabbs', boxes)));
+      const box = { rows: 0, candidates: 0 };
+      gridSphereAabbPairs(spheres, boxes, boxPlan, box);
+      const { casts, stride } = mixedCasts(spheres, CASTS);
+      const cast = { rows: 0, candidates: 0, slabs: 0 };
+      gridCasts(casts, stride, spheres, plan, false, cast);
+
+      const work = {
+        pairs: (pairs.rows + pairs.candidates) / N,
+        boxes: (box.rows + box.candidates) / BOXES,
+        casts: (cast.slabs + cast.rows + cast.candidates) / CASTS,
+      };
+      for (const query of ['pairs', 'boxes', 'casts'] as const) {
+        expect(work[query], `${kind} ${query}: ${work[query].toFixed(1)} against ${measured[query]} measured`).toBeLessThanOrEqual(3 * measured[query]);
+      }
+    });
+  }
+});
