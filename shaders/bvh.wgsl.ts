@@ -37,9 +37,23 @@
  * overflow, on any input.
  *
  * Queries (one thread per query): walk the nodes whose box passes the query's test, and run the
- * same narrow test as every broad phase on each leaf reached. Leaf boxes are the sphere's
- * bounds grown by `slack` ((|x|max + rmax)·2^-20, as the sweep's): well above the rounding of
- * positions of this size, so the pruning only ever widens and the pair sets are the grid's.
+ * same narrow test as every broad phase on each leaf reached.
+ *
+ * Why the pruning never drops a pair the narrow test keeps, with boxes grown only by their own
+ * radius: a leaf box is [x − P(r), x + P(r)] per axis, each end one correctly rounded f32 add,
+ * P(r) = r·(1 + 2^-18) + 2^-100 (`paddedRadius`); a sphere pair's query box is its own centre
+ * ± P(r) the same way. When spheresOverlap accepts (i, j), per axis |xj − xi| ≤ (ri + rj)(1 + 8u)
+ * + 2^-126 (u = 2^-24; the 2^-126 for a flushed subnormal difference), which is less than
+ * P(ri) + P(rj), so xj − P(rj) ≤ xi + P(ri) exactly; rounding to nearest is monotone, so
+ * fl(xj − P(rj)) ≤ fl(xi + P(ri)), the leaf's lower end against the query's upper end: the test
+ * passes whatever the rounding of the positions. An AABB's bounds are the box's own f32 values
+ * (an accepted sphere's centre lies within r(1 + 8u) + 2^-126 of them), an oriented box's are
+ * grown for its rotation (boxBounds). No term grows with |x|: a slack of 2^-20·|x|max (about 1
+ * unit at 1e6, eight spacings of a touching lattice of radius 1/16) made every query of a
+ * far-from-origin scene reach some 3,000 leaves instead of 33 (16.5 s for 15,625 spheres).
+ * The node boxes hold their spheres but for the rounding of x ± P(r) (at most half an ulp of
+ * x): the casts' slack (castSlack, 2^-20 of the coordinates) covers that, as it covers the rest
+ * of the ray test's rounding.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { BvhParams, BvhLevel, BvhNode } from '../src/layout.js';
@@ -61,13 +75,26 @@ ${BvhParams.wgsl}
 @group(0) @binding(${binding}) var<uniform> params: BvhParams;
 `;
 
-/** The leaf box of sorted sphere s: its bounds grown by the slack. */
+/** The relative growth of a box's radius (P(r) = r·BVH_PAD + BVH_TINY, the module's comment). */
+export const BVH_PAD = 1 + 2 ** -18;
+/** The absolute growth of a box's radius: above any flushed subnormal (2^-126). */
+export const BVH_TINY = 2 ** -100;
+
+/** P(r): the radius a leaf box and a pair query's box are grown to (the module's comment). */
+const paddedRadius = /* wgsl */ `
+fn paddedRadius(r: f32) -> f32 {
+  return r * ${BVH_PAD} + ${BVH_TINY.toExponential()};
+}
+`;
+
+/** The leaf box of sorted sphere s: its centre ± P(r). */
 const leafBox = /* wgsl */ `
+${paddedRadius}
 fn leafLo(s: vec4f) -> vec3f {
-  return s.xyz - vec3f(s.w + params.slack);
+  return s.xyz - vec3f(paddedRadius(s.w));
 }
 fn leafHi(s: vec4f) -> vec3f {
-  return s.xyz + vec3f(s.w + params.slack);
+  return s.xyz + vec3f(paddedRadius(s.w));
 }
 `;
 
@@ -434,6 +461,7 @@ ${BvhNode.wgsl}
 ${pairAppend(0, 4, 5)}
 ${flatWorkgroup}
 ${spheresOverlap}
+${paddedRadius}
 override WG: u32; // src/gpu/workgroups.ts
 
 @compute @workgroup_size(WG)
@@ -444,8 +472,8 @@ fn bvhPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec
   }
   let s = sorted[k];
   let id = ids[k];
-  let qLo = s.xyz - vec3f(s.w);
-  let qHi = s.xyz + vec3f(s.w);
+  let qLo = s.xyz - vec3f(paddedRadius(s.w));
+  let qHi = s.xyz + vec3f(paddedRadius(s.w));
   // Each pair once: from the earlier of its two sorted positions.
   ${bvhWalk({
     test: boxKey('qLo', 'qHi'),

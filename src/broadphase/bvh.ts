@@ -2,9 +2,12 @@
  * 'bvh': a linear BVH (Karras 2012) over the spheres (shaders/bvh.wgsl.ts). Morton codes of the
  * centres over their bounds, the GPU radix sort, one thread per internal node for the tree and
  * the node boxes from a pyramid of block boxes (no atomics: the shader's comment says why). Each
- * query walks the tree with a fixed stack that the depth bound (≤ 62 internal nodes on a path,
+ * query walks the tree with a fixed stack that the depth bound (≤ 92 internal nodes on a path,
  * whatever the input) keeps from overflowing. It serves sphere pairs, sphere–box pairs and casts;
- * unlike the grid it does not care how the radii spread or how far the outliers lie.
+ * unlike the grid it does not care how the radii spread or how far the outliers lie. Its boxes
+ * grow by 2^-18 of each sphere's radius, never by the size of the coordinates, so a scene far
+ * from the origin walks as few nodes as the same scene at it (the shader's comment says why
+ * that is enough).
  *
  * Cost: the build is a key pass, a 4-pass sort of n keys with their ids, a second key pass and
  * sort (the Morton code is 60 bits: two 30-bit words, sorted low then high), a gather, log2 n
@@ -23,7 +26,6 @@ import { BufferUsage } from '../gpu/flags.js';
 import { GrowableBuffer, bindingLimit, createBuffer } from '../gpu/buffers.js';
 import { ceilDiv } from '../gpu/dispatch.js';
 import { CapacityError } from '../errors.js';
-import { sweepSlack } from './sweep.js';
 import type { BroadPhase, BroadPhaseContext, CastJob } from './types.js';
 import type { SphereStats } from '../validate.js';
 import type { PairList } from '../gpu/pairList.js';
@@ -140,7 +142,9 @@ export class BvhBroadPhase implements BroadPhase {
     this.pyramid.ensure(32 * Math.max(blocks, 1));
     this.nodes.ensure(BvhNode.size * Math.max(n - 1, 1));
     const { origin, scale } = bvhMortonGrid(stats);
-    this.values = { origin, sphereCount: n, scale, boxCount: 0, slack: n > 0 ? sweepSlack(stats) : 0 };
+    // No slack: the boxes grow by a fraction of each sphere's own radius (paddedRadius,
+    // shaders/bvh.wgsl.ts), never by the coordinates' size (BvhParams.slack is unused, 0).
+    this.values = { origin, sphereCount: n, scale, boxCount: 0, slack: 0 };
     this.writeParams();
     if (this.levels.length > 0) {
       const bytes = new Uint8Array(LEVEL_STRIDE * this.levels.length);

@@ -1,7 +1,8 @@
 /**
  * The CPU twin of the LBVH broad phase (shaders/bvh.wgsl.ts): the same f32 Morton codes, a
  * stable sort by code, Karras's range and split search with the index appended to equal codes,
- * the same f32 leaf boxes (their unions as node boxes) and the same walks. The narrow tests are
+ * the same f32 leaf boxes (centre ± P(r), their unions as node boxes) and the same walks, which
+ * can count their work (bvhPairWork, bvhBoxWork). The narrow tests are
  * the oracle's (double precision), so away from the rounding band the twin must give the
  * oracle's answers exactly: that checks the tree covers every sphere and the pruning never
  * drops one.
@@ -11,11 +12,15 @@ import { sphereAabbOverlap, sphereObbOverlap } from './sphereBox.js';
 import { castHit } from './casts.js';
 import { boxWorldBounds } from './sweep.js';
 import { bvhMortonGrid } from '../broadphase/bvh.js';
-import { sweepSlack } from '../broadphase/sweep.js';
 import { validateSpheres } from '../validate.js';
-import { BVH_LEAF, MORTON_CELLS } from '../../shaders/bvh.wgsl.js';
+import { BVH_LEAF, BVH_PAD, BVH_TINY, MORTON_CELLS } from '../../shaders/bvh.wgsl.js';
 
 const f32 = Math.fround;
+
+/** P(r) as paddedRadius computes it: the radius leaf boxes and pair queries' boxes grow to. */
+export function bvhPaddedRadius(r: number): number {
+  return f32(f32(r * BVH_PAD) + BVH_TINY);
+}
 
 export interface CpuBvhNode {
   lo: number[];
@@ -72,7 +77,6 @@ const clz = Math.clz32;
 export function buildBvh(spheres: Float32Array): CpuBvh {
   const stats = validateSpheres('spheres', spheres);
   const n = stats.count;
-  const slack = n > 0 ? f32(sweepSlack(stats)) : 0;
   const unsorted = mortonCodes(spheres);
   const order = Uint32Array.from({ length: n }, (_, i) => i).sort((a, b) => unsorted.high[a] - unsorted.high[b] || unsorted.low[a] - unsorted.low[b] || a - b);
   const high = Uint32Array.from(order, (i) => unsorted.high[i]);
@@ -108,8 +112,8 @@ export function buildBvh(spheres: Float32Array): CpuBvh {
   }
   // Node boxes: the union of the f32 leaf boxes in the node's range (min and max are exact, so
   // any grouping gives the GPU pyramid's boxes).
-  const leafLo = (u: number, a: number): number => f32(spheres[4 * order[u] + a] - f32(spheres[4 * order[u] + 3] + slack));
-  const leafHi = (u: number, a: number): number => f32(spheres[4 * order[u] + a] + f32(spheres[4 * order[u] + 3] + slack));
+  const leafLo = (u: number, a: number): number => f32(spheres[4 * order[u] + a] - bvhPaddedRadius(spheres[4 * order[u] + 3]));
+  const leafHi = (u: number, a: number): number => f32(spheres[4 * order[u] + a] + bvhPaddedRadius(spheres[4 * order[u] + 3]));
   const boxOf = (child: number): { lo: number[]; hi: number[] } =>
     child & BVH_LEAF ? { lo: [0, 1, 2].map((a) => leafLo(child & ~BVH_LEAF, a)), hi: [0, 1, 2].map((a) => leafHi(child & ~BVH_LEAF, a)) } : nodes[child];
   // Children cover sub-ranges: fill boxes from the shortest ranges up.
@@ -186,18 +190,65 @@ export function walkBvh(tree: CpuBvh, test: (node: CpuBvhNode) => number, visit:
 
 const boxKey = (lo: number[], hi: number[]) => (node: CpuBvhNode): number => ([0, 1, 2].every((a) => node.lo[a] <= hi[a] && node.hi[a] >= lo[a]) ? 0 : -1);
 
-/** Every overlapping pair (i < j) found by walking the tree from each sphere, in no particular order. */
-export function bvhSpherePairs(spheres: Float32Array, tree = buildBvh(spheres)): Uint32Array {
+/** The work of walks: internal nodes whose box was tested, and leaves reached (narrow tests, or skipped as earlier). */
+export interface BvhWork {
+  queries: number;
+  nodeTests: number;
+  leafVisits: number;
+}
+
+/** The pair query's box of sphere i: its centre ± P(r), as bvhPairs computes it. */
+function pairQueryBox(spheres: Float32Array, i: number): { lo: number[]; hi: number[] } {
+  const p = bvhPaddedRadius(spheres[4 * i + 3]);
+  return { lo: [0, 1, 2].map((a) => f32(spheres[4 * i + a] - p)), hi: [0, 1, 2].map((a) => f32(spheres[4 * i + a] + p)) };
+}
+
+/**
+ * Every overlapping pair (i < j) found by walking the tree from each sphere, in no particular
+ * order. `work`, when given, is added the walks' node tests and leaf visits (the GPU walk's
+ * work, query for query).
+ */
+export function bvhSpherePairs(spheres: Float32Array, tree = buildBvh(spheres), work?: BvhWork): Uint32Array {
   const out: number[] = [];
   tree.order.forEach((i, k) => {
-    const lo = [0, 1, 2].map((a) => f32(spheres[4 * i + a] - spheres[4 * i + 3]));
-    const hi = [0, 1, 2].map((a) => f32(spheres[4 * i + a] + spheres[4 * i + 3]));
-    walkBvh(tree, boxKey(lo, hi), (u) => {
+    const { lo, hi } = pairQueryBox(spheres, i);
+    const test = boxKey(lo, hi);
+    if (work) work.queries++;
+    walkBvh(tree, work ? (node) => (work.nodeTests++, test(node)) : test, (u) => {
+      if (work) work.leafVisits++;
       const j = tree.order[u];
       if (u > k && spheresOverlap(spheres, i, j)) out.push(Math.min(i, j), Math.max(i, j));
     });
   });
   return Uint32Array.from(out);
+}
+
+/**
+ * The pair walk's work (node tests, leaf visits) from every `step`-th sphere in sorted order,
+ * without the narrow tests: what bvhPairs does for those spheres on the GPU.
+ */
+export function bvhPairWork(spheres: Float32Array, tree = buildBvh(spheres), step = 1): BvhWork {
+  const work: BvhWork = { queries: 0, nodeTests: 0, leafVisits: 0 };
+  for (let k = 0; k < tree.order.length; k += step) {
+    const { lo, hi } = pairQueryBox(spheres, tree.order[k]);
+    const test = boxKey(lo, hi);
+    work.queries++;
+    walkBvh(tree, (node) => (work.nodeTests++, test(node)), () => work.leafVisits++);
+  }
+  return work;
+}
+
+/** The box walk's work (node tests, leaf visits) for each box, as bvhBoxes does it. */
+export function bvhBoxWork(spheres: Float32Array, boxes: Float32Array, kind: 'aabb' | 'obb', tree = buildBvh(spheres)): BvhWork {
+  const work: BvhWork = { queries: 0, nodeTests: 0, leafVisits: 0 };
+  const boxCount = boxes.length / (kind === 'aabb' ? 6 : 10);
+  for (let k = 0; k < boxCount; k++) {
+    const b = boxWorldBounds(boxes, kind, k);
+    const test = boxKey(b.slice(0, 3), b.slice(3));
+    work.queries++;
+    walkBvh(tree, (node) => (work.nodeTests++, test(node)), () => work.leafVisits++);
+  }
+  return work;
 }
 
 /** Every (sphere, box) that overlap. `kind` 'aabb': (min, max), 6 floats; 'obb': 10 floats. */

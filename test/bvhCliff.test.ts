@@ -1,0 +1,102 @@
+/**
+ * The LBVH far from the origin: a touching lattice (radius 1/16, spacing 1/8) at 1e6 on every
+ * axis, where an f32 ulp is 1/16. The walks' work is counted on the CPU twin, whose tree, f32
+ * boxes and walk order are the GPU's (src/reference/bvh.ts), so the bounds hold however loaded
+ * the machine is. With leaf boxes grown by 2^-20 of the coordinates (about 1 unit at 1e6, eight
+ * lattice spacings) a pair query reached 2,957 leaves (3,347 node tests) instead of 33 (84),
+ * and 15,625 spheres took 16.5 s on SwiftShader where the grid takes 42 ms. Now the boxes grow
+ * by 2^-18 of each radius, and the work is the same at 1e6 as at 0: the bounds below are about
+ * 3× that. The GPU answers on the far lattice, and on one whose radii put every pair in the
+ * rounding band, must be the grid's exactly (and the twin's the oracle's).
+ */
+import { describe, it, expect } from 'vitest';
+import { useGpu } from './support/gpu.js';
+import { mulberry32 } from './support/random.js';
+import { bruteForceSpherePairs, sortPairs } from '../src/reference/spherePairs.js';
+import { bruteForceSphereAabbPairs } from '../src/reference/sphereBox.js';
+import { buildBvh, bvhPairWork, bvhBoxWork, bvhSpherePairs, bvhSphereBoxPairs } from '../src/reference/bvh.js';
+
+const gpu = useGpu();
+
+/** side³ spheres of radius 1/16 on a cubic lattice of spacing 1/8 (each touches its 6 neighbours), `offset` on every axis. */
+function lattice(side: number, offset: number): Float32Array {
+  const out = new Float32Array(4 * side ** 3);
+  for (let i = 0; i < side ** 3; i++) out.set([offset + (i % side) / 8, offset + (Math.floor(i / side) % side) / 8, offset + Math.floor(i / side ** 2) / 8, 1 / 16], 4 * i);
+  return out;
+}
+
+/** AABBs on the lattice's 1/16 grid (exact at 1e6 too), 1/16 to 1/4 half-wide. */
+function latticeBoxes(count: number, side: number, offset: number, seed: number): Float32Array {
+  const rand = mulberry32(seed);
+  const out = new Float32Array(6 * count);
+  for (let k = 0; k < count; k++) {
+    const c = [0, 1, 2].map(() => Math.round(rand() * 2 * side) / 16);
+    const h = [0, 1, 2].map(() => (1 + Math.floor(rand() * 4)) / 16);
+    out.set([0, 1, 2].map((a) => offset + c[a] - h[a]).concat([0, 1, 2].map((a) => offset + c[a] + h[a])), 6 * k);
+  }
+  return out;
+}
+
+const FAR = 1e6;
+
+describe("broadphase: 'bvh' far from the origin: the walks' work (CPU twin)", () => {
+  it('a pair query on a 25³ touching lattice tests ≤ 256 nodes and reaches ≤ 100 leaves, at 0 and at 1e6 alike', () => {
+    const near = bvhPairWork(lattice(25, 0));
+    const far = bvhPairWork(lattice(25, FAR));
+    // Fixed: 84.4 node tests and 32.7 leaves a query at both; 2^-20·|x| slack: 3,347 and 2,957 at 1e6.
+    for (const w of [near, far]) {
+      expect(w.queries).toBe(15_625);
+      expect(w.nodeTests / w.queries, 'node tests a query').toBeLessThanOrEqual(256);
+      expect(w.leafVisits / w.queries, 'leaves a query').toBeLessThanOrEqual(100);
+    }
+    expect(far.nodeTests, 'far vs near').toBeLessThanOrEqual(1.1 * near.nodeTests);
+  });
+
+  it('an AABB query on the same lattice tests ≤ 420 nodes and reaches ≤ 200 leaves, at 0 and at 1e6 alike', () => {
+    // Fixed: 137.9 node tests and 67.5 leaves a box at both.
+    const near = bvhBoxWork(lattice(25, 0), latticeBoxes(500, 25, 0, 1501), 'aabb');
+    const far = bvhBoxWork(lattice(25, FAR), latticeBoxes(500, 25, FAR, 1501), 'aabb');
+    for (const w of [near, far]) {
+      expect(w.nodeTests / w.queries, 'node tests a box').toBeLessThanOrEqual(420);
+      expect(w.leafVisits / w.queries, 'leaves a box').toBeLessThanOrEqual(200);
+    }
+    expect(far.nodeTests, 'far vs near').toBeLessThanOrEqual(1.1 * near.nodeTests);
+  });
+});
+
+describe("broadphase: 'bvh' far from the origin: exact answers", () => {
+  it('15,625 touching spheres at 1e6: the 45,000 pairs, as the grid', async () => {
+    const spheres = lattice(25, FAR);
+    const bvh = sortPairs(await gpu.collider.spherePairs(spheres, { broadphase: 'bvh' }));
+    expect(bvh.length).toBe(2 * 3 * 24 * 625);
+    expect(bvh).toEqual(sortPairs(await gpu.collider.spherePairs(spheres, { broadphase: 'grid' })));
+  });
+
+  it('a 12³ lattice at 1e6 with radii 1/16 ± 2^-22 (every pair in the band) and AABBs on it: the grid\'s answers; the twin\'s are the oracle\'s', async () => {
+    const spheres = lattice(12, FAR);
+    const rand = mulberry32(1502);
+    for (let i = 0; i < spheres.length / 4; i++) spheres[4 * i + 3] = 1 / 16 + (Math.floor(rand() * 3) - 1) * 2 ** -22;
+    const pairs = sortPairs(await gpu.collider.spherePairs(spheres, { broadphase: 'bvh' }));
+    expect(pairs.length).toBeGreaterThan(1000);
+    expect(pairs).toEqual(sortPairs(await gpu.collider.spherePairs(spheres, { broadphase: 'grid' })));
+    const tree = buildBvh(spheres);
+    expect(sortPairs(bvhSpherePairs(spheres, tree))).toEqual(bruteForceSpherePairs(spheres));
+    const boxes = latticeBoxes(300, 12, FAR, 1503);
+    const oracle = bruteForceSphereAabbPairs(spheres, boxes);
+    expect(oracle.length).toBeGreaterThan(1000);
+    expect(sortPairs(await gpu.collider.sphereBoxPairs(spheres, boxes, { broadphase: 'bvh' }))).toEqual(sortPairs(await gpu.collider.sphereBoxPairs(spheres, boxes, { broadphase: 'grid' })));
+    expect(sortPairs(bvhSphereBoxPairs(spheres, boxes, 'aabb', tree))).toEqual(oracle);
+  });
+
+  it('raycasts and sphere casts through a 12³ lattice at 1e6: all-pairs\' records exactly', async () => {
+    const spheres = lattice(12, FAR);
+    const rand = mulberry32(1504);
+    const rays = new Float32Array(6 * 100).map(() => FAR - 0.3 + rand() * 2.1);
+    const casts = new Float32Array(7 * 100).map((_, c) => (c % 7 === 6 ? 0.05 * rand() : FAR - 0.3 + rand() * 2.1));
+    const nearest = await gpu.collider.raycast(rays, spheres, { broadphase: 'bvh' });
+    expect(nearest.index.filter((i) => i >= 0).length, 'some rays hit').toBeGreaterThan(25);
+    expect(nearest).toEqual(await gpu.collider.raycast(rays, spheres, { broadphase: 'all-pairs' }));
+    expect(await gpu.collider.raycast(rays, spheres, { broadphase: 'bvh', allHits: true })).toEqual(await gpu.collider.raycast(rays, spheres, { broadphase: 'all-pairs', allHits: true }));
+    expect(await gpu.collider.sphereCast(casts, spheres, { broadphase: 'bvh' })).toEqual(await gpu.collider.sphereCast(casts, spheres, { broadphase: 'all-pairs' }));
+  });
+});
