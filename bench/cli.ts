@@ -9,7 +9,8 @@
  *     [--sizes 1000,4000,16000,64000,256000,1000000] [--scenes uniform,clustered,mixed,dense]
  *     [--pair-methods gpu-grid,gpu-sweep,gpu-all-pairs,cpu-grid,js-grid,js-grid-naive,rapier]
  *     [--cast-sizes 1000x1000,...] [--box-sizes 100000x10000] [--particle-sizes 100000,1000000]
- *     [--box-scenes uniform,clustered,...] [--box-methods gpu-auto,gpu-grid,js-grid,cpu-brute,...]
+ *     [--box-scenes uniform,clustered,...] [--box-methods gpu-auto,gpu-grid,js-grid,cpu-bvh,cpu-brute,...]
+ *     [--cast-scenes coherent,incoherent,blobs,lattice,...] [--cast-methods gpu-auto,gpu-bvh,cpu-bvh,...]
  *     [--crossover] [--reps 5] [--warmup 1] [--budget 90] [--json bench/results/bench.json]
  *   npm run bench -- --suites sort [--sort-sizes 1000000,16000000]
  *   npm run bench -- --suites pile [--pile-frames 600] [--pile-sizes 8000,1000000] [--gas-sizes 100000,1000000] [--gas-steps 10] [--gas-fractions 0.2,0.02] [--pile-methods rapier,gpu,gpu-light]
@@ -24,6 +25,11 @@
  * The pile suite (not run by default) steps the particle world beside a Rapier world on the same
  * scenes (a pile dropped under gravity, a gas) and reports each engine's median step time and
  * how physical its state is: particles through the walls, overlaps, kinetic energy, height.
+ *
+ * When a run has both 'gpu-auto' and 'cpu-bvh' (bench/peers/cpuBvh.ts, a float64 binned-SAH BVH
+ * built per call: the strongest CPU peer) on a scene, a last table sets them side by side (wall
+ * time against wall time), with the broad phase 'auto' picked and 'gpu-bvh' beside them; the
+ * JSON has it as `autoVsCpuBvh`.
  */
 import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -32,10 +38,10 @@ import { parseArgs } from 'node:util';
 import { requestNodeDevice, createCollider, describeDevice } from '../src/node.js';
 import { hasDeviceWaiter } from '../src/gpu/wait.js';
 import { ms, table } from './stats.js';
-import type { Context, Row } from './harness.js';
+import { pickedBroadphase, type Context, type Row } from './harness.js';
 import { pairsSuite, CROSSOVER_SIZES, PAIR_METHODS } from './suites/pairs.js';
 import { PAIR_SCENES } from './scenes.js';
-import { castsSuite, CAST_METHODS } from './suites/casts.js';
+import { castsSuite, CAST_METHODS, CAST_SCENES } from './suites/casts.js';
 import { boxesSuite, BOX_METHODS } from './suites/boxes.js';
 import { particlesSuite } from './suites/particles.js';
 import { pileSuite } from './suites/pile.js';
@@ -67,7 +73,9 @@ const USAGE = `usage: npm run bench -- [options]   (each list is comma-separated
   --box-scenes KIND,...    sphere–box scenes (the pair kinds, with boxes on their spheres; default uniform)
   --box-methods M,...      ${BOX_METHODS.join(', ')}
   --cast-methods M,...     ${CAST_METHODS.join(', ')}
-  --cast-sizes RxS,...     rays x spheres      --box-sizes SxB,...   spheres x boxes
+  --cast-scenes KIND,...   coherent, incoherent (the uniform cast scene's rays; default both), or any pair
+                           scene kind (mixed rays over its spheres: half aimed at spheres, half incoherent)
+  --cast-sizes SxR,...     spheres x rays      --box-sizes SxB,...   spheres x boxes
   --particle-sizes N,...   --sort-sizes N,...  --resident-sizes N,...  --pile-frames N  --pile-sizes N,...  --gas-sizes N,...  --gas-steps N  --gas-fractions F,...
   --pile-methods M,...     ${PILE_METHODS.join(', ')}
   --reps N  --warmup N  --budget SECONDS  --crossover  --json FILE  --help
@@ -87,6 +95,7 @@ function parse() {
     sizes: { type: 'string', default: SIZES },
     scenes: { type: 'string', default: 'uniform,clustered,mixed,dense' },
     'cast-sizes': { type: 'string', default: SIZES.split(',').map((n) => `${n}x${n}`).join(',') },
+    'cast-scenes': { type: 'string', default: 'coherent,incoherent' },
     'box-sizes': { type: 'string', default: '100000x10000' },
     'box-scenes': { type: 'string', default: 'uniform' },
     'box-methods': { type: 'string', default: BOX_METHODS.join(',') },
@@ -147,6 +156,7 @@ oneOf('box-scenes', args['box-scenes'], Object.keys(PAIR_SCENES));
 oneOf('pair-methods', args['pair-methods'], PAIR_METHODS);
 oneOf('box-methods', args['box-methods'], BOX_METHODS);
 oneOf('cast-methods', args['cast-methods'], CAST_METHODS);
+oneOf('cast-scenes', args['cast-scenes'], CAST_SCENES);
 oneOf('pile-methods', args['pile-methods'], PILE_METHODS);
 for (const flag of ['sizes', 'particle-sizes', 'sort-sizes', 'gas-sizes', 'resident-sizes', 'pile-sizes'] as const) checkedNumbers(flag, args[flag]);
 for (const flag of ['cast-sizes', 'box-sizes'] as const) checkedPairs(flag, args[flag]);
@@ -194,7 +204,7 @@ console.log(`# webgpu-collide bench\n\nadapter: ${info?.description} (${info?.ve
 
 const rows: Row[] = [];
 if (suites.includes('pairs')) rows.push(...(await pairsSuite(ctx, numbers(args.sizes), args.scenes.split(','), args.crossover, args['pair-methods'].split(',').filter(Boolean))));
-if (suites.includes('casts')) rows.push(...(await castsSuite(ctx, pairsOf(args['cast-sizes']), args['cast-methods'].split(',').filter(Boolean))));
+if (suites.includes('casts')) rows.push(...(await castsSuite(ctx, pairsOf(args['cast-sizes']), args['cast-methods'].split(',').filter(Boolean), args['cast-scenes'].split(',').filter(Boolean))));
 if (suites.includes('boxes')) rows.push(...(await boxesSuite(ctx, pairsOf(args['box-sizes']), args['box-scenes'].split(',').filter(Boolean), args['box-methods'].split(',').filter(Boolean))));
 if (suites.includes('particles')) rows.push(...(await particlesSuite(ctx, numbers(args['particle-sizes']))));
 if (suites.includes('sort')) rows.push(...(await sortSuite(ctx, numbers(args['sort-sizes']))));
@@ -319,8 +329,34 @@ if (args.crossover) {
 }
 if (ratios.length) console.log(`\n## ratios (from this run)\n\n${table(['scene', 'size', 'ratio', 'value'], ratios)}`);
 
+// 'auto' against the competent CPU BVH (and the GPU BVH against it), per suite, scene and size: wall against wall.
+const autoVsCpuBvh: { suite: string; scene: string; size: Record<string, number>; autoMs: number; picked?: string; cpuBvhMs: number; autoOverCpuBvh: number; gpuBvhMs?: number; gpuBvhOverCpuBvh?: number }[] = [];
+const summarySeen = new Set<string>();
+for (const r of rows) {
+  if (!['pairs', 'boxes', 'casts'].includes(r.suite) || r.scene === 'crossover') continue;
+  const size = sizeText(r.size);
+  const key = `${r.suite}|${r.scene}|${size}`;
+  if (summarySeen.has(key)) continue;
+  summarySeen.add(key);
+  const auto = find(r.suite, r.scene, size, 'gpu-auto'), cpu = find(r.suite, r.scene, size, 'cpu-bvh'), gpuBvh = find(r.suite, r.scene, size, 'gpu-bvh');
+  if (!auto?.wallMs || !cpu?.wallMs) continue;
+  const autoMs = auto.wallMs.median, cpuBvhMs = cpu.wallMs.median, gpuBvhMs = gpuBvh?.wallMs?.median;
+  autoVsCpuBvh.push({
+    suite: r.suite, scene: r.scene, size: r.size, autoMs, picked: pickedBroadphase(auto), cpuBvhMs, autoOverCpuBvh: autoMs / cpuBvhMs,
+    ...(gpuBvhMs !== undefined ? { gpuBvhMs, gpuBvhOverCpuBvh: gpuBvhMs / cpuBvhMs } : {}),
+  });
+}
+if (autoVsCpuBvh.length) {
+  const short = (size: Record<string, number>): string => Object.values(size).map((v) => (v >= 1e6 ? `${v / 1e6}M` : v >= 1000 ? `${v / 1000}k` : String(v))).join('×');
+  console.log(`\n## 'auto' against the CPU BVH (wall ms, median; ratio < 1: the GPU is faster)\n`);
+  console.log(table(['suite', 'scene', 'size', 'auto', 'picked', 'cpu-bvh', 'auto/cpu', 'gpu-bvh', 'gbvh/cpu'], autoVsCpuBvh.map((s) => [
+    s.suite, s.scene, short(s.size), ms(s.autoMs), s.picked ?? '–', ms(s.cpuBvhMs), s.autoOverCpuBvh.toFixed(2),
+    s.gpuBvhMs !== undefined ? ms(s.gpuBvhMs) : '–', s.gpuBvhOverCpuBvh !== undefined ? s.gpuBvhOverCpuBvh.toFixed(2) : '–',
+  ])));
+}
+
 mkdirSync(dirname(args.json), { recursive: true });
-writeFileSync(args.json, JSON.stringify({ adapter: info, waiting, features, limits: adapterLimitsOf(device), versions, date: new Date().toISOString(), command, reps: ctx.reps, warmup: ctx.warmup, budgetS: Number(args.budget), rows, ratios }, null, 2));
+writeFileSync(args.json, JSON.stringify({ adapter: info, waiting, features, limits: adapterLimitsOf(device), versions, date: new Date().toISOString(), command, reps: ctx.reps, warmup: ctx.warmup, budgetS: Number(args.budget), rows, ratios, autoVsCpuBvh }, null, 2));
 console.log(`\nJSON: ${args.json}`);
 collider.destroy();
 device.destroy();

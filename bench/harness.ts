@@ -133,3 +133,17 @@ export async function measureChecked(
   process.stderr.write(`${row.suite} ${row.scene} ${JSON.stringify(row.size)} ${row.method}: wall ${m.wallMs?.median.toFixed(2)} ms${m.gpuMs ? `, GPU ${m.gpuMs.median.toFixed(2)} ms` : ''}\n`);
   return { ...row, ...m };
 }
+
+/**
+ * The broad phase a GPU row ran, told by its profiled stages' names ('grid count', 'sweep
+ * pairs', 'bvh nodes', 'all-pairs', 'box all-pairs', 'cast brute nearest'): what 'auto' picked.
+ * Undefined when the row has no stages (no `timestamp-query` on the device).
+ */
+export function pickedBroadphase(row: Row): string | undefined {
+  const names = Object.keys(row.stagesMs ?? {});
+  if (!names.length) return undefined;
+  for (const [phase, test] of [['bvh', /\bbvh\b/], ['sweep', /\bsweep\b/], ['grid', /\bgrid\b/], ['all-pairs', /all-pairs|brute/]] as const) {
+    if (names.some((name) => test.test(name))) return phase;
+  }
+  return names.join('+');
+}

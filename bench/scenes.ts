@@ -269,3 +269,49 @@ export function boxScene(kind: string, n: number, m: number, shape: BoxShape, se
   }
   return { spheres, boxes };
 }
+
+/**
+ * A cast scene on a pair scene kind (the casts suite's `--cast-scenes`): the kind's n spheres
+ * and `rays` mixed casts (stride 6, or 7 with the cast radius when `radius` > 0). Every other
+ * cast is aimed at a sphere of the scene picked at random: from a random point on the faces of
+ * the centres' bounds grown by a margin, through a point within the sphere's radius of its
+ * centre, to half as far again beyond it; the others are the casts suite's incoherent rays, from
+ * a random point on a face of the grown bounds to a random point inside the bounds. The margin
+ * (the largest radius + the cast radius + a tenth of the widest extent) puts every cast's start
+ * outside every sphere, where every peer agrees on what a hit is.
+ */
+export function castSceneOf(kind: string, n: number, rays: number, radius: number, seed = 41): { spheres: Float32Array; casts: Float32Array; stride: 6 | 7 } {
+  const spheres = pairScene(kind, n);
+  const rand = mulberry32(seed);
+  const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+  let maxR = 0;
+  for (let i = 0; i < n; i++) {
+    for (let a = 0; a < 3; a++) {
+      lo[a] = Math.min(lo[a], spheres[4 * i + a]);
+      hi[a] = Math.max(hi[a], spheres[4 * i + a]);
+    }
+    maxR = Math.max(maxR, spheres[4 * i + 3]);
+  }
+  if (n === 0) for (let a = 0; a < 3; a++) { lo[a] = 0; hi[a] = 1; }
+  const widest = Math.max(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2], 1e-3);
+  const margin = 1.01 * (maxR + radius) + 0.1 * widest;
+  const stride: 6 | 7 = radius > 0 ? 7 : 6;
+  const casts = new Float32Array(stride * rays);
+  const inside = (a: number): number => lo[a] + rand() * (hi[a] - lo[a]);
+  for (let k = 0; k < rays; k++) {
+    const face = Math.floor(rand() * 6);
+    const from = [inside(0), inside(1), inside(2)];
+    from[face % 3] = face < 3 ? lo[face % 3] - margin : hi[face % 3] + margin;
+    let to: number[];
+    if (k % 2 === 0 && n > 0) {
+      const i = Math.floor(rand() * n);
+      const r = spheres[4 * i + 3];
+      const aim = [0, 1, 2].map((a) => spheres[4 * i + a] + (2 * rand() - 1) * 0.5 * r);
+      to = aim.map((v, a) => from[a] + 1.5 * (v - from[a]));
+    } else {
+      to = [inside(0), inside(1), inside(2)];
+    }
+    casts.set(stride === 7 ? [...from, ...to, radius] : [...from, ...to], stride * k);
+  }
+  return { spheres, casts, stride };
+}

@@ -2,7 +2,9 @@
  * Sphere–box pairs (AABBs and oriented boxes) on the pair scene kinds (bench/scenes.ts's
  * `boxScene`; `--box-scenes`): every GPU broad phase and 'auto' beside the CPU twin of the grid
  * kernel, `js-grid` (bench/peers/jsGrid.ts: the careful single-threaded JS grid, spheres copied
- * into cell order, each box walking its rows of cells) and CPU brute force. Each method's pairs
+ * into cell order, each box walking its rows of cells), `cpu-bvh` (bench/peers/cpuBvh.ts: a float64
+ * binned-SAH BVH over the spheres, built per call and timed with it, each box walking it) and CPU
+ * brute force. Each method's pairs
  * are checked against the twin's (exact in double precision) within the band of docs/TESTING.md
  * before its time counts.
  */
@@ -10,10 +12,11 @@ import { reference } from '../../src/index.js';
 import { diffPairs, bandViolations } from '../../test/support/pairs.js';
 import { aabbMargin, obbMargin } from '../../test/support/boxes.js';
 import { jsGridSphereBoxPairs } from '../peers/jsGrid.js';
+import { cpuBvhSphereBoxPairs, warmCpuBvh, type CpuBvhStats } from '../peers/cpuBvh.js';
 import { boxScene, type BoxShape } from '../scenes.js';
 import { measureChecked, profileOf, type Context, type Row, type Sample } from '../harness.js';
 
-export const BOX_METHODS = ['gpu-auto', 'gpu-grid', 'gpu-sweep', 'gpu-bvh', 'gpu-all-pairs', 'cpu-grid', 'js-grid', 'cpu-brute'];
+export const BOX_METHODS = ['gpu-auto', 'gpu-grid', 'gpu-sweep', 'gpu-bvh', 'gpu-all-pairs', 'cpu-grid', 'js-grid', 'cpu-bvh', 'cpu-brute'];
 
 /** The methods whose time grows with spheres × boxes: their rate estimates the next scene's time (for the budget). */
 const BRUTE = new Set(['gpu-all-pairs', 'cpu-brute']);
@@ -22,6 +25,7 @@ export async function boxesSuite(ctx: Context, sizes: [number, number][], scenes
   const rows: Row[] = [];
   const { collider } = ctx;
   const rate: Record<string, number> = {};
+  if (methods.includes('cpu-bvh')) warmCpuBvh(); // V8 optimises the peer before it is timed
   for (const shape of shapes) {
     for (const kind of scenes) {
       for (const [n, m] of sizes) {
@@ -38,6 +42,7 @@ export async function boxesSuite(ctx: Context, sizes: [number, number][], scenes
           const problems = bandViolations(diffPairs(spheres, pairs, expected, margin, false), 1);
           return problems.length ? problems.slice(0, 3).join('; ') : null;
         };
+        const bvh: CpuBvhStats = {};
         const run = async (method: string): Promise<Sample> => {
           if (method.startsWith('gpu-')) {
             const broadphase = method.slice(4) as 'auto' | 'grid' | 'sweep' | 'bvh' | 'all-pairs';
@@ -49,6 +54,7 @@ export async function boxesSuite(ctx: Context, sizes: [number, number][], scenes
           let pairs: Uint32Array;
           if (method === 'cpu-grid') pairs = twin(spheres, boxes, plan);
           else if (method === 'js-grid') pairs = jsGridSphereBoxPairs(spheres, boxes, shape);
+          else if (method === 'cpu-bvh') pairs = cpuBvhSphereBoxPairs(spheres, boxes, shape, bvh);
           else if (method === 'cpu-brute') pairs = (shape === 'aabb' ? reference.bruteForceSphereAabbPairs : reference.bruteForceSphereObbPairs)(spheres, boxes);
           else throw new Error(`unknown box method "${method}": the methods are ${BOX_METHODS.join(', ')}`);
           return { answer: pairs.length / 2, output: pairs };
@@ -56,7 +62,8 @@ export async function boxesSuite(ctx: Context, sizes: [number, number][], scenes
         for (const method of methods) {
           const key = `${shape} ${method}`;
           const work: Record<string, number> | undefined = method === 'gpu-grid' || method === 'cpu-grid' ? { ...stats } : BRUTE.has(method) ? { tests: n * m } : undefined;
-          const row = await measureChecked(ctx, { suite: 'boxes', scene, size, method, ...(work ? { work } : {}) }, () => run(method), BRUTE.has(method) && rate[key] ? rate[key] * n * m : undefined, check);
+          let row = await measureChecked(ctx, { suite: 'boxes', scene, size, method, ...(work ? { work } : {}) }, () => run(method), BRUTE.has(method) && rate[key] ? rate[key] * n * m : undefined, check);
+          if (method === 'cpu-bvh' && bvh.buildMs !== undefined) row = { ...row, note: `build ${bvh.buildMs.toFixed(1)} ms of it (last run), ${bvh.leaves} leaves, depth ${bvh.depth}` };
           const t = row.gpuMs?.median ?? row.wallMs?.median;
           if (t && BRUTE.has(method)) rate[key] = t / (n * m);
           rows.push(row);

@@ -2,7 +2,10 @@
  * Raycasts and sphere casts against spheres: GPU brute force and GPU grid walk beside the CPU
  * twin of the walk, the CPU brute force, Rapier (`castRay`) and three.js (`Ray.intersectSphere`,
  * brute force), on coherent rays (parallel, camera-like, crossing the whole scene) and
- * incoherent ones (from random points outside the scene to random points inside it). Every ray
+ * incoherent ones (from random points outside the scene to random points inside it); and on
+ * any pair scene kind (bench/scenes.ts, `--cast-scenes`), mixed rays over that kind's spheres
+ * (`castSceneOf`: half aimed at random spheres, half incoherent). `cpu-bvh` is the float64
+ * binned-SAH BVH of bench/peers/cpuBvh.ts, built per call and timed with its casts. Every ray
  * starts outside every sphere, where all peers agree on what a hit is.
  *
  * Before a method's time counts, its nearest hits for a sample of the rays (1000, fewer where
@@ -18,6 +21,8 @@ import { mulberry32 } from '../../test/support/random.js';
 import { nearestTruth, nearestViolations, type NearestTruth } from '../../test/support/casts.js';
 import { initRapier, rapierRaycast } from '../peers/rapier.js';
 import { threeRaycast } from '../peers/three.js';
+import { cpuBvhCasts, warmCpuBvh, type CpuBvhStats } from '../peers/cpuBvh.js';
+import { castSceneOf, PAIR_SCENES } from '../scenes.js';
 import { measureChecked, profileOf, type Context, type Row } from '../harness.js';
 
 export function castScene(n: number, rays: number, kind: 'coherent' | 'incoherent', radius: number, seed = 11): { spheres: Float32Array; casts: Float32Array; stride: 6 | 7 } {
@@ -53,18 +58,26 @@ export function castScene(n: number, rays: number, kind: 'coherent' | 'incoheren
 
 const SAMPLE = 1000;
 const CHECKS = 1e8;
-export const CAST_METHODS = ['gpu-auto', 'gpu-grid', 'gpu-bvh', 'gpu-brute', 'cpu-walk', 'cpu-brute', 'rapier', 'three'];
+export const CAST_METHODS = ['gpu-auto', 'gpu-grid', 'gpu-bvh', 'gpu-brute', 'cpu-walk', 'cpu-bvh', 'cpu-brute', 'rapier', 'three'];
+/** The ray kinds of the uniform cast scene; every other `--cast-scenes` entry is a pair scene kind, with mixed rays. */
+export const CAST_RAY_KINDS = ['coherent', 'incoherent'];
+export const CAST_SCENES = [...CAST_RAY_KINDS, ...Object.keys(PAIR_SCENES)];
 
-export async function castsSuite(ctx: Context, sizes: [number, number][], methods = CAST_METHODS, kinds: ('coherent' | 'incoherent')[] = ['coherent', 'incoherent'], radii: number[] = [0, 0.5]): Promise<Row[]> {
+/**
+ * `sizes` are [spheres, rays]; `kinds` are 'coherent' and 'incoherent' (the uniform scene of
+ * castScene) or pair scene kinds (castSceneOf: mixed rays over that kind's spheres).
+ */
+export async function castsSuite(ctx: Context, sizes: [number, number][], methods = CAST_METHODS, kinds: string[] = CAST_RAY_KINDS, radii: number[] = [0, 0.5]): Promise<Row[]> {
   const rows: Row[] = [];
   const { collider } = ctx;
   await initRapier();
+  if (methods.includes('cpu-bvh')) warmCpuBvh(); // V8 optimises the peer before it is timed
   const rate: Record<string, number> = {};
   for (const radius of radii) {
     const what = radius > 0 ? 'sphereCast' : 'raycast';
     for (const kind of kinds) {
       for (const [n, r] of sizes) {
-        const { spheres, casts, stride } = castScene(n, r, kind, radius);
+        const { spheres, casts, stride } = kind === 'coherent' || kind === 'incoherent' ? castScene(n, r, kind, radius) : castSceneOf(kind, n, r, radius);
         const plan = collider.planFor(spheres);
         // Rays checked against every sphere: at most SAMPLE, and at most CHECKS classifications.
         const sample = Math.max(1, Math.min(r, SAMPLE, Math.floor(CHECKS / n)));
@@ -113,6 +126,13 @@ export async function castsSuite(ctx: Context, sizes: [number, number][], method
               const out = { index: res.index, distance: Float32Array.from(res.distance) };
               return { answer: hits(out.index), output: out };
             }, estimate(method), check);
+          } else if (method === 'cpu-bvh') {
+            const bvh: CpuBvhStats = {};
+            row = await measureChecked(ctx, base, async () => {
+              const res = cpuBvhCasts(casts, stride, spheres, bvh);
+              return { answer: hits(res.index), output: res };
+            }, estimate(method), check);
+            if (bvh.buildMs !== undefined) row = { ...row, note: `build ${bvh.buildMs.toFixed(1)} ms of it (last run), ${bvh.leaves} leaves, depth ${bvh.depth}` };
           } else if (method === 'rapier') {
             let setup = 0;
             row = await measureChecked(ctx, base, async () => {

@@ -3,7 +3,8 @@
  * all-pairs beside the CPU reference grid (the GPU grid's twin), two single-threaded JS grids —
  * `js-grid`, written as a careful CPU author would (levels by radius, coordinates copied into
  * cell order, half the neighbour cells), and `js-grid-naive`, the straightforward one — and
- * Rapier's broad + narrow phase (sensor intersections). Before a method's time counts, its pair
+ * Rapier's broad + narrow phase (sensor intersections) and `cpu-bvh` (bench/peers/cpuBvh.ts: a
+ * float64 binned-SAH BVH built per call, its build timed with its query). Before a method's time counts, its pair
  * set is checked against the reference grid's: they may differ only within docs/CONTRACT.md's
  * rounding band.
  */
@@ -11,6 +12,7 @@ import { reference } from '../../src/index.js';
 import { diffPairs, bandViolations } from '../../test/support/pairs.js';
 import { jsGridSpherePairs, jsGridSpherePairsNaive, type JsGridLevels } from '../peers/jsGrid.js';
 import { initRapier, rapierSpherePairs } from '../peers/rapier.js';
+import { cpuBvhSpherePairs, warmCpuBvh, type CpuBvhStats } from '../peers/cpuBvh.js';
 import { measureChecked, profileOf, type Context, type Row, type Sample } from '../harness.js';
 import { PAIR_SCENES, pairScene } from '../scenes.js';
 
@@ -18,7 +20,7 @@ import { PAIR_SCENES, pairScene } from '../scenes.js';
 export const SCENES: Record<string, (n: number) => Float32Array> = Object.fromEntries(Object.entries(PAIR_SCENES).map(([k, v]) => [k, v.make]));
 
 export const CROSSOVER_SIZES = [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384];
-export const PAIR_METHODS = ['gpu-auto', 'gpu-grid', 'gpu-sweep', 'gpu-bvh', 'gpu-all-pairs', 'cpu-grid', 'js-grid', 'js-grid-naive', 'rapier'];
+export const PAIR_METHODS = ['gpu-auto', 'gpu-grid', 'gpu-sweep', 'gpu-bvh', 'gpu-all-pairs', 'cpu-grid', 'js-grid', 'js-grid-naive', 'cpu-bvh', 'rapier'];
 
 /** Bytes the GPU grid moves: build (count 24 B + scatter 36 B per sphere, scan 12 B per bucket), walk (8 B a row, 16 B a candidate), 8 B a pair out. */
 function gridBytes(n: number, buckets: number, rows: number, candidates: number, pairs: number): number {
@@ -26,7 +28,7 @@ function gridBytes(n: number, buckets: number, rows: number, candidates: number,
 }
 
 /** A method's run on a scene: what it found, and its GPU time or its own timing where it has one. */
-async function runMethod(ctx: Context, method: string, spheres: Float32Array, levels?: JsGridLevels): Promise<Sample & { setupMs?: number }> {
+async function runMethod(ctx: Context, method: string, spheres: Float32Array, levels?: JsGridLevels, bvh?: CpuBvhStats): Promise<Sample & { setupMs?: number }> {
   const { collider } = ctx;
   if (method.startsWith('gpu-')) {
     const broadphase = method.slice(4) as 'auto' | 'grid' | 'sweep' | 'bvh' | 'all-pairs';
@@ -39,6 +41,10 @@ async function runMethod(ctx: Context, method: string, spheres: Float32Array, le
   }
   if (method === 'js-grid' || method === 'js-grid-naive') {
     const pairs = method === 'js-grid' ? jsGridSpherePairs(spheres, levels) : jsGridSpherePairsNaive(spheres);
+    return { answer: pairs.length / 2, output: pairs };
+  }
+  if (method === 'cpu-bvh') {
+    const pairs = cpuBvhSpherePairs(spheres, bvh);
     return { answer: pairs.length / 2, output: pairs };
   }
   if (method === 'rapier') {
@@ -62,6 +68,7 @@ export async function pairsSuite(ctx: Context, sizes: number[], scenes: string[]
   const rows: Row[] = [];
   const { collider } = ctx;
   await initRapier();
+  if (methods.includes('cpu-bvh')) warmCpuBvh(); // V8 optimises the peer before it is timed
   // (size, time) of every run of each scene and method, to estimate (and skip) the next size:
   // a power law through the last two, exponent clamped to [1, 2] (all-pairs: 2).
   const history: Record<string, [number, number][]> = {};
@@ -120,9 +127,10 @@ export async function pairsSuite(ctx: Context, sizes: number[], scenes: string[]
         probed = `estimated from runs at ${history[key].map(([m]) => m).join(' and ')} spheres`;
       }
       const levels = {} as JsGridLevels;
+      const bvh: CpuBvhStats = {};
       let setup: number | undefined;
       let row = await measureChecked(ctx, base, async () => {
-        const sample = await runMethod(ctx, method, spheres, levels);
+        const sample = await runMethod(ctx, method, spheres, levels, bvh);
         setup = sample.setupMs;
         return sample;
       }, estimate(key, n), check);
@@ -130,6 +138,7 @@ export async function pairsSuite(ctx: Context, sizes: number[], scenes: string[]
       if (method === 'js-grid' && levels.spheres) {
         notes.push(`levels: ${levels.spheres.map((m, l) => `${m} spheres r ≤ ${levels.rMax[l].toPrecision(2)}${levels.sparse[l] ? ' (sparse cells)' : ''}`).join(', ')}`);
       }
+      if (method === 'cpu-bvh' && bvh.buildMs !== undefined) notes.push(`build ${bvh.buildMs.toFixed(1)} ms of it (last run), ${bvh.leaves} leaves, depth ${bvh.depth}`);
       if (setup !== undefined) notes.push(`world construction ${setup.toFixed(0)} ms more`);
       if (row.skipped && probed) notes.push(probed);
       if (notes.length) row = { ...row, note: notes.join('; ') };
