@@ -9,7 +9,7 @@ import { InvalidInputError, CapacityError } from './errors.js';
 import { STRIDE, GPU_STRIDE } from './layout.js';
 import { ceilLog2Bits, LOG2_BINS, LOG2_BIAS } from './grid/level.js';
 import { BOX_SAMPLE, type BoxSample } from './grid/plan.js';
-import { OctaveSamples, sampleSpacing } from './grid/spacing.js';
+import { OctaveSamples, octaveDensity } from './grid/spacing.js';
 
 /**
  * The rules input is checked against, worded once so that messages and tests agree: an
@@ -121,6 +121,12 @@ export interface SphereStats {
    * the bin has too few members to say. Gathered with `binBounds`.
    */
   binSpacing?: Float64Array;
+  /**
+   * The sampled centres behind `binSpacing`: x, y, z and the histogram bin, four numbers each
+   * (128–256 a bin). 'auto' finds from them where the spheres are along a cast
+   * (src/broadphase/castCost.ts).
+   */
+  sampleCentres?: Float64Array;
 }
 
 /**
@@ -180,12 +186,11 @@ export function validateSpheres(argument: string, value: unknown, maxRecords = I
     maxRadius = Math.max(maxRadius, log2MaxRadius[bin]);
   }
   const variance = (sum: number, squares: number): number => (count > 0 ? Math.max(0, squares / count - (sum / count) ** 2) : 0);
-  const binSpacing = new Float64Array(LOG2_BINS).fill(NaN);
-  for (let bin = 0; bin < LOG2_BINS; bin++) if (log2Hist[bin] > 0) binSpacing[bin] = sampleSpacing(spheres, samples, bin, log2Hist[bin]);
+  const { binSpacing, centres: sampleCentres } = octaveDensity(spheres, samples, log2Hist);
   return {
     count, min, max, maxRadius, log2Hist, log2MaxRadius,
     variance: [variance(sx, sxx), variance(sy, syy), variance(sz, szz)],
-    binBounds, binSpacing,
+    binBounds, binSpacing, sampleCentres,
   };
 }
 

@@ -104,7 +104,7 @@ function pointViolations(
 
 /**
  * Scenes, with the spheres the rays are aimed around (the far outliers only make the grid
- * hashed: rays across a million units of empty grid are brute force's job, see castWalkCost).
+ * hashed: rays across a million units of empty grid are for the BVH or brute force, see castCosts).
  */
 const scenes: [string, () => Float32Array, () => Float32Array][] = [
   ['uniform 3000, seed 501', () => uniformScene(3000, { seed: 501 }), () => uniformScene(3000, { seed: 501 })],

@@ -265,18 +265,18 @@ describe('encodeSphereBoxPairs, encodeSphereOrientedBoxPairs, encodeRaycast, enc
     });
   }
 
-  it("'auto' walks the grid where that costs less than testing every sphere, weighing each cast as maxLength (seed 1602)", async () => {
+  it("'auto' weighs the grid's walk (bounded by its cells however long the casts) against brute force and the BVH: the grid for a batch, brute force for a handful (seed 1602)", async () => {
     const sphereBuffer = storage(spheres);
     const rayBuffer = storage(validateCasts('rays', rays, 6).packed);
-    const stages = async (maxLength?: number): Promise<string[]> => {
+    const stages = async (count: number, maxLength?: number): Promise<string[]> => {
       const timer = new GpuTimer(gpu.device, true);
       let r!: ReturnType<typeof gpu.collider.encodeRaycast>;
       await submit((encoder) => {
-        r = gpu.collider.encodeRaycast(encoder, { buffer: rayBuffer, count: 500 }, { buffer: sphereBuffer, count: 2000 }, { scene, timer, maxLength });
+        r = gpu.collider.encodeRaycast(encoder, { buffer: rayBuffer, count }, { buffer: sphereBuffer, count: 2000 }, { scene, timer, maxLength });
         timer.resolve(encoder);
       });
       const names = (await timer.read()).stages.map((s) => s.name);
-      const oneRay = await gpu.collider.raycast(maxLength === 1 ? short : rays, spheres);
+      const oneRay = await gpu.collider.raycast((maxLength === 1 ? short : rays).subarray(0, 6 * count), spheres);
       expect(Array.from((await r.read()).index)).toEqual(Array.from(oneRay.index));
       timer.destroy();
       r.destroy();
@@ -286,10 +286,13 @@ describe('encodeSphereBoxPairs, encodeSphereOrientedBoxPairs, encodeRaycast, enc
     const short = new Float32Array(rays);
     for (let k = 0; k < 500; k++) for (let a = 0; a < 3; a++) short[6 * k + 3 + a] = short[6 * k + a] + (a === 0 ? 1 : 0);
     gpu.device.queue.writeBuffer(rayBuffer, 0, validateCasts('rays', short, 6).packed);
-    expect(await stages(1)).toContain('cast grid nearest');
+    expect(await stages(500, 1)).toContain('cast grid nearest');
     gpu.device.queue.writeBuffer(rayBuffer, 0, validateCasts('rays', rays, 6).packed);
-    expect(await stages()).toContain('cast grid nearest'); // the default: twice the scene's diagonal
-    expect(await stages(1e5)).toEqual(['cast brute nearest']);
+    expect(await stages(500)).toContain('cast grid nearest'); // the default: twice the scene's diagonal
+    // However long the casts may be, the walk stops at the level's last cells: still the grid.
+    expect(await stages(500, 1e5)).toContain('cast grid nearest');
+    // Four casts: fewer tests than the grid's passes cost.
+    expect(await stages(4)).toEqual(['cast brute nearest']);
     sphereBuffer.destroy();
     rayBuffer.destroy();
   });

@@ -13,6 +13,8 @@ import { SweepBroadPhase, sweepAxis } from './sweep.js';
 import { BvhBroadPhase } from './bvh.js';
 import type { GridPlan, PlanOptions } from '../grid/plan.js';
 import type { CastBatch, SphereStats } from '../validate.js';
+import { estimateGridCastWork, type CastShapeWithRecords } from './castCost.js';
+import { LOG2_BINS, LOG2_BIAS, ceilLog2 } from '../grid/level.js';
 import type { BroadPhase, BroadPhaseContext, BroadphaseName, QueryKind } from './types.js';
 
 export type { BroadPhase, BroadPhaseContext, BroadphaseName, QueryKind, CastJob } from './types.js';
@@ -42,8 +44,8 @@ export function destroyBroadPhases(phases: BroadPhases): void {
   for (const phase of Object.values(phases) as BroadPhase[]) phase.destroy();
 }
 
-/** What 'auto' knows of a cast batch. */
-export type CastShape = Pick<CastBatch, 'count' | 'totalLength'>;
+/** What 'auto' knows of a cast batch: how many and their total length, and for one-shot calls the records and their extent. */
+export type CastShape = Pick<CastBatch, 'count' | 'totalLength'> & Partial<Pick<CastBatch, 'packed' | 'maxLength' | 'maxAbs'>>;
 
 /** What 'auto' knows of a query. */
 export interface QueryShape {
@@ -89,16 +91,38 @@ export function sweepEstimate(stats: SphereStats): { candidates: number; elongat
 }
 
 /**
- * Work of walking the grid with these casts, in the units of brute force (one sphere test): per
- * level, the slabs the rays cross (total length / cell size, plus one per ray) times about four
- * cells a slab, plus building the grid. Long rays through a sparse grid cost more than testing
- * every sphere; 'auto' then takes brute force.
+ * What a cast batch costs each broad phase that serves casts, in brute force's unit (one cast
+ * tested against one sphere): brute force casts × spheres; the grid its build and its walk
+ * (estimateGridCastWork: slabs, rows and candidates); the BVH its build and a descent a cast of
+ * about log2(spheres) nodes. Constants fitted on SwiftShader over the bench's scene kinds
+ * (docs/PERFORMANCE.md, "Casts: 'auto'").
  */
-export function castWalkCost(plan: GridPlan, batch: CastShape): number {
-  let cost = 8 * plan.sphereCount;
-  for (const level of plan.levels) if (level.count > 0) cost += 4 * (batch.totalLength / level.cellSize + batch.count);
-  return cost;
+export function castCosts(plan: GridPlan, stats: SphereStats, batch: CastShapeWithRecords): Record<'all-pairs' | 'grid' | 'bvh', number> {
+  const n = stats.count;
+  const work = estimateGridCastWork(plan, stats, batch);
+  const walk = work.slabs + work.rows + work.candidates;
+  return {
+    'all-pairs': batch.count * n,
+    grid: CAST_COST.gridFixed + CAST_COST.gridBuild * n + walk * (plan.dense ? 1 : CAST_COST.hashed),
+    bvh: CAST_COST.bvhFixed + CAST_COST.bvhBuild * n + CAST_COST.bvhCast * batch.count * Math.log2(Math.max(n, 2)) + CAST_COST.bvhNear * work.near,
+  };
 }
+
+/**
+ * The constants of castCosts, in brute force's unit (about 75 ns on SwiftShader here): each
+ * phase's fixed cost (passes and their submission), its build a sphere, a slab, row or candidate
+ * of the grid's walk (4× in a hashed grid: a hash and a random read a row), a level of the BVH's
+ * descent a cast.
+ */
+export const CAST_COST = {
+  gridFixed: 1e5,
+  gridBuild: 2.5,
+  hashed: 4,
+  bvhFixed: 7e5,
+  bvhBuild: 30,
+  bvhCast: 20,
+  bvhNear: 4,
+};
 
 /**
  * The broad phase a query runs on. An explicit choice is kept (a typed error if it cannot
@@ -124,7 +148,28 @@ export function chooseBroadphase(requested: Broadphase, shape: QueryShape): Broa
   if (shape.query === 'boxes') return n >= AUTO_GRID_MIN_SPHERES && (shape.boxCount ?? 0) >= AUTO_GRID_MIN_BOXES ? 'grid' : 'all-pairs';
   const batch = shape.casts;
   if (!batch || batch.count === 0 || n < AUTO_GRID_MIN_SPHERES) return 'all-pairs';
-  return castWalkCost(shape.gridPlan(), batch) < batch.count * n ? 'grid' : 'all-pairs';
+  const stats = shape.stats ?? statsOfPlan(shape.gridPlan());
+  const costs = castCosts(shape.gridPlan(), stats, batch);
+  return (['grid', 'bvh', 'all-pairs'] as const).reduce((best, name) => (costs[name] < costs[best] ? name : best));
+}
+
+/** Stats enough for castCosts when the host has none: the plan's levels, spread over their bounds. */
+function statsOfPlan(plan: GridPlan): SphereStats {
+  const log2Hist = new Uint32Array(LOG2_BINS);
+  const log2MaxRadius = new Float32Array(LOG2_BINS);
+  const min: [number, number, number] = [Infinity, Infinity, Infinity];
+  const max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
+  plan.levels.forEach((level) => {
+    if (level.count === 0) return;
+    const bin = Math.max(0, Math.min(LOG2_BINS - 1, ceilLog2(level.maxRadius) + LOG2_BIAS));
+    log2Hist[bin] += level.count;
+    log2MaxRadius[bin] = Math.max(log2MaxRadius[bin], level.maxRadius);
+    for (let a = 0; a < 3; a++) {
+      min[a] = Math.min(min[a], level.origin[a]);
+      max[a] = Math.max(max[a], level.origin[a] + level.dims[a] * level.cellSize);
+    }
+  });
+  return { count: plan.sphereCount, min, max, maxRadius: Math.max(...plan.levels.map((l) => l.maxRadius)), log2Hist, log2MaxRadius, variance: [0, 0, 0] };
 }
 
 /** The queries each broad phase serves. */

@@ -82,3 +82,37 @@ export function sampleSpacing(spheres: Float32Array, samples: OctaveSamples, bin
   const median = Math.sqrt(nearest[m >> 1]);
   return (median / MEDIAN_NN) * Math.cbrt(m / count);
 }
+
+/** The octaves' spacings and their sampled centres, from validation's samples. */
+export interface OctaveDensity {
+  /** Spacing of each bin (sampleSpacing): NaN when unknown, 0 when the centres coincide. */
+  binSpacing: Float64Array;
+  /** The sampled centres of the bins with a spacing: x, y, z and the bin, four numbers each. */
+  centres: Float64Array;
+}
+
+/** Each octave's spacing and its sampled centres (the octaves with a spacing only). */
+export function octaveDensity(spheres: Float32Array, samples: OctaveSamples, counts: Uint32Array): OctaveDensity {
+  const bins = counts.length;
+  const binSpacing = new Float64Array(bins).fill(NaN);
+  let kept = 0;
+  for (let bin = 0; bin < bins; bin++) {
+    if (counts[bin] === 0) continue;
+    binSpacing[bin] = sampleSpacing(spheres, samples, bin, counts[bin]);
+    if (binSpacing[bin] >= 0) kept += samples.length[bin];
+  }
+  const centres = new Float64Array(4 * kept);
+  let o = 0;
+  for (let bin = 0; bin < bins; bin++) {
+    if (!(binSpacing[bin] >= 0)) continue;
+    const base = bin * 2 * SAMPLE_MIN;
+    for (let j = 0; j < samples.length[bin]; j++, o += 4) {
+      const i = samples.indices[base + j];
+      centres[o] = spheres[4 * i];
+      centres[o + 1] = spheres[4 * i + 1];
+      centres[o + 2] = spheres[4 * i + 2];
+      centres[o + 3] = bin;
+    }
+  }
+  return { binSpacing, centres };
+}
