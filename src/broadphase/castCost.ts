@@ -116,7 +116,9 @@ export function estimateGridCastWork(plan: GridPlan, stats: SphereStats, shape: 
   let density = 0; // Σ ρ (times π rc²)
   stats.log2Hist.forEach((count, bin) => {
     if (count === 0) return;
-    const spacing = stats.binSpacing?.[bin];
+    // Spacings and sampled centres describe where the spheres are now only with bounds per
+    // octave (one-shot calls); a particle world's stats keep them from its last setParticles.
+    const spacing = stats.binBounds ? stats.binSpacing?.[bin] : undefined;
     const sampled = Math.min(count, 2 * SAMPLE_MIN);
     reach[bin] = spacing !== undefined && spacing >= 0 ? spacing * Math.cbrt(count / sampled) : 0;
     // Its density where it lies: from the spacing, or its count over its bounds when that is
@@ -133,7 +135,7 @@ export function estimateGridCastWork(plan: GridPlan, stats: SphereStats, shape: 
   for (let a = 0; a < 3; a++) extent = Math.max(extent, Math.abs(stats.min[a]), Math.abs(stats.max[a]));
   const slack = (Math.max(extent, shape.maxAbs ?? 0) + (shape.maxLength ?? shape.totalLength / shape.count) + stats.maxRadius) * 2 ** -20;
 
-  const sampled = shape.packed && stats.sampleCentres && stats.sampleCentres.length > 0 ? sampleCasts(shape.packed, shape.count) : [];
+  const sampled = shape.packed && stats.binBounds && stats.sampleCentres && stats.sampleCentres.length > 0 ? sampleCasts(shape.packed, shape.count) : [];
   // Without sampled casts: one cast of the mean length, walking it whole through spheres spread over the bounds.
   const casts: SampledCast[] = sampled.length > 0 ? sampled : [{ a: [0, 0, 0], n: [1 / Math.sqrt(3), 1 / Math.sqrt(3), 1 / Math.sqrt(3)], length: shape.totalLength / shape.count, radius: 0 }];
   const scale = shape.count / casts.length;

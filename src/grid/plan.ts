@@ -48,7 +48,9 @@
  */
 import { LOG2_BIAS, LOG2_BINS, MAX_LEVELS, MAX_CELLS_PER_AXIS, ceilLog2 } from './level.js';
 import { packStruct, GridParams } from '../layout.js';
-import type { SphereStats } from '../validate.js';
+import type { SphereStats, BoxSample } from './stats.js';
+
+export { BOX_SAMPLE, type BoxSample } from './stats.js';
 
 /** One level of a {@link GridPlan}: spheres of similar size, in cells about their diameter. */
 export interface GridLevelPlan {
@@ -153,19 +155,6 @@ export const SPREAD_OCTAVES = 6;
 export const BUCKET_COST = 0.05;
 /** How many octaves coarser than the pair plans' cells a box query's plan may take. */
 export const MAX_BOX_COARSEN = 12;
-/** Boxes whose extents a box query's plan is estimated from (evenly spaced through the query's). */
-export const BOX_SAMPLE = 64;
-
-/** What the planner knows of a box query's boxes. */
-export interface BoxSample {
-  /** Boxes in the query. */
-  count: number;
-  /** The enclosing AABBs of up to BOX_SAMPLE of them: x, y, z of each one's lower corner. */
-  lo: Float64Array;
-  /** …and of its upper corner. */
-  hi: Float64Array;
-}
-
 /**
  * The grid plan for these spheres: for sphere pairs (and casts, and a world), the cheapest by
  * estimateCost; for a box query (`boxes`), the cheapest by estimateBoxCost among the same plans
