@@ -3,22 +3,28 @@
  * checks:
  * - what is in it: the entries, LICENSE, README and the docs it links to; no source maps (their
  *   sources are not shipped); every relative link of the README resolves inside the tarball;
- * - that it installs into a fresh project (from npm's cache: `--prefer-offline`) and that
- *   `tsc --strict` (this repo's TypeScript) accepts scripts/package-consumer.ts there, a file
- *   that uses every export of 'webgpu-collide' and 'webgpu-collide/node', with no setup beyond
- *   the install (no @webgpu/types of its own, no @types/node), under both `nodenext` and
- *   `bundler` resolution;
+ *   the declarations for TypeScript 5 reference @webgpu/types and the others do not;
+ * - that it installs into a fresh project (from npm's cache when it can: `--prefer-offline`),
+ *   with TypeScript 5.9, 6 and 7 beside it (exact versions: {@link COMPILERS}), and that each
+ *   compiler, `--strict`, accepts scripts/package-consumer.ts there, a file that uses every
+ *   export of 'webgpu-collide' and 'webgpu-collide/node', with no setup beyond the install (no
+ *   @webgpu/types of its own, no @types/node): under `nodenext` resolution with
+ *   `skipLibCheck: false` (every declaration checked, lib.dom and @webgpu/types included) and
+ *   under `bundler` with `skipLibCheck: true`; and TypeScript 5.9 under `node10` (typesVersions).
+ *   Any error fails: TypeScript 6 and later declare WebGPU in their lib.dom, so the package's
+ *   declarations for them must not bring @webgpu/types too (package.json's `types@<6` condition);
  * - that every runtime export of both entries is used by that file (a new export must be added
  *   there), and that both entries load in Node.
  * Exits 1 with what failed. No GPU needed.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, posix, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
-const tsc = join(root, 'node_modules/typescript/bin/tsc');
+/** The compilers a consumer may have: npm alias → exact version (`npm view typescript versions`). */
+const COMPILERS = { ts5: '5.9.3', ts6: '6.0.3', ts7: '7.0.2' } as const;
 const consumerSource = join(root, 'scripts/package-consumer.ts');
 const problems: string[] = [];
 const started = performance.now();
@@ -45,16 +51,19 @@ try {
   lap(`packed ${packed.filename}: ${files.size} files, ${(packed.size / 1024).toFixed(0)} KiB (${(packed.unpackedSize / 1024).toFixed(0)} KiB unpacked)`);
 
   // What the tarball holds.
-  for (const file of ['package.json', 'README.md', 'LICENSE', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/node.js', 'dist/src/node.d.ts']) {
+  const typings = ['dist/src/typings/index.d.ts', 'dist/src/typings/node.d.ts', 'dist/src/typings/flags.d.ts', 'dist/src/typings/ts5/index.d.ts', 'dist/src/typings/ts5/node.d.ts'];
+  for (const file of ['package.json', 'README.md', 'LICENSE', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/node.js', 'dist/src/node.d.ts', ...typings]) {
     if (!files.has(file)) problems.push(`the tarball lacks ${file}`);
   }
   const maps = [...files].filter((f) => f.endsWith('.map'));
   if (maps.length > 0) problems.push(`the tarball ships source maps whose sources it does not ship: ${maps.slice(0, 3).join(', ')}...`);
   const stray = [...files].filter((f) => /^(src|test|bench|scripts|tools|demo)\//.test(f));
   if (stray.length > 0) problems.push(`the tarball ships development files: ${stray.slice(0, 3).join(', ')}...`);
-  for (const entry of ['index', 'node']) {
-    const dts = readFileSync(join(root, `dist/src/${entry}.d.ts`), 'utf8');
-    if (!dts.startsWith('/// <reference types="@webgpu/types"')) problems.push(`dist/src/${entry}.d.ts does not reference @webgpu/types`);
+  // TypeScript 5's entries bring WebGPU's types from @webgpu/types; nothing else may (TypeScript
+  // 6 and later declare them in lib.dom: both at once are ~180 duplicate identifiers).
+  for (const file of typings.filter((f) => files.has(f))) {
+    const references = /\/\/\/ <reference types="@webgpu\/types"/.test(readFileSync(join(root, file), 'utf8'));
+    if (references !== file.includes('/ts5/')) problems.push(`${file} ${references ? 'references' : 'does not reference'} @webgpu/types`);
   }
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
   for (const [, target] of readme.matchAll(/\]\(([^)\s]+)\)/g)) {
@@ -67,31 +76,33 @@ try {
   const project = join(scratch, 'consumer');
   cpSync(consumerSource, join(project, 'src/index.ts'));
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }, null, 2));
-  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', join(scratch, packed.filename)], project);
-  lap('installed into a fresh project');
-  // Strict settings and no types of its own (`types: []`): the package's d.ts must bring the
-  // WebGPU types (@webgpu/types) by themselves. With skipLibCheck off, TypeScript 6+ reports
-  // @webgpu/types 0.1.x against its own lib.dom (which now declares WebGPU too): those errors are
-  // between the two, not ours, and are left out; any other error (in our d.ts or in the use of
-  // the API) fails. With skipLibCheck on (most projects), nothing may be reported at all.
+  const compilers = Object.entries(COMPILERS).map(([alias, version]) => `${alias}@npm:typescript@${version}`);
+  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', join(scratch, packed.filename), ...compilers], project);
+  lap(`installed into a fresh project, with TypeScript ${Object.values(COMPILERS).join(', ')}`);
+  // Strict settings and no types of its own (`types: []`): the package's d.ts must bring what
+  // WebGPU's types the compiler lacks by themselves. Every error fails, in lib files too.
   const strict = { strict: true, noEmit: true, target: 'es2022', types: [], exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true };
-  const setups = [['nodenext', 'nodenext', false], ['esnext', 'bundler', true]] as const;
+  const setups = [['nodenext', 'nodenext', false], ['esnext', 'bundler', true], ['es2022', 'node10', true]] as const;
   for (const [module, moduleResolution, skipLibCheck] of setups) {
-    const config = `tsconfig.${moduleResolution}.json`;
-    writeFileSync(join(project, config), JSON.stringify({ compilerOptions: { ...strict, module, moduleResolution, skipLibCheck }, files: ['src/index.ts'] }));
-    let output = '';
-    try {
-      run(process.execPath, [tsc, '-p', config], project);
-    } catch (error) {
-      output = (error as Error).message;
-    }
-    const errors = output.split('\n').filter((line) => /error TS\d+/.test(line));
-    const ours = errors.filter((line) => !line.startsWith('node_modules/@webgpu/types/') && !/\/lib\.dom\.d\.ts\(/.test(line));
-    if (ours.length > 0 || (output && errors.length === 0)) {
-      problems.push(`tsc --strict (moduleResolution ${moduleResolution}, skipLibCheck ${skipLibCheck}) fails in a project that installed the package:\n${(ours.length > 0 ? ours : [output]).join('\n')}`);
-    }
+    writeFileSync(join(project, `tsconfig.${moduleResolution}.json`), JSON.stringify({ compilerOptions: { ...strict, module, moduleResolution, skipLibCheck }, files: ['src/index.ts'] }));
   }
-  lap('type-checked the consumer (nodenext, bundler)');
+  // node10 (typesVersions) only for TypeScript 5: 6 deprecates it and 7 removed it.
+  const checks = Object.keys(COMPILERS).flatMap((alias) => setups.filter(([, resolution]) => resolution !== 'node10' || alias === 'ts5').map(([, resolution, skip]) => ({ alias, resolution, skip })));
+  // Two at a time (the slow ones, skipLibCheck off under TypeScript 5 and 6, take ~10 s each).
+  const tscs = async (queue: typeof checks): Promise<void> => {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const { alias, resolution, skip } = next;
+      const output = await new Promise<string>((done) => execFile(process.execPath, [join(project, `node_modules/${alias}/bin/tsc`), '-p', `tsconfig.${resolution}.json`], { cwd: project, encoding: 'utf8' },
+        (error, stdout, stderr) => done(error ? `${stdout}${stderr}` || error.message : '')));
+      if (output) {
+        const version = COMPILERS[alias as keyof typeof COMPILERS];
+        problems.push(`tsc ${version} --strict (moduleResolution ${resolution}, skipLibCheck ${skip}) fails in a project that installed the package:\n${output.trim().split('\n').slice(0, 20).join('\n')}`);
+      }
+    }
+  };
+  const queue = [...checks].sort((a, b) => Number(a.skip) - Number(b.skip));
+  await Promise.all([tscs(queue), tscs(queue)]);
+  lap(`type-checked the consumer (${checks.map((c) => `${COMPILERS[c.alias as keyof typeof COMPILERS]} ${c.resolution}`).join(', ')})`);
 
   // Every runtime export is used by the consumer file, and both entries load.
   const consumer = readFileSync(consumerSource, 'utf8');

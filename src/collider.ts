@@ -69,6 +69,18 @@ export interface ColliderLimits {
  * Makes a {@link Collider} on `options.device` (in a browser it may be omitted: one is requested
  * from navigator.gpu, and destroyed with the collider). Its pipelines are compiled here, so a
  * shader or layout problem is a typed error now rather than at the first query.
+ *
+ * @example
+ * ```ts
+ * import { createCollider } from 'webgpu-collide';
+ * import { requestNodeDevice } from 'webgpu-collide/node';   // Node; in a browser, omit device
+ *
+ * const device = await requestNodeDevice();
+ * const collider = await createCollider({ device });
+ * const pairs = await collider.spherePairs(new Float32Array([0, 0, 0, 1,  1.5, 0, 0, 1]));   // Uint32Array [0, 1]
+ * collider.destroy();
+ * device.destroy();
+ * ```
  */
 export async function createCollider(options?: ColliderOptions): Promise<Collider> {
   options = checkOptions<ColliderOptions>('options', options);
@@ -144,6 +156,13 @@ export class Collider {
   /**
    * Every overlapping pair of spheres (|cA − cB|² ≤ (rA + rB)²), each once, as
    * [i0, j0, i1, j1, ...] with i < j, in no particular order.
+   *
+   * @example
+   * ```ts
+   * const spheres = new Float32Array([0, 0, 0, 1,  1.5, 0, 0, 1,  10, 0, 0, 1]);   // x, y, z, radius
+   * const pairs = await collider.spherePairs(spheres);   // Uint32Array [0, 1]: spheres 0 and 1 touch
+   * for (let k = 0; k < pairs.length; k += 2) console.log(pairs[k], 'touches', pairs[k + 1]);
+   * ```
    */
   async spherePairs(spheres: Float32Array, options?: PairOptions): Promise<Uint32Array> {
     this.calls.checkUsable();
@@ -162,6 +181,13 @@ export class Collider {
   /**
    * Every (sphere, AABB) that overlap: the centre clamped into the box is within the radius,
    * |C − S|² ≤ r². [sphere0, box0, sphere1, box1, ...], in no particular order.
+   *
+   * @example
+   * ```ts
+   * const spheres = new Float32Array([0, 0, 0, 1,  5, 0, 0, 1]);
+   * const aabbs = new Float32Array([0.5, -1, -1, 2, 1, 1]);   // minX, minY, minZ, maxX, maxY, maxZ
+   * const pairs = await collider.sphereBoxPairs(spheres, aabbs);   // Uint32Array [0, 0]: sphere 0, box 0
+   * ```
    */
   async sphereBoxPairs(spheres: Float32Array, aabbs: Float32Array, options?: PairOptions): Promise<Uint32Array> {
     this.calls.checkUsable();
@@ -174,6 +200,14 @@ export class Collider {
   /**
    * Every (sphere, oriented box) that overlap: the same test in the box's frame (centre rotated
    * by the inverse rotation, clamped to ± half extents). Quaternions are normalised here.
+   *
+   * @example
+   * ```ts
+   * // cx, cy, cz, hx, hy, hz, qx, qy, qz, qw: a cube of side 2 at x = 3, turned 45° about z
+   * const boxes = new Float32Array([3, 0, 0, 1, 1, 1, 0, 0, Math.sin(Math.PI / 8), Math.cos(Math.PI / 8)]);
+   * const spheres = new Float32Array([1.2, 0, 0, 0.5]);   // reaches x = 1.7: past the turned corner (1.59), short of a face (2)
+   * const pairs = await collider.sphereOrientedBoxPairs(spheres, boxes);   // Uint32Array [0, 0]
+   * ```
    */
   async sphereOrientedBoxPairs(spheres: Float32Array, boxes: Float32Array, options?: PairOptions): Promise<Uint32Array> {
     this.calls.checkUsable();
@@ -227,6 +261,16 @@ export class Collider {
    * The nearest sphere each ray (A → B, 6 floats) hits: D = A + n(|AC| − √(r² − |CS|²)) with
    * 0 ≤ |AD| ≤ |AB|; rays starting strictly inside a sphere ignore it; tangent rays hit; ties go
    * to the lowest index; zero-length rays hit nothing. With `allHits`, every hit.
+   *
+   * @example
+   * ```ts
+   * const spheres = new Float32Array([5, 0, 0, 1,  9, 0, 0, 1]);
+   * const rays = new Float32Array([0, 0, 0, 20, 0, 0,  0, 5, 0, 20, 5, 0]);   // segments A → B
+   * const { index, distance, point } = await collider.raycast(rays, spheres);
+   * // index [0, -1]: ray 0 hits sphere 0 at distance 4, point (4, 0, 0); ray 1 misses (NaN distance)
+   * const all = await collider.raycast(rays, spheres, { allHits: true });
+   * // all.offsets [0, 2, 2]: ray 0 hits spheres 0 and 1 (all.index [0, 1], all.distance [4, 8]); ray 1 none
+   * ```
    */
   raycast(rays: Float32Array, spheres: Float32Array, options: CastOptions & { allHits: true }): Promise<RaycastAllHits>;
   raycast(rays: Float32Array, spheres: Float32Array, options?: CastOptions & { allHits?: false }): Promise<RaycastResult>;
@@ -245,6 +289,14 @@ export class Collider {
    * The nearest sphere each sphere cast (A → B, radius: 7 floats) touches: the centre at contact
    * C with 0 ≤ |AC| ≤ |AB| and the contact point E = C + (S − C)·r1/(r1 + r2); a cast that starts
    * overlapping a sphere ignores it; ties go to the lowest index. With `allHits`, every hit.
+   *
+   * @example
+   * ```ts
+   * const spheres = new Float32Array([5, 0, 0, 1]);
+   * const casts = new Float32Array([0, 0, 0, 20, 0, 0, 0.5]);   // A, B, radius
+   * const { index, distance, center, contact } = await collider.sphereCast(casts, spheres);
+   * // index [0]: the cast stops with its centre at (3.5, 0, 0), distance 3.5, touching at (4, 0, 0)
+   * ```
    */
   sphereCast(casts: Float32Array, spheres: Float32Array, options: CastOptions & { allHits: true }): Promise<SphereCastAllHits>;
   sphereCast(casts: Float32Array, spheres: Float32Array, options?: CastOptions & { allHits?: false }): Promise<SphereCastResult>;
@@ -342,17 +394,63 @@ export class Collider {
    * into `encoder`. The pairs stay on the GPU (`result.pairs`, the true count in
    * `result.counter`, indirect arguments in `result.dispatch`); `result.read()` after the submit
    * reads them back, or throws CapacityError with the true count if they did not fit.
+   *
+   * @example
+   * ```ts
+   * const spheres = new Float32Array([0, 0, 0, 1,  1.5, 0, 0, 1,  10, 0, 0, 1]);   // the GPU layout is the same
+   * const buffer = device.createBuffer({ size: spheres.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+   * device.queue.writeBuffer(buffer, 0, spheres);
+   * const encoder = device.createCommandEncoder();
+   * const result = collider.encodeSpherePairs(encoder, { buffer, count: 3 }, {
+   *   scene: { min: [0, 0, 0], max: [10, 0, 0], maxRadius: 1 },   // the centres' bounds, the largest radius
+   * });
+   * // a kernel of yours may read result.pairs (vec2<u32>) here: dispatchWorkgroupsIndirect(result.dispatch, 0)
+   * device.queue.submit([encoder.finish()]);
+   * const pairs = await result.read();   // Uint32Array [0, 1], only if you want them on the CPU
+   * ```
    */
   encodeSpherePairs(encoder: GPUCommandEncoder, spheres: GpuRecords, options: EncodeOptions): EncodedPairs {
     return this.residentNow().encodePairs(checkEncoder(encoder), spheres, options);
   }
 
-  /** `encodeSpherePairs` for (sphere, AABB) pairs; `aabbs` in the GPU layout (8 floats each). */
+  /**
+   * `encodeSpherePairs` for (sphere, AABB) pairs; `aabbs` in the GPU layout (8 floats each).
+   *
+   * @example
+   * ```ts
+   * const aabbs = new Float32Array([0.5, -1, -1, 0,  2, 1, 1, 0]);   // (min, 0), (max, 0)
+   * const boxBuffer = device.createBuffer({ size: aabbs.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+   * device.queue.writeBuffer(boxBuffer, 0, aabbs);
+   * const encoder = device.createCommandEncoder();
+   * const result = collider.encodeSphereBoxPairs(encoder, { buffer: sphereBuffer, count: 2 }, { buffer: boxBuffer, count: 1 }, {
+   *   scene: { min: [0, 0, 0], max: [5, 0, 0], maxRadius: 1 },   // of the spheres
+   * });
+   * device.queue.submit([encoder.finish()]);
+   * const pairs = await result.read();   // [sphere, box, ...]: [0, 0] for spheres (0, 0, 0, 1), (5, 0, 0, 1)
+   * ```
+   */
   encodeSphereBoxPairs(encoder: GPUCommandEncoder, spheres: GpuRecords, aabbs: GpuRecords, options: EncodeOptions): EncodedPairs {
     return this.residentNow().encodePairs(checkEncoder(encoder), spheres, options, { kind: 'aabb', boxes: aabbs, argument: 'aabbs' });
   }
 
-  /** `encodeSpherePairs` for (sphere, oriented box) pairs; `boxes` in the GPU layout (12 floats each, the quaternion normalised). */
+  /**
+   * `encodeSpherePairs` for (sphere, oriented box) pairs; `boxes` in the GPU layout (12 floats
+   * each, the quaternion normalised).
+   *
+   * @example
+   * ```ts
+   * const q = [0, 0, Math.sin(Math.PI / 8), Math.cos(Math.PI / 8)];   // 45° about z, unit length
+   * const boxes = new Float32Array([3, 0, 0, 0,  1, 1, 1, 0,  ...q]);   // (centre, 0), (half extents, 0), quaternion
+   * const boxBuffer = device.createBuffer({ size: boxes.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+   * device.queue.writeBuffer(boxBuffer, 0, boxes);
+   * const encoder = device.createCommandEncoder();
+   * const result = collider.encodeSphereOrientedBoxPairs(encoder, { buffer: sphereBuffer, count: 1 }, { buffer: boxBuffer, count: 1 }, {
+   *   scene: { min: [1.2, 0, 0], max: [1.2, 0, 0], maxRadius: 0.5 },
+   * });
+   * device.queue.submit([encoder.finish()]);
+   * const pairs = await result.read();   // [0, 0] for the sphere (1.2, 0, 0, 0.5)
+   * ```
+   */
   encodeSphereOrientedBoxPairs(encoder: GPUCommandEncoder, spheres: GpuRecords, boxes: GpuRecords, options: EncodeOptions): EncodedPairs {
     return this.residentNow().encodePairs(checkEncoder(encoder), spheres, options, { kind: 'obb', boxes, argument: 'boxes' });
   }
@@ -360,6 +458,20 @@ export class Collider {
   /**
    * Records the nearest hit of each ray (8 floats each: (A, 0), (B, 0)) into `result.hits`, one
    * CastHitRecord per ray; with `options.allHits`, every hit, with per-ray `offsets`.
+   *
+   * @example
+   * ```ts
+   * const rays = new Float32Array([0, 0, 0, 0,  20, 0, 0, 0,   0, 5, 0, 0,  20, 5, 0, 0]);   // (A, 0), (B, 0) per ray
+   * const rayBuffer = device.createBuffer({ size: rays.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+   * device.queue.writeBuffer(rayBuffer, 0, rays);
+   * const encoder = device.createCommandEncoder();
+   * const result = collider.encodeRaycast(encoder, { buffer: rayBuffer, count: 2 }, { buffer: sphereBuffer, count: 2 }, {
+   *   scene: { min: [5, 0, 0], max: [9, 0, 0], maxRadius: 1 }, maxLength: 20,
+   * });
+   * // result.hits: one CastHitRecord per ray, for a kernel of yours; or on the CPU:
+   * device.queue.submit([encoder.finish()]);
+   * const { index, distance } = await result.read();   // index [0, -1] for spheres (5, 0, 0, 1), (9, 0, 0, 1)
+   * ```
    */
   encodeRaycast(encoder: GPUCommandEncoder, rays: GpuRecords, spheres: GpuRecords, options: EncodeCastOptions & { allHits: true }): EncodedHits<RaycastAllHits>;
   encodeRaycast(encoder: GPUCommandEncoder, rays: GpuRecords, spheres: GpuRecords, options: EncodeCastOptions & { allHits?: false }): EncodedHits<RaycastResult>;
@@ -368,7 +480,23 @@ export class Collider {
     return this.residentNow().encodeCasts(checkEncoder(encoder), 'raycast', rays, spheres, options);
   }
 
-  /** Records the nearest contact of each sphere cast (8 floats each: (A, radius), (B, 0)) into `result.hits`; with `options.allHits`, every contact. */
+  /**
+   * Records the nearest contact of each sphere cast (8 floats each: (A, radius), (B, 0)) into
+   * `result.hits`; with `options.allHits`, every contact.
+   *
+   * @example
+   * ```ts
+   * const casts = new Float32Array([0, 0, 0, 0.5,  20, 0, 0, 0]);   // (A, radius), (B, 0)
+   * const castBuffer = device.createBuffer({ size: casts.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+   * device.queue.writeBuffer(castBuffer, 0, casts);
+   * const encoder = device.createCommandEncoder();
+   * const result = collider.encodeSphereCast(encoder, { buffer: castBuffer, count: 1 }, { buffer: sphereBuffer, count: 1 }, {
+   *   scene: { min: [5, 0, 0], max: [5, 0, 0], maxRadius: 1 }, maxLength: 20,
+   * });
+   * device.queue.submit([encoder.finish()]);
+   * const { index, center } = await result.read();   // [0], (3.5, 0, 0) for the sphere (5, 0, 0, 1)
+   * ```
+   */
   encodeSphereCast(encoder: GPUCommandEncoder, casts: GpuRecords, spheres: GpuRecords, options: EncodeCastOptions & { allHits: true }): EncodedHits<SphereCastAllHits>;
   encodeSphereCast(encoder: GPUCommandEncoder, casts: GpuRecords, spheres: GpuRecords, options: EncodeCastOptions & { allHits?: false }): EncodedHits<SphereCastResult>;
   encodeSphereCast(encoder: GPUCommandEncoder, casts: GpuRecords, spheres: GpuRecords, options: EncodeCastOptions): EncodedHits<SphereCastResult | SphereCastAllHits>;

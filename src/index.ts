@@ -1,4 +1,3 @@
-/// <reference types="@webgpu/types" preserve="true" />
 /**
  * webgpu-collide: collision detection in WGSL compute shaders, for the browser and Node.
  *
@@ -14,8 +13,9 @@
  *
  * @packageDocumentation
  */
-// The reference above lands in the emitted index.d.ts, so a project that imports this package
-// gets the WebGPU types (GPUDevice, ...) from its dependency @webgpu/types with no setup.
+// No reference to @webgpu/types here: TypeScript 6 and later declare WebGPU in their own lib.dom,
+// and both at once are duplicate identifiers. TypeScript 5 resolves this entry through
+// src/typings/ts5/index.ts instead (package.json's `types@<6` condition), which references them.
 export { createCollider, Collider, AUTO_GRID_MIN_SPHERES, AUTO_GRID_MIN_BOXES, BROADPHASES } from './collider.js';
 export type {
   Broadphase, PairOptions, CastOptions, CastOut, ColliderOptions, ColliderLimits,

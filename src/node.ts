@@ -1,10 +1,11 @@
-/// <reference types="@webgpu/types" preserve="true" />
 /**
  * `webgpu-collide/node`: a WebGPU device in Node from dawn.node (the `webgpu` package).
  *
  * - The hardware adapter when there is one; else the software one (SwiftShader). When no Vulkan
- *   driver is configured and none is found, we look for SwiftShader's ICD where Debian's Chromium
- *   and Chrome install it, point the Vulkan loader at it, and ask again.
+ *   driver is configured, SwiftShader's ICD, where Debian's Chromium and Chrome install it, is
+ *   offered to the Vulkan loader beside the drivers it finds, and Mesa's lavapipe (which Dawn
+ *   rejects, with a warning) is hidden from it; if there is still no adapter, we point the loader
+ *   at SwiftShader alone and ask again.
  * - Dawn's instance (the object `create()` returns) must outlive every device made from it, and
  *   every callback still queued for a destroyed one: if it is collected too early, the process
  *   dies in Dawn at the next garbage collection (SIGSEGV or `std::system_error` in
@@ -79,6 +80,32 @@ export function dawnInstanceCount(): number {
 
 type DawnModule = { create(options: string[]): GPU };
 
+/** The Vulkan loader's variables that choose drivers: when any is set, the user chose, and we leave the choice alone. */
+const DRIVER_VARIABLES = ['VK_ICD_FILENAMES', 'VK_DRIVER_FILES', 'VK_ADD_DRIVER_FILES', 'VK_LOADER_DRIVERS_SELECT', 'VK_LOADER_DRIVERS_DISABLE'] as const;
+
+/**
+ * Before a new instance's first adapter request, when the user chose no Vulkan driver and
+ * SwiftShader is installed: offers SwiftShader beside the drivers the loader finds
+ * (VK_ADD_DRIVER_FILES) and hides Mesa's lavapipe (VK_LOADER_DRIVERS_DISABLE), which this Dawn
+ * rejects anyway, printing `Warning: Vulkan shaderUniform*ArrayDynamicIndexing required` on every
+ * run. A GPU's driver is still loaded, and Dawn ranks a discrete or integrated GPU before a CPU
+ * adapter such as SwiftShader, so a GPU is still picked first. Returns what restores the
+ * environment (after the request: the loader reads it when Dawn creates its Vulkan instance), or
+ * undefined when it changed nothing. A loader older than 1.3.234 ignores the two variables: then
+ * the fallback below finds SwiftShader as before, after the warning.
+ */
+function offerSwiftShader(): (() => void) | undefined {
+  if (DRIVER_VARIABLES.some((name) => process.env[name])) return undefined;
+  const icd = SWIFTSHADER_ICDS.find((path) => existsSync(path));
+  if (!icd) return undefined;
+  process.env.VK_ADD_DRIVER_FILES = icd;
+  process.env.VK_LOADER_DRIVERS_DISABLE = '*lvp_icd*';
+  return () => {
+    delete process.env.VK_ADD_DRIVER_FILES;
+    delete process.env.VK_LOADER_DRIVERS_DISABLE;
+  };
+}
+
 async function loadDawn(): Promise<DawnModule> {
   try {
     return (await import('webgpu')) as unknown as DawnModule;
@@ -114,14 +141,20 @@ export async function requestNodeDevice(options: NodeDeviceOptions = {}): Promis
   process.env.XDG_RUNTIME_DIR ??= tmpdir();
   const instanceOptions = ['disable-dawn-features=timestamp_quantization', ...dawnOptions];
 
-  const attempt = (): Promise<GPUDevice> => {
+  const attempt = async (): Promise<GPUDevice> => {
     const key = JSON.stringify([instanceOptions, process.env.VK_ICD_FILENAMES ?? '', process.env.VK_DRIVER_FILES ?? '']);
     let gpu = instances.get(key);
+    let restore: (() => void) | undefined;
     if (!gpu) {
+      restore = offerSwiftShader();
       gpu = dawn.create(instanceOptions);
       instances.set(key, gpu);
     }
-    return withTimeout(requestDeviceFrom(gpu, options, NODE_HELP, DAWN_NODE), timeoutMs, 'dawn.node');
+    try {
+      return await withTimeout(requestDeviceFrom(gpu, options, NODE_HELP, DAWN_NODE), timeoutMs, 'dawn.node');
+    } finally {
+      restore?.();
+    }
   };
 
   let device: GPUDevice;

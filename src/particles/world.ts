@@ -159,6 +159,20 @@ export interface ParticleParametersNow extends Required<Omit<ParticleParameters,
  * Makes a {@link ParticleWorld} holding up to `options.capacity` particles on `options.device` (in
  * a browser it may be omitted: one is requested from navigator.gpu, and destroyed with the
  * world). Fill it with {@link ParticleWorld.setParticles}, then {@link ParticleWorld.step}.
+ *
+ * @example
+ * ```ts
+ * import { createParticleWorld } from 'webgpu-collide';
+ *
+ * const world = await createParticleWorld({ device, capacity: 1000,
+ *   bounds: [0, 0, 0, 10, 20, 10], gravity: [0, -9.8, 0], restitution: 0.2, friction: 0.5 });
+ * const spheres = new Float32Array(4 * 100);   // x, y, z, radius: a wall of 10 × 10 balls
+ * for (let i = 0; i < 100; i++) spheres.set([1 + (i % 10) * 0.9, 1 + Math.floor(i / 10) * 0.9, 5, 0.4], 4 * i);
+ * world.setParticles({ spheres, velocities: new Float32Array(3 * 100) });   // vx, vy, vz: at rest
+ * for (let frame = 0; frame < 60; frame++) await world.step(1 / 60);   // nothing read back
+ * const { spheres: now } = await world.read();   // one second later
+ * world.destroy();
+ * ```
  */
 export async function createParticleWorld(options: ParticleWorldOptions): Promise<ParticleWorld> {
   if (typeof options !== 'object' || options === null) throw new InvalidInputError('options', -1, RULES.option, 'expected an object');
@@ -222,8 +236,8 @@ export class ParticleWorld {
   constructor(device: GPUDevice, options: ParticleWorldOptions, ownsDevice = false) {
     // The largest per-particle record the solver binds is its wall contacts.
     const maxParticles = Math.floor(bindingLimit(device) / ParticleWalls.size);
-    const capacity = checkPositiveInteger('options.capacity', options.capacity);
-    if (capacity === undefined || capacity === 0) throw new InvalidInputError('options.capacity', -1, RULES.option, 'a capacity of at least 1 particle is required');
+    const capacity = options.capacity as unknown;
+    if (typeof capacity !== 'number' || !Number.isInteger(capacity) || capacity < 1) throw new InvalidInputError('options.capacity', -1, RULES.option, `expected a number of particles: an integer of at least 1, got ${String(capacity)}`);
     if (capacity > maxParticles) throw new CapacityError('options.capacity', capacity, maxParticles, 'the device cannot bind more particles');
     const bounds = checkVector('options.bounds', options.bounds, 6, RULES.bounds);
     if (bounds && !(bounds.every((b) => Math.abs(b) <= MAX_MAGNITUDE) && bounds[0] < bounds[3] && bounds[1] < bounds[4] && bounds[2] < bounds[5])) {
@@ -411,6 +425,14 @@ export class ParticleWorld {
    * Unlike `step`, this cannot run a step again: when a step finds more contacts than the lists
    * hold, the extra contacts of that step go unsolved, and the next `step` or
    * `checkContactCapacity` grows the lists.
+   *
+   * @example
+   * ```ts
+   * const encoder = device.createCommandEncoder();
+   * world.encode(encoder, 1 / 60, 2);   // two steps of 1/60 s
+   * // then a render pass of yours that draws world.buffers.spheres, in the same submission
+   * device.queue.submit([encoder.finish()]);
+   * ```
    */
   encode(encoder: GPUCommandEncoder, dt: number, steps = 1, timer?: GpuTimer): void {
     this.calls.checkUsable();
@@ -554,6 +576,18 @@ export class ParticleWorld {
    * holds `count` rays packed for the GPU as two vec4 each, (A, 0) and (B, 0); `hits` receives
    * one CastHitRecord (32 bytes: point, distance, contact, index; index −1 for a miss) per ray.
    * For renderers that draw hit points straight from `hits` (the demo's ray rain).
+   *
+   * @example
+   * ```ts
+   * const n = 1;   // rays
+   * const rays = device.createBuffer({ size: 32 * n, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+   * device.queue.writeBuffer(rays, 0, new Float32Array([1, 20, 5, 0,  1, 0, 5, 0]));   // (A, 0), (B, 0): straight down
+   * const hits = device.createBuffer({ size: CastHitRecord.size * n, usage: GPUBufferUsage.STORAGE });
+   * const encoder = device.createCommandEncoder();
+   * world.encodeRaycast(encoder, rays, n, hits, 20);   // 20: no ray is longer
+   * // a pass of yours reads hits (CastHitRecord.wgsl: point, distance, contact, index)
+   * device.queue.submit([encoder.finish()]);
+   * ```
    */
   encodeRaycast(encoder: GPUCommandEncoder, rays: GPUBuffer, count: number, hits: GPUBuffer, maxRayLength: number): void {
     this.calls.checkUsable();
