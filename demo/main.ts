@@ -5,6 +5,9 @@
  * raycast (hover, drag, shift-click to push), and a "ray rain" of thousands of raycasts per frame
  * whose hit points are drawn straight from the GPU.
  *
+ * On a software adapter (SwiftShader, llvmpipe: the shaders run on the CPU) it starts smaller, so
+ * that the pile forms within about 20 s at 10+ frames a second there (see `sizeFor` below).
+ *
  * URL parameters: ?count=N (particles), ?selftest (run the GPU-vs-CPU self-check), ?paused.
  * For tests, `window.__demo` exposes frame counts, errors, the scene and picking hooks.
  */
@@ -21,7 +24,10 @@ interface DemoHooks {
   frames: number;
   errors: string[];
   adapter: string;
+  /** A software adapter: the demo starts small (see `sizeFor`). */
   fallback: boolean;
+  /** Seconds simulated per frame: 1/60 on a GPU, 1/30 on a software adapter. */
+  frameDt: number;
   /** Particles that pour (indices 0 … particleCount − 1); the hopper's static spheres follow. */
   particleCount: number;
   /** The scene's box and spout (see demo/scene.ts). */
@@ -53,6 +59,20 @@ declare global {
 }
 
 const query = new URLSearchParams(location.search);
+
+/**
+ * How big the demo starts. A GPU: 100,000 particles, the canvas at the screen's resolution, 1/60
+ * s simulated a frame. A software adapter runs every shader on the CPU, where the step and the
+ * drawing cost a few hundred milliseconds a frame at a GPU's sizes: there 400 particles (a
+ * hopper of 740 static spheres around them), the canvas at half resolution (CSS scales it up)
+ * and 1/30 s a frame (4 substeps of 1/120 s), so that the pile forms within about 20 s at 10 or
+ * more frames a second (SwiftShader, 2 cores). `?count=N` asks for N particles on either.
+ */
+function sizeFor(software: boolean): { count: number; maxCount: number; pixelScale: number; frameDt: number } {
+  return software
+    ? { count: 400, maxCount: 50_000, pixelScale: 0.5, frameDt: 1 / 30 }
+    : { count: 100_000, maxCount: 1_000_000, pixelScale: Math.min(window.devicePixelRatio || 1, 2), frameDt: 1 / 60 };
+}
 const canvas = document.getElementById('canvas') as HTMLCanvasElement;
 const statsLine = document.getElementById('stats')!;
 const hooks: DemoHooks = {
@@ -60,6 +80,7 @@ const hooks: DemoHooks = {
   errors: [],
   adapter: '',
   fallback: false,
+  frameDt: 1 / 60,
   particleCount: 0,
   scene: null,
   time: 0,
@@ -110,7 +131,9 @@ async function main(): Promise<void> {
   device.onuncapturederror = (event) => hooks.errors.push((event as GPUUncapturedErrorEvent).error.message);
   const info = describeDevice(device);
   hooks.adapter = info?.description || [info?.vendor, info?.architecture].filter(Boolean).join(' ') || 'unknown adapter';
-  hooks.fallback = Boolean(info?.isFallbackAdapter || info?.architecture === 'swiftshader');
+  hooks.fallback = Boolean(info?.software || info?.isFallbackAdapter || info?.architecture === 'swiftshader');
+  const size = sizeFor(hooks.fallback);
+  hooks.frameDt = size.frameDt;
   const timestamps = device.features.has('timestamp-query');
 
   const context = canvas.getContext('webgpu') as GPUCanvasContext;
@@ -119,17 +142,18 @@ async function main(): Promise<void> {
   const renderer = new Renderer(device, context, format);
 
   const resize = (): void => {
-    const scale = Math.min(window.devicePixelRatio || 1, 2);
+    const scale = size.pixelScale;
     canvas.width = Math.max(1, Math.floor(canvas.clientWidth * scale));
     canvas.height = Math.max(1, Math.floor(canvas.clientHeight * scale));
   };
   resize();
   window.addEventListener('resize', resize);
 
-  // Fewer particles on a software adapter (SwiftShader runs the shaders on the CPU).
-  const maxCount = hooks.fallback ? 50_000 : 1_000_000;
+  // Fewer particles on a software adapter (SwiftShader runs the shaders on the CPU): sizeFor.
+  const { maxCount } = size;
+  const asked = Math.floor(Number(query.get('count')));
   const settings = {
-    particles: Math.max(1, Math.min(Math.floor(Number(query.get('count'))) || (hooks.fallback ? 4_000 : 100_000), maxCount)),
+    particles: Math.max(1, Math.min(asked || size.count, maxCount)),
     iterations: 2,
     substeps: 4,
     restitution: 0.3,
@@ -322,8 +346,8 @@ async function main(): Promise<void> {
     const unlessReplaced = (error: unknown): void => {
       if (current === world) throw error;
     };
-    // One step of 1/60 s a frame; the world splits it into `substeps` (the settings).
-    const dt = 1 / 60;
+    // One step a frame (1/60 s; 1/30 s on a software adapter); the world splits it into `substeps`.
+    const dt = size.frameDt;
     const encoder = device.createCommandEncoder({ label: 'demo frame' });
     const advance = !settings.paused || stepOnceRequested;
     stepOnceRequested = false;
@@ -393,13 +417,25 @@ async function main(): Promise<void> {
       framesThisSecond = 0;
       secondStart = now;
     }
+    // The text four times a second, not every frame: where the page is drawn in software, laying it out costs frames.
+    if (now - statsAt >= 250 || hooks.frames <= 1) {
+      statsAt = now;
+      showStats(current);
+    }
+    requestAnimationFrame(frame);
+  };
+  let statsAt = 0;
+  const sizeText = hooks.fallback
+    ? `software adapter (shaders on the CPU): ${size.count.toLocaleString()} particles by default, not a GPU's 100,000; canvas at half resolution; 1/${Math.round(1 / size.frameDt)} s a frame · ask for more with ?count=N (up to ${maxCount.toLocaleString()})`
+    : '';
+  const showStats = (current: ParticleWorld): void => {
     statsLine.textContent = [
       `${fps.toFixed(0)} fps · frame ${frameMs.toFixed(1)} ms · ${poured.toLocaleString()} particles + ${(current.count - poured).toLocaleString()} hopper spheres · ${hooks.pairs.toLocaleString()} touching pairs · ${hooks.asleep.toLocaleString()} asleep · t ${hooks.time.toFixed(1)} s${settings.paused ? ' · paused' : ''}`,
-      `${hooks.adapter}${hooks.fallback ? ' (software: fewer particles by default)' : ''}`,
+      hooks.adapter,
+      sizeText,
       stageText,
       hooks.hovered >= 0 ? (hooks.hovered < poured ? `particle ${hooks.hovered} under the pointer` : `hopper sphere ${hooks.hovered} (static) under the pointer`) : '',
     ].filter(Boolean).join('\n');
-    requestAnimationFrame(frame);
   };
   requestAnimationFrame(frame);
 

@@ -9,7 +9,8 @@ import { requestNodeDevice, createCollider, describeDevice, reference } from 'we
 const n = Number(process.argv[2] ?? 100_000);
 const device = await requestNodeDevice();
 const info = describeDevice(device);
-console.log(`adapter: ${info?.description} (${info?.vendor}, ${info?.architecture})${info?.isFallbackAdapter ? ', software' : ''}`);
+console.log(`adapter: ${info?.description} (${info?.vendor}, ${info?.architecture})${info?.software ? ', software' : ''}`);
+console.log(`${n.toLocaleString('en')} spheres of radius 1 (npm run example -- N for another count)`);
 const collider = await createCollider({ device });
 
 // Spheres of radius 1 in a box, filling a tenth of its volume.
@@ -25,7 +26,7 @@ console.log(`CPU reference grid: ${cpu.length / 2} pairs in ${(performance.now()
 const expected = new Set(Array.from({ length: cpu.length / 2 }, (_, k) => `${cpu[2 * k]},${cpu[2 * k + 1]}`));
 
 for (const broadphase of ['grid', 'all-pairs'] as const) {
-  if (broadphase === 'all-pairs' && n > 50_000 && info?.isFallbackAdapter) {
+  if (broadphase === 'all-pairs' && n > 50_000 && info?.software) {
     console.log('all-pairs: skipped (N²/2 tests on a software adapter would take minutes)');
     continue;
   }
@@ -36,7 +37,7 @@ for (const broadphase of ['grid', 'all-pairs'] as const) {
   const same = pairs.length === cpu.length && Array.from({ length: pairs.length / 2 }, (_, k) => `${pairs[2 * k]},${pairs[2 * k + 1]}`).every((p) => expected.has(p));
   const stages = collider.lastProfile?.stages.map((s) => `${s.name} ${s.ms.toFixed(2)}`).join(', ');
   console.log(`${broadphase}: ${pairs.length / 2} pairs in ${wall.toFixed(1)} ms wall (GPU: ${stages || 'no timestamps'}), ${same ? 'same as the CPU reference' : 'DIFFERENT from the CPU reference'}`);
-  console.log(`  first pairs: ${Array.from(pairs.slice(0, 10)).join(' ')}`);
+  console.log(`  first pairs (i, j): ${Array.from({ length: Math.min(5, pairs.length / 2) }, (_, k) => `(${pairs[2 * k]}, ${pairs[2 * k + 1]})`).join(' ')}`);
 }
 collider.destroy();
 device.destroy();

@@ -4,24 +4,41 @@
  * each sphere's centre and radius straight out of the world's storage buffer (TSL `storage`).
  * Click a particle to pick it with a GPU raycast.
  *
- *   npx vite examples/three          (?n=20000 for fewer particles)
+ * Its size comes from the adapter: on a GPU 100,000 particles at the screen's resolution,
+ * antialiased, 1/60 s simulated a frame. On a software adapter (SwiftShader, llvmpipe: the
+ * shaders run on the CPU) that draws a frame or two a second, so there it starts with 1,000
+ * particles of 20 triangles (not 80), no antialiasing, at half resolution and 1/30 s a frame: they
+ * fall and pile up within about 20 s at around 10 frames a second (SwiftShader, 2 cores). `?n=N`
+ * asks for N particles on either.
+ *
+ *   npx vite examples/three          (?n=20000 for another count)
  */
 import * as THREE from 'three/webgpu';
 import { storage, instanceIndex, positionLocal, uniform, hash, mix, select, color } from 'three/tsl';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
-import { createParticleWorld, requestBrowserDevice } from '../../src/index.js';
+import { createParticleWorld, describeDevice, requestBrowserDevice } from '../../src/index.js';
 
 const status = document.querySelector('#status')!;
-const n = Math.max(1, Math.min(1_000_000, Number(new URLSearchParams(location.search).get('n')) || 100_000));
 
 // One device for both: the library's, handed to three.
 const device = await requestBrowserDevice().catch((error: Error) => {
   status.textContent = error.message; // no WebGPU: say what to use instead
   throw error;
 });
-const renderer = new THREE.WebGPURenderer({ device, antialias: true });
+
+// The size from the adapter (see the top of this file); ?n= overrides the count.
+const software = Boolean(describeDevice(device)?.software);
+const size = software
+  ? { n: 1_000, antialias: false, pixelRatio: 0.5, dt: 1 / 30, detail: 0 }
+  : { n: 100_000, antialias: true, pixelRatio: window.devicePixelRatio, dt: 1 / 60, detail: 1 };
+const n = Math.max(1, Math.min(1_000_000, Math.floor(Number(new URLSearchParams(location.search).get('n'))) || size.n));
+const sizeText = software
+  ? `software adapter: ${size.n.toLocaleString('en')} particles by default (100,000 on a GPU), half resolution, 1/30 s a frame · ?n=N for more`
+  : '?n=N sets the count';
+
+const renderer = new THREE.WebGPURenderer({ device, antialias: size.antialias });
 await renderer.init();
-renderer.setPixelRatio(window.devicePixelRatio);
+renderer.setPixelRatio(size.pixelRatio);
 renderer.setSize(window.innerWidth, window.innerHeight);
 document.body.appendChild(renderer.domElement);
 
@@ -49,7 +66,7 @@ const sphereAttribute = new THREE.StorageInstancedBufferAttribute(n, 4);
 (renderer.backend as unknown as { get(object: object): { buffer?: GPUBuffer } }).get(sphereAttribute).buffer = world.buffers.spheres;
 const sphere = storage(sphereAttribute, 'vec4', n).toReadOnly().element(instanceIndex);
 
-// One low-poly unit sphere, instanced n times: scaled by the radius, moved to the centre.
+// One low-poly unit sphere (20 triangles on a software adapter, 80 on a GPU), instanced n times: scaled by the radius, moved to the centre.
 // The picked particle is drawn red and half as big again.
 const picked = uniform(-1, 'int');
 const isPicked = instanceIndex.toInt().equal(picked);
@@ -57,7 +74,7 @@ const material = new THREE.MeshStandardNodeMaterial({ roughness: 0.5 });
 material.positionNode = positionLocal.mul(sphere.w.mul(select(isPicked, 1.5, 1))).add(sphere.xyz);
 const base = mix(color(0x2b6cd9), color(0x7fd1ff), hash(instanceIndex));
 material.colorNode = select(isPicked, color(0xff3355), base).toColor();
-const particles = new THREE.Mesh(new THREE.IcosahedronGeometry(1, 1), material);
+const particles = new THREE.Mesh(new THREE.IcosahedronGeometry(1, size.detail), material);
 particles.count = n; // instances
 particles.frustumCulled = false; // the geometry's bounds are the unit sphere's, not the pile's
 
@@ -107,18 +124,18 @@ renderer.domElement.addEventListener('pointerup', (e) => {
 });
 
 // State for tests and the curious: `window.__three`.
-const hooks = { count: n, frames: 0, time: 0, picked: null as number | null, pickAt };
+const hooks = { count: n, software, frames: 0, time: 0, picked: null as number | null, pickAt };
 (window as unknown as { __three: typeof hooks }).__three = hooks;
 
 // Each frame: record a world step, submit it, then render; the queue keeps them in that order.
-let fps = 0, fpsFrames = 0, fpsStart = performance.now();
+let fps = 0, fpsFrames = 0, fpsStart = performance.now(), statusAt = 0;
 renderer.setAnimationLoop(() => {
   const encoder = device.createCommandEncoder();
-  world.encode(encoder, 1 / 60);
+  world.encode(encoder, size.dt);
   device.queue.submit([encoder.finish()]);
   renderer.render(scene, camera);
   hooks.frames++;
-  hooks.time += 1 / 60;
+  hooks.time += size.dt;
   // Recorded steps cannot grow the contact lists themselves: let the world check now and then.
   if (hooks.frames % 30 === 0) void world.checkContactCapacity();
 
@@ -129,5 +146,8 @@ renderer.setAnimationLoop(() => {
     fpsFrames = 0;
     fpsStart = now;
   }
-  status.textContent = `${n.toLocaleString('en')} particles · ${fps.toFixed(0)} fps\n${pickText}`;
+  // The text four times a second: where the page is drawn in software, laying it out every frame costs frames.
+  if (now - statusAt < 250 && hooks.frames > 1) return;
+  statusAt = now;
+  status.textContent = `${n.toLocaleString('en')} particles · ${fps.toFixed(0)} fps · t ${hooks.time.toFixed(1)} s\n${sizeText}\n${pickText}`;
 });

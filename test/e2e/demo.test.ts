@@ -50,7 +50,7 @@ async function open(path: string): Promise<Page> {
 
 const demo = <T>(page: Page, fn: string): Promise<T> => page.evaluate(fn) as Promise<T>;
 
-/** Waits until the page has simulated `seconds` since its start (the world advances 1/60 s a frame). */
+/** Waits until the page has simulated `seconds` since its start (the world advances 1/60 s a frame; 1/30 s on a software adapter). */
 async function simulateUntil(page: Page, seconds: number, timeout: number): Promise<void> {
   await page.waitForFunction(`window.__demo.time >= ${seconds}`, undefined, { timeout, polling: 250 });
 }
@@ -59,8 +59,9 @@ const positions = (page: Page): Promise<number[]> => demo<number[]>(page, 'windo
 
 describe('the particle demo in Chromium', () => {
   it('renders colliding particles, picks the particle under the pointer, passes its self-check, pours a pile', async () => {
-    // 600 particles pour in about 5 simulated seconds and rest by 6.5 (SwiftShader: a few frames a
-    // second; at 6.5–7 s, 588 of 600 moved less than 0.05, against the 540 required).
+    // 600 particles pour in about 5 simulated seconds and rest by 6.5 (SwiftShader: the demo steps
+    // 1/30 s a frame there, at several frames a second; at 6.5–7 s, 588 of 600 moved less than
+    // 0.05, against the 540 required).
     const count = 600;
     const page = await open(`/?count=${count}&selftest`);
     try {
@@ -161,10 +162,18 @@ describe('the particle demo in Chromium', () => {
     }
   }, 600_000);
 
-  it('ray rain: thousands of GPU raycasts a frame, drawn from the GPU, no errors', async () => {
-    const page = await open('/?count=1000');
+  it('sized from the adapter; ray rain: thousands of GPU raycasts a frame, drawn from the GPU, no errors', async () => {
+    const page = await open('/');
     try {
       await page.waitForFunction('window.__demo.frames > 5', undefined, { timeout: 90_000 });
+      // No ?count: the adapter picks. SwiftShader is a software adapter: 400 particles, 1/30 s a
+      // frame, and the stats say so and how to ask for more; a GPU would get 100,000.
+      const software = await demo<boolean>(page, 'window.__demo.fallback');
+      expect(await demo<number>(page, 'window.__demo.particleCount')).toBe(software ? 400 : 100_000);
+      if (software) {
+        expect(await demo<number>(page, 'window.__demo.frameDt')).toBeCloseTo(1 / 30, 9);
+        await expect.poll(() => page.locator('#stats').textContent()).toMatch(/software adapter.*400 particles by default.*\?count=N/);
+      }
       // Turn on the GUI toggle as a person would.
       await page.getByText('ray rain', { exact: true }).click();
       const frames = await demo<number>(page, 'window.__demo.frames');
