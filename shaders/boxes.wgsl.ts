@@ -18,7 +18,7 @@ import { gridFunctions, compiledFor, type GridLayout } from './grid.wgsl.js';
 import { walkRows, inRowFunction } from './gridWalk.wgsl.js';
 import { flatWorkgroup, pairAppend, levelLoop, tinyGuards } from './common.wgsl.js';
 
-export type BoxKind = 'aabb' | 'obb';
+import type { BoxKind } from '../src/queryKinds.js';
 
 /**
  * sphere–AABB: clamp the centre into the box (closest point C); overlap iff |C − S|² ≤ r².

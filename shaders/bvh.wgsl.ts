@@ -58,7 +58,8 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { BvhParams, BvhLevel, BvhNode } from '../src/layout.js';
 import { flatWorkgroup, spheresOverlap, pairAppend } from './common.wgsl.js';
-import { boxMath, boxTest, boxBounds, type BoxKind } from './boxes.wgsl.js';
+import { boxMath, boxTest, boxBounds } from './boxes.wgsl.js';
+import type { BoxKind } from '../src/queryKinds.js';
 
 /** Morton cells per axis: 2^20 (two 30-bit words of code). */
 export const MORTON_CELLS = 2 ** 20;

@@ -30,7 +30,7 @@ import { flatWorkgroup, levelLoop, tinyGuards } from './common.wgsl.js';
 import { bvhWalk, rayBoxEntry } from './bvh.wgsl.js';
 import { BvhNode } from '../src/layout.js';
 
-export type CastMode = 'nearest' | 'count' | 'write';
+import type { CastMode } from '../src/queryKinds.js';
 
 export { SLAB_X } from '../src/grid/level.js';
 import { SLAB_X } from '../src/grid/level.js';

@@ -233,26 +233,3 @@ function rowWalk({ dense, level, lo, hi, head, first, visit, flat, eagerRowMove 
   }`;
 }
 
-export interface CellVisit {
-  dense: boolean;
-  level: string;
-  /** The cell (vec3u expression, inside the level's dims). */
-  cell: string;
-  visit: string;
-}
-
-/** Visits the spheres of one cell (hashed: filtered from its bucket by inRow). */
-export function visitCell({ dense, level, cell, visit }: CellVisit): string {
-  return /* wgsl */ `{
-    let cellLevel = ${level};
-    let cellAt = ${cell};
-    let k0 = bucketOf(cellLevel, cellAt);${dense ? '' : `
-    let cellFilter = levelFilter(cellLevel);
-    let cellF = vec3f(cellAt);`}
-    let end = cellStart[k0 + 1u];
-    ${forLoop('var u = cellStart[k0]', 'u < end', 'u++', `let q = sorted[u];
-      ${dense ? visit : `if (inRow(q, cellFilter, cellF, cellF)) {
-        ${visit}
-      }`}`)}
-  }`;
-}

@@ -21,7 +21,8 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { SweepParams } from '../src/layout.js';
 import { flatWorkgroup, spheresOverlap, pairAppend } from './common.wgsl.js';
-import { boxMath, boxTest, boxBounds, type BoxKind } from './boxes.wgsl.js';
+import { boxMath, boxTest, boxBounds } from './boxes.wgsl.js';
+import type { BoxKind } from '../src/queryKinds.js';
 
 const params = (binding: number): string => `
 ${SweepParams.wgsl}

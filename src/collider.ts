@@ -23,7 +23,7 @@ import { checkServes } from './broadphase/index.js';
 import type { GridPlan, PlanOptions } from './grid/plan.js';
 import { ResidentQueries, collectPairs, collectHits, type ResultSlot, type EncodedPairs, type EncodedHits, type GpuRecords, type EncodeOptions, type EncodeCastOptions } from './resident.js';
 import { PAIR_BYTES, GPU_STRIDE } from './layout.js';
-import type { BoxKind } from '../shaders/boxes.wgsl.js';
+import type { BoxKind } from './queryKinds.js';
 import { BROADPHASES, type Broadphase, type PairOptions, type CastOptions } from './options.js';
 
 export { BROADPHASES, AUTO_GRID_MIN_SPHERES, AUTO_GRID_MIN_BOXES } from './options.js';

@@ -29,8 +29,8 @@ import { toRaycastResult, toSphereCastResult, trueTotal, type HitRecords, type R
 import { ExclusiveScanPass, scanBufferBytes } from './passes/scan.js';
 import type { BoxSample, GridPlan, PlanOptions } from './grid/plan.js';
 import { GpuTimer } from './gpu/timer.js';
-import type { BoxKind } from '../shaders/boxes.wgsl.js';
-import type { CastMode } from '../shaders/casts.wgsl.js';
+import type { BoxKind } from './queryKinds.js';
+import type { CastMode } from './queryKinds.js';
 import { WORKGROUP_SIZE } from './gpu/workgroups.js';
 
 /** Records already on the GPU: `count` of them from byte `offset` (a multiple of 4) of `buffer`. */

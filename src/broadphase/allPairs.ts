@@ -9,7 +9,7 @@ import type { BroadPhase, BroadPhaseContext, CastJob } from './types.js';
 import type { SphereStats } from '../validate.js';
 import type { PairList } from '../gpu/pairList.js';
 import type { GpuTimer } from '../gpu/timer.js';
-import type { BoxKind } from '../../shaders/boxes.wgsl.js';
+import type { BoxKind } from '../queryKinds.js';
 
 export class AllPairsBroadPhase implements BroadPhase {
   readonly name = 'all-pairs' as const;

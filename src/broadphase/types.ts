@@ -12,8 +12,8 @@ import type { SphereStats } from '../validate.js';
 import type { BoxSample } from '../grid/plan.js';
 import type { PairList } from '../gpu/pairList.js';
 import type { GpuTimer } from '../gpu/timer.js';
-import type { BoxKind } from '../../shaders/boxes.wgsl.js';
-import type { CastMode } from '../../shaders/casts.wgsl.js';
+import type { BoxKind } from '../queryKinds.js';
+import type { CastMode } from '../queryKinds.js';
 import type { CastPass, CastTargets } from '../passes/casts.js';
 import type { Broadphase } from '../options.js';
 

@@ -2,7 +2,8 @@
  * BoxPairsPass: sphere–box pairs (AABB or oriented), all-pairs or against a built sphere grid
  * (shaders/boxes.wgsl.ts), appending (sphere, box) to a PairList.
  */
-import { boxAllPairsShader, boxAllPairsBindings, boxGridPairsShader, boxGridPairsBindings, type BoxKind } from '../../shaders/boxes.wgsl.js';
+import { boxAllPairsShader, boxAllPairsBindings, boxGridPairsShader, boxGridPairsBindings } from '../../shaders/boxes.wgsl.js';
+import type { BoxKind } from '../queryKinds.js';
 import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/grid.wgsl.js';
 import { BoxParams, packStruct } from '../layout.js';
 import { bindGroupLayout, bindGroup, computePipeline, variant, recordPass } from '../gpu/pipeline.js';

@@ -3,7 +3,8 @@
  * against a built grid or a built LBVH (the broad phases in src/broadphase choose), in three modes: the nearest hit per cast, the number of hits per cast,
  * and every hit (written at the offsets the scanned counts give).
  */
-import { castShader, castBruteBindings, castGridBindings, castBvhBindings, type CastMode } from '../../shaders/casts.wgsl.js';
+import { castShader, castBruteBindings, castGridBindings, castBvhBindings } from '../../shaders/casts.wgsl.js';
+import type { CastMode } from '../queryKinds.js';
 import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/grid.wgsl.js';
 import { CastParams, packStruct } from '../layout.js';
 import { bindGroupLayout, bindGroup, computePipeline, variant, recordPass } from '../gpu/pipeline.js';
