@@ -183,10 +183,33 @@ const NODE_HINT = 'In Node, pass a device from requestNodeDevice() (webgpu-colli
  * saying what to install or enable, when there is no WebGPU or no adapter.
  */
 export async function requestBrowserDevice(options: DeviceOptions = {}): Promise<GPUDevice> {
+  denoRuntimeDir();
   const gpu = (globalThis as { navigator?: { gpu?: GPU } }).navigator?.gpu;
   const help = typeof window === 'undefined' ? `${BROWSER_HELP} ${NODE_HINT}` : BROWSER_HELP;
   if (!gpu) throw new NoAdapterError(`WebGPU is not available here (no navigator.gpu). ${help}`);
   return requestDeviceFrom(gpu, options, help);
+}
+
+interface DenoEnv {
+  permissions: { querySync?(descriptor: { name: 'env'; variable?: string }): { state: string } };
+  env: { get(name: string): string | undefined; set(name: string, value: string): void };
+}
+
+/**
+ * In Deno, before the first adapter request: the Vulkan loader prints `error:` lines for every
+ * instance when XDG_RUNTIME_DIR is unset (a container, a CI job), then works. Set it to /tmp
+ * when it is unset and the script may write the environment (Deno's env permission already
+ * granted: never a prompt), as requestNodeDevice does in Node.
+ */
+function denoRuntimeDir(): void {
+  const deno = (globalThis as { Deno?: DenoEnv }).Deno;
+  if (!deno?.permissions.querySync) return;
+  try {
+    if (deno.permissions.querySync({ name: 'env', variable: 'XDG_RUNTIME_DIR' }).state !== 'granted') return;
+    if (!deno.env.get('XDG_RUNTIME_DIR')) deno.env.set('XDG_RUNTIME_DIR', '/tmp');
+  } catch {
+    // No say over the environment here: the loader's message stays, and the device still works.
+  }
 }
 
 const lostInfos = new WeakMap<GPUDevice, { info: GPUDeviceLostInfo | null }>();
