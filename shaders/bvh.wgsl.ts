@@ -52,8 +52,8 @@
  * unit at 1e6, eight spacings of a touching lattice of radius 1/16) made every query of a
  * far-from-origin scene reach some 3,000 leaves instead of 33 (16.5 s for 15,625 spheres).
  * The node boxes hold their spheres but for the rounding of x ± P(r) (at most half an ulp of
- * x): the casts' slack (castSlack, 2^-20 of the coordinates) covers that, as it covers the rest
- * of the ray test's rounding.
+ * x): the casts' slack (bvhCastSlack, src/castQueries.ts: 2^-22 of the coordinates, and 2^-20 of
+ * the casts' length and reach) covers that, as it covers the rest of the ray test's rounding.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { BvhParams, BvhLevel, BvhNode } from '../src/layout.js';

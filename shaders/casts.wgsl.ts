@@ -215,8 +215,8 @@ fn castMain(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec
   }
 #elif ${bvh}
   if (moving && params.sphereCount > 0u) {
-    // Node boxes hold their spheres grown by the slack; grown again by the cast's radius (and
-    // the slack of the cast's own coordinates) they hold every point where the cast can touch.
+    // Node boxes hold their spheres but for half an ulp of their coordinates; grown by the cast's
+    // radius and the slack (bvhCastSlack) they hold every point where the cast can touch.
     let grow = vec3f(r1 * EXT_SCALE + params.slack);
     ${bvhWalk({
       test: `let key = rayBoxEntry(a, n, ${mode === 'nearest' ? 'min(len, bestT)' : 'len'}, nodes[c].lo - grow, nodes[c].hi + grow);`,

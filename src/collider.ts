@@ -16,7 +16,7 @@ import { BufferUsage } from './gpu/flags.js';
 import { GrowableBuffer, upload, bindingLimit } from './gpu/buffers.js';
 import { GpuTimer, type Profile } from './gpu/timer.js';
 import {
-  HIT_BYTES, toRaycastResult, toSphereCastResult, checkCastOut, castCall, noHits, castSlack,
+  HIT_BYTES, toRaycastResult, toSphereCastResult, checkCastOut, castCall, noHits, castReach,
   type HitRecords, type RaycastResult, type SphereCastResult, type RaycastAllHits, type SphereCastAllHits,
 } from './castQueries.js';
 import { checkServes } from './broadphase/index.js';
@@ -322,7 +322,7 @@ export class Collider {
     const r = batch.count;
     const n = stats.count;
     if (r === 0 || n === 0) return noHits(r, allHits);
-    const slack = castSlack(batch, Math.max(...stats.min.map(Math.abs), ...stats.max.map(Math.abs)), stats.maxRadius);
+    const reach = castReach(batch, Math.max(...stats.min.map(Math.abs), ...stats.max.map(Math.abs)), stats.maxRadius);
     const data = spheres.slice(); // the casts are already a packed copy
     return this.run(profile, async (timer) => {
       const sphereRecords: GpuRecords = { buffer: this.spheres.ensure(data.byteLength), count: n };
@@ -335,7 +335,7 @@ export class Collider {
             upload(this.device, castRecords.buffer, batch.packed);
           }
           return this.oneShot.recordCasts(encoder, castRecords, sphereRecords, {
-            kind, stats, shape: batch, slack, broadphase, allHits, capacity, into, workgroupSize: 64, timer, dispatchArguments: false, reuseBuild: again,
+            kind, stats, shape: batch, reach, broadphase, allHits, capacity, into, workgroupSize: 64, timer, dispatchArguments: false, reuseBuild: again,
           });
         },
         this.hitSlot, Math.min(Math.max(this.hitHint, r), this.limits.maxHits), maxHits, this.limits.maxHits,

@@ -25,7 +25,7 @@ import { createBroadPhases, destroyBroadPhases, chooseBroadphase, checkServes, t
 import { checkOneOf, checkPositiveInteger, checkBoolean, checkNumber, RULES, MAX_MAGNITUDE, type SphereStats } from './validate.js';
 import { LOG2_BIAS, LOG2_BINS, ceilLog2Bits } from './grid/level.js';
 import { BROADPHASES, type Broadphase } from './options.js';
-import { toRaycastResult, toSphereCastResult, trueTotal, type HitRecords, type RaycastResult, type SphereCastResult, type RaycastAllHits, type SphereCastAllHits } from './castQueries.js';
+import { toRaycastResult, toSphereCastResult, trueTotal, type HitRecords, type RaycastResult, type SphereCastResult, type RaycastAllHits, type SphereCastAllHits, type CastReach } from './castQueries.js';
 import { ExclusiveScanPass, scanBufferBytes } from './passes/scan.js';
 import type { BoxSample, GridPlan, PlanOptions } from './grid/plan.js';
 import { GpuTimer } from './gpu/timer.js';
@@ -421,8 +421,8 @@ export interface CastJobSpec {
   stats: SphereStats;
   /** What 'auto' weighs: the casts, and their total length (or a bound on it). */
   shape: CastShape;
-  /** Rounding slack of the walks (castSlack). */
-  slack: number;
+  /** What the walks' rounding slack depends on (each broad phase's castSlack). */
+  reach: CastReach;
   broadphase: Broadphase;
   allHits: boolean;
   /** All hits: records the result holds at first. */
@@ -649,7 +649,7 @@ export class ResidentQueries {
       kind, stats: statsFromScene(scene, spheres.count),
       // The host cannot see the casts: 'auto' weighs them as if every one were of the longest length.
       shape: { count: casts.count, totalLength: casts.count * maxLength },
-      slack: (maxAbs + maxLength + scene.maxRadius) * 2 ** -20,
+      reach: { maxAbs, maxLength, maxRadius: scene.maxRadius },
       broadphase, allHits, capacity: asked ?? 4 * Math.max(casts.count, 1), into, workgroupSize, timer, promisedRadius: scene.maxRadius,
     });
   }
@@ -681,7 +681,7 @@ export class ResidentQueries {
     if (casts.count > 0) {
       // No spheres: every cast misses, which the brute-force kernels find over zero spheres.
       const use = spheres.count === 0 ? this.broadphases['all-pairs'] : phase;
-      this.kernels.setParams(casts.count, spheres.count, job.slack);
+      this.kernels.setParams(casts.count, spheres.count, use.castSlack(job.reach));
       if (!job.reuseBuild) {
         use.prepare(job.stats);
         use.encodeBuild(encoder, sphereBuffer, job.timer);

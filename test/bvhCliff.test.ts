@@ -99,4 +99,45 @@ describe("broadphase: 'bvh' far from the origin: exact answers", () => {
     expect(await gpu.collider.raycast(rays, spheres, { broadphase: 'bvh', allHits: true })).toEqual(await gpu.collider.raycast(rays, spheres, { broadphase: 'all-pairs', allHits: true }));
     expect(await gpu.collider.sphereCast(casts, spheres, { broadphase: 'bvh' })).toEqual(await gpu.collider.sphereCast(casts, spheres, { broadphase: 'all-pairs' }));
   });
+  /**
+   * Rays and casts that graze spheres (pass within r·(1 ± 2^-20) of the centre) far from the
+   * origin, where the BVH's slack is 2^-22 of the coordinates (bvhCastSlack) rather than the
+   * grid's 2^-20: the same f32 hit test decides, so every hit must be all-pairs' exactly.
+   */
+  for (const offset of [1e6, 1e7]) {
+    it(`grazing raycasts and sphere casts at ${offset.toExponential(0)}: the BVH's hits are all-pairs' exactly (seed 1505)`, async () => {
+      const rand = mulberry32(1505);
+      const n = 8 ** 3;
+      const spheres = new Float32Array(4 * n);
+      for (let i = 0; i < n; i++) spheres.set([offset + 4 * (i % 8) + rand(), offset + 4 * (Math.floor(i / 8) % 8) + rand(), offset + 4 * Math.floor(i / 64) + rand(), 0.25 + rand()], 4 * i);
+      const count = 600;
+      const rays = new Float32Array(6 * count);
+      const casts = new Float32Array(7 * count);
+      for (let k = 0; k < count; k++) {
+        const i = Math.floor(rand() * n);
+        const c = [spheres[4 * i], spheres[4 * i + 1], spheres[4 * i + 2]];
+        const r1 = k % 2 ? 0.125 * rand() : 0;
+        const reach = spheres[4 * i + 3] + r1;
+        // A unit direction d and a unit normal e to it: the line passes at reach·(1 ± 2^-20) from the centre.
+        const d = [rand() - 0.5, rand() - 0.5, rand() - 0.5];
+        const ld = Math.hypot(d[0], d[1], d[2]);
+        for (let a = 0; a < 3; a++) d[a] /= ld;
+        const t = [rand() - 0.5, rand() - 0.5, rand() - 0.5];
+        const dot = t[0] * d[0] + t[1] * d[1] + t[2] * d[2];
+        const e = t.map((v, a) => v - dot * d[a]);
+        const le = Math.hypot(e[0], e[1], e[2]);
+        const off = reach * (1 + (2 * rand() - 1) * 2 ** -20);
+        const p = c.map((v, a) => v + (e[a] / le) * off);
+        const from = p.map((v, a) => v - d[a] * (3 + 6 * rand()));
+        const to = p.map((v, a) => v + d[a] * (3 + 6 * rand()));
+        rays.set([...from, ...to], 6 * k);
+        casts.set([...from, ...to, r1], 7 * k);
+      }
+      const all = await gpu.collider.raycast(rays, spheres, { broadphase: 'all-pairs', allHits: true });
+      expect(all.offsets[count], 'some rays graze and hit').toBeGreaterThan(100);
+      expect(await gpu.collider.raycast(rays, spheres, { broadphase: 'bvh', allHits: true })).toEqual(all);
+      expect(await gpu.collider.raycast(rays, spheres, { broadphase: 'bvh' })).toEqual(await gpu.collider.raycast(rays, spheres, { broadphase: 'all-pairs' }));
+      expect(await gpu.collider.sphereCast(casts, spheres, { broadphase: 'bvh', allHits: true })).toEqual(await gpu.collider.sphereCast(casts, spheres, { broadphase: 'all-pairs', allHits: true }));
+    });
+  }
 });

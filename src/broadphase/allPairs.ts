@@ -10,6 +10,7 @@ import type { SphereStats } from '../validate.js';
 import type { PairList } from '../gpu/pairList.js';
 import type { GpuTimer } from '../gpu/timer.js';
 import type { BoxKind } from '../queryKinds.js';
+import { gridCastSlack, type CastReach } from '../castQueries.js';
 
 export class AllPairsBroadPhase implements BroadPhase {
   readonly name = 'all-pairs' as const;
@@ -42,6 +43,11 @@ export class AllPairsBroadPhase implements BroadPhase {
 
   encodeCasts(encoder: GPUCommandEncoder, job: CastJob, timer?: GpuTimer): void {
     job.kernels.encodeBrute(encoder, job.mode, this.built(), job.casts, job.castCount, job.targets, timer);
+  }
+
+  /** Brute force walks nothing; its kernels ignore the slack (the grid's is passed, harmlessly). */
+  castSlack(reach: CastReach): number {
+    return gridCastSlack(reach);
   }
 
   private built(): GPUBuffer {

@@ -31,6 +31,7 @@ import type { SphereStats } from '../validate.js';
 import type { PairList } from '../gpu/pairList.js';
 import type { GpuTimer } from '../gpu/timer.js';
 import type { BoxKind } from '../queryKinds.js';
+import { bvhCastSlack, type CastReach } from '../castQueries.js';
 import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
 
 const WG_BUILD = WORKGROUP_SIZE.bvhBuild;
@@ -194,6 +195,11 @@ export class BvhBroadPhase implements BroadPhase {
     const bvh = { nodes: this.nodes.buffer, sorted: this.sorted.buffer, ids: this.ids.buffer };
     job.kernels.encodeBvh(encoder, job.mode, bvh, job.casts, job.castCount, job.targets, timer);
   }
+  /** Node boxes against the cast's t values (bvhCastSlack): no 2^-20 of the coordinates. */
+  castSlack(reach: CastReach): number {
+    return bvhCastSlack(reach);
+  }
+
 
   private run(encoder: GPUCommandEncoder, label: string, pipeline: Parameters<BvhBroadPhase['pipeline']>[0], group: GPUBindGroup, groups: number, timer?: GpuTimer): void {
     recordPass(encoder, label, this.pipeline(pipeline), group, groups, this.maxWorkgroupsPerDimension, timer);

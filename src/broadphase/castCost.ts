@@ -21,6 +21,7 @@ import { levelOfLog2 } from '../grid/plan.js';
 import { SAMPLE_MIN } from '../grid/spacing.js';
 import type { GridPlan } from '../grid/plan.js';
 import type { SphereStats } from '../validate.js';
+import { gridCastSlack, bvhCastSlack } from '../castQueries.js';
 
 /** What 'auto' knows of a cast batch: how many, their total length, and on the CPU (one-shot calls) the packed records, (A, radius), (B, 0). */
 export interface CastShapeWithRecords {
@@ -130,10 +131,12 @@ export function estimateGridCastWork(plan: GridPlan, stats: SphereStats, shape: 
     radial += rho * 2 * Math.PI * r;
     collision += rho * Math.PI * r * r;
   });
-  // The GPU widens every cast's reach by the rounding of positions this far out (castSlack).
+  // Each walk widens every cast's reach by its rounding slack (castQueries.ts).
   let extent = 0;
   for (let a = 0; a < 3; a++) extent = Math.max(extent, Math.abs(stats.min[a]), Math.abs(stats.max[a]));
-  const slack = (Math.max(extent, shape.maxAbs ?? 0) + (shape.maxLength ?? shape.totalLength / shape.count) + stats.maxRadius) * 2 ** -20;
+  const castReach = { maxAbs: Math.max(extent, shape.maxAbs ?? 0), maxLength: shape.maxLength ?? shape.totalLength / shape.count, maxRadius: stats.maxRadius };
+  const slack = gridCastSlack(castReach);
+  const bvhSlack = bvhCastSlack(castReach);
 
   const sampled = shape.packed && stats.binBounds && stats.sampleCentres && stats.sampleCentres.length > 0 ? sampleCasts(shape.packed, shape.count) : [];
   // Without sampled casts: one cast of the mean length, walking it whole through spheres spread over the bounds.
@@ -174,7 +177,8 @@ export function estimateGridCastWork(plan: GridPlan, stats: SphereStats, shape: 
       work.rows += scale * slabs * rowsPerSlab;
       // Candidates: the level's spheres in the cells the walk sweeps through populated space.
       work.candidates += scale * Math.min(level.count, levelDensity[b] * (populated + 2 * h) * (2 * h + c) * (2 * h + c));
-      work.near += scale * Math.min(level.count, levelDensity[b] * (populated + 2 * h) * 4 * h * h);
+      const hb = level.maxRadius * EXT_SCALE + rc + bvhSlack;
+      work.near += scale * Math.min(level.count, levelDensity[b] * (populated + 2 * hb) * 4 * hb * hb);
     });
   }
   return work;

@@ -12,6 +12,7 @@ import type { SphereStats } from '../validate.js';
 import type { PairList } from '../gpu/pairList.js';
 import type { GpuTimer } from '../gpu/timer.js';
 import type { BoxKind } from '../queryKinds.js';
+import { gridCastSlack, type CastReach } from '../castQueries.js';
 
 export class GridBroadPhase implements BroadPhase {
   readonly name = 'grid' as const;
@@ -60,6 +61,11 @@ export class GridBroadPhase implements BroadPhase {
   encodeCasts(encoder: GPUCommandEncoder, job: CastJob, timer?: GpuTimer): void {
     job.kernels.encodeGrid(encoder, job.mode, this.grid, job.casts, job.castCount, job.targets, timer);
   }
+  /** Cells from absolute positions along the cast (gridCastSlack). */
+  castSlack(reach: CastReach): number {
+    return gridCastSlack(reach);
+  }
+
 
   destroy(): void {
     this.grid.destroy();

@@ -22,6 +22,7 @@ import type { SphereStats } from '../validate.js';
 import type { PairList } from '../gpu/pairList.js';
 import type { GpuTimer } from '../gpu/timer.js';
 import type { BoxKind } from '../queryKinds.js';
+import type { CastReach } from '../castQueries.js';
 import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
 
 const WG_BUILD = WORKGROUP_SIZE.sweepBuild;
@@ -118,6 +119,10 @@ export class SweepBroadPhase implements BroadPhase {
   }
 
   encodeCasts(_encoder: GPUCommandEncoder, _job: CastJob): void {
+    throw new Error("broadphase 'sweep' does not serve casts");
+  }
+
+  castSlack(_reach: CastReach): number {
     throw new Error("broadphase 'sweep' does not serve casts");
   }
 

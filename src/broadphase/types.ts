@@ -15,6 +15,7 @@ import type { GpuTimer } from '../gpu/timer.js';
 import type { BoxKind } from '../queryKinds.js';
 import type { CastMode } from '../queryKinds.js';
 import type { CastPass, CastTargets } from '../passes/casts.js';
+import type { CastReach } from '../castQueries.js';
 import type { Broadphase } from '../options.js';
 
 /** A broad phase's name: every `Broadphase` option but 'auto'. */
@@ -48,6 +49,8 @@ export interface BroadPhase {
   encodeBoxPairs(encoder: GPUCommandEncoder, kind: BoxKind, boxes: GPUBuffer, boxCount: number, out: PairList, timer?: GpuTimer): void;
   /** Records one cast kernel over the built structure (only those SERVES lists for 'casts'). */
   encodeCasts(encoder: GPUCommandEncoder, job: CastJob, timer?: GpuTimer): void;
+  /** The rounding slack its cast walk adds (castQueries.ts: gridCastSlack, bvhCastSlack). */
+  castSlack(reach: CastReach): number;
   destroy(): void;
 }
 

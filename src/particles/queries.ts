@@ -6,7 +6,7 @@
  * move them under it.
  */
 import { CastPass } from '../passes/casts.js';
-import { castCall, noHits, castSlack, type HitRecords } from '../castQueries.js';
+import { castCall, noHits, castReach, type HitRecords } from '../castQueries.js';
 import { checkServes, GridBroadPhase } from '../broadphase/index.js';
 import { ResidentQueries, collectHits, type ResultSlot, type EncodedHits } from '../resident.js';
 import { BufferUsage } from '../gpu/flags.js';
@@ -56,7 +56,7 @@ export class ParticleQueries {
     checkServes(broadphase, 'casts');
     const r = batch.count;
     if (r === 0 || count === 0) return Promise.resolve(noHits(r, allHits));
-    const slack = castSlack(batch, extentAbs, stats.maxRadius);
+    const reach = castReach(batch, extentAbs, stats.maxRadius);
     const snapshot = this.device.createBuffer({ label: 'particle query snapshot', size: 16 * count, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST });
     const copied = this.calls.submit((encoder) => encoder.copyBufferToBuffer(spheres, 0, snapshot, 0, 16 * count));
     copied.catch(() => undefined); // awaited in turn below
@@ -67,7 +67,7 @@ export class ParticleQueries {
       const hits = await collectHits(
         (record) => this.calls.submit(record),
         (encoder, capacity, again, into) => this.recorder.recordCasts(encoder, casts, { buffer: snapshot, count }, {
-          kind, stats, shape: batch, slack, broadphase, allHits, capacity, into, workgroupSize: 64, dispatchArguments: false, reuseBuild: again,
+          kind, stats, shape: batch, reach, broadphase, allHits, capacity, into, workgroupSize: 64, dispatchArguments: false, reuseBuild: again,
         }),
         this.slot, Math.min(Math.max(this.hitHint, r), this.maxHits), maxHits, this.maxHits,
       );
