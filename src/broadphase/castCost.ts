@@ -68,34 +68,68 @@ function sampleCasts(packed: Float32Array, count: number): SampledCast[] {
 }
 
 /**
- * How far along a cast the walk goes before its nearest hit, by estimate: the stretches of the
- * cast farther than its octave's sample spacing from every sampled centre are empty and walked
- * whole; inside the covered stretches the cast hits after about `freePath`. Also returns the
- * length walked inside covered stretches (where candidates are met).
+ * Where each octave's spheres can be met along a cast: each sampled centre stands for a ball of
+ * its octave's sample spacing (plus the cast's radius) holding its octave's spheres at their
+ * density, and an octave's balls give merged stretches [lo, hi] of the cast. A dense blob of
+ * tiny spheres then counts inside the blob only, and large spheres around it where they are.
  */
-function walkAlong(cast: SampledCast, centres: Float64Array, reach: Float64Array, freePath: number): { walk: number; populated: number } {
-  const intervals: [number, number][] = [];
+function stretchesAlong(cast: SampledCast, centres: Float64Array, reach: Float64Array): Map<number, [number, number][]> {
+  const byBin = new Map<number, [number, number][]>();
   for (let o = 0; o < centres.length; o += 4) {
-    const R = reach[centres[o + 3]] + cast.radius;
+    const bin = centres[o + 3];
+    const R = reach[bin] + cast.radius;
     const p = [centres[o] - cast.a[0], centres[o + 1] - cast.a[1], centres[o + 2] - cast.a[2]];
     const t = p[0] * cast.n[0] + p[1] * cast.n[1] + p[2] * cast.n[2];
     const d2 = p[0] * p[0] + p[1] * p[1] + p[2] * p[2] - t * t;
     if (d2 >= R * R) continue;
     const w = Math.sqrt(R * R - d2);
     const lo = Math.max(t - w, 0), hi = Math.min(t + w, cast.length);
-    if (lo < hi) intervals.push([lo, hi]);
+    if (lo < hi) {
+      let list = byBin.get(bin);
+      if (!list) byBin.set(bin, (list = []));
+      list.push([lo, hi]);
+    }
   }
-  intervals.sort((p, q) => p[0] - q[0]);
-  let covered = 0;
-  let end = 0;
-  for (const [lo0, hi] of intervals) {
-    const lo = Math.max(lo0, end);
-    if (hi <= lo) continue;
-    if (covered + (hi - lo) >= freePath) return { walk: lo + (freePath - covered), populated: freePath };
-    covered += hi - lo;
-    end = hi;
+  for (const [bin, list] of byBin) {
+    list.sort((p, q) => p[0] - q[0]);
+    const merged: [number, number][] = [];
+    for (const [lo, hi] of list) {
+      const last = merged[merged.length - 1];
+      if (last && lo <= last[1]) last[1] = Math.max(last[1], hi);
+      else merged.push([lo, hi]);
+    }
+    byBin.set(bin, merged);
   }
-  return { walk: cast.length, populated: covered };
+  return byBin;
+}
+
+/**
+ * How far a walk goes before its nearest hit, by estimate: it crosses the empty stretches whole
+ * and hits where the collisions met along it (each octave's `rate` a unit of length inside its
+ * stretches: density × cross section) sum to 1. The cast's length when they never do.
+ */
+function walkUntilHit(stretches: Map<number, [number, number][]>, rate: (bin: number) => number, length: number): number {
+  const events: [number, number][] = [];
+  for (const [bin, list] of stretches) {
+    const k = rate(bin);
+    if (k > 0) for (const [lo, hi] of list) events.push([lo, k], [hi, -k]);
+  }
+  events.sort((p, q) => p[0] - q[0]);
+  let depth = 0, current = 0, t = 0;
+  for (const [at, change] of events) {
+    if (current > 0 && depth + current * (at - t) >= 1) return t + (1 - depth) / current;
+    depth += current * (at - t);
+    current = Math.max(current + change, 0);
+    t = at;
+  }
+  return length;
+}
+
+/** The length of the stretches before `t`. */
+function coveredBefore(list: [number, number][] | undefined, t: number): number {
+  let sum = 0;
+  for (const [lo, hi] of list ?? []) if (lo < t) sum += Math.min(hi, t) - lo;
+  return sum;
 }
 
 /**
@@ -111,7 +145,10 @@ export function estimateGridCastWork(plan: GridPlan, stats: SphereStats, shape: 
   // (count / sampled)^⅓), and each level's density and collision cross-section (radius about ¾
   // of the octave's largest).
   const reach = new Float64Array(stats.log2Hist.length);
+  const density0 = new Float64Array(stats.log2Hist.length); // each octave's density where it lies
+  const cross = new Float64Array(stats.log2Hist.length); // and its radius, for the cross section
   const levelDensity = plan.levels.map(() => 0);
+  const levelOfBin = Array.from(stats.log2Hist, (_, bin) => levelOfLog2(bin - LOG2_BIAS, plan.levelBias, plan.levelStep, plan.levels.length));
   let collision = 0; // Σ ρ π r²
   let radial = 0; // Σ ρ 2π r (times the cast's radius)
   let density = 0; // Σ ρ (times π rc²)
@@ -126,6 +163,8 @@ export function estimateGridCastWork(plan: GridPlan, stats: SphereStats, shape: 
     // more (the spacing's 3D scaling underestimates the density of a line or a plane).
     const rho = Math.max(spacing !== undefined && spacing > 0 ? spacing ** -3 : 0, count / boundsVolume(stats, bin));
     const r = stats.log2MaxRadius[bin] * 0.75;
+    density0[bin] = rho;
+    cross[bin] = r;
     levelDensity[levelOfLog2(bin - LOG2_BIAS, plan.levelBias, plan.levelStep, plan.levels.length)] += rho;
     density += rho;
     radial += rho * 2 * Math.PI * r;
@@ -147,13 +186,22 @@ export function estimateGridCastWork(plan: GridPlan, stats: SphereStats, shape: 
     const rc = cast.radius;
     const tube = collision + radial * rc + Math.PI * rc * rc * density;
     const freePath = tube > 0 ? 1 / tube : Infinity;
-    const { walk, populated } = spread
-      ? { walk: cast.length, populated: Math.min(cast.length, freePath) }
-      : walkAlong(cast, stats.sampleCentres!, reach, freePath);
+    const rate = density0.map((rho, bin) => rho * Math.PI * (cross[bin] + rc) ** 2);
+    const stretches = spread ? undefined : stretchesAlong(cast, stats.sampleCentres!, reach);
     const an = cast.n.map(Math.abs);
     const axis = an[0] >= an[1] && an[0] >= an[2] ? 0 : an[1] >= an[2] ? 1 : 2;
     plan.levels.forEach((level, b) => {
       if (level.count === 0) return;
+      // The kernel walks the levels finest first, each up to the best hit so far: level b's walk
+      // stops at the first hit among the octaves of levels up to b. Its candidates come from its
+      // own octaves, along the length of their stretches it walks.
+      const finer = (bin: number): boolean => levelOfBin[bin] <= b;
+      const walk = spread ? cast.length : walkUntilHit(stretches!, (bin) => (finer(bin) ? rate[bin] : 0), cast.length);
+      let met = 0;
+      for (let bin = 0; bin < rate.length; bin++) {
+        if (levelOfBin[bin] !== b || density0[bin] === 0) continue;
+        met += density0[bin] * (spread ? Math.min(walk, freePath) : coveredBefore(stretches!.get(bin), walk));
+      }
       const c = level.cellSize;
       const h = level.maxRadius * EXT_SCALE + rc + slack;
       const thickness = axis === 0 ? SLAB_X : 1;
@@ -176,9 +224,12 @@ export function estimateGridCastWork(plan: GridPlan, stats: SphereStats, shape: 
       work.slabs += scale * slabs;
       work.rows += scale * slabs * rowsPerSlab;
       // Candidates: the level's spheres in the cells the walk sweeps through populated space.
-      work.candidates += scale * Math.min(level.count, levelDensity[b] * (populated + 2 * h) * (2 * h + c) * (2 * h + c));
+      work.candidates += scale * Math.min(level.count, (met + 2 * h * levelDensity[b]) * (2 * h + c) * (2 * h + c));
       const hb = level.maxRadius * EXT_SCALE + rc + bvhSlack;
-      work.near += scale * Math.min(level.count, levelDensity[b] * (populated + 2 * hb) * 4 * hb * hb);
+      // The BVH's descent, nearer child first and pruned by the best hit, reaches the spheres
+      // whose grown boxes the cast enters before its hit: along the walked stretches only (the
+      // grid's slabs also reach h past both ends).
+      work.near += scale * Math.min(level.count, met * 4 * hb * hb);
     });
   }
   return work;
