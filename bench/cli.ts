@@ -5,19 +5,18 @@
  * Pair scene kinds (bench/scenes.ts): uniform, clustered, mixed, dense, tiny-blob, radii1000, far,
  * slab, coincident, points.
  *
- *   npm run bench -- [--suites pairs,casts,boxes,particles]
- *     [--sizes 1000,4000,16000,64000,256000,1000000] [--scenes uniform,clustered,mixed,dense]
- *     [--pair-methods gpu-grid,gpu-sweep,gpu-all-pairs,cpu-grid,js-grid,js-grid-naive,rapier]
- *     [--cast-sizes 1000x1000,...] [--box-sizes 100000x10000] [--particle-sizes 100000,1000000]
- *     [--box-scenes uniform,clustered,...] [--box-methods gpu-auto,gpu-grid,js-grid,cpu-bvh,cpu-brute,...]
- *     [--cast-scenes coherent,incoherent,blobs,lattice,...] [--cast-methods gpu-auto,gpu-bvh,cpu-bvh,...]
- *     [--crossover] [--reps 5] [--warmup 1] [--budget 90] [--json bench/results/bench.json]
- *   npm run bench -- --suites sort [--sort-sizes 1000000,16000000]
- *   npm run bench -- --suites pile [--pile-frames 600] [--pile-sizes 8000,1000000] [--gas-sizes 100000,1000000] [--gas-steps 10] [--gas-fractions 0.2,0.02] [--pile-methods rapier,gpu,gpu-light]
+ *   npm run bench -- [options]     (`--help`: every option under its suite, with its default)
+ *   npm run bench -- --quick       (small sizes, 2 reps, no brute force beyond 4e6 tests: under a minute here)
+ *   npm run bench -- --suites pairs --sizes 100000 --pair-methods gpu-auto,gpu-grid,js-grid [--stages]
  *
- * GPU time is the sum of the stages' timestamp-query times (median over reps, after warm-up);
- * wall time is the whole call, validation, upload and readback included; a peer's time is its
- * query (world construction noted beside it). A method whose estimated time for all its
+ * Each suite prints one Markdown table that fits 120 columns: columns empty in every row are left
+ * out, long notes become numbered lines under the table, and footnotes say where each time comes
+ * from. Per-stage GPU times and work counts are in the JSON, and printed with `--stages`.
+ *
+ * Wall time is the whole call, validation, upload and readback included, from calls without a
+ * profile (median over reps, after warm-up); GPU time is the sum of the stages' timestamp-query
+ * times, from as many profiled calls after them (so it can exceed the wall time: the footnote
+ * under each table says so); a peer's time is its query (world construction noted beside it). A method whose estimated time for all its
  * repetitions exceeds the budget (seconds) is skipped and said so; one that would take more
  * than a tenth of it runs once. Every method's answer is checked against the reference before
  * its time counts.
@@ -37,7 +36,7 @@ import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { requestNodeDevice, createCollider, describeDevice } from '../src/node.js';
 import { hasDeviceWaiter } from '../src/gpu/wait.js';
-import { ms, table } from './stats.js';
+import { ms, table, compactTable, wrap, TABLE_WIDTH } from './stats.js';
 import { pickedBroadphase, type Context, type Row } from './harness.js';
 import { pairsSuite, CROSSOVER_SIZES, PAIR_METHODS } from './suites/pairs.js';
 import { PAIR_SCENES } from './scenes.js';
@@ -64,70 +63,111 @@ function adapterLimitsOf(d: GPUDevice): Record<string, number> {
 
 const SIZES = '1000,4000,16000,64000,256000,1000000';
 const SUITES = ['pairs', 'casts', 'boxes', 'particles', 'sort', 'pile', 'resident'];
+const DEFAULT_SUITES = 'pairs,casts,boxes,particles';
 const PILE_METHODS = ['rapier', 'gpu', 'gpu-light'];
-const USAGE = `usage: npm run bench -- [options]   (each list is comma-separated)
-  --suites ${SUITES.join(',')}   (default pairs,casts,boxes,particles)
-  --sizes N,...            sphere counts of the pairs suite
-  --scenes KIND,...        pair scenes: ${Object.keys(PAIR_SCENES).join(', ')}
-  --pair-methods M,...     ${PAIR_METHODS.join(', ')}
-  --box-scenes KIND,...    sphere–box scenes (the pair kinds, with boxes on their spheres; default uniform)
-  --box-methods M,...      ${BOX_METHODS.join(', ')}
-  --cast-methods M,...     ${CAST_METHODS.join(', ')}
-  --cast-scenes KIND,...   coherent, incoherent (the uniform cast scene's rays; default both), or any pair
-                           scene kind (mixed rays over its spheres: half aimed at spheres, half incoherent)
-  --cast-sizes SxR,...     spheres x rays      --box-sizes SxB,...   spheres x boxes
-  --particle-sizes N,...   --sort-sizes N,...  --resident-sizes N,...  --pile-frames N  --pile-sizes N,...  --gas-sizes N,...  --gas-steps N  --gas-fractions F,...
-  --pile-methods M,...     ${PILE_METHODS.join(', ')}
-  --reps N  --warmup N  --budget SECONDS  --crossover  --json FILE  --help
-  --require-hardware       exit 3 before any suite if the adapter is a software one (SwiftShader)`;
+
+/** Every option: its default, what `--quick` puts in its place (a flag given still wins), and its line of `--help`. */
+interface Option { type: 'string' | 'boolean'; default: string | boolean; quick?: string; arg?: string; help: string }
+const OPTIONS: Record<string, Record<string, Option>> = {
+  general: {
+    suites: { type: 'string', default: DEFAULT_SUITES, arg: 'S,...', help: `which suites: ${SUITES.join(', ')}` },
+    quick: { type: 'boolean', default: false, help: 'small sizes, 2 reps, budget 10 s, no brute force beyond 4e6 tests (all-pairs beyond ~2,800 spheres), no Rapier pairs beyond 2,000 spheres (its world build); any flag given still wins' },
+    reps: { type: 'string', default: '5', quick: '2', arg: 'N', help: 'timed calls per method (short methods: 3×)' },
+    warmup: { type: 'string', default: '1', arg: 'N', help: 'untimed calls first' },
+    budget: { type: 'string', default: '90', quick: '10', arg: 'SECONDS', help: "skip a method whose calls' estimated time exceeds this" },
+    stages: { type: 'boolean', default: false, help: "print each row's GPU stage times and work counts under its table (always in the JSON)" },
+    json: { type: 'string', default: 'bench/results/bench.json', arg: 'FILE', help: 'where the JSON goes' },
+    'require-hardware': { type: 'boolean', default: false, help: 'exit 3 before any suite if the adapter is a software one (SwiftShader)' },
+    help: { type: 'boolean', default: false, help: 'this text' },
+  },
+  pairs: {
+    sizes: { type: 'string', default: SIZES, quick: '1000,4000', arg: 'N,...', help: 'sphere counts' },
+    scenes: { type: 'string', default: 'uniform,clustered,mixed,dense', quick: 'uniform,mixed', arg: 'KIND,...', help: `scene kinds: ${Object.keys(PAIR_SCENES).join(', ')}` },
+    'pair-methods': { type: 'string', default: PAIR_METHODS.join(','), arg: 'M,...', help: 'methods to run' },
+    crossover: { type: 'boolean', default: false, help: `also gpu-grid against gpu-all-pairs at ${CROSSOVER_SIZES[0]}–${CROSSOVER_SIZES[CROSSOVER_SIZES.length - 1]} spheres` },
+  },
+  casts: {
+    'cast-sizes': { type: 'string', default: SIZES.split(',').map((n) => `${n}x${n}`).join(','), quick: '2000x1000', arg: 'SxR,...', help: 'spheres x rays' },
+    'cast-scenes': { type: 'string', default: 'coherent,incoherent', arg: 'KIND,...', help: "coherent, incoherent (the uniform scene's rays), or any pair scene kind (mixed rays over its spheres)" },
+    'cast-methods': { type: 'string', default: CAST_METHODS.join(','), arg: 'M,...', help: 'methods to run' },
+  },
+  boxes: {
+    'box-sizes': { type: 'string', default: '100000x10000', quick: '2000x1000', arg: 'SxB,...', help: 'spheres x boxes (each as AABBs, then OBBs)' },
+    'box-scenes': { type: 'string', default: 'uniform', arg: 'KIND,...', help: 'pair scene kinds, boxes on their spheres' },
+    'box-methods': { type: 'string', default: BOX_METHODS.join(','), arg: 'M,...', help: 'methods to run' },
+  },
+  particles: {
+    'particle-sizes': { type: 'string', default: '100000,1000000', quick: '4000', arg: 'N,...', help: 'particle counts' },
+  },
+  sort: {
+    'sort-sizes': { type: 'string', default: '1000000,16000000', quick: '100000', arg: 'N,...', help: 'key counts' },
+  },
+  resident: {
+    'resident-sizes': { type: 'string', default: '100000', quick: '10000', arg: 'N,...', help: 'sphere counts' },
+  },
+  pile: {
+    'pile-frames': { type: 'string', default: '600', quick: '60', arg: 'N', help: 'steps of the pile' },
+    'pile-sizes': { type: 'string', default: '8000', quick: '1000', arg: 'N,...', help: 'balls in the pile' },
+    'gas-sizes': { type: 'string', default: '100000', quick: '4000', arg: 'N,...', help: "particles in the gas ('' for none)" },
+    'gas-steps': { type: 'string', default: '10', quick: '4', arg: 'N', help: 'timed gas steps' },
+    'gas-fractions': { type: 'string', default: '0.2', arg: 'F,...', help: 'volume fractions of the gas, in (0, 0.5]' },
+    'pile-methods': { type: 'string', default: PILE_METHODS.join(','), arg: 'M,...', help: 'engines to run' },
+  },
+};
+const SUITE_METHODS: Record<string, string> = { pairs: PAIR_METHODS.join(', '), casts: CAST_METHODS.join(', '), boxes: BOX_METHODS.join(', ') };
+const ALL_OPTIONS: Record<string, Option> = Object.assign({}, ...Object.values(OPTIONS));
+
+/** `--help`: the options grouped by the suite they belong to, each with its default (and its `--quick` value). */
+function usage(): string {
+  const out = [
+    'usage: npm run bench -- [options]            (lists are comma-separated; defaults in brackets)',
+    `Suites run by default: ${DEFAULT_SUITES}; add sort, pile or resident with --suites.`,
+    '',
+  ];
+  for (const [group, options] of Object.entries(OPTIONS)) {
+    out.push(group === 'general' ? 'general:' : wrap(`${group} suite:${SUITE_METHODS[group] ? ` (methods: ${SUITE_METHODS[group]})` : ''}`, 110, '', '    '));
+    for (const [name, o] of Object.entries(options)) {
+      const flag = `  --${name}${o.arg ? ` ${o.arg}` : ''}`;
+      const shown = name.endsWith('-methods') && SUITE_METHODS[group] ? 'all' : o.default === '' ? "''" : o.default;
+      const value = o.type === 'boolean' ? '' : ` [${shown}]${o.quick ? ` (--quick: ${o.quick})` : ''}`;
+      out.push(wrap(`${o.help}${value}`, 110, flag.padEnd(30), ' '.repeat(30)));
+    }
+    out.push('');
+  }
+  out.push(
+    'To skip a method, list the others: e.g. --pair-methods gpu-auto,gpu-grid,js-grid,cpu-bvh leaves out all-pairs',
+    '(quadratic: most of a run at 10,000 spheres), Rapier and the rest; --quick for a run of under a minute.',
+    'Output: one Markdown table per suite (wall and GPU ms, medians; footnotes say what each column is), ratios,',
+    "'auto' against the CPU BVH, and the JSON (every row, stages and work included) for `npm run bench:plot`.",
+  );
+  return out.join('\n');
+}
 
 /** A bad flag: the message and the usage on stderr, exit 2. */
 function fail(message: string): never {
-  console.error(`bench: ${message}\n\n${USAGE}`);
+  console.error(`bench: ${message}\n\n${usage()}`);
   process.exit(2);
 }
 
 let parsed: ReturnType<typeof parse>;
 function parse() {
-  return parseArgs({
-  options: {
-    suites: { type: 'string', default: 'pairs,casts,boxes,particles' },
-    sizes: { type: 'string', default: SIZES },
-    scenes: { type: 'string', default: 'uniform,clustered,mixed,dense' },
-    'cast-sizes': { type: 'string', default: SIZES.split(',').map((n) => `${n}x${n}`).join(',') },
-    'cast-scenes': { type: 'string', default: 'coherent,incoherent' },
-    'box-sizes': { type: 'string', default: '100000x10000' },
-    'box-scenes': { type: 'string', default: 'uniform' },
-    'box-methods': { type: 'string', default: BOX_METHODS.join(',') },
-    'particle-sizes': { type: 'string', default: '100000,1000000' },
-    'sort-sizes': { type: 'string', default: '1000000,16000000' },
-    'resident-sizes': { type: 'string', default: '100000' },
-    'pile-frames': { type: 'string', default: '600' },
-    'pile-sizes': { type: 'string', default: '8000' },
-    'gas-sizes': { type: 'string', default: '100000' },
-    'gas-steps': { type: 'string', default: '10' },
-    'gas-fractions': { type: 'string', default: '0.2' },
-    'pile-methods': { type: 'string', default: 'rapier,gpu,gpu-light' },
-    'pair-methods': { type: 'string', default: PAIR_METHODS.join(',') },
-    'cast-methods': { type: 'string', default: CAST_METHODS.join(',') },
-    reps: { type: 'string', default: '5' },
-    warmup: { type: 'string', default: '1' },
-    budget: { type: 'string', default: '90' },
-    crossover: { type: 'boolean', default: false },
-    json: { type: 'string', default: 'bench/results/bench.json' },
-    'require-hardware': { type: 'boolean', default: false },
-    help: { type: 'boolean', default: false },
-  },
-  });
+  // No defaults here: a flag's absence is seen, so that --quick fills it (resolve, below).
+  return parseArgs({ options: Object.fromEntries(Object.entries(ALL_OPTIONS).map(([name, o]) => [name, { type: o.type }])) });
 }
 try {
   parsed = parse();
 } catch (error) {
   fail((error as Error).message);
 }
-const args = parsed.values;
+const given = parsed.values as Record<string, string | boolean | undefined>;
+const quick = given.quick === true;
+const resolve = (name: string): string | boolean => given[name] ?? (quick ? ALL_OPTIONS[name].quick : undefined) ?? ALL_OPTIONS[name].default;
+const args = Object.fromEntries(Object.keys(ALL_OPTIONS).map((name) => [name, resolve(name)])) as
+  Record<'suites' | 'sizes' | 'scenes' | 'pair-methods' | 'cast-sizes' | 'cast-scenes' | 'cast-methods' | 'box-sizes' | 'box-scenes' | 'box-methods'
+    | 'particle-sizes' | 'sort-sizes' | 'resident-sizes' | 'pile-frames' | 'pile-sizes' | 'gas-sizes' | 'gas-steps' | 'gas-fractions' | 'pile-methods'
+    | 'reps' | 'warmup' | 'budget' | 'json', string> & Record<'quick' | 'stages' | 'crossover' | 'require-hardware' | 'help', boolean>;
 if (args.help) {
-  console.log(USAGE);
+  console.log(usage());
   process.exit(0);
 }
 
@@ -184,7 +224,26 @@ if (args['require-hardware'] && software) {
 }
 const collider = await createCollider({ device });
 await initRapier();
-const ctx: Context = { collider, reps: Number(args.reps), warmup: Number(args.warmup), budgetMs: Number(args.budget) * 1000, large: false, profiling: false };
+/**
+ * What `--quick` leaves out: brute force beyond QUICK_TESTS tests (all-pairs beyond ~2,800
+ * spheres: quadratic, most of a small run's time) and Rapier's pairs beyond QUICK_RAPIER spheres
+ * (it builds a world per call: 270 ms at 4,000 here). Without --quick, every method listed runs.
+ */
+const QUICK_TESTS = 4e6;
+const QUICK_RAPIER = 2000;
+const BRUTE_METHODS = new Set(['gpu-all-pairs', 'gpu-brute', 'cpu-brute', 'three']);
+const quickSkip = (row: Pick<Row, 'suite' | 'method' | 'size'>): string | undefined => {
+  const { spheres = 0, rays = 0, boxes = 0 } = row.size;
+  const tests = row.suite === 'pairs' ? (spheres * (spheres - 1)) / 2 : spheres * (rays || boxes);
+  if (BRUTE_METHODS.has(row.method) && tests > QUICK_TESTS) return `--quick: brute force over ${tests.toExponential(1)} tests (> ${QUICK_TESTS.toExponential(0)})`;
+  if (row.suite === 'pairs' && row.method === 'rapier' && spheres > QUICK_RAPIER) return `--quick: Rapier's world build, over ${QUICK_RAPIER} spheres`;
+  return undefined;
+};
+const ctx: Context = {
+  collider, reps: Number(args.reps), warmup: Number(args.warmup), budgetMs: Number(args.budget) * 1000, large: false, profiling: false,
+  spentS: {}, ...(quick ? { skip: quickSkip } : {}),
+};
+const runStarted = performance.now();
 const suites = args.suites.split(',');
 const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
 // Resolved as Node resolves the import, so that the bench bundled for a GPU machine finds it too.
@@ -215,27 +274,88 @@ if (suites.includes('pile')) {
 
 export const sizeText = (size: Record<string, number>): string =>
   Object.entries(size).map(([k, v]) => `${v >= 1e6 ? `${v / 1e6}M` : v >= 1000 ? `${v / 1000}k` : v} ${k}`).join(' × ');
+/** A count or a measure, short: whole numbers below 10^6 as they are, others to 3 significant digits. */
+const num = (v: number): string =>
+  Number.isInteger(v) && Math.abs(v) < 1e6 ? String(v) : Math.abs(v) >= 1e6 || (v !== 0 && Math.abs(v) < 1e-3) ? v.toExponential(2) : String(Number(v.toPrecision(3)));
 // Entries named `name@frame` are the pile suite's quality numbers, printed in their own table.
 const workText = (work?: Record<string, number>): string =>
-  (work ? Object.entries(work).filter(([k]) => !k.includes('@')).map(([k, v]) => `${k} ${v.toExponential(2)}`).join(', ') : '');
-for (const suite of ['pairs', 'casts', 'boxes', 'particles', 'sort', 'pile']) {
+  (work ? Object.entries(work).filter(([k]) => !k.includes('@')).map(([k, v]) => `${k} ${num(v)}`).join(', ') : '');
+
+/** What each suite's answer column counts. */
+const ANSWER: Record<string, string> = { pairs: 'pairs', boxes: 'pairs', casts: 'hits', particles: 'contacts', sort: 'keys', resident: 'pairs' };
+const WALL_GPU = 'wall ms: median (min–max) of the timed calls, made without a profile: the whole call (validation, upload, '
+  + "every pass, read-back); a CPU method's or a peer's: its query, its own build included where it builds per call. "
+  + "GPU ms: the sum of the passes' timestamp queries, median of as many profiled calls made after those. A profile "
+  + 'adds timestamp writes and a read-back, and the calls differ, so GPU can exceed wall (marked *): compare GPU with GPU, '
+  + "wall with wall (the profiled calls' own wall: --stages, or profiledWallMs in the JSON).";
+/** Work entries printed as columns of their own, by suite: key → column title. */
+const WORK_COLUMNS: Record<string, Record<string, string>> = { resident: { 'sync ms': 'sync ms', 'bytes read back': 'read back B', 'bytes uploaded': 'uploaded B' } };
+/** Each suite's footnotes: where its time columns come from, and its other columns. */
+const PEERS = "cpu-bvh's 'build … of it': the part of its time spent building its BVH (last call). rapier's time is its "
+  + "query; '+ world build': building its world, besides. Skipped rows say why in their notes.";
+const FOOTNOTES: Record<string, string[]> = {
+  pairs: [WALL_GPU, PEERS],
+  boxes: [WALL_GPU, PEERS],
+  casts: [WALL_GPU, PEERS, 'rays/s: rays (or sphere casts) per second, from GPU ms where the row has it, else from wall ms.'],
+  particles: [
+    'gpu-step: one step from the same start (wall: until the queue is done; GPU: timestamp sum of as many profiled steps after). '
+    + 'gpu-10-steps-per-submit: 10 steps in one submission and a read-back, wall; ms/step is that ÷ 10. cpu-step: the CPU twin\'s step.',
+  ],
+  sort: ["GPU ms: the timestamp queries of the sort's (or scan's) passes; a copy's, between two empty passes. wall ms: the "
+    + 'submission until the queue is done, the upload before it excluded. keys/s: from GPU ms where the row has it, else wall.'],
+  resident: ['wall ms: per frame, the call until its work is done (median of 20 frames); sync ms: the main thread\'s time '
+    + 'inside the call before it returns; read back B, uploaded B: bytes per frame.'],
+  pile: ['wall ms: median step (Rapier: world.step(); ours: world.step and the queue\'s onSubmittedWorkDone after it); '
+    + 'GPU ms: one profiled step after the last frame. Quality numbers: the next table.'],
+};
+
+/** A row's GPU stage times (and work counts) on indented lines: the `--stages` block under a table. */
+function stagesBlock(rows: Row[]): string {
+  const lines: string[] = [];
+  for (const r of rows) {
+    const stages = r.stagesMs ? Object.entries(r.stagesMs).map(([k, v]) => `${k} ${ms(v)}`).join(', ') : '';
+    const work = workText(r.work);
+    if (!stages && !work) continue;
+    const head = `${r.scene}, ${sizeText(r.size)}, ${r.method}${r.profiledWallMs ? ` (profiled calls: GPU ${ms(r.gpuMs!.median)}, wall ${ms(r.profiledWallMs.median)})` : ''}:`;
+    lines.push(wrap([stages && `stages ${stages}`, work && `work ${work}`].filter(Boolean).join('; '), TABLE_WIDTH, `    ${head} `, '        '));
+  }
+  return lines.length ? `\nGPU stage times (ms, median of the profiled calls) and work counts, per row:\n\n${lines.join('\n')}\n` : '';
+}
+
+for (const suite of ['pairs', 'casts', 'boxes', 'particles', 'sort', 'resident', 'pile']) {
   const mine = rows.filter((r) => r.suite === suite);
   if (!mine.length) continue;
-  console.log(`\n## ${suite}\n`);
-  console.log(table(
-    ['scene', 'size', 'method', 'answer', 'GPU ms', 'time ms (min–max)', 'rate', 'work', 'GPU stages (ms), notes'],
-    mine.map((r) => [
-      r.scene,
-      sizeText(r.size),
-      r.method,
-      r.answer === undefined ? '–' : String(r.answer),
-      r.gpuMs ? ms(r.gpuMs.median) : '–',
-      r.wallMs ? `${ms(r.wallMs.median)} (${ms(r.wallMs.min)}–${ms(r.wallMs.max)})` : r.skipped ?? '–',
-      r.rate ? `${r.rate.value.toExponential(2)} ${r.rate.unit}` : '',
-      workText(r.work),
-      [r.stagesMs ? Object.entries(r.stagesMs).map(([k, v]) => `${k} ${ms(v)}`).join(', ') : '', r.note ?? ''].filter(Boolean).join('; '),
-    ]),
-  ));
+  // One rate unit in the table: in the header, the cells bare.
+  const units = [...new Set(mine.filter((r) => r.rate).map((r) => r.rate!.unit))];
+  // A suite's work entries that are its point get columns of their own (named as printed).
+  const workColumns = Object.entries(WORK_COLUMNS[suite] ?? {});
+  const header = ['scene', 'size', 'method', ANSWER[suite] ?? 'answer', 'GPU ms', 'wall ms (min–max)', units.length === 1 ? units[0].replace(/ \(.*\)$/, '') : 'rate',
+    ...workColumns.map(([, title]) => title), 'work', 'notes'];
+  const cells = (withWork: boolean): string[][] => mine.map((r) => [
+    r.scene,
+    sizeText(r.size),
+    r.method,
+    r.answer === undefined || suite === 'sort' ? '–' : String(r.answer), // a sort's answer is its size
+    r.gpuMs ? `${ms(r.gpuMs.median)}${r.wallMs && r.gpuMs.median > r.wallMs.median ? '*' : ''}` : '–',
+    r.wallMs ? `${ms(r.wallMs.median)} (${ms(r.wallMs.min)}–${ms(r.wallMs.max)})` : r.skipped ? 'skipped' : '–',
+    r.rate ? (units.length === 1 ? num(r.rate.value) : `${num(r.rate.value)} ${r.rate.unit}`) : '',
+    ...workColumns.map(([key]) => (r.work?.[key] === undefined ? '–' : num(r.work[key]))),
+    withWork ? workText(Object.fromEntries(Object.entries(r.work ?? {}).filter(([k]) => !(WORK_COLUMNS[suite] ?? {})[k]))) : '',
+    [r.skipped ?? '', r.note ?? ''].filter(Boolean).join('; '),
+  ]);
+  // The work column where the table still fits a terminal with it; else under --stages (and in the JSON).
+  let printed = compactTable(header, cells(true), 'notes');
+  const workHidden = Math.max(...printed.text.split('\n').map((l) => l.length)) > TABLE_WIDTH && mine.some((r) => workText(r.work));
+  if (workHidden) printed = compactTable(header, cells(false), 'notes');
+  const foot = [...(FOOTNOTES[suite] ?? [])];
+  if (mine.some((r) => r.stagesMs) || workHidden) {
+    foot.push(args.stages ? 'Per-stage GPU times and work counts: the block below.' : 'Per-stage GPU times and work counts: add --stages, or see stagesMs and work in the JSON.');
+  }
+  console.log(`\n## ${suite}\n\n${printed.text}\n`);
+  for (const note of printed.notes) console.log(note);
+  if (printed.notes.length) console.log('');
+  for (const f of foot) console.log(wrap(f));
+  if (args.stages) console.log(stagesBlock(mine));
 }
 
 // The pile suite's quality at each frame read: one line per engine, scene and frame.
@@ -252,8 +372,10 @@ for (const r of rows.filter((row) => row.suite === 'pile' && row.work)) {
   }
 }
 if (quality.length) {
-  console.log(`\n## pile: quality\n\nsunk: spheres more than 0.05 beyond a wall (or not finite); overlap: (rA + rB − distance) / min(rA, rB) over touching pairs, in percent; KE: mean ½mv² per particle (density 1).\n`);
-  console.log(table(['scene', 'size', 'method', 'frame', 'sunk', 'overlap % r (max / mean)', 'touching pairs', 'KE/particle', 'top', 'lowest centre'], quality));
+  console.log(`\n## pile: quality\n\n${table(['scene', 'size', 'method', 'frame', 'sunk', 'overlap % max/mean', 'touching', 'KE', 'top', 'lowest'], quality)}\n`);
+  console.log(wrap('sunk: spheres more than 0.05 beyond a wall (or not finite); overlap: (rA + rB − distance) / min(rA, rB) over touching '
+    + 'pairs, in percent of a radius; touching: pairs in contact; KE: mean ½mv² per particle (density 1); top, lowest: the highest '
+    + 'sphere top and the lowest centre.'));
 }
 
 // Ratios from this run.
@@ -262,7 +384,16 @@ const find = (suite: string, scene: string, size: string, method: string): Row |
 const time = (r?: Row): number | undefined => r?.gpuMs?.median ?? r?.wallMs?.median;
 const WORK_WEIGHTS = { candidates: 4, rows: 4, slabs: 8 };
 const weighted = (work: Record<string, number>): number => Object.entries(WORK_WEIGHTS).reduce((sum, [k, w]) => sum + w * (work[k] ?? 0), 0);
+/** The ratios as the JSON has always had them: [scene, size, label, value]. */
 const ratios: string[][] = [];
+/** The same as printed: the label with each side's time basis, and the goal where a ratio has one. */
+const shownRatios: string[][] = [];
+const basis = (r: Row): string => (r.gpuMs ? 'GPU' : 'wall');
+/** A ratio: `label` as the JSON has it, `shown` as printed (default the same), `goal` the most it should be. */
+const addRatio = (scene: string, size: string, label: string, value: string, shown = label, goal?: number): void => {
+  ratios.push([scene, size, label, value]);
+  shownRatios.push([scene, size, shown, value, goal === undefined ? '' : `≤ ${goal}: ${Number(value) <= goal ? 'met' : 'not met'}`]);
+};
 const seen = new Set<string>();
 for (const r of rows) {
   const size = sizeText(r.size);
@@ -271,15 +402,15 @@ for (const r of rows) {
   seen.add(key);
   const grid = find(r.suite, r.scene, size, 'gpu-grid');
   const ratio = (label: string, a?: Row, b?: Row): void => {
-    if (a && b && time(a) && time(b)) ratios.push([r.scene, size, label, (time(a)! / time(b)!).toFixed(2)]);
+    if (a && b && time(a) && time(b)) addRatio(r.scene, size, label, (time(a)! / time(b)!).toFixed(2), `${label} (${basis(a)} / ${basis(b)})`);
   };
   if (r.suite === 'pairs' && r.scene !== 'crossover') {
     ratio('JS grid / GPU grid', find('pairs', r.scene, size, 'js-grid'), grid);
     const js = find('pairs', r.scene, size, 'js-grid');
-    if (js?.wallMs && grid?.wallMs) ratios.push([r.scene, size, 'JS grid / GPU grid (wall / wall)', (js.wallMs.median / grid.wallMs.median).toFixed(2)]);
+    if (js?.wallMs && grid?.wallMs) addRatio(r.scene, size, 'JS grid / GPU grid (wall / wall)', (js.wallMs.median / grid.wallMs.median).toFixed(2));
     // The no-cliffs rule: 'auto' within 3× of the competent CPU grid on every scene kind.
     const auto = find('pairs', r.scene, size, 'gpu-auto');
-    if (js?.wallMs && auto?.wallMs) ratios.push([r.scene, size, "GPU 'auto' / JS grid (wall / wall; goal ≤ 3)", (auto.wallMs.median / js.wallMs.median).toFixed(2)]);
+    if (js?.wallMs && auto?.wallMs) addRatio(r.scene, size, "GPU 'auto' / JS grid (wall / wall; goal ≤ 3)", (auto.wallMs.median / js.wallMs.median).toFixed(2), "GPU 'auto' / JS grid (wall / wall)", 3);
     ratio('naive JS grid / GPU grid', find('pairs', r.scene, size, 'js-grid-naive'), grid);
     ratio('Rapier / GPU grid', find('pairs', r.scene, size, 'rapier'), grid);
     ratio('CPU reference grid / GPU grid', find('pairs', r.scene, size, 'cpu-grid'), grid);
@@ -292,8 +423,8 @@ for (const r of rows) {
     const brute = find(r.suite, r.scene, size, r.suite === 'casts' ? 'gpu-brute' : 'gpu-all-pairs');
     if (grid?.work) {
       const tests = r.suite === 'casts' ? r.size.rays * r.size.spheres : r.size.spheres * r.size.boxes;
-      ratios.push([r.scene, size, 'brute / grid: work (tests ÷ weighted rows, candidates, slabs)', (tests / weighted(grid.work)).toFixed(1)]);
-      ratio('brute / grid: GPU time, measured', brute, grid);
+      addRatio(r.scene, size, 'brute / grid: work (tests ÷ weighted rows, candidates, slabs)', (tests / weighted(grid.work)).toFixed(1), 'brute / grid: work (tests ÷ walk steps)');
+      if (brute && grid && time(brute) && time(grid)) addRatio(r.scene, size, 'brute / grid: GPU time, measured', (time(brute)! / time(grid)!).toFixed(2), `brute / grid: time (${basis(brute)} / ${basis(grid)})`);
     }
     ratio('CPU twin / GPU grid', find(r.suite, r.scene, size, r.suite === 'casts' ? 'cpu-walk' : 'cpu-grid'), grid);
   }
@@ -301,8 +432,8 @@ for (const r of rows) {
     // The no-cliffs rule for sphere–box pairs too: 'auto' within 3× of the careful JS grid.
     const js = find('boxes', r.scene, size, 'js-grid');
     const auto = find('boxes', r.scene, size, 'gpu-auto');
-    if (js?.wallMs && auto?.wallMs) ratios.push([r.scene, size, "GPU 'auto' / JS grid (wall / wall; goal ≤ 3)", (auto.wallMs.median / js.wallMs.median).toFixed(2)]);
-    if (js?.wallMs && grid?.wallMs) ratios.push([r.scene, size, 'JS grid / GPU grid (wall / wall)', (js.wallMs.median / grid.wallMs.median).toFixed(2)]);
+    if (js?.wallMs && auto?.wallMs) addRatio(r.scene, size, "GPU 'auto' / JS grid (wall / wall; goal ≤ 3)", (auto.wallMs.median / js.wallMs.median).toFixed(2), "GPU 'auto' / JS grid (wall / wall)", 3);
+    if (js?.wallMs && grid?.wallMs) addRatio(r.scene, size, 'JS grid / GPU grid (wall / wall)', (js.wallMs.median / grid.wallMs.median).toFixed(2));
   }
   if (r.suite === 'particles') ratio('CPU twin step / GPU step', find('particles', r.scene, size, 'cpu-step'), find('particles', r.scene, size, 'gpu-step'));
   if (r.suite === 'pile') {
@@ -310,14 +441,14 @@ for (const r of rows) {
     const rapier = find('pile', r.scene, size, 'rapier-world-step');
     for (const method of ['gpu-world-step', 'gpu-world-step 1×2']) {
       const gpu = find('pile', r.scene, size, method);
-      if (rapier?.wallMs && gpu?.wallMs) ratios.push([r.scene, size, `Rapier step / ${method} (median wall)`, (rapier.wallMs.median / gpu.wallMs.median).toFixed(2)]);
+      if (rapier?.wallMs && gpu?.wallMs) addRatio(r.scene, size, `Rapier step / ${method} (median wall)`, (rapier.wallMs.median / gpu.wallMs.median).toFixed(2), `Rapier / ${method} (wall / wall)`);
     }
   }
 }
 for (const scene of ['uniform', 'mixed']) {
   const a = find('pairs', scene, sizeText({ spheres: 100_000 }), 'gpu-grid') ?? find('pairs', scene, sizeText({ spheres: 64_000 }), 'gpu-grid');
   const b = find('pairs', scene, sizeText({ spheres: 400_000 }), 'gpu-grid') ?? find('pairs', scene, sizeText({ spheres: 256_000 }), 'gpu-grid');
-  if (a && b) ratios.push([scene, `${sizeText(b.size)} / ${sizeText(a.size)}`, 'GPU grid time growth', (time(b)! / time(a)!).toFixed(2)]);
+  if (a && b) addRatio(scene, `${sizeText(b.size)} / ${sizeText(a.size)}`, 'GPU grid time growth', (time(b)! / time(a)!).toFixed(2), `GPU grid time growth (${basis(b)} / ${basis(a)})`);
 }
 if (args.crossover) {
   const cross = CROSSOVER_SIZES.find((n) => {
@@ -325,9 +456,21 @@ if (args.crossover) {
     const a = find('pairs', 'crossover', sizeText({ spheres: n }), 'gpu-all-pairs');
     return g?.wallMs && a?.wallMs && g.wallMs.median < a.wallMs.median;
   });
-  ratios.push(['uniform', '–', 'first N where the grid beats all-pairs (wall)', cross ? String(cross) : 'none measured']);
+  addRatio('uniform', '–', 'first N where the grid beats all-pairs (wall)', cross ? String(cross) : 'none measured', 'first N: grid beats all-pairs (wall)');
 }
-if (ratios.length) console.log(`\n## ratios (from this run)\n\n${table(['scene', 'size', 'ratio', 'value'], ratios)}`);
+if (ratios.length) {
+  const printed = compactTable(['scene', 'size', 'ratio', 'value', 'goal'], shownRatios);
+  console.log(`\n## ratios (from this run)\n\n${printed.text}\n`);
+  console.log(wrap('A / B: A\'s median time over B\'s (> 1: B is faster). In brackets, which time of each: wall (the whole call, '
+    + 'unprofiled) or GPU (timestamp sum of the profiled calls, no validation, upload or read-back): a (wall / GPU) ratio '
+    + 'sets a whole CPU call against GPU work alone; (wall / wall) sets call against call.'
+    + (shownRatios.some((r) => r[2].includes('walk steps')) ? ' Walk steps: 4 × rows + 4 × candidates + 8 × slabs of the grid walk (its CPU twin\'s counts).' : '')));
+  if (shownRatios.some((r) => r[4])) {
+    console.log(wrap("goal ≤ 3: the no-cliffs goal: the default broad phase ('auto') takes at most 3× the wall time of the careful "
+      + 'single-threaded JS grid (bench/peers/jsGrid.ts) on every scene kind, set at 100k spheres for sphere pairs and '
+      + 'sphere–box pairs (docs/results/performance-history.md, "No cliffs"); at other sizes it is indicative only.'));
+  }
+}
 
 // 'auto' against the competent CPU BVH (and the GPU BVH against it), per suite, scene and size: wall against wall.
 const autoVsCpuBvh: { suite: string; scene: string; size: Record<string, number>; autoMs: number; picked?: string; cpuBvhMs: number; autoOverCpuBvh: number; gpuBvhMs?: number; gpuBvhOverCpuBvh?: number }[] = [];
@@ -353,10 +496,27 @@ if (autoVsCpuBvh.length) {
     s.suite, s.scene, short(s.size), ms(s.autoMs), s.picked ?? '–', ms(s.cpuBvhMs), s.autoOverCpuBvh.toFixed(2),
     s.gpuBvhMs !== undefined ? ms(s.gpuBvhMs) : '–', s.gpuBvhOverCpuBvh !== undefined ? s.gpuBvhOverCpuBvh.toFixed(2) : '–',
   ])));
+  console.log(`\n${wrap("auto, cpu-bvh, gpu-bvh: median wall ms of each method's unprofiled calls, the whole call (the CPU BVH "
+    + "built in each; bench/peers/cpuBvh.ts). picked: the broad phase 'auto' ran, told by its profiled stages' names. "
+    + 'auto/cpu, gbvh/cpu: those wall times over the CPU BVH\'s.')}`);
+}
+
+// Where this run's time went, and how to spend less of it.
+const runS = (performance.now() - runStarted) / 1000;
+const spent = Object.entries(ctx.spentS ?? {}).sort((a, b) => b[1] - a[1]);
+if (spent.length) {
+  const flagOf: Record<string, 'pair-methods' | 'cast-methods' | 'box-methods'> = { pairs: 'pair-methods', casts: 'cast-methods', boxes: 'box-methods' };
+  const top = spent.slice(0, 4).map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ');
+  const [worst] = spent;
+  const [worstSuite, worstMethod] = worst[0].split(' ');
+  const rest = flagOf[worstSuite] ? args[flagOf[worstSuite]].split(',').filter((m) => m && m !== worstMethod) : [];
+  const hint = flagOf[worstSuite] && worst[1] > 0.25 * runS && rest.length
+    ? ` To leave ${worstMethod} out: --${flagOf[worstSuite]} ${rest.join(',')}.` : '';
+  console.log(`\n${wrap(`Measuring took ${runS.toFixed(0)} s; the slowest methods: ${top}.${hint} ${quick ? '' : 'Smaller runs: --quick. '}Methods and defaults: --help.`)}`);
 }
 
 mkdirSync(dirname(args.json), { recursive: true });
-writeFileSync(args.json, JSON.stringify({ adapter: info, waiting, features, limits: adapterLimitsOf(device), versions, date: new Date().toISOString(), command, reps: ctx.reps, warmup: ctx.warmup, budgetS: Number(args.budget), rows, ratios, autoVsCpuBvh }, null, 2));
+writeFileSync(args.json, JSON.stringify({ adapter: info, waiting, features, limits: adapterLimitsOf(device), versions, date: new Date().toISOString(), command, reps: ctx.reps, warmup: ctx.warmup, budgetS: Number(args.budget), quick, rows, ratios, autoVsCpuBvh, methodSeconds: ctx.spentS, runSeconds: runS }, null, 2));
 console.log(`\nJSON: ${args.json}`);
 collider.destroy();
 device.destroy();

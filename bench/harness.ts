@@ -43,6 +43,11 @@ export interface Row {
   answer?: number;
   wallMs?: Summary;
   gpuMs?: Summary;
+  /**
+   * The wall time of the profiled calls that `gpuMs` comes from (GPU methods only): the calls
+   * of `wallMs` ran without a profile, these with the timestamp passes and their read-back.
+   */
+  profiledWallMs?: Summary;
   stagesMs?: Record<string, number>;
   /** Work the method does, in named units (tests, rows, candidates, slabs, bytes). */
   work?: Record<string, number>;
@@ -63,6 +68,10 @@ export interface Context {
    * sets it, false while it times the wall, true while it reads the GPU time.
    */
   profiling: boolean;
+  /** A reason to skip a method before it runs (`--quick`: brute force beyond a few thousand spheres), else undefined. */
+  skip?: (row: Omit<Row, 'answer' | 'wallMs' | 'gpuMs' | 'stagesMs'>) => string | undefined;
+  /** Seconds each `suite method` took in this run (every call, warm-up and profiled ones too), added up by measureChecked. */
+  spentS?: Record<string, number>;
 }
 
 /** Stage times of the collider's last profiled call, summed by stage name. */
@@ -103,6 +112,12 @@ export async function measureChecked(
   if (estimateMs !== undefined && estimateMs * (ctx.reps + ctx.warmup) > ctx.budgetMs) {
     return { ...row, skipped: `estimated ${((estimateMs * (ctx.reps + ctx.warmup)) / 1000).toFixed(0)} s > budget ${ctx.budgetMs / 1000} s` };
   }
+  const skipped = ctx.skip?.(row);
+  if (skipped) {
+    process.stderr.write(`${row.suite} ${row.scene} ${JSON.stringify(row.size)} ${row.method}: skipped, ${skipped}\n`);
+    return { ...row, skipped };
+  }
+  const started = performance.now();
   collectGarbage();
   // Long runs once; short ones (where scheduling noise is large) three times as often.
   const reps = estimateMs !== undefined && estimateMs > ctx.budgetMs / 10 ? 1 : estimateMs !== undefined && estimateMs < 50 ? 3 * ctx.reps : ctx.reps;
@@ -120,16 +135,17 @@ export async function measureChecked(
   // The wall time without a profile; a GPU method's GPU time (and stages) from profiled calls after.
   ctx.profiling = false;
   const wall = await measure(checkedRun, reps, warmup);
-  let m: Pick<Row, 'answer' | 'wallMs' | 'gpuMs' | 'stagesMs'> = { answer: wall.answer, wallMs: wall.wallMs };
+  let m: Pick<Row, 'answer' | 'wallMs' | 'gpuMs' | 'profiledWallMs' | 'stagesMs'> = { answer: wall.answer, wallMs: wall.wallMs };
   if (row.method.startsWith('gpu-')) {
     ctx.profiling = true;
     try {
       const profiled = await measure(checkedRun, reps, 0);
-      m = { ...m, gpuMs: profiled.gpuMs, stagesMs: profiled.stagesMs };
+      m = { ...m, gpuMs: profiled.gpuMs, profiledWallMs: profiled.wallMs, stagesMs: profiled.stagesMs };
     } finally {
       ctx.profiling = false;
     }
   }
+  if (ctx.spentS) ctx.spentS[`${row.suite} ${row.method}`] = (ctx.spentS[`${row.suite} ${row.method}`] ?? 0) + (performance.now() - started) / 1000;
   process.stderr.write(`${row.suite} ${row.scene} ${JSON.stringify(row.size)} ${row.method}: wall ${m.wallMs?.median.toFixed(2)} ms${m.gpuMs ? `, GPU ${m.gpuMs.median.toFixed(2)} ms` : ''}\n`);
   return { ...row, ...m };
 }

@@ -63,7 +63,7 @@ export async function boxesSuite(ctx: Context, sizes: [number, number][], scenes
           const key = `${shape} ${method}`;
           const work: Record<string, number> | undefined = method === 'gpu-grid' || method === 'cpu-grid' ? { ...stats } : BRUTE.has(method) ? { tests: n * m } : undefined;
           let row = await measureChecked(ctx, { suite: 'boxes', scene, size, method, ...(work ? { work } : {}) }, () => run(method), BRUTE.has(method) && rate[key] ? rate[key] * n * m : undefined, check);
-          if (method === 'cpu-bvh' && bvh.buildMs !== undefined) row = { ...row, note: `build ${bvh.buildMs.toFixed(1)} ms of it (last run), ${bvh.leaves} leaves, depth ${bvh.depth}` };
+          if (method === 'cpu-bvh' && bvh.buildMs !== undefined) row = { ...row, note: `build ${bvh.buildMs.toFixed(1)} ms of it; ${bvh.leaves} leaves, depth ${bvh.depth}` };
           const t = row.gpuMs?.median ?? row.wallMs?.median;
           if (t && BRUTE.has(method)) rate[key] = t / (n * m);
           rows.push(row);

@@ -132,7 +132,7 @@ export async function castsSuite(ctx: Context, sizes: [number, number][], method
               const res = cpuBvhCasts(casts, stride, spheres, bvh);
               return { answer: hits(res.index), output: res };
             }, estimate(method), check);
-            if (bvh.buildMs !== undefined) row = { ...row, note: `build ${bvh.buildMs.toFixed(1)} ms of it (last run), ${bvh.leaves} leaves, depth ${bvh.depth}` };
+            if (bvh.buildMs !== undefined) row = { ...row, note: `build ${bvh.buildMs.toFixed(1)} ms of it; ${bvh.leaves} leaves, depth ${bvh.depth}` };
           } else if (method === 'rapier') {
             let setup = 0;
             row = await measureChecked(ctx, base, async () => {
@@ -140,7 +140,7 @@ export async function castsSuite(ctx: Context, sizes: [number, number][], method
               setup = res.setupMs;
               return { answer: hits(res.result.index), output: res.result, timeMs: res.queryMs };
             }, estimate(method), check);
-            row = { ...row, note: `world construction ${setup.toFixed(0)} ms more` };
+            row = { ...row, note: `+ world build ${setup.toFixed(0)} ms` };
           } else {
             row = await measureChecked(ctx, { ...base, work: bruteWork }, async () => {
               const res = threeRaycast(casts, spheres);

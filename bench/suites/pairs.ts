@@ -138,8 +138,8 @@ export async function pairsSuite(ctx: Context, sizes: number[], scenes: string[]
       if (method === 'js-grid' && levels.spheres) {
         notes.push(`levels: ${levels.spheres.map((m, l) => `${m} spheres r ≤ ${levels.rMax[l].toPrecision(2)}${levels.sparse[l] ? ' (sparse cells)' : ''}`).join(', ')}`);
       }
-      if (method === 'cpu-bvh' && bvh.buildMs !== undefined) notes.push(`build ${bvh.buildMs.toFixed(1)} ms of it (last run), ${bvh.leaves} leaves, depth ${bvh.depth}`);
-      if (setup !== undefined) notes.push(`world construction ${setup.toFixed(0)} ms more`);
+      if (method === 'cpu-bvh' && bvh.buildMs !== undefined) notes.push(`build ${bvh.buildMs.toFixed(1)} ms of it; ${bvh.leaves} leaves, depth ${bvh.depth}`);
+      if (setup !== undefined) notes.push(`+ world build ${setup.toFixed(0)} ms`);
       if (row.skipped && probed) notes.push(probed);
       if (notes.length) row = { ...row, note: notes.join('; ') };
       rows.push(learn(key, row, n));
