@@ -265,7 +265,7 @@ describe('encodeSphereBoxPairs, encodeSphereOrientedBoxPairs, encodeRaycast, enc
     });
   }
 
-  it("'auto' weighs the grid's walk (bounded by its cells however long the casts) against brute force and the BVH: the grid for a batch, brute force for a handful (seed 1602)", async () => {
+  it("'auto' weighs the grid's walk (bounded by its cells however long the casts) against brute force and the BVH: a walk for a batch, brute force for a handful (seed 1602)", async () => {
     const sphereBuffer = storage(spheres);
     const rayBuffer = storage(validateCasts('rays', rays, 6).packed);
     const stages = async (count: number, maxLength?: number): Promise<string[]> => {
@@ -286,11 +286,14 @@ describe('encodeSphereBoxPairs, encodeSphereOrientedBoxPairs, encodeRaycast, enc
     const short = new Float32Array(rays);
     for (let k = 0; k < 500; k++) for (let a = 0; a < 3; a++) short[6 * k + 3 + a] = short[6 * k + a] + (a === 0 ? 1 : 0);
     gpu.device.queue.writeBuffer(rayBuffer, 0, validateCasts('rays', short, 6).packed);
-    expect(await stages(500, 1)).toContain('cast grid nearest');
+    // 500 casts over 2,000 spheres: a walk, the grid's or the BVH's (castCosts: the BVH here,
+    // which measures 18 ms against the grid's 29 and brute force's 53 on SwiftShader).
+    const walked = (names: string[]): boolean => names.includes('cast grid nearest') || names.includes('cast bvh nearest');
+    expect(walked(await stages(500, 1))).toBe(true);
     gpu.device.queue.writeBuffer(rayBuffer, 0, validateCasts('rays', rays, 6).packed);
-    expect(await stages(500)).toContain('cast grid nearest'); // the default: twice the scene's diagonal
-    // However long the casts may be, the walk stops at the level's last cells: still the grid.
-    expect(await stages(500, 1e5)).toContain('cast grid nearest');
+    expect(walked(await stages(500))).toBe(true); // the default: twice the scene's diagonal
+    // However long the casts may be, a walk stops at the structure's last cells: still a walk.
+    expect(walked(await stages(500, 1e5))).toBe(true);
     // Four casts: fewer tests than the grid's passes cost.
     expect(await stages(4)).toEqual(['cast brute nearest']);
     sphereBuffer.destroy();

@@ -103,25 +103,27 @@ export function castCosts(plan: GridPlan, stats: SphereStats, batch: CastShapeWi
   const walk = work.slabs + work.rows + work.candidates;
   return {
     'all-pairs': batch.count * n,
-    grid: CAST_COST.gridFixed + CAST_COST.gridBuild * n + walk * (plan.dense ? 1 : CAST_COST.hashed),
+    grid: CAST_COST.gridFixed + CAST_COST.gridBuild * n + walk * (plan.dense ? CAST_COST.dense : CAST_COST.hashed),
     bvh: CAST_COST.bvhFixed + CAST_COST.bvhBuild * n + CAST_COST.bvhCast * batch.count * Math.log2(Math.max(n, 2)) + CAST_COST.bvhNear * work.near,
   };
 }
 
 /**
- * The constants of castCosts, in brute force's unit (about 75 ns on SwiftShader here): each
- * phase's fixed cost (passes and their submission), its build a sphere, a slab, row or candidate
- * of the grid's walk (4× in a hashed grid: a hash and a random read a row), a level of the BVH's
- * descent a cast.
+ * The constants of castCosts, in brute force's unit (78 ns on SwiftShader here), fitted by least
+ * relative squares to 33 measured scenes (docs/PERFORMANCE.md, "Casts: 'auto'"): each phase's
+ * fixed cost (its passes and their submission; the BVH's is inseparable from its build there),
+ * its build a sphere, a slab, row or candidate of the grid's walk (4× in a hashed grid: a hash
+ * and a random read a row), a level of the BVH's descent a cast, and a sphere it reaches.
  */
 export const CAST_COST = {
-  gridFixed: 1e5,
-  gridBuild: 2.5,
-  hashed: 4,
-  bvhFixed: 7e5,
-  bvhBuild: 30,
-  bvhCast: 20,
-  bvhNear: 4,
+  gridFixed: 3.5e5,
+  gridBuild: 3.6,
+  dense: 1.2,
+  hashed: 5,
+  bvhFixed: 0,
+  bvhBuild: 36,
+  bvhCast: 24,
+  bvhNear: 39,
 };
 
 /**
