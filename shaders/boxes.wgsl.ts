@@ -70,12 +70,16 @@ export const boxTest = (kind: BoxKind, k: string): string =>
  * Declares `boxMin` and `boxMax`, the world bounds of box `k`: an AABB's own, an oriented box's
  * grown a little so that rounding cannot shrink them (the grid's cell range of an oriented box
  * is computed from its centre's offset from each level's origin instead, `center`, `e` and
- * `span` here, which the rounding grows far less). Every axis grows by 2^-16 of `span`, the sum
- * of the world half extents, and 2^-20 of the coordinates and `span`: sphereObbOverlap rounds
- * in the box's frame, by ulps of the sphere's whole offset from the centre, so a box long on
- * one axis and thin on a world axis (a plank at an angle) accepts spheres past its thin
- * extent by ulps of its long one. Grown by ulps of each axis' own extent, the grid missed
- * such pairs that all-pairs reported (a box 2000 × 0.02 × 0.02 turned about two axes).
+ * `span` here, which the rounding grows far less). Every axis grows by 2^-16 + 2^-20 of `span`,
+ * the sum of the world half extents: sphereObbOverlap rounds in the box's frame, by ulps of the
+ * sphere's whole offset from the centre, so a box long on one axis and thin on a world axis (a
+ * plank at an angle) accepts spheres past its thin extent by ulps of its long one (grown by ulps
+ * of each axis' own extent, the grid missed such pairs that all-pairs reported: a box 2000 ×
+ * 0.02 × 0.02 turned about two axes). And by 2^-22 of the centre's coordinates: the bounds'
+ * own rounding (centre − e, then the growth: half an ulp each) and a BVH leaf's (half an ulp of
+ * its sphere's centre), each covered twice over. Not 2^-20 of the coordinates: at 1e6 that is
+ * about 1 unit, and the BVH's box walk through the touching lattice there reached 8× more
+ * leaves on each axis than it needed (16,000 spheres × 20,000 boxes: 26 s, 100× a CPU BVH).
  */
 export const boxBounds = (kind: BoxKind, k: string): string =>
   kind === 'aabb'
@@ -84,7 +88,7 @@ export const boxBounds = (kind: BoxKind, k: string): string =>
     : `let center = boxes[3u * ${k}].xyz;
   let e = obbWorldHalfExtents(boxes[3u * ${k} + 1u].xyz, boxes[3u * ${k} + 2u]);
   let span = vec3f(e.x + e.y + e.z);
-  let grow = span * (1.0 / 65536.0) + (abs(center) + span) * (1.0 / 1048576.0);
+  let grow = span * (1.0 / 65536.0 + 1.0 / 1048576.0) + abs(center) * (1.0 / 4194304.0);
   let boxMin = center - e - grow;
   let boxMax = center + e + grow;`;
 

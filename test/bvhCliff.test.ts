@@ -140,4 +140,47 @@ describe("broadphase: 'bvh' far from the origin: exact answers", () => {
       expect(await gpu.collider.sphereCast(casts, spheres, { broadphase: 'bvh', allHits: true })).toEqual(await gpu.collider.sphereCast(casts, spheres, { broadphase: 'all-pairs', allHits: true }));
     });
   }
+  /**
+   * Oriented boxes far from the origin whose faces, edges and corners sphere surfaces touch within
+   * r·(1 ± 2^-20): their world bounds grow by 2^-22 of the centre's coordinates (boxBounds), not
+   * 2^-20, so every broad phase that walks them must still find all-pairs' pairs exactly.
+   */
+  for (const offset of [1e6, 1e7]) {
+    it(`oriented boxes grazed by spheres at ${offset.toExponential(0)}: BVH, sweep and grid find all-pairs' pairs exactly (seed 1506)`, async () => {
+      const rand = mulberry32(1506);
+      const count = 300;
+      const boxes = new Float32Array(10 * count);
+      const spheres: number[] = [];
+      for (let k = 0; k < count; k++) {
+        const c = [0, 1, 2].map(() => offset + 64 * rand());
+        const h = [0, 1, 2].map(() => 0.05 + 3 * rand());
+        const q = [rand() - 0.5, rand() - 0.5, rand() - 0.5, rand() - 0.5];
+        const lq = Math.hypot(q[0], q[1], q[2], q[3]);
+        const [x, y, z, w] = q.map((v) => v / lq);
+        boxes.set([...c, ...h, x, y, z, w], 10 * k);
+        const R = [
+          [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+          [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+          [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ];
+        // Four spheres a box: each touches a point of its surface (a face, an edge or a corner) from outside.
+        for (let j = 0; j < 4; j++) {
+          const local = h.map((hv) => (rand() < 0.5 ? -hv : hv) * (rand() < 0.5 ? 1 : rand()));
+          const out = local.map((v, a) => (Math.abs(v) === h[a] ? Math.sign(v) : 0));
+          const lo = Math.hypot(out[0], out[1], out[2]) || 1;
+          const r = 0.01 + 0.5 * rand();
+          const dist = r * (1 + (2 * rand() - 1) * 2 ** -20);
+          const p = local.map((v, a) => v + (out[a] / lo) * dist);
+          const world = [0, 1, 2].map((a) => c[a] + R[a][0] * p[0] + R[a][1] * p[1] + R[a][2] * p[2]);
+          spheres.push(...world, r);
+        }
+      }
+      const s = new Float32Array(spheres);
+      const expected = sortPairs(await gpu.collider.sphereOrientedBoxPairs(s, boxes, { broadphase: 'all-pairs' }));
+      expect(expected.length / 2, 'some pairs').toBeGreaterThan(300);
+      for (const broadphase of ['bvh', 'sweep', 'grid'] as const) {
+        expect(Array.from(sortPairs(await gpu.collider.sphereOrientedBoxPairs(s, boxes, { broadphase }))), broadphase).toEqual(Array.from(expected));
+      }
+    });
+  }
 });

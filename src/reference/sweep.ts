@@ -51,11 +51,12 @@ export function boxWorldBounds(boxes: Float32Array, kind: 'aabb' | 'obb', k: num
     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
   ];
   const out = new Array<number>(6);
+  const e = rows.map((row) => row.reduce((sum, r, j) => sum + Math.abs(r) * h[j], 0));
+  const span = e[0] + e[1] + e[2];
   for (let a = 0; a < 3; a++) {
-    const e = rows[a].reduce((sum, r, j) => sum + Math.abs(r) * h[j], 0);
-    const grow = e / 65536 + (Math.abs(boxes[b + a]) + e) / 1048576;
-    out[a] = boxes[b + a] - e - grow;
-    out[a + 3] = boxes[b + a] + e + grow;
+    const grow = span * (2 ** -16 + 2 ** -20) + Math.abs(boxes[b + a]) * 2 ** -22;
+    out[a] = boxes[b + a] - e[a] - grow;
+    out[a + 3] = boxes[b + a] + e[a] + grow;
   }
   return out;
 }
