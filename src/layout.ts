@@ -446,7 +446,8 @@ export const ParticleRest = defineStruct('ParticleRest', {
   slept: 'u32',
   entries: 'u32',
   isStatic: 'u32',
-  pad: 'u32',
+  /** 1 when particleSleep found a contact of its deeper than slop + SLEEP_OVERLAP × the smaller radius this step (read by the write-back: not at rest). */
+  deep: 'u32',
 });
 
 /**

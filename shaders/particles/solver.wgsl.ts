@@ -28,7 +28,8 @@
  * skips it for the step.
  * Then:
  *   particleSleep       (unless sleep is off) a particle at rest for sleepTime whose listed
- *                       partners are all at rest that long, and whose list lost no entry, is
+ *                       partners are all at rest that long, whose list lost no entry, and none
+ *                       of whose contacts overlaps deeper than slop + SLEEP_OVERLAP·r, is
  *                       asleep: it stays where it is and is static (inverse mass 0, at rest) to
  *                       its partners for the step; one that slept in the last step and wakes
  *                       takes its partners' impulses for both entries of each of its pairs
@@ -74,6 +75,19 @@ export const DORMANT_BIT = 0x80000000;
  * than the f32 error of the gaps and reaches the lists were made from and are compared with now.
  */
 export const MOVE_ROUNDING = 2 ** -18;
+
+/**
+ * How deep a contact may overlap, beyond `slop`, as a share of the smaller radius, for its
+ * particles to be at rest (particleSleep): a particle with a deeper contact is neither asleep nor
+ * at rest (its time starts again, so its partners stay awake, or wake), so that the position
+ * correction, which a pair of sleepers never gets, removes the overlap among moving particles.
+ * Without it a particle slow enough slept however deep its contacts (issue 37): 1,200 balls jammed
+ * into too small a box slept holding pairs 186% of a radius deep, and in a pile the pairs still
+ * deep after the landing (45% at frame 180 of 64,000 balls) were corrected among sleepers, static
+ * to them. With sleep off a settled pile's deepest contact is 0.4–0.7% of the radius beyond
+ * `slop` (2.4–2.7% of it in all); with this limit no two sleepers hold more than 4%.
+ */
+export const SLEEP_OVERLAP = 0.02;
 
 /** Partners the contact count keeps per particle for the fill (more: the fill walks again). */
 export const PARTNERS_KEPT = 16;
@@ -167,6 +181,9 @@ const EXT_SCALE: f32 = ${EXT_SCALE};
 const PARTNERS_KEPT: u32 = ${PARTNERS_KEPT}u;
 const DORMANT_BIT: u32 = ${DORMANT_BIT}u;
 const MOVE_ROUNDING: f32 = ${MOVE_ROUNDING};
+const SLEEP_OVERLAP: f32 = ${SLEEP_OVERLAP};
+// The largest finite sleepTime (Infinity: sleep off).
+const MAX_SLEEP_TIME: f32 = 3.4028234663852886e38;
 `;
 
 export const particleScatterIdsShader = () => wgsl`
@@ -876,8 +893,13 @@ fn particleIterate(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) n
 /**
  * Sleep, after the lists are made and before the split (the world leaves it out when sleep is
  * off). Particle t is asleep for this step when it moves (inverse mass > 0), the lists are whole,
- * it has been at rest for sleepTime (and at least one step), every listed partner has too, and
- * its list lost no entry since the last step (a partner that left may have been its support).
+ * it has been at rest for sleepTime (and at least one step), every listed partner has too, its
+ * list lost no entry since the last step (a partner that left may have been its support), and
+ * no contact of its overlaps by more than slop + SLEEP_OVERLAP × the smaller radius. Such a deep
+ * contact (tested for every particle at rest so far, with sleep on) also makes the particle not
+ * at rest: the write-back starts its time again (the pass notes it in ParticleRest.deep, which
+ * only the write-back reads), so its partners stay awake, or wake, and it is corrected among
+ * moving partners instead of against sleepers that hold it like static walls.
  * A sleeper's bodies, in both buffers, are at rest with inverse mass 0 (so its partners' prepare
  * and sweeps treat it as static) and p.w = −1 (the split and the write-back know it by that); it
  * counts its touching pairs, each by its first particle, as the prepare does for the others.
@@ -913,9 +935,16 @@ fn particleSleep(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
   ${entriesOf}
   let entries = last - first;
   let truncated = start[params.count] > params.entryCapacity;
-  var asleep = bodiesA[t].v.w > 0.0 && !truncated && restedLongEnough(rest[id].time) && entries >= rest[id].entries;
+  let moving = bodiesA[t].v.w > 0.0;
+  var asleep = moving && !truncated && restedLongEnough(rest[id].time) && entries >= rest[id].entries;
   var touching = 0u;
-  if (asleep) {
+  // A particle at rest so far (with sleep on) is tested for a deep contact: pressed deeper than
+  // the correction leaves a pile at rest, it is not at rest (the write-back starts its time
+  // again, so that its partners stay awake, or wake, and it is corrected among moving
+  // partners, not caged by sleepers), nor asleep. Both ends of a pair judge it from
+  // bit-identical gaps.
+  var deep = false;
+  if (moving && rest[id].time > 0.0 && params.sleepTime <= MAX_SLEEP_TIME) {
     let s = sorted[t];
     { // for (var e = first; e < last; e++), tested at the bottom (forLoop, common.wgsl.ts)
       var e = first;
@@ -923,14 +952,18 @@ fn particleSleep(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
         loop {
           // Field by field: only the fields this pass never writes (a woken particle writes the
           // impulses of its own entries).
-          if (!restedLongEnough(rest[contacts[e].id].time)) {
+          if (asleep && !restedLongEnough(rest[contacts[e].id].time)) {
             asleep = false;
-            break;
           }
           let u = contacts[e].nbr & ~DORMANT_BIT;
           let q = sorted[u];
           let d = q.xyz - s.xyz;
           let gap = sqrt(dot(d, d)) - (s.w + q.w);
+          if (-gap - params.slop > SLEEP_OVERLAP * min(s.w, q.w)) {
+            deep = true;
+            asleep = false;
+            break;
+          }
           if (gap <= 0.0 && t < u) {
             touching += 1u;
           }
@@ -942,6 +975,8 @@ fn particleSleep(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
       }
     }
   }
+  // Read by the write-back only.
+  rest[id].deep = select(0u, 1u, deep);
   let slept = rest[id].slept != 0u;
   rest[id].entries = entries;
   if (asleep) {
@@ -1134,7 +1169,7 @@ fn particleBusyArgs() {
  * The end of a step: each particle's position and velocity back to the world's state, by index
  * (its inverse mass stays: a sleeper's bodies hold 0), and its sleep record: its time at rest
  * (one more step if it ends slower than sleepSpeed and moved no farther than sleepSpeed × dt,
- * else 0), where it ended (particleGather compares), and whether it slept.
+ * and particleSleep found no deep contact, else 0), where it ended (particleGather compares), and whether it slept.
  */
 export const particleWriteBackShader = () => wgsl`
 ${header()}
@@ -1168,7 +1203,8 @@ fn particleWriteBack(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups)
   let at = rest[id];
   let g = length(params.gravity);
   let held = g == 0.0 || length(v - before.xyz) <= 0.5 * g * params.frameDt;
-  let still = length(v) <= params.sleepSpeed && length(x.xyz - at.position) <= params.sleepSpeed * params.frameDt && held;
+  // Pressed deeper than slop + SLEEP_OVERLAP × r (particleSleep's note in the spare word): not at rest.
+  let still = length(v) <= params.sleepSpeed && length(x.xyz - at.position) <= params.sleepSpeed * params.frameDt && held && at.deep == 0u;
   rest[id] = ParticleRest(x.xyz, select(0.0, at.time + params.frameDt, still), select(0u, 1u, body.p.w < 0.0), at.entries, select(0u, 1u, before.w == 0.0), 0u);
 }
 `;

@@ -24,7 +24,9 @@
  * sleepSpeed × dt, gains the step's dt of time at rest (else its time is 0, as it is when the
  * state was moved, set moving, given a new radius or made static or dynamic between steps). One
  * that moves, whose time at rest and every listed partner's is positive and at least sleepTime,
- * and whose list lost no entry since the last step, is asleep for the step: it does not move,
+ * whose list lost no entry since the last step, and none of whose contacts overlaps by more than
+ * slop + SLEEP_OVERLAP × the smaller radius (with such a contact it is not at rest either: its
+ * time starts again, so its partners stay awake), is asleep for the step: it does not move,
  * ends at velocity 0, and is a static partner (inverse mass 0, at rest) to the others. One that
  * slept in the last step and is awake takes its partners' impulses (mirrored) for its entries,
  * so both entries of each pair are equal again. New settings wake every particle and start
@@ -33,9 +35,11 @@
 import { EXT_SCALE } from '../grid/level.js';
 import type { GridPlan } from '../grid/plan.js';
 import { walkableGrid, walkRows, cellRange, hashRow } from './grid.js';
-import { MOVE_ROUNDING } from '../../shaders/particles/solver.wgsl.js';
+import { MOVE_ROUNDING, SLEEP_OVERLAP } from '../../shaders/particles/solver.wgsl.js';
 
 const f32 = Math.fround;
+/** The largest f32: a larger sleepTime (Infinity) is sleep off. */
+const MAX_SLEEP_TIME = 3.4028234663852886e38;
 
 /** The settings of one particle step (`world.stepParams(dt)`), as the GPU solver and its CPU twin take them. */
 export interface StepParams {
@@ -325,17 +329,27 @@ export class ParticleSolverTwin {
     }
 
     // particleSleep: a moving particle at rest long enough (at least a step), its listed partners
-    // too, its list no shorter than in the last step, is asleep: static and at rest for the step.
+    // too, its list no shorter than in the last step, no contact of its deeper than slop +
+    // SLEEP_OVERLAP × the smaller radius, is asleep: static and at rest for the step.
     // One that slept in the last step and is awake, or was static then and moves now, takes its
     // partners' impulses. (With sleep off, sleepTime Infinity, none sleeps; the rest still holds.)
     const asleep = new Uint8Array(n);
+    // By index: a contact deeper than slop + SLEEP_OVERLAP × the smaller radius (the GPU's note in ParticleRest.deep).
+    const deep = new Uint8Array(n);
     let sleeping = 0;
     {
       const rested = (id: number): boolean => rest.time[id] > 0 && rest.time[id] >= sleepTime;
+      // Overlapping deeper than slop + SLEEP_OVERLAP × the smaller radius: kept awake, to be corrected.
+      const overlapLimit = f32(SLEEP_OVERLAP);
+      const shallow = (t: number, u: number): boolean =>
+        !(f32(-gapOf(posOf(t), posOf(u)) - slop) > f32(overlapLimit * Math.min(pos[4 * t + 3], pos[4 * u + 3])));
       const woken: number[] = [];
       for (let t = 0; t < n; t++) {
         const id = order[t];
-        if (body[8 * t + 3] > 0 && rested(id) && lists[t].length >= rest.entries[id] && lists[t].every((c) => rested(c.id))) asleep[t] = 1;
+        // A particle at rest so far with a deep contact is not at rest (its time starts again at
+        // the write-back) nor asleep.
+        if (body[8 * t + 3] > 0 && rest.time[id] > 0 && sleepTime <= MAX_SLEEP_TIME) deep[id] = lists[t].every((c) => shallow(t, c.nbr)) ? 0 : 1;
+        if (body[8 * t + 3] > 0 && rested(id) && lists[t].length >= rest.entries[id] && !deep[id] && lists[t].every((c) => rested(c.id))) asleep[t] = 1;
         else if (rest.slept[id] || (rest.isStatic[id] && body[8 * t + 3] > 0)) woken.push(t); // or made dynamic
         rest.entries[id] = lists[t].length;
       }
@@ -554,7 +568,7 @@ export class ParticleSolverTwin {
       // Held up: the velocity changed by less than half of gravity's g·dt (no such test without gravity).
       const dv = [0, 1, 2].map((a) => f32(body[8 * t + a] - velocities[4 * id + a]));
       const held = gravityLength === 0 || f32(length(dv)) <= f32(f32(0.5 * gravityLength) * frameDt);
-      const still = f32(length(body.subarray(8 * t, 8 * t + 3))) <= sleepSpeed && f32(length(d)) <= f32(sleepSpeed * frameDt) && held;
+      const still = f32(length(body.subarray(8 * t, 8 * t + 3))) <= sleepSpeed && f32(length(d)) <= f32(sleepSpeed * frameDt) && held && !deep[id];
       rest.position.set(pos.subarray(4 * t, 4 * t + 3), 3 * id);
       rest.time[id] = still ? f32(rest.time[id] + frameDt) : 0;
       rest.slept[id] = asleep[t];
