@@ -404,6 +404,10 @@ export const ParticleParams = defineStruct('ParticleParams', {
   sleepSpeed: 'f32',
   /** Seconds at rest after which a particle may sleep (infinity: never). */
   sleepTime: 'f32',
+  /** Box colliders (world.setColliders): 0 when none (the collider passes are then not recorded). */
+  boxCount: 'u32',
+  /** Collider contacts each particle may hold (ParticleColliderContact slots; grown on demand). */
+  boxSlots: 'u32',
 });
 
 /**
@@ -477,7 +481,28 @@ export const ParticleStats = defineStruct('ParticleStats', {
   movedBits: 'atomic<u32>',
   /** Particles asleep in the last step (particleSleep). */
   asleep: 'atomic<u32>',
+  /** The largest speed of a moving particle this step (f32 bits; with colliders only: colliderFind's reach). */
+  fastestBits: 'atomic<u32>',
   entriesNeeded: 'atomic<u32>',
+  /** The most box colliders any particle was found near in a step of the call (slots beyond `boxSlots` are not stored). */
+  boxSlotsNeeded: 'atomic<u32>',
+});
+
+/**
+ * A particle's contact with a box collider (by particle index, `boxSlots` slots a particle in
+ * each of two halves, one per step parity): `impulse` the accumulated normal impulse and, in
+ * yzw, the friction impulse; `normal` the unit normal from the particle toward the box (xyz) and
+ * the pseudo-velocity the position correction aims at (w); `surface` the box's velocity at the
+ * contact point (xyz) and the normal velocity the solve aims at (w); `box` the collider's index
+ * (EMPTY_SLOT ends a particle's slots); `pseudo` the accumulated position-correction impulse of
+ * the substep. Geometry and aims are fixed for a substep (colliderPrepare).
+ */
+export const ParticleColliderContact = defineStruct('ParticleColliderContact', {
+  impulse: 'vec4f',
+  normal: 'vec4f',
+  surface: 'vec4f',
+  box: 'u32',
+  pseudo: 'f32',
 });
 
 /**

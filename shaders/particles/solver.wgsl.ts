@@ -56,12 +56,14 @@
  * flips), so the impulses are equal and opposite and two runs are bitwise identical.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleStats, ParticleReuse, ParticleRest } from '../../src/layout.js';
+import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleStats, ParticleReuse, ParticleRest, ParticleColliderContact } from '../../src/layout.js';
 import { GATE_WGSL } from '../../src/gpu/gate.js';
 import { gridFunctions, compiledFor, type GridLayout } from '../grid.wgsl.js';
 import { walkRows, inRowFunction } from '../gridWalk.wgsl.js';
 import { flatWorkgroup, levelLoop } from '../common.wgsl.js';
 import { EXT_SCALE } from '../../src/grid/level.js';
+import { formula, SLEEP_OVERLAP } from './formula.js';
+import { iterateColliders, EMPTY_SLOT } from './colliders.wgsl.js';
 
 /**
  * The top bit of a contact entry's `nbr`: set while the pair lies beyond what a search without
@@ -76,18 +78,7 @@ export const DORMANT_BIT = 0x80000000;
  */
 export const MOVE_ROUNDING = 2 ** -18;
 
-/**
- * How deep a contact may overlap, beyond `slop`, as a share of the smaller radius, for its
- * particles to be at rest (particleSleep): a particle with a deeper contact is neither asleep nor
- * at rest (its time starts again, so its partners stay awake, or wake), so that the position
- * correction, which a pair of sleepers never gets, removes the overlap among moving particles.
- * Without it a particle slow enough slept however deep its contacts (issue 37): 1,200 balls jammed
- * into too small a box slept holding pairs 186% of a radius deep, and in a pile the pairs still
- * deep after the landing (45% at frame 180 of 64,000 balls) were corrected among sleepers, static
- * to them. With sleep off a settled pile's deepest contact is 0.4–0.7% of the radius beyond
- * `slop` (2.4–2.7% of it in all); with this limit no two sleepers hold more than 4%.
- */
-export const SLEEP_OVERLAP = 0.02;
+export { SLEEP_OVERLAP };
 
 /** Partners the contact count keeps per particle for the fill (more: the fill walks again). */
 export const PARTNERS_KEPT = 16;
@@ -104,8 +95,10 @@ export const solverBindings = {
   prepare: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage', 'storage'],
   iterate: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
   iterateIntegrate: ['uniform', 'storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
+  iterateColliders: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage', 'storage'],
+  iterateIntegrateColliders: ['uniform', 'storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage', 'storage'],
   sleep: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage', 'storage', 'storage'],
-  split: ['uniform', 'storage', 'read-only-storage', 'storage', 'storage', 'storage', 'read-only-storage'],
+  split: ['uniform', 'storage', 'read-only-storage', 'storage', 'storage', 'storage', 'read-only-storage', 'read-only-storage'],
   busyArgs: ['uniform', 'read-only-storage', 'storage'],
   writeBack: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
 } as const;
@@ -135,38 +128,6 @@ fn coincidentNormal(i: u32, j: u32) -> vec3f {
 }
 `;
 
-/**
- * The solver's small formulas, as WGSL expressions of their arguments, inlined wherever they are
- * used (on SwiftShader a function call per contact or candidate costs more than its work). `h`
- * is the substep (params.dt). Each is written once, here.
- */
-const formula = {
-  /**
-   * How far a particle (sphere, body velocity) may travel toward a partner within one step, for
-   * the search margin: its speed times the step, at most its radius (a faster particle is caught
-   * by the next search).
-   */
-  reach: (sphere: string, body: string): string => `min(length(${body}.xyz) * params.frameDt, ${sphere}.w)`,
-  /**
-   * The normal velocity a contact's solve aims at, from the gap and the approach speed vn0
-   * before the solve (vn0 < 0: approaching). A contact that closes within this substep faster
-   * than the restitution threshold bounces: −e·vn0. Otherwise a gap may close (a speculative
-   * contact: −gap/h) and an overlap may not deepen (0); the position correction removes overlap.
-   */
-  aim: (gap: string, vn0: string): string =>
-    `select(select(0.0, -(${gap}) / params.dt, (${gap}) > 0.0), -params.restitution * (${vn0}), (${vn0}) < -params.restitutionThreshold && (${gap}) + (${vn0}) * params.dt <= 0.0)`,
-  /**
-   * Whether a contact starts from its accumulated impulse (the warm start): only if it stays
-   * closed through this substep; one that opens (a bounce leaving, a gap) starts from 0.
-   */
-  keepsImpulse: (gap: string, vn0: string): string => `((${gap}) + (${vn0}) * params.dt <= 0.0)`,
-  /**
-   * The pseudo-velocity a contact's position correction aims at: percent of the overlap beyond
-   * slop per substep, at most maxPushSpeed; negative (a gap that may close) when shallower.
-   */
-  push: (gap: string): string => `min(params.percent * (-(${gap}) - params.slop) / params.dt, params.maxPushSpeed)`,
-};
-
 const header = () => /* wgsl */ `
 ${ParticleParams.wgsl}
 ${ParticleBody.wgsl}
@@ -175,8 +136,10 @@ ${ParticleWalls.wgsl}
 ${ParticleStats.wgsl}
 ${ParticleReuse.wgsl}
 ${ParticleRest.wgsl}
+${ParticleColliderContact.wgsl}
 ${flatWorkgroup}
 override WG: u32; // src/gpu/workgroups.ts
+const EMPTY_SLOT: u32 = ${EMPTY_SLOT}u;
 const EXT_SCALE: f32 = ${EXT_SCALE};
 const PARTNERS_KEPT: u32 = ${PARTNERS_KEPT}u;
 const DORMANT_BIT: u32 = ${DORMANT_BIT}u;
@@ -346,6 +309,10 @@ fn particleGather(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nw
   // slower than sleepSpeed), and wakes it.
   if (changed || any(s.xyz != rest[id].position) || length(me.xyz) > params.sleepSpeed || (rest[id].slept != 0u && any(me.xyz != vec3f(0.0)))) {
     rest[id].time = 0.0;
+  }
+  if (params.boxCount > 0u && me.w > 0.0) {
+    // The fastest particle's travel grows every box's search (colliderFind).
+    atomicMax(&stats.fastestBits, bitcast<u32>(length(me.xyz)));
   }
   sorted[t] = s;
   bodies[t] = ParticleBody(me, vec4f(0.0));
@@ -676,7 +643,7 @@ const entryGeometry = /* wgsl */ `
  * step solves (what a search without the skin would list, from the positions and velocities the
  * step starts from: dormant entries get DORMANT_BIT and no impulse) and counts the touching pairs.
  */
-export const particlePrepareShader = ({ first }: { first: boolean }) => wgsl`
+export const particlePrepareShader = ({ first, colliders = false }: { first: boolean; colliders?: boolean }) => wgsl`
 ${gridFunctions(1, 0)}
 ${header()}
 ${stepBindings()}
@@ -704,8 +671,14 @@ fn particlePrepare(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) n
   // Gravity first: the approach speeds below are those the solve starts from.
   let v = bodiesIn[t].v.xyz + select(vec3f(0.0), params.gravity * h, w > 0.0);
   ${entriesOf}
+#if ${colliders}
+  // colliderPrepare's warm start and contact count (it ran just before, over the same particles).
+  var dv = bodiesIn[t].p.xyz;
+  var splits = u32(bodiesIn[t].p.w);
+#else
   var dv = vec3f(0.0);
   var splits = 0u;
+#endif
 #if ${first}
   let reach = ${formula.reach('s', 'bodiesIn[t].v')};
   var touching = 0u;
@@ -802,10 +775,13 @@ const integrateStatements = /* wgsl */ `
  * friction is 0) the friction code is left out: on SwiftShader a loop pays for a branch no lane
  * takes (docs/ARCHITECTURE.md, Passes), and the results are the same bit for bit.
  */
-export const particleIterateShader = ({ integrate, friction = true }: { integrate: boolean; friction?: boolean }) => wgsl`
+export const particleIterateShader = ({ integrate, friction = true, colliders = false }: { integrate: boolean; friction?: boolean; colliders?: boolean }) => wgsl`
 ${gridFunctions(1, 0)}
 ${header()}
 ${stepBindings(integrate ? 'read_write' : 'read')}
+#if ${colliders}
+@group(0) @binding(8) var<storage, read_write> slots: array<ParticleColliderContact>;
+#endif
 
 // Coulomb's cone: the factor that shortens a friction impulse of squared length len2 to at
 // most limit (1 when it is within; exactly the impulse then).
@@ -881,6 +857,9 @@ fn particleIterate(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) n
       walls[id] = wall;
     }
   }
+#if ${colliders}
+  ${iterateColliders(friction)}
+#endif
   var v1 = v + dv;
   let vp1 = vp + dvp;
 #if ${integrate}
@@ -1056,6 +1035,7 @@ ${header()}
 @group(0) @binding(4) var<storage, read_write> bodiesA: array<ParticleBody>;
 @group(0) @binding(5) var<storage, read_write> bodiesB: array<ParticleBody>;
 @group(0) @binding(6) var<storage, read> walls: array<ParticleWalls>;
+@group(0) @binding(7) var<storage, read> slots: array<ParticleColliderContact>;
 
 @compute @workgroup_size(WG)
 fn particleSplit(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -1078,6 +1058,10 @@ fn particleSplit(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
   let last = params.entryBase + min(atomicLoad(&start[t + 1u]), params.entryCapacity);
   let id = sortedId[t];
   var busy = truncated || last > first;
+  if (params.boxCount > 0u) {
+    // A collider contact this step (colliderList).
+    busy = busy || slots[(params.rangeBase + id) * params.boxSlots].box != EMPTY_SLOT;
+  }
   if (params.bounded != 0u) {
     let wall = walls[id];
     busy = busy || wall.impulseX.y != 0.0 || wall.impulseY.y != 0.0 || wall.impulseZ.y != 0.0;

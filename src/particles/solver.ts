@@ -21,6 +21,7 @@
  *   and two uniform parameter blocks (one per parity) say which is which.
  */
 import { solverBindings, particleGatherShader, particleDecideShader, particleCarryShader, particleSleepShader, particleSplitShader, particleBusyArgsShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader, PARTNERS_KEPT } from '../../shaders/particles/solver.wgsl.js';
+import { colliderBindings, colliderFindShader, colliderListShader, colliderPrepareShader, colliderMoveShader, colliderCellsShader } from '../../shaders/particles/colliders.wgsl.js';
 import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/grid.wgsl.js';
 import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup, variant } from '../gpu/pipeline.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
@@ -29,7 +30,7 @@ import { createBuffer, GrowableBuffer, bindingLimit } from '../gpu/buffers.js';
 import { DispatchGate } from '../gpu/gate.js';
 import { GridBuildPass, GpuGrid } from '../passes/gridBuild.js';
 import { ExclusiveScanPass } from '../passes/scan.js';
-import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleStats, ParticleReuse, ParticleRest, packStruct } from '../layout.js';
+import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleStats, ParticleReuse, ParticleRest, ParticleColliderContact, packStruct } from '../layout.js';
 import { CapacityError } from '../errors.js';
 import type { GpuTimer } from '../gpu/timer.js';
 import { wakeKey, type StepParams } from '../reference/particles.js';
@@ -43,7 +44,12 @@ export interface ParticleState {
   spheres: GPUBuffer;
   /** vx, vy, vz, inverse mass per particle. */
   velocities: GPUBuffer;
+  /** Box colliders: poses (centre, half extents, unit quaternion: three vec4 a box) and velocities (linear, angular: two vec4), `count` boxes (0: none). */
+  colliders?: { poses: GPUBuffer; velocities: GPUBuffer; count: number };
 }
+
+/** Collider slots a particle starts with (grown when a step finds a particle near more boxes). */
+const FIRST_BOX_SLOTS = 4;
 
 /** Solver settings for one step (validated by the world): the CPU twin's, and the count. */
 export type StepSettings = StepParams & { count: number };
@@ -56,7 +62,17 @@ export class ParticleSolver {
   /** ParticleReuse: the host's `force`, and the counts of steps and searches. */
   readonly reuse: GPUBuffer;
   private readonly reuseBackup: GPUBuffer;
-  private readonly layouts: { [K in keyof typeof solverBindings]: GPUBindGroupLayout };
+  private readonly layouts: { [K in keyof typeof solverBindings | `collider ${keyof typeof colliderBindings}`]: GPUBindGroupLayout };
+  /** Collider slots a particle holds (ParticleColliderContact, in each of two halves). */
+  boxSlots = FIRST_BOX_SLOTS;
+  /** Per particle in bucket order, colliderFind's count, then its boxSlots found boxes (made with the first colliders). */
+  private readonly found: GrowableBuffer;
+  /** By particle index, two halves of boxSlots ParticleColliderContact each (made with the first colliders). */
+  private readonly slots: GrowableBuffer;
+  /** The grid's bucket offsets as the last search left them (colliderCells). */
+  private readonly savedCells: GrowableBuffer;
+  /** colliderFind per grid layout, made on first use. */
+  private readonly findPipelines = new Map<string, GPUComputePipeline>();
   private readonly pipelines: Record<string, GPUComputePipeline>;
   /** The search's count and fill, one pipeline per grid layout (GridLayout), made on first use. */
   private readonly searchPipelines = new Map<string, GPUComputePipeline>();
@@ -102,10 +118,11 @@ export class ParticleSolver {
     readonly dispatch: 'direct' | 'indirect',
   ) {
     const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
-    this.layouts = Object.fromEntries(
-      Object.entries(solverBindings).map(([name, kinds]) => [name, bindGroupLayout(device, `particle ${name} layout`, kinds)]),
-    ) as ParticleSolver['layouts'];
-    const make = (name: keyof typeof solverBindings, entry: string, code: string): GPUComputePipeline =>
+    this.layouts = Object.fromEntries([
+      ...Object.entries(solverBindings).map(([name, kinds]) => [name, bindGroupLayout(device, `particle ${name} layout`, kinds)]),
+      ...Object.entries(colliderBindings).map(([name, kinds]) => [`collider ${name}`, bindGroupLayout(device, `collider ${name} layout`, kinds)]),
+    ]) as ParticleSolver['layouts'];
+    const make = (name: keyof ParticleSolver['layouts'], entry: string, code: string): GPUComputePipeline =>
       computePipeline(device, entry, [this.layouts[name]], code, entry, { WG });
     this.pipelines = {
       gather: make('gather', 'particleGather', particleGatherShader()),
@@ -120,6 +137,17 @@ export class ParticleSolver {
       // Friction 0 (the default): the sweeps without the friction code.
       iterateNoFriction: make('iterate', 'particleIterate', particleIterateShader({ integrate: false, friction: false })),
       iterateIntegrateNoFriction: make('iterateIntegrate', 'particleIterate', particleIterateShader({ integrate: true, friction: false })),
+      // With box colliders: the prepare adds colliderPrepare's warm start, the sweeps solve the slots.
+      prepareFirstColliders: make('prepare', 'particlePrepare', particlePrepareShader({ first: true, colliders: true })),
+      prepareColliders: make('prepare', 'particlePrepare', particlePrepareShader({ first: false, colliders: true })),
+      iterateColliders: make('iterateColliders', 'particleIterate', particleIterateShader({ integrate: false, colliders: true })),
+      iterateIntegrateColliders: make('iterateIntegrateColliders', 'particleIterate', particleIterateShader({ integrate: true, colliders: true })),
+      iterateNoFrictionColliders: make('iterateColliders', 'particleIterate', particleIterateShader({ integrate: false, friction: false, colliders: true })),
+      iterateIntegrateNoFrictionColliders: make('iterateIntegrateColliders', 'particleIterate', particleIterateShader({ integrate: true, friction: false, colliders: true })),
+      colliderList: make('collider list', 'colliderList', colliderListShader()),
+      colliderPrepare: make('collider prepare', 'colliderPrepare', colliderPrepareShader()),
+      colliderMove: make('collider move', 'colliderMove', colliderMoveShader()),
+      colliderCells: make('collider cells', 'colliderCells', colliderCellsShader()),
       sleep: make('sleep', 'particleSleep', particleSleepShader()),
       split: make('split', 'particleSplit', particleSplitShader()),
       busyArgs: make('busyArgs', 'particleBusyArgs', particleBusyArgsShader()),
@@ -149,6 +177,53 @@ export class ParticleSolver {
     this.entryCapacity = Math.min(8 * capacity, this.maxEntries());
     this.contacts = new GrowableBuffer(device, 'particle contacts', storage);
     this.contacts.ensure(2 * this.entryCapacity * ParticleContact.size);
+    // The collider buffers stay this small (the split binds the slots) until a world has boxes.
+    this.found = new GrowableBuffer(device, 'collider found', storage);
+    this.found.ensure(16);
+    this.slots = new GrowableBuffer(device, 'collider slots', storage);
+    this.slots.ensure(ParticleColliderContact.size);
+    this.savedCells = new GrowableBuffer(device, 'collider saved cells', storage);
+  }
+
+  /** Most collider slots a particle can hold (one binding holds both halves of every particle's). */
+  maxBoxSlots(): number {
+    return Math.floor(bindingLimit(this.device) / (2 * this.capacity * ParticleColliderContact.size));
+  }
+
+  /**
+   * Makes room for the colliders: `boxSlots` slots a particle (at least the current number).
+   * New slots start cold, empty. Throws CapacityError when the device cannot bind that many.
+   */
+  ensureBoxSlots(slots: number): void {
+    const max = this.maxBoxSlots();
+    if (slots > max) throw new CapacityError('collider contacts', slots, max, 'the device cannot bind that many collider contacts a particle (boxes near one particle)');
+    const grown = slots > this.boxSlots ? Math.min(max, Math.max(slots, 2 * this.boxSlots)) : this.boxSlots;
+    const bytes = 2 * this.capacity * grown * ParticleColliderContact.size;
+    if (grown === this.boxSlots && this.slots.buffer.size >= bytes) return;
+    this.boxSlots = grown;
+    this.found.ensure(4 * this.capacity * (1 + grown));
+    this.slots.ensure(bytes);
+    this.groups.clear();
+    const encoder = this.device.createCommandEncoder({ label: 'collider slots' });
+    encoder.clearBuffer(this.slots.buffer);
+    this.device.queue.submit([encoder.finish()]);
+    // Every slot empty (EMPTY_SLOT is all ones), in both halves.
+    this.emptySlots();
+  }
+
+  /** Every collider contact starts again cold (other boxes under the same indices). */
+  forgetColliders(): void {
+    this.emptySlots();
+  }
+
+  /** Marks every particle's collider slots empty, in both halves (through the queue). */
+  private emptySlots(): void {
+    if (this.slots.buffer.size < 2 * this.capacity * this.boxSlots * ParticleColliderContact.size) return;
+    const first = new Uint8Array(2 * this.capacity * this.boxSlots * ParticleColliderContact.size);
+    const words = new Uint32Array(first.buffer);
+    const stride = ParticleColliderContact.size / 4;
+    for (let k = 0; k < 2 * this.capacity * this.boxSlots; k++) words[k * stride + ParticleColliderContact.offsets.box / 4] = 0xffffffff;
+    this.device.queue.writeBuffer(this.slots.buffer, 0, first);
   }
 
   /** Most entries per half that one binding holds. */
@@ -226,6 +301,7 @@ export class ParticleSolver {
     encoder.clearBuffer(this.ranges);
     encoder.clearBuffer(this.rest);
     this.device.queue.submit([encoder.finish()]);
+    this.emptySlots();
     this.forceSearch();
   }
 
@@ -240,6 +316,7 @@ export class ParticleSolver {
     encoder.clearBuffer(this.reuse);
     encoder.clearBuffer(this.rest);
     this.device.queue.submit([encoder.finish()]);
+    this.emptySlots();
     this.forceSearch();
   }
 
@@ -248,8 +325,8 @@ export class ParticleSolver {
     this.device.queue.writeBuffer(this.reuse, ParticleReuse.offsets.force, new Uint32Array([1]));
   }
 
-  /** Writes the parameters of the next steps (both parities). */
-  setStep(settings: StepSettings): void {
+  /** Writes the parameters of the next steps (both parities), with `boxCount` box colliders. */
+  setStep(settings: StepSettings, boxCount = 0): void {
     const h = settings.dt / settings.substeps;
     // The lists were made for these: others may need pairs the lists lack.
     const listing = [settings.count, settings.margin, settings.skin, settings.dt].join(' ');
@@ -289,8 +366,15 @@ export class ParticleSolver {
         resultInB: (settings.substeps * (1 + settings.iterations)) % 2,
         sleepSpeed: settings.sleepSpeed,
         sleepTime: settings.sleepTime,
+        boxCount,
+        boxSlots: this.boxSlots,
       }));
     }
+  }
+
+  private findPipeline(layout: GridLayout): GPUComputePipeline {
+    return variant(this.findPipelines, gridLayoutName(layout), () =>
+      computePipeline(this.device, `colliderFind ${gridLayoutName(layout)}`, [this.layouts['collider find']], colliderFindShader(layout), 'colliderFind', { WG }));
   }
 
   private searchPipeline(name: 'count' | 'fill', layout: GridLayout): GPUComputePipeline {
@@ -301,7 +385,7 @@ export class ParticleSolver {
     });
   }
 
-  private group(key: string, layout: keyof typeof solverBindings, resources: GPUBuffer[]): GPUBindGroup {
+  private group(key: string, layout: keyof ParticleSolver['layouts'], resources: GPUBuffer[]): GPUBindGroup {
     // A growable buffer may have been replaced since the group was made: make it again then.
     const cached = this.groups.get(key);
     if (cached && cached.resources.every((buffer, k) => buffer === resources[k])) return cached.group;
@@ -368,30 +452,59 @@ export class ParticleSolver {
     run('contact carry', this.pipelines.carry, this.group(`carry ${p}`, 'carry', [params, grid.sortedId.buffer, this.start, contacts, this.ranges]), 'off');
     this.gate.finish();
 
+    // Box colliders: each box's particles into their slots, by box index, warm (colliderFind, colliderList).
+    const colliders = state.colliders && state.colliders.count > 0 ? state.colliders : null;
+    const boxGroups = colliders ? ceilDiv(colliders.count, WG) : 0;
+    const runBoxes = (label: string, pipeline: GPUComputePipeline, group: GPUBindGroup): void => {
+      const pass = encoder.beginComputePass(timer?.pass(label) ?? { label });
+      setPipelineAndGroup(pass, pipeline, group);
+      dispatchFolded(pass, boxGroups, max);
+      pass.end();
+    };
+    if (colliders) {
+      // The grid build cleared the offsets even if it did not search: the last search's, back.
+      const cells = grid.cellStart.buffer;
+      this.savedCells.ensure(cells.size);
+      const pass = encoder.beginComputePass(timer?.pass('collider cells') ?? { label: 'collider cells' });
+      setPipelineAndGroup(pass, this.pipelines.colliderCells, this.group(`collider cells ${p}`, 'collider cells', [params, cells, this.savedCells.buffer]));
+      dispatchFolded(pass, ceilDiv(cells.size / 4, WG), max);
+      pass.end();
+      encoder.clearBuffer(this.found.buffer, 0, 4 * n);
+      runBoxes('collider find', this.findPipeline(layout), this.group(`collider find ${p}`, 'collider find', [grid.params, params, colliders.poses, colliders.velocities, grid.cellStart.buffer, grid.sorted.buffer, A, this.found.buffer, this.stats, this.anchors]));
+      run('collider list', this.pipelines.colliderList, this.group(`collider list ${p}`, 'collider list', [params, grid.sortedId.buffer, grid.sorted.buffer, this.found.buffer, this.slots.buffer, colliders.poses, colliders.velocities, this.rest]));
+    }
+
     // Sleepers, and the warm start of particles woken or made dynamic (also with sleep off, when
     // none sleeps); then the particles with something to solve go to the busy list (in the starts'
     // scratch, after the count), and the others run their whole step in the split.
     run('particle sleep', this.pipelines.sleep, this.group(`sleep ${p}`, 'sleep', [params, grid.sorted.buffer, grid.sortedId.buffer, this.start, A, B, contacts, this.rest, this.stats]));
     encoder.clearBuffer(this.start, 4 * (n + 1), 4);
-    run('particle split', this.pipelines.split, this.group(`split ${p}`, 'split', [params, grid.sorted.buffer, grid.sortedId.buffer, this.start, A, B, this.walls]));
+    run('particle split', this.pipelines.split, this.group(`split ${p}`, 'split', [params, grid.sorted.buffer, grid.sortedId.buffer, this.start, A, B, this.walls, this.slots.buffer]));
     if (indirect) run('particle busy args', this.pipelines.busyArgs, this.group(`busyArgs ${p}`, 'busyArgs', [params, this.start, this.busyArgs]), 'one');
 
     const step = (inBuf: GPUBuffer, outBuf: GPUBuffer): GPUBuffer[] => [params, grid.sorted.buffer, grid.sortedId.buffer, this.start, inBuf, outBuf, contacts, this.walls];
     let current = 0; // A holds the bodies
     const sweeps = settings.friction > 0 ? '' : 'NoFriction';
+    const withBoxes = colliders ? 'Colliders' : '';
+    const sweepLayout = colliders ? 'Colliders' : '';
+    const sweepBuffers = (i: GPUBuffer, o: GPUBuffer): GPUBuffer[] => (colliders ? [...step(i, o), this.slots.buffer] : step(i, o));
     for (let sub = 0; sub < settings.substeps; sub++) {
       const [from, to] = current === 0 ? [A, B] : [B, A];
-      run('solver prepare', sub === 0 ? this.pipelines.prepareFirst : this.pipelines.prepare, this.group(`prepare ${p} ${current}`, 'prepare', [...step(from, to), this.stats]), 'busy');
+      if (colliders) {
+        run('collider prepare', this.pipelines.colliderPrepare, this.group(`collider prepare ${p} ${current}`, 'collider prepare', [params, grid.sorted.buffer, grid.sortedId.buffer, this.start, from, this.slots.buffer, colliders.poses, colliders.velocities]), 'busy');
+      }
+      run('solver prepare', this.pipelines[`prepare${sub === 0 ? 'First' : ''}${withBoxes}`], this.group(`prepare ${p} ${current}`, 'prepare', [...step(from, to), this.stats]), 'busy');
       current = 1 - current;
       for (let k = 0; k < settings.iterations; k++) {
         const [i, o] = current === 0 ? [A, B] : [B, A];
         if (k < settings.iterations - 1) {
-          run('solver iterate', this.pipelines[`iterate${sweeps}`], this.group(`iterate ${p} ${current}`, 'iterate', step(i, o)), 'busy');
+          run('solver iterate', this.pipelines[`iterate${sweeps}${withBoxes}`], this.group(`iterate${sweepLayout} ${p} ${current}`, `iterate${sweepLayout}`, sweepBuffers(i, o)), 'busy');
         } else {
-          run('solver iterate + integrate', this.pipelines[`iterateIntegrate${sweeps}`], this.group(`iterateIntegrate ${p} ${current}`, 'iterateIntegrate', step(i, o)), 'busy');
+          run('solver iterate + integrate', this.pipelines[`iterateIntegrate${sweeps}${withBoxes}`], this.group(`iterateIntegrate${sweepLayout} ${p} ${current}`, `iterateIntegrate${sweepLayout}`, sweepBuffers(i, o)), 'busy');
         }
         current = 1 - current;
       }
+      if (colliders) runBoxes('collider move', this.pipelines.colliderMove, this.group(`collider move ${p}`, 'collider move', [params, colliders.poses, colliders.velocities]));
     }
     const result = current === 0 ? A : B;
     run('solver write back', this.pipelines.writeBack, this.group(`writeBack ${p} ${current}`, 'writeBack', [params, grid.sorted.buffer, grid.sortedId.buffer, result, state.spheres, state.velocities, this.rest]));
@@ -404,5 +517,8 @@ export class ParticleSolver {
     for (const buffer of [...this.params, this.scratchId, ...this.bodies, this.start, this.ranges, this.walls, this.stats, this.reuse, this.reuseBackup, this.anchors, this.rest, this.restBackup, this.orderBackup, this.busyArgs]) buffer.destroy();
     this.gate.destroy();
     this.contacts.destroy();
+    this.found.destroy();
+    this.slots.destroy();
+    this.savedCells.destroy();
   }
 }

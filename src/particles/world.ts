@@ -9,7 +9,7 @@ import { InvalidInputError, CapacityError } from '../errors.js';
 import { createChecked } from '../gpu/submit.js';
 import { CallQueue } from '../gpu/calls.js';
 import {
-  validateSpheres, validateCasts, checkFloat32Array, checkNumber, checkVector, checkPositiveInteger, checkBoolean, checkValue,
+  validateSpheres, validateCasts, validateOrientedBoxes, checkFloat32Array, checkNumber, checkVector, checkPositiveInteger, checkBoolean, checkValue,
   RULES, MAX_MAGNITUDE, checkGridOptions, checkDevice, checkOptions, checkEncoder, type SphereStats, type CastBatch,
 } from '../validate.js';
 import { requestBrowserDevice, describeDevice } from '../device.js';
@@ -135,6 +135,27 @@ export interface ParticleBuffers {
   velocities: GPUBuffer;
 }
 
+/**
+ * The world's box colliders on the GPU (`world.colliderBuffers`), by box index, for a renderer or
+ * a kernel of yours that moves them: each step reads them as they are then.
+ */
+export interface ColliderBuffers {
+  /** Three vec4f a box: (centre, 0), (half extents, 0), unit quaternion (x, y, z, w). Each step moves a kinematic box. */
+  poses: GPUBuffer;
+  /** Two vec4f a box: (linear velocity, 0), (angular velocity in rad/s about the centre, 0). All zero: a static box. */
+  velocities: GPUBuffer;
+  /** Boxes set (`setColliders`). */
+  count: number;
+}
+
+/** `world.setColliders`' argument. */
+export interface ColliderSet {
+  /** 10 floats a box: centre (x, y, z), half extents (x, y, z), rotation quaternion (x, y, z, w; an AABB: 0, 0, 0, 1). */
+  boxes: Float32Array;
+  /** 6 floats a box: linear velocity (x, y, z), angular velocity (x, y, z, rad/s about the centre). Default: every box static. */
+  velocities?: Float32Array;
+}
+
 /** Options that only `createParticleWorld` takes: `setParameters` refuses them. */
 const CREATION_ONLY = ['device', 'capacity', 'bounds', 'dispatch', 'grid', 'maxWorkgroupsPerDimension'] as const;
 
@@ -225,6 +246,10 @@ export class ParticleWorld {
   private readonly backup: ParticleBuffers;
   /** Calls run one at a time (they share buffers); every failure gets a typed error. */
   private readonly calls: CallQueue;
+  /** The box colliders' buffers (grown by setColliders), and how many boxes they hold now. */
+  private colliders: ColliderBuffers | null = null;
+  /** Poses as a step found them, for a step that runs again. */
+  private colliderBackup: GPUBuffer | null = null;
   /**
    * Calls that change the world through the queue (setParticles, setParticle, setParameters,
    * step, encode) or read it there (read, the counts, raycast, sphereCast: their copies are
@@ -446,8 +471,10 @@ export class ParticleWorld {
   private record(encoder: GPUCommandEncoder, dt: number, steps: number, timer?: GpuTimer): void {
     if (this.count === 0) return;
     const settings = { ...this.stepParams(dt), count: this.count };
-    this.solver.setStep(settings);
-    for (let k = 0; k < steps; k++) this.solver.encode(encoder, this.buffers, settings, timer);
+    const boxes = this.colliders?.count ?? 0;
+    this.solver.setStep(settings, boxes);
+    const state = boxes > 0 ? { ...this.buffers, colliders: this.colliders! } : this.buffers;
+    for (let k = 0; k < steps; k++) this.solver.encode(encoder, state, settings, timer);
   }
 
   /**
@@ -469,6 +496,7 @@ export class ParticleWorld {
       const submitted = this.calls.submit((encoder) => {
         encoder.copyBufferToBuffer(this.buffers.spheres, 0, this.backup.spheres, 0, bytes);
         encoder.copyBufferToBuffer(this.buffers.velocities, 0, this.backup.velocities, 0, bytes);
+        if (this.colliders && this.colliders.count > 0) encoder.copyBufferToBuffer(this.colliders.poses, 0, this.colliderBackup!, 0, 48 * this.colliders.count);
         this.solver.save(encoder, this.count);
         encoder.clearBuffer(this.solver.stats);
         this.record(encoder, dt, steps, timer);
@@ -476,7 +504,14 @@ export class ParticleWorld {
       });
       try {
         await this.calls.typed(submitted);
-        const needed = await this.entriesNeeded();
+        const [needed, slotsNeeded] = await this.entriesNeeded();
+        if (slotsNeeded > this.solver.boxSlots) {
+          // A particle was near more boxes than it has slots for: back to the start, more slots
+          // (or CapacityError with the true count), run again.
+          if (this.edits === edits) this.restore(bytes);
+          this.solver.ensureBoxSlots(slotsNeeded);
+          if (this.edits === edits) continue;
+        }
         if (needed > capacity && this.edits !== edits) {
           // The world was changed while the step ran (a call not awaited): running it again from
           // its start would undo those changes. As with encode(), its extra contacts went
@@ -486,11 +521,7 @@ export class ParticleWorld {
         } else if (needed > capacity) {
           // Back to the state the call started with, then grow (or throw CapacityError with
           // the true count, the world as it was before the call).
-          const restore = this.device.createCommandEncoder({ label: 'particle step restore' });
-          restore.copyBufferToBuffer(this.backup.spheres, 0, this.buffers.spheres, 0, bytes);
-          restore.copyBufferToBuffer(this.backup.velocities, 0, this.buffers.velocities, 0, bytes);
-          this.solver.restore(restore, this.count);
-          this.device.queue.submit([restore.finish()]);
+          this.restore(bytes);
           this.solver.growEntries(needed);
           continue;
         }
@@ -502,10 +533,24 @@ export class ParticleWorld {
     }
   }
 
-  /** The longest contact list any step since the last `step` call asked for (4 bytes read back). */
-  private async entriesNeeded(): Promise<number> {
-    const bytes = await this.calls.typed(readBuffer(this.device, this.solver.stats, ParticleStats.offsets.entriesNeeded, 4));
-    return new Uint32Array(bytes)[0];
+  /** Back to the state a `step` call started with (`bytes` of spheres and of velocities), the colliders' poses too. */
+  private restore(bytes: number): void {
+    const restore = this.device.createCommandEncoder({ label: 'particle step restore' });
+    restore.copyBufferToBuffer(this.backup.spheres, 0, this.buffers.spheres, 0, bytes);
+    restore.copyBufferToBuffer(this.backup.velocities, 0, this.buffers.velocities, 0, bytes);
+    if (this.colliders && this.colliders.count > 0) restore.copyBufferToBuffer(this.colliderBackup!, 0, this.colliders.poses, 0, 48 * this.colliders.count);
+    this.solver.restore(restore, this.count);
+    this.device.queue.submit([restore.finish()]);
+  }
+
+  /**
+   * The longest contact list, and the most collider slots a particle, that any step since the
+   * last `step` call asked for (8 bytes read back).
+   */
+  private async entriesNeeded(): Promise<[number, number]> {
+    const bytes = await this.calls.typed(readBuffer(this.device, this.solver.stats, ParticleStats.offsets.entriesNeeded, 8));
+    const words = new Uint32Array(bytes);
+    return [words[0], words[1]];
   }
 
   /**
@@ -515,9 +560,87 @@ export class ParticleWorld {
    */
   async checkContactCapacity(): Promise<number> {
     this.calls.checkUsable();
-    const needed = await this.entriesNeeded();
+    const [needed, slotsNeeded] = await this.entriesNeeded();
+    if (slotsNeeded > this.solver.boxSlots) this.solver.ensureBoxSlots(slotsNeeded);
     if (needed > this.solver.entryCapacity) this.solver.growEntries(needed);
     return needed;
+  }
+
+  /**
+   * Sets the world's box colliders: static and kinematic oriented boxes that the particles
+   * collide with, solved in the same iterations as the particles' own contacts (a box is an
+   * infinitely heavy body: restitution, friction, the position correction as for particle pairs).
+   * `boxes` holds 10 floats a box (centre, half extents, quaternion x, y, z, w), as
+   * `sphereOrientedBoxPairs` takes them. `velocities` (6 floats a box: linear, then angular in
+   * rad/s about the centre) makes a box kinematic: each step moves it (its pose integrated with
+   * the substeps) and what touches it gets its surface velocity; boxes with six zeros, or all
+   * of them without `velocities`, are static. Particles touching a moving box do not sleep.
+   * Called again, it sets new poses and velocities (a box keeps its contacts' warm start while
+   * the number of boxes stays); `{ boxes: new Float32Array(0) }` removes them. Invalid input
+   * throws InvalidInputError naming the argument and the box, and the world keeps its last
+   * colliders; more boxes than a binding holds throws CapacityError.
+   *
+   * @example
+   * ```ts
+   * // A floor tilted 20° about z, and a paddle moving along x at 2 m/s.
+   * const tilt = Math.sin(Math.PI / 18), c = Math.cos(Math.PI / 18);
+   * world.setColliders({
+   *   boxes: new Float32Array([0, 0, 0, 10, 0.1, 10, 0, 0, tilt, c,   -5, 1, 0, 0.2, 1, 3, 0, 0, 0, 1]),
+   *   velocities: new Float32Array([0, 0, 0, 0, 0, 0,   2, 0, 0, 0, 0, 0]),
+   * });
+   * ```
+   */
+  setColliders(set: ColliderSet): void {
+    this.calls.checkUsable();
+    if (typeof set !== 'object' || set === null) throw new InvalidInputError('colliders', -1, RULES.option, 'expected { boxes, velocities? }');
+    const maxBoxes = Math.floor(bindingLimit(this.device) / 48);
+    const poses = validateOrientedBoxes('colliders.boxes', set.boxes, maxBoxes);
+    const count = poses.length / 12;
+    const packed = new Float32Array(8 * count);
+    if (set.velocities !== undefined) {
+      const velocities = checkFloat32Array('colliders.velocities', set.velocities, 6);
+      if (velocities.length !== 6 * count) throw new InvalidInputError('colliders.velocities', -1, RULES.count, `${velocities.length / 6} velocities for ${count} boxes (6 floats a box)`);
+      for (let k = 0; k < count; k++) {
+        for (let a = 0; a < 6; a++) {
+          checkValue('colliders.velocities', k, velocities[6 * k + a], `${a < 3 ? 'v' : 'w'}${'xyz'[a % 3]}`);
+          packed[8 * k + (a < 3 ? a : a + 1)] = velocities[6 * k + a];
+        }
+      }
+    }
+    if (count > 0) this.solver.ensureBoxSlots(this.solver.boxSlots);
+    const held = this.colliders ? this.colliders.poses.size / 48 : 0;
+    if (count > held) {
+      this.colliders?.poses.destroy();
+      this.colliders?.velocities.destroy();
+      this.colliderBackup?.destroy();
+      const room = Math.max(count, Math.min(maxBoxes, Math.ceil(held * 1.5)));
+      const usage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
+      this.colliders = {
+        poses: createBuffer(this.device, 'collider poses', 48 * room, usage | BufferUsage.VERTEX),
+        velocities: createBuffer(this.device, 'collider velocities', 32 * room, usage),
+        count,
+      };
+      this.colliderBackup = createBuffer(this.device, 'collider poses backup', 48 * room, usage);
+    }
+    // Boxes added or removed: every particle wakes, cold (a sleeper on a box that went would
+    // hang in the air; other boxes under the same indices would warm-start wrong contacts).
+    if (this.colliders && count !== this.colliders.count) this.solver.wake();
+    if (this.colliders) {
+      this.colliders.count = count;
+      upload(this.device, this.colliders.poses, poses);
+      upload(this.device, this.colliders.velocities, packed);
+    }
+    this.edits++;
+  }
+
+  /**
+   * The box colliders' GPU buffers (poses and velocities by box index, the layouts in
+   * {@link ColliderBuffers}), or null before the first `setColliders`. A kernel of yours may
+   * write them between steps (a step reads them as they are); `setColliders` with more boxes
+   * than they hold replaces them.
+   */
+  get colliderBuffers(): Readonly<ColliderBuffers> | null {
+    return this.colliders;
   }
 
   /**
@@ -690,6 +813,9 @@ export class ParticleWorld {
     if (this.calls.isClosed) return;
     this.calls.close();
     for (const buffer of [...Object.values(this.buffers), ...Object.values(this.backup)]) buffer.destroy();
+    this.colliders?.poses.destroy();
+    this.colliders?.velocities.destroy();
+    this.colliderBackup?.destroy();
     this.solver.destroy();
     this.queries?.destroy();
     if (this.ownsDevice) this.device.destroy();

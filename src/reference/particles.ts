@@ -35,7 +35,8 @@
 import { EXT_SCALE } from '../grid/level.js';
 import type { GridPlan } from '../grid/plan.js';
 import { walkableGrid, walkRows, cellRange, hashRow } from './grid.js';
-import { MOVE_ROUNDING, SLEEP_OVERLAP } from '../../shaders/particles/solver.wgsl.js';
+import { MOVE_ROUNDING } from '../../shaders/particles/solver.wgsl.js';
+import { SLEEP_OVERLAP } from '../../shaders/particles/formula.js';
 
 const f32 = Math.fround;
 /** The largest f32: a larger sleepTime (Infinity) is sleep off. */
@@ -144,6 +145,63 @@ interface Wall {
 const noWall = (): Wall => ({ normal: 0, side: 0, tangent: [0, 0], target: 0, pseudo: 0 });
 
 /**
+ * Box colliders as the GPU holds them (world.colliderBuffers): poses, 12 floats a box (centre, 0,
+ * half extents, 0, unit quaternion x, y, z, w), and velocities, 8 floats a box (linear, 0,
+ * angular, 0). The twin's step moves the poses, as colliderMove does.
+ */
+export interface ColliderState {
+  poses: Float32Array;
+  velocities: Float32Array;
+}
+
+/** A particle's contact with a box (ParticleColliderContact). */
+interface BoxSlot {
+  box: number;
+  impulse: [number, number, number, number];
+  n: Vec3;
+  push: number;
+  surface: Vec3;
+  target: number;
+  pseudo: number;
+}
+
+const cross = (a: ArrayLike<number>, b: ArrayLike<number>): Vec3 => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+
+/** v rotated by unit quaternion q (x, y, z, w), or by its inverse. */
+function rotate(q: ArrayLike<number>, v: ArrayLike<number>, inverse = false): Vec3 {
+  const u = inverse ? [-q[0], -q[1], -q[2]] : [q[0], q[1], q[2]];
+  const t = cross(u, v).map((x) => 2 * x);
+  const ut = cross(u, t);
+  return [v[0] + q[3] * t[0] + ut[0], v[1] + q[3] * t[1] + ut[1], v[2] + q[3] * t[2] + ut[2]];
+}
+
+/**
+ * The WGSL `boxGeometry` twin: sphere s against box k: the unit normal from the sphere toward
+ * the box, the gap (negative inside), and the contact point on the box relative to its centre.
+ * From inside, out through the nearest face (x before y before z on a tie).
+ */
+export function boxGeometry(s: ArrayLike<number>, poses: Float32Array, k: number): { n: Vec3; gap: number; point: Vec3 } {
+  const c = poses.subarray(12 * k, 12 * k + 3);
+  const half = poses.subarray(12 * k + 4, 12 * k + 7);
+  const q = poses.subarray(12 * k + 8, 12 * k + 12);
+  const local = rotate(q, [s[0] - c[0], s[1] - c[1], s[2] - c[2]], true);
+  const clamped = local.map((x, a) => Math.min(Math.max(x, -half[a]), half[a]));
+  const d = local.map((x, a) => x - clamped[a]);
+  const dist = length(d);
+  if (dist > 0) return { n: rotate(q, d.map((x) => -x / dist)), gap: dist - s[3], point: rotate(q, clamped) };
+  const depth = local.map((x, a) => half[a] - Math.abs(x));
+  let axis = 0;
+  if (depth[1] < depth[axis]) axis = 1;
+  if (depth[2] < depth[axis]) axis = 2;
+  const side = local[axis] < 0 ? -1 : 1;
+  const n: Vec3 = [0, 0, 0];
+  n[axis] = -side;
+  const onFace = [...local];
+  onFace[axis] = side * half[axis];
+  return { n: rotate(q, n), gap: -depth[axis] - s[3], point: rotate(q, onFace) };
+}
+
+/**
  * The solver's memory between steps (the GPU's previous contact lists and wall contacts), so
  * that consecutive steps warm-start as on the GPU. One per simulated world.
  */
@@ -158,6 +216,8 @@ export class ParticleSolverTwin {
   /** The settings the lists were made for (a change searches, as the world's setStep forces). */
   private listing = '';
   private walls = new Map<number, [Wall, Wall, Wall]>();
+  /** Each particle's collider contacts of the last step, by particle index, in the order of their box index. */
+  private boxes = new Map<number, BoxSlot[]>();
   /** Touching pairs found by the last step. */
   touching = 0;
   /** Entries the last step's lists held. */
@@ -202,7 +262,7 @@ export class ParticleSolverTwin {
    * One step. `spheres` is x, y, z, r and `velocities` vx, vy, vz, inverse mass per particle (as
    * the world's GPU buffers hold them); returns the new state, f32.
    */
-  step(spheres: Float32Array, velocities: Float32Array, p: StepParams, plan: GridPlan): { spheres: Float32Array; velocities: Float32Array } {
+  step(spheres: Float32Array, velocities: Float32Array, p: StepParams, plan: GridPlan, colliders?: ColliderState): { spheres: Float32Array; velocities: Float32Array } {
     const n = spheres.length / 4;
     // The parameters as the GPU reads them: f32.
     const h = f32(p.dt / p.substeps);
@@ -328,6 +388,34 @@ export class ParticleSolverTwin {
       }
     }
 
+    // colliderFind + colliderList: each moving particle's boxes within margin + its travel + the
+    // box's travel, by box index, warm-started from the last step's contact with the same box; a
+    // particle touching a moving box, gaining or losing a box, or deeper in one than slop +
+    // SLEEP_OVERLAP·r, is not at rest.
+    const boxCount = colliders ? colliders.poses.length / 12 : 0;
+    const slotsOf: BoxSlot[][] = [];
+    for (let t = 0; t < n; t++) {
+      const id = order[t];
+      const before = this.boxes.get(id) ?? [];
+      const mine: BoxSlot[] = [];
+      if (boxCount > 0 && body[8 * t + 3] > 0) {
+        const s = posOf(t);
+        const travelOf = f32(length(body.subarray(8 * t, 8 * t + 3)) * frameDt);
+        for (let k = 0; k < boxCount; k++) {
+          const bv = colliders!.velocities;
+          const travel = (length(bv.subarray(8 * k, 8 * k + 3)) + length(bv.subarray(8 * k + 4, 8 * k + 7)) * length(colliders!.poses.subarray(12 * k + 4, 12 * k + 7))) * frameDt;
+          const g = boxGeometry(s, colliders!.poses, k);
+          if (!(g.gap <= margin + travelOf + travel)) continue;
+          const old = before.find((c) => c.box === k);
+          const moving = [0, 1, 2, 4, 5, 6].some((a) => bv[8 * k + a] !== 0);
+          if (!old || moving || -g.gap - slop > SLEEP_OVERLAP * s[3]) rest.time[id] = 0;
+          mine.push({ box: k, impulse: old ? [...old.impulse] : [0, 0, 0, 0], n: [0, 0, 0], push: 0, surface: [0, 0, 0], target: 0, pseudo: 0 });
+        }
+      }
+      if (before.some((c) => !mine.some((m) => m.box === c.box))) rest.time[id] = 0;
+      slotsOf.push(mine);
+    }
+
     // particleSleep: a moving particle at rest long enough (at least a step), its listed partners
     // too, its list no shorter than in the last step, no contact of its deeper than slop +
     // SLEEP_OVERLAP × the smaller radius, is asleep: static and at rest for the step.
@@ -408,6 +496,28 @@ export class ParticleSolverTwin {
         const v = [0, 1, 2].map((a) => body[8 * t + a] + (w > 0 ? gravityStep[a] : 0));
         const dv = [0, 0, 0];
         let splits = 0;
+        // colliderPrepare (its warm start and count come first, as the GPU's prepare starts from them)
+        for (const c of slotsOf[t]) {
+          const g = boxGeometry(s, colliders!.poses, c.box);
+          const bv = colliders!.velocities;
+          const spin = cross(bv.subarray(8 * c.box + 4, 8 * c.box + 7), g.point);
+          const surface: Vec3 = [0, 1, 2].map((a) => f32(bv[8 * c.box + a] + spin[a])) as Vec3;
+          const vn0 = dot([surface[0] - v[0], surface[1] - v[1], surface[2] - v[2]], g.n);
+          c.target = f32(target(g.gap, vn0));
+          c.n = g.n;
+          c.push = f32(push(g.gap));
+          c.surface = surface;
+          if (!keepsImpulse(g.gap, vn0)) {
+            c.impulse = [0, 0, 0, 0];
+          } else {
+            const lt = [c.impulse[1], c.impulse[2], c.impulse[3]];
+            const along = dot(lt, g.n);
+            c.impulse = [c.impulse[0], f32(lt[0] - along * g.n[0]), f32(lt[1] - along * g.n[1]), f32(lt[2] - along * g.n[2])];
+          }
+          for (let a = 0; a < 3; a++) dv[a] -= w * (c.impulse[0] * g.n[a] + c.impulse[1 + a]);
+          c.pseudo = 0;
+          splits++;
+        }
         for (const c of lists[t]) {
           if (c.dormant) {
             c.impulse = [0, 0, 0, 0];
@@ -520,6 +630,24 @@ export class ParticleSolverTwin {
               c.pseudo = pushed;
             }
           }
+          // The collider slots: contacts with an infinitely heavy body moving at the slot's surface velocity.
+          for (const c of slotsOf[t]) {
+            const rel = [0, 1, 2].map((a) => c.surface[a] - v[a]);
+            const vn = dot(rel, c.n);
+            const normal = f32(Math.max(c.impulse[0] + (c.target - vn) / wm, 0));
+            let lt = [c.impulse[1], c.impulse[2], c.impulse[3]];
+            let dlt = [0, 0, 0];
+            if (friction > 0) {
+              const next = coulomb(lt, rel.map((r, a) => r - vn * c.n[a]), wm, friction * normal);
+              dlt = next.map((x, a) => x - lt[a]);
+              lt = next;
+            }
+            for (let a = 0; a < 3; a++) dv[a] -= w * ((normal - c.impulse[0]) * c.n[a] + dlt[a]);
+            c.impulse = [normal, f32(lt[0]), f32(lt[1]), f32(lt[2])];
+            const pushed = f32(Math.max(c.pseudo + (c.push + dot(vp, c.n)) / wm, 0));
+            for (let a = 0; a < 3; a++) dvp[a] -= w * (pushed - c.pseudo) * c.n[a];
+            c.pseudo = pushed;
+          }
           for (let a = 0; a < 3; a++) {
             out[8 * t + a] = v[a] + dv[a];
             out[8 * t + 4 + a] = vp[a] + dvp[a];
@@ -548,11 +676,26 @@ export class ParticleSolverTwin {
           body[8 * t + a] = v;
         }
       }
+      // colliderMove: each kinematic box's pose advances over the substep.
+      for (let k = 0; k < boxCount; k++) {
+        const bv = colliders!.velocities;
+        const pose = colliders!.poses;
+        if ([0, 1, 2].some((a) => bv[8 * k + a] !== 0)) for (let a = 0; a < 3; a++) pose[12 * k + a] = f32(pose[12 * k + a] + bv[8 * k + a] * h);
+        const w = bv.subarray(8 * k + 4, 8 * k + 7);
+        if ([0, 1, 2].some((a) => w[a] !== 0)) {
+          const q = pose.subarray(12 * k + 8, 12 * k + 12);
+          const c = cross(w, q);
+          const next = [q[0] + 0.5 * h * (w[0] * q[3] + c[0]), q[1] + 0.5 * h * (w[1] * q[3] + c[1]), q[2] + 0.5 * h * (w[2] * q[3] + c[2]), q[3] - 0.5 * h * dot(w, q)];
+          const len = Math.hypot(...next);
+          for (let a = 0; a < 4; a++) q[a] = f32(next[a] / len);
+        }
+      }
     }
 
     const outSpheres = new Float32Array(4 * n);
     const outVelocities = new Float32Array(4 * n);
     this.walls.clear();
+    this.boxes.clear();
     this.last = { radius: new Float32Array(n), static: new Uint8Array(n) };
     for (let t = 0; t < n; t++) {
       const id = order[t];
@@ -561,6 +704,8 @@ export class ParticleSolverTwin {
       outVelocities.set(body.subarray(8 * t, 8 * t + 3), 4 * id);
       outVelocities[4 * id + 3] = velocities[4 * id + 3];
       this.walls.set(id, walls[t]);
+      if (slotsOf[t].length > 0) this.boxes.set(id, slotsOf[t]);
+      else this.boxes.delete(id);
       this.last.radius[t] = pos[4 * t + 3];
       this.last.static[t] = velocities[4 * id + 3] === 0 ? 1 : 0;
       // particleWriteBack: where it ended, its time at rest, whether it slept.

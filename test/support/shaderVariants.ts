@@ -11,6 +11,7 @@ import { bvhCodesShader, bvhGatherShader, bvhPyramidShader, bvhNodesShader, bvhP
 import {
   particleGatherShader, particleDecideShader, particleCarryShader, particleSleepShader, particleSplitShader, particleBusyArgsShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader,
 } from '../../shaders/particles/solver.wgsl.js';
+import { colliderFindShader, colliderListShader, colliderPrepareShader, colliderMoveShader, colliderCellsShader } from '../../shaders/particles/colliders.wgsl.js';
 
 /** Every layout a grid-walking kernel is compiled for (shaders/grid.wgsl.ts, GridLayout). */
 const GRID_LAYOUTS = [true, false].flatMap((dense) => [false, true].map((oneLevel) => ({ dense, oneLevel })));
@@ -52,8 +53,13 @@ export function shaderVariants(): [string, string][] {
       [`particleCount ${layoutName(layout)}`, particleCountShader(layout)],
       [`particleFill ${layoutName(layout)}`, particleFillShader(layout)],
     ]),
-    ...[true, false].map((first): [string, string] => [`particlePrepare first=${first}`, particlePrepareShader({ first })]),
-    ...[false, true].flatMap((integrate) => [false, true].map((friction): [string, string] => [`particleIterate integrate=${integrate} friction=${friction}`, particleIterateShader({ integrate, friction })])),
+    ...[true, false].flatMap((first) => [false, true].map((colliders): [string, string] => [`particlePrepare first=${first} colliders=${colliders}`, particlePrepareShader({ first, colliders })])),
+    ...[false, true].flatMap((integrate) => [false, true].flatMap((friction) => [false, true].map((colliders): [string, string] => [`particleIterate integrate=${integrate} friction=${friction} colliders=${colliders}`, particleIterateShader({ integrate, friction, colliders })]))),
+    ...GRID_LAYOUTS.map((layout): [string, string] => [`colliderFind ${layoutName(layout)}`, colliderFindShader(layout)]),
+    ['colliderList', colliderListShader()],
+    ['colliderPrepare', colliderPrepareShader()],
+    ['colliderMove', colliderMoveShader()],
+    ['colliderCells', colliderCellsShader()],
     ['particleSleep', particleSleepShader()],
     ['particleSplit', particleSplitShader()],
     ['particleBusyArgs', particleBusyArgsShader()],

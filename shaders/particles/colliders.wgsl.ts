@@ -1,0 +1,418 @@
+/**
+ * Box colliders in the particle world (world.setColliders): static and kinematic oriented boxes,
+ * solved with the particles as contacts with an infinitely heavy body. The CPU twin is
+ * src/reference/particles.ts (ParticleSolverTwin, `colliders`).
+ *
+ * Per step (src/particles/solver.ts records them only while the world has boxes), after the
+ * search or the carry, before the sleep:
+ *   colliderCells     the grid's bucket offsets as the last search left them: a search's are
+ *                     kept aside, and a step that keeps the lists (whose grid build cleared
+ *                     them and skipped the count) takes them back
+ *   colliderFind      one thread per box walks the particle grid's cells within its bounds grown
+ *                     by the reach of a step (the margin, the skin, the fastest particle's and
+ *                     the box's own travel); each moving particle whose gap to the box is at
+ *                     most margin + its travel + the box's travel gets the box in one of its
+ *                     `boxSlots` found-slots (an atomic count per particle, kept counting past
+ *                     the slots: ParticleStats.boxSlotsNeeded, the host grows and runs again)
+ *   colliderList      per particle: its found boxes in the order of their index (so the result
+ *                     does not depend on the order the boxes' threads found them), each
+ *                     warm-started with the impulse its contact with that box had in the last
+ *                     step; a particle touching a moving box, gaining or losing a box, or
+ *                     deeper in a box than slop + SLEEP_OVERLAP·r is not at rest (its time at
+ *                     rest starts again, so it does not sleep, and wakes if asleep)
+ * Per substep, over the busy particles (particleSplit makes one with a collider contact busy):
+ *   colliderPrepare   each contact's geometry with the box's pose now (the normal from the
+ *                     particle toward the box: the centre clamped into the box in the box's
+ *                     frame; from inside, out through the nearest face), the box's velocity at
+ *                     the contact point, the aims (the same formulas as particle contacts: the
+ *                     restitution and its threshold, the speculative gap, the push) and the warm
+ *                     start; it leaves the warm start's velocity change and the contact count in
+ *                     the body's `p` for particlePrepare to add (every binding of that pass is
+ *                     taken, and p is free until the prepare writes it)
+ *   (particleIterate solves the slots with the particle's other contacts, Jacobi, mass split)
+ *   colliderMove      after the substep's integration, each kinematic box's pose advances by its
+ *                     velocity: c += v·h, q += h/2·(ω, 0)⊗q, normalised (a box at rest keeps its
+ *                     pose bit for bit)
+ */
+import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
+import { ParticleParams, ParticleBody, ParticleStats, ParticleRest, ParticleColliderContact } from '../../src/layout.js';
+import { EXT_SCALE } from '../../src/grid/level.js';
+import { gridFunctions, compiledFor, type GridLayout } from '../grid.wgsl.js';
+import { walkRows, inRowFunction } from '../gridWalk.wgsl.js';
+import { flatWorkgroup, levelLoop } from '../common.wgsl.js';
+import { boxMath } from '../boxes.wgsl.js';
+import { formula, SLEEP_OVERLAP } from './formula.js';
+
+/** The `box` of a collider slot past a particle's last. */
+export const EMPTY_SLOT = 0xffffffff;
+
+/** Bind group layouts, in binding order (src/particles/solver.ts binds the same lists). */
+export const colliderBindings = {
+  find: ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'read-only-storage'],
+  list: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'read-only-storage', 'read-only-storage', 'storage'],
+  prepare: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'read-only-storage', 'read-only-storage'],
+  move: ['uniform', 'storage', 'read-only-storage'],
+  cells: ['uniform', 'storage', 'storage'],
+} as const;
+
+const header = () => /* wgsl */ `
+${ParticleParams.wgsl}
+${ParticleBody.wgsl}
+${ParticleStats.wgsl}
+${ParticleRest.wgsl}
+${ParticleColliderContact.wgsl}
+${flatWorkgroup}
+${boxMath}
+override WG: u32; // src/gpu/workgroups.ts
+const EMPTY_SLOT: u32 = ${EMPTY_SLOT}u;
+const SLEEP_OVERLAP: f32 = ${SLEEP_OVERLAP};
+const EXT_SCALE: f32 = ${EXT_SCALE};
+`;
+
+/**
+ * Sphere s against box k (poses: centre, half extents, unit quaternion, three vec4 a box):
+ * `n` the unit normal from the sphere toward the box, `gap` the distance from the sphere to the
+ * box less its radius (negative inside: the depth to the nearest face, plus the radius), and
+ * `point` the contact point on the box's surface, relative to its centre (world axes).
+ */
+export const colliderGeometry = /* wgsl */ `
+struct BoxGeometry {
+  n: vec3f,
+  gap: f32,
+  point: vec3f,
+}
+
+// v rotated by unit quaternion q: v' = v + 2w (u × v) + 2 u × (u × v), u = q.xyz.
+fn rotate(q: vec4f, v: vec3f) -> vec3f {
+  let t = 2.0 * cross(q.xyz, v);
+  return v + q.w * t + cross(q.xyz, t);
+}
+
+fn boxGeometry(s: vec4f, center: vec3f, half: vec3f, q: vec4f) -> BoxGeometry {
+  let local = rotateInverse(q, s.xyz - center);
+  let clamped = clamp(local, -half, half);
+  let d = local - clamped;
+  let dist2 = dot(d, d);
+  if (dist2 > 0.0) {
+    let dist = sqrt(dist2);
+    return BoxGeometry(rotate(q, -d / dist), dist - s.w, rotate(q, clamped));
+  }
+  // Inside (or on the surface): out through the nearest face, x before y before z on a tie.
+  let depth = half - abs(local);
+  var axis = vec3f(1.0, 0.0, 0.0);
+  var least = depth.x;
+  if (depth.y < least) {
+    axis = vec3f(0.0, 1.0, 0.0);
+    least = depth.y;
+  }
+  if (depth.z < least) {
+    axis = vec3f(0.0, 0.0, 1.0);
+    least = depth.z;
+  }
+  let side = select(vec3f(1.0), vec3f(-1.0), local < vec3f(0.0)) * axis;
+  let onFace = select(local, side * half, axis != vec3f(0.0));
+  return BoxGeometry(rotate(q, -side), -least - s.w, rotate(q, onFace));
+}
+`;
+
+/**
+ * How far box k may travel in a step of frameDt (its centre's move plus its rotation's at its
+ * farthest corner), from its velocities (linear, angular: two vec4 a box).
+ */
+const boxTravel = (k: string): string =>
+  `(length(colliderVelocities[2u * ${k}].xyz) + length(colliderVelocities[2u * ${k} + 1u].xyz) * length(colliderPoses[3u * ${k} + 1u].xyz)) * params.frameDt`;
+
+/**
+ * The grid walk reads a candidate's position where it was binned (its anchor, from the last
+ * search: the hashed walk filters candidates by their cell, and a particle has moved up to half
+ * the skin since, possibly into another cell); the test reads where it is now (`current`).
+ */
+export const colliderFindShader = (layout: GridLayout) => compiledFor(colliderFindCode(layout).replaceAll('sorted[u]', 'binned(u)'), layout);
+
+const colliderFindCode = ({ dense }: GridLayout) => wgsl`
+${gridFunctions(0, 0, dense)}
+${header()}
+${colliderGeometry}
+@group(0) @binding(1) var<uniform> params: ParticleParams;
+@group(0) @binding(2) var<storage, read> colliderPoses: array<vec4f>;
+@group(0) @binding(3) var<storage, read> colliderVelocities: array<vec4f>;
+@group(0) @binding(4) var<storage, read> cellStart: array<u32>;
+@group(0) @binding(5) var<storage, read> current: array<vec4f>;
+@group(0) @binding(6) var<storage, read> bodies: array<ParticleBody>;
+@group(0) @binding(7) var<storage, read_write> found: array<atomic<u32>>;
+@group(0) @binding(8) var<storage, read_write> stats: ParticleStats;
+@group(0) @binding(9) var<storage, read> anchors: array<vec4f>;
+#if ${!dense}
+${inRowFunction}
+#endif
+
+// Particle u where the last search binned it (its radius has not changed since: that searches).
+fn binned(u: u32) -> vec4f {
+  return vec4f(anchors[u].xyz, current[u].w);
+}
+
+@compute @workgroup_size(WG)
+fn colliderFind(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                @builtin(local_invocation_index) lid: u32) {
+  let k = flatWorkgroup(wid, nwg) * WG + lid;
+  if (k >= params.boxCount) {
+    return;
+  }
+  let center = colliderPoses[3u * k].xyz;
+  let half = colliderPoses[3u * k + 1u].xyz;
+  let rot = colliderPoses[3u * k + 2u];
+  let travel = ${boxTravel('k')};
+  let fastest = bitcast<f32>(atomicLoad(&stats.fastestBits)) * params.frameDt;
+  let e = obbWorldHalfExtents(half, rot);
+  let span = e.x + e.y + e.z;
+  // A particle binned at the last search has moved at most half the skin since (particleGather).
+  let grow = params.margin + params.skin + fastest + travel;
+  ${levelLoop('b', 'grid.firstLevel', `
+        let ext = (grid.levels[b].maxRadius + grow) * EXT_SCALE;
+        let rel = center - grid.levels[b].origin;
+        let reach = e + vec3f(ext) + (abs(rel) + vec3f(span + ext)) * (1.0 / 65536.0);
+        let lo = cellOfOffset(rel - reach, b);
+        let hi = cellOfOffset(rel + reach, b);
+        ${walkRows({
+          dense,
+          level: 'b',
+          lo: 'lo',
+          hi: 'hi',
+          levelScan: true,
+          visit: `let body = bodies[u].v;
+              if (body.w > 0.0) {
+                let g = boxGeometry(current[u], center, half, rot);
+                if (g.gap <= params.margin + length(body.xyz) * params.frameDt + travel) {
+                  let slot = atomicAdd(&found[u], 1u);
+                  if (slot < params.boxSlots) {
+                    atomicStore(&found[params.count + u * params.boxSlots + slot], k);
+                  }
+                  atomicMax(&stats.boxSlotsNeeded, slot + 1u);
+                }
+              }`,
+        })}`)}
+}
+`;
+
+/**
+ * Per particle (bucket position t): its found boxes into this step's half of its slots, by
+ * box index, each with the impulse of its contact with that box in the last step (a box it did
+ * not touch then starts from 0). Not at rest (time 0) when it touches a moving box, gained or
+ * lost a box, or lies deeper in one than slop + SLEEP_OVERLAP·r.
+ */
+export const colliderListShader = () => wgsl`
+${header()}
+${colliderGeometry}
+@group(0) @binding(0) var<uniform> params: ParticleParams;
+@group(0) @binding(1) var<storage, read> sortedId: array<u32>;
+@group(0) @binding(2) var<storage, read> sorted: array<vec4f>;
+@group(0) @binding(3) var<storage, read> found: array<u32>;
+@group(0) @binding(4) var<storage, read_write> slots: array<ParticleColliderContact>;
+@group(0) @binding(5) var<storage, read> colliderPoses: array<vec4f>;
+@group(0) @binding(6) var<storage, read> colliderVelocities: array<vec4f>;
+@group(0) @binding(7) var<storage, read_write> rest: array<ParticleRest>;
+
+@compute @workgroup_size(WG)
+fn colliderList(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                @builtin(local_invocation_index) lid: u32) {
+  let t = flatWorkgroup(wid, nwg) * WG + lid;
+  if (t >= params.count) {
+    return;
+  }
+  let id = sortedId[t];
+  let mine = (params.rangeBase + id) * params.boxSlots;
+  let before = (params.prevRangeBase + id) * params.boxSlots;
+  let count = min(found[t], params.boxSlots);
+  let had = slots[before].box != EMPTY_SLOT;
+  if (count == 0u && !had) {
+    slots[mine].box = EMPTY_SLOT;
+    return;
+  }
+  let s = sorted[t];
+  var wake = false;
+  var kept = 0u;
+  for (var j = 0u; j < count; j++) {
+    let box = found[params.count + t * params.boxSlots + j];
+    // Its place among this particle's boxes: how many of them have a lower index.
+    var rank = 0u;
+    for (var i = 0u; i < count; i++) {
+      rank += select(0u, 1u, found[params.count + t * params.boxSlots + i] < box);
+    }
+    var impulse = vec4f(0.0);
+    var isNew = true;
+    for (var i = 0u; i < params.boxSlots; i++) {
+      let old = slots[before + i];
+      if (old.box == EMPTY_SLOT) {
+        break;
+      }
+      if (old.box == box) {
+        impulse = old.impulse;
+        isNew = false;
+        kept += 1u;
+        break;
+      }
+    }
+    let moving = any(colliderVelocities[2u * box].xyz != vec3f(0.0)) || any(colliderVelocities[2u * box + 1u].xyz != vec3f(0.0));
+    let g = boxGeometry(s, colliderPoses[3u * box].xyz, colliderPoses[3u * box + 1u].xyz, colliderPoses[3u * box + 2u]);
+    if (isNew || moving || -g.gap - params.slop > SLEEP_OVERLAP * s.w) {
+      wake = true;
+    }
+    slots[mine + rank] = ParticleColliderContact(impulse, vec4f(0.0), vec4f(0.0), box, 0.0);
+  }
+  if (count < params.boxSlots) {
+    slots[mine + count].box = EMPTY_SLOT;
+  }
+  // A box of the last step's not found now: a support may have gone.
+  var lost = false;
+  for (var i = 0u; i < params.boxSlots; i++) {
+    if (slots[before + i].box == EMPTY_SLOT) {
+      break;
+    }
+    lost = lost || i + 1u > kept;
+  }
+  if (wake || lost) {
+    rest[id].time = 0.0;
+  }
+}
+`;
+
+/**
+ * A substep's collider contacts of busy particle t (the geometry, aims and warm start, as
+ * particlePrepare's for particle pairs, the box's velocity in place of the partner's). Leaves
+ * (the warm start's velocity change, the contact count) in bodies[t].p for particlePrepare.
+ */
+export const colliderPrepareShader = () => wgsl`
+${header()}
+${colliderGeometry}
+@group(0) @binding(0) var<uniform> params: ParticleParams;
+@group(0) @binding(1) var<storage, read> sorted: array<vec4f>;
+@group(0) @binding(2) var<storage, read> sortedId: array<u32>;
+@group(0) @binding(3) var<storage, read> start: array<u32>;
+@group(0) @binding(4) var<storage, read_write> bodies: array<ParticleBody>;
+@group(0) @binding(5) var<storage, read_write> slots: array<ParticleColliderContact>;
+@group(0) @binding(6) var<storage, read> colliderPoses: array<vec4f>;
+@group(0) @binding(7) var<storage, read> colliderVelocities: array<vec4f>;
+
+@compute @workgroup_size(WG)
+fn colliderPrepare(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                   @builtin(local_invocation_index) lid: u32) {
+  let k = flatWorkgroup(wid, nwg) * WG + lid;
+  if (k >= start[params.count + 1u]) {
+    return;
+  }
+  let t = start[params.count + 2u + k];
+  let h = params.dt;
+  let s = sorted[t];
+  let id = sortedId[t];
+  let w = bodies[t].v.w;
+  let v = bodies[t].v.xyz + select(vec3f(0.0), params.gravity * h, w > 0.0);
+  let base = (params.rangeBase + id) * params.boxSlots;
+  var dv = vec3f(0.0);
+  var splits = 0u;
+  for (var i = 0u; i < params.boxSlots; i++) {
+    let c = slots[base + i];
+    if (c.box == EMPTY_SLOT) {
+      break;
+    }
+    let box = c.box;
+    let g = boxGeometry(s, colliderPoses[3u * box].xyz, colliderPoses[3u * box + 1u].xyz, colliderPoses[3u * box + 2u]);
+    let n = g.n;
+    let surface = colliderVelocities[2u * box].xyz + cross(colliderVelocities[2u * box + 1u].xyz, g.point);
+    let vn0 = dot(surface - v, n);
+    let aim = ${formula.aim('g.gap', 'vn0')};
+    var impulse = vec4f(0.0);
+    if (${formula.keepsImpulse('g.gap', 'vn0')}) {
+      let lt = c.impulse.yzw;
+      impulse = vec4f(c.impulse.x, lt - dot(lt, n) * n);
+    }
+    slots[base + i] = ParticleColliderContact(impulse, vec4f(n, ${formula.push('g.gap')}), vec4f(surface, aim), box, 0.0);
+    dv -= w * (impulse.x * n + impulse.yzw);
+    splits += 1u;
+  }
+  bodies[t].p = vec4f(dv, f32(splits));
+}
+`;
+
+/**
+ * The sweep's statements for particle `id`'s collider slots (inside particleIterate: v, vp, w,
+ * wm, dv, dvp in scope; `slots` bound): each a contact with an infinitely heavy body moving at
+ * the slot's surface velocity.
+ */
+export const iterateColliders = (friction: boolean): string => /* wgsl */ `
+  {
+    let base = (params.rangeBase + id) * params.boxSlots;
+    for (var i = 0u; i < params.boxSlots; i++) {
+      let c = slots[base + i];
+      if (c.box == EMPTY_SLOT) {
+        break;
+      }
+      let n = c.normal.xyz;
+      let rel = c.surface.xyz - v;
+      let vn = dot(rel, n);
+      let normal = max(c.impulse.x + (c.surface.w - vn) / wm, 0.0);
+      var lt = c.impulse.yzw;
+      var dlt = vec3f(0.0);
+${friction ? `      if (params.friction > 0.0) {
+        var next = lt - (rel - vn * n) / wm;
+        next = next * coneScale(dot(next, next), params.friction * normal);
+        dlt = next - lt;
+        lt = next;
+      }` : ''}
+      dv -= w * ((normal - c.impulse.x) * n + dlt);
+      slots[base + i].impulse = vec4f(normal, lt);
+      let pushed = max(c.pseudo + (c.normal.w + dot(vp, n)) / wm, 0.0);
+      dvp -= w * (pushed - c.pseudo) * n;
+      slots[base + i].pseudo = pushed;
+    }
+  }`;
+
+/** One thread per bucket offset: keep a search's offsets aside (`saved`), or put them back on a step that did not search. */
+export const colliderCellsShader = () => wgsl`
+${header()}
+@group(0) @binding(0) var<uniform> params: ParticleParams;
+@group(0) @binding(1) var<storage, read_write> cellStart: array<u32>;
+@group(0) @binding(2) var<storage, read_write> saved: array<u32>;
+
+@compute @workgroup_size(WG)
+fn colliderCells(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                 @builtin(local_invocation_index) lid: u32) {
+  let k = flatWorkgroup(wid, nwg) * WG + lid;
+  if (k >= min(arrayLength(&cellStart), arrayLength(&saved))) {
+    return;
+  }
+  if (params.searching != 0u) {
+    saved[k] = cellStart[k];
+  } else {
+    cellStart[k] = saved[k];
+  }
+}
+`;
+
+/** After a substep: each kinematic box's pose advances by its velocity over the substep. */
+export const colliderMoveShader = () => wgsl`
+${header()}
+@group(0) @binding(0) var<uniform> params: ParticleParams;
+@group(0) @binding(1) var<storage, read_write> colliderPoses: array<vec4f>;
+@group(0) @binding(2) var<storage, read> colliderVelocities: array<vec4f>;
+
+@compute @workgroup_size(WG)
+fn colliderMove(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                @builtin(local_invocation_index) lid: u32) {
+  let k = flatWorkgroup(wid, nwg) * WG + lid;
+  if (k >= params.boxCount) {
+    return;
+  }
+  let h = params.dt;
+  let v = colliderVelocities[2u * k].xyz;
+  let omega = colliderVelocities[2u * k + 1u].xyz;
+  if (any(v != vec3f(0.0))) {
+    colliderPoses[3u * k] = vec4f(colliderPoses[3u * k].xyz + v * h, 0.0);
+  }
+  if (any(omega != vec3f(0.0))) {
+    let q = colliderPoses[3u * k + 2u];
+    let dq = vec4f(omega * q.w + cross(omega, q.xyz), -dot(omega, q.xyz)) * (0.5 * h);
+    let next = q + dq;
+    colliderPoses[3u * k + 2u] = next / length(next);
+  }
+}
+`;

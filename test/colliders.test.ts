@@ -1,0 +1,298 @@
+/**
+ * Box colliders in the particle world (world.setColliders): GPU steps against the CPU twin on
+ * seeded scenes (seed in the names), and what a user sees over hundreds of steps: particles at
+ * rest on a slope below the friction angle and sliding above it, a pile in a bin of tilted boxes
+ * with none inside a box, a moving box that pushes particles at its speed, fast particles that
+ * bounce off a thin wall, bitwise determinism, removing the boxes, and bad input.
+ */
+import { describe, it, expect } from 'vitest';
+import { useGpu } from './support/gpu.js';
+import { sameBits } from './support/device.js';
+import { createParticleWorld, type ParticleWorld, type ParticleWorldOptions } from '../src/particles/index.js';
+import { ParticleSolverTwin, boxGeometry } from '../src/reference/particles.js';
+import { InvalidInputError } from '../src/errors.js';
+import { RULES } from '../src/validate.js';
+import { mulberry32 } from './support/random.js';
+
+const gpu = useGpu();
+const LONG = 600_000;
+
+async function withWorld<T>(options: Omit<ParticleWorldOptions, 'device'>, body: (world: ParticleWorld) => Promise<T>): Promise<T> {
+  const world = await createParticleWorld({ device: gpu.device, ...options });
+  try {
+    return await body(world);
+  } finally {
+    world.destroy();
+  }
+}
+
+/** A box record (centre, half extents, quaternion) turned by `angle` about z. */
+function box(c: number[], half: number[], angle = 0, axis: 'x' | 'z' = 'z'): number[] {
+  const s = Math.sin(angle / 2);
+  return [...c, ...half, axis === 'x' ? s : 0, 0, axis === 'z' ? s : 0, Math.cos(angle / 2)];
+}
+
+/** The GPU poses (12 floats a box) of box records, as validation packs them. */
+function posesOf(boxes: number[]): Float32Array {
+  const count = boxes.length / 10;
+  const poses = new Float32Array(12 * count);
+  for (let k = 0; k < count; k++) {
+    const b = boxes.slice(10 * k, 10 * k + 10);
+    const len = Math.hypot(b[6], b[7], b[8], b[9]);
+    poses.set([b[0], b[1], b[2], 0, b[3], b[4], b[5], 0, b[6] / len, b[7] / len, b[8] / len, b[9] / len], 12 * k);
+  }
+  return poses;
+}
+
+/** The deepest any particle lies inside any box (its radius less its gap; 0 when none overlaps). */
+function deepest(spheres: Float32Array, boxes: number[]): { depth: number; centreInside: number } {
+  const poses = posesOf(boxes);
+  let depth = 0;
+  let centreInside = 0;
+  for (let i = 0; i < spheres.length / 4; i++) {
+    for (let k = 0; k < boxes.length / 10; k++) {
+      const g = boxGeometry(spheres.subarray(4 * i, 4 * i + 4), poses, k);
+      depth = Math.max(depth, -g.gap);
+      if (g.gap + spheres[4 * i + 3] < 0) centreInside++;
+    }
+  }
+  return { depth, centreInside };
+}
+
+const packed = (spheres: Float32Array, velocities: Float32Array): Float32Array => {
+  const out = new Float32Array(spheres.length);
+  for (let i = 0; i < spheres.length / 4; i++) out.set([velocities[3 * i], velocities[3 * i + 1], velocities[3 * i + 2], 1 / ((4 / 3) * Math.PI * spheres[4 * i + 3] ** 3)], 4 * i);
+  return out;
+};
+
+/** n particles of radius r above a field of tilted boxes in [-side, side]², random velocities. */
+function binScene(n: number, seed: number, r = 0.25, y0 = 4) {
+  const rand = mulberry32(seed);
+  const side = 6;
+  const boxes = [
+    ...box([0, 0, 0], [side, 0.2, side]), // floor
+    ...box([-3, 1, 0], [2, 0.1, 3], 0.4), // ramps
+    ...box([3, 1.5, 1], [1.5, 0.05, 2], -0.5),
+    ...box([0, 2, -3], [1, 0.3, 1], 0.8, 'x'),
+    ...box([1, 0.6, 3], [0.5, 0.5, 0.5], 0.3),
+  ];
+  const spheres = new Float32Array(4 * n);
+  const velocities = new Float32Array(3 * n);
+  const across = Math.ceil(Math.sqrt(n / 4));
+  for (let i = 0; i < n; i++) {
+    const [a, b, c] = [i % across, Math.floor(i / across) % across, Math.floor(i / across ** 2)];
+    spheres.set([-side + 1 + a * ((2 * side - 2) / across), y0 + c * 2.2 * r, -side + 1 + b * ((2 * side - 2) / across), r * (0.8 + 0.4 * rand())], 4 * i);
+    velocities.set([rand() - 0.5, -rand(), rand() - 0.5], 3 * i);
+  }
+  return { spheres, velocities, boxes, bounds: [-side, -1, -side, side, 12, side] };
+}
+
+describe('box colliders against the CPU twin', () => {
+  for (const [name, seed, friction, moving] of [
+    ['particles over static tilted boxes, friction 0.5', 3001, 0.5, false],
+    ['particles over static and kinematic boxes (moving and spinning), friction 0.3', 3002, 0.3, true],
+  ] as const) {
+    it(`${name}, seed ${seed}: 12 steps particle by particle, warm-started`, async () => {
+      const scene = binScene(600, seed, 0.25, 0.55);
+      await withWorld({ capacity: 1000, gravity: [0, -9.8, 0], restitution: 0.3, friction, bounds: scene.bounds }, async (world) => {
+        world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
+        const boxVelocities = new Float32Array(6 * (scene.boxes.length / 10));
+        if (moving) boxVelocities.set([0.5, 0, 0, 0, 0, 0.8], 6 * 1), boxVelocities.set([0, 0.2, 0, 0.5, 0, 0], 6 * 4);
+        world.setColliders({ boxes: new Float32Array(scene.boxes), velocities: boxVelocities });
+        const colliders = { poses: posesOf(scene.boxes), velocities: new Float32Array(8 * (scene.boxes.length / 10)) };
+        for (let k = 0; k < scene.boxes.length / 10; k++) for (let a = 0; a < 6; a++) colliders.velocities[8 * k + (a < 3 ? a : a + 1)] = boxVelocities[6 * k + a];
+        const twin = new ParticleSolverTwin();
+        const params = world.stepParams(1 / 60);
+        let cpu = { spheres: scene.spheres.slice(), velocities: packed(scene.spheres, scene.velocities) };
+        for (let step = 1; step <= 12; step++) {
+          await world.step(params.dt);
+          cpu = twin.step(cpu.spheres, cpu.velocities, params, world.plan!, colliders);
+          const gpuState = await world.read();
+          let worst = 0;
+          for (let i = 0; i < 600; i++) {
+            for (let a = 0; a < 3; a++) {
+              worst = Math.max(worst, Math.abs(gpuState.spheres[4 * i + a] - cpu.spheres[4 * i + a]) / 12, Math.abs(gpuState.velocities[3 * i + a] - cpu.velocities[4 * i + a]) / 10);
+            }
+          }
+          expect(worst, `step ${step}: largest difference (relative to the box and to speed 10)`).toBeLessThan(1e-4);
+          const poses = new Float32Array(await (await import('../src/gpu/buffers.js')).readBuffer(gpu.device, world.colliderBuffers!.poses, 0, colliders.poses.byteLength));
+          for (let j = 0; j < poses.length; j++) expect(Math.abs(poses[j] - colliders.poses[j]), `step ${step}: pose value ${j}`).toBeLessThan(1e-5);
+        }
+        // The particles did reach the boxes: some lie within a radius of one.
+        const near = Array.from({ length: 600 }, (_, i) => Array.from({ length: scene.boxes.length / 10 }, (_, k) => boxGeometry(cpu.spheres.subarray(4 * i, 4 * i + 4), colliders.poses, k).gap)).flat().filter((g) => g < 0.05).length;
+        expect(near).toBeGreaterThan(20);
+      });
+    });
+  }
+});
+
+describe('box colliders, over hundreds of steps', () => {
+  /** 25 particles on a slab tilted by `angle`, friction μ, for 3 s: how far they moved along it. */
+  async function slope(angle: number, mu: number): Promise<{ slid: number; depth: number }> {
+    const boxes = box([0, 0, 0], [20, 0.1, 4], angle);
+    return await withWorld({ capacity: 100, gravity: [0, -9.8, 0], restitution: 0, friction: mu, bounds: [-25, -25, -6, 25, 25, 6] }, async (world) => {
+      const n = 25;
+      const spheres = new Float32Array(4 * n);
+      const normal = [-Math.sin(angle), Math.cos(angle)];
+      for (let i = 0; i < n; i++) {
+        const along = -6 + (i % 5) * 3;
+        const z = -2 + Math.floor(i / 5);
+        // Resting on the slab's top face: centre at 0.1 + r along its normal.
+        spheres.set([along * Math.cos(angle) + normal[0] * 0.35, along * Math.sin(angle) + normal[1] * 0.35, z, 0.25], 4 * i);
+      }
+      world.setParticles({ spheres, velocities: new Float32Array(3 * n) });
+      world.setColliders({ boxes: new Float32Array(boxes) });
+      await world.step(1 / 60, 180);
+      const end = (await world.read()).spheres;
+      let slid = 0;
+      for (let i = 0; i < n; i++) slid = Math.max(slid, Math.hypot(end[4 * i] - spheres[4 * i], end[4 * i + 1] - spheres[4 * i + 1]));
+      return { slid, depth: deepest(end, boxes).depth };
+    });
+  }
+
+  it('particles on a box tilted 20° with μ 0.5 stay put; at 35° they slide', { timeout: LONG }, async () => {
+    const still = await slope((20 * Math.PI) / 180, 0.5);
+    expect(still.slid, 'tan 20° = 0.36 < 0.5: static friction holds them').toBeLessThan(0.02);
+    expect(still.depth).toBeLessThan(0.25 * 0.05);
+    const sliding = await slope((35 * Math.PI) / 180, 0.5);
+    // g (sin 35° − 0.5 cos 35°) = 1.6 m/s²: over 3 s about 7 m (less where they reach the end and fall off).
+    expect(sliding.slid, 'tan 35° = 0.70 > 0.5: they slide').toBeGreaterThan(3);
+  });
+
+  it('a pile poured into a bin of tilted boxes, seed 3003, comes to rest with no particle inside a box', { timeout: LONG }, async () => {
+    const scene = binScene(800, 3003);
+    await withWorld({ capacity: 1000, gravity: [0, -9.8, 0], restitution: 0.2, friction: 0.5, bounds: scene.bounds }, async (world) => {
+      world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
+      world.setColliders({ boxes: new Float32Array(scene.boxes) });
+      for (let k = 0; k < 6; k++) await world.step(1 / 60, 100);
+      const { spheres, velocities } = await world.read();
+      const { depth, centreInside } = deepest(spheres, scene.boxes);
+      expect(centreInside, 'no centre inside a box').toBe(0);
+      expect(depth / 0.2, 'deepest penetration, as a share of the smallest radius').toBeLessThan(0.1);
+      let fastest = 0;
+      for (let i = 0; i < 800; i++) fastest = Math.max(fastest, Math.hypot(velocities[3 * i], velocities[3 * i + 1], velocities[3 * i + 2]));
+      expect(fastest, 'at rest after 10 s').toBeLessThan(0.05);
+      expect(await world.sleepingCount()).toBeGreaterThan(400);
+    });
+  });
+
+  it('a box moving at 2 m/s pushes the particles ahead of it at its speed, and none passes through it', { timeout: LONG }, async () => {
+    await withWorld({ capacity: 200, gravity: [0, -9.8, 0], restitution: 0, friction: 0.2, bounds: [-10, 0, -3, 20, 10, 3] }, async (world) => {
+      // A row of particles on the floor, and a paddle (0.04 thick) behind them moving along +x.
+      const n = 30;
+      const spheres = new Float32Array(4 * n);
+      for (let i = 0; i < n; i++) spheres.set([-2 + (i % 10) * 0.6, 0.25, -1.5 + Math.floor(i / 10) * 1.5, 0.25], 4 * i);
+      world.setParticles({ spheres, velocities: new Float32Array(3 * n) });
+      world.setColliders({ boxes: new Float32Array(box([-3, 1, 0], [0.02, 1, 3])), velocities: new Float32Array([2, 0, 0, 0, 0, 0]) });
+      await world.step(1 / 60, 240); // 4 s: the paddle moves 8 m, to x = 5
+      const { spheres: end, velocities } = await world.read();
+      const poses = new Float32Array(await (await import('../src/gpu/buffers.js')).readBuffer(gpu.device, world.colliderBuffers!.poses, 0, 48));
+      expect(poses[0]).toBeCloseTo(5, 3);
+      for (let i = 0; i < n; i++) {
+        expect(end[4 * i] - end[4 * i + 3], `particle ${i} ahead of the paddle`).toBeGreaterThan(poses[0] + 0.02 - 0.02);
+      }
+      // Those the paddle holds move with it.
+      const pushed = Array.from({ length: n }, (_, i) => i).filter((i) => end[4 * i] - end[4 * i + 3] < poses[0] + 0.05);
+      expect(pushed.length).toBeGreaterThanOrEqual(3);
+      for (const i of pushed) expect(velocities[3 * i]).toBeCloseTo(2, 0);
+      expect(await world.sleepingCount(), 'particles touching a moving box do not sleep').toBe(0);
+    });
+  });
+
+  it('fast particles (up to 600 m/s) bounce off a static wall 0.04 thick, and a moving one', { timeout: LONG }, async () => {
+    for (const [wallSpeed, r] of [[0, 0.05], [0, 0.5], [30, 0.05]]) {
+      await withWorld({ capacity: 100, gravity: [0, 0, 0], restitution: 1, bounds: [-10000, -10, -10, 100, 10, 10] }, async (world) => {
+        const n = 12;
+        const spheres = new Float32Array(4 * n);
+        const velocities = new Float32Array(3 * n);
+        for (let i = 0; i < n; i++) {
+          spheres.set([-20 - i, -5 + i * 0.8, 0, r], 4 * i);
+          velocities.set([50 * (i + 1), 0, 0], 3 * i); // 50 to 600 m/s, at most 10 m a step
+        }
+        world.setParticles({ spheres, velocities });
+        world.setColliders({ boxes: new Float32Array(box([0, 0, 0], [0.02, 9, 9])), velocities: new Float32Array([-wallSpeed, 0, 0, 0, 0, 0]) });
+        for (let k = 0; k < 6; k++) {
+          await world.step(1 / 60, 5);
+          const pose = new Float32Array(await (await import('../src/gpu/buffers.js')).readBuffer(gpu.device, world.colliderBuffers!.poses, 0, 16));
+          const { spheres: s } = await world.read();
+          for (let i = 0; i < n; i++) expect(s[4 * i] + s[4 * i + 3], `wall at ${wallSpeed} m/s, radius ${r}, particle ${i} after ${5 * (k + 1)} steps`).toBeLessThan(pose[0] - 0.02 + 0.01 * r);
+        }
+        const { velocities: v } = await world.read();
+        for (let i = 0; i < n; i++) expect(v[3 * i], `particle ${i} bounced`).toBeLessThan(0);
+      });
+    }
+  });
+
+  it('two runs with boxes are bitwise identical, seed 3004', { timeout: LONG }, async () => {
+    const scene = binScene(500, 3004);
+    const run = async () =>
+      await withWorld({ capacity: 600, gravity: [0, -9.8, 0], restitution: 0.3, friction: 0.4, bounds: scene.bounds }, async (world) => {
+        world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
+        world.setColliders({ boxes: new Float32Array(scene.boxes), velocities: new Float32Array([0, 0, 0, 0, 0, 0, 0.3, 0, 0, 0, 0, 0.5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]) });
+        await world.step(1 / 60, 60);
+        return (await world.read()).spheres;
+      });
+    expect(sameBits(await run(), await run())).toBe(true);
+  });
+
+  it('removing the boxes mid-run: the particles fall again, and setting them back holds them', { timeout: LONG }, async () => {
+    await withWorld({ capacity: 100, gravity: [0, -9.8, 0], restitution: 0, friction: 0.5, bounds: [-10, -10, -10, 10, 10, 10] }, async (world) => {
+      const n = 16;
+      const spheres = new Float32Array(4 * n);
+      for (let i = 0; i < n; i++) spheres.set([-3 + (i % 4) * 2, 0.6, -3 + Math.floor(i / 4) * 2, 0.5], 4 * i);
+      world.setParticles({ spheres, velocities: new Float32Array(3 * n) });
+      const floor = new Float32Array(box([0, 0, 0], [8, 0.1, 8]));
+      world.setColliders({ boxes: floor });
+      await world.step(1 / 60, 120);
+      let s = (await world.read()).spheres;
+      for (let i = 0; i < n; i++) expect(s[4 * i + 1]).toBeCloseTo(0.6, 1);
+      expect(await world.sleepingCount()).toBe(n);
+      world.setColliders({ boxes: new Float32Array(0) });
+      await world.step(1 / 60, 30);
+      s = (await world.read()).spheres;
+      for (let i = 0; i < n; i++) expect(s[4 * i + 1], 'fell once the floor went').toBeLessThan(-0.5);
+      world.setColliders({ boxes: new Float32Array(box([0, -5, 0], [8, 0.1, 8])) });
+      await world.step(1 / 60, 120);
+      s = (await world.read()).spheres;
+      for (let i = 0; i < n; i++) expect(s[4 * i + 1]).toBeCloseTo(-4.4, 1);
+    });
+  });
+});
+
+describe('box colliders: bad input', () => {
+  it('every bad collider input is a typed error naming the argument, the box and the rule, and the world keeps its colliders', async () => {
+    await withWorld({ capacity: 10, gravity: [0, -9.8, 0], bounds: [-10, -10, -10, 10, 10, 10] }, async (world) => {
+      world.setParticles({ spheres: new Float32Array([0, 0.6, 0, 0.5]), velocities: new Float32Array(3) });
+      const good = new Float32Array(box([0, 0, 0], [8, 0.1, 8]));
+      world.setColliders({ boxes: good });
+      const cases: [unknown, string, number, string][] = [
+        [{ boxes: new Float32Array([0, 0, 0, 1, 1, 1, 0, 0, 0]) }, 'colliders.boxes', -1, RULES.stride],
+        [{ boxes: new Float32Array([0, NaN, 0, 1, 1, 1, 0, 0, 0, 1]) }, 'colliders.boxes', 0, RULES.finite],
+        [{ boxes: new Float32Array([...good, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0]) }, 'colliders.boxes', 1, RULES.quaternion],
+        [{ boxes: new Float32Array([0, 0, 0, 1, -1, 1, 0, 0, 0, 1]) }, 'colliders.boxes', 0, RULES.halfExtent],
+        [{ boxes: new Float32Array([0, 0, Infinity, 1, 1, 1, 0, 0, 0, 1]) }, 'colliders.boxes', 0, RULES.finite],
+        [{ boxes: good, velocities: new Float32Array(5) }, 'colliders.velocities', -1, RULES.stride],
+        [{ boxes: good, velocities: new Float32Array(12) }, 'colliders.velocities', -1, RULES.count],
+        [{ boxes: good, velocities: new Float32Array([0, 0, 0, 0, NaN, 0]) }, 'colliders.velocities', 0, RULES.finite],
+        [{ boxes: [0, 0, 0, 1, 1, 1, 0, 0, 0, 1] }, 'colliders.boxes', -1, RULES.type],
+        [null, 'colliders', -1, RULES.option],
+      ];
+      for (const [input, argument, index, rule] of cases) {
+        let error: unknown;
+        try {
+          world.setColliders(input as never);
+        } catch (e) {
+          error = e;
+        }
+        expect(error, JSON.stringify(input)).toBeInstanceOf(InvalidInputError);
+        expect((error as InvalidInputError).argument).toBe(argument);
+        expect((error as InvalidInputError).index).toBe(index);
+        expect((error as InvalidInputError).rule).toBe(rule);
+      }
+      // The floor is still there: the particle rests on it.
+      await world.step(1 / 60, 60);
+      expect((await world.read()).spheres[1]).toBeCloseTo(0.6, 1);
+      expect(world.colliderBuffers!.count).toBe(1);
+    });
+  });
+});
