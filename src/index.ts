@@ -22,7 +22,7 @@ export type {
   RaycastResult, SphereCastResult, AllHits, RaycastAllHits, SphereCastAllHits,
 } from './collider.js';
 export { CollideError, InvalidInputError, CapacityError, NoAdapterError, WebGPUError, DeviceLostError, DestroyedError } from './errors.js';
-export { createParticleWorld, ParticleWorld, defaultInverseMass, SKIN_OF_RADIUS, SLEEP_SPEED_OF_RADIUS } from './particles/index.js';
+export { createParticleWorld, ParticleWorld, defaultInverseMass, SKIN_OF_RADIUS, SLEEP_SPEED_OF_RADIUS, ColliderContacts, type ColliderContactList } from './particles/index.js';
 export type { ParticleWorldOptions, ParticleSet, ParticleParameters, ParticleParametersNow, ParticleBuffers, ContactSearches, ColliderSet, ColliderBuffers } from './particles/index.js';
 export { describeDevice, requestBrowserDevice, BROWSER_HELP, type AdapterSummary, type DeviceOptions, type WebGPUEngine, type WebGPUHost } from './device.js';
 export { STRIDE, GPU_STRIDE, PAIR_BYTES, CastHitRecord, PairCounter, ResidentStatus } from './layout.js';

@@ -259,6 +259,43 @@ describe('box colliders, over hundreds of steps', () => {
   });
 });
 
+describe('box colliders: contacts out', () => {
+  it('colliderContacts lists every particle resting on a box with its box and a positive impulse; the encoded form gives the same with indirect arguments, seed 3005', { timeout: LONG }, async () => {
+    await withWorld({ capacity: 2000, gravity: [0, -9.8, 0], restitution: 0, friction: 0.5, bounds: [-10, -10, -10, 10, 10, 10] }, async (world) => {
+      // 1,200 particles (more than the first list holds: it grows) resting on two floor boxes.
+      const rand = mulberry32(3005);
+      const n = 1200;
+      const spheres = new Float32Array(4 * n);
+      for (let i = 0; i < n; i++) spheres.set([-8.6 + (i % 40) * 0.44, 0.31 + 0.001 * rand(), -6 + Math.floor(i / 40) * 0.44, 0.2], 4 * i);
+      world.setParticles({ spheres, velocities: new Float32Array(3 * n) });
+      const boxes = [...box([-4.5, 0, 0], [4.5, 0.1, 8]), ...box([4.5, 0, 0], [4.5, 0.1, 8])];
+      world.setColliders({ boxes: new Float32Array(boxes) });
+      await world.step(1 / 60, 30);
+      const { particles, boxes: hit, impulses } = await world.colliderContacts();
+      const end = (await world.read()).spheres;
+      const poses = posesOf(boxes);
+      const expected = new Set<string>();
+      for (let i = 0; i < n; i++) for (let k = 0; k < 2; k++) if (boxGeometry(end.subarray(4 * i, 4 * i + 4), poses, k).gap <= 0.001) expected.add(`${i} ${k}`);
+      const got = new Set(Array.from(particles, (p, c) => `${p} ${hit[c]}`));
+      expect(got.size, 'no contact listed twice').toBe(particles.length);
+      for (const key of expected) expect(got.has(key), `contact ${key}`).toBe(true);
+      expect(expected.size).toBeGreaterThan(1100);
+      // Each holds its particle up: about m·g·h a substep (mass 1 / volume).
+      for (let c = 0; c < impulses.length; c++) expect(impulses[c]).toBeGreaterThanOrEqual(0);
+      expect(Math.max(...impulses)).toBeGreaterThan(0);
+      const encoder = gpu.device.createCommandEncoder();
+      const encoded = world.encodeColliderContacts(encoder);
+      gpu.device.queue.submit([encoder.finish()]);
+      const again = await encoded.read();
+      expect(new Set(Array.from(again.particles, (p, c) => `${p} ${again.boxes[c]}`))).toEqual(got);
+      const args = new Uint32Array(await (await import('../src/gpu/buffers.js')).readBuffer(gpu.device, encoded.dispatch, 0, 12));
+      expect(args[0] * args[1] * 64).toBeGreaterThanOrEqual(particles.length);
+      expect((args[0] * args[1] - 1) * 64).toBeLessThan(particles.length);
+      encoded.destroy();
+    });
+  });
+});
+
 describe('box colliders: bad input', () => {
   it('every bad collider input is a typed error naming the argument, the box and the rule, and the world keeps its colliders', async () => {
     await withWorld({ capacity: 10, gravity: [0, -9.8, 0], bounds: [-10, -10, -10, 10, 10, 10] }, async (world) => {

@@ -53,6 +53,8 @@ export const colliderBindings = {
   prepare: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'read-only-storage', 'read-only-storage'],
   move: ['uniform', 'storage', 'read-only-storage'],
   cells: ['uniform', 'storage', 'storage'],
+  contacts: ['uniform', 'read-only-storage', 'storage', 'storage'],
+  contactsArgs: ['uniform', 'read-only-storage', 'storage', 'read-only-storage'],
 } as const;
 
 const header = () => /* wgsl */ `
@@ -385,6 +387,61 @@ fn colliderCells(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
   } else {
     cellStart[k] = saved[k];
   }
+}
+`;
+
+/**
+ * The last step's collider contacts out (world.encodeColliderContacts), one thread per particle:
+ * a record (particle, box, normal impulse's f32 bits, 0) per slot, appended; the counter keeps
+ * counting past the records' capacity.
+ */
+export const colliderContactsShader = () => wgsl`
+${header()}
+@group(0) @binding(0) var<uniform> params: ParticleParams;
+@group(0) @binding(1) var<storage, read> slots: array<ParticleColliderContact>;
+@group(0) @binding(2) var<storage, read_write> records: array<vec4u>;
+@group(0) @binding(3) var<storage, read_write> counter: array<atomic<u32>, 2>;
+
+@compute @workgroup_size(WG)
+fn colliderContacts(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                    @builtin(local_invocation_index) lid: u32) {
+  let id = flatWorkgroup(wid, nwg) * WG + lid;
+  if (id >= params.count || params.boxCount == 0u) {
+    return;
+  }
+  let base = (params.rangeBase + id) * params.boxSlots;
+  for (var i = 0u; i < params.boxSlots; i++) {
+    let c = slots[base + i];
+    if (c.box == EMPTY_SLOT) {
+      break;
+    }
+    let at = atomicAdd(&counter[0], 1u);
+    if (at < arrayLength(&records)) {
+      records[at] = vec4u(id, c.box, bitcast<u32>(c.impulse.x), 0u);
+    }
+  }
+}
+`;
+
+/** One thread: the indirect arguments (x, y, 1) covering min(count, capacity) records at 64 threads a workgroup, folded past the device's limit. */
+export const colliderContactsArgsShader = () => wgsl`
+${header()}
+@group(0) @binding(0) var<uniform> params: ParticleParams;
+@group(0) @binding(1) var<storage, read> counter: array<u32, 2>;
+@group(0) @binding(2) var<storage, read_write> args: array<u32, 3>;
+@group(0) @binding(3) var<storage, read> records: array<vec4u>;
+
+@compute @workgroup_size(1)
+fn colliderContactsArgs() {
+  let n = min(counter[0], arrayLength(&records));
+  let groups = (n + 63u) / 64u;
+  var y = 1u;
+  if (groups > params.maxGroups) {
+    y = (groups + params.maxGroups - 1u) / params.maxGroups;
+  }
+  args[0] = (groups + y - 1u) / y;
+  args[1] = select(0u, y, groups > 0u);
+  args[2] = 1u;
 }
 `;
 

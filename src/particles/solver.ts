@@ -21,7 +21,7 @@
  *   and two uniform parameter blocks (one per parity) say which is which.
  */
 import { solverBindings, particleGatherShader, particleDecideShader, particleCarryShader, particleSleepShader, particleSplitShader, particleBusyArgsShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader, PARTNERS_KEPT } from '../../shaders/particles/solver.wgsl.js';
-import { colliderBindings, colliderFindShader, colliderListShader, colliderPrepareShader, colliderMoveShader, colliderCellsShader } from '../../shaders/particles/colliders.wgsl.js';
+import { colliderBindings, colliderFindShader, colliderListShader, colliderPrepareShader, colliderMoveShader, colliderCellsShader, colliderContactsShader, colliderContactsArgsShader } from '../../shaders/particles/colliders.wgsl.js';
 import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/grid.wgsl.js';
 import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup, variant } from '../gpu/pipeline.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
@@ -148,6 +148,8 @@ export class ParticleSolver {
       colliderPrepare: make('collider prepare', 'colliderPrepare', colliderPrepareShader()),
       colliderMove: make('collider move', 'colliderMove', colliderMoveShader()),
       colliderCells: make('collider cells', 'colliderCells', colliderCellsShader()),
+      colliderContacts: make('collider contacts', 'colliderContacts', colliderContactsShader()),
+      colliderContactsArgs: make('collider contactsArgs', 'colliderContactsArgs', colliderContactsArgsShader()),
       sleep: make('sleep', 'particleSleep', particleSleepShader()),
       split: make('split', 'particleSplit', particleSplitShader()),
       busyArgs: make('busyArgs', 'particleBusyArgs', particleBusyArgsShader()),
@@ -508,6 +510,24 @@ export class ParticleSolver {
     }
     const result = current === 0 ? A : B;
     run('solver write back', this.pipelines.writeBack, this.group(`writeBack ${p} ${current}`, 'writeBack', [params, grid.sorted.buffer, grid.sortedId.buffer, result, state.spheres, state.velocities, this.rest]));
+  }
+
+  /**
+   * Records the last recorded step's collider contacts into `records` (vec4<u32>: particle, box,
+   * normal impulse's bits, 0), their true count into `counter` (2 u32, cleared here) and the
+   * indirect arguments covering them into `dispatch`.
+   */
+  encodeColliderContacts(encoder: GPUCommandEncoder, count: number, out: { records: GPUBuffer; counter: GPUBuffer; dispatch: GPUBuffer }): void {
+    const params = this.params[1 - this.parity];
+    encoder.clearBuffer(out.counter);
+    const pass = encoder.beginComputePass({ label: 'collider contacts' });
+    setPipelineAndGroup(pass, this.pipelines.colliderContacts, bindGroup(this.device, 'collider contacts', this.layouts['collider contacts'], [params, this.slots.buffer, out.records, out.counter]));
+    dispatchFolded(pass, ceilDiv(Math.max(count, 1), WG), this.maxWorkgroupsPerDimension);
+    pass.end();
+    const args = encoder.beginComputePass({ label: 'collider contacts args' });
+    setPipelineAndGroup(args, this.pipelines.colliderContactsArgs, bindGroup(this.device, 'collider contacts args', this.layouts['collider contactsArgs'], [params, out.counter, out.dispatch, out.records]));
+    args.dispatchWorkgroups(1);
+    args.end();
   }
 
   destroy(): void {

@@ -19,6 +19,7 @@ import { GpuTimer, type Profile } from '../gpu/timer.js';
 import { planGrid, type GridPlan, type PlanOptions } from '../grid/plan.js';
 import { ParticleStats, ParticleWalls, ParticleReuse, STRIDE } from '../layout.js';
 import { ParticleSolver } from './solver.js';
+import { ColliderContacts, type ColliderContactList } from './colliderContacts.js';
 import type { StepParams } from '../reference/particles.js';
 import { ParticleQueries } from './queries.js';
 import { checkServes } from '../broadphase/index.js';
@@ -248,6 +249,8 @@ export class ParticleWorld {
   private readonly calls: CallQueue;
   /** The box colliders' buffers (grown by setColliders), and how many boxes they hold now. */
   private colliders: ColliderBuffers | null = null;
+  /** The buffers `colliderContacts` reads through, kept between calls. */
+  private contactsOut: ColliderContacts | null = null;
   /** Poses as a step found them, for a step that runs again. */
   private colliderBackup: GPUBuffer | null = null;
   /**
@@ -634,6 +637,46 @@ export class ParticleWorld {
   }
 
   /**
+   * Records, into `encoder`, the collider contacts of the last step recorded before it: which
+   * particle touches which box, with the normal impulse of the step's last substep, left on the
+   * GPU ({@link ColliderContacts}: records, the true count even past capacity, indirect
+   * arguments for a kernel of yours); its `read()` answers after the submission. Pass the last
+   * result as `into` to reuse its buffers (it grows to the count its last `read()` saw).
+   */
+  encodeColliderContacts(encoder: GPUCommandEncoder, into?: ColliderContacts): ColliderContacts {
+    this.calls.checkUsable();
+    checkEncoder(encoder);
+    if (into !== undefined && !(into instanceof ColliderContacts)) throw new InvalidInputError('into', -1, RULES.option, 'the ColliderContacts of an earlier call, or undefined');
+    const contacts = into ?? new ColliderContacts(this.device, Math.max(1024, this.count));
+    contacts.reserve(contacts.lastCount);
+    this.solver.encodeColliderContacts(encoder, this.count, contacts);
+    return contacts;
+  }
+
+  /**
+   * The collider contacts of the last step (particles, boxes and normal impulses, one entry a
+   * contact, in no particular order), read back; none is dropped (the list grows and the call
+   * runs again).
+   */
+  async colliderContacts(): Promise<ColliderContactList> {
+    this.calls.checkUsable();
+    this.edits++;
+    const contacts = this.contactsOut ?? new ColliderContacts(this.device, Math.max(1024, this.count));
+    this.contactsOut = contacts;
+    for (;;) {
+      contacts.reserve(contacts.lastCount);
+      const encoder = this.device.createCommandEncoder({ label: 'collider contacts' });
+      this.solver.encodeColliderContacts(encoder, this.count, contacts);
+      this.device.queue.submit([encoder.finish()]);
+      try {
+        return await this.calls.typed(contacts.read());
+      } catch (error) {
+        if (!(error instanceof CapacityError) || contacts.lastCount > ColliderContacts.maxCapacity(this.device)) throw error;
+      }
+    }
+  }
+
+  /**
    * The box colliders' GPU buffers (poses and velocities by box index, the layouts in
    * {@link ColliderBuffers}), or null before the first `setColliders`. A kernel of yours may
    * write them between steps (a step reads them as they are); `setColliders` with more boxes
@@ -816,6 +859,7 @@ export class ParticleWorld {
     this.colliders?.poses.destroy();
     this.colliders?.velocities.destroy();
     this.colliderBackup?.destroy();
+    this.contactsOut?.destroy();
     this.solver.destroy();
     this.queries?.destroy();
     if (this.ownsDevice) this.device.destroy();

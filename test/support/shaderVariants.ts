@@ -11,7 +11,7 @@ import { bvhCodesShader, bvhGatherShader, bvhPyramidShader, bvhNodesShader, bvhP
 import {
   particleGatherShader, particleDecideShader, particleCarryShader, particleSleepShader, particleSplitShader, particleBusyArgsShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader,
 } from '../../shaders/particles/solver.wgsl.js';
-import { colliderFindShader, colliderListShader, colliderPrepareShader, colliderMoveShader, colliderCellsShader } from '../../shaders/particles/colliders.wgsl.js';
+import { colliderFindShader, colliderListShader, colliderPrepareShader, colliderMoveShader, colliderCellsShader, colliderContactsShader, colliderContactsArgsShader } from '../../shaders/particles/colliders.wgsl.js';
 
 /** Every layout a grid-walking kernel is compiled for (shaders/grid.wgsl.ts, GridLayout). */
 const GRID_LAYOUTS = [true, false].flatMap((dense) => [false, true].map((oneLevel) => ({ dense, oneLevel })));
@@ -60,6 +60,8 @@ export function shaderVariants(): [string, string][] {
     ['colliderPrepare', colliderPrepareShader()],
     ['colliderMove', colliderMoveShader()],
     ['colliderCells', colliderCellsShader()],
+    ['colliderContacts', colliderContactsShader()],
+    ['colliderContactsArgs', colliderContactsArgsShader()],
     ['particleSleep', particleSleepShader()],
     ['particleSplit', particleSplitShader()],
     ['particleBusyArgs', particleBusyArgsShader()],

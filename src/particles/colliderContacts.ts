@@ -1,0 +1,86 @@
+/**
+ * The particle world's collider contacts of its last step, left on the GPU
+ * (`world.encodeColliderContacts`): which particles touch which boxes, with the normal impulse,
+ * for a kernel of yours (indirect arguments included) or read back.
+ */
+import { CapacityError } from '../errors.js';
+import { BufferUsage } from '../gpu/flags.js';
+import { createBuffer, readBuffer, bindingLimit } from '../gpu/buffers.js';
+
+/** Bytes of one record: particle u32, box u32, normal impulse f32, a pad. */
+export const COLLIDER_CONTACT_BYTES = 16;
+
+/** The contacts read back: by contact, the particle, the box and the normal impulse (N·s) of the last step's last substep. */
+export interface ColliderContactList {
+  particles: Uint32Array;
+  boxes: Uint32Array;
+  impulses: Float32Array;
+}
+
+export class ColliderContacts {
+  /** vec4<u32> records: particle, box, the normal impulse's f32 bits, 0 (in no particular order). */
+  records: GPUBuffer;
+  /** Two u32: the true count of contacts (even past `capacity`), then 0 (a PairCounter's shape). */
+  readonly counter: GPUBuffer;
+  /** Indirect dispatch arguments (x, y, 1) covering min(count, capacity) records at 64 threads a workgroup, folded to 2-D past the device's limit. */
+  readonly dispatch: GPUBuffer;
+  /** The true count the last `read()` saw (the next encode into this result grows to it). */
+  lastCount = 0;
+
+  /** @internal Made by the world's `encodeColliderContacts`. */
+  constructor(private readonly device: GPUDevice, capacity: number) {
+    this.records = ColliderContacts.recordsBuffer(device, capacity);
+    this.counter = createBuffer(device, 'collider contacts counter', 8, BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST);
+    this.dispatch = createBuffer(device, 'collider contacts dispatch', 12, BufferUsage.STORAGE | BufferUsage.INDIRECT | BufferUsage.COPY_SRC);
+  }
+
+  private static recordsBuffer(device: GPUDevice, capacity: number): GPUBuffer {
+    return createBuffer(device, 'collider contacts', COLLIDER_CONTACT_BYTES * Math.max(1, capacity), BufferUsage.STORAGE | BufferUsage.COPY_SRC);
+  }
+
+  /** The most records one binding holds. */
+  static maxCapacity(device: GPUDevice): number {
+    return Math.floor(bindingLimit(device) / COLLIDER_CONTACT_BYTES);
+  }
+
+  /** Records `records` holds. */
+  get capacity(): number {
+    return this.records.size / COLLIDER_CONTACT_BYTES;
+  }
+
+  /** @internal Grows the records to hold `count` (before a recording); past a binding: CapacityError with the count. */
+  reserve(count: number): void {
+    if (count <= this.capacity) return;
+    const max = ColliderContacts.maxCapacity(this.device);
+    if (count > max) throw new CapacityError('collider contacts', count, max, 'the device cannot bind more collider contacts');
+    this.records.destroy();
+    this.records = ColliderContacts.recordsBuffer(this.device, Math.min(max, Math.max(count, Math.ceil(this.capacity * 1.5))));
+  }
+
+  /**
+   * Reads the contacts back (after the encoder was submitted). Throws CapacityError with the
+   * true count if they did not fit (encode into this result again: it grows to that count).
+   */
+  async read(): Promise<ColliderContactList> {
+    const count = new Uint32Array(await readBuffer(this.device, this.counter, 0, 4))[0];
+    this.lastCount = count;
+    if (count > this.capacity) throw new CapacityError('collider contacts', count, this.capacity, 'encode into this result again (it grows to the count)');
+    const words = new Uint32Array(await readBuffer(this.device, this.records, 0, COLLIDER_CONTACT_BYTES * count));
+    const floats = new Float32Array(words.buffer);
+    const particles = new Uint32Array(count);
+    const boxes = new Uint32Array(count);
+    const impulses = new Float32Array(count);
+    for (let k = 0; k < count; k++) {
+      particles[k] = words[4 * k];
+      boxes[k] = words[4 * k + 1];
+      impulses[k] = floats[4 * k + 2];
+    }
+    return { particles, boxes, impulses };
+  }
+
+  destroy(): void {
+    this.records.destroy();
+    this.counter.destroy();
+    this.dispatch.destroy();
+  }
+}
