@@ -17,7 +17,7 @@ import { describe, it, expect } from 'vitest';
 import { useGpu } from './support/gpu.js';
 import { createParticleWorld } from '../src/particles/index.js';
 import { ParticleSolverTwin } from '../src/reference/particles.js';
-import { SLEEP_OVERLAP } from '../shaders/particles/solver.wgsl.js';
+import { SLEEP_OVERLAP } from '../src/particles/step.js';
 
 const gpu = useGpu();
 

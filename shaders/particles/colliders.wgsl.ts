@@ -41,7 +41,8 @@ import { gridFunctions, compiledFor, type GridLayout } from '../grid.wgsl.js';
 import { walkRows, inRowFunction } from '../gridWalk.wgsl.js';
 import { flatWorkgroup, levelLoop } from '../common.wgsl.js';
 import { boxMath } from '../boxes.wgsl.js';
-import { formula, SLEEP_OVERLAP } from './formula.js';
+import { formula } from './formula.js';
+import { SLEEP_OVERLAP } from '../../src/particles/step.js';
 
 /** The `box` of a collider slot past a particle's last. */
 export const EMPTY_SLOT = 0xffffffff;

@@ -1,20 +1,9 @@
 /**
- * The particle solver's small formulas and limits, shared by its kernels
- * (shaders/particles/solver.wgsl.ts, colliders.wgsl.ts) and the CPU twin.
+ * The particle solver's small formulas (WGSL expressions), shared by its kernels
+ * (shaders/particles/solver.wgsl.ts, colliders.wgsl.ts); the CPU twin writes them out in
+ * TypeScript (src/reference/particles.ts).
  */
 
-/**
- * How deep a contact may overlap, beyond `slop`, as a share of the smaller radius, for its
- * particles to be at rest (particleSleep): a particle with a deeper contact is neither asleep nor
- * at rest (its time starts again, so its partners stay awake, or wake), so that the position
- * correction, which a pair of sleepers never gets, removes the overlap among moving particles.
- * Without it a particle slow enough slept however deep its contacts (issue 37): 1,200 balls jammed
- * into too small a box slept holding pairs 186% of a radius deep, and in a pile the pairs still
- * deep after the landing (45% at frame 180 of 64,000 balls) were corrected among sleepers, static
- * to them. With sleep off a settled pile's deepest contact is 0.4–0.7% of the radius beyond
- * `slop` (2.4–2.7% of it in all); with this limit no two sleepers hold more than 4%.
- */
-export const SLEEP_OVERLAP = 0.02;
 
 /**
  * The solver's small formulas, as WGSL expressions of their arguments, inlined wherever they are

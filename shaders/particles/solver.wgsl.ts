@@ -62,7 +62,8 @@ import { gridFunctions, compiledFor, type GridLayout } from '../grid.wgsl.js';
 import { walkRows, inRowFunction } from '../gridWalk.wgsl.js';
 import { flatWorkgroup, levelLoop } from '../common.wgsl.js';
 import { EXT_SCALE } from '../../src/grid/level.js';
-import { formula, SLEEP_OVERLAP } from './formula.js';
+import { formula } from './formula.js';
+import { MOVE_ROUNDING, SLEEP_OVERLAP } from '../../src/particles/step.js';
 import { iterateColliders, EMPTY_SLOT } from './colliders.wgsl.js';
 
 /**
@@ -71,14 +72,7 @@ import { iterateColliders, EMPTY_SLOT } from './colliders.wgsl.js';
  */
 export const DORMANT_BIT = 0x80000000;
 
-/**
- * The allowance for rounding in the test whether a particle has moved too far to keep the lists
- * (particleGather): 2^-18 of its radius, the margin, the skin, its reaches and its move, far more
- * than the f32 error of the gaps and reaches the lists were made from and are compared with now.
- */
-export const MOVE_ROUNDING = 2 ** -18;
 
-export { SLEEP_OVERLAP };
 
 /** Partners the contact count keeps per particle for the fill (more: the fill walks again). */
 export const PARTNERS_KEPT = 16;

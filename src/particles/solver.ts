@@ -33,7 +33,7 @@ import { ExclusiveScanPass } from '../passes/scan.js';
 import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleStats, ParticleReuse, ParticleRest, ParticleColliderContact, packStruct } from '../layout.js';
 import { CapacityError } from '../errors.js';
 import type { GpuTimer } from '../gpu/timer.js';
-import { wakeKey, type StepParams } from '../reference/particles.js';
+import { wakeKey, type StepParams } from './step.js';
 import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
 
 const WG = WORKGROUP_SIZE.particles;

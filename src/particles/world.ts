@@ -20,7 +20,7 @@ import { planGrid, type GridPlan, type PlanOptions } from '../grid/plan.js';
 import { ParticleStats, ParticleWalls, ParticleReuse, STRIDE } from '../layout.js';
 import { ParticleSolver } from './solver.js';
 import { ColliderContacts, type ColliderContactList } from './colliderContacts.js';
-import type { StepParams } from '../reference/particles.js';
+import type { StepParams } from './step.js';
 import { ParticleQueries } from './queries.js';
 import { checkServes } from '../broadphase/index.js';
 import { HIT_BYTES, toRaycastResult, toSphereCastResult, checkCastOut, castCall, noHits, type HitRecords, type RaycastResult, type SphereCastResult, type RaycastAllHits, type SphereCastAllHits } from '../castQueries.js';

@@ -35,54 +35,13 @@
 import { EXT_SCALE } from '../grid/level.js';
 import type { GridPlan } from '../grid/plan.js';
 import { walkableGrid, walkRows, cellRange, hashRow } from './grid.js';
-import { MOVE_ROUNDING } from '../../shaders/particles/solver.wgsl.js';
-import { SLEEP_OVERLAP } from '../../shaders/particles/formula.js';
+import { MOVE_ROUNDING, SLEEP_OVERLAP, wakeKey, type StepParams } from '../particles/step.js';
 
 const f32 = Math.fround;
 /** The largest f32: a larger sleepTime (Infinity) is sleep off. */
 const MAX_SLEEP_TIME = 3.4028234663852886e38;
 
-/** The settings of one particle step (`world.stepParams(dt)`), as the GPU solver and its CPU twin take them. */
-export interface StepParams {
-  /** The step; substeps of dt / substeps each. */
-  dt: number;
-  /** Substeps per step. */
-  substeps: number;
-  /** Jacobi sweeps of the contact solve per substep. */
-  iterations: number;
-  /** Acceleration [gx, gy, gz] of every moving particle. */
-  gravity: readonly number[];
-  /** Coefficient of restitution e in [0, 1]. */
-  restitution: number;
-  /** Contacts approaching slower than this do not bounce. */
-  restitutionThreshold: number;
-  /** Coulomb friction coefficient μ. */
-  friction: number;
-  /** Share of the overlap beyond `slop` removed per substep. */
-  percent: number;
-  /** Overlap the position correction leaves alone. */
-  slop: number;
-  /** The fastest the position correction pushes overlapping particles apart. */
-  maxPushSpeed: number;
-  /** How far beyond touching a pair is solved (plus the particles' travel in the step). */
-  margin: number;
-  /**
-   * How much farther a search lists pairs, so that later steps may keep its lists: a step
-   * searches again only once some particle has moved, or gained reach, by more than skin / 2.
-   */
-  skin: number;
-  /** [minX, minY, minZ, maxX, maxY, maxZ], or null for no walls. */
-  bounds: readonly number[] | null;
-  /** A particle ending a step slower than this is at rest. */
-  sleepSpeed: number;
-  /** Seconds at rest (its own and every listed partner's) before a particle sleeps; Infinity: never. */
-  sleepTime: number;
-}
-
-/** The settings whose change wakes every particle (the world's setStep and the twin compare them). */
-export function wakeKey(p: StepParams): string {
-  return JSON.stringify([p.gravity, p.restitution, p.friction, p.percent, p.slop, p.maxPushSpeed, p.substeps, p.iterations, p.bounds, p.sleepSpeed, p.sleepTime]);
-}
+export type { StepParams } from '../particles/step.js';
 
 type Vec3 = [number, number, number];
 
