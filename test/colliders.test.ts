@@ -103,7 +103,7 @@ describe('box colliders against the CPU twin', () => {
         for (let k = 0; k < scene.boxes.length / 10; k++) for (let a = 0; a < 6; a++) colliders.velocities[8 * k + (a < 3 ? a : a + 1)] = boxVelocities[6 * k + a];
         const twin = new ParticleSolverTwin();
         const params = world.stepParams(1 / 60);
-        let cpu = { spheres: scene.spheres.slice(), velocities: packed(scene.spheres, scene.velocities) };
+        let cpu: { spheres: Float32Array; velocities: Float32Array } = { spheres: scene.spheres.slice(), velocities: packed(scene.spheres, scene.velocities) };
         for (let step = 1; step <= 12; step++) {
           await world.step(params.dt);
           cpu = twin.step(cpu.spheres, cpu.velocities, params, world.plan!, colliders);

@@ -1,0 +1,78 @@
+/**
+ * What the particle solver's kernels share (shaders/particles/solver.wgsl.ts has the overview):
+ * the header every kernel opens with (structs, constants), the contact geometry, the test of
+ * which listed pairs a step solves, and a particle's list range.
+ */
+import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleStats, ParticleReuse, ParticleRest, ParticleColliderContact } from '../../src/layout.js';
+import { flatWorkgroup } from '../common.wgsl.js';
+import { EXT_SCALE } from '../../src/grid/level.js';
+import { MOVE_ROUNDING, SLEEP_OVERLAP } from '../../src/particles/step.js';
+import { EMPTY_SLOT } from './colliders.wgsl.js';
+
+/**
+ * The top bit of a contact entry's `nbr`: set while the pair lies beyond what a search without
+ * the skin would list (the solve skips such an entry). Positions are below 2^31.
+ */
+export const DORMANT_BIT = 0x80000000;
+
+/** Partners the contact count keeps per particle for the fill (more: the fill walks again). */
+export const PARTNERS_KEPT = 16;
+
+/**
+ * The contact geometry of particle A with B (entryGeometry, below): the unit normal from A to B
+ * and the gap |AB| − rA − rB (negative when they overlap). Coincident centres take a unit
+ * vector hashed from the pair's indices, pointing from the lower index to the higher. Swapping A
+ * and B negates n exactly and leaves the gap bit for bit. Needs gridFunctions (hashRow).
+ */
+export const contactGeometry = /* wgsl */ `
+struct Geometry {
+  n: vec3f,
+  gap: f32,
+}
+
+fn coincidentNormal(i: u32, j: u32) -> vec3f {
+  let lo = min(i, j);
+  let hi = max(i, j);
+  // The grid's row hash (gridFunctions) mixes any three u32s: here the pair and an axis.
+  let raw = vec3f(f32(hashRow(lo, hi, 1u) >> 16u), f32(hashRow(lo, hi, 2u) >> 16u), f32(hashRow(lo, hi, 3u) >> 16u)) / 32767.5 - 1.0;
+  var u = vec3f(1.0, 0.0, 0.0);
+  if (dot(raw, raw) > 1e-6) {
+    u = raw / sqrt(dot(raw, raw));
+  }
+  return select(-u, u, i < j);
+}
+`;
+
+export const header = () => /* wgsl */ `
+${ParticleParams.wgsl}
+${ParticleBody.wgsl}
+${ParticleContact.wgsl}
+${ParticleWalls.wgsl}
+${ParticleStats.wgsl}
+${ParticleReuse.wgsl}
+${ParticleRest.wgsl}
+${ParticleColliderContact.wgsl}
+${flatWorkgroup}
+override WG: u32; // src/gpu/workgroups.ts
+const EMPTY_SLOT: u32 = ${EMPTY_SLOT}u;
+const EXT_SCALE: f32 = ${EXT_SCALE};
+const PARTNERS_KEPT: u32 = ${PARTNERS_KEPT}u;
+const DORMANT_BIT: u32 = ${DORMANT_BIT}u;
+const MOVE_ROUNDING: f32 = ${MOVE_ROUNDING};
+const SLEEP_OVERLAP: f32 = ${SLEEP_OVERLAP};
+// The largest finite sleepTime (Infinity: sleep off).
+const MAX_SLEEP_TIME: f32 = 3.4028234663852886e38;
+`;
+
+/**
+ * Whether a listed pair (gap, both reaches) takes part in this step's solve: what a search
+ * without the skin would list. Both particles of a pair compute the same gap and sum, bit for bit.
+ */
+export const active = (gap: string, pairReach: string): string => `(${gap} <= params.margin + ${pairReach})`;
+
+/** The list of particle t: entries [first, last) of the contact buffer. */
+export const entriesOf = /* wgsl */ `
+  let first = params.entryBase + min(start[t], params.entryCapacity);
+  let last = params.entryBase + min(start[t + 1u], params.entryCapacity);
+`;
+

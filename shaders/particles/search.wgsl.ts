@@ -1,0 +1,378 @@
+/**
+ * The particle solver's search (shaders/particles/solver.wgsl.ts has the overview): the gather
+ * of the state in the last search's order and the decision to search again, then either the
+ * stable bucket order and the contact lists (count, scan, fill) or the carry of the last lists.
+ */
+import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
+import { GATE_WGSL } from '../../src/gpu/gate.js';
+import { gridFunctions, compiledFor, type GridLayout } from '../grid.wgsl.js';
+import { walkRows, inRowFunction } from '../gridWalk.wgsl.js';
+import { levelLoop } from '../common.wgsl.js';
+import { formula } from './formula.js';
+import { contactGeometry, header, entriesOf } from './common.wgsl.js';
+
+/**
+ * Every step starts here: the state as it is now (the host or a user's kernel may have changed
+ * it since the last step) in the order of the last search, and whether the last search's lists
+ * still hold every pair this step must solve. They do while no particle has moved, or gained
+ * reach, by more than half the skin since that search (less the rounding allowance): a pair
+ * unlisted then was more than margin + skin + both reaches apart, so now it is more than margin +
+ * both reaches apart. A new radius, or a particle made static or dynamic (the anchor's reach is
+ * −1 for a static particle), searches again. A particle moved or set moving since the last step
+ * ended (by the host or a user's kernel), given a new radius, or made static or dynamic, is no
+ * longer at rest: its time at rest starts again.
+ */
+export const particleGatherShader = () => wgsl`
+${header()}
+@group(0) @binding(0) var<uniform> params: ParticleParams;
+@group(0) @binding(1) var<storage, read> spheres: array<vec4f>;
+@group(0) @binding(2) var<storage, read> velocities: array<vec4f>;
+@group(0) @binding(3) var<storage, read> sortedId: array<u32>;
+@group(0) @binding(4) var<storage, read_write> sorted: array<vec4f>;
+@group(0) @binding(5) var<storage, read_write> bodies: array<ParticleBody>;
+@group(0) @binding(6) var<storage, read> anchors: array<vec4f>;
+@group(0) @binding(7) var<storage, read_write> stats: ParticleStats;
+@group(0) @binding(8) var<storage, read_write> rest: array<ParticleRest>;
+
+@compute @workgroup_size(WG)
+fn particleGather(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                  @builtin(local_invocation_index) lid: u32) {
+  let t = flatWorkgroup(wid, nwg) * WG + lid;
+  if (t >= params.count) {
+    return;
+  }
+  let id = sortedId[t];
+  let s = spheres[id];
+  let v = velocities[id];
+  // A static particle (inverse mass 0) never moves, whatever velocity it was given.
+  let me = select(v, vec4f(0.0), v.w == 0.0);
+  let reach = ${formula.reach('s', 'me')};
+  let a = anchors[t];
+  let anchorReach = max(a.w, 0.0);
+  let d = s.xyz - a.xyz;
+  let moved = sqrt(dot(d, d)) + max(reach - anchorReach, 0.0);
+  let allowance = MOVE_ROUNDING * (s.w + params.margin + params.skin + reach + anchorReach + moved);
+  let changed = s.w != sorted[t].w || (me.w == 0.0) != (a.w < 0.0);
+  if (changed || !(moved + allowance <= 0.5 * params.skin)) {
+    // Non-negative floats order as their bits do; a change (or NaN) counts as infinity, and a
+    // move of 0 that fails the test (skin 0) as the smallest nonzero bits.
+    atomicMax(&stats.movedBits, select(max(bitcast<u32>(moved), 1u), 0x7f800000u, changed || !(moved >= 0.0)));
+  }
+  // (Only the time: the first step after new particles visits the ids of an older order, so a
+  // position written here would depend on it; the write-back's move test measures from where
+  // the last step ended, which a moved particle fails once more.)
+  // A sleeper ended its last step at exactly 0: any other velocity was written since (even one
+  // slower than sleepSpeed), and wakes it.
+  if (changed || any(s.xyz != rest[id].position) || length(me.xyz) > params.sleepSpeed || (rest[id].slept != 0u && any(me.xyz != vec3f(0.0)))) {
+    rest[id].time = 0.0;
+  }
+  if (params.boxCount > 0u && me.w > 0.0) {
+    // The fastest particle's travel grows every box's search (colliderFind).
+    atomicMax(&stats.fastestBits, bitcast<u32>(length(me.xyz)));
+  }
+  sorted[t] = s;
+  bodies[t] = ParticleBody(me, vec4f(0.0));
+}
+`;
+
+/** One thread: search again (the host forced it, a particle moved too far, or the last lists overflowed), or keep the lists. */
+export const particleDecideShader = () => wgsl`
+${header()}
+@group(0) @binding(0) var<uniform> params: ParticleParams;
+@group(0) @binding(1) var<storage, read_write> stats: ParticleStats;
+@group(0) @binding(2) var<storage, read_write> reuse: ParticleReuse;
+@group(0) @binding(3) var<storage, read> gateTemplate: array<vec4u>;
+@group(0) @binding(4) var<storage, read_write> gateArgs: array<u32>;
+@group(0) @binding(5) var<storage, read> start: array<u32>;
+${GATE_WGSL}
+
+@compute @workgroup_size(1)
+fn particleDecide() {
+  // Lists whose search overflowed them (encode() steps until the host grows them, or a step()
+  // that ended in CapacityError) are never kept: the next step searches again rather than
+  // carry truncated lists. The last search's scan total (start[count]) says so whatever the
+  // host has cleared since.
+  let truncated = start[params.count] > params.entryCapacity;
+  let search = reuse.force != 0u || atomicLoad(&stats.movedBits) != 0u || truncated;
+  reuse.force = 0u;
+  reuse.steps += 1u;
+  reuse.searches += select(0u, 1u, search);
+  reuse.searching = select(0u, 1u, search);
+  reuse.skipSearch = select(1u, 0u, search);
+  writeGate(search);
+}
+`;
+
+/**
+ * A step that keeps the lists: each particle's entries, impulses and all, move to this step's
+ * half of the contact buffer (the first prepare decides again which are solved), and its range
+ * there is noted for the warm start of the next search.
+ */
+export const particleCarryShader = () => wgsl`
+${header()}
+@group(0) @binding(0) var<uniform> params: ParticleParams;
+@group(0) @binding(1) var<storage, read> sortedId: array<u32>;
+@group(0) @binding(2) var<storage, read> start: array<u32>;
+@group(0) @binding(3) var<storage, read_write> contacts: array<ParticleContact>;
+@group(0) @binding(4) var<storage, read_write> ranges: array<vec2u>;
+
+@compute @workgroup_size(WG)
+fn particleCarry(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                 @builtin(local_invocation_index) lid: u32) {
+  let t = flatWorkgroup(wid, nwg) * WG + lid;
+  if (params.searching != 0u || t >= params.count) {
+    return;
+  }
+  ${entriesOf}
+  ranges[params.rangeBase + sortedId[t]] = vec2u(first, last);
+  { // for (var e = first; e < last; e++), tested at the bottom (forLoop, common.wgsl.ts)
+    var e = first;
+    if (e < last) {
+      loop {
+        contacts[e] = contacts[params.prevEntryBase + (e - params.entryBase)];
+        continuing {
+          e++;
+          break if !(e < last);
+        }
+      }
+    }
+  }
+}
+`;
+
+export const particleScatterIdsShader = () => wgsl`
+${gridFunctions(0, 0)}
+${header()}
+@group(0) @binding(1) var<uniform> params: ParticleParams;
+@group(0) @binding(2) var<storage, read> keys: array<vec2u>;
+@group(0) @binding(3) var<storage, read> cellStart: array<u32>;
+@group(0) @binding(4) var<storage, read_write> scratchId: array<u32>;
+@group(0) @binding(5) var<storage, read> velocities: array<vec4f>;
+@group(0) @binding(6) var<storage, read_write> stats: ParticleStats;
+
+@compute @workgroup_size(WG)
+fn particleScatterIds(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                      @builtin(local_invocation_index) lid: u32) {
+  let i = flatWorkgroup(wid, nwg) * WG + lid;
+  if (params.searching == 0u || i >= grid.sphereCount) {
+    return;
+  }
+  let key = keys[i];
+  scratchId[cellStart[key.x] + key.y] = i;
+  let v = velocities[i];
+  if (v.w > 0.0) {
+    // Non-negative floats order as their bits do.
+    atomicMax(&stats.maxSpeedBits, bitcast<u32>(length(v.xyz)));
+  }
+}
+`;
+
+export const particleStableShader = () => wgsl`
+${gridFunctions(0, 0)}
+${header()}
+@group(0) @binding(1) var<uniform> params: ParticleParams;
+@group(0) @binding(2) var<storage, read> keys: array<vec2u>;
+@group(0) @binding(3) var<storage, read> cellStart: array<u32>;
+@group(0) @binding(4) var<storage, read> scratchId: array<u32>;
+@group(0) @binding(5) var<storage, read> spheres: array<vec4f>;
+@group(0) @binding(6) var<storage, read> velocities: array<vec4f>;
+@group(0) @binding(7) var<storage, read_write> sorted: array<vec4f>;
+@group(0) @binding(8) var<storage, read_write> bodies: array<ParticleBody>;
+@group(0) @binding(9) var<storage, read_write> sortedId: array<u32>;
+
+@compute @workgroup_size(WG)
+fn particleStable(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                  @builtin(local_invocation_index) lid: u32) {
+  let i = flatWorkgroup(wid, nwg) * WG + lid;
+  if (params.searching == 0u || i >= grid.sphereCount) {
+    return;
+  }
+  // Rank in the bucket by index: the bucket's members with a lower index come first.
+  let bucket = keys[i].x;
+  let start = cellStart[bucket];
+  let end = cellStart[bucket + 1u];
+  var rank = 0u;
+  { // for (var u = start; u < end; u++), tested at the bottom (forLoop, common.wgsl.ts)
+    var u = start;
+    if (u < end) {
+      loop {
+        rank += select(0u, 1u, scratchId[u] < i);
+        continuing {
+          u++;
+          break if !(u < end);
+        }
+      }
+    }
+  }
+  let at = start + rank;
+  sorted[at] = spheres[i];
+  let v = velocities[i];
+  // A static particle (inverse mass 0) never moves, whatever velocity it was given.
+  bodies[at] = ParticleBody(select(v, vec4f(0.0), v.w == 0.0), vec4f(0.0));
+  sortedId[at] = i;
+}
+`;
+
+/**
+ * The statements visiting every other particle u that a search lists for particle t: within the
+ * search margin plus the skin (gap ≤ margin + skin + both reaches), from the grid cells within
+ * r + maxRadius + margin + skin + both reaches of its centre, on every level. The visit sees `q`
+ * (u's sphere), `gap` and `pairReach` (both reaches).
+ */
+function partners(dense: boolean, visit: string): string {
+  return /* wgsl */ `
+  let vmaxReach = bitcast<f32>(atomicLoad(&stats.maxSpeedBits)) * params.frameDt;
+  ${levelLoop('b', 'grid.firstLevel', `
+        let maxR = grid.levels[b].maxRadius;
+        let ext = (s.w + maxR + (params.margin + params.skin) + reach + min(vmaxReach, maxR)) * EXT_SCALE;
+        let lo = cellOf(s.xyz - vec3f(ext), b);
+        let hi = cellOf(s.xyz + vec3f(ext), b);
+        ${walkRows({ dense, level: 'b', lo: 'lo', hi: 'hi', flat: true, eagerRowMove: true, visit: `if (u != t) {
+                let ub = bodies[u].v;
+                if (me.w + ub.w > 0.0) {
+                  let d = q.xyz - s.xyz;
+                  let gap = sqrt(dot(d, d)) - (s.w + q.w);
+                  let pairReach = reach + ${formula.reach('q', 'ub')};
+                  if (gap <= (params.margin + params.skin) + pairReach) {
+                    ${visit}
+                  }
+                }
+              }` })}`)}`;
+}
+
+const searchBindings = /* wgsl */ `
+@group(0) @binding(1) var<uniform> params: ParticleParams;
+@group(0) @binding(2) var<storage, read> cellStart: array<u32>;
+@group(0) @binding(3) var<storage, read> sorted: array<vec4f>;
+@group(0) @binding(4) var<storage, read> bodies: array<ParticleBody>;
+`;
+
+export const particleCountShader = (layout: GridLayout) => compiledFor(particleCountCode(layout), layout);
+
+const particleCountCode = ({ dense }: GridLayout) => wgsl`
+${gridFunctions(0, 0, dense)}
+${header()}
+${searchBindings}
+@group(0) @binding(5) var<storage, read_write> counts: array<u32>;
+@group(0) @binding(6) var<storage, read_write> stats: ParticleStats;
+@group(0) @binding(7) var<storage, read_write> anchors: array<vec4f>;
+#if ${!dense}
+${inRowFunction}
+#endif
+
+@compute @workgroup_size(WG)
+fn particleCount(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                 @builtin(local_invocation_index) lid: u32) {
+  let t = flatWorkgroup(wid, nwg) * WG + lid;
+  if (params.searching == 0u || t >= params.count) {
+    return;
+  }
+  let s = sorted[t];
+  let me = bodies[t].v;
+  let reach = ${formula.reach('s', 'me')};
+  // Where the lists are made, for particleGather to measure the moves from (reach −1: static).
+  anchors[t] = vec4f(s.xyz, select(reach, -1.0, me.w == 0.0));
+  var found = 0u;
+  // The first PARTNERS_KEPT partners go to this particle's scratch row after the counts, so that
+  // the fill need not walk the grid again.
+  let row = params.count + 1u + t * PARTNERS_KEPT;
+  ${partners(dense, `if (found < PARTNERS_KEPT) {
+                counts[row + found] = u;
+              }
+              found += 1u;`)}
+  counts[t] = found;
+}
+`;
+
+/** Fill: appends partner u (gap, its slot) to particle t's list, warm-started. */
+const addEntry = /* wgsl */ `if (slot < params.entryCapacity) {
+        let other = sortedId[u];
+        var impulse = vec4f(0.0);
+        // Lists keep their walk order from step to step: search from after the last match, so
+        // an unchanged list finds each partner at the first probe.
+        { // for (var k = 0u; k < remembered; k++), tested at the bottom (forLoop, common.wgsl.ts)
+          var k = 0u;
+          if (k < remembered) {
+            loop {
+              var e = cursor + k;
+              if (e >= previous.y) {
+                e -= remembered;
+              }
+              if (contacts[e].id == other) {
+                impulse = contacts[e].impulse;
+                cursor = e + 1u;
+                break;
+              }
+              continuing {
+                k++;
+                break if !(k < remembered);
+              }
+            }
+          }
+        }
+        // The normal slot starts as the pair's hashed normal, for centres that coincide when the
+        // prepare first sees them (the prepare then keeps the last normal it saw).
+        contacts[params.entryBase + slot] = ParticleContact(impulse, vec4f(coincidentNormal(id, other), 0.0), u, other, 0.0, 0.0);
+      }
+      slot += 1u;`;
+
+export const particleFillShader = (layout: GridLayout) => compiledFor(particleFillCode(layout), layout);
+
+const particleFillCode = ({ dense }: GridLayout) => wgsl`
+${gridFunctions(0, 0, dense)}
+${header()}
+${searchBindings}
+${contactGeometry}
+@group(0) @binding(5) var<storage, read> sortedId: array<u32>;
+@group(0) @binding(6) var<storage, read> start: array<u32>;
+@group(0) @binding(7) var<storage, read_write> contacts: array<ParticleContact>;
+@group(0) @binding(8) var<storage, read_write> ranges: array<vec2u>;
+@group(0) @binding(9) var<storage, read_write> stats: ParticleStats;
+#if ${!dense}
+${inRowFunction}
+#endif
+
+@compute @workgroup_size(WG)
+fn particleFill(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                @builtin(local_invocation_index) lid: u32) {
+  let t = flatWorkgroup(wid, nwg) * WG + lid;
+  if (params.searching == 0u || t >= params.count) {
+    return;
+  }
+  if (t == params.count - 1u) {
+    atomicMax(&stats.entriesNeeded, start[params.count]);
+  }
+  let s = sorted[t];
+  let me = bodies[t].v;
+  let reach = ${formula.reach('s', 'me')};
+  let id = sortedId[t];
+  // This particle's list of the previous step, for the warm start.
+  let previous = ranges[params.prevRangeBase + id];
+  let remembered = previous.y - previous.x;
+  var cursor = previous.x;
+  var slot = start[t];
+  let found = start[t + 1u] - slot;
+  // This step's list, for the warm start of the next search.
+  ranges[params.rangeBase + id] = vec2u(params.entryBase + min(slot, params.entryCapacity), params.entryBase + min(start[t + 1u], params.entryCapacity));
+  if (found <= PARTNERS_KEPT) {
+    // The partners the count kept, in walk order.
+    let row = params.count + 1u + t * PARTNERS_KEPT;
+    { // for (var kept = 0u; kept < found; kept++), tested at the bottom (forLoop, common.wgsl.ts)
+      var kept = 0u;
+      if (kept < found) {
+        loop {
+          let u = start[row + kept];
+          ${addEntry}
+          continuing {
+            kept++;
+            break if !(kept < found);
+          }
+        }
+      }
+    }
+  } else {
+    ${partners(dense, addEntry)}
+  }
+}
+`;
+

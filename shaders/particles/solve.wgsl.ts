@@ -1,0 +1,484 @@
+/**
+ * The particle solver's solve (shaders/particles/solver.wgsl.ts has the overview): the split of
+ * busy particles from free ones, then per substep the prepare (gravity, aims, warm start, walls)
+ * and the Jacobi sweeps, the last of which integrates.
+ */
+import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
+import { gridFunctions } from '../grid.wgsl.js';
+import { formula } from './formula.js';
+import { iterateColliders } from './colliders.wgsl.js';
+import { header, active, entriesOf } from './common.wgsl.js';
+
+/**
+ * The busy list (particleSplit) lives in the contact starts' scratch, which the search's count
+ * and fill use before it: its length at start[count + 1], its particles from start[count + 2].
+ * The solve's kernels (dispatched over every particle, or from particleBusyArgs) take their
+ * particle t from it.
+ */
+export const busyParticle = /* wgsl */ `
+  let k = flatWorkgroup(wid, nwg) * WG + lid;
+  if (k >= start[params.count + 1u]) {
+    return;
+  }
+  let t = start[params.count + 2u + k];`;
+
+export const stepBindings = (sortedAccess = 'read') => /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: ParticleParams;
+@group(0) @binding(1) var<storage, ${sortedAccess}> sorted: array<vec4f>;
+@group(0) @binding(2) var<storage, read> sortedId: array<u32>;
+@group(0) @binding(3) var<storage, read> start: array<u32>;
+@group(0) @binding(4) var<storage, read> bodiesIn: array<ParticleBody>;
+@group(0) @binding(5) var<storage, read_write> bodiesOut: array<ParticleBody>;
+@group(0) @binding(6) var<storage, read_write> contacts: array<ParticleContact>;
+@group(0) @binding(7) var<storage, read_write> walls: array<ParticleWalls>;
+`;
+
+const AXES = [0, 1, 2] as const;
+const X = 'xyz';
+const FIELD = ['impulseX', 'impulseY', 'impulseZ'];
+
+/**
+ * The wall contact of one axis, written out per axis with literal components (on SwiftShader,
+ * indexing a local array by a loop variable spills it to memory and costs more than the math).
+ * `wall.impulseA` = (normal impulse, side: −1 lower, +1 upper, 0 none, friction impulse along
+ * the next two axes); the normal n = side·e_a points from the particle to the wall, whose
+ * velocity is 0, so the relative normal velocity is −v·n.
+ */
+function wallGap(axis: number, side: string): string {
+  const a = X[axis];
+  return `select(params.boundsMax.${a} - (s.${a} + s.w), (s.${a} - s.w) - params.boundsMin.${a}, ${side} < 0.0)`;
+}
+
+function prepareWall(axis: number): string {
+  const [a, b, c] = [X[axis], X[(axis + 1) % 3], X[(axis + 2) % 3]];
+  return /* wgsl */ `
+  {
+    var c = vec4f(0.0);
+    if (walled) {
+      let low = (s.${a} - s.w) - params.boundsMin.${a};
+      let high = params.boundsMax.${a} - (s.${a} + s.w);
+      let side = select(1.0, -1.0, low <= high);
+      let gap = min(low, high);
+      let vn0 = -v.${a} * side;
+      if (gap + min(vn0, 0.0) * h <= params.margin) {
+        c = wall.${FIELD[axis]};
+        if (c.y != side || !${formula.keepsImpulse('gap', 'vn0')}) {
+          c = vec4f(0.0, side, 0.0, 0.0);
+        }
+        aims.${a} = ${formula.aim('gap', 'vn0')};
+        dv.${a} -= w * c.x * side;
+        dv.${b} -= w * c.z;
+        dv.${c} -= w * c.w;
+        splits += 1u;
+      }
+    }
+    wall.${FIELD[axis]} = c;
+  }`;
+}
+
+function iterateWall(axis: number, friction: boolean): string {
+  const [a, b, c] = [X[axis], X[(axis + 1) % 3], X[(axis + 2) % 3]];
+  return /* wgsl */ `
+    if (wall.${FIELD[axis]}.y != 0.0) {
+      let c = wall.${FIELD[axis]};
+      let side = c.y;
+      let vn = -v.${a} * side;
+      let normal = max(c.x + (wall.aim.${a} - vn) / wm, 0.0);
+      var lt = vec2f(c.z, c.w);
+      var dlt = vec2f(0.0);
+      if (${friction ? 'params.friction > 0.0' : 'false' /* compiled out: particleIterateShader */}) {
+        // Tangential velocity of the wall relative to the particle: −v along the other axes.
+        var next = lt + vec2f(v.${b}, v.${c}) / wm;
+        next = next * coneScale(dot(next, next), params.friction * normal);
+        dlt = next - lt;
+        lt = next;
+      }
+      dv.${a} -= w * (normal - c.x) * side;
+      dv.${b} -= w * dlt.x;
+      dv.${c} -= w * dlt.y;
+      wall.${FIELD[axis]} = vec4f(normal, side, lt);
+      let pushed = max(wall.pseudo.${a} + (${formula.push(wallGap(axis, 'side'))} + vp.${a} * side) / wm, 0.0);
+      dvp.${a} -= w * (pushed - wall.pseudo.${a}) * side;
+      wall.pseudo.${a} = pushed;
+    }`;
+}
+
+/**
+ * Statements binding `n` (the unit normal from particle s to its partner q, entry e) and `gap`
+ * (|sq| − rs − rq) from the entry c: inlined, since on SwiftShader a function call per contact
+ * costs more than its work. Coincident centres keep the entry's last normal: the fill's hashed
+ * one (coincidentNormal), or the one of the substep before (a call to coincidentNormal here, in
+ * the loop, made the prepare 25% slower on SwiftShader even though no pair took it).
+ */
+const entryGeometry = /* wgsl */ `
+    let d = q.xyz - s.xyz;
+    let dist2 = dot(d, d);
+    let dist = sqrt(dist2);
+    var n = d / dist;
+    if (!(dist2 > 0.0)) {
+      n = c.normal.xyz;
+    }
+    let gap = dist - (s.w + q.w);`;
+
+/**
+ * A substep's start; with `first` (the step's first substep), it also decides which entries the
+ * step solves (what a search without the skin would list, from the positions and velocities the
+ * step starts from: dormant entries get DORMANT_BIT and no impulse) and counts the touching pairs.
+ */
+export const particlePrepareShader = ({ first, colliders = false }: { first: boolean; colliders?: boolean }) => wgsl`
+${gridFunctions(1, 0)}
+${header()}
+${stepBindings()}
+@group(0) @binding(8) var<storage, read_write> stats: ParticleStats;
+
+// Whether a wall contact of the sphere s moving at v may take part in this substep: prepareWall's
+// test, with room to spare for rounding (prepareWall decides exactly).
+fn nearWall(s: vec4f, v: vec3f, h: f32) -> bool {
+  let low = (s.xyz - vec3f(s.w)) - params.boundsMin;
+  let high = params.boundsMax - (s.xyz + vec3f(s.w));
+  let gap = min(low, high);
+  let vn0 = select(-v, v, low <= high);
+  let spare = max(vec3f(params.margin), 1e-5 * (abs(gap) + abs(vn0 * h) + vec3f(s.w)));
+  return any(gap + min(vn0, vec3f(0.0)) * h <= vec3f(params.margin) + spare);
+}
+
+@compute @workgroup_size(WG)
+fn particlePrepare(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                   @builtin(local_invocation_index) lid: u32) {
+  ${busyParticle}
+  let h = params.dt;
+  let s = sorted[t];
+  let id = sortedId[t];
+  let w = bodiesIn[t].v.w;
+  // Gravity first: the approach speeds below are those the solve starts from.
+  let v = bodiesIn[t].v.xyz + select(vec3f(0.0), params.gravity * h, w > 0.0);
+  ${entriesOf}
+#if ${colliders}
+  // colliderPrepare's warm start and contact count (it ran just before, over the same particles).
+  var dv = bodiesIn[t].p.xyz;
+  var splits = u32(bodiesIn[t].p.w);
+#else
+  var dv = vec3f(0.0);
+  var splits = 0u;
+#endif
+#if ${first}
+  let reach = ${formula.reach('s', 'bodiesIn[t].v')};
+  var touching = 0u;
+#endif
+  { // for (var e = first; e < last; e++), tested at the bottom (forLoop, common.wgsl.ts)
+    var e = first;
+    if (e < last) {
+      loop {
+        // The entry read and written whole: one access each instead of one per field.
+        let c = contacts[e];
+#if ${!first}
+        if (c.nbr >= DORMANT_BIT) {
+          continue;
+        }
+#endif
+        let u = c.nbr & ~DORMANT_BIT;
+        let q = sorted[u];
+        let qb = bodiesIn[u].v;
+        ${entryGeometry}
+#if ${first}
+        if (gap <= 0.0 && t < u) {
+          touching += 1u;
+        }
+        if (!${active('gap', `(reach + ${formula.reach('q', 'qb')})`)}) {
+          // Out of this step's solve, with no impulse to carry into a later step.
+          contacts[e].nbr = u | DORMANT_BIT;
+          contacts[e].impulse = vec4f(0.0);
+          continue;
+        }
+#endif
+        let qv = qb.xyz + select(vec3f(0.0), params.gravity * h, qb.w > 0.0);
+        let vn0 = dot(qv - v, n);
+        let aim = ${formula.aim('gap', 'vn0')};
+        var impulse = vec4f(0.0);
+        if (${formula.keepsImpulse('gap', 'vn0')}) {
+          // The warm start; the friction impulse stays in the tangent plane as the normal turns.
+          let lt = c.impulse.yzw;
+          impulse = vec4f(c.impulse.x, lt - dot(lt, n) * n);
+        }
+        // The sweeps of this substep reuse the geometry (normal, push aim): positions move only after them.
+        contacts[e] = ParticleContact(impulse, vec4f(n, ${formula.push('gap')}), u, c.id, aim, 0.0);
+        // The impulse on this particle is −(λn·n + λt): the partner's is its opposite.
+        dv -= w * (impulse.x * n + impulse.yzw);
+        splits += 1u;
+        continuing {
+          e++;
+          break if !(e < last);
+        }
+      }
+    }
+  }
+  let walled = params.bounded != 0u && w > 0.0;
+  // A particle away from every wall, with no wall contact from before, skips its wall record.
+  if (params.bounded != 0u && ((walled && nearWall(s, v, h)) || walls[id].impulseX.y != 0.0 || walls[id].impulseY.y != 0.0 || walls[id].impulseZ.y != 0.0)) {
+    var wall = walls[id];
+    var aims = vec4f(0.0);
+    ${AXES.map(prepareWall).join('')}
+    wall.aim = aims;
+    wall.pseudo = vec4f(0.0);
+    walls[id] = wall;
+  }
+#if ${first}
+  if (touching > 0u) {
+    atomicAdd(&stats.touching, touching);
+  }
+#endif
+  bodiesOut[t] = ParticleBody(vec4f(v + dv, w), vec4f(0.0, 0.0, 0.0, f32(splits)));
+}
+`;
+
+/**
+ * The integration that ends a substep, folded into its last sweep (a sweep reads no partner's
+ * position, so a particle may move its own): x += (v + p)·h, the sphere kept inside the bounds
+ * (centred where they are narrower than it); a clamped axis loses its outward velocity, which
+ * only lowers the kinetic energy.
+ */
+export const integrateStatements = /* wgsl */ `
+  var x = s.xyz + (v1 + vp1) * params.dt;
+  if (params.bounded != 0u) {
+    let lo0 = params.boundsMin + vec3f(s.w);
+    let hi0 = params.boundsMax - vec3f(s.w);
+    let narrow = lo0 > hi0;
+    let middle = (params.boundsMin + params.boundsMax) * 0.5;
+    let lo = select(lo0, middle, narrow);
+    let hi = select(hi0, middle, narrow);
+    v1 = select(v1, max(v1, vec3f(0.0)), x < lo);
+    v1 = select(v1, min(v1, vec3f(0.0)), x > hi);
+    x = clamp(x, lo, hi);
+  }
+  sorted[t] = vec4f(x, s.w);`;
+
+/**
+ * A sweep (and with `integrate`, the substep's integration). Without `friction` (a world whose
+ * friction is 0) the friction code is left out: on SwiftShader a loop pays for a branch no lane
+ * takes (docs/ARCHITECTURE.md, Passes), and the results are the same bit for bit.
+ */
+export const particleIterateShader = ({ integrate, friction = true, colliders = false }: { integrate: boolean; friction?: boolean; colliders?: boolean }) => wgsl`
+${gridFunctions(1, 0)}
+${header()}
+${stepBindings(integrate ? 'read_write' : 'read')}
+#if ${colliders}
+@group(0) @binding(8) var<storage, read_write> slots: array<ParticleColliderContact>;
+#endif
+
+// Coulomb's cone: the factor that shortens a friction impulse of squared length len2 to at
+// most limit (1 when it is within; exactly the impulse then).
+fn coneScale(len2: f32, limit: f32) -> f32 {
+  return select(1.0, limit / sqrt(len2), len2 > limit * limit);
+}
+
+@compute @workgroup_size(WG)
+fn particleIterate(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                   @builtin(local_invocation_index) lid: u32) {
+  ${busyParticle}
+  let body = bodiesIn[t];
+  let w = body.v.w;
+  let s = sorted[t];
+  let id = sortedId[t];
+  if (w == 0.0) {
+    // A static particle never moves (its velocity is 0 from the stable sort).
+    bodiesOut[t] = body;
+    return;
+  }
+  let v = body.v.xyz;
+  let vp = body.p.xyz;
+  // Mass splitting: this particle's mass is shared among its 'splits' contacts.
+  let wm = w * body.p.w;
+  var dv = vec3f(0.0);
+  var dvp = vec3f(0.0);
+  ${entriesOf}
+  { // for (var e = first; e < last; e++), tested at the bottom (forLoop, common.wgsl.ts)
+    var e = first;
+    if (e < last) {
+      loop {
+        let nbr = contacts[e].nbr;
+        if (nbr >= DORMANT_BIT) {
+          continue;
+        }
+        let impulse = contacts[e].impulse;
+        let pseudo = contacts[e].pseudo;
+        let geometry = contacts[e].normal;
+        let n = geometry.xyz;
+        let qb = bodiesIn[nbr];
+        let k = wm + qb.v.w * qb.p.w;
+        let rel = qb.v.xyz - v;
+        let vn = dot(rel, n);
+        let normal = max(impulse.x + (contacts[e].aim - vn) / k, 0.0);
+        var lt = impulse.yzw;
+        var dlt = vec3f(0.0);
+#if ${friction}
+        if (params.friction > 0.0) {
+          // Coulomb's cone: the friction impulse lt − vt/k, shortened to at most friction·λn.
+          var next = lt - (rel - vn * n) / k;
+          next = next * coneScale(dot(next, next), params.friction * normal);
+          dlt = next - lt;
+          lt = next;
+        }
+#endif
+        dv -= w * ((normal - impulse.x) * n + dlt);
+        contacts[e].impulse = vec4f(normal, lt);
+        // The position correction, on pseudo-velocities that never enter the velocity.
+        let pushed = max(pseudo + (geometry.w - dot(qb.p.xyz - vp, n)) / k, 0.0);
+        dvp -= w * (pushed - pseudo) * n;
+        contacts[e].pseudo = pushed;
+        continuing {
+          e++;
+          break if !(e < last);
+        }
+      }
+    }
+  }
+  if (params.bounded != 0u && (walls[id].impulseX.y != 0.0 || walls[id].impulseY.y != 0.0 || walls[id].impulseZ.y != 0.0)) {
+    var wall = walls[id];
+    {
+      ${AXES.map((axis) => iterateWall(axis, friction)).join('')}
+      walls[id] = wall;
+    }
+  }
+#if ${colliders}
+  ${iterateColliders(friction)}
+#endif
+  var v1 = v + dv;
+  let vp1 = vp + dvp;
+#if ${integrate}
+  ${integrateStatements}
+#endif
+  bodiesOut[t] = ParticleBody(vec4f(v1, w), vec4f(vp1, body.p.w));
+}
+`;
+
+/**
+ * Splits the particles: a busy one (a contact-list entry, a wall record, or a wall within reach
+ * at any substep: gap ≤ 2·margin + 2·travel, travel = (|v| + |g|·dt)·dt, with room for rounding,
+ * which bounds prepareWall's nearWall at every substep) goes to the busy list for the solve; any
+ * other runs its whole step here, with the operations the prepare, the sweeps and the
+ * integration would do with nothing to solve (so the result does not depend on the split), and
+ * leaves its body in the buffer the solve ends in. A sleeper (particleSleep) is neither.
+ */
+export const particleSplitShader = () => wgsl`
+${header()}
+@group(0) @binding(0) var<uniform> params: ParticleParams;
+@group(0) @binding(1) var<storage, read_write> sorted: array<vec4f>;
+@group(0) @binding(2) var<storage, read> sortedId: array<u32>;
+@group(0) @binding(3) var<storage, read_write> start: array<atomic<u32>>;
+@group(0) @binding(4) var<storage, read_write> bodiesA: array<ParticleBody>;
+@group(0) @binding(5) var<storage, read_write> bodiesB: array<ParticleBody>;
+@group(0) @binding(6) var<storage, read> walls: array<ParticleWalls>;
+@group(0) @binding(7) var<storage, read> slots: array<ParticleColliderContact>;
+
+@compute @workgroup_size(WG)
+fn particleSplit(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+                 @builtin(local_invocation_index) lid: u32) {
+  let t = flatWorkgroup(wid, nwg) * WG + lid;
+  if (t >= params.count) {
+    return;
+  }
+  let body = bodiesA[t];
+  if (body.p.w < 0.0) {
+    // Asleep (particleSleep wrote its bodies): nothing to do.
+    return;
+  }
+  let w = body.v.w;
+  var s = sorted[t];
+  // Lists cut short by the capacity (an encode() step that overflowed) are not symmetric: then
+  // every particle is busy, so that no listed partner runs its step here.
+  let truncated = atomicLoad(&start[params.count]) > params.entryCapacity;
+  let first = params.entryBase + min(atomicLoad(&start[t]), params.entryCapacity);
+  let last = params.entryBase + min(atomicLoad(&start[t + 1u]), params.entryCapacity);
+  let id = sortedId[t];
+  var busy = truncated || last > first;
+  if (params.boxCount > 0u) {
+    // A collider contact this step (colliderList).
+    busy = busy || slots[(params.rangeBase + id) * params.boxSlots].box != EMPTY_SLOT;
+  }
+  if (params.bounded != 0u) {
+    let wall = walls[id];
+    busy = busy || wall.impulseX.y != 0.0 || wall.impulseY.y != 0.0 || wall.impulseZ.y != 0.0;
+    if (w > 0.0) {
+      let travel = (length(body.v.xyz) + length(params.gravity) * params.frameDt) * params.frameDt;
+      let low = (s.xyz - vec3f(s.w)) - params.boundsMin;
+      let high = params.boundsMax - (s.xyz + vec3f(s.w));
+      let gap = min(low, high);
+      let rounding = 1e-4 * (abs(gap) + vec3f(s.w + travel)) + 1e-5 * (abs(s.xyz) + abs(params.boundsMin) + abs(params.boundsMax));
+      busy = busy || any(gap <= vec3f(2.0 * params.margin + 2.0 * travel) + rounding);
+    }
+  }
+  if (busy) {
+    let k = atomicAdd(&start[params.count + 1u], 1u);
+    atomicStore(&start[params.count + 2u + k], t);
+    return;
+  }
+  // Nothing to solve all step: each substep's prepare (gravity, no impulse), sweeps (no
+  // change) and integration, operation for operation.
+  let gravity = select(vec3f(0.0), params.gravity * params.dt, w > 0.0);
+  var v1 = body.v.xyz;
+  var vp1 = vec3f(0.0);
+  { // for (var sub = 0u; sub < params.substeps; sub++), tested at the bottom (forLoop, common.wgsl.ts)
+    var sub = 0u;
+    if (sub < params.substeps) {
+      loop {
+        v1 = (v1 + gravity) + vec3f(0.0);
+        vp1 = vec3f(0.0);
+        if (w == 0.0) {
+          // A static particle: the sweeps copy its body, and it never moves.
+          continue;
+        }
+        { // for (var sweep = 0u; sweep < params.iterations; sweep++), tested at the bottom (forLoop, common.wgsl.ts)
+          var sweep = 0u;
+          if (sweep < params.iterations) {
+            loop {
+              v1 = v1 + vec3f(0.0);
+              vp1 = vp1 + vec3f(0.0);
+              continuing {
+                sweep++;
+                break if !(sweep < params.iterations);
+              }
+            }
+          }
+        }
+        {
+          ${integrateStatements}
+          s = vec4f(x, s.w);
+        }
+        continuing {
+          sub++;
+          break if !(sub < params.substeps);
+        }
+      }
+    }
+  }
+  let out = ParticleBody(vec4f(v1, w), vec4f(vp1, 0.0));
+  if (params.resultInB != 0u) {
+    bodiesB[t] = out;
+  } else {
+    bodiesA[t] = out;
+  }
+}
+`;
+
+/** One thread: the solve's indirect dispatch arguments for the busy count (folded as dispatchFolded does). */
+export const particleBusyArgsShader = () => wgsl`
+${header()}
+@group(0) @binding(0) var<uniform> params: ParticleParams;
+@group(0) @binding(1) var<storage, read> start: array<u32>;
+@group(0) @binding(2) var<storage, read_write> args: array<u32>;
+
+@compute @workgroup_size(1)
+fn particleBusyArgs() {
+  let groups = (start[params.count + 1u] + WG - 1u) / WG;
+  var x = groups;
+  var y = 1u;
+  if (groups > params.maxGroups) {
+    y = (groups + params.maxGroups - 1u) / params.maxGroups;
+    x = (groups + y - 1u) / y;
+  }
+  args[0] = x;
+  args[1] = y;
+  args[2] = 1u;
+}
+`;
+
