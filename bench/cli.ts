@@ -25,6 +25,13 @@
  * scenes (a pile dropped under gravity, a gas) and reports each engine's median step time and
  * how physical its state is: particles through the walls, overlaps, kinetic energy, height.
  *
+ * The colliders suite (not run by default; bench/suites/colliders.ts) steps the particle world
+ * on particles poured over a field of static oriented boxes (bench/colliderScene.ts: 100k
+ * particles over 1,000 tilted tiles, ramps and blocks) with the boxes (`setColliders`) and
+ * without them, and Rapier's world on the same scene; it prints the boxed / boxless ratio of our
+ * step (goal ≤ 1.25) and the pile suite's quality numbers with the particles' penetration of the
+ * boxes. `npm run bench -- --suites colliders [--quick]`.
+ *
  * When a run has both 'gpu-auto' and 'cpu-bvh' (bench/peers/cpuBvh.ts, a float64 binned-SAH BVH
  * built per call: the strongest CPU peer) on a scene, a last table sets them side by side (wall
  * time against wall time), with the broad phase 'auto' picked and 'gpu-bvh' beside them; the
@@ -44,6 +51,7 @@ import { castsSuite, CAST_METHODS, CAST_SCENES } from './suites/casts.js';
 import { boxesSuite, BOX_METHODS } from './suites/boxes.js';
 import { particlesSuite } from './suites/particles.js';
 import { pileSuite } from './suites/pile.js';
+import { collidersSuite, collidersQualityText, COLLIDER_METHODS, COLLIDERS_FOOTNOTE } from './suites/colliders.js';
 import { sortSuite } from './suites/sort.js';
 import { residentSuite } from './suites/resident.js';
 import { rapierVersion, initRapier } from './peers/rapier.js';
@@ -62,7 +70,7 @@ function adapterLimitsOf(d: GPUDevice): Record<string, number> {
 }
 
 const SIZES = '1000,4000,16000,64000,256000,1000000';
-const SUITES = ['pairs', 'casts', 'boxes', 'particles', 'sort', 'pile', 'resident'];
+const SUITES = ['pairs', 'casts', 'boxes', 'particles', 'sort', 'pile', 'colliders', 'resident'];
 const DEFAULT_SUITES = 'pairs,casts,boxes,particles';
 const PILE_METHODS = ['rapier', 'gpu', 'gpu-light'];
 
@@ -113,6 +121,14 @@ const OPTIONS: Record<string, Record<string, Option>> = {
     'gas-fractions': { type: 'string', default: '0.2', arg: 'F,...', help: 'volume fractions of the gas, in (0, 0.5]' },
     'pile-methods': { type: 'string', default: PILE_METHODS.join(','), arg: 'M,...', help: 'engines to run' },
   },
+  colliders: {
+    'collider-sizes': { type: 'string', default: '100000', quick: '8000', arg: 'N,...', help: 'particles poured over the boxes' },
+    'collider-boxes': { type: 'string', default: '1000', arg: 'M', help: 'static oriented boxes in the field (tiles, ramps, blocks)' },
+    'collider-steps': { type: 'string', default: '60', quick: '20', arg: 'N', help: 'timed steps per engine (the median is its time)' },
+    'collider-warmup': { type: 'string', default: '30', quick: '10', arg: 'N', help: 'untimed steps before them' },
+    'collider-seed': { type: 'string', default: '1', arg: 'N', help: "the scene's seed" },
+    'collider-methods': { type: 'string', default: COLLIDER_METHODS.join(','), arg: 'M,...', help: 'engines: gpu (with the boxes), gpu-no-boxes (the same world without them), rapier' },
+  },
 };
 const SUITE_METHODS: Record<string, string> = { pairs: PAIR_METHODS.join(', '), casts: CAST_METHODS.join(', '), boxes: BOX_METHODS.join(', ') };
 const ALL_OPTIONS: Record<string, Option> = Object.assign({}, ...Object.values(OPTIONS));
@@ -121,7 +137,7 @@ const ALL_OPTIONS: Record<string, Option> = Object.assign({}, ...Object.values(O
 function usage(): string {
   const out = [
     'usage: npm run bench -- [options]            (lists are comma-separated; defaults in brackets)',
-    `Suites run by default: ${DEFAULT_SUITES}; add sort, pile or resident with --suites.`,
+    `Suites run by default: ${DEFAULT_SUITES}; add sort, pile, colliders or resident with --suites.`,
     '',
   ];
   for (const [group, options] of Object.entries(OPTIONS)) {
@@ -165,6 +181,7 @@ const resolve = (name: string): string | boolean => given[name] ?? (quick ? ALL_
 const args = Object.fromEntries(Object.keys(ALL_OPTIONS).map((name) => [name, resolve(name)])) as
   Record<'suites' | 'sizes' | 'scenes' | 'pair-methods' | 'cast-sizes' | 'cast-scenes' | 'cast-methods' | 'box-sizes' | 'box-scenes' | 'box-methods'
     | 'particle-sizes' | 'sort-sizes' | 'resident-sizes' | 'pile-frames' | 'pile-sizes' | 'gas-sizes' | 'gas-steps' | 'gas-fractions' | 'pile-methods'
+    | 'collider-sizes' | 'collider-boxes' | 'collider-steps' | 'collider-warmup' | 'collider-seed' | 'collider-methods'
     | 'reps' | 'warmup' | 'budget' | 'json', string> & Record<'quick' | 'stages' | 'crossover' | 'require-hardware' | 'help', boolean>;
 if (args.help) {
   console.log(usage());
@@ -198,13 +215,18 @@ oneOf('box-methods', args['box-methods'], BOX_METHODS);
 oneOf('cast-methods', args['cast-methods'], CAST_METHODS);
 oneOf('cast-scenes', args['cast-scenes'], CAST_SCENES);
 oneOf('pile-methods', args['pile-methods'], PILE_METHODS);
-for (const flag of ['sizes', 'particle-sizes', 'sort-sizes', 'gas-sizes', 'resident-sizes', 'pile-sizes'] as const) checkedNumbers(flag, args[flag]);
+oneOf('collider-methods', args['collider-methods'], COLLIDER_METHODS);
+for (const flag of ['sizes', 'particle-sizes', 'sort-sizes', 'gas-sizes', 'resident-sizes', 'pile-sizes', 'collider-sizes'] as const) checkedNumbers(flag, args[flag]);
 for (const flag of ['cast-sizes', 'box-sizes'] as const) checkedPairs(flag, args[flag]);
 whole('reps', args.reps);
 whole('warmup', args.warmup, 0);
 whole('budget', args.budget);
 whole('pile-frames', args['pile-frames']);
 whole('gas-steps', args['gas-steps']);
+whole('collider-boxes', args['collider-boxes']);
+whole('collider-steps', args['collider-steps']);
+whole('collider-warmup', args['collider-warmup'], 0);
+whole('collider-seed', args['collider-seed'], 0);
 const gasFractions = args['gas-fractions'].split(',').filter(Boolean).map((text) => {
   const f = Number(text);
   if (!(f > 0 && f <= 0.5)) fail(`--gas-fractions takes volume fractions in (0, 0.5], got "${text}"`);
@@ -271,6 +293,12 @@ if (suites.includes('resident')) rows.push(...(await residentSuite(ctx, numbers(
 if (suites.includes('pile')) {
   rows.push(...(await pileSuite(ctx, { frames: Number(args['pile-frames']), pileSizes: numbers(args['pile-sizes']), gasSizes: numbers(args['gas-sizes']), gasSteps: Number(args['gas-steps']), gasFractions, methods: args['pile-methods'].split(',').filter(Boolean) })));
 }
+if (suites.includes('colliders')) {
+  rows.push(...(await collidersSuite(ctx, {
+    sizes: numbers(args['collider-sizes']), boxes: Number(args['collider-boxes']), steps: Number(args['collider-steps']),
+    warmup: Number(args['collider-warmup']), seed: Number(args['collider-seed']), methods: args['collider-methods'].split(',').filter(Boolean),
+  })));
+}
 
 export const sizeText = (size: Record<string, number>): string =>
   Object.entries(size).map(([k, v]) => `${v >= 1e6 ? `${v / 1e6}M` : v >= 1000 ? `${v / 1000}k` : v} ${k}`).join(' × ');
@@ -307,6 +335,7 @@ const FOOTNOTES: Record<string, string[]> = {
     + 'inside the call before it returns; read back B, uploaded B: bytes per frame.'],
   pile: ['wall ms: median step (Rapier: world.step(); ours: world.step and the queue\'s onSubmittedWorkDone after it); '
     + 'GPU ms: one profiled step after the last frame. Quality numbers: the next table.'],
+  colliders: [COLLIDERS_FOOTNOTE],
 };
 
 /** A row's GPU stage times (and work counts) on indented lines: the `--stages` block under a table. */
@@ -322,7 +351,7 @@ function stagesBlock(rows: Row[]): string {
   return lines.length ? `\nGPU stage times (ms, median of the profiled calls) and work counts, per row:\n\n${lines.join('\n')}\n` : '';
 }
 
-for (const suite of ['pairs', 'casts', 'boxes', 'particles', 'sort', 'resident', 'pile']) {
+for (const suite of ['pairs', 'casts', 'boxes', 'particles', 'sort', 'resident', 'pile', 'colliders']) {
   const mine = rows.filter((r) => r.suite === suite);
   if (!mine.length) continue;
   // One rate unit in the table: in the header, the cells bare.
@@ -377,6 +406,9 @@ if (quality.length) {
     + 'pairs, in percent of a radius; touching: pairs in contact; KE: mean ½mv² per particle (density 1); top, lowest: the highest '
     + 'sphere top and the lowest centre.'));
 }
+
+const collidersQuality = collidersQualityText(rows, sizeText);
+if (collidersQuality) console.log(`\n${collidersQuality}`);
 
 // Ratios from this run.
 const find = (suite: string, scene: string, size: string, method: string): Row | undefined =>
@@ -436,6 +468,16 @@ for (const r of rows) {
     if (js?.wallMs && grid?.wallMs) addRatio(r.scene, size, 'JS grid / GPU grid (wall / wall)', (js.wallMs.median / grid.wallMs.median).toFixed(2));
   }
   if (r.suite === 'particles') ratio('CPU twin step / GPU step', find('particles', r.scene, size, 'cpu-step'), find('particles', r.scene, size, 'gpu-step'));
+  if (r.suite === 'colliders') {
+    // What the boxes cost our step: the same world and particles with them and without (wall against wall).
+    const boxed = find('colliders', r.scene, size, 'gpu-world-step');
+    const bare = find('colliders', r.scene, size, 'gpu-world-step no boxes');
+    const rapier = find('colliders', r.scene, size, 'rapier-world-step');
+    if (boxed?.wallMs && bare?.wallMs) {
+      addRatio(r.scene, size, 'our step with boxes / without (median wall; goal ≤ 1.25)', (boxed.wallMs.median / bare.wallMs.median).toFixed(2), 'ours with boxes / without (wall / wall)', 1.25);
+    }
+    if (boxed?.wallMs && rapier?.wallMs) addRatio(r.scene, size, 'Rapier / gpu-world-step, with boxes (median wall)', (rapier.wallMs.median / boxed.wallMs.median).toFixed(2), 'Rapier / ours, with boxes (wall / wall)');
+  }
   if (r.suite === 'pile') {
     // Wall time against wall time: Rapier's world.step() against our awaited step.
     const rapier = find('pile', r.scene, size, 'rapier-world-step');
@@ -465,7 +507,11 @@ if (ratios.length) {
     + 'unprofiled) or GPU (timestamp sum of the profiled calls, no validation, upload or read-back): a (wall / GPU) ratio '
     + 'sets a whole CPU call against GPU work alone; (wall / wall) sets call against call.'
     + (shownRatios.some((r) => r[2].includes('walk steps')) ? ' Walk steps: 4 × rows + 4 × candidates + 8 × slabs of the grid walk (its CPU twin\'s counts).' : '')));
-  if (shownRatios.some((r) => r[4])) {
+  if (shownRatios.some((r) => r[4].startsWith('≤ 1.25:'))) {
+    console.log(wrap("goal ≤ 1.25: the colliders goal: our step with the scene's static boxes takes at most 1.25× the same world's "
+      + 'step without them (bench/suites/colliders.ts), set at 100k particles over 1,000 boxes; at other sizes it is indicative only.'));
+  }
+  if (shownRatios.some((r) => r[4].startsWith('≤ 3:'))) {
     console.log(wrap("goal ≤ 3: the no-cliffs goal: the default broad phase ('auto') takes at most 3× the wall time of the careful "
       + 'single-threaded JS grid (bench/peers/jsGrid.ts) on every scene kind, set at 100k spheres for sphere pairs and '
       + 'sphere–box pairs (docs/results/performance-history.md, "No cliffs"); at other sizes it is indicative only.'));

@@ -4,7 +4,9 @@
  * given, Rapier's default combine rule: the average), the bounds as six fixed cuboid walls
  * (half-thickness 1, outside the box, overlapping at the edges), gravity as given, the
  * integration step 1/60 s, and everything else Rapier's defaults (solver iterations, sleeping,
- * no CCD). `step` times `world.step()` alone; `read` copies positions and velocities out.
+ * no CCD). `boxes` (optional) adds static oriented boxes as fixed cuboid colliders with their
+ * rotations and the same restitution and friction (the collider suite's field). `step` times
+ * `world.step()` alone; `read` copies positions and velocities out.
  * Rapier must be initialised first (`initRapier` in ./rapier.js).
  */
 import RAPIER from '@dimforge/rapier3d-compat';
@@ -18,6 +20,8 @@ export interface RapierPileOptions {
   gravity: ArrayLike<number>;
   /** Integration step, seconds. Default 1/60 (also Rapier's). */
   dt?: number;
+  /** Static oriented boxes, 10 floats each: cx, cy, cz, hx, hy, hz, qx, qy, qz, qw (the particle world's `setColliders` layout). */
+  boxes?: Float32Array;
 }
 
 export interface RapierPile {
@@ -34,7 +38,7 @@ export interface RapierPile {
 
 const WALL_HALF_THICKNESS = 1;
 
-export function createRapierPile(scene: ParticleScene, { restitution, friction, gravity, dt = 1 / 60 }: RapierPileOptions): RapierPile {
+export function createRapierPile(scene: ParticleScene, { restitution, friction, gravity, dt = 1 / 60, boxes }: RapierPileOptions): RapierPile {
   const t0 = performance.now();
   const n = scene.spheres.length / 4;
   const world = new RAPIER.World({ x: gravity[0], y: gravity[1], z: gravity[2] });
@@ -56,6 +60,18 @@ export function createRapierPile(scene: ParticleScene, { restitution, friction, 
           .setFriction(friction),
       );
     }
+  }
+  if (boxes && boxes.length % 10 !== 0) throw new Error(`createRapierPile: boxes take 10 floats each, got ${boxes.length}`);
+  for (let k = 0; boxes && k < boxes.length / 10; k++) {
+    const b = boxes.subarray(10 * k, 10 * k + 10);
+    const l = Math.hypot(b[6], b[7], b[8], b[9]);
+    world.createCollider(
+      RAPIER.ColliderDesc.cuboid(b[3], b[4], b[5])
+        .setTranslation(b[0], b[1], b[2])
+        .setRotation({ x: b[6] / l, y: b[7] / l, z: b[8] / l, w: b[9] / l })
+        .setRestitution(restitution)
+        .setFriction(friction),
+    );
   }
   const bodies: RAPIER.RigidBody[] = [];
   for (let i = 0; i < n; i++) {

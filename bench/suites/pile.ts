@@ -60,15 +60,15 @@ export const gasSceneName = (fraction: number): string => `gas, fraction ${fract
 const PILE_SETTINGS = 'gravity −9.8, restitution 0.2, friction 0.5 (both engines), dt 1/60';
 const GAS_SETTINGS = 'no gravity, restitution 1, friction 0 (both engines), dt 1/60';
 
-/** The numbers of `pileStats` as work entries named `name@frame`, for the JSON and the quality table. */
-function statsWork(frame: number, s: PileStats): Record<string, number> {
+/** The numbers of `pileStats` (or any named numbers) as work entries named `name@frame`, for the JSON and the quality table. */
+export function statsWork(frame: number, s: PileStats | Record<string, number>): Record<string, number> {
   return Object.fromEntries(Object.entries(s).map(([k, v]) => [`${k}@${frame}`, v]));
 }
 
-const short = (v: number): string => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+export const short = (v: number): string => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
 
-/** One engine behind the same small interface. */
-interface Engine {
+/** One engine behind the same small interface (the collider suite's too). */
+export interface Engine {
   method: string;
   setupMs: number;
   settings: string;
@@ -81,7 +81,7 @@ interface Engine {
   free(): void;
 }
 
-interface Physics {
+export interface Physics {
   gravity: number[];
   restitution: number;
   friction: number;
@@ -98,8 +98,9 @@ const METHOD_NAMES: Record<string, string> = {
   'gpu-light': `gpu-world-step ${LIGHT.substeps}×${LIGHT.iterations}`,
 };
 
-function rapierEngine(scene: ParticleScene, physics: Physics): Engine {
-  const pile = createRapierPile(scene, { ...physics, dt: DT });
+/** Rapier's world on `scene`; `boxes` (10 floats each) as fixed cuboid colliders besides the walls. */
+export function rapierEngine(scene: ParticleScene, physics: Physics, boxes?: Float32Array): Engine {
+  const pile = createRapierPile(scene, { ...physics, dt: DT, boxes });
   return {
     method: 'rapier-world-step',
     setupMs: pile.setupMs,
@@ -110,12 +111,19 @@ function rapierEngine(scene: ParticleScene, physics: Physics): Engine {
   };
 }
 
-async function gpuEngine(ctx: Context, scene: ParticleScene, physics: Physics): Promise<Engine> {
+/** Our world on `scene`; `prepare` (the collider suite's boxes) runs after the particles are set, inside the setup time. */
+export async function gpuEngine(ctx: Context, scene: ParticleScene, physics: Physics, prepare?: (world: ParticleWorld) => void): Promise<Engine> {
   const t0 = performance.now();
   const n = scene.spheres.length / 4;
   const options: ParticleWorldOptions = { device: ctx.collider.device, capacity: n, bounds: scene.bounds, ...physics };
   const world: ParticleWorld = await createParticleWorld(options);
   world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
+  try {
+    prepare?.(world);
+  } catch (error) {
+    world.destroy();
+    throw error;
+  }
   const setupMs = performance.now() - t0;
   return {
     method: 'gpu-world-step',

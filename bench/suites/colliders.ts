@@ -1,0 +1,211 @@
+/**
+ * The particle world among static oriented boxes (`npm run bench -- --suites colliders`): the
+ * collider scene of bench/colliderScene.ts (n particles of radius 0.5 in a lattice above a field
+ * of m tilted tiles, ramps and blocks; default 100,000 × 1,000) stepped by
+ *
+ * - 'gpu': our world with the boxes (`world.setColliders({ boxes })`),
+ * - 'gpu-no-boxes': the same world and particles, `setColliders` never called (the particles fall
+ *   through where the field would be, to the world's floor),
+ * - 'rapier': Rapier's world (bench/peers/rapierWorld.ts) with the boxes as fixed cuboid
+ *   colliders with their rotations,
+ *
+ * all with gravity −9.8, restitution 0.2, friction 0.5 and dt 1/60 (the pile suite's settings),
+ * in the same world box. Each engine takes `warmup` steps untimed, then `steps` timed (the
+ * median is the row's time; ours: the step and the queue's onSubmittedWorkDone, as in the pile
+ * suite; Rapier's: `world.step()`), the engines' steps interleaved frame by frame so that each
+ * meets the same load of the machine; then each state is read and measured: the pile suite's numbers
+ * (test/support/pile.ts: particles through the walls, overlaps, kinetic energy, height) and the
+ * particles' penetration of the boxes, particles whose centre is inside a box, and how many rest.
+ * The boxed world's step over the boxless one's is the cost of the colliders (goal ≤ 1.25).
+ */
+import { SLEEP_SPEED_OF_RADIUS, type ParticleWorld } from '../../src/index.js';
+import { pileStats } from '../../test/support/pile.js';
+import { colliderScene, colliderSceneName, boxPenetration, BoxGrid, PARTICLE_RADIUS, type ColliderScene } from '../colliderScene.js';
+import { gpuEngine, rapierEngine, short, statsWork, type Engine, type Physics } from './pile.js';
+import { summarize, table, wrap, TABLE_WIDTH } from '../stats.js';
+import type { Context, Row } from '../harness.js';
+
+export const COLLIDER_METHODS = ['gpu', 'gpu-no-boxes', 'rapier'];
+const METHOD_NAMES: Record<string, string> = {
+  gpu: 'gpu-world-step',
+  'gpu-no-boxes': 'gpu-world-step no boxes',
+  rapier: 'rapier-world-step',
+};
+
+export interface CollidersSuiteOptions {
+  /** Particle counts (default [100000]). */
+  sizes?: number[];
+  /** Boxes in the field (default 1000). */
+  boxes?: number;
+  /** Timed steps (default 60). */
+  steps?: number;
+  /** Untimed steps before them (default 30). */
+  warmup?: number;
+  /** The scene's seed (default 1). */
+  seed?: number;
+  /** Which engines run, their steps interleaved (default all: 'gpu', 'gpu-no-boxes', 'rapier'). */
+  methods?: string[];
+}
+
+const PHYSICS: Physics = { gravity: [0, -9.8, 0], restitution: 0.2, friction: 0.5 };
+const SETTINGS = 'gravity −9.8, restitution 0.2, friction 0.5 (all engines), dt 1/60';
+/** A particle slower than this is resting: the world's default sleep speed (0.05 for radius 0.5). */
+const RESTING_SPEED = SLEEP_SPEED_OF_RADIUS * PARTICLE_RADIUS;
+/** The boxed world with more centres than this share inside boxes is flagged: are the boxes acting? */
+const INSIDE_ALARM = 0.01;
+
+/** Hands the boxes to our world. */
+function setBoxes(boxes: Float32Array): (world: ParticleWorld) => void {
+  return (world) => world.setColliders({ boxes });
+}
+
+async function makeEngine(ctx: Context, method: string, scene: ColliderScene): Promise<Engine> {
+  if (method === 'rapier') return rapierEngine(scene, PHYSICS, scene.boxes);
+  if (method === 'gpu') return gpuEngine(ctx, scene, PHYSICS, setBoxes(scene.boxes));
+  return { ...(await gpuEngine(ctx, scene, PHYSICS)), method: METHOD_NAMES[method] };
+}
+
+/** The quality numbers of a state: the pile suite's, the boxes' penetration (where the engine has them), resting and moving. */
+function qualityOf(state: { spheres: Float32Array; velocities: Float32Array; inverseMasses?: Float32Array }, scene: ColliderScene, grid: BoxGrid | null): Record<string, number> {
+  const out: Record<string, number> = { ...pileStats(state.spheres, state.velocities, scene.bounds, state.inverseMasses) };
+  if (grid) {
+    const p = boxPenetration(state.spheres, scene.boxes, grid);
+    Object.assign(out, { maxBoxPenetration: p.maxPenetration, meanBoxPenetration: p.meanPenetration, boxTouching: p.boxTouching, insideBox: p.insideBox });
+  }
+  let resting = 0;
+  const n = state.spheres.length / 4;
+  for (let i = 0; i < n; i++) {
+    const v = state.velocities;
+    if (Math.hypot(v[3 * i], v[3 * i + 1], v[3 * i + 2]) < RESTING_SPEED) resting++;
+  }
+  return { ...out, resting, moving: n - resting };
+}
+
+/**
+ * Steps every engine of `methods` on the scene, interleaved: frame by frame, each engine one step,
+ * the order turned by one each frame, so that all of them meet the same machine load (a shared
+ * machine's other work moves a step's time by 2× on SwiftShader; one engine after another would
+ * put it into the ratio). Then each state is read and measured, and one step of ours profiled.
+ */
+async function runColliders(ctx: Context, methods: string[], scene: ColliderScene, sceneName: string, warmup: number, steps: number, grid: BoxGrid): Promise<Row[]> {
+  const n = scene.spheres.length / 4;
+  const m = scene.boxes.length / 10;
+  const engines: Engine[] = [];
+  const rows: Row[] = [];
+  try {
+    // The boxed world first.
+    for (const method of methods) engines.push(await makeEngine(ctx, method, scene));
+    const times: number[][] = engines.map(() => []);
+    for (let frame = 1; frame <= warmup + steps; frame++) {
+      for (let k = 0; k < engines.length; k++) {
+        const e = (k + frame) % engines.length;
+        const t = await engines[e].step();
+        if (frame > warmup) times[e].push(t);
+      }
+      if (frame % 10 === 0 || frame === warmup + steps) {
+        const sofar = times[0].length ? `, median timed step so far ${engines.map((e, k) => `${e.method} ${short(summarize(times[k]).median)} ms`).join(', ')}` : '';
+        process.stderr.write(`colliders ${n}×${m}: frame ${frame} of ${warmup + steps}${sofar}\n`);
+      }
+    }
+    for (let k = 0; k < engines.length; k++) {
+      const engine = engines[k], method = methods[k];
+      const work: Record<string, number> = { frames: warmup + steps };
+      const quality = qualityOf(await engine.read(), scene, method === 'gpu-no-boxes' ? null : grid);
+      Object.assign(work, statsWork(warmup + steps, quality));
+      const counts = await engine.searches?.();
+      if (counts) Object.assign(work, { steps: counts.steps, searches: counts.searches });
+      const profile = (await engine.profile?.()) ?? null;
+      const alarm = method === 'gpu' && quality.insideBox > INSIDE_ALARM * n
+        ? `WARNING: ${quality.insideBox} centres inside boxes (over ${100 * INSIDE_ALARM}% of the particles): are the boxes acting?` : '';
+      if (alarm) process.stderr.write(`colliders ${n}×${m} ${engine.method}: ${alarm}\n`);
+      const row: Row = {
+        suite: 'colliders',
+        scene: sceneName,
+        size: { particles: n, boxes: m },
+        method: engine.method,
+        wallMs: summarize(times[k]),
+        work,
+        note: [
+          ...(alarm ? [alarm] : []),
+          `median of ${times[k].length} steps after ${warmup} untimed`,
+          ...(work.searches !== undefined ? [`${work.searches} of ${work.steps} steps searched for contacts`] : []),
+          `setup ${short(engine.setupMs)} ms`,
+          ...(method === 'rapier' ? [engine.settings] : []),
+        ].join('; '),
+      };
+      if (profile) {
+        row.gpuMs = summarize([profile.totalMs]);
+        row.stagesMs = profile.stages;
+      }
+      process.stderr.write(`colliders ${n}×${m} ${engine.method}: median step ${short(row.wallMs!.median)} ms\n`);
+      rows.push(row);
+    }
+  } finally {
+    for (const engine of engines) engine.free();
+  }
+  return rows;
+}
+
+export async function collidersSuite(ctx: Context, options: CollidersSuiteOptions = {}): Promise<Row[]> {
+  const sizes = options.sizes ?? [100_000];
+  const m = options.boxes ?? 1000;
+  const steps = options.steps ?? 60;
+  const warmup = options.warmup ?? 30;
+  const seed = options.seed ?? 1;
+  const methods = options.methods ?? COLLIDER_METHODS;
+  if (!(Number.isInteger(steps) && steps >= 1)) throw new Error(`colliders: steps must be a positive integer, got ${steps}`);
+  if (!(Number.isInteger(warmup) && warmup >= 0)) throw new Error(`colliders: warm-up must be a whole number, got ${warmup}`);
+  for (const method of methods) if (!(method in METHOD_NAMES)) throw new Error(`colliders: unknown method ${method} (expected ${COLLIDER_METHODS.join(', ')})`);
+  const rows: Row[] = [];
+  for (const n of [...sizes].sort((a, b) => a - b)) {
+    const scene = colliderScene({ n, m, seed });
+    const sceneName = colliderSceneName(scene);
+    const grid = new BoxGrid(scene.boxes, 2 * PARTICLE_RADIUS);
+    process.stderr.write(`colliders: ${sceneName}, ${n} particles, ${m} boxes (${scene.kinds.tiles} tiles, ${scene.kinds.ramps} ramps, `
+      + `${scene.kinds.blocks} blocks; field top ${short(scene.fieldTop)})\n`);
+    rows.push(...(await runColliders(ctx, COLLIDER_METHODS.filter((x) => methods.includes(x)), scene, sceneName, warmup, steps, grid)));
+  }
+  return rows;
+}
+
+/** The scene's settings, for the table's footnotes. */
+export const COLLIDERS_FOOTNOTE = `wall ms: median of the timed steps after the untimed ones, the engines' steps interleaved (Rapier: world.step(); ours: world.step and the queue's `
+  + `onSubmittedWorkDone after it); GPU ms: one profiled step after the last. gpu-world-step: our world with the boxes `
+  + `(setColliders); gpu-world-step no boxes: the same world and particles without them (setColliders never called: the `
+  + `particles fall through where the field would be, to the floor). The scene (particles of radius 0.5 over the boxes in a world box, its size in the name): bench/colliderScene.ts; ${SETTINGS}. `
+  + 'Quality numbers: the next table.';
+
+/** The quality table: one line per collider row with numbers, and its footnote. Empty without such rows. */
+export function collidersQualityText(rows: Row[], sizeText: (size: Record<string, number>) => string): string {
+  const g = (v: number): string => (Number.isFinite(v) ? Number(v.toPrecision(3)).toString() : String(v));
+  const lines: string[][] = [];
+  const frames = new Set<number>();
+  for (const r of rows.filter((row) => row.suite === 'colliders' && row.work)) {
+    const frame = [...new Set(Object.keys(r.work!).filter((k) => k.includes('@')).map((k) => Number(k.split('@')[1])))].pop();
+    if (frame === undefined) continue;
+    frames.add(frame);
+    const q = (name: string): number => r.work![`${name}@${frame}`];
+    const boxed = q('insideBox') !== undefined;
+    // The method as --collider-methods names it: the table stays within 120 columns.
+    const method = Object.keys(METHOD_NAMES).find((k) => METHOD_NAMES[k] === r.method) ?? r.method;
+    lines.push([
+      sizeText(r.size).replace(' particles', '').replace(' boxes', ''), method, String(q('sunk')), boxed ? String(q('insideBox')) : '–',
+      `${q('touching')}/${boxed ? q('boxTouching') : '–'}`,
+      `${g(100 * q('maxOverlap'))} / ${g(100 * q('meanOverlap'))}`,
+      boxed ? `${g(100 * q('maxBoxPenetration'))} / ${g(100 * q('meanBoxPenetration'))}` : '–',
+      `${q('resting')}/${q('moving')}`, g(q('kineticPerParticle')),
+    ]);
+  }
+  if (!lines.length) return '';
+  return [
+    `## colliders: quality (after the last step: frame ${[...frames].join(', ')})\n`,
+    table(['size', 'method', 'sunk', 'in box', 'contacts', 'p–p % max/mean', 'p–box % max/mean', 'rest/moving', 'KE'], lines),
+    '',
+    wrap('size: particles × boxes; method: as --collider-methods names it (gpu: ours with the boxes). sunk: particles more '
+      + 'than 0.05 beyond a wall of the world box (the floor included) or not finite; in box: particles whose centre is inside '
+      + 'a box; contacts: touching particle pairs / particle–box pairs in contact; p–p: overlap of touching pairs, '
+      + '(rA + rB − distance) / min(rA, rB), in percent of a radius; p–box: penetration of particle–box contacts, (r − signed '
+      + 'distance from the centre to the box) / r, in percent (over 100: the centre inside); –: the engine has no boxes; '
+      + `rest: particles slower than ${RESTING_SPEED} (the world's default sleep speed); KE: mean ½mv² per particle (density 1).`, TABLE_WIDTH),
+  ].join('\n');
+}
