@@ -115,7 +115,7 @@ const OPTIONS: Record<string, Record<string, Option>> = {
   },
   pile: {
     'pile-frames': { type: 'string', default: '600', quick: '60', arg: 'N', help: 'steps of the pile' },
-    'pile-sizes': { type: 'string', default: '8000', quick: '1000', arg: 'N,...', help: 'balls in the pile' },
+    'pile-sizes': { type: 'string', default: '8000,64000', quick: '1000', arg: 'N,...', help: 'balls in the pile (the larger pile: does the worst overlap grow with the pile? issue 37)' },
     'gas-sizes': { type: 'string', default: '100000', quick: '4000', arg: 'N,...', help: "particles in the gas ('' for none)" },
     'gas-steps': { type: 'string', default: '10', quick: '4', arg: 'N', help: 'timed gas steps' },
     'gas-fractions': { type: 'string', default: '0.2', arg: 'F,...', help: 'volume fractions of the gas, in (0, 0.5]' },

@@ -4,12 +4,16 @@
  * in GPU buffers that a renderer can bind directly: `buffers.spheres` (x, y, z, radius per
  * particle) and `buffers.velocities` (vx, vy, vz, inverse mass). `step` records its substeps into
  * one submission and reads back only the 16 bytes of the step's counters.
+ *
+ * Over 500 lines: one class, the world's public calls, each documented where it is declared
+ * (about half the file is their documentation); what they compose lives beside it (solver.ts,
+ * colliders.ts, colliderContacts.ts, queries.ts, step.ts).
  */
 import { InvalidInputError, CapacityError } from '../errors.js';
 import { createChecked } from '../gpu/submit.js';
 import { CallQueue } from '../gpu/calls.js';
 import {
-  validateSpheres, validateCasts, validateOrientedBoxes, checkFloat32Array, checkNumber, checkVector, checkPositiveInteger, checkBoolean, checkValue,
+  validateSpheres, validateCasts, checkFloat32Array, checkNumber, checkVector, checkPositiveInteger, checkBoolean, checkValue,
   RULES, MAX_MAGNITUDE, checkGridOptions, checkDevice, checkOptions, checkEncoder, type SphereStats, type CastBatch,
 } from '../validate.js';
 import { requestBrowserDevice, describeDevice } from '../device.js';
@@ -20,6 +24,9 @@ import { planGrid, type GridPlan, type PlanOptions } from '../grid/plan.js';
 import { ParticleStats, ParticleWalls, ParticleReuse, STRIDE } from '../layout.js';
 import { ParticleSolver } from './solver.js';
 import { ColliderContacts, type ColliderContactList } from './colliderContacts.js';
+import { WorldColliders, packColliders, type ColliderSet, type ColliderBuffers } from './colliders.js';
+
+export type { ColliderSet, ColliderBuffers } from './colliders.js';
 import type { StepParams } from './step.js';
 import { ParticleQueries } from './queries.js';
 import { checkServes } from '../broadphase/index.js';
@@ -136,27 +143,6 @@ export interface ParticleBuffers {
   velocities: GPUBuffer;
 }
 
-/**
- * The world's box colliders on the GPU (`world.colliderBuffers`), by box index, for a renderer or
- * a kernel of yours that moves them: each step reads them as they are then.
- */
-export interface ColliderBuffers {
-  /** Three vec4f a box: (centre, 0), (half extents, 0), unit quaternion (x, y, z, w). Each step moves a kinematic box. */
-  poses: GPUBuffer;
-  /** Two vec4f a box: (linear velocity, 0), (angular velocity in rad/s about the centre, 0). All zero: a static box. */
-  velocities: GPUBuffer;
-  /** Boxes set (`setColliders`). */
-  count: number;
-}
-
-/** `world.setColliders`' argument. */
-export interface ColliderSet {
-  /** 10 floats a box: centre (x, y, z), half extents (x, y, z), rotation quaternion (x, y, z, w; an AABB: 0, 0, 0, 1). */
-  boxes: Float32Array;
-  /** 6 floats a box: linear velocity (x, y, z), angular velocity (x, y, z, rad/s about the centre). Default: every box static. */
-  velocities?: Float32Array;
-}
-
 /** Options that only `createParticleWorld` takes: `setParameters` refuses them. */
 const CREATION_ONLY = ['device', 'capacity', 'bounds', 'dispatch', 'grid', 'maxWorkgroupsPerDimension'] as const;
 
@@ -247,12 +233,10 @@ export class ParticleWorld {
   private readonly backup: ParticleBuffers;
   /** Calls run one at a time (they share buffers); every failure gets a typed error. */
   private readonly calls: CallQueue;
-  /** The box colliders' buffers (grown by setColliders), and how many boxes they hold now. */
-  private colliders: ColliderBuffers | null = null;
+  /** The box colliders (setColliders), their buffers and their copy for a step that runs again. */
+  private readonly colliders: WorldColliders;
   /** The buffers `colliderContacts` reads through, kept between calls. */
   private contactsOut: ColliderContacts | null = null;
-  /** Poses as a step found them, for a step that runs again. */
-  private colliderBackup: GPUBuffer | null = null;
   /**
    * Calls that change the world through the queue (setParticles, setParticle, setParameters,
    * step, encode) or read it there (read, the counts, raycast, sphereCast: their copies are
@@ -298,6 +282,7 @@ export class ParticleWorld {
     this.dispatch = dispatch === 'auto' ? (describeDevice(device)?.software ? 'indirect' : 'direct') : dispatch;
     this.solver = new ParticleSolver(device, capacity, this.maxWorkgroupsPerDimension, this.dispatch);
     this.calls = new CallQueue(device, 'particle world');
+    this.colliders = new WorldColliders(device);
   }
 
   /** Changes any of the solver's settings (validated as at creation); the others stay. */
@@ -474,9 +459,9 @@ export class ParticleWorld {
   private record(encoder: GPUCommandEncoder, dt: number, steps: number, timer?: GpuTimer): void {
     if (this.count === 0) return;
     const settings = { ...this.stepParams(dt), count: this.count };
-    const boxes = this.colliders?.count ?? 0;
+    const boxes = this.colliders.count;
     this.solver.setStep(settings, boxes);
-    const state = boxes > 0 ? { ...this.buffers, colliders: this.colliders! } : this.buffers;
+    const state = boxes > 0 ? { ...this.buffers, colliders: this.colliders.buffers! } : this.buffers;
     for (let k = 0; k < steps; k++) this.solver.encode(encoder, state, settings, timer);
   }
 
@@ -499,7 +484,7 @@ export class ParticleWorld {
       const submitted = this.calls.submit((encoder) => {
         encoder.copyBufferToBuffer(this.buffers.spheres, 0, this.backup.spheres, 0, bytes);
         encoder.copyBufferToBuffer(this.buffers.velocities, 0, this.backup.velocities, 0, bytes);
-        if (this.colliders && this.colliders.count > 0) encoder.copyBufferToBuffer(this.colliders.poses, 0, this.colliderBackup!, 0, 48 * this.colliders.count);
+        this.colliders.save(encoder);
         this.solver.save(encoder, this.count);
         encoder.clearBuffer(this.solver.stats);
         this.record(encoder, dt, steps, timer);
@@ -541,7 +526,7 @@ export class ParticleWorld {
     const restore = this.device.createCommandEncoder({ label: 'particle step restore' });
     restore.copyBufferToBuffer(this.backup.spheres, 0, this.buffers.spheres, 0, bytes);
     restore.copyBufferToBuffer(this.backup.velocities, 0, this.buffers.velocities, 0, bytes);
-    if (this.colliders && this.colliders.count > 0) restore.copyBufferToBuffer(this.colliderBackup!, 0, this.colliders.poses, 0, 48 * this.colliders.count);
+    this.colliders.restore(restore);
     this.solver.restore(restore, this.count);
     this.device.queue.submit([restore.finish()]);
   }
@@ -595,44 +580,12 @@ export class ParticleWorld {
    */
   setColliders(set: ColliderSet): void {
     this.calls.checkUsable();
-    if (typeof set !== 'object' || set === null) throw new InvalidInputError('colliders', -1, RULES.option, 'expected { boxes, velocities? }');
-    const maxBoxes = Math.floor(bindingLimit(this.device) / 48);
-    const poses = validateOrientedBoxes('colliders.boxes', set.boxes, maxBoxes);
-    const count = poses.length / 12;
-    const packed = new Float32Array(8 * count);
-    if (set.velocities !== undefined) {
-      const velocities = checkFloat32Array('colliders.velocities', set.velocities, 6);
-      if (velocities.length !== 6 * count) throw new InvalidInputError('colliders.velocities', -1, RULES.count, `${velocities.length / 6} velocities for ${count} boxes (6 floats a box)`);
-      for (let k = 0; k < count; k++) {
-        for (let a = 0; a < 6; a++) {
-          checkValue('colliders.velocities', k, velocities[6 * k + a], `${a < 3 ? 'v' : 'w'}${'xyz'[a % 3]}`);
-          packed[8 * k + (a < 3 ? a : a + 1)] = velocities[6 * k + a];
-        }
-      }
-    }
-    if (count > 0) this.solver.ensureBoxSlots(this.solver.boxSlots);
-    const held = this.colliders ? this.colliders.poses.size / 48 : 0;
-    if (count > held) {
-      this.colliders?.poses.destroy();
-      this.colliders?.velocities.destroy();
-      this.colliderBackup?.destroy();
-      const room = Math.max(count, Math.min(maxBoxes, Math.ceil(held * 1.5)));
-      const usage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
-      this.colliders = {
-        poses: createBuffer(this.device, 'collider poses', 48 * room, usage | BufferUsage.VERTEX),
-        velocities: createBuffer(this.device, 'collider velocities', 32 * room, usage),
-        count,
-      };
-      this.colliderBackup = createBuffer(this.device, 'collider poses backup', 48 * room, usage);
-    }
+    const packed = packColliders(set, WorldColliders.maxBoxes(this.device));
+    if (packed.count > 0) this.solver.ensureBoxSlots(this.solver.boxSlots);
     // Boxes added or removed: every particle wakes, cold (a sleeper on a box that went would
     // hang in the air; other boxes under the same indices would warm-start wrong contacts).
-    if (this.colliders && count !== this.colliders.count) this.solver.wake();
-    if (this.colliders) {
-      this.colliders.count = count;
-      upload(this.device, this.colliders.poses, poses);
-      upload(this.device, this.colliders.velocities, packed);
-    }
+    if (packed.count !== this.colliders.count) this.solver.wake();
+    this.colliders.set(packed);
     this.edits++;
   }
 
@@ -683,7 +636,7 @@ export class ParticleWorld {
    * than they hold replaces them.
    */
   get colliderBuffers(): Readonly<ColliderBuffers> | null {
-    return this.colliders;
+    return this.colliders.buffers;
   }
 
   /**
@@ -856,9 +809,7 @@ export class ParticleWorld {
     if (this.calls.isClosed) return;
     this.calls.close();
     for (const buffer of [...Object.values(this.buffers), ...Object.values(this.backup)]) buffer.destroy();
-    this.colliders?.poses.destroy();
-    this.colliders?.velocities.destroy();
-    this.colliderBackup?.destroy();
+    this.colliders.destroy();
     this.contactsOut?.destroy();
     this.solver.destroy();
     this.queries?.destroy();
