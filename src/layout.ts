@@ -494,7 +494,7 @@ export const ParticleStats = defineStruct('ParticleStats', {
  * yzw, the friction impulse; `normal` the unit normal from the particle toward the box (xyz) and
  * the pseudo-velocity the position correction aims at (w); `surface` the box's velocity at the
  * contact point (xyz) and the normal velocity the solve aims at (w); `box` the collider's index
- * (EMPTY_SLOT ends a particle's slots); `pseudo` the accumulated position-correction impulse of
+ * plus 1 (0, EMPTY_SLOT, ends a particle's slots: a cleared buffer is all empty); `pseudo` the accumulated position-correction impulse of
  * the substep. Geometry and aims are fixed for a substep (colliderPrepare).
  */
 export const ParticleColliderContact = defineStruct('ParticleColliderContact', {

@@ -44,8 +44,11 @@ import { boxMath } from '../boxes.wgsl.js';
 import { formula } from './formula.js';
 import { SLEEP_OVERLAP } from '../../src/particles/step.js';
 
-/** The `box` of a collider slot past a particle's last. */
-export const EMPTY_SLOT = 0xffffffff;
+/**
+ * The `box` of a collider slot past a particle's last. Slots hold the box's index + 1, so that
+ * a cleared buffer is all empty slots.
+ */
+export const EMPTY_SLOT = 0;
 
 /** Bind group layouts, in binding order (src/particles/solver.ts binds the same lists). */
 export const colliderBindings = {
@@ -248,7 +251,7 @@ fn colliderList(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg:
       if (old.box == EMPTY_SLOT) {
         break;
       }
-      if (old.box == box) {
+      if (old.box == box + 1u) {
         impulse = old.impulse;
         isNew = false;
         kept += 1u;
@@ -260,7 +263,7 @@ fn colliderList(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg:
     if (isNew || moving || -g.gap - params.slop > SLEEP_OVERLAP * s.w) {
       wake = true;
     }
-    slots[mine + rank] = ParticleColliderContact(impulse, vec4f(0.0), vec4f(0.0), box, 0.0);
+    slots[mine + rank] = ParticleColliderContact(impulse, vec4f(0.0), vec4f(0.0), box + 1u, 0.0);
   }
   if (count < params.boxSlots) {
     slots[mine + count].box = EMPTY_SLOT;
@@ -317,7 +320,7 @@ fn colliderPrepare(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) n
     if (c.box == EMPTY_SLOT) {
       break;
     }
-    let box = c.box;
+    let box = c.box - 1u;
     let g = boxGeometry(s, colliderPoses[3u * box].xyz, colliderPoses[3u * box + 1u].xyz, colliderPoses[3u * box + 2u]);
     let n = g.n;
     let surface = colliderVelocities[2u * box].xyz + cross(colliderVelocities[2u * box + 1u].xyz, g.point);
@@ -328,7 +331,7 @@ fn colliderPrepare(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) n
       let lt = c.impulse.yzw;
       impulse = vec4f(c.impulse.x, lt - dot(lt, n) * n);
     }
-    slots[base + i] = ParticleColliderContact(impulse, vec4f(n, ${formula.push('g.gap')}), vec4f(surface, aim), box, 0.0);
+    slots[base + i] = ParticleColliderContact(impulse, vec4f(n, ${formula.push('g.gap')}), vec4f(surface, aim), c.box, 0.0);
     dv -= w * (impulse.x * n + impulse.yzw);
     splits += 1u;
   }
@@ -418,7 +421,7 @@ fn colliderContacts(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) 
     }
     let at = atomicAdd(&counter[0], 1u);
     if (at < arrayLength(&records)) {
-      records[at] = vec4u(id, c.box, bitcast<u32>(c.impulse.x), 0u);
+      records[at] = vec4u(id, c.box - 1u, bitcast<u32>(c.impulse.x), 0u);
     }
   }
 }

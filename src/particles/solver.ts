@@ -199,17 +199,14 @@ export class ParticleSolver {
   ensureBoxSlots(slots: number): void {
     const max = this.maxBoxSlots();
     if (slots > max) throw new CapacityError('collider contacts', slots, max, 'the device cannot bind that many collider contacts a particle (boxes near one particle)');
-    const grown = slots > this.boxSlots ? Math.min(max, Math.max(slots, 2 * this.boxSlots)) : this.boxSlots;
+    // More: at least twice as many; fewer than now only where a binding holds no more.
+    const grown = slots > this.boxSlots ? Math.min(max, Math.max(slots, 2 * this.boxSlots)) : Math.min(this.boxSlots, max);
     const bytes = 2 * this.capacity * grown * ParticleColliderContact.size;
     if (grown === this.boxSlots && this.slots.buffer.size >= bytes) return;
     this.boxSlots = grown;
     this.found.ensure(4 * this.capacity * (1 + grown));
     this.slots.ensure(bytes);
     this.groups.clear();
-    const encoder = this.device.createCommandEncoder({ label: 'collider slots' });
-    encoder.clearBuffer(this.slots.buffer);
-    this.device.queue.submit([encoder.finish()]);
-    // Every slot empty (EMPTY_SLOT is all ones), in both halves.
     this.emptySlots();
   }
 
@@ -218,14 +215,11 @@ export class ParticleSolver {
     this.emptySlots();
   }
 
-  /** Marks every particle's collider slots empty, in both halves (through the queue). */
+  /** Marks every particle's collider slots empty, in both halves (through the queue: a cleared slot is empty). */
   private emptySlots(): void {
-    if (this.slots.buffer.size < 2 * this.capacity * this.boxSlots * ParticleColliderContact.size) return;
-    const first = new Uint8Array(2 * this.capacity * this.boxSlots * ParticleColliderContact.size);
-    const words = new Uint32Array(first.buffer);
-    const stride = ParticleColliderContact.size / 4;
-    for (let k = 0; k < 2 * this.capacity * this.boxSlots; k++) words[k * stride + ParticleColliderContact.offsets.box / 4] = 0xffffffff;
-    this.device.queue.writeBuffer(this.slots.buffer, 0, first);
+    const encoder = this.device.createCommandEncoder({ label: 'collider slots' });
+    encoder.clearBuffer(this.slots.buffer);
+    this.device.queue.submit([encoder.finish()]);
   }
 
   /** Most entries per half that one binding holds. */

@@ -581,7 +581,8 @@ export class ParticleWorld {
   setColliders(set: ColliderSet): void {
     this.calls.checkUsable();
     const packed = packColliders(set, WorldColliders.maxBoxes(this.device));
-    if (packed.count > 0) this.solver.ensureBoxSlots(this.solver.boxSlots);
+    // Collider slots for every particle (4 at first, fewer where one binding holds no more).
+    if (packed.count > 0) this.solver.ensureBoxSlots(Math.max(1, Math.min(this.solver.boxSlots, this.solver.maxBoxSlots())));
     // Boxes added or removed: every particle wakes, cold (a sleeper on a box that went would
     // hang in the air; other boxes under the same indices would warm-start wrong contacts).
     if (packed.count !== this.colliders.count) this.solver.wake();
