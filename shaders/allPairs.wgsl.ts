@@ -12,16 +12,19 @@
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { AllPairsParams } from '../src/layout.js';
-import { flatWorkgroup, spheresOverlap, pairAppend } from './common.wgsl.js';
+import { flatWorkgroup, spheresOverlap, pairAppend, PAIR_OUTPUT } from './common.wgsl.js';
+import { bindings, uniform, readOnly } from '../src/gpu/kernel.js';
 
-/** Bindings, in order: params, spheres, pairs, pair counter. */
-export const allPairsBindings = ['uniform', 'read-only-storage', 'storage', 'storage'] as const;
+export const allPairsBindings = bindings({
+  params: uniform('AllPairsParams'),
+  spheres: readOnly('array<vec4f>'),
+  ...PAIR_OUTPUT,
+});
 
 export const allPairsShader = () => wgsl`
 ${AllPairsParams.wgsl}
-@group(0) @binding(0) var<uniform> params: AllPairsParams;
-@group(0) @binding(1) var<storage, read> spheres: array<vec4f>;
-${pairAppend(0, 2, 3)}
+${allPairsBindings.wgsl}
+${pairAppend}
 ${flatWorkgroup}
 ${spheresOverlap}
 

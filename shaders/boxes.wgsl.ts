@@ -14,9 +14,10 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { BoxParams } from '../src/layout.js';
 import { EXT_SCALE } from '../src/grid/level.js';
-import { gridFunctions, compiledFor, type GridLayout } from './grid.wgsl.js';
+import { gridHelpers, compiledFor, GRID_PARAMS, GRID_READ, type GridLayout } from './grid.wgsl.js';
 import { walkRows, inRowFunction } from './gridWalk.wgsl.js';
-import { flatWorkgroup, pairAppend, levelLoop, tinyGuards } from './common.wgsl.js';
+import { flatWorkgroup, pairAppend, PAIR_OUTPUT, levelLoop, tinyGuards } from './common.wgsl.js';
+import { bindings, uniform, readOnly } from '../src/gpu/kernel.js';
 
 import type { BoxKind } from '../src/queryKinds.js';
 
@@ -55,8 +56,12 @@ fn obbWorldHalfExtents(half: vec3f, q: vec4f) -> vec3f {
 }
 `;
 
-/** Bindings of the all-pairs kernel, in order: params, spheres, boxes, pairs, pair counter. */
-export const boxAllPairsBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'storage', 'storage'] as const;
+export const boxAllPairsBindings = bindings({
+  params: uniform('BoxParams'),
+  spheres: readOnly('array<vec4f>'),
+  boxes: readOnly('array<vec4f>'),
+  ...PAIR_OUTPUT,
+});
 
 
 
@@ -94,10 +99,8 @@ export const boxBounds = (kind: BoxKind, k: string): string =>
 
 export const boxAllPairsShader = ({ kind }: { kind: BoxKind }) => wgsl`
 ${BoxParams.wgsl}
-@group(0) @binding(0) var<uniform> params: BoxParams;
-@group(0) @binding(1) var<storage, read> spheres: array<vec4f>;
-@group(0) @binding(2) var<storage, read> boxes: array<vec4f>;
-${pairAppend(0, 3, 4)}
+${boxAllPairsBindings.wgsl}
+${pairAppend}
 ${flatWorkgroup}
 ${boxMath}
 
@@ -134,20 +137,21 @@ fn boxAllPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: 
 }
 `;
 
-/** Bindings of the grid kernel, in order: grid, params, boxes, cellStart, sorted, sortedId, pairs, pair counter. */
-export const boxGridPairsBindings = ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage'] as const;
+export const boxGridPairsBindings = bindings({
+  ...GRID_PARAMS,
+  params: uniform('BoxParams'),
+  boxes: readOnly('array<vec4f>'),
+  ...GRID_READ,
+  ...PAIR_OUTPUT,
+});
 
 export const boxGridPairsShader = (options: { kind: BoxKind } & GridLayout) => compiledFor(boxGridPairsCode(options), options);
 
 const boxGridPairsCode = ({ kind, dense }: { kind: BoxKind } & GridLayout) => wgsl`
-${gridFunctions(0, 0, dense)}
+${boxGridPairsBindings.wgsl}
+${gridHelpers(dense)}
 ${BoxParams.wgsl}
-@group(0) @binding(1) var<uniform> params: BoxParams;
-@group(0) @binding(2) var<storage, read> boxes: array<vec4f>;
-@group(0) @binding(3) var<storage, read> cellStart: array<u32>;
-@group(0) @binding(4) var<storage, read> sorted: array<vec4f>;
-@group(0) @binding(5) var<storage, read> sortedId: array<u32>;
-${pairAppend(0, 6, 7)}
+${pairAppend}
 ${flatWorkgroup}
 ${boxMath}
 #if ${!dense}

@@ -57,7 +57,8 @@
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { BvhParams, BvhLevel, BvhNode } from '../src/layout.js';
-import { flatWorkgroup, spheresOverlap, pairAppend } from './common.wgsl.js';
+import { flatWorkgroup, spheresOverlap, pairAppend, PAIR_OUTPUT } from './common.wgsl.js';
+import { bindings, uniform, readOnly, readWrite } from '../src/gpu/kernel.js';
 import { boxMath, boxTest, boxBounds } from './boxes.wgsl.js';
 import type { BoxKind } from '../src/queryKinds.js';
 
@@ -71,10 +72,6 @@ export const BVH_STACK = 96;
 /** The largest internal-node depth the keys allow (the module's comment). */
 export const BVH_MAX_DEPTH = 92;
 
-const params = (binding: number): string => `
-${BvhParams.wgsl}
-@group(0) @binding(${binding}) var<uniform> params: BvhParams;
-`;
 
 /** The relative growth of a box's radius (P(r) = r·BVH_PAD + BVH_TINY, the module's comment). */
 export const BVH_PAD = 1 + 2 ** -18;
@@ -119,13 +116,15 @@ fn mortonWords(p: vec3f) -> vec2u {
 }
 `;
 
-/** Bindings of bvhCodes: params, spheres, codes (low words), ids. */
-export const bvhCodesBindings = ['uniform', 'read-only-storage', 'storage', 'storage'] as const;
+export const bvhCodesBindings = bindings({
+  params: uniform('BvhParams'),
+  spheres: readOnly('array<vec4f>'),
+  codes: readWrite('array<u32>'),
+  ids: readWrite('array<u32>'),
+});
 export const bvhCodesShader = () => wgsl`
-${params(0)}
-@group(0) @binding(1) var<storage, read> spheres: array<vec4f>;
-@group(0) @binding(2) var<storage, read_write> codes: array<u32>;
-@group(0) @binding(3) var<storage, read_write> ids: array<u32>;
+${BvhParams.wgsl}
+${bvhCodesBindings.wgsl}
 ${flatWorkgroup}
 ${morton}
 override WG: u32; // src/gpu/workgroups.ts
@@ -141,13 +140,15 @@ fn bvhCodes(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec
 }
 `;
 
-/** Bindings of bvhCodesHi: params, spheres, ids (sorted by low word), codes (high words, in that order). */
-export const bvhCodesHiBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'storage'] as const;
+export const bvhCodesHiBindings = bindings({
+  params: uniform('BvhParams'),
+  spheres: readOnly('array<vec4f>'),
+  ids: readOnly('array<u32>'),
+  codes: readWrite('array<u32>'),
+});
 export const bvhCodesHiShader = () => wgsl`
-${params(0)}
-@group(0) @binding(1) var<storage, read> spheres: array<vec4f>;
-@group(0) @binding(2) var<storage, read> ids: array<u32>;
-@group(0) @binding(3) var<storage, read_write> codes: array<u32>;
+${BvhParams.wgsl}
+${bvhCodesHiBindings.wgsl}
 ${flatWorkgroup}
 ${morton}
 override WG: u32; // src/gpu/workgroups.ts
@@ -162,14 +163,16 @@ fn bvhCodesHi(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: v
 }
 `;
 
-/** Bindings of bvhGather: params, spheres, ids (sorted), sorted spheres, their codes (high, low). */
-export const bvhGatherBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'storage', 'storage'] as const;
+export const bvhGatherBindings = bindings({
+  params: uniform('BvhParams'),
+  spheres: readOnly('array<vec4f>'),
+  ids: readOnly('array<u32>'),
+  sorted: readWrite('array<vec4f>'),
+  keys: readWrite('array<vec2u>'),
+});
 export const bvhGatherShader = () => wgsl`
-${params(0)}
-@group(0) @binding(1) var<storage, read> spheres: array<vec4f>;
-@group(0) @binding(2) var<storage, read> ids: array<u32>;
-@group(0) @binding(3) var<storage, read_write> sorted: array<vec4f>;
-@group(0) @binding(4) var<storage, read_write> keys: array<vec2u>;
+${BvhParams.wgsl}
+${bvhGatherBindings.wgsl}
 ${flatWorkgroup}
 ${morton}
 override WG: u32; // src/gpu/workgroups.ts
@@ -186,14 +189,16 @@ fn bvhGather(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: ve
 }
 `;
 
-/** Bindings of bvhPyramid: params, level, sorted spheres, pyramid (two vec4f a block: lo, hi). */
-export const bvhPyramidBindings = ['uniform', 'uniform', 'read-only-storage', 'storage'] as const;
+export const bvhPyramidBindings = bindings({
+  params: uniform('BvhParams'),
+  level: uniform('BvhLevel'),
+  sorted: readOnly('array<vec4f>'),
+  pyramid: readWrite('array<vec4f>'),
+});
 export const bvhPyramidShader = () => wgsl`
-${params(0)}
+${BvhParams.wgsl}
+${bvhPyramidBindings.wgsl}
 ${BvhLevel.wgsl}
-@group(0) @binding(1) var<uniform> level: BvhLevel;
-@group(0) @binding(2) var<storage, read> sorted: array<vec4f>;
-@group(0) @binding(3) var<storage, read_write> pyramid: array<vec4f>;
 ${flatWorkgroup}
 ${leafBox}
 override WG: u32; // src/gpu/workgroups.ts
@@ -222,15 +227,17 @@ fn bvhPyramid(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: v
 }
 `;
 
-/** Bindings of bvhNodes: params, keys (sorted codes: high, low), sorted spheres, pyramid, nodes. */
-export const bvhNodesBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage'] as const;
+export const bvhNodesBindings = bindings({
+  params: uniform('BvhParams'),
+  keys: readOnly('array<vec2u>'),
+  sorted: readOnly('array<vec4f>'),
+  pyramid: readOnly('array<vec4f>'),
+  nodes: readWrite('array<BvhNode>'),
+});
 export const bvhNodesShader = () => wgsl`
-${params(0)}
+${BvhParams.wgsl}
+${bvhNodesBindings.wgsl}
 ${BvhNode.wgsl}
-@group(0) @binding(1) var<storage, read> keys: array<vec2u>;
-@group(0) @binding(2) var<storage, read> sorted: array<vec4f>;
-@group(0) @binding(3) var<storage, read> pyramid: array<vec4f>;
-@group(0) @binding(4) var<storage, read_write> nodes: array<BvhNode>;
 ${flatWorkgroup}
 ${leafBox}
 override WG: u32; // src/gpu/workgroups.ts
@@ -451,15 +458,18 @@ fn rayBoxEntry(a: vec3f, n: vec3f, tStop: f32, lo: vec3f, hi: vec3f) -> f32 {
 }
 `;
 
-/** Bindings of bvhPairs: params, sorted spheres, ids, nodes, pairs, pair counter. */
-export const bvhPairsBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage'] as const;
+export const bvhPairsBindings = bindings({
+  params: uniform('BvhParams'),
+  sorted: readOnly('array<vec4f>'),
+  ids: readOnly('array<u32>'),
+  nodes: readOnly('array<BvhNode>'),
+  ...PAIR_OUTPUT,
+});
 export const bvhPairsShader = () => wgsl`
-${params(0)}
+${BvhParams.wgsl}
+${bvhPairsBindings.wgsl}
 ${BvhNode.wgsl}
-@group(0) @binding(1) var<storage, read> sorted: array<vec4f>;
-@group(0) @binding(2) var<storage, read> ids: array<u32>;
-@group(0) @binding(3) var<storage, read> nodes: array<BvhNode>;
-${pairAppend(0, 4, 5)}
+${pairAppend}
 ${flatWorkgroup}
 ${spheresOverlap}
 ${paddedRadius}
@@ -486,16 +496,19 @@ fn bvhPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec
 }
 `;
 
-/** Bindings of bvhBoxes: params, sorted spheres, ids, nodes, boxes, pairs, pair counter. */
-export const bvhBoxesBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage'] as const;
+export const bvhBoxesBindings = bindings({
+  params: uniform('BvhParams'),
+  sorted: readOnly('array<vec4f>'),
+  ids: readOnly('array<u32>'),
+  nodes: readOnly('array<BvhNode>'),
+  boxes: readOnly('array<vec4f>'),
+  ...PAIR_OUTPUT,
+});
 export const bvhBoxesShader = ({ kind }: { kind: BoxKind }) => wgsl`
-${params(0)}
+${BvhParams.wgsl}
+${bvhBoxesBindings.wgsl}
 ${BvhNode.wgsl}
-@group(0) @binding(1) var<storage, read> sorted: array<vec4f>;
-@group(0) @binding(2) var<storage, read> ids: array<u32>;
-@group(0) @binding(3) var<storage, read> nodes: array<BvhNode>;
-@group(0) @binding(4) var<storage, read> boxes: array<vec4f>;
-${pairAppend(0, 5, 6)}
+${pairAppend}
 ${flatWorkgroup}
 ${boxMath}
 override WG: u32; // src/gpu/workgroups.ts

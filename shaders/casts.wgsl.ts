@@ -24,7 +24,8 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { CastParams, CastHitRecord } from '../src/layout.js';
 import { EXT_SCALE } from '../src/grid/level.js';
-import { gridFunctions, compiledFor } from './grid.wgsl.js';
+import { gridHelpers, compiledFor, GRID_PARAMS, GRID_READ } from './grid.wgsl.js';
+import { bindings, uniform, readOnly, readWrite } from '../src/gpu/kernel.js';
 import { walkRows, visitLevel, inRowFunction } from './gridWalk.wgsl.js';
 import { flatWorkgroup, levelLoop, tinyGuards } from './common.wgsl.js';
 import { bvhWalk, rayBoxEntry } from './bvh.wgsl.js';
@@ -88,13 +89,22 @@ fn castRecord(a: vec3f, n: vec3f, r1: f32, t: f32, s: vec4f, index: u32) -> Cast
 }
 `;
 
-/** Bindings for the brute-force kernels: params, casts, spheres, hits, counts. */
-export const castBruteBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'storage', 'storage'] as const;
-/** Bindings for the grid kernels: grid, params, casts, cellStart, sorted, sortedId, hits, counts. */
-export const castGridBindings = ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage'] as const;
+/** What every cast kernel reads and writes besides its broad phase's structure. */
+const CAST_INPUT = { params: uniform('CastParams'), casts: readOnly('array<vec4f>') } as const;
+const CAST_OUTPUT = { hits: readWrite('array<CastHitRecord>'), counts: readWrite('array<u32>') } as const;
 
-/** Bindings for the LBVH kernels: params, casts, nodes, sorted, sortedId, hits, counts. */
-export const castBvhBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage'] as const;
+/** The brute-force kernels: every sphere. */
+export const castBruteBindings = bindings({ ...CAST_INPUT, spheres: readOnly('array<vec4f>'), ...CAST_OUTPUT });
+/** The grid kernels: the grid's uniform first, then its buckets. */
+export const castGridBindings = bindings({ ...GRID_PARAMS, ...CAST_INPUT, ...GRID_READ, ...CAST_OUTPUT });
+/** The LBVH kernels: its nodes, the sorted spheres and their indices. */
+export const castBvhBindings = bindings({
+  ...CAST_INPUT,
+  nodes: readOnly('array<BvhNode>'),
+  sorted: readOnly('array<vec4f>'),
+  sortedId: readOnly('array<u32>'),
+  ...CAST_OUTPUT,
+});
 
 /** What to do with candidate `q` (vec4f) whose index is the u32 expression `id`. */
 function onCandidate(mode: CastMode, id: string): string {
@@ -133,33 +143,15 @@ const castCode = ({ broadphase, mode, dense = true }: CastShaderOptions) => {
   const grid = broadphase === 'grid';
   const bvh = broadphase === 'bvh';
   const brute = broadphase === 'brute';
-  const b = grid ? 1 : 0; // the grid takes binding 0
   return wgsl`
 ${CastParams.wgsl}
 ${CastHitRecord.wgsl}
+${(grid ? castGridBindings : bvh ? castBvhBindings : castBruteBindings).wgsl}
 #if ${grid}
-${gridFunctions(0, 0, dense)}
-#endif
-@group(0) @binding(${b}) var<uniform> params: CastParams;
-@group(0) @binding(${b + 1}) var<storage, read> casts: array<vec4f>;
-#if ${grid}
-@group(0) @binding(3) var<storage, read> cellStart: array<u32>;
-@group(0) @binding(4) var<storage, read> sorted: array<vec4f>;
-@group(0) @binding(5) var<storage, read> sortedId: array<u32>;
-@group(0) @binding(6) var<storage, read_write> hits: array<CastHitRecord>;
-@group(0) @binding(7) var<storage, read_write> counts: array<u32>;
+${gridHelpers(dense)}
 #elif ${bvh}
 ${BvhNode.wgsl}
-@group(0) @binding(2) var<storage, read> nodes: array<BvhNode>;
-@group(0) @binding(3) var<storage, read> sorted: array<vec4f>;
-@group(0) @binding(4) var<storage, read> sortedId: array<u32>;
-@group(0) @binding(5) var<storage, read_write> hits: array<CastHitRecord>;
-@group(0) @binding(6) var<storage, read_write> counts: array<u32>;
 ${rayBoxEntry}
-#else
-@group(0) @binding(2) var<storage, read> spheres: array<vec4f>;
-@group(0) @binding(3) var<storage, read_write> hits: array<CastHitRecord>;
-@group(0) @binding(4) var<storage, read_write> counts: array<u32>;
 #endif
 ${flatWorkgroup}
 ${castMath}

@@ -3,6 +3,7 @@
  * (three-mesh-bvh style: a module lists what it uses by interpolating it).
  */
 import { PairCounter } from '../src/layout.js';
+import { readWrite } from '../src/gpu/kernel.js';
 
 /**
  * A counted loop, `for (init; test; step) { body }`, written with its test at the bottom: a
@@ -134,13 +135,11 @@ fn spheresOverlap(a: vec4f, b: vec4f) -> bool {
  * The guarded append of a pair list. Every call counts, whether or not the pair fits: the host
  * reads the true count, and grows the list and runs again (or throws CapacityError) when it
  * exceeds the capacity, which is the bound buffer's length. The count is 64-bit (count, countHi)
- * so that even a wrap past 2^32 is reported, not mistaken for a small count.
+ * so that even a wrap past 2^32 is reported, not mistaken for a small count. A kernel that
+ * appends declares PAIR_OUTPUT's bindings (`pairs`, `pairCounter`) and interpolates this.
  */
-export const pairAppend = (group: number, pairsBinding: number, counterBinding: number): string => /* wgsl */ `
+export const pairAppend = /* wgsl */ `
 ${PairCounter.wgsl}
-@group(${group}) @binding(${pairsBinding}) var<storage, read_write> pairs: array<vec2u>;
-@group(${group}) @binding(${counterBinding}) var<storage, read_write> pairCounter: PairCounter;
-
 fn appendPair(i: u32, j: u32) {
   let slot = atomicAdd(&pairCounter.count, 1u);
   if (slot == 0xffffffffu) {
@@ -151,3 +150,9 @@ fn appendPair(i: u32, j: u32) {
   }
 }
 `;
+
+/** The bindings `pairAppend` writes (src/gpu/kernel.ts): the list and its PairCounter. */
+export const PAIR_OUTPUT = {
+  pairs: readWrite('array<vec2u>'),
+  pairCounter: readWrite('PairCounter'),
+} as const;

@@ -11,6 +11,7 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { GridLevel, GridParams } from '../src/layout.js';
 import { flatWorkgroup } from './common.wgsl.js';
+import { bindings, uniform, readOnly, readWrite } from '../src/gpu/kernel.js';
 
 /** How a kernel that walks the grid is compiled for a plan (src/grid/plan.ts). */
 export interface GridLayout {
@@ -53,7 +54,26 @@ export const gridFunctions = (group: number, binding: number, dense?: boolean): 
 ${GridLevel.wgsl}
 ${GridParams.wgsl}
 @group(${group}) @binding(${binding}) var<uniform> grid: GridParams;
+${gridBody(dense)}`;
 
+/** The binding of the grid's uniform, for a kernel's declaration (src/gpu/kernel.ts). */
+export const GRID_PARAMS = { grid: uniform('GridParams') } as const;
+
+/** The bindings of a built grid that its readers walk, after the grid's uniform and their own parameters. */
+export const GRID_READ = {
+  cellStart: readOnly('array<u32>'),
+  sorted: readOnly('array<vec4f>'),
+  sortedId: readOnly('array<u32>'),
+} as const;
+
+/** `gridFunctions` without the binding: for a kernel that declares GRID_PARAMS. */
+export const gridHelpers = (dense?: boolean): string => /* wgsl */ `
+${GridLevel.wgsl}
+${GridParams.wgsl}
+${gridBody(dense)}`;
+
+/** The grid's functions (after its structs and its binding). */
+const gridBody = (dense?: boolean): string => /* wgsl */ `
 // ceil(log2 r) from the float's bits; zero and subnormals give -127 (src/grid/level.ts).
 fn ceilLog2(r: f32) -> i32 {
   let bits = bitcast<u32>(r);
@@ -129,17 +149,19 @@ fn bucketOf(level: u32, cell: vec3u) -> u32 {
 }
 `;
 
-/** Bindings of gridCount, in order: grid, spheres, counts (atomic), keys (bucket, rank). */
-export const gridCountBindings = ['uniform', 'read-only-storage', 'storage', 'storage'] as const;
+export const gridCountBindings = bindings({
+  ...GRID_PARAMS,
+  spheres: readOnly('array<vec4f>'),
+  counts: readWrite('array<atomic<u32>>'),
+  keys: readWrite('array<vec2u>'),
+});
 
 /** gridCount for a plan's layout (each sphere's cell and bucket read the plan's levels). */
 export const gridCountShader = (layout: GridLayout = { dense: true }) => compiledFor(gridCountCode(layout), layout);
 
 const gridCountCode = ({ dense }: GridLayout) => wgsl`
-${gridFunctions(0, 0, dense)}
-@group(0) @binding(1) var<storage, read> spheres: array<vec4f>;
-@group(0) @binding(2) var<storage, read_write> counts: array<atomic<u32>>;
-@group(0) @binding(3) var<storage, read_write> keys: array<vec2u>;
+${gridCountBindings.wgsl}
+${gridHelpers(dense)}
 ${flatWorkgroup}
 
 override WG: u32; // src/gpu/workgroups.ts
@@ -158,18 +180,19 @@ fn gridCount(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: ve
 }
 `;
 
-/** Bindings of gridScatter, in order: grid, spheres, keys, cellStart, sorted, sortedId. */
-export const gridScatterBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage'] as const;
+export const gridScatterBindings = bindings({
+  ...GRID_PARAMS,
+  spheres: readOnly('array<vec4f>'),
+  keys: readOnly('array<vec2u>'),
+  cellStart: readOnly('array<u32>'),
+  sorted: readWrite('array<vec4f>'),
+  sortedId: readWrite('array<u32>'),
+});
 
 export const gridScatterShader = () => wgsl`
 ${GridLevel.wgsl}
 ${GridParams.wgsl}
-@group(0) @binding(0) var<uniform> grid: GridParams;
-@group(0) @binding(1) var<storage, read> spheres: array<vec4f>;
-@group(0) @binding(2) var<storage, read> keys: array<vec2u>;
-@group(0) @binding(3) var<storage, read> cellStart: array<u32>;
-@group(0) @binding(4) var<storage, read_write> sorted: array<vec4f>;
-@group(0) @binding(5) var<storage, read_write> sortedId: array<u32>;
+${gridScatterBindings.wgsl}
 ${flatWorkgroup}
 
 override WG: u32; // src/gpu/workgroups.ts

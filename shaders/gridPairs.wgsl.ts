@@ -15,23 +15,21 @@
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { EXT_SCALE } from '../src/grid/level.js';
-import { gridFunctions, compiledFor, type GridLayout } from './grid.wgsl.js';
+import { gridHelpers, compiledFor, GRID_PARAMS, GRID_READ, type GridLayout } from './grid.wgsl.js';
 import { walkRows, inRowFunction } from './gridWalk.wgsl.js';
-import { flatWorkgroup, spheresOverlap, pairAppend, levelLoop } from './common.wgsl.js';
+import { flatWorkgroup, spheresOverlap, pairAppend, PAIR_OUTPUT, levelLoop } from './common.wgsl.js';
+import { bindings } from '../src/gpu/kernel.js';
 
-/** Bindings, in order: grid, cellStart, sorted, sortedId, pairs, pair counter. */
-export const gridPairsBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage'] as const;
+export const gridPairsBindings = bindings({ ...GRID_PARAMS, ...GRID_READ, ...PAIR_OUTPUT });
 
 export type GridPairsOptions = GridLayout;
 
 export const gridPairsShader = (layout: GridPairsOptions) => compiledFor(gridPairsCode(layout), layout);
 
 const gridPairsCode = ({ dense }: GridPairsOptions) => wgsl`
-${gridFunctions(0, 0, dense)}
-@group(0) @binding(1) var<storage, read> cellStart: array<u32>;
-@group(0) @binding(2) var<storage, read> sorted: array<vec4f>;
-@group(0) @binding(3) var<storage, read> sortedId: array<u32>;
-${pairAppend(0, 4, 5)}
+${gridPairsBindings.wgsl}
+${gridHelpers(dense)}
+${pairAppend}
 ${flatWorkgroup}
 ${spheresOverlap}
 #if ${!dense}

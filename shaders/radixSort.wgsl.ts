@@ -28,6 +28,7 @@
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { flatWorkgroup } from './common.wgsl.js';
+import { bindings, uniform, readOnly, readWrite } from '../src/gpu/kernel.js';
 import { WORKGROUP_SIZE } from '../src/gpu/workgroups.js';
 
 /** 'workgroup' strategy: threads per workgroup, also the keys of one round. A multiple of 32. */
@@ -51,24 +52,19 @@ export interface RadixSortShaderOptions {
 }
 
 /**
- * Bindings, in order: params (n, units, shift, mask), keys in, keys out, histograms
- * (bins · tiles + 1 values), then with values: values in, values out.
+ * Bindings: params (x = key count, y = units (the stride of a digit's row of counts), z =
+ * shift, w = mask), keys in, keys out, histograms (bins · tiles + 1 values), then with values:
+ * values in, values out.
  */
-export const radixSortBindings = (values: boolean) =>
-  values
-    ? (['uniform', 'read-only-storage', 'storage', 'storage', 'read-only-storage', 'storage'] as const)
-    : (['uniform', 'read-only-storage', 'storage', 'storage'] as const);
+const RADIX_KEYS = { params: uniform('vec4u'), keysIn: readOnly('array<u32>'), keysOut: readWrite('array<u32>') } as const;
+const RADIX_VALUES = { valuesIn: readOnly('array<u32>'), valuesOut: readWrite('array<u32>') } as const;
+export const radixKeysBindings = bindings({ ...RADIX_KEYS, hist: readWrite('array<u32>') });
+export const radixPairsBindings = bindings({ ...RADIX_KEYS, hist: readWrite('array<u32>'), ...RADIX_VALUES });
+export const radixSortBindings = (values: boolean) => (values ? radixPairsBindings : radixKeysBindings);
 
 export const radixSortShader = ({ values }: RadixSortShaderOptions) => wgsl`
 // params: x = key count, y = units (the stride of a digit's row of counts), z = shift, w = mask.
-@group(0) @binding(0) var<uniform> params: vec4u;
-@group(0) @binding(1) var<storage, read> keysIn: array<u32>;
-@group(0) @binding(2) var<storage, read_write> keysOut: array<u32>;
-@group(0) @binding(3) var<storage, read_write> hist: array<u32>;
-#if ${values}
-@group(0) @binding(4) var<storage, read> valuesIn: array<u32>;
-@group(0) @binding(5) var<storage, read_write> valuesOut: array<u32>;
-#endif
+${radixSortBindings(values).wgsl}
 ${flatWorkgroup}
 
 const WG: u32 = ${RADIX_WG}u;
@@ -244,13 +240,13 @@ fn radixScatterThread(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups
 export const RADIX_SUBGROUP_WG = WORKGROUP_SIZE.radixSubgroup;
 
 /**
- * Bindings of the 'subgroup' kernels, in order: params, keys in, keys out, counts (atomic),
- * unit counters (two per pass: count, scatter), then with values: values in, values out.
+ * Bindings of the 'subgroup' kernels: params, keys in, keys out, counts (atomic), unit counters
+ * (two per pass: count, scatter), then with values: values in, values out.
  */
-export const radixSortSubgroupBindings = (values: boolean) =>
-  values
-    ? (['uniform', 'read-only-storage', 'storage', 'storage', 'storage', 'read-only-storage', 'storage'] as const)
-    : (['uniform', 'read-only-storage', 'storage', 'storage', 'storage'] as const);
+const SUBGROUP_COUNTS = { hist: readWrite('array<atomic<u32>>'), unitCounters: readWrite('array<atomic<u32>>') } as const;
+export const radixSubgroupKeysBindings = bindings({ ...RADIX_KEYS, ...SUBGROUP_COUNTS });
+export const radixSubgroupPairsBindings = bindings({ ...RADIX_KEYS, ...SUBGROUP_COUNTS, ...RADIX_VALUES });
+export const radixSortSubgroupBindings = (values: boolean) => (values ? radixSubgroupPairsBindings : radixSubgroupKeysBindings);
 
 /**
  * The 'subgroup' strategy (only where the device has `subgroups`): the units, layout and scan of
@@ -272,15 +268,7 @@ enable subgroups;
 diagnostic(off, subgroup_uniformity);
 
 // params: x = key count, y = units (the stride of a digit's row of counts), z = shift, w = mask.
-@group(0) @binding(0) var<uniform> params: vec4u;
-@group(0) @binding(1) var<storage, read> keysIn: array<u32>;
-@group(0) @binding(2) var<storage, read_write> keysOut: array<u32>;
-@group(0) @binding(3) var<storage, read_write> hist: array<atomic<u32>>;
-@group(0) @binding(4) var<storage, read_write> unitCounters: array<atomic<u32>>;
-#if ${values}
-@group(0) @binding(5) var<storage, read> valuesIn: array<u32>;
-@group(0) @binding(6) var<storage, read_write> valuesOut: array<u32>;
-#endif
+${radixSortSubgroupBindings(values).wgsl}
 
 const CHUNK: u32 = ${RADIX_CHUNK}u;
 const SUBGROUP_WG: u32 = ${RADIX_SUBGROUP_WG}u;

@@ -12,15 +12,17 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { ResidentParams, ResidentStatus, PairCounter } from '../src/layout.js';
 import { flatWorkgroup } from './common.wgsl.js';
+import { bindings, uniform, readOnly, readWrite } from '../src/gpu/kernel.js';
 
-/** Bindings of residentCheck: params, spheres, status. */
-export const residentCheckBindings = ['uniform', 'read-only-storage', 'storage'] as const;
+export const residentCheckBindings = bindings({
+  params: uniform('ResidentParams'),
+  spheres: readOnly('array<vec4f>'),
+  status: readWrite('ResidentStatus'),
+});
 export const residentCheckShader = () => wgsl`
 ${ResidentParams.wgsl}
 ${ResidentStatus.wgsl}
-@group(0) @binding(0) var<uniform> params: ResidentParams;
-@group(0) @binding(1) var<storage, read> spheres: array<vec4f>;
-@group(0) @binding(2) var<storage, read_write> status: ResidentStatus;
+${residentCheckBindings.wgsl}
 ${flatWorkgroup}
 override WG: u32; // src/gpu/workgroups.ts
 
@@ -40,16 +42,17 @@ fn residentCheck(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
 }
 `;
 
-/** Bindings of residentDispatch: params, the result's counter, the indirect arguments, the result's status. */
-export const residentDispatchBindings = ['uniform', 'read-only-storage', 'storage', 'storage'] as const;
+export const residentDispatchBindings = bindings({
+  params: uniform('ResidentParams'),
+  counter: readOnly('array<u32, 2>'),
+  args: readWrite('array<u32, 3>'),
+  status: readWrite('ResidentStatus'),
+});
 export const residentDispatchShader = () => wgsl`
 ${ResidentParams.wgsl}
 ${ResidentStatus.wgsl}
-@group(0) @binding(0) var<uniform> params: ResidentParams;
+${residentDispatchBindings.wgsl}
 // The result's PairCounter read as plain words: ${PairCounter.offsets.count / 4} the count, ${PairCounter.offsets.countHi / 4} its high word.
-@group(0) @binding(1) var<storage, read> counter: array<u32, 2>;
-@group(0) @binding(2) var<storage, read_write> args: array<u32, 3>;
-@group(0) @binding(3) var<storage, read_write> status: ResidentStatus;
 
 @compute @workgroup_size(1)
 fn residentDispatch() {

@@ -27,6 +27,7 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { ScanParams } from '../src/layout.js';
 import { flatWorkgroup } from './common.wgsl.js';
+import { bindings, uniform, readWrite } from '../src/gpu/kernel.js';
 import { WORKGROUP_SIZE } from '../src/gpu/workgroups.js';
 
 export type ScanVariant = 'serial' | 'tiled';
@@ -46,19 +47,23 @@ export const SCAN_UNITS: Readonly<Record<ScanVariant, { chunk: number; chunksPer
 };
 
 /**
- * Bindings, in order: params, data (n + 1 values, the binding at least SCAN_ALIGN-aligned bytes
- * past them: src/passes/scan.ts, scanBufferBytes), chunk sums (the level above: its offsets).
+ * The bindings of each variant: params, data (n + 1 values, the binding at least
+ * SCAN_ALIGN-aligned bytes past them: src/passes/scan.ts, scanBufferBytes; 'serial' reads them
+ * as vec4u), chunk sums (the level above: its offsets). One layout for both.
  */
-export const scanBindings = ['uniform', 'storage', 'storage'] as const;
+const scanDeclaration = (data: string) => bindings({
+  params: uniform('ScanParams'),
+  data: readWrite(data),
+  chunkSums: readWrite('array<u32>'),
+});
+export const scanBindings = { serial: scanDeclaration('array<vec4u>'), tiled: scanDeclaration('array<u32>') } as const;
 
 /** A scanned binding holds whole groups of this many bytes ('serial' reads four values at once). */
 export const SCAN_ALIGN = 16;
 
-const header = (data = 'array<u32>') => wgsl`
+const header = (variant: ScanVariant) => wgsl`
 ${ScanParams.wgsl}
-@group(0) @binding(0) var<uniform> params: ScanParams;
-@group(0) @binding(1) var<storage, read_write> data: ${data};
-@group(0) @binding(2) var<storage, read_write> chunkSums: array<u32>;
+${scanBindings[variant].wgsl}
 ${flatWorkgroup}
 `;
 
@@ -68,7 +73,7 @@ export const scanShader = (options: { variant?: ScanVariant } = {}) => (options.
 // past n are left as they are (the buffer may hold other data after the total), but for the
 // total itself, written at n.
 const serialShader = () => wgsl`
-${header('array<vec4u>')}
+${header('serial')}
 const WG: u32 = ${SCAN_WG}u;
 const QUADS: u32 = ${SCAN_CHUNK / 4}u;
 const LANES: vec4u = vec4u(0u, 1u, 2u, 3u);
@@ -126,7 +131,7 @@ fn scanDownsweep(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
 // The tile in workgroup memory is padded by a word every 32, so that threads reading their
 // SCAN_TILE_VALUES consecutive words (a stride of 8 between neighbours) spread over the banks.
 const tiledShader = () => wgsl`
-${header()}
+${header('tiled')}
 const WG: u32 = ${SCAN_TILE_WG}u;
 const VALUES: u32 = ${SCAN_TILE_VALUES}u;
 const TILE: u32 = WG * VALUES;

@@ -20,14 +20,11 @@
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { SweepParams } from '../src/layout.js';
-import { flatWorkgroup, spheresOverlap, pairAppend } from './common.wgsl.js';
+import { flatWorkgroup, spheresOverlap, pairAppend, PAIR_OUTPUT } from './common.wgsl.js';
+import { bindings, uniform, readOnly, readWrite } from '../src/gpu/kernel.js';
 import { boxMath, boxTest, boxBounds } from './boxes.wgsl.js';
 import type { BoxKind } from '../src/queryKinds.js';
 
-const params = (binding: number): string => `
-${SweepParams.wgsl}
-@group(0) @binding(${binding}) var<uniform> params: SweepParams;
-`;
 
 /**
  * f32 → u32 keeping the order: positive floats get the sign bit set, negative ones are
@@ -47,13 +44,15 @@ fn lowerEnd(s: vec4f) -> f32 {
 }
 `;
 
-/** Bindings of sweepKeys: params, spheres, keys, ids. */
-export const sweepKeysBindings = ['uniform', 'read-only-storage', 'storage', 'storage'] as const;
+export const sweepKeysBindings = bindings({
+  params: uniform('SweepParams'),
+  spheres: readOnly('array<vec4f>'),
+  keys: readWrite('array<u32>'),
+  ids: readWrite('array<u32>'),
+});
 export const sweepKeysShader = () => wgsl`
-${params(0)}
-@group(0) @binding(1) var<storage, read> spheres: array<vec4f>;
-@group(0) @binding(2) var<storage, read_write> keys: array<u32>;
-@group(0) @binding(3) var<storage, read_write> ids: array<u32>;
+${SweepParams.wgsl}
+${sweepKeysBindings.wgsl}
 ${flatWorkgroup}
 ${orderKey}
 ${lowerEnd}
@@ -70,13 +69,15 @@ fn sweepKeys(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: ve
 }
 `;
 
-/** Bindings of sweepGather: params, spheres, ids (sorted), sorted spheres. */
-export const sweepGatherBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'storage'] as const;
+export const sweepGatherBindings = bindings({
+  params: uniform('SweepParams'),
+  spheres: readOnly('array<vec4f>'),
+  ids: readOnly('array<u32>'),
+  sorted: readWrite('array<vec4f>'),
+});
 export const sweepGatherShader = () => wgsl`
-${params(0)}
-@group(0) @binding(1) var<storage, read> spheres: array<vec4f>;
-@group(0) @binding(2) var<storage, read> ids: array<u32>;
-@group(0) @binding(3) var<storage, read_write> sorted: array<vec4f>;
+${SweepParams.wgsl}
+${sweepGatherBindings.wgsl}
 ${flatWorkgroup}
 override WG: u32; // src/gpu/workgroups.ts
 
@@ -90,13 +91,16 @@ fn sweepGather(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: 
 }
 `;
 
-/** Bindings of sweepPairs: params, sorted spheres, ids, pairs, pair counter. */
-export const sweepPairsBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'storage', 'storage'] as const;
+export const sweepPairsBindings = bindings({
+  params: uniform('SweepParams'),
+  sorted: readOnly('array<vec4f>'),
+  ids: readOnly('array<u32>'),
+  ...PAIR_OUTPUT,
+});
 export const sweepPairsShader = () => wgsl`
-${params(0)}
-@group(0) @binding(1) var<storage, read> sorted: array<vec4f>;
-@group(0) @binding(2) var<storage, read> ids: array<u32>;
-${pairAppend(0, 3, 4)}
+${SweepParams.wgsl}
+${sweepPairsBindings.wgsl}
+${pairAppend}
 ${flatWorkgroup}
 ${spheresOverlap}
 ${lowerEnd}
@@ -133,14 +137,17 @@ fn sweepPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: v
 }
 `;
 
-/** Bindings of sweepBoxes: params, sorted spheres, ids, boxes, pairs, pair counter. */
-export const sweepBoxesBindings = ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage'] as const;
+export const sweepBoxesBindings = bindings({
+  params: uniform('SweepParams'),
+  sorted: readOnly('array<vec4f>'),
+  ids: readOnly('array<u32>'),
+  boxes: readOnly('array<vec4f>'),
+  ...PAIR_OUTPUT,
+});
 export const sweepBoxesShader = ({ kind }: { kind: BoxKind }) => wgsl`
-${params(0)}
-@group(0) @binding(1) var<storage, read> sorted: array<vec4f>;
-@group(0) @binding(2) var<storage, read> ids: array<u32>;
-@group(0) @binding(3) var<storage, read> boxes: array<vec4f>;
-${pairAppend(0, 4, 5)}
+${SweepParams.wgsl}
+${sweepBoxesBindings.wgsl}
+${pairAppend}
 ${flatWorkgroup}
 ${boxMath}
 ${lowerEnd}

@@ -21,7 +21,7 @@ import {
 } from './castQueries.js';
 import { checkServes } from './broadphase/index.js';
 import type { GridPlan, PlanOptions } from './grid/plan.js';
-import { ResidentQueries, collectPairs, collectHits, type ResultSlot, type EncodedPairs, type EncodedHits, type GpuRecords, type EncodeOptions, type EncodeCastOptions } from './resident.js';
+import { ResidentQueries, ResidentPool, collectPairs, collectHits, type ResultSlot, type EncodedPairs, type EncodedHits, type GpuRecords, type EncodeOptions, type EncodeCastOptions } from './resident.js';
 import { PAIR_BYTES, GPU_STRIDE } from './layout.js';
 import type { BoxKind } from './queryKinds.js';
 import { BROADPHASES, type Broadphase, type PairOptions, type CastOptions } from './options.js';
@@ -115,12 +115,8 @@ export class Collider {
   private readonly oneShot: ResidentQueries;
   private readonly pairSlot: ResultSlot<EncodedPairs> = {};
   private readonly hitSlot: ResultSlot<EncodedHits> = {};
-  /** The GPU-resident calls' own broad phases and kernels (made on first use). */
-  private resident: ResidentQueries | null = null;
-  private readonly planOptions: PlanOptions;
-  private readonly maxWorkgroupsPerDimension: number;
-  /** The largest binding (the device's, or less with `maxBindingBytes`). */
-  private readonly bindingBytes: number;
+  /** The GPU-resident calls' recorders (broad phases, kernels, parameters), one lent to each call until it is known to have run. */
+  private readonly resident: ResidentPool;
   /** Pairs (hits) found by the last call: the next call starts with room for as many. */
   private pairHint = 0;
   private hitHint = 0;
@@ -148,9 +144,7 @@ export class Collider {
     this.casts = new GrowableBuffer(device, 'input casts', usage, binding);
     const planOptions: PlanOptions = { ...checkGridOptions('options.grid', options.grid), maxBuckets: this.limits.maxBuckets };
     this.oneShot = new ResidentQueries(device, maxWorkgroupsPerDimension, planOptions, 'one-shot', binding);
-    this.bindingBytes = binding;
-    this.planOptions = planOptions;
-    this.maxWorkgroupsPerDimension = maxWorkgroupsPerDimension;
+    this.resident = new ResidentPool(() => new ResidentQueries(device, maxWorkgroupsPerDimension, planOptions, 'resident', binding));
   }
 
   /**
@@ -378,14 +372,13 @@ export class Collider {
 
   // -------------------------------------------------------------------------------------------
   // GPU-resident calls: inputs in GPUBuffers, recorded into the caller's encoder, results left on
-  // the GPU (src/resident.ts). Record one of them per Collider per submission (their parameters
-  // go through the queue). Inputs: spheres as vec4<f32> (x, y, z, radius); AABBs as two vec4
+  // the GPU (src/resident.ts). Any number of them, of one Collider or several, may share a
+  // submission: each call leases a recorder of its own (ResidentPool). Inputs: spheres as vec4<f32> (x, y, z, radius); AABBs as two vec4
   // (min, 0), (max, 0); oriented boxes as three (centre, 0), (half extents, 0), (unit
   // quaternion); rays and casts as two (A, radius), (B, 0): GPU_STRIDE and CastHitRecord.
 
-  private residentNow(): ResidentQueries {
+  private residentNow(): ResidentPool {
     this.calls.checkUsable();
-    this.resident ??= new ResidentQueries(this.device, this.maxWorkgroupsPerDimension, this.planOptions, 'resident', this.bindingBytes);
     return this.resident;
   }
 
@@ -512,7 +505,7 @@ export class Collider {
     this.oneShot.destroy();
     this.pairSlot.result?.destroy();
     this.hitSlot.result?.destroy();
-    this.resident?.destroy();
+    this.resident.destroy();
     if (this.ownsDevice) this.device.destroy();
   }
 }

@@ -8,15 +8,18 @@
  * the answer; a kernel checks it (and that every value is finite) and `read()` refuses an answer
  * built on a broken promise. Bounds that are too small or too large only cost time.
  *
- * Each Collider keeps one ResidentQueries with its own broad phases and kernels, so that
- * encoded calls and one-shot calls in flight never share a buffer. Parameters go through
- * `queue.writeBuffer`: record one encoded call per Collider per submission.
+ * A recorder (ResidentQueries) holds the broad phases, kernels and parameter buffers of a
+ * recording. The one-shot calls keep one of their own; the encoded calls lease one from their
+ * Collider's ResidentPool per call: the result holds the lease until its `read()` has seen the
+ * call run, it is encoded into again or destroyed, so that any number of encoded calls, of one
+ * Collider or several, can share a submission (each with its own parameters and working
+ * buffers), and encoded calls never share a buffer with one-shot calls in flight.
  */
 import { CapacityError, InvalidInputError } from './errors.js';
 import { BufferUsage } from './gpu/flags.js';
 import { GrowableBuffer, createBuffer, readBuffer, readRanges, bindingLimit, type ReadRange } from './gpu/buffers.js';
 import { PairList } from './gpu/pairList.js';
-import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup, recordPass } from './gpu/pipeline.js';
+import { computePipeline, setPipelineAndGroup, recordPass } from './gpu/pipeline.js';
 import { ceilDiv } from './gpu/dispatch.js';
 import { CastPass } from './passes/casts.js';
 import { residentCheckShader, residentCheckBindings, residentDispatchShader, residentDispatchBindings } from '../shaders/resident.wgsl.js';
@@ -96,21 +99,23 @@ export interface EncodeCastOptions {
 }
 
 /**
- * Throws if a result's status words (ResidentStatus) say the call ran with another recording's
- * parameters, or the spheres broke the promised scene bounds.
+ * Throws if a result's status words (ResidentStatus) say the call has not run (its encoder not
+ * submitted yet), or the spheres broke the promised scene bounds.
  */
 function checkStatusWords(words: Uint32Array, maxRadius: number, call: number): void {
-  const ran = words[ResidentStatus.offsets.call / 4];
-  if (ran !== call) {
-    throw new InvalidInputError('encoder', -1, RULES.oneCall, ran === 0
-      ? 'the call has not run: read() after submitting its encoder'
-      : 'another encoded call of this collider was recorded before this one was submitted, and overwrote its parameters (they go through queue.writeBuffer)');
+  if (words[ResidentStatus.offsets.call / 4] !== call) {
+    throw new InvalidInputError('encoder', -1, RULES.submitFirst, 'the call has not run: read() after submitting the encoder it was recorded into');
   }
   const violations = words[ResidentStatus.offsets.violations / 4];
   if (violations > 0) {
     const first = words[ResidentStatus.offsets.firstViolation / 4];
     throw new InvalidInputError('spheres', first, RULES.sceneBounds, `${violations} sphere(s) with a radius above scene.maxRadius = ${maxRadius}, or a value not finite`);
   }
+}
+
+/** Whether the status words say the call numbered `call` ran (then its lease can go back). */
+function ran(words: Uint32Array, call: number): boolean {
+  return words[ResidentStatus.offsets.call / 4] === call;
 }
 
 function statusBuffer(device: GPUDevice, label: string): GPUBuffer {
@@ -138,7 +143,7 @@ const SPECULATIVE_HITS = 32768 / CastHitRecord.size;
  * valid; `counter` the true count (PairCounter: count, then its high word); `dispatch` indirect
  * arguments (x, y, 1) covering min(count, capacity) records at the workgroup size asked for,
  * folded to 2-D past the device's limit (the consumer's index: (x + y·nx)·size + local). Valid
- * until the next call encoded into it.
+ * until the next call encoded into it. Owns every buffer its `read()` and a consumer read.
  */
 export class EncodedPairs {
   /** @internal The pair list the broad phases append to. */
@@ -153,6 +158,8 @@ export class EncodedPairs {
   maxRadius = 0;
   /** @internal The recording that made the result (ResidentParams.call). */
   call = 0;
+  /** @internal The recorder its last encoded call ran on, held until the call is known to have run. */
+  lease?: RecorderLease;
 
   /** @internal Made by the Collider's encode calls. */
   constructor(device: GPUDevice, capacity: number, label = 'encoded pairs') {
@@ -186,7 +193,9 @@ export class EncodedPairs {
     // The status, the count and the pairs in one round trip (PairList.readCounted).
     const { count, pairs, also } = await this.list.readCounted(this.expected(), undefined, [{ source: this.status, offset: 0, size: ResidentStatus.size }]);
     this.lastCount = count;
-    checkStatusWords(new Uint32Array(also[0]), this.maxRadius, this.call);
+    const words = new Uint32Array(also[0]);
+    if (ran(words, this.call)) this.lease?.release();
+    checkStatusWords(words, this.maxRadius, this.call);
     if (!pairs) throw new CapacityError('pairs', count, this.capacity, 'encode into this result again (it grows to the count) or pass a larger options.capacity');
     return pairs;
   }
@@ -207,8 +216,9 @@ export class EncodedPairs {
     return Math.max(SPECULATIVE_PAIRS, Math.ceil(1.25 * this.lastCount));
   }
 
-  /** Frees the result's buffers. */
+  /** Frees the result's buffers (and gives back the recorder its last call ran on). */
   destroy(): void {
+    this.lease?.release();
     this.list.destroy();
     this.dispatch.destroy();
     this.status.destroy();
@@ -253,6 +263,8 @@ export class EncodedHits<R extends HitsResult = HitsResult> {
   kind: 'raycast' | 'sphereCast' = 'raycast';
   /** @internal The recording that made the result (ResidentParams.call). */
   call = 0;
+  /** @internal The recorder its last encoded call ran on, held until the call is known to have run. */
+  lease?: RecorderLease;
 
   /** @internal Made by the Collider's encode calls. */
   constructor(private readonly device: GPUDevice, label = 'encoded hits') {
@@ -282,6 +294,7 @@ export class EncodedHits<R extends HitsResult = HitsResult> {
   async read(): Promise<R> {
     // The status with the records (and offsets) in one round trip.
     const { total, hits, status } = await this.readAll(true);
+    if (ran(status!, this.call)) this.lease?.release();
     checkStatusWords(status!, this.maxRadius, this.call);
     if (!hits) throw new CapacityError('hits', total, this.capacity, 'encode into this result again (it grows to the total) or pass a larger options.capacity');
     return (this.kind === 'raycast' ? toRaycastResult : toSphereCastResult)(hits) as R;
@@ -330,8 +343,9 @@ export class EncodedHits<R extends HitsResult = HitsResult> {
     return read;
   }
 
-  /** Frees the result's buffers. */
+  /** Frees the result's buffers (and gives back the recorder its last call ran on). */
   destroy(): void {
+    this.lease?.release();
     this.records.destroy();
     this.status.destroy();
     this.counts.destroy();
@@ -494,16 +508,12 @@ export class ResidentQueries {
   private readonly kernels: CastPass;
   private readonly scan: ExclusiveScanPass;
   private readonly params: GPUBuffer;
-  private readonly checkLayout: GPUBindGroupLayout;
-  private readonly dispatchLayout: GPUBindGroupLayout;
   private readonly checkPipeline: GPUComputePipeline;
   private readonly dispatchPipeline: GPUComputePipeline;
   /** Copies of inputs given at a nonzero offset. */
   private readonly spheres: GrowableBuffer;
   private readonly others: GrowableBuffer;
   private readonly maxRecords: number;
-  /** Recordings so far (ResidentParams.call of the latest). */
-  private recorded = 0;
 
   constructor(
     private readonly device: GPUDevice,
@@ -517,10 +527,8 @@ export class ResidentQueries {
     this.kernels = new CastPass(device, maxWorkgroupsPerDimension);
     this.scan = new ExclusiveScanPass(device, maxWorkgroupsPerDimension, 'hit count scan');
     this.params = createBuffer(device, `${label} params`, ResidentParams.size, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
-    this.checkLayout = bindGroupLayout(device, 'residentCheck layout', residentCheckBindings);
-    this.dispatchLayout = bindGroupLayout(device, 'residentDispatch layout', residentDispatchBindings);
-    this.checkPipeline = computePipeline(device, 'residentCheck', [this.checkLayout], residentCheckShader(), 'residentCheck', { WG: WORKGROUP_SIZE.residentCheck });
-    this.dispatchPipeline = computePipeline(device, 'residentDispatch', [this.dispatchLayout], residentDispatchShader(), 'residentDispatch');
+    this.checkPipeline = computePipeline(device, 'residentCheck', [residentCheckBindings.layout(device, 'residentCheck')], residentCheckShader(), 'residentCheck', { WG: WORKGROUP_SIZE.residentCheck });
+    this.dispatchPipeline = computePipeline(device, 'residentDispatch', [residentDispatchBindings.layout(device, 'residentDispatch')], residentDispatchShader(), 'residentDispatch');
     const usage = BufferUsage.STORAGE | BufferUsage.COPY_DST;
     this.spheres = new GrowableBuffer(device, `${label} spheres copy`, usage);
     this.others = new GrowableBuffer(device, `${label} records copy`, usage);
@@ -547,19 +555,19 @@ export class ResidentQueries {
   }
 
   /**
-   * Resets `status` and writes the parameters (through the queue), and with a promised radius
-   * records the check of the spheres against it.
+   * Resets `status` and writes the parameters (through the queue: this recorder's, which no
+   * other call uses until this one is known to have run), and with a promised radius records
+   * the check of the spheres against it. Returns the recording's number.
    */
   private check(encoder: GPUCommandEncoder, spheres: GPUBuffer, count: number, status: GPUBuffer, values: { capacity: number; workgroupSize: number; promisedRadius?: number }): number {
     this.device.queue.writeBuffer(status, 0, CLEAN_STATUS);
     const { promisedRadius, ...rest } = values;
-    // Numbered from 1 (a status the call never reached says 0), wrapping past 2^32 - 1.
-    this.recorded = (this.recorded % 0xffffffff) + 1;
-    this.device.queue.writeBuffer(this.params, 0, packStruct(ResidentParams, { sphereCount: count, maxDimension: this.maxWorkgroupsPerDimension, maxRadius: promisedRadius ?? 0, call: this.recorded, ...rest }));
+    const call = nextRecording();
+    this.device.queue.writeBuffer(this.params, 0, packStruct(ResidentParams, { sphereCount: count, maxDimension: this.maxWorkgroupsPerDimension, maxRadius: promisedRadius ?? 0, call, ...rest }));
     if (promisedRadius !== undefined && count > 0) {
-      recordPass(encoder, 'resident check', this.checkPipeline, bindGroup(this.device, 'residentCheck', this.checkLayout, [this.params, spheres, status]), ceilDiv(count, WORKGROUP_SIZE.residentCheck), this.maxWorkgroupsPerDimension);
+      recordPass(encoder, 'resident check', this.checkPipeline, residentCheckBindings.bind(this.device, 'residentCheck', { params: this.params, spheres, status }), ceilDiv(count, WORKGROUP_SIZE.residentCheck), this.maxWorkgroupsPerDimension);
     }
-    return this.recorded;
+    return call;
   }
 
   /** Sphere pairs (boxes undefined) or sphere–box pairs (`kind` and boxes in the GPU layout): the encode calls' validation. */
@@ -619,7 +627,7 @@ export class ResidentQueries {
   /** Indirect arguments from a PairCounter-shaped count, by the params' capacity and workgroup size; the recording's number into the status. */
   private encodeDispatch(encoder: GPUCommandEncoder, counter: GPUBuffer, dispatch: GPUBuffer, status: GPUBuffer): void {
     const pass = encoder.beginComputePass({ label: 'resident dispatch arguments' });
-    setPipelineAndGroup(pass, this.dispatchPipeline, bindGroup(this.device, 'residentDispatch', this.dispatchLayout, [this.params, { buffer: counter, size: PairCounter.size }, dispatch, status]));
+    setPipelineAndGroup(pass, this.dispatchPipeline, residentDispatchBindings.bind(this.device, 'residentDispatch', { params: this.params, counter: { buffer: counter, size: PairCounter.size }, args: dispatch, status }));
     pass.dispatchWorkgroups(1);
     pass.end();
   }
@@ -709,5 +717,120 @@ export class ResidentQueries {
     this.params.destroy();
     this.spheres.destroy();
     this.others.destroy();
+  }
+}
+
+/** Recordings so far, over every recorder (ResidentParams.call of the latest). */
+let recordings = 0;
+
+/** The next recording's number: from 1 (a status the call never reached says 0), wrapping past 2^32 - 1. */
+function nextRecording(): number {
+  recordings = (recordings % 0xffffffff) + 1;
+  return recordings;
+}
+
+/**
+ * A recorder lent to one encoded result: given back when the result's `read()` has seen its call
+ * run, when the result is encoded into on another recorder, destroyed, or garbage-collected.
+ * Until then no other call records on it, so nothing it wrote (parameters through the queue,
+ * working buffers that may grow) changes under a call that may not be submitted yet.
+ */
+export class RecorderLease {
+  private released = false;
+
+  /** @internal */
+  constructor(
+    readonly pool: ResidentPool,
+    readonly recorder: ResidentQueries,
+  ) {}
+
+  get held(): boolean {
+    return !this.released;
+  }
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    leases.unregister(this);
+    this.pool.giveBack(this.recorder);
+  }
+}
+
+/** A result dropped without read() or destroy() gives its recorder back when it is collected. */
+const leases = new FinalizationRegistry<RecorderLease>((lease) => lease.release());
+
+/**
+ * The encoded calls' recorders of one Collider: each call takes a free one (or makes one) and its
+ * result holds it (RecorderLease), so that encoded calls recorded into one submission never share
+ * parameters or working buffers. A result encoded into again (`into`) keeps its recorder: a call
+ * per frame into the same results makes nothing new. The pool grows to the most results holding
+ * a recorder at once.
+ */
+export class ResidentPool {
+  private readonly free: ResidentQueries[] = [];
+  private readonly made: ResidentQueries[] = [];
+  private destroyed = false;
+
+  constructor(private readonly make: () => ResidentQueries) {}
+
+  /** Recorders made so far (for tests). */
+  get size(): number {
+    return this.made.length;
+  }
+
+  /** Recorders free now (for tests). */
+  get idle(): number {
+    return this.free.length;
+  }
+
+  /** `ResidentQueries.encodePairs` on the result's recorder, or a free one. */
+  encodePairs(encoder: GPUCommandEncoder, spheres: unknown, options: EncodeOptions, box?: { kind: BoxKind; boxes: unknown; argument: string }): EncodedPairs {
+    return this.leased(options, EncodedPairs, (recorder) => recorder.encodePairs(encoder, spheres, options, box));
+  }
+
+  /** `ResidentQueries.encodeCasts` on the result's recorder, or a free one. */
+  encodeCasts(encoder: GPUCommandEncoder, kind: 'raycast' | 'sphereCast', casts: unknown, spheres: unknown, options: EncodeCastOptions): EncodedHits {
+    return this.leased(options, EncodedHits, (recorder) => recorder.encodeCasts(encoder, kind, casts, spheres, options));
+  }
+
+  private leased<T extends EncodedPairs | EncodedHits>(options: unknown, type: abstract new (...args: never[]) => T, record: (recorder: ResidentQueries) => T): T {
+    const into = options && typeof options === 'object' ? (options as { into?: unknown }).into : undefined;
+    const held = into instanceof type && into.lease?.held && into.lease.pool === this ? into.lease : undefined;
+    const recorder = held?.recorder ?? this.take();
+    let result: T;
+    try {
+      result = record(recorder);
+    } catch (error) {
+      if (!held) this.giveBack(recorder);
+      throw error;
+    }
+    if (!held) {
+      result.lease?.release(); // another pool's, or one given back already
+      const lease = new RecorderLease(this, recorder);
+      leases.register(result, lease, lease);
+      result.lease = lease;
+    }
+    return result;
+  }
+
+  private take(): ResidentQueries {
+    const recorder = this.free.pop();
+    if (recorder) return recorder;
+    const made = this.make();
+    this.made.push(made);
+    return made;
+  }
+
+  /** @internal A lease's recorder, free again (destroyed with the pool, which destroys every one). */
+  giveBack(recorder: ResidentQueries): void {
+    if (!this.destroyed) this.free.push(recorder);
+  }
+
+  destroy(): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    for (const recorder of this.made) recorder.destroy();
+    this.made.length = 0;
+    this.free.length = 0;
   }
 }

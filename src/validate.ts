@@ -41,7 +41,7 @@ export const RULES = {
   gpuRecords: 'must be { buffer: GPUBuffer, count, offset? } within the buffer, with the usage the call needs',
   sceneBounds: 'every radius must be at most options.scene.maxRadius and every value finite',
   out: 'must be the typed array the result field is: Uint32Array for pairs and offsets, Int32Array for index, Float32Array for distances and points',
-  oneCall: 'record one encoded call per collider, and submit it before recording the next',
+  submitFirst: 'read an encoded result after submitting the encoder its call was recorded into',
   encoder: 'must be a GPUCommandEncoder',
 } as const;
 

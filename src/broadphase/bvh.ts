@@ -21,7 +21,7 @@ import {
 } from '../../shaders/bvh.wgsl.js';
 import { RadixSortPass } from '../passes/radixSort.js';
 import { BvhParams, BvhLevel, BvhNode, packStruct } from '../layout.js';
-import { bindGroupLayout, bindGroup, computePipeline, recordPass, variant } from '../gpu/pipeline.js';
+import { computePipeline, recordPass, variant } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { GrowableBuffer, bindingLimit, createBuffer } from '../gpu/buffers.js';
 import { ceilDiv } from '../gpu/dispatch.js';
@@ -100,13 +100,13 @@ export class BvhBroadPhase implements BroadPhase {
     this.pyramid = new GrowableBuffer(device, 'bvh pyramid', storage);
     this.nodes = new GrowableBuffer(device, 'bvh nodes', storage);
     this.layouts = {
-      codes: bindGroupLayout(device, 'bvhCodes layout', bvhCodesBindings),
-      codesHi: bindGroupLayout(device, 'bvhCodesHi layout', bvhCodesHiBindings),
-      gather: bindGroupLayout(device, 'bvhGather layout', bvhGatherBindings),
-      pyramid: bindGroupLayout(device, 'bvhPyramid layout', bvhPyramidBindings),
-      nodes: bindGroupLayout(device, 'bvhNodes layout', bvhNodesBindings),
-      pairs: bindGroupLayout(device, 'bvhPairs layout', bvhPairsBindings),
-      boxes: bindGroupLayout(device, 'bvhBoxes layout', bvhBoxesBindings),
+      codes: bvhCodesBindings.layout(device, 'bvhCodes'),
+      codesHi: bvhCodesHiBindings.layout(device, 'bvhCodesHi'),
+      gather: bvhGatherBindings.layout(device, 'bvhGather'),
+      pyramid: bvhPyramidBindings.layout(device, 'bvhPyramid'),
+      nodes: bvhNodesBindings.layout(device, 'bvhNodes'),
+      pairs: bvhPairsBindings.layout(device, 'bvhPairs'),
+      boxes: bvhBoxesBindings.layout(device, 'bvhBoxes'),
     };
   }
 
@@ -162,24 +162,24 @@ export class BvhBroadPhase implements BroadPhase {
     if (n === 0) return;
     const d = this.device;
     const groups = ceilDiv(n, WG_BUILD);
-    this.run(encoder, 'bvh codes', 'codes', bindGroup(d, 'bvhCodes', this.layouts.codes, [this.params, spheres, this.codes.buffer, this.ids.buffer]), groups, timer);
+    this.run(encoder, 'bvh codes', 'codes', bvhCodesBindings.bind(d, 'bvhCodes', { params: this.params, spheres, codes: this.codes.buffer, ids: this.ids.buffer }), groups, timer);
     this.sort.encode(encoder, this.codes.buffer, n, { values: this.ids.buffer, keyBits: 30, timer });
-    this.run(encoder, 'bvh codes hi', 'codesHi', bindGroup(d, 'bvhCodesHi', this.layouts.codesHi, [this.params, spheres, this.ids.buffer, this.codes.buffer]), groups, timer);
+    this.run(encoder, 'bvh codes hi', 'codesHi', bvhCodesHiBindings.bind(d, 'bvhCodesHi', { params: this.params, spheres, ids: this.ids.buffer, codes: this.codes.buffer }), groups, timer);
     this.sort.encode(encoder, this.codes.buffer, n, { values: this.ids.buffer, keyBits: 30, timer });
-    this.run(encoder, 'bvh gather', 'gather', bindGroup(d, 'bvhGather', this.layouts.gather, [this.params, spheres, this.ids.buffer, this.sorted.buffer, this.keys.buffer]), groups, timer);
+    this.run(encoder, 'bvh gather', 'gather', bvhGatherBindings.bind(d, 'bvhGather', { params: this.params, spheres, ids: this.ids.buffer, sorted: this.sorted.buffer, keys: this.keys.buffer }), groups, timer);
     this.levels.forEach((l, i) => {
       const level = { buffer: this.levelParams, offset: LEVEL_STRIDE * i, size: BvhLevel.size };
-      const group = bindGroup(d, 'bvhPyramid', this.layouts.pyramid, [this.params, level, this.sorted.buffer, this.pyramid.buffer]);
+      const group = bvhPyramidBindings.bind(d, 'bvhPyramid', { params: this.params, level, sorted: this.sorted.buffer, pyramid: this.pyramid.buffer });
       this.run(encoder, `bvh pyramid ${i + 1}`, 'pyramid', group, ceilDiv(l.count, WG_BUILD), timer);
     });
     if (n > 1) {
-      const group = bindGroup(d, 'bvhNodes', this.layouts.nodes, [this.params, this.keys.buffer, this.sorted.buffer, this.pyramid.buffer, this.nodes.buffer]);
+      const group = bvhNodesBindings.bind(d, 'bvhNodes', { params: this.params, keys: this.keys.buffer, sorted: this.sorted.buffer, pyramid: this.pyramid.buffer, nodes: this.nodes.buffer });
       this.run(encoder, 'bvh nodes', 'nodes', group, ceilDiv(n - 1, WG_BUILD), timer);
     }
   }
 
   encodeSpherePairs(encoder: GPUCommandEncoder, out: PairList, timer?: GpuTimer): void {
-    const group = bindGroup(this.device, 'bvhPairs', this.layouts.pairs, [this.params, this.sorted.buffer, this.ids.buffer, this.nodes.buffer, out.pairs.buffer, out.counter]);
+    const group = bvhPairsBindings.bind(this.device, 'bvhPairs', { params: this.params, sorted: this.sorted.buffer, ids: this.ids.buffer, nodes: this.nodes.buffer, ...out.output() });
     this.run(encoder, 'bvh pairs', 'pairs', group, ceilDiv(this.values.sphereCount, WG_QUERY), timer);
   }
 
@@ -187,7 +187,7 @@ export class BvhBroadPhase implements BroadPhase {
   encodeBoxPairs(encoder: GPUCommandEncoder, kind: BoxKind, boxes: GPUBuffer, boxCount: number, out: PairList, timer?: GpuTimer): void {
     this.values = { ...this.values, boxCount };
     this.writeParams();
-    const group = bindGroup(this.device, 'bvhBoxes', this.layouts.boxes, [this.params, this.sorted.buffer, this.ids.buffer, this.nodes.buffer, boxes, out.pairs.buffer, out.counter]);
+    const group = bvhBoxesBindings.bind(this.device, 'bvhBoxes', { params: this.params, sorted: this.sorted.buffer, ids: this.ids.buffer, nodes: this.nodes.buffer, boxes, ...out.output() });
     this.run(encoder, `bvh boxes ${kind}`, kind, group, ceilDiv(boxCount, WG_QUERY), timer);
   }
 

@@ -13,7 +13,7 @@
 import { sweepKeysShader, sweepKeysBindings, sweepGatherShader, sweepGatherBindings, sweepPairsShader, sweepPairsBindings, sweepBoxesShader, sweepBoxesBindings } from '../../shaders/sweep.wgsl.js';
 import { RadixSortPass } from '../passes/radixSort.js';
 import { SweepParams, packStruct } from '../layout.js';
-import { bindGroupLayout, bindGroup, computePipeline, recordPass, variant } from '../gpu/pipeline.js';
+import { computePipeline, recordPass, variant } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { GrowableBuffer, createBuffer } from '../gpu/buffers.js';
 import { ceilDiv } from '../gpu/dispatch.js';
@@ -67,10 +67,10 @@ export class SweepBroadPhase implements BroadPhase {
     this.ids = new GrowableBuffer(device, 'sweep ids', storage);
     this.sorted = new GrowableBuffer(device, 'sweep sorted spheres', storage);
     this.layouts = {
-      keys: bindGroupLayout(device, 'sweepKeys layout', sweepKeysBindings),
-      gather: bindGroupLayout(device, 'sweepGather layout', sweepGatherBindings),
-      pairs: bindGroupLayout(device, 'sweepPairs layout', sweepPairsBindings),
-      boxes: bindGroupLayout(device, 'sweepBoxes layout', sweepBoxesBindings),
+      keys: sweepKeysBindings.layout(device, 'sweepKeys'),
+      gather: sweepGatherBindings.layout(device, 'sweepGather'),
+      pairs: sweepPairsBindings.layout(device, 'sweepPairs'),
+      boxes: sweepBoxesBindings.layout(device, 'sweepBoxes'),
     };
   }
 
@@ -100,13 +100,13 @@ export class SweepBroadPhase implements BroadPhase {
   encodeBuild(encoder: GPUCommandEncoder, spheres: GPUBuffer, timer?: GpuTimer): void {
     const n = this.values.sphereCount;
     const groups = ceilDiv(n, WG_BUILD);
-    this.run(encoder, 'sweep keys', 'keys', bindGroup(this.device, 'sweepKeys', this.layouts.keys, [this.params, spheres, this.keys.buffer, this.ids.buffer]), groups, timer);
+    this.run(encoder, 'sweep keys', 'keys', sweepKeysBindings.bind(this.device, 'sweepKeys', { params: this.params, spheres, keys: this.keys.buffer, ids: this.ids.buffer }), groups, timer);
     this.sort.encode(encoder, this.keys.buffer, n, { values: this.ids.buffer, timer });
-    this.run(encoder, 'sweep gather', 'gather', bindGroup(this.device, 'sweepGather', this.layouts.gather, [this.params, spheres, this.ids.buffer, this.sorted.buffer]), groups, timer);
+    this.run(encoder, 'sweep gather', 'gather', sweepGatherBindings.bind(this.device, 'sweepGather', { params: this.params, spheres, ids: this.ids.buffer, sorted: this.sorted.buffer }), groups, timer);
   }
 
   encodeSpherePairs(encoder: GPUCommandEncoder, out: PairList, timer?: GpuTimer): void {
-    const group = bindGroup(this.device, 'sweepPairs', this.layouts.pairs, [this.params, this.sorted.buffer, this.ids.buffer, out.pairs.buffer, out.counter]);
+    const group = sweepPairsBindings.bind(this.device, 'sweepPairs', { params: this.params, sorted: this.sorted.buffer, ids: this.ids.buffer, ...out.output() });
     this.run(encoder, 'sweep pairs', 'pairs', group, ceilDiv(this.values.sphereCount, WG_SWEEP), timer);
   }
 
@@ -114,7 +114,7 @@ export class SweepBroadPhase implements BroadPhase {
   encodeBoxPairs(encoder: GPUCommandEncoder, kind: BoxKind, boxes: GPUBuffer, boxCount: number, out: PairList, timer?: GpuTimer): void {
     this.values = { ...this.values, boxCount };
     this.writeParams();
-    const group = bindGroup(this.device, 'sweepBoxes', this.layouts.boxes, [this.params, this.sorted.buffer, this.ids.buffer, boxes, out.pairs.buffer, out.counter]);
+    const group = sweepBoxesBindings.bind(this.device, 'sweepBoxes', { params: this.params, sorted: this.sorted.buffer, ids: this.ids.buffer, boxes, ...out.output() });
     this.run(encoder, `sweep boxes ${kind}`, kind, group, ceilDiv(boxCount, WG_SWEEP), timer);
   }
 

@@ -16,6 +16,11 @@ export class PairList {
     this.counter = createBuffer(device, `${label} counter`, PairCounter.size, BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST);
   }
 
+  /** What an appending kernel binds (PAIR_OUTPUT of shaders/common.wgsl.ts), by name. */
+  output(): { pairs: GPUBuffer; pairCounter: GPUBuffer } {
+    return { pairs: this.pairs.buffer, pairCounter: this.counter };
+  }
+
   /** Pairs the list holds now. */
   get capacity(): number {
     return Math.floor(this.pairs.buffer.size / PAIR_BYTES);

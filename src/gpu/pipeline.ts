@@ -1,7 +1,9 @@
 /**
- * Explicit bind group layouts and compute pipelines. Every pass declares its bindings as a
- * list of kinds, in binding order, next to the WGSL that declares the same bindings; nothing
- * uses `layout: 'auto'`, so a bind group can be shared between pipelines of one pass.
+ * Explicit bind group layouts and compute pipelines. The Collider's kernels declare their
+ * bindings once, by name (src/gpu/kernel.ts), which gives their WGSL, layout and bind groups
+ * through `bindGroupLayout` and `bindGroup` here; the particle world's passes still pass a list
+ * of kinds in binding order. Nothing uses `layout: 'auto'`, so a bind group can be shared
+ * between pipelines of one pass.
  *
  * Layouts and pipelines are cached per device: a second collider or world on the same device
  * compiles nothing (compiling is the slow part of creating one, on SwiftShader tens of ms a

@@ -5,7 +5,7 @@
  */
 import { allPairsShader, allPairsBindings } from '../../shaders/allPairs.wgsl.js';
 import { AllPairsParams, packStruct } from '../layout.js';
-import { bindGroupLayout, bindGroup, computePipeline, recordPass } from '../gpu/pipeline.js';
+import { computePipeline, recordPass } from '../gpu/pipeline.js';
 import { createBuffer } from '../gpu/buffers.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { ceilDiv } from '../gpu/dispatch.js';
@@ -18,7 +18,6 @@ const TILE = WORKGROUP_SIZE.allPairsTile;
 export const ALL_PAIRS_MAX_SPHERES = 2 ** 21;
 
 export class AllPairsPass {
-  private readonly layout: GPUBindGroupLayout;
   private readonly pipeline: GPUComputePipeline;
   private readonly params: GPUBuffer;
 
@@ -26,8 +25,7 @@ export class AllPairsPass {
     private readonly device: GPUDevice,
     private readonly maxWorkgroupsPerDimension: number,
   ) {
-    this.layout = bindGroupLayout(device, 'allPairs layout', allPairsBindings);
-    this.pipeline = computePipeline(device, 'allPairs', [this.layout], allPairsShader(), 'allPairs', { TILE });
+    this.pipeline = computePipeline(device, 'allPairs', [allPairsBindings.layout(device, 'allPairs')], allPairsShader(), 'allPairs', { TILE });
     this.params = createBuffer(device, 'allPairs params', AllPairsParams.size, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
   }
 
@@ -39,7 +37,7 @@ export class AllPairsPass {
     const blocks = ceilDiv(count, TILE);
     const tileCount = (blocks * (blocks + 1)) / 2;
     this.device.queue.writeBuffer(this.params, 0, packStruct(AllPairsParams, { sphereCount: count, tileCount }));
-    recordPass(encoder, 'all-pairs', this.pipeline, bindGroup(this.device, 'allPairs', this.layout, [this.params, spheres, out.pairs.buffer, out.counter]), tileCount, this.maxWorkgroupsPerDimension, timer);
+    recordPass(encoder, 'all-pairs', this.pipeline, allPairsBindings.bind(this.device, 'allPairs', { params: this.params, spheres, ...out.output() }), tileCount, this.maxWorkgroupsPerDimension, timer);
   }
 
   destroy(): void {

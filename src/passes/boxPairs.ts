@@ -6,7 +6,7 @@ import { boxAllPairsShader, boxAllPairsBindings, boxGridPairsShader, boxGridPair
 import type { BoxKind } from '../queryKinds.js';
 import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/grid.wgsl.js';
 import { BoxParams, packStruct } from '../layout.js';
-import { bindGroupLayout, bindGroup, computePipeline, variant, recordPass } from '../gpu/pipeline.js';
+import { computePipeline, variant, recordPass } from '../gpu/pipeline.js';
 import { createBuffer } from '../gpu/buffers.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { ceilDiv } from '../gpu/dispatch.js';
@@ -19,8 +19,6 @@ const TILE = WORKGROUP_SIZE.allPairsTile;
 const WG = WORKGROUP_SIZE.boxPairs;
 
 export class BoxPairsPass {
-  private readonly allLayout: GPUBindGroupLayout;
-  private readonly gridLayout: GPUBindGroupLayout;
   private readonly pipelines = new Map<string, GPUComputePipeline>();
   private readonly params: GPUBuffer;
 
@@ -28,16 +26,14 @@ export class BoxPairsPass {
     private readonly device: GPUDevice,
     private readonly maxWorkgroupsPerDimension: number,
   ) {
-    this.allLayout = bindGroupLayout(device, 'boxAllPairs layout', boxAllPairsBindings);
-    this.gridLayout = bindGroupLayout(device, 'boxGridPairs layout', boxGridPairsBindings);
     this.params = createBuffer(device, 'box pairs params', BoxParams.size, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
   }
 
   private pipeline(kind: BoxKind, grid?: GridLayout): GPUComputePipeline {
     const key = `${kind} ${grid ? `grid ${gridLayoutName(grid)}` : 'all-pairs'}`;
     return variant(this.pipelines, key, () => grid
-      ? computePipeline(this.device, `boxGridPairs ${key}`, [this.gridLayout], boxGridPairsShader({ kind, ...grid }), 'boxGridPairs', { WG })
-      : computePipeline(this.device, `boxAllPairs ${key}`, [this.allLayout], boxAllPairsShader({ kind }), 'boxAllPairs', { TILE }));
+      ? computePipeline(this.device, `boxGridPairs ${key}`, [boxGridPairsBindings.layout(this.device, 'boxGridPairs')], boxGridPairsShader({ kind, ...grid }), 'boxGridPairs', { WG })
+      : computePipeline(this.device, `boxAllPairs ${key}`, [boxAllPairsBindings.layout(this.device, 'boxAllPairs')], boxAllPairsShader({ kind }), 'boxAllPairs', { TILE }));
   }
 
   /** Every sphere against every box: N·M tests. One encode per submission (parameters go through the queue). */
@@ -45,7 +41,7 @@ export class BoxPairsPass {
     const sphereBlocks = ceilDiv(sphereCount, TILE);
     const tileCount = sphereBlocks * ceilDiv(boxCount, TILE);
     this.device.queue.writeBuffer(this.params, 0, packStruct(BoxParams, { sphereCount, boxCount, sphereBlocks, tileCount }));
-    recordPass(encoder, 'box all-pairs', this.pipeline(kind), bindGroup(this.device, 'boxAllPairs', this.allLayout, [this.params, spheres, boxes, out.pairs.buffer, out.counter]), tileCount, this.maxWorkgroupsPerDimension, timer);
+    recordPass(encoder, 'box all-pairs', this.pipeline(kind), boxAllPairsBindings.bind(this.device, 'boxAllPairs', { params: this.params, spheres, boxes, ...out.output() }), tileCount, this.maxWorkgroupsPerDimension, timer);
   }
 
   /** Each box against the spheres of a built grid. One encode per submission. */
@@ -53,7 +49,7 @@ export class BoxPairsPass {
     const plan = grid.plan;
     if (!plan) throw new Error('the grid has no plan: build it first');
     this.device.queue.writeBuffer(this.params, 0, packStruct(BoxParams, { sphereCount: plan.sphereCount, boxCount }));
-    recordPass(encoder, 'box grid pairs', this.pipeline(kind, gridLayoutOf(plan)), bindGroup(this.device, 'boxGridPairs', this.gridLayout, [grid.params, this.params, boxes, ...grid.readBuffers(), out.pairs.buffer, out.counter]), ceilDiv(boxCount, WG), this.maxWorkgroupsPerDimension, timer);
+    recordPass(encoder, 'box grid pairs', this.pipeline(kind, gridLayoutOf(plan)), boxGridPairsBindings.bind(this.device, 'boxGridPairs', { ...grid.readBindings(), params: this.params, boxes, ...out.output() }), ceilDiv(boxCount, WG), this.maxWorkgroupsPerDimension, timer);
   }
 
   destroy(): void {

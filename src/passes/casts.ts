@@ -7,7 +7,7 @@ import { castShader, castBruteBindings, castGridBindings, castBvhBindings } from
 import type { CastMode } from '../queryKinds.js';
 import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/grid.wgsl.js';
 import { CastParams, packStruct } from '../layout.js';
-import { bindGroupLayout, bindGroup, computePipeline, variant, recordPass } from '../gpu/pipeline.js';
+import { computePipeline, variant, recordPass } from '../gpu/pipeline.js';
 import { createBuffer } from '../gpu/buffers.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { ceilDiv } from '../gpu/dispatch.js';
@@ -25,9 +25,6 @@ export interface CastTargets {
 }
 
 export class CastPass {
-  private readonly bruteLayout: GPUBindGroupLayout;
-  private readonly gridLayout: GPUBindGroupLayout;
-  private readonly bvhLayout: GPUBindGroupLayout;
   private readonly pipelines = new Map<string, GPUComputePipeline>();
   private readonly params: GPUBuffer;
 
@@ -35,16 +32,13 @@ export class CastPass {
     private readonly device: GPUDevice,
     private readonly maxWorkgroupsPerDimension: number,
   ) {
-    this.bruteLayout = bindGroupLayout(device, 'cast brute layout', castBruteBindings);
-    this.gridLayout = bindGroupLayout(device, 'cast grid layout', castGridBindings);
-    this.bvhLayout = bindGroupLayout(device, 'cast bvh layout', castBvhBindings);
     this.params = createBuffer(device, 'cast params', CastParams.size, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
   }
 
   private pipeline(broadphase: 'brute' | 'grid' | 'bvh', mode: CastMode, grid?: GridLayout): GPUComputePipeline {
     const key = `${broadphase === 'grid' && grid ? `grid ${gridLayoutName(grid)}` : broadphase} ${mode}`;
     return variant(this.pipelines, key, () => {
-      const layout = broadphase === 'grid' ? this.gridLayout : broadphase === 'bvh' ? this.bvhLayout : this.bruteLayout;
+      const layout = (broadphase === 'grid' ? castGridBindings : broadphase === 'bvh' ? castBvhBindings : castBruteBindings).layout(this.device, `cast ${broadphase}`);
       return computePipeline(this.device, `cast ${key}`, [layout], castShader({ broadphase, mode, ...grid }), 'castMain', { WG });
     });
   }
@@ -57,7 +51,7 @@ export class CastPass {
   /** Records one cast kernel testing every sphere of `spheres` (`sphereCount` in the parameters). */
   encodeBrute(encoder: GPUCommandEncoder, mode: CastMode, spheres: GPUBuffer, casts: GPUBuffer, castCount: number, targets: CastTargets, timer?: GpuTimer): void {
     const label = `cast brute ${mode}`;
-    this.dispatch(encoder, label, castCount, timer, this.pipeline('brute', mode), bindGroup(this.device, label, this.bruteLayout, [this.params, casts, spheres, targets.hits, targets.counts]));
+    this.dispatch(encoder, label, castCount, timer, this.pipeline('brute', mode), castBruteBindings.bind(this.device, label, { params: this.params, casts, spheres, ...targets }));
   }
 
   /** Records one cast kernel walking a built grid. */
@@ -65,14 +59,14 @@ export class CastPass {
     const label = `cast grid ${mode}`;
     const plan = grid.plan;
     if (!plan) throw new Error('the grid has no plan: build it first');
-    const group = bindGroup(this.device, label, this.gridLayout, [grid.params, this.params, casts, ...grid.readBuffers(), targets.hits, targets.counts]);
+    const group = castGridBindings.bind(this.device, label, { ...grid.readBindings(), params: this.params, casts, ...targets });
     this.dispatch(encoder, label, castCount, timer, this.pipeline('grid', mode, gridLayoutOf(plan)), group);
   }
 
   /** Records one cast kernel walking a built LBVH: its nodes, sorted spheres and their indices. */
   encodeBvh(encoder: GPUCommandEncoder, mode: CastMode, bvh: { nodes: GPUBuffer; sorted: GPUBuffer; ids: GPUBuffer }, casts: GPUBuffer, castCount: number, targets: CastTargets, timer?: GpuTimer): void {
     const label = `cast bvh ${mode}`;
-    const group = bindGroup(this.device, label, this.bvhLayout, [this.params, casts, bvh.nodes, bvh.sorted, bvh.ids, targets.hits, targets.counts]);
+    const group = castBvhBindings.bind(this.device, label, { params: this.params, casts, nodes: bvh.nodes, sorted: bvh.sorted, sortedId: bvh.ids, hits: targets.hits, counts: targets.counts });
     this.dispatch(encoder, label, castCount, timer, this.pipeline('bvh', mode), group);
   }
 

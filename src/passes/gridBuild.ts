@@ -6,7 +6,7 @@
  */
 import { gridCountShader, gridCountBindings, gridScatterShader, gridScatterBindings, gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/grid.wgsl.js';
 import { ExclusiveScanPass, scanBufferBytes } from './scan.js';
-import { bindGroupLayout, bindGroup, computePipeline, variant, recordPass } from '../gpu/pipeline.js';
+import { computePipeline, variant, recordPass } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { GrowableBuffer } from '../gpu/buffers.js';
 import { ceilDiv, type Dispatcher, type SkipSwitch } from '../gpu/dispatch.js';
@@ -35,9 +35,9 @@ export class GpuGrid {
     this.sortedId = new GrowableBuffer(device, `${label} sorted ids`, storage);
   }
 
-  /** The buffers a grid reader binds after the parameters, in this order: cellStart, sorted, sortedId. */
-  readBuffers(): [GPUBuffer, GPUBuffer, GPUBuffer] {
-    return [this.cellStart.buffer, this.sorted.buffer, this.sortedId.buffer];
+  /** What a grid reader binds (GRID_PARAMS and GRID_READ of shaders/grid.wgsl.ts), by name. */
+  readBindings(): { grid: GPUBuffer; cellStart: GPUBuffer; sorted: GPUBuffer; sortedId: GPUBuffer } {
+    return { grid: this.params, cellStart: this.cellStart.buffer, sorted: this.sorted.buffer, sortedId: this.sortedId.buffer };
   }
 
   /** Sizes the buffers for `plan` and uploads its parameters. */
@@ -61,8 +61,6 @@ export class GpuGrid {
 }
 
 export class GridBuildPass {
-  private readonly countLayout: GPUBindGroupLayout;
-  private readonly scatterLayout: GPUBindGroupLayout;
   /** gridCount, one pipeline per grid layout (GridLayout), made on first use. */
   private readonly countPipelines = new Map<string, GPUComputePipeline>();
   private readonly scatterPipeline: GPUComputePipeline;
@@ -72,15 +70,13 @@ export class GridBuildPass {
     private readonly device: GPUDevice,
     private readonly maxWorkgroupsPerDimension: number,
   ) {
-    this.countLayout = bindGroupLayout(device, 'gridCount layout', gridCountBindings);
-    this.scatterLayout = bindGroupLayout(device, 'gridScatter layout', gridScatterBindings);
-    this.scatterPipeline = computePipeline(device, 'gridScatter', [this.scatterLayout], gridScatterShader(), 'gridScatter', { WG });
+    this.scatterPipeline = computePipeline(device, 'gridScatter', [gridScatterBindings.layout(device, 'gridScatter')], gridScatterShader(), 'gridScatter', { WG });
     this.scan = new ExclusiveScanPass(device, maxWorkgroupsPerDimension, 'grid scan');
   }
 
   private countPipeline(layout: GridLayout): GPUComputePipeline {
     const key = gridLayoutName(layout);
-    return variant(this.countPipelines, key, () => computePipeline(this.device, `gridCount ${key}`, [this.countLayout], gridCountShader(layout), 'gridCount', { WG }));
+    return variant(this.countPipelines, key, () => computePipeline(this.device, `gridCount ${key}`, [gridCountBindings.layout(this.device, 'gridCount')], gridCountShader(layout), 'gridCount', { WG }));
   }
 
   /**
@@ -91,7 +87,7 @@ export class GridBuildPass {
   encode(encoder: GPUCommandEncoder, spheres: GPUBuffer, grid: GpuGrid, timer?: GpuTimer): void {
     this.encodeCountAndScan(encoder, spheres, grid, timer);
     const groups = ceilDiv(grid.plan!.sphereCount, WG);
-    recordPass(encoder, 'grid scatter', this.scatterPipeline, bindGroup(this.device, 'gridScatter', this.scatterLayout, [grid.params, spheres, grid.keys.buffer, grid.cellStart.buffer, grid.sorted.buffer, grid.sortedId.buffer]), groups, this.maxWorkgroupsPerDimension, timer);
+    recordPass(encoder, 'grid scatter', this.scatterPipeline, gridScatterBindings.bind(this.device, 'gridScatter', { grid: grid.params, spheres, keys: grid.keys.buffer, cellStart: grid.cellStart.buffer, sorted: grid.sorted.buffer, sortedId: grid.sortedId.buffer }), groups, this.maxWorkgroupsPerDimension, timer);
   }
 
   /**
@@ -109,7 +105,7 @@ export class GridBuildPass {
     encoder.clearBuffer(grid.cellStart.buffer, 0, 4 * (plan.bucketCount + 1));
     if (skip) encoder.copyBufferToBuffer(skip.buffer, skip.offset, grid.params, GridParams.offsets.skip, 4);
 
-    recordPass(encoder, 'grid count', this.countPipeline(gridLayoutOf(plan)), bindGroup(this.device, 'gridCount', this.countLayout, [grid.params, spheres, grid.cellStart.buffer, grid.keys.buffer]), groups, this.maxWorkgroupsPerDimension, timer, dispatch);
+    recordPass(encoder, 'grid count', this.countPipeline(gridLayoutOf(plan)), gridCountBindings.bind(this.device, 'gridCount', { grid: grid.params, spheres, counts: grid.cellStart.buffer, keys: grid.keys.buffer }), groups, this.maxWorkgroupsPerDimension, timer, dispatch);
 
     this.scan.encode(encoder, grid.cellStart.buffer, plan.bucketCount, timer, skip, dispatch);
   }

@@ -4,7 +4,7 @@
  */
 import { gridPairsShader, gridPairsBindings } from '../../shaders/gridPairs.wgsl.js';
 import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/grid.wgsl.js';
-import { bindGroupLayout, bindGroup, computePipeline, variant, recordPass } from '../gpu/pipeline.js';
+import { computePipeline, variant, recordPass } from '../gpu/pipeline.js';
 import { ceilDiv } from '../gpu/dispatch.js';
 import type { GpuGrid } from './gridBuild.js';
 import type { PairList } from '../gpu/pairList.js';
@@ -14,7 +14,6 @@ import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
 const WG = WORKGROUP_SIZE.gridPairs;
 
 export class GridPairsPass {
-  private readonly layout: GPUBindGroupLayout;
   /** One pipeline per grid layout (dense or hashed, one level or more), made on first use. */
   private readonly pipelines = new Map<string, GPUComputePipeline>();
 
@@ -22,17 +21,16 @@ export class GridPairsPass {
     private readonly device: GPUDevice,
     private readonly maxWorkgroupsPerDimension: number,
   ) {
-    this.layout = bindGroupLayout(device, 'gridPairs layout', gridPairsBindings);
   }
 
   private pipeline(layout: GridLayout): GPUComputePipeline {
     const key = gridLayoutName(layout);
-    return variant(this.pipelines, key, () => computePipeline(this.device, `gridPairs ${key}`, [this.layout], gridPairsShader(layout), 'gridPairs', { WG }));
+    return variant(this.pipelines, key, () => computePipeline(this.device, `gridPairs ${key}`, [gridPairsBindings.layout(this.device, 'gridPairs')], gridPairsShader(layout), 'gridPairs', { WG }));
   }
 
   encode(encoder: GPUCommandEncoder, grid: GpuGrid, out: PairList, timer?: GpuTimer): void {
     const plan = grid.plan;
     if (!plan) throw new Error('the grid has no plan: build it first');
-    recordPass(encoder, 'grid pairs', this.pipeline(gridLayoutOf(plan)), bindGroup(this.device, 'gridPairs', this.layout, [grid.params, ...grid.readBuffers(), out.pairs.buffer, out.counter]), ceilDiv(plan.sphereCount, WG), this.maxWorkgroupsPerDimension, timer);
+    recordPass(encoder, 'grid pairs', this.pipeline(gridLayoutOf(plan)), gridPairsBindings.bind(this.device, 'gridPairs', { ...grid.readBindings(), ...out.output() }), ceilDiv(plan.sphereCount, WG), this.maxWorkgroupsPerDimension, timer);
   }
 }

@@ -34,11 +34,11 @@
  * share count and keyBits (as for ExclusiveScanPass).
  */
 import {
-  radixSortShader, radixSortBindings, RADIX_WG, RADIX_TILE, RADIX_BITS, RADIX_BINS, RADIX_WORKGROUP_BYTES,
+  radixSortShader, radixSortBindings, radixKeysBindings, radixPairsBindings, radixSubgroupKeysBindings, radixSubgroupPairsBindings, RADIX_WG, RADIX_TILE, RADIX_BITS, RADIX_BINS, RADIX_WORKGROUP_BYTES,
   RADIX_CHUNK, RADIX_THREAD_WG, RADIX_SUBGROUP_WG, radixSortSubgroupShader, radixSortSubgroupBindings,
 } from '../../shaders/radixSort.wgsl.js';
 import { ExclusiveScanPass, scanBufferBytes } from './scan.js';
-import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
+import { computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { bindingLimit, createBuffer } from '../gpu/buffers.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
@@ -150,7 +150,7 @@ export class RadixSortPass {
     let v = this.variants[name];
     if (!v) {
       const subgroup = this.strategy === 'subgroup';
-      const layout = bindGroupLayout(this.device, `${this.label} ${name} layout`, subgroup ? radixSortSubgroupBindings(values) : radixSortBindings(values));
+      const layout = (subgroup ? radixSortSubgroupBindings(values) : radixSortBindings(values)).layout(this.device, `${this.label} ${name}`);
       const code = subgroup ? radixSortSubgroupShader({ values }) : radixSortShader({ values });
       const suffix = { thread: 'Thread', workgroup: 'Tile', subgroup: 'Subgroup' }[this.strategy];
       v = {
@@ -242,10 +242,13 @@ export class RadixSortPass {
         const caller = { keys: { buffer: keys, size: bytes }, values: values && { buffer: values, size: bytes } };
         const scratch = { keys: { buffer: scratchKeys, size: bytes }, values: scratchValues && { buffer: scratchValues, size: bytes } };
         const [src, dst] = k % 2 === 0 ? [caller, scratch] : [scratch, caller];
-        const resources = [{ buffer: this.params, offset: PARAM_STRIDE * k, size: 16 }, src.keys, dst.keys, hist];
-        if (subgroup) resources.push(this.unitCounters);
-        if (withValues) resources.push(src.values!, dst.values!);
-        groups.push(bindGroup(this.device, `${this.label} pass ${k}`, variant.layout, resources));
+        const label = `${this.label} pass ${k}`;
+        const base = { params: { buffer: this.params, offset: PARAM_STRIDE * k, size: 16 }, keysIn: src.keys, keysOut: dst.keys, hist };
+        const moved = withValues ? { valuesIn: src.values!, valuesOut: dst.values! } : undefined;
+        const unitCounters = this.unitCounters;
+        groups.push(subgroup
+          ? moved ? radixSubgroupPairsBindings.bind(this.device, label, { ...base, unitCounters, ...moved }) : radixSubgroupKeysBindings.bind(this.device, label, { ...base, unitCounters })
+          : moved ? radixPairsBindings.bind(this.device, label, { ...base, ...moved }) : radixKeysBindings.bind(this.device, label, base));
       }
       this.groups = { key, groups };
     }

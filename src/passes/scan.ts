@@ -11,7 +11,7 @@
 import { scanShader, scanBindings, SCAN_UNITS, SCAN_ALIGN, type ScanVariant } from '../../shaders/scan.wgsl.js';
 import { shadersRunOnCpu } from '../device.js';
 import { ScanParams, packStruct } from '../layout.js';
-import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
+import { computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, createUniform } from '../gpu/buffers.js';
 import { dispatchFolded, ceilDiv, type Dispatcher, type SkipSwitch } from '../gpu/dispatch.js';
@@ -77,7 +77,7 @@ export class ExclusiveScanPass {
   ) {
     this.variant = variant === 'auto' ? autoScanVariant(device) : variant;
     this.unit = SCAN_UNITS[this.variant];
-    this.layout = bindGroupLayout(device, `${label} layout`, scanBindings);
+    this.layout = scanBindings[this.variant].layout(device, label);
     const code = scanShader({ variant: this.variant });
     this.reduce = computePipeline(device, `${label} reduce`, [this.layout], code, 'scanReduce');
     this.downsweep = computePipeline(device, `${label} downsweep`, [this.layout], code, 'scanDownsweep');
@@ -100,7 +100,7 @@ export class ExclusiveScanPass {
       const most = depth === 0 ? Math.max(capacity, n) : Math.max(buffer.size / 4 - 1, n);
       const sumsBytes = scanBufferBytes(ceilDiv(most, this.unit.chunk));
       const sums = multi ? createBuffer(this.device, `${this.label} chunk sums ${depth}`, sumsBytes, BufferUsage.STORAGE) : this.dummy;
-      const group = bindGroup(this.device, `${this.label} level ${depth}`, this.layout, [params, buffer, sums]);
+      const group = scanBindings[this.variant].bind(this.device, `${this.label} level ${depth}`, { params, data: buffer, chunkSums: sums });
       this.levels.push({ count: n, chunks, params, sums, group, gated: false });
       if (!multi) break;
       buffer = sums;
