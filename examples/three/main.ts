@@ -2,7 +2,9 @@
  * webgpu-collide + three.js: a ParticleWorld steps 100k spheres on the GPU and three's
  * WebGPURenderer draws them, on one shared GPUDevice, with no readback: the instanced mesh reads
  * each sphere's centre and radius straight out of the world's storage buffer (TSL `storage`).
- * Click a particle to pick it with a GPU raycast.
+ * The particles pour onto a ramp of box colliders (`world.setColliders`) that tips them into a
+ * bin of four more; each box is a three.js BoxGeometry mesh placed from the same pose (centre,
+ * half extents, quaternion). Click a particle to pick it with a GPU raycast.
  *
  * Its size comes from the adapter: on a GPU 100,000 particles at the screen's resolution,
  * antialiased, 1/60 s simulated a frame. On a software adapter (SwiftShader, llvmpipe: the
@@ -42,22 +44,51 @@ renderer.setPixelRatio(size.pixelRatio);
 renderer.setSize(window.innerWidth, window.innerHeight);
 document.body.appendChild(renderer.domElement);
 
-// The particles start as a loose column above the middle of a box; they fall, and pile up.
+// The scene, in a box [-half, half] in x and z: a ramp tilted 35° down towards +x (steeper than
+// friction 0.5 holds: tan 35° = 0.7), and past its low end a bin on the floor (four walls). The
+// particles start as a loose column above the ramp; they fall on it, slide down, and pile up in
+// the bin (and, past its rim, on the floor around it).
 const spacing = 1.3;
 const side = Math.ceil(Math.cbrt(n / 2)); // column footprint: side × side particles
 const layers = Math.ceil(n / (side * side));
-const half = Math.max(10, side * spacing * 1.5); // the box: [-half, half] in x and z
-const height = 2 + layers * spacing + 2;
+const half = Math.max(10, side * spacing * 1.5);
+const footprint = (side * spacing) / 2 + 2; // half-width of the ramp and the bin along z
+const slab = 0.3; // half the thickness of the ramp and the bin's walls
+const binHeight = Math.max(2, 0.15 * side * spacing);
+const tilt = (35 * Math.PI) / 180;
+// The ramp's top face runs from (rampLow, rampY) up to (rampHigh, ...) along x.
+const [rampHigh, rampLow] = [-0.6 * half, 0.1 * half];
+const rampY = binHeight + 1;
+const rampTop = rampY + (rampLow - rampHigh) * Math.tan(tilt);
+const columnX = (rampHigh + rampLow) / 2;
+const columnY = rampTop + 1.5;
+const height = columnY + layers * spacing + 2;
+const [binNear, binFar] = [rampLow + 1, 0.9 * half];
+
+/** A box collider record (10 floats): centre, half extents, a turn about z by `angle`. */
+const boxRecord = (cx: number, cy: number, cz: number, hx: number, hy: number, hz: number, angle = 0): number[] => [cx, cy, cz, hx, hy, hz, 0, 0, Math.sin(angle / 2), Math.cos(angle / 2)];
+const rampLength = (rampLow - rampHigh) / Math.cos(tilt);
+const boxes = new Float32Array([
+  // The ramp: its centre half its thickness below the middle of its top face, turned by −35° about z.
+  ...boxRecord((rampHigh + rampLow) / 2 - slab * Math.sin(tilt), (rampTop + rampY) / 2 - slab * Math.cos(tilt), 0, rampLength / 2, slab, footprint, -tilt),
+  // The bin: walls at x = binNear and binFar, and at z = ±footprint, standing on the floor.
+  ...boxRecord(binNear, binHeight / 2, 0, slab, binHeight / 2, footprint + slab),
+  ...boxRecord(binFar, binHeight / 2, 0, slab, binHeight / 2, footprint + slab),
+  ...boxRecord((binNear + binFar) / 2, binHeight / 2, footprint, (binFar - binNear) / 2, binHeight / 2, slab),
+  ...boxRecord((binNear + binFar) / 2, binHeight / 2, -footprint, (binFar - binNear) / 2, binHeight / 2, slab),
+]);
+
 const spheres = new Float32Array(4 * n);
 const velocities = new Float32Array(3 * n);
 for (let i = 0; i < n; i++) {
   const x = i % side, z = Math.floor(i / side) % side, y = Math.floor(i / (side * side));
   const jitter = () => (Math.random() - 0.5) * 0.1;
-  spheres.set([(x - (side - 1) / 2) * spacing + jitter(), 2 + y * spacing, (z - (side - 1) / 2) * spacing + jitter(), 0.4 + 0.2 * ((i * 0.618034) % 1)], 4 * i);
+  spheres.set([columnX + (x - (side - 1) / 2) * spacing + jitter(), columnY + y * spacing, (z - (side - 1) / 2) * spacing + jitter(), 0.4 + 0.2 * ((i * 0.618034) % 1)], 4 * i);
   velocities.set([Math.random() - 0.5, 0, Math.random() - 0.5], 3 * i);
 }
 const world = await createParticleWorld({ device, capacity: n, bounds: [-half, 0, -half, half, height, half], gravity: [0, -15, 0], restitution: 0.1, friction: 0.5 });
 world.setParticles({ spheres, velocities });
+world.setColliders({ boxes });
 
 // three reads the world's GPUBuffer in place. three has no public call to wrap a foreign
 // GPUBuffer, but it only creates an attribute's buffer when its backend has none yet: give it the
@@ -90,6 +121,21 @@ scene.add(new THREE.Box3Helper(box, 0x556080));
 const floor = new THREE.Mesh(new THREE.PlaneGeometry(2 * half, 2 * half), new THREE.MeshStandardNodeMaterial({ color: 0x1c2030 }));
 floor.rotation.x = -Math.PI / 2;
 scene.add(floor);
+
+// The box colliders: a unit BoxGeometry (1 × 1 × 1) per box, scaled to its full extents and placed
+// from its pose. These are static; for kinematic boxes (setColliders with velocities) copy the
+// poses each frame from your own record of them, or read world.colliderBuffers.poses (3 vec4f a
+// box: centre, half extents, quaternion) in a TSL storage node as the particles are read.
+const boxMaterial = new THREE.MeshStandardNodeMaterial({ color: 0xa0825a, roughness: 0.8 });
+const unitBox = new THREE.BoxGeometry(1, 1, 1);
+for (let k = 0; k < boxes.length / 10; k++) {
+  const [cx, cy, cz, hx, hy, hz, qx, qy, qz, qw] = boxes.subarray(10 * k, 10 * k + 10);
+  const mesh = new THREE.Mesh(unitBox, boxMaterial);
+  mesh.position.set(cx, cy, cz);
+  mesh.scale.set(2 * hx, 2 * hy, 2 * hz);
+  mesh.quaternion.set(qx, qy, qz, qw);
+  scene.add(mesh);
+}
 
 const camera = new THREE.PerspectiveCamera(50, window.innerWidth / window.innerHeight, 0.1, 20 * height);
 camera.position.set(0, height * 0.6, half * 2 + height * 1.2);
@@ -124,7 +170,7 @@ renderer.domElement.addEventListener('pointerup', (e) => {
 });
 
 // State for tests and the curious: `window.__three`.
-const hooks = { count: n, software, frames: 0, time: 0, picked: null as number | null, pickAt };
+const hooks = { count: n, software, boxes: boxes.length / 10, frames: 0, time: 0, picked: null as number | null, pickAt };
 (window as unknown as { __three: typeof hooks }).__three = hooks;
 
 // Each frame: record a world step, submit it, then render; the queue keeps them in that order.
@@ -149,5 +195,5 @@ renderer.setAnimationLoop(() => {
   // The text four times a second: where the page is drawn in software, laying it out every frame costs frames.
   if (now - statusAt < 250 && hooks.frames > 1) return;
   statusAt = now;
-  status.textContent = `${n.toLocaleString('en')} particles · ${fps.toFixed(0)} fps · t ${hooks.time.toFixed(1)} s\n${sizeText}\n${pickText}`;
+  status.textContent = `${n.toLocaleString('en')} particles · ${fps.toFixed(0)} fps · t ${hooks.time.toFixed(1)} s\n${sizeText}\n${pickText}\n${hooks.boxes} box colliders: a ramp and a bin`;
 });

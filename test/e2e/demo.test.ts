@@ -2,8 +2,10 @@
  * End to end: build the demo, serve it on localhost, open it in headless Chromium (Debian's
  * /usr/bin/chromium, WebGPU on SwiftShader), and check what a person would see: frames render,
  * particles move, a pick on a known particle hits it (through a real mouse move), the self-check
- * passes, the particles pour out of the hopper and pile up on the floor inside the walls, a
- * particle of the pile can be dragged and pushed with the mouse, and nothing goes wrong on the way (no WebGPU error, no console error, no failed request);
+ * passes, the particles pour out of the hopper (box colliders, which stay put) and pile up on the
+ * floor inside the walls, a particle of the pile can be dragged and pushed with the mouse, the
+ * paddle (a kinematic box) dragged with the mouse pushes the pile and none of it ends inside the
+ * box, and nothing goes wrong on the way (no WebGPU error, no console error, no failed request);
  * screenshots go to test-results/. Without WebGPU, the page says so.
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
@@ -68,19 +70,23 @@ describe('the particle demo in Chromium', () => {
       await page.waitForFunction('window.__demo.frames > 20', undefined, { timeout: 90_000 });
       expect(await demo<string[]>(page, 'window.__demo.errors'), 'page errors').toEqual([]);
       expect(await demo<number>(page, 'window.__demo.particleCount')).toBe(count);
-      const scene = (await demo<{ bounds: number[]; spoutY: number; hopperTop: number; hopperSpheres: number }>(page, 'window.__demo.scene'))!;
-      expect(scene.hopperSpheres).toBeGreaterThan(0);
+      const scene = (await demo<{ bounds: number[]; spoutY: number; hopperTop: number; hopperBoxes: number; paddle: number; boxes: number }>(page, 'window.__demo.scene'))!;
+      expect(scene.hopperBoxes, 'the hopper and its spout are box colliders').toBeGreaterThan(0);
+      expect(scene.boxes, 'and one more, the paddle').toBe(scene.hopperBoxes + 1);
+      const boxPoses = (): Promise<number[]> => demo<number[]>(page, 'window.__demo.boxes().then((p) => Array.from(p))');
       expect(await page.locator('#stats').textContent()).toMatch(/fps · frame \d+(\.\d)? ms · 600 particles/);
 
       // Particles move: the state changes from one moment to the next (they start loose in the
-      // hopper and fall); the hopper's spheres, after them, are static.
+      // hopper and fall); the hopper's boxes (and the paddle, not dragged) are static.
       const before = await positions(page);
+      const boxesBefore = await boxPoses();
       await page.waitForFunction(`window.__demo.frames > ${(await demo<number>(page, 'window.__demo.frames')) + 10}`, undefined, { timeout: 60_000 });
       const after = await positions(page);
       let moved = 0;
       for (let i = 0; i < 4 * count; i += 4) if (Math.hypot(after[i] - before[i], after[i + 1] - before[i + 1], after[i + 2] - before[i + 2]) > 1e-3) moved++;
       expect(moved, 'particles that moved').toBeGreaterThan(0.5 * count);
-      expect(after.slice(4 * count), 'the hopper stays put').toEqual(before.slice(4 * count));
+      expect(boxesBefore.length).toBe(12 * scene.boxes);
+      expect(await boxPoses(), 'the hopper and the paddle stay put').toEqual(boxesBefore);
 
       // Pick: pause, find the particle whose surface is nearest the eye (nothing can be in front
       // of it), move the real mouse over its centre, and wait for the hover highlight.
@@ -154,6 +160,58 @@ describe('the particle demo in Chromium', () => {
       // It flies at 15 units/s, 2.5 in 10 frames if nothing is in the way; the push is along the
       // view ray, towards the pile behind it, which may stop it early: at least one frame's flight.
       expect(travel, 'distance the pushed particle flew in 10 frames').toBeGreaterThan(0.25);
+
+      // The paddle: press on a part of it that no particle hides (its upper edge, along its
+      // length), drag the mouse towards the far wall, as a person would: it follows at its
+      // capped speed, pushes the pile ahead of it, and no particle ends inside it.
+      const poses = await boxPoses();
+      expect(poses.slice(0, 12 * scene.hopperBoxes), 'the hopper has not moved').toEqual(boxesBefore.slice(0, 12 * scene.hopperBoxes));
+      const [cx, cy, cz, , hx, hy, hz] = poses.slice(12 * scene.paddle, 12 * scene.paddle + 7);
+      let grab: { x: number; y: number } | null = null;
+      for (const [dy, dz] of [[0.9, 0], [0.9, 0.4], [0.9, -0.4], [0.9, 0.8], [0.9, -0.8], [0.5, 0], [0.5, 0.6], [0.5, -0.6]]) {
+        const at = await demo<{ x: number; y: number }>(page, `window.__demo.screenOf([${cx + hx}, ${cy + dy * hy}, ${cz + dz * hz}])`);
+        const takes = await demo<{ kind: string; index: number }>(page, `window.__demo.grabAt(${at.x}, ${at.y})`);
+        if (takes.kind === 'box' && takes.index === scene.paddle) {
+          grab = at;
+          break;
+        }
+      }
+      expect(grab, 'a point of the paddle that a press takes hold of').not.toBeNull();
+      const pileBefore = await positions(page);
+      // Where the pointer's ray meets the paddle's plane moves by the same step as the paddle: aim
+      // the mouse at the point 6 units along +x from the grabbed one (by the page's own projection).
+      const [fromCentre, toCentre] = await Promise.all([
+        demo<{ x: number; y: number }>(page, `window.__demo.screenOf([${cx}, ${cy}, ${cz}])`),
+        demo<{ x: number; y: number }>(page, `window.__demo.screenOf([${cx + 6}, ${cy}, ${cz}])`),
+      ]);
+      await page.mouse.move(grab!.x, grab!.y);
+      await page.mouse.down();
+      await page.waitForFunction(`window.__demo.boxDragged === ${scene.paddle}`, undefined, { timeout: 30_000 });
+      await page.mouse.move(grab!.x + toCentre.x - fromCentre.x, grab!.y + toCentre.y - fromCentre.y, { steps: 8 });
+      await expect.poll(async () => (await boxPoses())[12 * scene.paddle] - cx, { timeout: 120_000, interval: 250, message: 'distance the paddle moved along x' }).toBeGreaterThan(5);
+      const boxSpeed = Math.hypot(...(await demo<number[]>(page, 'window.__demo.boxVelocity')));
+      await page.mouse.up();
+      await page.waitForFunction(`window.__demo.boxDragged === -1`, undefined, { timeout: 30_000 });
+      await simulateUntil(page, (await demo<number>(page, 'window.__demo.time')) + 5 / 30, 60_000);
+      expect(await demo<number[]>(page, 'window.__demo.boxVelocity'), 'released, the paddle stops').toEqual([0, 0, 0]);
+      const done = await boxPoses();
+      const paddleAt = done.slice(12 * scene.paddle, 12 * scene.paddle + 3);
+      expect(paddleAt[0] - cx, 'the paddle moved about 6 along x').toBeGreaterThan(5);
+      expect(paddleAt[0] - cx).toBeLessThan(7);
+      expect(Math.abs(paddleAt[1] - cy) + Math.abs(paddleAt[2] - cz), 'and not up or sideways').toBeLessThan(0.6);
+      expect(done.slice(0, 12 * scene.hopperBoxes), 'the hopper has not moved').toEqual(boxesBefore.slice(0, 12 * scene.hopperBoxes));
+      const pileAfter = await positions(page);
+      let shoved = 0;
+      let inside = 0;
+      for (let i = 0; i < count; i++) {
+        if (pileAfter[4 * i] - pileBefore[4 * i] > 0.5) shoved++;
+        const [x, y, z] = pileAfter.slice(4 * i, 4 * i + 3);
+        if (Math.abs(x - paddleAt[0]) < hx && Math.abs(y - paddleAt[1]) < hy && Math.abs(z - paddleAt[2]) < hz) inside++;
+      }
+      expect(shoved, 'particles the paddle pushed along x by 0.5 or more').toBeGreaterThan(20);
+      expect(inside, 'particle centres inside the paddle').toBe(0);
+      await page.screenshot({ path: 'test-results/demo-paddle.png' });
+      expect(boxSpeed, 'the paddle\'s speed while dragged (units/s)').toBeLessThanOrEqual(12 + 1e-6);
 
       expect(await demo<string[]>(page, 'window.__demo.errors'), 'page errors').toEqual([]);
       expect(problems.get(page), 'console errors and failed requests').toEqual([]);
