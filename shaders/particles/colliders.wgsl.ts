@@ -37,12 +37,74 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { ParticleParams, ParticleBody, ParticleStats, ParticleRest, ParticleColliderContact } from '../../src/layout.js';
 import { EXT_SCALE } from '../../src/grid/level.js';
-import { gridFunctions, compiledFor, type GridLayout } from '../grid.wgsl.js';
+import { gridHelpers, compiledFor, GRID_PARAMS, type GridLayout } from '../grid.wgsl.js';
 import { walkRows, inRowFunction } from '../gridWalk.wgsl.js';
 import { flatWorkgroup, levelLoop } from '../common.wgsl.js';
 import { boxMath } from '../boxes.wgsl.js';
 import { formula } from './formula.js';
 import { SLEEP_OVERLAP } from '../../src/particles/step.js';
+import { bindings, uniform, readOnly, readWrite } from '../../src/gpu/kernel.js';
+
+export const colliderFindBindings = bindings({
+  ...GRID_PARAMS,
+  params: uniform('ParticleParams'),
+  colliderPoses: readOnly('array<vec4f>'),
+  colliderVelocities: readOnly('array<vec4f>'),
+  cellStart: readOnly('array<u32>'),
+  current: readOnly('array<vec4f>'),
+  bodies: readOnly('array<ParticleBody>'),
+  found: readWrite('array<atomic<u32>>'),
+  stats: readWrite('ParticleStats'),
+  anchors: readOnly('array<vec4f>'),
+});
+
+export const colliderListBindings = bindings({
+  params: uniform('ParticleParams'),
+  sortedId: readOnly('array<u32>'),
+  sorted: readOnly('array<vec4f>'),
+  found: readOnly('array<u32>'),
+  slots: readWrite('array<ParticleColliderContact>'),
+  colliderPoses: readOnly('array<vec4f>'),
+  colliderVelocities: readOnly('array<vec4f>'),
+  rest: readWrite('array<ParticleRest>'),
+});
+
+export const colliderPrepareBindings = bindings({
+  params: uniform('ParticleParams'),
+  sorted: readOnly('array<vec4f>'),
+  sortedId: readOnly('array<u32>'),
+  start: readOnly('array<u32>'),
+  bodies: readWrite('array<ParticleBody>'),
+  slots: readWrite('array<ParticleColliderContact>'),
+  colliderPoses: readOnly('array<vec4f>'),
+  colliderVelocities: readOnly('array<vec4f>'),
+});
+
+export const colliderCellsBindings = bindings({
+  params: uniform('ParticleParams'),
+  cellStart: readWrite('array<u32>'),
+  saved: readWrite('array<u32>'),
+});
+
+export const colliderContactsBindings = bindings({
+  params: uniform('ParticleParams'),
+  slots: readOnly('array<ParticleColliderContact>'),
+  records: readWrite('array<vec4u>'),
+  counter: readWrite('array<atomic<u32>, 2>'),
+});
+
+export const colliderContactsArgsBindings = bindings({
+  params: uniform('ParticleParams'),
+  counter: readOnly('array<u32, 2>'),
+  args: readWrite('array<u32, 3>'),
+  records: readOnly('array<vec4u>'),
+});
+
+export const colliderMoveBindings = bindings({
+  params: uniform('ParticleParams'),
+  colliderPoses: readWrite('array<vec4f>'),
+  colliderVelocities: readOnly('array<vec4f>'),
+});
 
 /**
  * The `box` of a collider slot past a particle's last. Slots hold the box's index + 1, so that
@@ -50,16 +112,6 @@ import { SLEEP_OVERLAP } from '../../src/particles/step.js';
  */
 export const EMPTY_SLOT = 0;
 
-/** Bind group layouts, in binding order (src/particles/solver.ts binds the same lists). */
-export const colliderBindings = {
-  find: ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'read-only-storage'],
-  list: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'read-only-storage', 'read-only-storage', 'storage'],
-  prepare: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'read-only-storage', 'read-only-storage'],
-  move: ['uniform', 'storage', 'read-only-storage'],
-  cells: ['uniform', 'storage', 'storage'],
-  contacts: ['uniform', 'read-only-storage', 'storage', 'storage'],
-  contactsArgs: ['uniform', 'read-only-storage', 'storage', 'read-only-storage'],
-} as const;
 
 const header = () => /* wgsl */ `
 ${ParticleParams.wgsl}
@@ -136,18 +188,10 @@ const boxTravel = (k: string): string =>
 export const colliderFindShader = (layout: GridLayout) => compiledFor(colliderFindCode(layout).replaceAll('sorted[u]', 'binned(u)'), layout);
 
 const colliderFindCode = ({ dense }: GridLayout) => wgsl`
-${gridFunctions(0, 0, dense)}
+${gridHelpers(dense)}
 ${header()}
 ${colliderGeometry}
-@group(0) @binding(1) var<uniform> params: ParticleParams;
-@group(0) @binding(2) var<storage, read> colliderPoses: array<vec4f>;
-@group(0) @binding(3) var<storage, read> colliderVelocities: array<vec4f>;
-@group(0) @binding(4) var<storage, read> cellStart: array<u32>;
-@group(0) @binding(5) var<storage, read> current: array<vec4f>;
-@group(0) @binding(6) var<storage, read> bodies: array<ParticleBody>;
-@group(0) @binding(7) var<storage, read_write> found: array<atomic<u32>>;
-@group(0) @binding(8) var<storage, read_write> stats: ParticleStats;
-@group(0) @binding(9) var<storage, read> anchors: array<vec4f>;
+${colliderFindBindings.wgsl}
 #if ${!dense}
 ${inRowFunction}
 #endif
@@ -209,14 +253,7 @@ fn colliderFind(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg:
 export const colliderListShader = () => wgsl`
 ${header()}
 ${colliderGeometry}
-@group(0) @binding(0) var<uniform> params: ParticleParams;
-@group(0) @binding(1) var<storage, read> sortedId: array<u32>;
-@group(0) @binding(2) var<storage, read> sorted: array<vec4f>;
-@group(0) @binding(3) var<storage, read> found: array<u32>;
-@group(0) @binding(4) var<storage, read_write> slots: array<ParticleColliderContact>;
-@group(0) @binding(5) var<storage, read> colliderPoses: array<vec4f>;
-@group(0) @binding(6) var<storage, read> colliderVelocities: array<vec4f>;
-@group(0) @binding(7) var<storage, read_write> rest: array<ParticleRest>;
+${colliderListBindings.wgsl}
 
 @compute @workgroup_size(WG)
 fn colliderList(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -290,14 +327,7 @@ fn colliderList(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg:
 export const colliderPrepareShader = () => wgsl`
 ${header()}
 ${colliderGeometry}
-@group(0) @binding(0) var<uniform> params: ParticleParams;
-@group(0) @binding(1) var<storage, read> sorted: array<vec4f>;
-@group(0) @binding(2) var<storage, read> sortedId: array<u32>;
-@group(0) @binding(3) var<storage, read> start: array<u32>;
-@group(0) @binding(4) var<storage, read_write> bodies: array<ParticleBody>;
-@group(0) @binding(5) var<storage, read_write> slots: array<ParticleColliderContact>;
-@group(0) @binding(6) var<storage, read> colliderPoses: array<vec4f>;
-@group(0) @binding(7) var<storage, read> colliderVelocities: array<vec4f>;
+${colliderPrepareBindings.wgsl}
 
 @compute @workgroup_size(WG)
 fn colliderPrepare(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -375,9 +405,7 @@ ${friction ? `      if (params.friction > 0.0) {
 /** One thread per bucket offset: keep a search's offsets aside (`saved`), or put them back on a step that did not search. */
 export const colliderCellsShader = () => wgsl`
 ${header()}
-@group(0) @binding(0) var<uniform> params: ParticleParams;
-@group(0) @binding(1) var<storage, read_write> cellStart: array<u32>;
-@group(0) @binding(2) var<storage, read_write> saved: array<u32>;
+${colliderCellsBindings.wgsl}
 
 @compute @workgroup_size(WG)
 fn colliderCells(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -401,10 +429,7 @@ fn colliderCells(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
  */
 export const colliderContactsShader = () => wgsl`
 ${header()}
-@group(0) @binding(0) var<uniform> params: ParticleParams;
-@group(0) @binding(1) var<storage, read> slots: array<ParticleColliderContact>;
-@group(0) @binding(2) var<storage, read_write> records: array<vec4u>;
-@group(0) @binding(3) var<storage, read_write> counter: array<atomic<u32>, 2>;
+${colliderContactsBindings.wgsl}
 
 @compute @workgroup_size(WG)
 fn colliderContacts(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -430,10 +455,7 @@ fn colliderContacts(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) 
 /** One thread: the indirect arguments (x, y, 1) covering min(count, capacity) records at 64 threads a workgroup, folded past the device's limit. */
 export const colliderContactsArgsShader = () => wgsl`
 ${header()}
-@group(0) @binding(0) var<uniform> params: ParticleParams;
-@group(0) @binding(1) var<storage, read> counter: array<u32, 2>;
-@group(0) @binding(2) var<storage, read_write> args: array<u32, 3>;
-@group(0) @binding(3) var<storage, read> records: array<vec4u>;
+${colliderContactsArgsBindings.wgsl}
 
 @compute @workgroup_size(1)
 fn colliderContactsArgs() {
@@ -452,9 +474,7 @@ fn colliderContactsArgs() {
 /** After a substep: each kinematic box's pose advances by its velocity over the substep. */
 export const colliderMoveShader = () => wgsl`
 ${header()}
-@group(0) @binding(0) var<uniform> params: ParticleParams;
-@group(0) @binding(1) var<storage, read_write> colliderPoses: array<vec4f>;
-@group(0) @binding(2) var<storage, read> colliderVelocities: array<vec4f>;
+${colliderMoveBindings.wgsl}
 
 @compute @workgroup_size(WG)
 fn colliderMove(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,

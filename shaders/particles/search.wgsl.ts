@@ -5,11 +5,89 @@
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { GATE_WGSL } from '../../src/gpu/gate.js';
-import { gridFunctions, compiledFor, type GridLayout } from '../grid.wgsl.js';
+import { gridHelpers, compiledFor, GRID_PARAMS, type GridLayout } from '../grid.wgsl.js';
+import { bindings, uniform, readOnly, readWrite } from '../../src/gpu/kernel.js';
 import { walkRows, inRowFunction } from '../gridWalk.wgsl.js';
 import { levelLoop } from '../common.wgsl.js';
 import { formula } from './formula.js';
 import { contactGeometry, header, entriesOf } from './common.wgsl.js';
+
+/** What the count and the fill read: the grid, the parameters, the bucket order and the bodies. */
+const SEARCH = {
+  ...GRID_PARAMS,
+  params: uniform('ParticleParams'),
+  cellStart: readOnly('array<u32>'),
+  sorted: readOnly('array<vec4f>'),
+  bodies: readOnly('array<ParticleBody>'),
+} as const;
+
+export const gatherBindings = bindings({
+  params: uniform('ParticleParams'),
+  spheres: readOnly('array<vec4f>'),
+  velocities: readOnly('array<vec4f>'),
+  sortedId: readOnly('array<u32>'),
+  sorted: readWrite('array<vec4f>'),
+  bodies: readWrite('array<ParticleBody>'),
+  anchors: readOnly('array<vec4f>'),
+  stats: readWrite('ParticleStats'),
+  rest: readWrite('array<ParticleRest>'),
+});
+
+export const decideBindings = bindings({
+  params: uniform('ParticleParams'),
+  stats: readWrite('ParticleStats'),
+  reuse: readWrite('ParticleReuse'),
+  gateTemplate: readOnly('array<vec4u>'),
+  gateArgs: readWrite('array<u32>'),
+  start: readOnly('array<u32>'),
+});
+
+export const carryBindings = bindings({
+  params: uniform('ParticleParams'),
+  sortedId: readOnly('array<u32>'),
+  start: readOnly('array<u32>'),
+  contacts: readWrite('array<ParticleContact>'),
+  ranges: readWrite('array<vec2u>'),
+});
+
+export const scatterIdsBindings = bindings({
+  ...GRID_PARAMS,
+  params: uniform('ParticleParams'),
+  keys: readOnly('array<vec2u>'),
+  cellStart: readOnly('array<u32>'),
+  scratchId: readWrite('array<u32>'),
+  velocities: readOnly('array<vec4f>'),
+  stats: readWrite('ParticleStats'),
+});
+
+export const stableBindings = bindings({
+  ...GRID_PARAMS,
+  params: uniform('ParticleParams'),
+  keys: readOnly('array<vec2u>'),
+  cellStart: readOnly('array<u32>'),
+  scratchId: readOnly('array<u32>'),
+  spheres: readOnly('array<vec4f>'),
+  velocities: readOnly('array<vec4f>'),
+  sorted: readWrite('array<vec4f>'),
+  bodies: readWrite('array<ParticleBody>'),
+  sortedId: readWrite('array<u32>'),
+});
+
+export const countBindings = bindings({
+  ...SEARCH,
+  counts: readWrite('array<u32>'),
+  stats: readWrite('ParticleStats'),
+  anchors: readWrite('array<vec4f>'),
+});
+
+export const fillBindings = bindings({
+  ...SEARCH,
+  sortedId: readOnly('array<u32>'),
+  start: readOnly('array<u32>'),
+  contacts: readWrite('array<ParticleContact>'),
+  ranges: readWrite('array<vec2u>'),
+  stats: readWrite('ParticleStats'),
+});
 
 /**
  * Every step starts here: the state as it is now (the host or a user's kernel may have changed
@@ -24,15 +102,7 @@ import { contactGeometry, header, entriesOf } from './common.wgsl.js';
  */
 export const particleGatherShader = () => wgsl`
 ${header()}
-@group(0) @binding(0) var<uniform> params: ParticleParams;
-@group(0) @binding(1) var<storage, read> spheres: array<vec4f>;
-@group(0) @binding(2) var<storage, read> velocities: array<vec4f>;
-@group(0) @binding(3) var<storage, read> sortedId: array<u32>;
-@group(0) @binding(4) var<storage, read_write> sorted: array<vec4f>;
-@group(0) @binding(5) var<storage, read_write> bodies: array<ParticleBody>;
-@group(0) @binding(6) var<storage, read> anchors: array<vec4f>;
-@group(0) @binding(7) var<storage, read_write> stats: ParticleStats;
-@group(0) @binding(8) var<storage, read_write> rest: array<ParticleRest>;
+${gatherBindings.wgsl}
 
 @compute @workgroup_size(WG)
 fn particleGather(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -78,12 +148,7 @@ fn particleGather(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nw
 /** One thread: search again (the host forced it, a particle moved too far, or the last lists overflowed), or keep the lists. */
 export const particleDecideShader = () => wgsl`
 ${header()}
-@group(0) @binding(0) var<uniform> params: ParticleParams;
-@group(0) @binding(1) var<storage, read_write> stats: ParticleStats;
-@group(0) @binding(2) var<storage, read_write> reuse: ParticleReuse;
-@group(0) @binding(3) var<storage, read> gateTemplate: array<vec4u>;
-@group(0) @binding(4) var<storage, read_write> gateArgs: array<u32>;
-@group(0) @binding(5) var<storage, read> start: array<u32>;
+${decideBindings.wgsl}
 ${GATE_WGSL}
 
 @compute @workgroup_size(1)
@@ -110,11 +175,7 @@ fn particleDecide() {
  */
 export const particleCarryShader = () => wgsl`
 ${header()}
-@group(0) @binding(0) var<uniform> params: ParticleParams;
-@group(0) @binding(1) var<storage, read> sortedId: array<u32>;
-@group(0) @binding(2) var<storage, read> start: array<u32>;
-@group(0) @binding(3) var<storage, read_write> contacts: array<ParticleContact>;
-@group(0) @binding(4) var<storage, read_write> ranges: array<vec2u>;
+${carryBindings.wgsl}
 
 @compute @workgroup_size(WG)
 fn particleCarry(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -141,14 +202,9 @@ fn particleCarry(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
 `;
 
 export const particleScatterIdsShader = () => wgsl`
-${gridFunctions(0, 0)}
+${gridHelpers()}
 ${header()}
-@group(0) @binding(1) var<uniform> params: ParticleParams;
-@group(0) @binding(2) var<storage, read> keys: array<vec2u>;
-@group(0) @binding(3) var<storage, read> cellStart: array<u32>;
-@group(0) @binding(4) var<storage, read_write> scratchId: array<u32>;
-@group(0) @binding(5) var<storage, read> velocities: array<vec4f>;
-@group(0) @binding(6) var<storage, read_write> stats: ParticleStats;
+${scatterIdsBindings.wgsl}
 
 @compute @workgroup_size(WG)
 fn particleScatterIds(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -168,17 +224,9 @@ fn particleScatterIds(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups
 `;
 
 export const particleStableShader = () => wgsl`
-${gridFunctions(0, 0)}
+${gridHelpers()}
 ${header()}
-@group(0) @binding(1) var<uniform> params: ParticleParams;
-@group(0) @binding(2) var<storage, read> keys: array<vec2u>;
-@group(0) @binding(3) var<storage, read> cellStart: array<u32>;
-@group(0) @binding(4) var<storage, read> scratchId: array<u32>;
-@group(0) @binding(5) var<storage, read> spheres: array<vec4f>;
-@group(0) @binding(6) var<storage, read> velocities: array<vec4f>;
-@group(0) @binding(7) var<storage, read_write> sorted: array<vec4f>;
-@group(0) @binding(8) var<storage, read_write> bodies: array<ParticleBody>;
-@group(0) @binding(9) var<storage, read_write> sortedId: array<u32>;
+${stableBindings.wgsl}
 
 @compute @workgroup_size(WG)
 fn particleStable(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -240,22 +288,13 @@ function partners(dense: boolean, visit: string): string {
               }` })}`)}`;
 }
 
-const searchBindings = /* wgsl */ `
-@group(0) @binding(1) var<uniform> params: ParticleParams;
-@group(0) @binding(2) var<storage, read> cellStart: array<u32>;
-@group(0) @binding(3) var<storage, read> sorted: array<vec4f>;
-@group(0) @binding(4) var<storage, read> bodies: array<ParticleBody>;
-`;
 
 export const particleCountShader = (layout: GridLayout) => compiledFor(particleCountCode(layout), layout);
 
 const particleCountCode = ({ dense }: GridLayout) => wgsl`
-${gridFunctions(0, 0, dense)}
+${gridHelpers(dense)}
 ${header()}
-${searchBindings}
-@group(0) @binding(5) var<storage, read_write> counts: array<u32>;
-@group(0) @binding(6) var<storage, read_write> stats: ParticleStats;
-@group(0) @binding(7) var<storage, read_write> anchors: array<vec4f>;
+${countBindings.wgsl}
 #if ${!dense}
 ${inRowFunction}
 #endif
@@ -319,15 +358,10 @@ const addEntry = /* wgsl */ `if (slot < params.entryCapacity) {
 export const particleFillShader = (layout: GridLayout) => compiledFor(particleFillCode(layout), layout);
 
 const particleFillCode = ({ dense }: GridLayout) => wgsl`
-${gridFunctions(0, 0, dense)}
+${gridHelpers(dense)}
 ${header()}
-${searchBindings}
+${fillBindings.wgsl}
 ${contactGeometry}
-@group(0) @binding(5) var<storage, read> sortedId: array<u32>;
-@group(0) @binding(6) var<storage, read> start: array<u32>;
-@group(0) @binding(7) var<storage, read_write> contacts: array<ParticleContact>;
-@group(0) @binding(8) var<storage, read_write> ranges: array<vec2u>;
-@group(0) @binding(9) var<storage, read_write> stats: ParticleStats;
 #if ${!dense}
 ${inRowFunction}
 #endif

@@ -4,6 +4,29 @@
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { header, entriesOf } from './common.wgsl.js';
+import { bindings, uniform, readOnly, readWrite } from '../../src/gpu/kernel.js';
+
+export const sleepBindings = bindings({
+  params: uniform('ParticleParams'),
+  sorted: readOnly('array<vec4f>'),
+  sortedId: readOnly('array<u32>'),
+  start: readOnly('array<u32>'),
+  bodiesA: readWrite('array<ParticleBody>'),
+  bodiesB: readWrite('array<ParticleBody>'),
+  contacts: readWrite('array<ParticleContact>'),
+  rest: readWrite('array<ParticleRest>'),
+  stats: readWrite('ParticleStats'),
+});
+
+export const writeBackBindings = bindings({
+  params: uniform('ParticleParams'),
+  sorted: readOnly('array<vec4f>'),
+  sortedId: readOnly('array<u32>'),
+  bodies: readOnly('array<ParticleBody>'),
+  spheres: readWrite('array<vec4f>'),
+  velocities: readWrite('array<vec4f>'),
+  rest: readWrite('array<ParticleRest>'),
+});
 
 /**
  * Sleep, after the lists are made and before the split (the world leaves it out when sleep is
@@ -25,15 +48,7 @@ import { header, entriesOf } from './common.wgsl.js';
  */
 export const particleSleepShader = () => wgsl`
 ${header()}
-@group(0) @binding(0) var<uniform> params: ParticleParams;
-@group(0) @binding(1) var<storage, read> sorted: array<vec4f>;
-@group(0) @binding(2) var<storage, read> sortedId: array<u32>;
-@group(0) @binding(3) var<storage, read> start: array<u32>;
-@group(0) @binding(4) var<storage, read_write> bodiesA: array<ParticleBody>;
-@group(0) @binding(5) var<storage, read_write> bodiesB: array<ParticleBody>;
-@group(0) @binding(6) var<storage, read_write> contacts: array<ParticleContact>;
-@group(0) @binding(7) var<storage, read_write> rest: array<ParticleRest>;
-@group(0) @binding(8) var<storage, read_write> stats: ParticleStats;
+${sleepBindings.wgsl}
 
 fn restedLongEnough(time: f32) -> bool {
   return time > 0.0 && time >= params.sleepTime;
@@ -162,13 +177,7 @@ fn particleSleep(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
  */
 export const particleWriteBackShader = () => wgsl`
 ${header()}
-@group(0) @binding(0) var<uniform> params: ParticleParams;
-@group(0) @binding(1) var<storage, read> sorted: array<vec4f>;
-@group(0) @binding(2) var<storage, read> sortedId: array<u32>;
-@group(0) @binding(3) var<storage, read> bodies: array<ParticleBody>;
-@group(0) @binding(4) var<storage, read_write> spheres: array<vec4f>;
-@group(0) @binding(5) var<storage, read_write> velocities: array<vec4f>;
-@group(0) @binding(6) var<storage, read_write> rest: array<ParticleRest>;
+${writeBackBindings.wgsl}
 
 @compute @workgroup_size(WG)
 fn particleWriteBack(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,

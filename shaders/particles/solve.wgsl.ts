@@ -4,10 +4,27 @@
  * and the Jacobi sweeps, the last of which integrates.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { gridFunctions } from '../grid.wgsl.js';
 import { formula } from './formula.js';
 import { iterateColliders } from './colliders.wgsl.js';
 import { header, active, entriesOf } from './common.wgsl.js';
+import { bindings, uniform, readOnly, readWrite, type BindingSpec } from '../../src/gpu/kernel.js';
+
+export const splitBindings = bindings({
+  params: uniform('ParticleParams'),
+  sorted: readWrite('array<vec4f>'),
+  sortedId: readOnly('array<u32>'),
+  start: readWrite('array<atomic<u32>>'),
+  bodiesA: readWrite('array<ParticleBody>'),
+  bodiesB: readWrite('array<ParticleBody>'),
+  walls: readOnly('array<ParticleWalls>'),
+  slots: readOnly('array<ParticleColliderContact>'),
+});
+
+export const busyArgsBindings = bindings({
+  params: uniform('ParticleParams'),
+  start: readOnly('array<u32>'),
+  args: readWrite('array<u32>'),
+});
 
 /**
  * The busy list (particleSplit) lives in the contact starts' scratch, which the search's count
@@ -22,16 +39,26 @@ export const busyParticle = /* wgsl */ `
   }
   let t = start[params.count + 2u + k];`;
 
-export const stepBindings = (sortedAccess = 'read') => /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: ParticleParams;
-@group(0) @binding(1) var<storage, ${sortedAccess}> sorted: array<vec4f>;
-@group(0) @binding(2) var<storage, read> sortedId: array<u32>;
-@group(0) @binding(3) var<storage, read> start: array<u32>;
-@group(0) @binding(4) var<storage, read> bodiesIn: array<ParticleBody>;
-@group(0) @binding(5) var<storage, read_write> bodiesOut: array<ParticleBody>;
-@group(0) @binding(6) var<storage, read_write> contacts: array<ParticleContact>;
-@group(0) @binding(7) var<storage, read_write> walls: array<ParticleWalls>;
-`;
+/** The prepare's and the sweeps' bindings; `sorted` read, or written by the sweep that integrates. */
+const step = (sorted: BindingSpec) => ({
+  params: uniform('ParticleParams'),
+  sorted,
+  sortedId: readOnly('array<u32>'),
+  start: readOnly('array<u32>'),
+  bodiesIn: readOnly('array<ParticleBody>'),
+  bodiesOut: readWrite('array<ParticleBody>'),
+  contacts: readWrite('array<ParticleContact>'),
+  walls: readWrite('array<ParticleWalls>'),
+});
+const SLOTS = { slots: readWrite('array<ParticleColliderContact>') } as const;
+export const prepareBindings = bindings({ ...step(readOnly('array<vec4f>')), stats: readWrite('ParticleStats') });
+export const iterateBindings = bindings(step(readOnly('array<vec4f>')));
+export const iterateIntegrateBindings = bindings(step(readWrite('array<vec4f>')));
+export const iterateCollidersBindings = bindings({ ...step(readOnly('array<vec4f>')), ...SLOTS });
+export const iterateIntegrateCollidersBindings = bindings({ ...step(readWrite('array<vec4f>')), ...SLOTS });
+/** The sweep's bindings: with or without the integration, with or without colliders. */
+const sweepBindings = (integrate: boolean, colliders: boolean) =>
+  colliders ? (integrate ? iterateIntegrateCollidersBindings : iterateCollidersBindings) : integrate ? iterateIntegrateBindings : iterateBindings;
 
 const AXES = [0, 1, 2] as const;
 const X = 'xyz';
@@ -126,10 +153,9 @@ const entryGeometry = /* wgsl */ `
  * step starts from: dormant entries get DORMANT_BIT and no impulse) and counts the touching pairs.
  */
 export const particlePrepareShader = ({ first, colliders = false }: { first: boolean; colliders?: boolean }) => wgsl`
-${gridFunctions(1, 0)}
+
 ${header()}
-${stepBindings()}
-@group(0) @binding(8) var<storage, read_write> stats: ParticleStats;
+${prepareBindings.wgsl}
 
 // Whether a wall contact of the sphere s moving at v may take part in this substep: prepareWall's
 // test, with room to spare for rounding (prepareWall decides exactly).
@@ -258,12 +284,9 @@ export const integrateStatements = /* wgsl */ `
  * takes (docs/ARCHITECTURE.md, Passes), and the results are the same bit for bit.
  */
 export const particleIterateShader = ({ integrate, friction = true, colliders = false }: { integrate: boolean; friction?: boolean; colliders?: boolean }) => wgsl`
-${gridFunctions(1, 0)}
+
 ${header()}
-${stepBindings(integrate ? 'read_write' : 'read')}
-#if ${colliders}
-@group(0) @binding(8) var<storage, read_write> slots: array<ParticleColliderContact>;
-#endif
+${sweepBindings(integrate, colliders).wgsl}
 
 // Coulomb's cone: the factor that shortens a friction impulse of squared length len2 to at
 // most limit (1 when it is within; exactly the impulse then).
@@ -361,14 +384,7 @@ fn particleIterate(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) n
  */
 export const particleSplitShader = () => wgsl`
 ${header()}
-@group(0) @binding(0) var<uniform> params: ParticleParams;
-@group(0) @binding(1) var<storage, read_write> sorted: array<vec4f>;
-@group(0) @binding(2) var<storage, read> sortedId: array<u32>;
-@group(0) @binding(3) var<storage, read_write> start: array<atomic<u32>>;
-@group(0) @binding(4) var<storage, read_write> bodiesA: array<ParticleBody>;
-@group(0) @binding(5) var<storage, read_write> bodiesB: array<ParticleBody>;
-@group(0) @binding(6) var<storage, read> walls: array<ParticleWalls>;
-@group(0) @binding(7) var<storage, read> slots: array<ParticleColliderContact>;
+${splitBindings.wgsl}
 
 @compute @workgroup_size(WG)
 fn particleSplit(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -463,9 +479,7 @@ fn particleSplit(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
 /** One thread: the solve's indirect dispatch arguments for the busy count (folded as dispatchFolded does). */
 export const particleBusyArgsShader = () => wgsl`
 ${header()}
-@group(0) @binding(0) var<uniform> params: ParticleParams;
-@group(0) @binding(1) var<storage, read> start: array<u32>;
-@group(0) @binding(2) var<storage, read_write> args: array<u32>;
+${busyArgsBindings.wgsl}
 
 @compute @workgroup_size(1)
 fn particleBusyArgs() {

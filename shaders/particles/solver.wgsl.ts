@@ -58,30 +58,12 @@
  * The kernels live by stage: common.wgsl.ts (the header, the contact geometry, list ranges),
  * search.wgsl.ts (gather, decide, the stable order, count, fill, carry), solve.wgsl.ts (split,
  * prepare, sweeps, walls, integration), sleep.wgsl.ts (sleep, write-back) and colliders.wgsl.ts
- * (box colliders); this file re-exports them and declares their bind group layouts.
+ * (box colliders); this file re-exports them. Each kernel declares its bindings once, by name, beside its WGSL
+ * (src/gpu/kernel.ts: `xBindings.wgsl` in the shader, `.layout()` and `.bind({ name: buffer })` in
+ * src/particles/solver.ts).
  */
 
 export { DORMANT_BIT, PARTNERS_KEPT, contactGeometry } from './common.wgsl.js';
 export { particleGatherShader, particleDecideShader, particleCarryShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader } from './search.wgsl.js';
 export { particlePrepareShader, particleIterateShader, particleSplitShader, particleBusyArgsShader } from './solve.wgsl.js';
 export { particleSleepShader, particleWriteBackShader } from './sleep.wgsl.js';
-
-/** Bind group layouts, in binding order (src/particles/solver.ts binds the same lists). */
-export const solverBindings = {
-  scatterIds: ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'storage', 'read-only-storage', 'storage'],
-  stable: ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
-  gather: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'read-only-storage', 'storage', 'storage'],
-  decide: ['uniform', 'storage', 'storage', 'read-only-storage', 'storage', 'read-only-storage'],
-  count: ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
-  carry: ['uniform', 'read-only-storage', 'read-only-storage', 'storage', 'storage'],
-  fill: ['uniform', 'uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
-  prepare: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage', 'storage'],
-  iterate: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
-  iterateIntegrate: ['uniform', 'storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
-  iterateColliders: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage', 'storage'],
-  iterateIntegrateColliders: ['uniform', 'storage', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage', 'storage'],
-  sleep: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage', 'storage', 'storage'],
-  split: ['uniform', 'storage', 'read-only-storage', 'storage', 'storage', 'storage', 'read-only-storage', 'read-only-storage'],
-  busyArgs: ['uniform', 'read-only-storage', 'storage'],
-  writeBack: ['uniform', 'read-only-storage', 'read-only-storage', 'read-only-storage', 'storage', 'storage', 'storage'],
-} as const;

@@ -20,10 +20,15 @@
  * - the halves of `contacts` and `ranges`: each step writes one and warm-starts from the other,
  *   and two uniform parameter blocks (one per parity) say which is which.
  */
-import { solverBindings, particleGatherShader, particleDecideShader, particleCarryShader, particleSleepShader, particleSplitShader, particleBusyArgsShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader, PARTNERS_KEPT } from '../../shaders/particles/solver.wgsl.js';
-import { colliderBindings, colliderFindShader, colliderListShader, colliderPrepareShader, colliderMoveShader, colliderCellsShader, colliderContactsShader, colliderContactsArgsShader } from '../../shaders/particles/colliders.wgsl.js';
+import { particleGatherShader, particleDecideShader, particleCarryShader, particleSleepShader, particleSplitShader, particleBusyArgsShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader, PARTNERS_KEPT } from '../../shaders/particles/solver.wgsl.js';
+import { colliderFindShader, colliderListShader, colliderPrepareShader, colliderMoveShader, colliderCellsShader, colliderContactsShader, colliderContactsArgsShader } from '../../shaders/particles/colliders.wgsl.js';
 import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/grid.wgsl.js';
-import { bindGroupLayout, bindGroup, computePipeline, setPipelineAndGroup, variant } from '../gpu/pipeline.js';
+import { gatherBindings, decideBindings, carryBindings, scatterIdsBindings, stableBindings, countBindings, fillBindings } from '../../shaders/particles/search.wgsl.js';
+import { prepareBindings, iterateBindings, iterateIntegrateBindings, iterateCollidersBindings, iterateIntegrateCollidersBindings, splitBindings, busyArgsBindings } from '../../shaders/particles/solve.wgsl.js';
+import { sleepBindings, writeBackBindings } from '../../shaders/particles/sleep.wgsl.js';
+import { colliderFindBindings, colliderListBindings, colliderPrepareBindings, colliderCellsBindings, colliderContactsBindings, colliderContactsArgsBindings, colliderMoveBindings } from '../../shaders/particles/colliders.wgsl.js';
+import type { Bindings, BindingResource } from '../gpu/kernel.js';
+import { computePipeline, setPipelineAndGroup, variant } from '../gpu/pipeline.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, GrowableBuffer, bindingLimit } from '../gpu/buffers.js';
@@ -62,7 +67,6 @@ export class ParticleSolver {
   /** ParticleReuse: the host's `force`, and the counts of steps and searches. */
   readonly reuse: GPUBuffer;
   private readonly reuseBackup: GPUBuffer;
-  private readonly layouts: { [K in keyof typeof solverBindings | `collider ${keyof typeof colliderBindings}`]: GPUBindGroupLayout };
   /** Collider slots a particle holds (ParticleColliderContact, in each of two halves). */
   boxSlots = FIRST_BOX_SLOTS;
   /** Per particle in bucket order, colliderFind's count, then its boxSlots found boxes (made with the first colliders). */
@@ -102,7 +106,7 @@ export class ParticleSolver {
   /** The listing settings of the last recorded step: other ones make the next step search. */
   private listing = '';
   /** Bind groups by name, with the buffers they were made of. */
-  private groups = new Map<string, { group: GPUBindGroup; resources: GPUBuffer[] }>();
+  private groups = new Map<string, { group: GPUBindGroup; resources: BindingResource[] }>();
   /** Which half of the contact and range buffers the next step writes. */
   private parity = 0;
 
@@ -118,42 +122,38 @@ export class ParticleSolver {
     readonly dispatch: 'direct' | 'indirect',
   ) {
     const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
-    this.layouts = Object.fromEntries([
-      ...Object.entries(solverBindings).map(([name, kinds]) => [name, bindGroupLayout(device, `particle ${name} layout`, kinds)]),
-      ...Object.entries(colliderBindings).map(([name, kinds]) => [`collider ${name}`, bindGroupLayout(device, `collider ${name} layout`, kinds)]),
-    ]) as ParticleSolver['layouts'];
-    const make = (name: keyof ParticleSolver['layouts'], entry: string, code: string): GPUComputePipeline =>
-      computePipeline(device, entry, [this.layouts[name]], code, entry, { WG });
+    const make = (decl: Pick<Bindings<string>, 'layout'>, entry: string, code: string): GPUComputePipeline =>
+      computePipeline(device, entry, [decl.layout(device, entry)], code, entry, { WG });
     this.pipelines = {
-      gather: make('gather', 'particleGather', particleGatherShader()),
-      decide: make('decide', 'particleDecide', particleDecideShader()),
-      carry: make('carry', 'particleCarry', particleCarryShader()),
-      scatterIds: make('scatterIds', 'particleScatterIds', particleScatterIdsShader()),
-      stable: make('stable', 'particleStable', particleStableShader()),
-      prepareFirst: make('prepare', 'particlePrepare', particlePrepareShader({ first: true })),
-      prepare: make('prepare', 'particlePrepare', particlePrepareShader({ first: false })),
-      iterate: make('iterate', 'particleIterate', particleIterateShader({ integrate: false })),
-      iterateIntegrate: make('iterateIntegrate', 'particleIterate', particleIterateShader({ integrate: true })),
+      gather: make(gatherBindings, 'particleGather', particleGatherShader()),
+      decide: make(decideBindings, 'particleDecide', particleDecideShader()),
+      carry: make(carryBindings, 'particleCarry', particleCarryShader()),
+      scatterIds: make(scatterIdsBindings, 'particleScatterIds', particleScatterIdsShader()),
+      stable: make(stableBindings, 'particleStable', particleStableShader()),
+      prepareFirst: make(prepareBindings, 'particlePrepare', particlePrepareShader({ first: true })),
+      prepare: make(prepareBindings, 'particlePrepare', particlePrepareShader({ first: false })),
+      iterate: make(iterateBindings, 'particleIterate', particleIterateShader({ integrate: false })),
+      iterateIntegrate: make(iterateIntegrateBindings, 'particleIterate', particleIterateShader({ integrate: true })),
       // Friction 0 (the default): the sweeps without the friction code.
-      iterateNoFriction: make('iterate', 'particleIterate', particleIterateShader({ integrate: false, friction: false })),
-      iterateIntegrateNoFriction: make('iterateIntegrate', 'particleIterate', particleIterateShader({ integrate: true, friction: false })),
+      iterateNoFriction: make(iterateBindings, 'particleIterate', particleIterateShader({ integrate: false, friction: false })),
+      iterateIntegrateNoFriction: make(iterateIntegrateBindings, 'particleIterate', particleIterateShader({ integrate: true, friction: false })),
       // With box colliders: the prepare adds colliderPrepare's warm start, the sweeps solve the slots.
-      prepareFirstColliders: make('prepare', 'particlePrepare', particlePrepareShader({ first: true, colliders: true })),
-      prepareColliders: make('prepare', 'particlePrepare', particlePrepareShader({ first: false, colliders: true })),
-      iterateColliders: make('iterateColliders', 'particleIterate', particleIterateShader({ integrate: false, colliders: true })),
-      iterateIntegrateColliders: make('iterateIntegrateColliders', 'particleIterate', particleIterateShader({ integrate: true, colliders: true })),
-      iterateNoFrictionColliders: make('iterateColliders', 'particleIterate', particleIterateShader({ integrate: false, friction: false, colliders: true })),
-      iterateIntegrateNoFrictionColliders: make('iterateIntegrateColliders', 'particleIterate', particleIterateShader({ integrate: true, friction: false, colliders: true })),
-      colliderList: make('collider list', 'colliderList', colliderListShader()),
-      colliderPrepare: make('collider prepare', 'colliderPrepare', colliderPrepareShader()),
-      colliderMove: make('collider move', 'colliderMove', colliderMoveShader()),
-      colliderCells: make('collider cells', 'colliderCells', colliderCellsShader()),
-      colliderContacts: make('collider contacts', 'colliderContacts', colliderContactsShader()),
-      colliderContactsArgs: make('collider contactsArgs', 'colliderContactsArgs', colliderContactsArgsShader()),
-      sleep: make('sleep', 'particleSleep', particleSleepShader()),
-      split: make('split', 'particleSplit', particleSplitShader()),
-      busyArgs: make('busyArgs', 'particleBusyArgs', particleBusyArgsShader()),
-      writeBack: make('writeBack', 'particleWriteBack', particleWriteBackShader()),
+      prepareFirstColliders: make(prepareBindings, 'particlePrepare', particlePrepareShader({ first: true, colliders: true })),
+      prepareColliders: make(prepareBindings, 'particlePrepare', particlePrepareShader({ first: false, colliders: true })),
+      iterateColliders: make(iterateCollidersBindings, 'particleIterate', particleIterateShader({ integrate: false, colliders: true })),
+      iterateIntegrateColliders: make(iterateIntegrateCollidersBindings, 'particleIterate', particleIterateShader({ integrate: true, colliders: true })),
+      iterateNoFrictionColliders: make(iterateCollidersBindings, 'particleIterate', particleIterateShader({ integrate: false, friction: false, colliders: true })),
+      iterateIntegrateNoFrictionColliders: make(iterateIntegrateCollidersBindings, 'particleIterate', particleIterateShader({ integrate: true, friction: false, colliders: true })),
+      colliderList: make(colliderListBindings, 'colliderList', colliderListShader()),
+      colliderPrepare: make(colliderPrepareBindings, 'colliderPrepare', colliderPrepareShader()),
+      colliderMove: make(colliderMoveBindings, 'colliderMove', colliderMoveShader()),
+      colliderCells: make(colliderCellsBindings, 'colliderCells', colliderCellsShader()),
+      colliderContacts: make(colliderContactsBindings, 'colliderContacts', colliderContactsShader()),
+      colliderContactsArgs: make(colliderContactsArgsBindings, 'colliderContactsArgs', colliderContactsArgsShader()),
+      sleep: make(sleepBindings, 'particleSleep', particleSleepShader()),
+      split: make(splitBindings, 'particleSplit', particleSplitShader()),
+      busyArgs: make(busyArgsBindings, 'particleBusyArgs', particleBusyArgsShader()),
+      writeBack: make(writeBackBindings, 'particleWriteBack', particleWriteBackShader()),
     };
     this.grid = new GpuGrid(device, 'particle grid');
     this.gridBuild = new GridBuildPass(device, maxWorkgroupsPerDimension);
@@ -370,23 +370,24 @@ export class ParticleSolver {
 
   private findPipeline(layout: GridLayout): GPUComputePipeline {
     return variant(this.findPipelines, gridLayoutName(layout), () =>
-      computePipeline(this.device, `colliderFind ${gridLayoutName(layout)}`, [this.layouts['collider find']], colliderFindShader(layout), 'colliderFind', { WG }));
+      computePipeline(this.device, `colliderFind ${gridLayoutName(layout)}`, [colliderFindBindings.layout(this.device, 'colliderFind')], colliderFindShader(layout), 'colliderFind', { WG }));
   }
 
   private searchPipeline(name: 'count' | 'fill', layout: GridLayout): GPUComputePipeline {
     return variant(this.searchPipelines, `${name} ${gridLayoutName(layout)}`, () => {
       const entry = name === 'count' ? 'particleCount' : 'particleFill';
       const code = name === 'count' ? particleCountShader(layout) : particleFillShader(layout);
-      return computePipeline(this.device, `${entry} ${gridLayoutName(layout)}`, [this.layouts[name]], code, entry, { WG });
+      return computePipeline(this.device, `${entry} ${gridLayoutName(layout)}`, [(name === 'count' ? countBindings : fillBindings).layout(this.device, entry)], code, entry, { WG });
     });
   }
 
-  private group(key: string, layout: keyof ParticleSolver['layouts'], resources: GPUBuffer[]): GPUBindGroup {
-    // A growable buffer may have been replaced since the group was made: make it again then.
+  /** The bind group of `decl` for `resources` under `key`, made again when a buffer was replaced (a growable one grew). */
+  private group<N extends string>(key: string, decl: Bindings<N>, resources: Readonly<Record<N, BindingResource>>): GPUBindGroup {
+    const list = decl.entries.map((e) => resources[e.name]);
     const cached = this.groups.get(key);
-    if (cached && cached.resources.every((buffer, k) => buffer === resources[k])) return cached.group;
-    const group = bindGroup(this.device, `particle ${key}`, this.layouts[layout], resources);
-    this.groups.set(key, { group, resources });
+    if (cached && cached.resources.every((resource, k) => resource === list[k])) return cached.group;
+    const group = decl.bind(this.device, `particle ${key}`, resources);
+    this.groups.set(key, { group, resources: list });
     return group;
   }
 
@@ -433,19 +434,19 @@ export class ParticleSolver {
 
     encoder.clearBuffer(this.stats, 0, ParticleStats.offsets.entriesNeeded); // largest speed, touching pairs, moves
     const [A, B] = this.bodies;
-    run('particle gather', this.pipelines.gather, this.group(`gather ${p}`, 'gather', [params, state.spheres, state.velocities, grid.sortedId.buffer, grid.sorted.buffer, A, this.anchors, this.stats, this.rest]));
-    run('particle decide', this.pipelines.decide, this.group(`decide ${p}`, 'decide', [params, this.stats, this.reuse, this.gate.template, this.gate.args, this.start]), 'one');
+    run('particle gather', this.pipelines.gather, this.group(`gather ${p}`, gatherBindings, { params, spheres: state.spheres, velocities: state.velocities, sortedId: grid.sortedId.buffer, sorted: grid.sorted.buffer, bodies: A, anchors: this.anchors, stats: this.stats, rest: this.rest }));
+    run('particle decide', this.pipelines.decide, this.group(`decide ${p}`, decideBindings, { params, stats: this.stats, reuse: this.reuse, gateTemplate: this.gate.template, gateArgs: this.gate.args, start: this.start }), 'one');
     encoder.copyBufferToBuffer(this.reuse, ParticleReuse.offsets.searching, params, ParticleParams.offsets.searching, 4);
     // Either the search (the grid, the stable order, the lists) or the carry of the last lists.
     this.gate.begin();
     this.gridBuild.encodeCountAndScan(encoder, state.spheres, grid, timer, skipSearch, searching);
-    run('particle scatter', this.pipelines.scatterIds, this.group(`scatter ${p}`, 'scatterIds', [grid.params, params, grid.keys.buffer, grid.cellStart.buffer, this.scratchId, state.velocities, this.stats]), 'on');
-    run('particle stable sort', this.pipelines.stable, this.group(`stable ${p}`, 'stable', [grid.params, params, grid.keys.buffer, grid.cellStart.buffer, this.scratchId, state.spheres, state.velocities, grid.sorted.buffer, A, grid.sortedId.buffer]), 'on');
+    run('particle scatter', this.pipelines.scatterIds, this.group(`scatter ${p}`, scatterIdsBindings, { grid: grid.params, params, keys: grid.keys.buffer, cellStart: grid.cellStart.buffer, scratchId: this.scratchId, velocities: state.velocities, stats: this.stats }), 'on');
+    run('particle stable sort', this.pipelines.stable, this.group(`stable ${p}`, stableBindings, { grid: grid.params, params, keys: grid.keys.buffer, cellStart: grid.cellStart.buffer, scratchId: this.scratchId, spheres: state.spheres, velocities: state.velocities, sorted: grid.sorted.buffer, bodies: A, sortedId: grid.sortedId.buffer }), 'on');
     const layout = gridLayoutOf(plan);
-    run('contact count', this.searchPipeline('count', layout), this.group(`count ${p}`, 'count', [grid.params, params, grid.cellStart.buffer, grid.sorted.buffer, A, this.start, this.stats, this.anchors]), 'on');
+    run('contact count', this.searchPipeline('count', layout), this.group(`count ${p}`, countBindings, { grid: grid.params, params, cellStart: grid.cellStart.buffer, sorted: grid.sorted.buffer, bodies: A, counts: this.start, stats: this.stats, anchors: this.anchors }), 'on');
     this.scan.encode(encoder, this.start, n, timer, skipSearch, searching, this.capacity); // the counts; the kept partners follow them
-    run('contact fill', this.searchPipeline('fill', layout), this.group(`fill ${p}`, 'fill', [grid.params, params, grid.cellStart.buffer, grid.sorted.buffer, A, grid.sortedId.buffer, this.start, contacts, this.ranges, this.stats]), 'on');
-    run('contact carry', this.pipelines.carry, this.group(`carry ${p}`, 'carry', [params, grid.sortedId.buffer, this.start, contacts, this.ranges]), 'off');
+    run('contact fill', this.searchPipeline('fill', layout), this.group(`fill ${p}`, fillBindings, { grid: grid.params, params, cellStart: grid.cellStart.buffer, sorted: grid.sorted.buffer, bodies: A, sortedId: grid.sortedId.buffer, start: this.start, contacts, ranges: this.ranges, stats: this.stats }), 'on');
+    run('contact carry', this.pipelines.carry, this.group(`carry ${p}`, carryBindings, { params, sortedId: grid.sortedId.buffer, start: this.start, contacts, ranges: this.ranges }), 'off');
     this.gate.finish();
 
     // Box colliders: each box's particles into their slots, by box index, warm (colliderFind, colliderList).
@@ -462,48 +463,51 @@ export class ParticleSolver {
       const cells = grid.cellStart.buffer;
       this.savedCells.ensure(cells.size);
       const pass = encoder.beginComputePass(timer?.pass('collider cells') ?? { label: 'collider cells' });
-      setPipelineAndGroup(pass, this.pipelines.colliderCells, this.group(`collider cells ${p}`, 'collider cells', [params, cells, this.savedCells.buffer]));
+      setPipelineAndGroup(pass, this.pipelines.colliderCells, this.group(`collider cells ${p}`, colliderCellsBindings, { params, cellStart: cells, saved: this.savedCells.buffer }));
       dispatchFolded(pass, ceilDiv(cells.size / 4, WG), max);
       pass.end();
       encoder.clearBuffer(this.found.buffer, 0, 4 * n);
-      runBoxes('collider find', this.findPipeline(layout), this.group(`collider find ${p}`, 'collider find', [grid.params, params, colliders.poses, colliders.velocities, grid.cellStart.buffer, grid.sorted.buffer, A, this.found.buffer, this.stats, this.anchors]));
-      run('collider list', this.pipelines.colliderList, this.group(`collider list ${p}`, 'collider list', [params, grid.sortedId.buffer, grid.sorted.buffer, this.found.buffer, this.slots.buffer, colliders.poses, colliders.velocities, this.rest]));
+      runBoxes('collider find', this.findPipeline(layout), this.group(`collider find ${p}`, colliderFindBindings, { grid: grid.params, params, colliderPoses: colliders.poses, colliderVelocities: colliders.velocities, cellStart: grid.cellStart.buffer, current: grid.sorted.buffer, bodies: A, found: this.found.buffer, stats: this.stats, anchors: this.anchors }));
+      run('collider list', this.pipelines.colliderList, this.group(`collider list ${p}`, colliderListBindings, { params, sortedId: grid.sortedId.buffer, sorted: grid.sorted.buffer, found: this.found.buffer, slots: this.slots.buffer, colliderPoses: colliders.poses, colliderVelocities: colliders.velocities, rest: this.rest }));
     }
 
     // Sleepers, and the warm start of particles woken or made dynamic (also with sleep off, when
     // none sleeps); then the particles with something to solve go to the busy list (in the starts'
     // scratch, after the count), and the others run their whole step in the split.
-    run('particle sleep', this.pipelines.sleep, this.group(`sleep ${p}`, 'sleep', [params, grid.sorted.buffer, grid.sortedId.buffer, this.start, A, B, contacts, this.rest, this.stats]));
+    run('particle sleep', this.pipelines.sleep, this.group(`sleep ${p}`, sleepBindings, { params, sorted: grid.sorted.buffer, sortedId: grid.sortedId.buffer, start: this.start, bodiesA: A, bodiesB: B, contacts, rest: this.rest, stats: this.stats }));
     encoder.clearBuffer(this.start, 4 * (n + 1), 4);
-    run('particle split', this.pipelines.split, this.group(`split ${p}`, 'split', [params, grid.sorted.buffer, grid.sortedId.buffer, this.start, A, B, this.walls, this.slots.buffer]));
-    if (indirect) run('particle busy args', this.pipelines.busyArgs, this.group(`busyArgs ${p}`, 'busyArgs', [params, this.start, this.busyArgs]), 'one');
+    run('particle split', this.pipelines.split, this.group(`split ${p}`, splitBindings, { params, sorted: grid.sorted.buffer, sortedId: grid.sortedId.buffer, start: this.start, bodiesA: A, bodiesB: B, walls: this.walls, slots: this.slots.buffer }));
+    if (indirect) run('particle busy args', this.pipelines.busyArgs, this.group(`busyArgs ${p}`, busyArgsBindings, { params, start: this.start, args: this.busyArgs }), 'one');
 
-    const step = (inBuf: GPUBuffer, outBuf: GPUBuffer): GPUBuffer[] => [params, grid.sorted.buffer, grid.sortedId.buffer, this.start, inBuf, outBuf, contacts, this.walls];
+    const step = (bodiesIn: GPUBuffer, bodiesOut: GPUBuffer) => ({ params, sorted: grid.sorted.buffer, sortedId: grid.sortedId.buffer, start: this.start, bodiesIn, bodiesOut, contacts, walls: this.walls });
     let current = 0; // A holds the bodies
     const sweeps = settings.friction > 0 ? '' : 'NoFriction';
     const withBoxes = colliders ? 'Colliders' : '';
-    const sweepLayout = colliders ? 'Colliders' : '';
-    const sweepBuffers = (i: GPUBuffer, o: GPUBuffer): GPUBuffer[] => (colliders ? [...step(i, o), this.slots.buffer] : step(i, o));
+    const sweep = (integrate: boolean, i: GPUBuffer, o: GPUBuffer): GPUBindGroup => {
+      const name = `iterate${integrate ? 'Integrate' : ''}${withBoxes} ${p} ${current}`;
+      if (colliders) return this.group(name, integrate ? iterateIntegrateCollidersBindings : iterateCollidersBindings, { ...step(i, o), slots: this.slots.buffer });
+      return this.group(name, integrate ? iterateIntegrateBindings : iterateBindings, step(i, o));
+    };
     for (let sub = 0; sub < settings.substeps; sub++) {
       const [from, to] = current === 0 ? [A, B] : [B, A];
       if (colliders) {
-        run('collider prepare', this.pipelines.colliderPrepare, this.group(`collider prepare ${p} ${current}`, 'collider prepare', [params, grid.sorted.buffer, grid.sortedId.buffer, this.start, from, this.slots.buffer, colliders.poses, colliders.velocities]), 'busy');
+        run('collider prepare', this.pipelines.colliderPrepare, this.group(`collider prepare ${p} ${current}`, colliderPrepareBindings, { params, sorted: grid.sorted.buffer, sortedId: grid.sortedId.buffer, start: this.start, bodies: from, slots: this.slots.buffer, colliderPoses: colliders.poses, colliderVelocities: colliders.velocities }), 'busy');
       }
-      run('solver prepare', this.pipelines[`prepare${sub === 0 ? 'First' : ''}${withBoxes}`], this.group(`prepare ${p} ${current}`, 'prepare', [...step(from, to), this.stats]), 'busy');
+      run('solver prepare', this.pipelines[`prepare${sub === 0 ? 'First' : ''}${withBoxes}`], this.group(`prepare ${p} ${current}`, prepareBindings, { ...step(from, to), stats: this.stats }), 'busy');
       current = 1 - current;
       for (let k = 0; k < settings.iterations; k++) {
         const [i, o] = current === 0 ? [A, B] : [B, A];
         if (k < settings.iterations - 1) {
-          run('solver iterate', this.pipelines[`iterate${sweeps}${withBoxes}`], this.group(`iterate${sweepLayout} ${p} ${current}`, `iterate${sweepLayout}`, sweepBuffers(i, o)), 'busy');
+          run('solver iterate', this.pipelines[`iterate${sweeps}${withBoxes}`], sweep(false, i, o), 'busy');
         } else {
-          run('solver iterate + integrate', this.pipelines[`iterateIntegrate${sweeps}${withBoxes}`], this.group(`iterateIntegrate${sweepLayout} ${p} ${current}`, `iterateIntegrate${sweepLayout}`, sweepBuffers(i, o)), 'busy');
+          run('solver iterate + integrate', this.pipelines[`iterateIntegrate${sweeps}${withBoxes}`], sweep(true, i, o), 'busy');
         }
         current = 1 - current;
       }
-      if (colliders) runBoxes('collider move', this.pipelines.colliderMove, this.group(`collider move ${p}`, 'collider move', [params, colliders.poses, colliders.velocities]));
+      if (colliders) runBoxes('collider move', this.pipelines.colliderMove, this.group(`collider move ${p}`, colliderMoveBindings, { params, colliderPoses: colliders.poses, colliderVelocities: colliders.velocities }));
     }
     const result = current === 0 ? A : B;
-    run('solver write back', this.pipelines.writeBack, this.group(`writeBack ${p} ${current}`, 'writeBack', [params, grid.sorted.buffer, grid.sortedId.buffer, result, state.spheres, state.velocities, this.rest]));
+    run('solver write back', this.pipelines.writeBack, this.group(`writeBack ${p} ${current}`, writeBackBindings, { params, sorted: grid.sorted.buffer, sortedId: grid.sortedId.buffer, bodies: result, spheres: state.spheres, velocities: state.velocities, rest: this.rest }));
   }
 
   /**
@@ -515,11 +519,11 @@ export class ParticleSolver {
     const params = this.params[1 - this.parity];
     encoder.clearBuffer(out.counter);
     const pass = encoder.beginComputePass({ label: 'collider contacts' });
-    setPipelineAndGroup(pass, this.pipelines.colliderContacts, bindGroup(this.device, 'collider contacts', this.layouts['collider contacts'], [params, this.slots.buffer, out.records, out.counter]));
+    setPipelineAndGroup(pass, this.pipelines.colliderContacts, colliderContactsBindings.bind(this.device, 'collider contacts', { params, slots: this.slots.buffer, records: out.records, counter: out.counter }));
     dispatchFolded(pass, ceilDiv(Math.max(count, 1), WG), this.maxWorkgroupsPerDimension);
     pass.end();
     const args = encoder.beginComputePass({ label: 'collider contacts args' });
-    setPipelineAndGroup(args, this.pipelines.colliderContactsArgs, bindGroup(this.device, 'collider contacts args', this.layouts['collider contactsArgs'], [params, out.counter, out.dispatch, out.records]));
+    setPipelineAndGroup(args, this.pipelines.colliderContactsArgs, colliderContactsArgsBindings.bind(this.device, 'collider contacts args', { params, counter: out.counter, args: out.dispatch, records: out.records }));
     args.dispatchWorkgroups(1);
     args.end();
   }
