@@ -52,7 +52,7 @@ try {
 
   // What the tarball holds.
   const typings = ['dist/src/typings/index.d.ts', 'dist/src/typings/node.d.ts', 'dist/src/typings/flags.d.ts', 'dist/src/typings/ts5/index.d.ts', 'dist/src/typings/ts5/node.d.ts'];
-  for (const file of ['package.json', 'README.md', 'LICENSE', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/node.js', 'dist/src/node.d.ts', ...typings]) {
+  for (const file of ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/node.js', 'dist/src/node.d.ts', ...typings]) {
     if (!files.has(file)) problems.push(`the tarball lacks ${file}`);
   }
   const maps = [...files].filter((f) => f.endsWith('.map'));
