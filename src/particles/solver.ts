@@ -53,6 +53,13 @@ export interface ParticleState {
   colliders?: { poses: GPUBuffer; velocities: GPUBuffer; count: number };
 }
 
+/**
+ * Step parameters a world keeps in its log (setStep writes a slot; each recorded step copies its
+ * slot into the parameter uniform, in command order): so many `encode` calls may be recorded into
+ * one encoder, each with its own dt and settings, before it is submitted.
+ */
+export const PARAM_LOG_SLOTS = 256;
+
 /** Collider slots a particle starts with (grown when a step finds a particle near more boxes). */
 const FIRST_BOX_SLOTS = 4;
 
@@ -83,6 +90,10 @@ export class ParticleSolver {
   private readonly gridBuild: GridBuildPass;
   private readonly scan: ExclusiveScanPass;
   private readonly params: [GPUBuffer, GPUBuffer];
+  /** PARAM_LOG_SLOTS slots of both parities' ParticleParams (setStep writes one; a step copies its own into `params`). */
+  private readonly paramLog: GPUBuffer;
+  /** The slot of the last setStep. */
+  private logSlot = 0;
   private readonly scratchId: GPUBuffer;
   private readonly bodies: [GPUBuffer, GPUBuffer];
   /** Per particle in bucket order, then the total: counts, scanned into list starts; then PARTNERS_KEPT partner slots per particle. */
@@ -160,6 +171,7 @@ export class ParticleSolver {
     this.scan = new ExclusiveScanPass(device, maxWorkgroupsPerDimension, 'contact scan');
     const uniform = BufferUsage.UNIFORM | BufferUsage.COPY_DST;
     this.params = [createBuffer(device, 'particle params even', ParticleParams.size, uniform), createBuffer(device, 'particle params odd', ParticleParams.size, uniform)];
+    this.paramLog = createBuffer(device, 'particle params log', 2 * PARAM_LOG_SLOTS * ParticleParams.size, BufferUsage.COPY_SRC | BufferUsage.COPY_DST);
     this.scratchId = createBuffer(device, 'particle scratch ids', 4 * capacity, storage);
     this.bodies = [createBuffer(device, 'particle bodies A', ParticleBody.size * capacity, storage), createBuffer(device, 'particle bodies B', ParticleBody.size * capacity, storage)];
     // The counts (scanned into list starts), then the partners the count keeps for the fill.
@@ -321,7 +333,11 @@ export class ParticleSolver {
     this.device.queue.writeBuffer(this.reuse, ParticleReuse.offsets.force, new Uint32Array([1]));
   }
 
-  /** Writes the parameters of the next steps (both parities), with `boxCount` box colliders. */
+  /**
+   * Writes the parameters of the steps recorded next (both parities), with `boxCount` box
+   * colliders, into a new slot of the log (through the queue): steps recorded before, not yet
+   * submitted, keep theirs.
+   */
   setStep(settings: StepSettings, boxCount = 0): void {
     const h = settings.dt / settings.substeps;
     // The lists were made for these: others may need pairs the lists lack.
@@ -333,8 +349,9 @@ export class ParticleSolver {
     if (waking !== this.waking && this.waking !== '') this.wake();
     this.waking = waking;
     const b = settings.bounds ?? [0, 0, 0, 0, 0, 0];
+    this.logSlot = (this.logSlot + 1) % PARAM_LOG_SLOTS;
     for (const parity of [0, 1]) {
-      this.device.queue.writeBuffer(this.params[parity], 0, packStruct(ParticleParams, {
+      this.device.queue.writeBuffer(this.paramLog, (2 * this.logSlot + parity) * ParticleParams.size, packStruct(ParticleParams, {
         count: settings.count,
         dt: h,
         frameDt: settings.dt,
@@ -408,6 +425,8 @@ export class ParticleSolver {
     const parity = this.parity;
     this.parity = 1 - parity;
     const params = this.params[parity];
+    // This step's parameters: the last setStep's, copied in command order.
+    encoder.copyBufferToBuffer(this.paramLog, (2 * this.logSlot + parity) * ParticleParams.size, params, 0, ParticleParams.size);
     const p = `p${parity}`;
     const contacts = this.contacts.buffer;
     const max = this.maxWorkgroupsPerDimension;
@@ -532,7 +551,7 @@ export class ParticleSolver {
     this.grid.destroy();
     this.gridBuild.destroy();
     this.scan.destroy();
-    for (const buffer of [...this.params, this.scratchId, ...this.bodies, this.start, this.ranges, this.walls, this.stats, this.reuse, this.reuseBackup, this.anchors, this.rest, this.restBackup, this.orderBackup, this.busyArgs]) buffer.destroy();
+    for (const buffer of [...this.params, this.paramLog, this.scratchId, ...this.bodies, this.start, this.ranges, this.walls, this.stats, this.reuse, this.reuseBackup, this.anchors, this.rest, this.restBackup, this.orderBackup, this.busyArgs]) buffer.destroy();
     this.gate.destroy();
     this.contacts.destroy();
     this.found.destroy();
