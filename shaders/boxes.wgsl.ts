@@ -1,23 +1,13 @@
 /**
- * Sphere–box pairs: axis-aligned (AABB) and oriented boxes (OBB), all-pairs and against the
- * sphere grid. The CPU twins are in src/reference/sphereBox.ts.
+ * Sphere–box math shared by every box kernel: the overlap tests of a sphere with an axis-aligned
+ * box (AABB) or an oriented box (OBB), a box's test and world bounds by kind. The CPU twins are in
+ * src/reference/sphereBox.ts. The kernels live with their broad phases (src/broadphase/*\/boxes.wgsl.ts,
+ * sweep.wgsl.ts, bvh.wgsl.ts) and the particle world's colliders.
  *
  * On the GPU, an AABB is two vec4 (min, max) and an oriented box three (centre, half extents,
  * unit quaternion): validation packs and normalises them.
- *
- *   all-pairs  rectangular tiles (64 spheres × 64 boxes); each thread one sphere of the tile's
- *              sphere block against the tile's box block. N·M tests.
- *   grid       the spheres binned in the multi-level grid; one thread per box visits, in every
- *              non-empty level, the cells overlapping the box's bounds grown by the level's
- *              largest radius. Tests: the spheres in those cells.
  */
-import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { BoxParams } from '../src/layout.js';
-import { EXT_SCALE } from '../src/grid/level.js';
-import { gridHelpers, compiledFor, GRID_PARAMS, GRID_READ, type GridLayout } from './grid.wgsl.js';
-import { walkRows, inRowFunction } from './gridWalk.wgsl.js';
-import { flatWorkgroup, pairAppend, PAIR_OUTPUT, levelLoop, tinyGuards } from './common.wgsl.js';
-import { bindings, uniform, readOnly } from '../src/gpu/kernel.js';
+import { tinyGuards } from './common.wgsl.js';
 
 import type { BoxKind } from '../src/queryKinds.js';
 
@@ -56,15 +46,6 @@ fn obbWorldHalfExtents(half: vec3f, q: vec4f) -> vec3f {
 }
 `;
 
-export const boxAllPairsBindings = bindings({
-  params: uniform('BoxParams'),
-  spheres: readOnly('array<vec4f>'),
-  boxes: readOnly('array<vec4f>'),
-  ...PAIR_OUTPUT,
-});
-
-
-
 /** The overlap test of sphere `s` with box `k` (boxes bound as `boxes: array<vec4f>`). */
 export const boxTest = (kind: BoxKind, k: string): string =>
   kind === 'aabb'
@@ -96,106 +77,3 @@ export const boxBounds = (kind: BoxKind, k: string): string =>
   let grow = span * (1.0 / 65536.0 + 1.0 / 1048576.0) + abs(center) * (1.0 / 4194304.0);
   let boxMin = center - e - grow;
   let boxMax = center + e + grow;`;
-
-export const boxAllPairsShader = ({ kind }: { kind: BoxKind }) => wgsl`
-${BoxParams.wgsl}
-${boxAllPairsBindings.wgsl}
-${pairAppend}
-${flatWorkgroup}
-${boxMath}
-
-override TILE: u32; // src/gpu/workgroups.ts
-
-@compute @workgroup_size(TILE)
-fn boxAllPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-               @builtin(local_invocation_index) lid: u32) {
-  let tile = flatWorkgroup(wid, nwg);
-  if (tile >= params.tileCount) {
-    return;
-  }
-  let i = (tile % params.sphereBlocks) * TILE + lid;
-  if (i >= params.sphereCount) {
-    return;
-  }
-  let s = spheres[i];
-  let k0 = (tile / params.sphereBlocks) * TILE;
-  let k1 = min(k0 + TILE, params.boxCount);
-  { // for (var k = k0; k < k1; k++), tested at the bottom (forLoop, common.wgsl.ts)
-    var k = k0;
-    if (k < k1) {
-      loop {
-        if (${boxTest(kind, 'k')}) {
-          appendPair(i, k);
-        }
-        continuing {
-          k++;
-          break if !(k < k1);
-        }
-      }
-    }
-  }
-}
-`;
-
-export const boxGridPairsBindings = bindings({
-  ...GRID_PARAMS,
-  params: uniform('BoxParams'),
-  boxes: readOnly('array<vec4f>'),
-  ...GRID_READ,
-  ...PAIR_OUTPUT,
-});
-
-export const boxGridPairsShader = (options: { kind: BoxKind } & GridLayout) => compiledFor(boxGridPairsCode(options), options);
-
-const boxGridPairsCode = ({ kind, dense }: { kind: BoxKind } & GridLayout) => wgsl`
-${boxGridPairsBindings.wgsl}
-${gridHelpers(dense)}
-${BoxParams.wgsl}
-${pairAppend}
-${flatWorkgroup}
-${boxMath}
-#if ${!dense}
-${inRowFunction}
-#endif
-
-override WG: u32; // src/gpu/workgroups.ts
-const EXT_SCALE: f32 = ${EXT_SCALE};
-
-@compute @workgroup_size(WG)
-fn boxGridPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-                @builtin(local_invocation_index) lid: u32) {
-  let k = flatWorkgroup(wid, nwg) * WG + lid;
-  if (k >= params.boxCount) {
-    return;
-  }
-  ${boxBounds(kind, 'k')}
-  ${levelLoop('b', 'grid.firstLevel', `
-        let ext = grid.levels[b].maxRadius * EXT_SCALE;
-        if (!levelTouches(b, boxMin - vec3f(ext), boxMax + vec3f(ext))) {
-          continue;
-        }
-        ${kind === 'aabb' ? `let lo = cellOf(boxMin - vec3f(ext), b);
-        let hi = cellOf(boxMax + vec3f(ext), b);` : `// The cells from the centre's offset from the level's origin (exact when the two are of a
-        // size), grown by ulps of that offset and of the whole box (span: boxBounds says why),
-        // not of the coordinates: 1e6 from the origin, ulps of the coordinates are half a cell of
-        // a touching lattice of radius 1/16, and boxes grown by them walked 29× the rows and
-        // candidates.
-        let rel = center - grid.levels[b].origin;
-        let reach = e + vec3f(ext) + span * (1.0 / 65536.0) + (abs(rel) + span + vec3f(ext)) * (1.0 / 1048576.0);
-        let lo = cellOfOffset(rel - reach, b);
-        let hi = cellOfOffset(rel + reach, b);`}
-        ${walkRows({
-          dense,
-          level: 'b',
-          lo: 'lo',
-          hi: 'hi',
-          levelScan: true,
-          visit: `let s = q;
-              if (${boxTest(kind, 'k')}) {
-                appendPair(sortedId[u], k);
-              }`,
-        })}`)}
-}
-`;
-
-

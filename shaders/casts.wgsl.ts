@@ -1,49 +1,28 @@
 /**
- * Raycasts and sphere casts against spheres (a ray is a cast of radius 0). The CPU twins are
- * in src/reference/casts.ts. On the GPU a cast is two vec4: (A, radius), (B, 0).
+ * Raycasts and sphere casts against spheres (a ray is a cast of radius 0): the frame every cast
+ * kernel shares. The CPU twins are in src/reference/casts.ts. On the GPU a cast is two vec4:
+ * (A, radius), (B, 0).
  *
- * Kernels (one thread per cast), chosen when the pipeline is made:
- *   broad phase  'brute'  every sphere, staged a workgroup's worth at a time in workgroup memory
- *                'grid'   the spheres of a built grid, walked in slabs along the ray (below)
- *                'bvh'    the nodes of a built LBVH (shaders/bvh.wgsl.ts) whose box, grown by the
- *                         cast's radius and the slack, the ray enters before the best hit so far
- *                         (nearest) or before B; nearer child first
- *   mode         'nearest' the first hit (ties to the lowest sphere index) → hits[cast]
- *                'count'   the number of hits → counts[cast]
- *                'write'   every hit → hits[offsets[cast] ..], sorted by (distance, index)
- *
- * The grid walk, per level: cells are cubes of side s and hold spheres of radius ≤ maxRadius;
- * with h = maxRadius + cast radius (+ slack for rounding), a sphere centred in cell c can only
- * touch the ray where the ray is within h of c. Along the ray's dominant axis the grid is a
- * stack of slabs (one cell thick, SLAB_X along x); a slab is visited over the stretch of the ray
- * whose dominant coordinate lies in [slab start − h, slab end + h], and of that slab only the
- * cells within h of that stretch. Every cell belongs to one slab, so no sphere is tested twice. Slabs come in ray
- * order, and a hit from slab k lies at t ≥ the stretch's entry, so the walk stops at the first
- * slab that starts beyond the best hit so far (nearest mode) or beyond B.
+ * One thread per cast. A broad phase that serves casts supplies its walk over its structure
+ * (`CastWalk`: its bindings, its declarations and the loop that visits candidates; the
+ * all-pairs, grid and BVH walks are in src/broadphase/<name>/casts.wgsl.ts) and `castKernel`
+ * wraps it in what every walk shares: the cast's set-up, the hit test (`castMath`), and the mode,
+ * chosen when the pipeline is made:
+ *   'nearest' the first hit (ties to the lowest sphere index) → hits[cast]
+ *   'count'   the number of hits → counts[cast]
+ *   'write'   every hit → hits[offsets[cast] ..], sorted by (distance, index)
+ * A walk visits a candidate sphere `q` (vec4f) with `onCandidate(mode, id)`, and may stop at
+ * `castStop(mode)`, the distance beyond which nothing can still count.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { CastParams, CastHitRecord } from '../src/layout.js';
-import { EXT_SCALE } from '../src/grid/level.js';
-import { gridHelpers, compiledFor, GRID_PARAMS, GRID_READ } from './grid.wgsl.js';
-import { bindings, uniform, readOnly, readWrite } from '../src/gpu/kernel.js';
-import { walkRows, visitLevel, inRowFunction } from './gridWalk.wgsl.js';
-import { flatWorkgroup, levelLoop, tinyGuards } from './common.wgsl.js';
-import { bvhWalk, rayBoxEntry } from './bvh.wgsl.js';
-import { BvhNode } from '../src/layout.js';
+import { EXT_SCALE, SLAB_X } from '../src/grid/level.js';
+import { uniform, readOnly, readWrite, type Bindings } from '../src/gpu/kernel.js';
+import { flatWorkgroup, tinyGuards } from './common.wgsl.js';
 
 import type { CastMode } from '../src/queryKinds.js';
 
 export { SLAB_X } from '../src/grid/level.js';
-import { SLAB_X } from '../src/grid/level.js';
-
-export interface CastShaderOptions {
-  broadphase: 'brute' | 'grid' | 'bvh';
-  mode: CastMode;
-  /** Grid only: the plan's layout (default dense). */
-  dense?: boolean;
-  /** Grid only: the plan has one level (GridLayout, shaders/grid.wgsl.ts). */
-  oneLevel?: boolean;
-}
 
 /**
  * The first touch of a cast (origin a, unit direction n, length len, radius r1) with sphere s,
@@ -89,25 +68,12 @@ fn castRecord(a: vec3f, n: vec3f, r1: f32, t: f32, s: vec4f, index: u32) -> Cast
 }
 `;
 
-/** What every cast kernel reads and writes besides its broad phase's structure. */
-const CAST_INPUT = { params: uniform('CastParams'), casts: readOnly('array<vec4f>') } as const;
-const CAST_OUTPUT = { hits: readWrite('array<CastHitRecord>'), counts: readWrite('array<u32>') } as const;
-
-/** The brute-force kernels: every sphere. */
-export const castBruteBindings = bindings({ ...CAST_INPUT, spheres: readOnly('array<vec4f>'), ...CAST_OUTPUT });
-/** The grid kernels: the grid's uniform first, then its buckets. */
-export const castGridBindings = bindings({ ...GRID_PARAMS, ...CAST_INPUT, ...GRID_READ, ...CAST_OUTPUT });
-/** The LBVH kernels: its nodes, the sorted spheres and their indices. */
-export const castBvhBindings = bindings({
-  ...CAST_INPUT,
-  nodes: readOnly('array<BvhNode>'),
-  sorted: readOnly('array<vec4f>'),
-  sortedId: readOnly('array<u32>'),
-  ...CAST_OUTPUT,
-});
+/** What every cast kernel reads and writes besides its broad phase's structure: spread into its bindings. */
+export const CAST_INPUT = { params: uniform('CastParams'), casts: readOnly('array<vec4f>') } as const;
+export const CAST_OUTPUT = { hits: readWrite('array<CastHitRecord>'), counts: readWrite('array<u32>') } as const;
 
 /** What to do with candidate `q` (vec4f) whose index is the u32 expression `id`. */
-function onCandidate(mode: CastMode, id: string): string {
+export function onCandidate(mode: CastMode, id: string): string {
   if (mode === 'nearest') {
     return `let t = castHit(a, n, len, r1, q);
           if (t >= 0.0 && t <= bestT) {
@@ -134,37 +100,47 @@ function onCandidate(mode: CastMode, id: string): string {
           }`;
 }
 
-export const castShader = (options: CastShaderOptions) =>
-  compiledFor(castCode(options), { dense: options.dense ?? true, oneLevel: options.broadphase === 'grid' && options.oneLevel });
+/** What can still count along the ray: up to B, and in nearest mode the best hit so far. */
+export const castStop = (mode: CastMode): string => (mode === 'nearest' ? 'min(len, bestT)' : 'len');
 
-const castCode = ({ broadphase, mode, dense = true }: CastShaderOptions) => {
-  // What can still count along the ray: up to B, and in nearest mode the best hit so far.
-  const tStop = mode === 'nearest' ? 'min(len, bestT)' : 'len';
-  const grid = broadphase === 'grid';
-  const bvh = broadphase === 'bvh';
-  const brute = broadphase === 'brute';
-  return wgsl`
+/**
+ * A broad phase's walk over its structure, for `castKernel`. The walk runs in `castMain` after
+ * the cast's set-up (a, n, len, r1, `live`, `moving`, and the mode's best hit or count) and
+ * visits candidates with `onCandidate`; threads past the last cast run it too (`live` false).
+ */
+export interface CastWalk {
+  /** The kernel's bindings: CAST_INPUT and CAST_OUTPUT with the structure's. */
+  bindings: Bindings<string>;
+  /** Declarations before the cast math: the structure's types and functions. */
+  helpers?: string;
+  /** Declarations after the cast math. */
+  lateHelpers?: string;
+  /** Module-scope variables (workgroup memory), after the constants. */
+  workgroup?: string;
+  /** The walk's statements in castMain. */
+  walk: string;
+}
+
+/** The cast kernel `castMain` of one mode over one broad phase's walk. */
+export const castKernel = (mode: CastMode, walk: CastWalk): string => wgsl`
 ${CastParams.wgsl}
 ${CastHitRecord.wgsl}
-${(grid ? castGridBindings : bvh ? castBvhBindings : castBruteBindings).wgsl}
-#if ${grid}
-${gridHelpers(dense)}
-#elif ${bvh}
-${BvhNode.wgsl}
-${rayBoxEntry}
+${walk.bindings.wgsl}
+#if ${walk.helpers !== undefined}
+${walk.helpers}
 #endif
 ${flatWorkgroup}
 ${castMath}
-#if ${grid && !dense}
-${inRowFunction}
+#if ${walk.lateHelpers !== undefined}
+${walk.lateHelpers}
 #endif
 
 override WG: u32; // src/gpu/workgroups.ts
 const FAR: f32 = 3.0e38;
 const SLAB_X: i32 = ${SLAB_X};
 const EXT_SCALE: f32 = ${EXT_SCALE};
-#if ${brute}
-var<workgroup> staged: array<vec4f, WG>;
+#if ${walk.workgroup !== undefined}
+${walk.workgroup}
 #endif
 
 @compute @workgroup_size(WG)
@@ -191,90 +167,9 @@ fn castMain(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec
   let first = counts[kk];
 #endif
 
-#if ${brute}
-  for (var base = 0u; base < params.sphereCount; base += WG) {
-    let j = base + lid;
-    staged[lid] = spheres[min(j, params.sphereCount - 1u)];
-    workgroupBarrier();
-    if (moving) {
-      let count = min(WG, params.sphereCount - base);
-      for (var i = 0u; i < count; i++) {
-        let q = staged[i];
-        ${onCandidate(mode, 'base + i')}
-      }
-    }
-    workgroupBarrier();
-  }
-#elif ${bvh}
-  if (moving && params.sphereCount > 0u) {
-    // Node boxes hold their spheres but for half an ulp of their coordinates; grown by the cast's
-    // radius and the slack (bvhCastSlack) they hold every point where the cast can touch.
-    let grow = vec3f(r1 * EXT_SCALE + params.slack);
-    ${bvhWalk({
-      test: `let key = rayBoxEntry(a, n, ${mode === 'nearest' ? 'min(len, bestT)' : 'len'}, nodes[c].lo - grow, nodes[c].hi + grow);`,
-      visit: onCandidate(mode, 'sortedId[u]'),
-      skip: mode === 'nearest' ? 'key > bestT' : undefined,
-    }, 'params.sphereCount')}
-  }
-#else
-  if (moving) {
-    // Walk along the dominant axis of the ray.
-    let an = abs(n);
-    let axis = select(select(2u, 1u, an.y >= an.z), 0u, an.x >= an.y && an.x >= an.z);
-    let na = n[axis];
-    let dir = select(-1, 1, na > 0.0);
-    ${levelLoop('level', 'grid.firstLevel', `
-      let cellSize = grid.levels[level].cellSize;
-      let lastSlab = i32(grid.levels[level].dims[axis]) - 1;
-      let h = (grid.levels[level].maxRadius + r1) * EXT_SCALE + params.slack;
-      let tEnd = ${tStop};
-      let rayEnd = a + n * tEnd;
-      if (!levelTouches(level, min(a, rayEnd) - vec3f(h), max(a, rayEnd) + vec3f(h))) {
-        continue;
-      }
-      // From the slab whose reach covers A to the one whose reach covers the end. Along x, a
-      // slab is SLAB_X cells thick: the buckets of a row are consecutive in x, so a thick slab
-      // costs the rows of a thin one (along y or z every row already spans the walk's x range).
-      let thickness = select(1, SLAB_X, axis == 0u);
-      let slabFirst = i32(cellOf(a - vec3f(f32(dir) * h), level)[axis]);
-      let slabLast = i32(cellOf(a + n * tEnd + vec3f(f32(dir) * h), level)[axis]);
-      // A ray much longer than the level's cells (more slabs than spheres in the level): test
-      // the level's spheres directly instead of walking slabs that are almost all empty.
-      if (f32(abs(slabLast - slabFirst) / thickness + 1) > f32(grid.levels[level].count)) {
-        ${visitLevel({ dense, level: 'level', box: false, visit: onCandidate(mode, 'sortedId[u]') })}
-        continue;
-      }
-      var slab = slabFirst;
-      loop {
-        // Cells [slabLo, slabHi] along the axis, and the stretch of the ray their spheres can touch.
-        let slabLo = select(max(slab - thickness + 1, 0), slab, dir > 0);
-        let slabHi = select(slab, min(slab + thickness - 1, lastSlab), dir > 0);
-        let x0 = select(grid.levels[level].origin[axis] + f32(slabLo) * cellSize - h, -FAR, slabLo == 0);
-        let x1 = select(grid.levels[level].origin[axis] + f32(slabHi + 1) * cellSize + h, FAR, slabHi == lastSlab);
-        var tIn = (select(x1, x0, dir > 0) - a[axis]) / na;
-        var tOut = (select(x0, x1, dir > 0) - a[axis]) / na;
-        let tStop = ${tStop};
-        tIn = max(tIn, 0.0);
-        if (tIn > tStop) {
-          break; // this slab, and every later one, starts beyond what can still count
-        }
-        tOut = min(tOut, tStop);
-        if (tIn <= tOut) {
-          let p0 = a + n * tIn;
-          let p1 = a + n * tOut;
-          var lo = cellOf(min(p0, p1) - vec3f(h), level);
-          var hi = cellOf(max(p0, p1) + vec3f(h), level);
-          lo[axis] = u32(slabLo);
-          hi[axis] = u32(slabHi);
-          ${walkRows({ dense, level: 'level', lo: 'lo', hi: 'hi', levelScan: true, flat: true, visit: onCandidate(mode, 'sortedId[u]') })}
-        }
-        if (slabLast >= slabLo && slabLast <= slabHi) {
-          break;
-        }
-        slab += dir * thickness;
-      }`)}
-  }
-#endif
+
+${walk.walk}
+
 
   if (!live) {
     return;
@@ -303,4 +198,3 @@ fn castMain(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec
 #endif
 }
 `;
-};

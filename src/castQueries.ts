@@ -168,26 +168,8 @@ export function castReach(batch: CastBatch, sphereAbs: number, maxRadius: number
   return { maxAbs: Math.max(batch.maxAbs, sphereAbs), maxLength: batch.maxLength, maxRadius };
 }
 
-/**
- * The grid walk's slack, added to every reach: it computes cells from absolute positions along
- * the cast (A + n·t, then minus the level's origin), each rounded to 2^-24 of the coordinates,
- * so the slack is 2^-20 (16 such roundings) of the coordinates and the cast's length.
- */
-export function gridCastSlack(reach: CastReach): number {
-  return (reach.maxAbs + reach.maxLength + reach.maxRadius) * 2 ** -20;
-}
-
-/**
- * The BVH walk's slack, added to every node box: the boxes hold their spheres but for the
- * rounding of x ± P(r) and of the growth itself (half an ulp of x each: 2^-22 of the
- * coordinates covers both twice over), and the slab test's t values are rounded relative to
- * the distances along the cast (2^-20 of its length and reach, as castHit's own rounding). No
- * 2^-20 of the coordinates: at 1e6 that was about 1 unit, and every cast of a touching lattice
- * of radius 1/16 reached some 8 times more leaves on each axis across it than it needed.
- */
-export function bvhCastSlack(reach: CastReach): number {
-  return reach.maxAbs * 2 ** -22 + (reach.maxLength + reach.maxRadius) * 2 ** -20;
-}
+export { gridCastSlack } from './broadphase/grid/castSlack.js';
+export { bvhCastSlack } from './broadphase/bvh/castSlack.js';
 
 /**
  * The number of hits behind exclusive-scan offsets, exactly: the scan adds u32s and wraps past

@@ -315,7 +315,7 @@ export const BvhParams = defineStruct('BvhParams', {
   /** 2^20 / extent per axis (0 for an axis of zero extent: every code has 0 there). */
   scale: 'vec3f',
   boxCount: 'u32',
-  /** Unused, written 0: leaf boxes grow by their own radius (paddedRadius, shaders/bvh.wgsl.ts), not by a slack of the coordinates. */
+  /** Unused, written 0: leaf boxes grow by their own radius (paddedRadius, src/broadphase/bvh/bvh.wgsl.ts), not by a slack of the coordinates. */
   slack: 'f32',
 });
 

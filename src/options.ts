@@ -3,15 +3,21 @@
  * which 'auto' switches broad phase.
  */
 
+import { BROADPHASE_NAMES } from './broadphase/registry.js';
+
 /**
  * How candidates are found: 'all-pairs' tests everything; 'grid' bins the spheres in a
  * multi-level grid; 'sweep' sorts them along one axis and sweeps (pairs and box pairs only);
  * 'bvh' builds a linear BVH over Morton-sorted spheres; 'auto' picks by the scene
- * (src/broadphase/index.ts).
+ * (src/broadphase/index.ts). The names are the registry's (src/broadphase/registry.ts, which
+ * checks that they agree with this type).
  */
 export type Broadphase = 'auto' | 'all-pairs' | 'grid' | 'sweep' | 'bvh';
-/** Every {@link Broadphase} name, e.g. to validate a user's choice or loop over them in tests. */
-export const BROADPHASES: readonly Broadphase[] = ['auto', 'all-pairs', 'grid', 'sweep', 'bvh'];
+/**
+ * Every {@link Broadphase} name, e.g. to validate a user's choice or loop over them in tests:
+ * 'auto', then the broad phases of the registry (src/broadphase/registry.ts) in its order.
+ */
+export const BROADPHASES: readonly Broadphase[] = ['auto', ...BROADPHASE_NAMES];
 
 /**
  * 'auto' uses all-pairs below this many spheres and the grid from here on. Measured with

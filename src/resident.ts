@@ -24,13 +24,13 @@ import { ceilDiv } from './gpu/dispatch.js';
 import { CastPass } from './passes/casts.js';
 import { residentCheckShader, residentCheckBindings, residentDispatchShader, residentDispatchBindings } from '../shaders/resident.wgsl.js';
 import { ResidentParams, ResidentStatus, PairCounter, CastHitRecord, GPU_STRIDE, PAIR_BYTES, packStruct } from './layout.js';
-import { createBroadPhases, destroyBroadPhases, chooseBroadphase, checkServes, type BroadPhase, type BroadPhases, type CastShape, type QueryShape } from './broadphase/index.js';
+import { createBroadPhases, destroyBroadPhases, chooseBroadphase, checkServes, WITHOUT_SPHERES, type BroadPhase, type BroadPhases, type CastShape, type QueryShape } from './broadphase/index.js';
 import { checkOneOf, checkPositiveInteger, checkBoolean, checkNumber, RULES, MAX_MAGNITUDE, type SphereStats } from './validate.js';
 import { LOG2_BIAS, LOG2_BINS, ceilLog2Bits } from './grid/level.js';
 import { BROADPHASES, type Broadphase } from './options.js';
 import { toRaycastResult, toSphereCastResult, trueTotal, type HitRecords, type RaycastResult, type SphereCastResult, type RaycastAllHits, type SphereCastAllHits, type CastReach } from './castQueries.js';
 import { ExclusiveScanPass, scanBufferBytes } from './passes/scan.js';
-import type { BoxSample, GridPlan, PlanOptions } from './grid/plan.js';
+import { planGrid, type BoxSample, type GridPlan, type PlanOptions } from './grid/plan.js';
 import { GpuTimer } from './gpu/timer.js';
 import type { BoxKind } from './queryKinds.js';
 import type { CastMode } from './queryKinds.js';
@@ -518,7 +518,7 @@ export class ResidentQueries {
   constructor(
     private readonly device: GPUDevice,
     private readonly maxWorkgroupsPerDimension: number,
-    planOptions: PlanOptions,
+    private readonly planOptions: PlanOptions,
     label = 'resident',
     /** The largest binding a buffer of the calls may have (the Collider's `maxBindingBytes`). */
     private readonly bindingBytes = bindingLimit(device),
@@ -535,9 +535,9 @@ export class ResidentQueries {
     this.maxRecords = Math.floor(bindingBytes / 16); // spheres (limits.maxSpheres)
   }
 
-  /** The grid plan the grid broad phase would use for these statistics (and boxes, for a box query). */
+  /** The grid plan the grid broad phase would use for these statistics (and boxes, for a box query): src/grid/plan.ts. */
   planFor(stats: SphereStats, boxes?: BoxSample): GridPlan {
-    return this.broadphases.grid.planFor(stats, boxes);
+    return planGrid(stats, this.planOptions, boxes);
   }
 
   /** The broad phase a query runs on: the caller's choice, or 'auto''s. */
@@ -687,8 +687,8 @@ export class ResidentQueries {
     // The total: all hits copy the scan's last word in below; nearest hits are the casts.
     this.device.queue.writeBuffer(result.total, 0, new Uint32Array([job.allHits ? 0 : casts.count, 0]));
     if (casts.count > 0) {
-      // No spheres: every cast misses, which the brute-force kernels find over zero spheres.
-      const use = spheres.count === 0 ? this.broadphases['all-pairs'] : phase;
+      // No spheres: every cast misses, which the phase that builds nothing finds over zero spheres.
+      const use = spheres.count === 0 ? this.broadphases[WITHOUT_SPHERES] : phase;
       this.kernels.setParams(casts.count, spheres.count, use.castSlack(job.reach));
       if (!job.reuseBuild) {
         use.prepare(job.stats);

@@ -19,6 +19,7 @@ import { planGrid, estimateBoxCost, type GridPlan } from '../src/grid/plan.js';
 import { validateSpheres, validateAabbs, validateOrientedBoxes, boxSampleOf } from '../src/validate.js';
 import { rotateInverse } from '../src/reference/sphereBox.js';
 import { boxScene } from '../bench/scenes.js';
+import { phasesServing } from '../src/broadphase/registry.js';
 
 const gpu = useGpu();
 
@@ -95,7 +96,7 @@ describe('sphereBoxPairs (AABB) matches the oracle', () => {
       const boxes = c.boxes();
       const oracle = bruteForceSphereAabbPairs(spheres, boxes);
       const found: Record<string, Uint32Array> = {};
-      for (const broadphase of ['all-pairs', 'grid', 'sweep', 'bvh'] as const) {
+      for (const broadphase of phasesServing('boxes')) {
         const pairs = (found[broadphase] = await gpu.collider.sphereBoxPairs(spheres, boxes, { broadphase }));
         expect(bandViolations(diffPairs(spheres, pairs, oracle, aabbMargin(boxes), false), 1), broadphase).toEqual([]);
       }
@@ -118,7 +119,7 @@ describe('sphereOrientedBoxPairs matches the oracle', () => {
       const boxes = c.boxes();
       const oracle = bruteForceSphereObbPairs(spheres, boxes);
       const found: Record<string, Uint32Array> = {};
-      for (const broadphase of ['all-pairs', 'grid', 'sweep', 'bvh'] as const) {
+      for (const broadphase of phasesServing('boxes')) {
         const pairs = (found[broadphase] = await gpu.collider.sphereOrientedBoxPairs(spheres, boxes, { broadphase }));
         expect(bandViolations(diffPairs(spheres, pairs, oracle, obbMargin(boxes), false), 1), broadphase).toEqual([]);
       }
@@ -226,7 +227,7 @@ describe('a long, thin oriented box at an angle', () => {
         const box = new Float32Array([0, cy, 0, L, H, H, ...q]);
         const all = await gpu.collider.sphereOrientedBoxPairs(spheres, box, { broadphase: 'all-pairs' });
         found += all.length / 2;
-        for (const broadphase of ['grid', 'sweep', 'bvh'] as const) {
+        for (const broadphase of phasesServing('boxes').filter((name) => name !== 'all-pairs')) {
           const pairs = await gpu.collider.sphereOrientedBoxPairs(spheres, box, { broadphase });
           expect(sortPairs(pairs), `${broadphase}, trial ${trial}`).toEqual(sortPairs(all));
           missed += (all.length - pairs.length) / 2;

@@ -13,8 +13,8 @@ import { bruteForceSpherePairs, sortPairs } from '../src/reference/spherePairs.j
 import { bruteForceSphereAabbPairs, bruteForceSphereObbPairs } from '../src/reference/sphereBox.js';
 import { bruteForceNearestCasts } from '../src/reference/casts.js';
 import { buildBvh, walkBvh, mortonCodes, bvhSpherePairs, bvhSphereBoxPairs, bvhNearestCasts } from '../src/reference/bvh.js';
-import { bvhPyramidLevels } from '../src/broadphase/bvh.js';
-import { BVH_LEAF, BVH_STACK, BVH_MAX_DEPTH } from '../shaders/bvh.wgsl.js';
+import { bvhPyramidLevels } from '../src/broadphase/bvh/phase.js';
+import { BVH_LEAF, BVH_STACK, BVH_MAX_DEPTH } from '../src/broadphase/bvh/bvh.wgsl.js';
 
 const gpu = useGpu();
 

@@ -17,6 +17,7 @@ import { gridCasts } from '../src/reference/gridQueries.js';
 import { trueTotal } from '../src/castQueries.js';
 import { RULES } from '../src/validate.js';
 import { thrown } from './support/thrown.js';
+import { phasesServing } from '../src/broadphase/registry.js';
 
 const gpu = useGpu();
 
@@ -119,7 +120,7 @@ describe('raycast: nearest hit', () => {
     it(name, async () => {
       const spheres = make();
       const rays = mixedRays(around(), 900, 600 + name.length);
-      for (const broadphase of ['all-pairs', 'grid', 'bvh'] as const) {
+      for (const broadphase of phasesServing('casts')) {
         const res = await gpu.collider.raycast(rays, spheres, { broadphase });
         expect(nearestViolations(rays, 6, spheres, res), broadphase).toEqual([]);
         expect(pointViolations(rays, 6, spheres, res), broadphase).toEqual([]);
@@ -138,7 +139,7 @@ describe('raycast: nearest hit', () => {
     const spheres = new Float32Array(3 * base.length);
     for (let i = 0; i < 500; i++) for (let copy = 0; copy < 3; copy++) spheres.set(base.subarray(4 * i, 4 * i + 4), 4 * (copy * 500 + i));
     const rays = mixedRays(base, 600, 506);
-    for (const broadphase of ['all-pairs', 'grid', 'bvh'] as const) {
+    for (const broadphase of phasesServing('casts')) {
       const res = await gpu.collider.raycast(rays, spheres, { broadphase });
       const hits = Array.from(res.index).filter((i) => i >= 0);
       expect(hits.length).toBeGreaterThan(100);
@@ -149,7 +150,7 @@ describe('raycast: nearest hit', () => {
   it('zero-length rays hit nothing, even inside or on a sphere; empty inputs are empty', async () => {
     const spheres = new Float32Array([0, 0, 0, 1, 5, 0, 0, 1]);
     const rays = new Float32Array([0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 9, 9, 9, 9, 9, 9]);
-    for (const broadphase of ['all-pairs', 'grid', 'bvh'] as const) {
+    for (const broadphase of phasesServing('casts')) {
       const res = await gpu.collider.raycast(rays, spheres, { broadphase });
       expect(Array.from(res.index)).toEqual([-1, -1, -1]);
     }
@@ -168,7 +169,7 @@ describe('raycast: nearest hit', () => {
       5, 0, 0, 10, 0, 0, // sphere behind: miss
       -1, 0, 0, -5, 0, 0, // starts on the surface, pointing away: miss
     ]);
-    for (const broadphase of ['all-pairs', 'grid', 'bvh'] as const) {
+    for (const broadphase of phasesServing('casts')) {
       const res = await gpu.collider.raycast(rays, spheres, { broadphase });
       expect(Array.from(res.index), broadphase).toEqual([0, -1, 0, -1, 0, -1, -1]);
       expect(res.distance[0]).toBeCloseTo(4, 5);
@@ -184,7 +185,7 @@ describe('sphereCast: nearest hit', () => {
     it(name, async () => {
       const spheres = make();
       const casts = mixedRays(around(), 900, 700 + name.length, 1.5 * spheres[3]);
-      for (const broadphase of ['all-pairs', 'grid', 'bvh'] as const) {
+      for (const broadphase of phasesServing('casts')) {
         const res = await gpu.collider.sphereCast(casts, spheres, { broadphase });
         expect(nearestViolations(casts, 7, spheres, res), broadphase).toEqual([]);
         expect(pointViolations(casts, 7, spheres, res), broadphase).toEqual([]);
@@ -202,7 +203,7 @@ describe('sphereCast: nearest hit', () => {
       -5, 0, 0, -2.5, 0, 0, 1, // contact would be at |AC| = 3 > |AB| = 2.5: no hit (the seed's gap)
       -5, 2, 0, 5, 2, 0, 1, // grazes: tangent, contact (0, 1, 0)
     ]);
-    for (const broadphase of ['all-pairs', 'grid', 'bvh'] as const) {
+    for (const broadphase of phasesServing('casts')) {
       const res = await gpu.collider.sphereCast(casts, spheres, { broadphase });
       expect(Array.from(res.index), broadphase).toEqual([0, -1, -1, 0]);
       expect(Array.from(res.center.subarray(0, 3))).toEqual([-2, 0, 0]);
@@ -217,7 +218,7 @@ describe('all hits', () => {
   it('raycast, every hit by distance, both broad phases (seed 801)', async () => {
     const spheres = mixedRadiiScene(2000, { seed: 801 });
     const rays = mixedRays(spheres, 500, 801);
-    for (const broadphase of ['all-pairs', 'grid', 'bvh'] as const) {
+    for (const broadphase of phasesServing('casts')) {
       const res = await gpu.collider.raycast(rays, spheres, { broadphase, allHits: true });
       expect(allHitsViolations(rays, 6, spheres, res), broadphase).toEqual([]);
       expect(pointViolations(rays, 6, spheres, res), broadphase).toEqual([]);
@@ -232,7 +233,7 @@ describe('all hits', () => {
   it('sphereCast, every hit by distance, both broad phases (seed 802)', async () => {
     const spheres = uniformScene(2000, { seed: 802 });
     const casts = mixedRays(spheres, 400, 802, 1);
-    for (const broadphase of ['all-pairs', 'grid', 'bvh'] as const) {
+    for (const broadphase of phasesServing('casts')) {
       const res = await gpu.collider.sphereCast(casts, spheres, { broadphase, allHits: true });
       expect(allHitsViolations(casts, 7, spheres, res), broadphase).toEqual([]);
       expect(pointViolations(casts, 7, spheres, res), broadphase).toEqual([]);
@@ -278,7 +279,7 @@ describe('grid shapes and folded dispatches', () => {
     try {
       const spheres = uniformScene(1200, { seed: 902 });
       const rays = mixedRays(spheres, 1500, 902);
-      for (const broadphase of ['all-pairs', 'grid', 'bvh'] as const) {
+      for (const broadphase of phasesServing('casts')) {
         const res = await collider.raycast(rays, spheres, { broadphase });
         expect(nearestViolations(rays, 6, spheres, res), broadphase).toEqual([]);
         const all = await collider.raycast(rays, spheres, { broadphase, allHits: true });

@@ -11,18 +11,21 @@ import { useGpu } from './support/gpu.js';
 import { bindings, uniform, readOnly, readWrite, type Bindings, type BindingKind } from '../src/gpu/kernel.js';
 import { runtimeArrays } from '../src/gpu/pipeline.js';
 import { BufferUsage, MapMode } from '../src/gpu/flags.js';
-import { allPairsShader, allPairsBindings } from '../shaders/allPairs.wgsl.js';
-import { boxAllPairsShader, boxAllPairsBindings, boxGridPairsShader, boxGridPairsBindings } from '../shaders/boxes.wgsl.js';
-import { castShader, castBruteBindings, castGridBindings, castBvhBindings } from '../shaders/casts.wgsl.js';
+import { allPairsShader, allPairsBindings } from '../src/broadphase/all-pairs/pairs.wgsl.js';
+import { boxAllPairsShader, boxAllPairsBindings } from '../src/broadphase/all-pairs/boxes.wgsl.js';
+import { boxGridPairsShader, boxGridPairsBindings } from '../src/broadphase/grid/boxes.wgsl.js';
+import { castAllPairsShader, castAllPairsBindings } from '../src/broadphase/all-pairs/casts.wgsl.js';
+import { castGridShader, castGridBindings } from '../src/broadphase/grid/casts.wgsl.js';
+import { castBvhShader, castBvhBindings } from '../src/broadphase/bvh/casts.wgsl.js';
 import { gridCountShader, gridCountBindings, gridScatterShader, gridScatterBindings } from '../shaders/grid.wgsl.js';
-import { gridPairsShader, gridPairsBindings } from '../shaders/gridPairs.wgsl.js';
+import { gridPairsShader, gridPairsBindings } from '../src/broadphase/grid/pairs.wgsl.js';
 import { residentCheckShader, residentCheckBindings, residentDispatchShader, residentDispatchBindings } from '../shaders/resident.wgsl.js';
 import { scanShader, scanBindings } from '../shaders/scan.wgsl.js';
-import { sweepKeysShader, sweepKeysBindings, sweepGatherShader, sweepGatherBindings, sweepPairsShader, sweepPairsBindings, sweepBoxesShader, sweepBoxesBindings } from '../shaders/sweep.wgsl.js';
+import { sweepKeysShader, sweepKeysBindings, sweepGatherShader, sweepGatherBindings, sweepPairsShader, sweepPairsBindings, sweepBoxesShader, sweepBoxesBindings } from '../src/broadphase/sweep/sweep.wgsl.js';
 import {
   bvhCodesShader, bvhCodesBindings, bvhCodesHiShader, bvhCodesHiBindings, bvhGatherShader, bvhGatherBindings, bvhPyramidShader, bvhPyramidBindings,
   bvhNodesShader, bvhNodesBindings, bvhPairsShader, bvhPairsBindings, bvhBoxesShader, bvhBoxesBindings,
-} from '../shaders/bvh.wgsl.js';
+} from '../src/broadphase/bvh/bvh.wgsl.js';
 import {
   radixSortShader, radixKeysBindings, radixPairsBindings, radixSortSubgroupShader, radixSubgroupKeysBindings, radixSubgroupPairsBindings,
 } from '../shaders/radixSort.wgsl.js';
@@ -38,9 +41,9 @@ const KERNELS: [string, Bindings<string>, string[]][] = [
   ['allPairs', allPairsBindings, [allPairsShader()]],
   ['boxAllPairs', boxAllPairsBindings, KINDS.map((kind) => boxAllPairsShader({ kind }))],
   ['boxGridPairs', boxGridPairsBindings, KINDS.flatMap((kind) => LAYOUTS.map((layout) => boxGridPairsShader({ kind, ...layout })))],
-  ['cast brute', castBruteBindings, MODES.map((mode) => castShader({ broadphase: 'brute', mode }))],
-  ['cast grid', castGridBindings, MODES.flatMap((mode) => LAYOUTS.map((layout) => castShader({ broadphase: 'grid', mode, ...layout })))],
-  ['cast bvh', castBvhBindings, MODES.map((mode) => castShader({ broadphase: 'bvh', mode }))],
+  ['cast all-pairs', castAllPairsBindings, MODES.map((mode) => castAllPairsShader({ mode }))],
+  ['cast grid', castGridBindings, MODES.flatMap((mode) => LAYOUTS.map((layout) => castGridShader({ mode, ...layout })))],
+  ['cast bvh', castBvhBindings, MODES.map((mode) => castBvhShader({ mode }))],
   ['gridCount', gridCountBindings, LAYOUTS.map((layout) => gridCountShader(layout))],
   ['gridScatter', gridScatterBindings, [gridScatterShader()]],
   ['gridPairs', gridPairsBindings, LAYOUTS.map((layout) => gridPairsShader(layout))],

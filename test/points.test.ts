@@ -11,10 +11,11 @@ import { bruteForceSphereAabbPairs, bruteForceSphereObbPairs } from '../src/refe
 import { bruteForceNearestCasts } from '../src/reference/casts.js';
 import { InvalidInputError } from '../src/errors.js';
 import { RULES } from '../src/validate.js';
+import { phasesServing } from '../src/broadphase/registry.js';
 
 const gpu = useGpu();
-const PAIR_PHASES = ['all-pairs', 'grid', 'sweep', 'bvh'] as const;
-const CAST_PHASES = ['all-pairs', 'grid', 'bvh'] as const;
+const PAIR_PHASES = phasesServing('pairs');
+const CAST_PHASES = phasesServing('casts');
 
 describe('points', () => {
   it('two points 1e-30 apart do not touch; coincident points do (every broad phase)', async () => {

@@ -17,6 +17,7 @@ import { BufferUsage, MapMode } from '../src/gpu/flags.js';
 import { GpuTimer } from '../src/gpu/timer.js';
 import { workDone } from '../src/gpu/wait.js';
 import { thrown } from './support/thrown.js';
+import { phasesServing } from '../src/broadphase/registry.js';
 
 const gpu = useGpu();
 
@@ -36,7 +37,7 @@ async function submit(record: (encoder: GPUCommandEncoder) => void): Promise<voi
 
 describe('encodeSpherePairs', () => {
   const spheres = uniformScene(3000, { seed: 1601 });
-  for (const broadphase of ['all-pairs', 'grid', 'sweep', 'bvh'] as const) {
+  for (const broadphase of phasesServing('pairs')) {
     it(`equals spherePairs, ${broadphase} (seed 1601), from a buffer at offset 0 and at an offset`, async () => {
       const expected = sortPairs(await gpu.collider.spherePairs(spheres, { broadphase }));
       expect(expected.length).toBeGreaterThan(100);
@@ -217,7 +218,7 @@ describe('encodeSphereBoxPairs, encodeSphereOrientedBoxPairs, encodeRaycast, enc
   const rays = new Float32Array(6 * 500).map(() => rand() * side);
   const casts = new Float32Array(7 * 500).map((_, k) => (k % 7 === 6 ? rand() : rand() * side));
 
-  for (const broadphase of ['all-pairs', 'grid', 'sweep', 'bvh'] as const) {
+  for (const broadphase of phasesServing('boxes')) {
     it(`box pairs equal the one-shot calls, ${broadphase} (seed 1602)`, async () => {
       const sphereBuffer = storage(spheres);
       const aabbBuffer = storage(validateAabbs('aabbs', aabbs));
@@ -242,7 +243,7 @@ describe('encodeSphereBoxPairs, encodeSphereOrientedBoxPairs, encodeRaycast, enc
     });
   }
 
-  for (const broadphase of ['all-pairs', 'grid', 'bvh'] as const) {
+  for (const broadphase of phasesServing('casts')) {
     it(`nearest raycasts and sphere casts equal the one-shot calls, ${broadphase} (seed 1602)`, async () => {
       const sphereBuffer = storage(spheres);
       const rayBuffer = storage(validateCasts('rays', rays, 6).packed);
@@ -303,7 +304,7 @@ describe('encodeSphereBoxPairs, encodeSphereOrientedBoxPairs, encodeRaycast, enc
     rayBuffer.destroy();
   });
 
-  for (const broadphase of ['all-pairs', 'grid', 'bvh'] as const) {
+  for (const broadphase of phasesServing('casts')) {
     it(`all hits: equal the one-shot calls; past the capacity a CapacityError with the true total, then it grows; indirect arguments from the total, ${broadphase} (seed 1603)`, async () => {
       const sphereBuffer = storage(spheres);
       const rayBuffer = storage(validateCasts('rays', rays, 6).packed);

@@ -16,6 +16,7 @@ import type { EncodedPairs, EncodedHits, ResidentPool } from '../src/resident.js
 import type { RaycastResult, SphereCastResult, RaycastAllHits } from '../src/castQueries.js';
 import { BufferUsage, MapMode } from '../src/gpu/flags.js';
 import { workDone } from '../src/gpu/wait.js';
+import { BROADPHASE_NAMES } from '../src/broadphase/registry.js';
 
 const gpu = useGpu();
 
@@ -171,7 +172,7 @@ describe('encoded calls sharing one submission', () => {
     }
   });
 
-  for (const broadphase of ['grid', 'sweep', 'bvh', 'all-pairs'] as const) {
+  for (const broadphase of BROADPHASE_NAMES) {
     it(`two spherePairs of different scenes in one encoder, the larger second; frames encoded into the same results make no new recorder (${broadphase}; seeds 3801, 3802)`, async () => {
       const collider = await createCollider({ device: gpu.device });
       try {

@@ -4,7 +4,7 @@
  * (mixedCasts) on each broad phase (median of 3; a phase past 5 s is timed once), the costs the
  * model estimates, and the phase 'auto' picks against the fastest measured. One JSON line a scene.
  *
- *   npx tsx bench/probes/castFit.ts [spheres=16000] [kinds=all] [phases=grid,bvh,all-pairs] [rays=2000]
+ *   npx tsx bench/probes/castFit.ts [spheres=16000] [kinds=all] [phases=every phase that serves casts] [rays=2000]
  *
  * docs/results/casts-auto-fit-swiftshader.jsonl holds the run the constants were fitted to.
  */
@@ -12,11 +12,11 @@ import { requestNodeDevice, createCollider } from '../../src/node.js';
 import { PAIR_SCENES, mixedCasts } from '../scenes.js';
 import { validateSpheres, validateCasts } from '../../src/validate.js';
 import { planGrid } from '../../src/grid/plan.js';
-import { castCosts, chooseBroadphase } from '../../src/broadphase/index.js';
+import { castCosts, chooseBroadphase, phasesServing, type CastPhaseName } from '../../src/broadphase/index.js';
 
 const n = Number(process.argv[2] || 16000);
 const kinds = process.argv[3] ? process.argv[3].split(',') : Object.keys(PAIR_SCENES);
-const phases = (process.argv[4] || 'grid,bvh,all-pairs').split(',') as ('grid' | 'bvh' | 'all-pairs')[];
+const phases = process.argv[4] ? (process.argv[4].split(',') as CastPhaseName[]) : (phasesServing('casts') as CastPhaseName[]);
 const rays = Number(process.argv[5] || 2000);
 
 const device = await requestNodeDevice();

@@ -1,47 +1,42 @@
 /**
- * The broad phases behind one seam (src/broadphase/types.ts) and the rule 'auto' picks by.
- * Adding one: a module here implementing BroadPhase, its name in BROADPHASES (src/options.ts),
- * a line in `createBroadPhases`, and its place in `chooseBroadphase`.
+ * 'auto' and the broad phases' seam, for the rest of the library: the rule 'auto' picks by
+ * (`chooseBroadphase`), which queries each phase serves (`SERVES`, `checkServes`) and one
+ * instance of each (`createBroadPhases`), all derived from the registry (./registry.ts). Adding a
+ * phase: its folder (src/broadphase/<name>/, implementing BroadPhase from ./types.ts), its line in
+ * REGISTRY, its name in the `Broadphase` type (src/options.ts; TypeScript checks the two agree),
+ * and, if 'auto' may pick it for pairs or boxes, its place in `chooseBroadphase`.
  */
 import { CapacityError, InvalidInputError } from '../errors.js';
 import { RULES } from '../validate.js';
-import { ALL_PAIRS_MAX_SPHERES } from '../passes/allPairs.js';
+import { ALL_PAIRS_MAX_SPHERES } from './all-pairs/pairs.js';
 import { AUTO_GRID_MIN_SPHERES, AUTO_GRID_MIN_BOXES, type Broadphase } from '../options.js';
-import { AllPairsBroadPhase } from './allPairs.js';
-import { GridBroadPhase } from './grid.js';
-import { SweepBroadPhase, sweepAxis } from './sweep.js';
-import { BvhBroadPhase } from './bvh.js';
+import { sweepAxis } from './sweep/phase.js';
 import type { GridPlan, PlanOptions } from '../grid/plan.js';
 import type { CastBatch, SphereStats } from '../validate.js';
-import { estimateGridCastWork, type CastShapeWithRecords } from './castCost.js';
+import { estimateGridCastWork, type CastShapeWithRecords } from './grid/castCost.js';
 import { LOG2_BINS, LOG2_BIAS, ceilLog2 } from '../grid/level.js';
-import type { BroadPhase, BroadPhaseContext, BroadphaseName, QueryKind } from './types.js';
+import { REGISTRY, BROADPHASE_NAMES, phasesServing, autoCandidates, type BroadphaseName, type CastPhaseName } from './registry.js';
+import type { BroadPhase, BroadPhaseContext, QueryKind } from './types.js';
 
-export type { BroadPhase, BroadPhaseContext, BroadphaseName, QueryKind, CastJob } from './types.js';
-export { AllPairsBroadPhase } from './allPairs.js';
-export { GridBroadPhase } from './grid.js';
-export { SweepBroadPhase, sweepAxis, sweepSlack } from './sweep.js';
-export { BvhBroadPhase, bvhMortonGrid, bvhPyramidLevels } from './bvh.js';
+export type { BroadPhase, BroadPhaseContext, QueryKind, CastJob } from './types.js';
+export { REGISTRY, BROADPHASE_NAMES, WITHOUT_SPHERES, phasesServing, autoCandidates, type BroadphaseName, type CastPhaseName, type BroadPhaseEntry } from './registry.js';
+export { CAST_COST } from './grid/castCost.js';
+export { AllPairsBroadPhase } from './all-pairs/phase.js';
+export { GridBroadPhase } from './grid/phase.js';
+export { SweepBroadPhase, sweepAxis, sweepSlack } from './sweep/phase.js';
+export { BvhBroadPhase, bvhMortonGrid, bvhPyramidLevels } from './bvh/phase.js';
 
-/** One instance of each broad phase, made for one owner (a Collider, a world's queries). */
-export interface BroadPhases {
-  'all-pairs': AllPairsBroadPhase;
-  grid: GridBroadPhase;
-  sweep: SweepBroadPhase;
-  bvh: BvhBroadPhase;
-}
+/** One instance of each broad phase, made for one owner (a Collider, a world's queries), by name. */
+export type BroadPhases = Readonly<Record<BroadphaseName, BroadPhase>>;
 
 export function createBroadPhases(context: BroadPhaseContext, planOptions: PlanOptions, label = 'sphere grid'): BroadPhases {
-  return {
-    'all-pairs': new AllPairsBroadPhase(context),
-    grid: new GridBroadPhase(context, planOptions, label),
-    sweep: new SweepBroadPhase(context),
-    bvh: new BvhBroadPhase(context),
-  };
+  const phases = {} as Record<BroadphaseName, BroadPhase>;
+  for (const name of BROADPHASE_NAMES) phases[name] = REGISTRY[name].create(context, planOptions, label);
+  return phases;
 }
 
 export function destroyBroadPhases(phases: BroadPhases): void {
-  for (const phase of Object.values(phases) as BroadPhase[]) phase.destroy();
+  for (const phase of Object.values(phases)) phase.destroy();
 }
 
 /** What 'auto' knows of a cast batch: how many and their total length, and for one-shot calls the records and their extent. */
@@ -97,34 +92,12 @@ export function sweepEstimate(stats: SphereStats): { candidates: number; elongat
  * about log2(spheres) nodes. Constants fitted on SwiftShader over the bench's scene kinds
  * (docs/PERFORMANCE.md, "Casts: 'auto'").
  */
-export function castCosts(plan: GridPlan, stats: SphereStats, batch: CastShapeWithRecords): Record<'all-pairs' | 'grid' | 'bvh', number> {
-  const n = stats.count;
+export function castCosts(plan: GridPlan, stats: SphereStats, batch: CastShapeWithRecords): Record<CastPhaseName, number> {
   const work = estimateGridCastWork(plan, stats, batch);
-  const walk = work.slabs + work.rows + work.candidates;
-  return {
-    'all-pairs': batch.count * n,
-    grid: CAST_COST.gridFixed + CAST_COST.gridBuild * n + walk * (plan.dense ? CAST_COST.dense : CAST_COST.hashed),
-    bvh: CAST_COST.bvhFixed + CAST_COST.bvhBuild * n + CAST_COST.bvhCast * batch.count * Math.log2(Math.max(n, 2)) + CAST_COST.bvhNear * work.near,
-  };
+  const costs: Partial<Record<CastPhaseName, number>> = {};
+  for (const name of phasesServing('casts') as CastPhaseName[]) costs[name] = REGISTRY[name].castCost({ plan, stats, batch, work });
+  return costs as Record<CastPhaseName, number>;
 }
-
-/**
- * The constants of castCosts, in brute force's unit (78 ns on SwiftShader here), fitted by least
- * relative squares to 33 measured scenes (docs/PERFORMANCE.md, "Casts: 'auto'"): each phase's
- * fixed cost (its passes and their submission; the BVH's is inseparable from its build there),
- * its build a sphere, a slab, row or candidate of the grid's walk (4× in a hashed grid: a hash
- * and a random read a row), a level of the BVH's descent a cast, and a sphere it reaches.
- */
-export const CAST_COST = {
-  gridFixed: 3.5e5,
-  gridBuild: 3.6,
-  dense: 1.2,
-  hashed: 5,
-  bvhFixed: 0,
-  bvhBuild: 36,
-  bvhCast: 24,
-  bvhNear: 39,
-};
 
 /**
  * The broad phase a query runs on. An explicit choice is kept (a typed error if it cannot
@@ -152,7 +125,7 @@ export function chooseBroadphase(requested: Broadphase, shape: QueryShape): Broa
   if (!batch || batch.count === 0 || n < AUTO_GRID_MIN_SPHERES) return 'all-pairs';
   const stats = shape.stats ?? statsOfPlan(shape.gridPlan());
   const costs = castCosts(shape.gridPlan(), stats, batch);
-  return (['grid', 'bvh', 'all-pairs'] as const).reduce((best, name) => (costs[name] < costs[best] ? name : best));
+  return (autoCandidates('casts') as CastPhaseName[]).reduce((best, name) => (costs[name] < costs[best] ? name : best));
 }
 
 /** Stats enough for castCosts when the host has none: the plan's levels, spread over their bounds. */
@@ -174,19 +147,14 @@ function statsOfPlan(plan: GridPlan): SphereStats {
   return { count: plan.sphereCount, min, max, maxRadius: Math.max(...plan.levels.map((l) => l.maxRadius)), log2Hist, log2MaxRadius, variance: [0, 0, 0] };
 }
 
-/** The queries each broad phase serves. */
-export const SERVES: Readonly<Record<BroadphaseName, readonly QueryKind[]>> = {
-  'all-pairs': ['pairs', 'boxes', 'casts'],
-  grid: ['pairs', 'boxes', 'casts'],
-  sweep: ['pairs', 'boxes'],
-  bvh: ['pairs', 'boxes', 'casts'],
-};
+/** The queries each broad phase serves (the registry's). */
+export const SERVES: Readonly<Record<BroadphaseName, readonly QueryKind[]>> = Object.fromEntries(BROADPHASE_NAMES.map((name) => [name, REGISTRY[name].serves])) as Record<BroadphaseName, readonly QueryKind[]>;
 
 /** Throws a typed error if the broad phase the caller named cannot serve `query` ('auto' always can). */
 export function checkServes(name: Broadphase, query: QueryKind, argument = 'options.broadphase'): void {
   if (name !== 'auto' && !SERVES[name].includes(query)) {
     const what = query === 'casts' ? 'raycasts and sphere casts' : query === 'boxes' ? 'sphere–box pairs' : 'sphere pairs';
-    const serving = (Object.keys(SERVES) as BroadphaseName[]).filter((other) => SERVES[other].includes(query));
+    const serving = phasesServing(query);
     throw new InvalidInputError(argument, -1, RULES.option, `broadphase '${name}' does not serve ${what}; use 'auto', ${serving.map((o) => `'${o}'`).join(', ')}`);
   }
 }

@@ -2,7 +2,8 @@
  * The broad-phase seam. A broad phase is a structure built over spheres on the GPU that the
  * narrow phases walk: the Collider, the cast queries and the particle world's queries call it
  * through this interface and never ask which structure is behind it. Each one lives in its own
- * module of src/broadphase/ with its passes; `createBroadPhases` makes one of each.
+ * folder of src/broadphase/ (<name>/phase.ts) with its passes and kernels, and has a line in the
+ * registry (./registry.ts), from which `createBroadPhases` makes one of each.
  *
  * The order of use, per call: `prepare` (host side: plan and size the buffers, write parameters
  * through the queue), then, in one submission, `encodeBuild` followed by the queries. The
@@ -13,8 +14,7 @@ import type { BoxSample } from '../grid/plan.js';
 import type { PairList } from '../gpu/pairList.js';
 import type { GpuTimer } from '../gpu/timer.js';
 import type { BoxKind } from '../queryKinds.js';
-import type { CastMode } from '../queryKinds.js';
-import type { CastPass, CastTargets } from '../passes/casts.js';
+import type { CastPass, CastRun } from '../passes/casts.js';
 import type { CastReach } from '../castQueries.js';
 import type { Broadphase } from '../options.js';
 
@@ -25,13 +25,9 @@ export type BroadphaseName = Exclude<Broadphase, 'auto'>;
 export type QueryKind = 'pairs' | 'boxes' | 'casts';
 
 /** A cast batch already on the GPU, with the kernels that run it (src/resident.ts, recordCasts). */
-export interface CastJob {
+export interface CastJob extends CastRun {
+  /** The pass that runs a phase's cast kernel (CastPass.encode with the phase's CastKernel). */
   kernels: CastPass;
-  mode: CastMode;
-  /** Two vec4 a cast: (A, radius), (B, 0). */
-  casts: GPUBuffer;
-  castCount: number;
-  targets: CastTargets;
 }
 
 export interface BroadPhase {
@@ -47,7 +43,7 @@ export interface BroadPhase {
   encodeSpherePairs(encoder: GPUCommandEncoder, out: PairList, timer?: GpuTimer): void;
   /** Records the search for every overlapping (sphere, box) into `out`. One per submission. */
   encodeBoxPairs(encoder: GPUCommandEncoder, kind: BoxKind, boxes: GPUBuffer, boxCount: number, out: PairList, timer?: GpuTimer): void;
-  /** Records one cast kernel over the built structure (only those SERVES lists for 'casts'). */
+  /** Records one cast kernel over the built structure (only those the registry serves 'casts' with): `job.kernels.encode` with its CastKernel. */
   encodeCasts(encoder: GPUCommandEncoder, job: CastJob, timer?: GpuTimer): void;
   /** The rounding slack its cast walk adds (castQueries.ts: gridCastSlack, bvhCastSlack). */
   castSlack(reach: CastReach): number;

@@ -78,3 +78,6 @@ export function bindings<const S extends Record<string, BindingSpec>>(specs: S):
     },
   };
 }
+
+/** The binding names of a declaration. */
+export type BindingNames<B> = B extends Bindings<infer N> ? N : never;

@@ -1,17 +1,19 @@
 /**
- * CastPass: the raycast and sphere-cast kernels (shaders/casts.wgsl.ts), brute force,
- * against a built grid or a built LBVH (the broad phases in src/broadphase choose), in three modes: the nearest hit per cast, the number of hits per cast,
- * and every hit (written at the offsets the scanned counts give).
+ * CastPass: what every cast kernel shares (shaders/casts.wgsl.ts): the parameters, the
+ * pipelines (one per phase, variant and mode, made on first use) and the dispatch, one thread per
+ * cast. The kernels themselves are the broad phases' (src/broadphase/<name>/casts.wgsl.ts): a
+ * phase's `encodeCasts` hands its `CastKernel` and its structure's buffers to `encode`, in one of
+ * three modes: the nearest hit per cast, the number of hits per cast, and every hit (written at
+ * the offsets the scanned counts give).
  */
-import { castShader, castBruteBindings, castGridBindings, castBvhBindings } from '../../shaders/casts.wgsl.js';
+import { castAllPairsKernel } from '../broadphase/all-pairs/casts.wgsl.js';
 import type { CastMode } from '../queryKinds.js';
-import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/grid.wgsl.js';
 import { CastParams, packStruct } from '../layout.js';
 import { computePipeline, variant, recordPass } from '../gpu/pipeline.js';
 import { createBuffer } from '../gpu/buffers.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { ceilDiv } from '../gpu/dispatch.js';
-import type { GpuGrid } from './gridBuild.js';
+import type { Bindings, BindingResource } from '../gpu/kernel.js';
 import type { GpuTimer } from '../gpu/timer.js';
 import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
 
@@ -22,6 +24,28 @@ export interface CastTargets {
   hits: GPUBuffer;
   /** castCount + 1 u32: hit counts (count), their exclusive scan (write); unused for nearest. */
   counts: GPUBuffer;
+}
+
+/** What the cast pass binds itself: the parameters, the casts and the targets. */
+type CastOwn = 'params' | 'casts' | 'hits' | 'counts';
+
+/** One broad phase's cast kernel: its bindings and its WGSL by mode. */
+export interface CastKernel<N extends string> {
+  /** The stage's name, `cast <name> <mode>` (and its bind group layout's, `cast <name>`). */
+  name: string;
+  /** The pipeline's key within its phase (a grid layout), when it has variants. */
+  variant?: string;
+  bindings: Bindings<N>;
+  shader(mode: CastMode): string;
+}
+
+/** A cast batch already on the GPU, in one mode. */
+export interface CastRun {
+  mode: CastMode;
+  /** Two vec4 a cast: (A, radius), (B, 0). */
+  casts: GPUBuffer;
+  castCount: number;
+  targets: CastTargets;
 }
 
 export class CastPass {
@@ -35,11 +59,11 @@ export class CastPass {
     this.params = createBuffer(device, 'cast params', CastParams.size, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
   }
 
-  private pipeline(broadphase: 'brute' | 'grid' | 'bvh', mode: CastMode, grid?: GridLayout): GPUComputePipeline {
-    const key = `${broadphase === 'grid' && grid ? `grid ${gridLayoutName(grid)}` : broadphase} ${mode}`;
+  private pipeline<N extends string>(kernel: CastKernel<N>, mode: CastMode): GPUComputePipeline {
+    const key = `${kernel.variant ? `${kernel.name} ${kernel.variant}` : kernel.name} ${mode}`;
     return variant(this.pipelines, key, () => {
-      const layout = (broadphase === 'grid' ? castGridBindings : broadphase === 'bvh' ? castBvhBindings : castBruteBindings).layout(this.device, `cast ${broadphase}`);
-      return computePipeline(this.device, `cast ${key}`, [layout], castShader({ broadphase, mode, ...grid }), 'castMain', { WG });
+      const layout = kernel.bindings.layout(this.device, `cast ${kernel.name}`);
+      return computePipeline(this.device, `cast ${key}`, [layout], kernel.shader(mode), 'castMain', { WG });
     });
   }
 
@@ -48,30 +72,16 @@ export class CastPass {
     this.device.queue.writeBuffer(this.params, 0, packStruct(CastParams, { castCount, sphereCount, slack }));
   }
 
-  /** Records one cast kernel testing every sphere of `spheres` (`sphereCount` in the parameters). */
+  /** Records one cast kernel of a broad phase over its structure's buffers (`structure`: every binding but the pass's own). */
+  encode<N extends string>(encoder: GPUCommandEncoder, kernel: CastKernel<N>, run: CastRun, structure: Readonly<Record<Exclude<N, CastOwn>, BindingResource>>, timer?: GpuTimer): void {
+    const label = `cast ${kernel.name} ${run.mode}`;
+    const resources = { ...structure, params: this.params, casts: run.casts, hits: run.targets.hits, counts: run.targets.counts } as Readonly<Record<N, BindingResource>>;
+    recordPass(encoder, label, this.pipeline(kernel, run.mode), kernel.bindings.bind(this.device, label, resources), ceilDiv(run.castCount, WG), this.maxWorkgroupsPerDimension, timer);
+  }
+
+  /** Records one all-pairs cast kernel testing every sphere of `spheres` (`sphereCount` in the parameters). */
   encodeBrute(encoder: GPUCommandEncoder, mode: CastMode, spheres: GPUBuffer, casts: GPUBuffer, castCount: number, targets: CastTargets, timer?: GpuTimer): void {
-    const label = `cast brute ${mode}`;
-    this.dispatch(encoder, label, castCount, timer, this.pipeline('brute', mode), castBruteBindings.bind(this.device, label, { params: this.params, casts, spheres, ...targets }));
-  }
-
-  /** Records one cast kernel walking a built grid. */
-  encodeGrid(encoder: GPUCommandEncoder, mode: CastMode, grid: GpuGrid, casts: GPUBuffer, castCount: number, targets: CastTargets, timer?: GpuTimer): void {
-    const label = `cast grid ${mode}`;
-    const plan = grid.plan;
-    if (!plan) throw new Error('the grid has no plan: build it first');
-    const group = castGridBindings.bind(this.device, label, { ...grid.readBindings(), params: this.params, casts, ...targets });
-    this.dispatch(encoder, label, castCount, timer, this.pipeline('grid', mode, gridLayoutOf(plan)), group);
-  }
-
-  /** Records one cast kernel walking a built LBVH: its nodes, sorted spheres and their indices. */
-  encodeBvh(encoder: GPUCommandEncoder, mode: CastMode, bvh: { nodes: GPUBuffer; sorted: GPUBuffer; ids: GPUBuffer }, casts: GPUBuffer, castCount: number, targets: CastTargets, timer?: GpuTimer): void {
-    const label = `cast bvh ${mode}`;
-    const group = castBvhBindings.bind(this.device, label, { params: this.params, casts, nodes: bvh.nodes, sorted: bvh.sorted, sortedId: bvh.ids, hits: targets.hits, counts: targets.counts });
-    this.dispatch(encoder, label, castCount, timer, this.pipeline('bvh', mode), group);
-  }
-
-  private dispatch(encoder: GPUCommandEncoder, label: string, castCount: number, timer: GpuTimer | undefined, pipeline: GPUComputePipeline, group: GPUBindGroup): void {
-    recordPass(encoder, label, pipeline, group, ceilDiv(castCount, WG), this.maxWorkgroupsPerDimension, timer);
+    this.encode(encoder, castAllPairsKernel, { mode, casts, castCount, targets }, { spheres }, timer);
   }
 
   destroy(): void {

@@ -1,5 +1,5 @@
 /**
- * The CPU twin of the LBVH broad phase (shaders/bvh.wgsl.ts): the same f32 Morton codes, a
+ * The CPU twin of the LBVH broad phase (src/broadphase/bvh/bvh.wgsl.ts): the same f32 Morton codes, a
  * stable sort by code, Karras's range and split search with the index appended to equal codes,
  * the same f32 leaf boxes (centre ± P(r), their unions as node boxes) and the same walks, which
  * can count their work (bvhPairWork, bvhBoxWork). The narrow tests are
@@ -11,9 +11,9 @@ import { spheresOverlap } from './spherePairs.js';
 import { sphereAabbOverlap, sphereObbOverlap } from './sphereBox.js';
 import { castHit } from './casts.js';
 import { boxWorldBounds } from './sweep.js';
-import { bvhMortonGrid } from '../broadphase/bvh.js';
+import { bvhMortonGrid } from '../broadphase/bvh/phase.js';
 import { validateSpheres } from '../validate.js';
-import { BVH_LEAF, BVH_PAD, BVH_TINY, MORTON_CELLS } from '../../shaders/bvh.wgsl.js';
+import { BVH_LEAF, BVH_PAD, BVH_TINY, MORTON_CELLS } from '../broadphase/bvh/bvh.wgsl.js';
 
 const f32 = Math.fround;
 

@@ -1,5 +1,5 @@
 /**
- * The CPU twin of the GPU grid (shaders/grid.wgsl.ts, shaders/gridPairs.wgsl.ts): the same
+ * The CPU twin of the GPU grid (shaders/grid.wgsl.ts, src/broadphase/grid/pairs.wgsl.ts): the same
  * plan, the same level, cell, row and bucket functions (same names), the same counting sort and
  * the same neighbour walk. Cell math is done in f32 (Math.fround after every operation) so the
  * cells match the GPU's bit for bit; the overlap test is the oracle's double-precision one, so

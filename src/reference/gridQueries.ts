@@ -1,6 +1,6 @@
 /**
- * CPU twins of the grid query kernels: sphere–box pairs (shaders/boxes.wgsl.ts, `boxGridPairs`)
- * and the slab walk of casts (shaders/casts.wgsl.ts, `castMain` with the grid), over the same
+ * CPU twins of the grid query kernels: sphere–box pairs (src/broadphase/grid/boxes.wgsl.ts, `boxGridPairs`)
+ * and the slab walk of casts (src/broadphase/grid/casts.wgsl.ts, the grid's walk in `castMain`), over the same
  * CPU-built grid as reference/grid.ts, with the same row walk. They use the oracle's
  * double-precision tests, so they must give exactly the brute-force answers; they also count
  * the rows and candidates they visit, which is the work the GPU kernels do.

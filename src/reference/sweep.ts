@@ -1,12 +1,12 @@
 /**
- * The CPU twin of the sort-and-sweep broad phase (shaders/sweep.wgsl.ts): the same axis, the
+ * The CPU twin of the sort-and-sweep broad phase (src/broadphase/sweep/sweep.wgsl.ts): the same axis, the
  * same f32 interval ends and slack, a stable sort by lower end, the same sweep and binary
  * search. The pair test is the oracle's (double precision), so on scenes away from the rounding
  * band it must give the oracle's pairs exactly: that checks the sweep never prunes a pair.
  */
 import { spheresOverlap } from './spherePairs.js';
 import { sphereAabbOverlap, sphereObbOverlap } from './sphereBox.js';
-import { sweepAxis, sweepSlack } from '../broadphase/sweep.js';
+import { sweepAxis, sweepSlack } from '../broadphase/sweep/phase.js';
 import { validateSpheres } from '../validate.js';
 
 const f32 = Math.fround;

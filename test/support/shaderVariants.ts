@@ -1,13 +1,16 @@
 /** Every shader variant the library can create, by name: for compile and layout tests. */
-import { allPairsShader } from '../../shaders/allPairs.wgsl.js';
+import { allPairsShader } from '../../src/broadphase/all-pairs/pairs.wgsl.js';
 import { gridCountShader, gridScatterShader } from '../../shaders/grid.wgsl.js';
-import { gridPairsShader } from '../../shaders/gridPairs.wgsl.js';
+import { gridPairsShader } from '../../src/broadphase/grid/pairs.wgsl.js';
 import { scanShader } from '../../shaders/scan.wgsl.js';
-import { boxAllPairsShader, boxGridPairsShader } from '../../shaders/boxes.wgsl.js';
-import { castShader } from '../../shaders/casts.wgsl.js';
-import { sweepKeysShader, sweepGatherShader, sweepPairsShader, sweepBoxesShader } from '../../shaders/sweep.wgsl.js';
+import { boxAllPairsShader } from '../../src/broadphase/all-pairs/boxes.wgsl.js';
+import { boxGridPairsShader } from '../../src/broadphase/grid/boxes.wgsl.js';
+import { castAllPairsShader } from '../../src/broadphase/all-pairs/casts.wgsl.js';
+import { castGridShader } from '../../src/broadphase/grid/casts.wgsl.js';
+import { castBvhShader } from '../../src/broadphase/bvh/casts.wgsl.js';
+import { sweepKeysShader, sweepGatherShader, sweepPairsShader, sweepBoxesShader } from '../../src/broadphase/sweep/sweep.wgsl.js';
 import { residentCheckShader, residentDispatchShader } from '../../shaders/resident.wgsl.js';
-import { bvhCodesShader, bvhGatherShader, bvhPyramidShader, bvhNodesShader, bvhPairsShader, bvhBoxesShader } from '../../shaders/bvh.wgsl.js';
+import { bvhCodesShader, bvhGatherShader, bvhPyramidShader, bvhNodesShader, bvhPairsShader, bvhBoxesShader } from '../../src/broadphase/bvh/bvh.wgsl.js';
 import {
   particleGatherShader, particleDecideShader, particleCarryShader, particleSleepShader, particleSplitShader, particleBusyArgsShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader,
 } from '../../shaders/particles/solver.wgsl.js';
@@ -28,9 +31,9 @@ export function shaderVariants(): [string, string][] {
     ...(['aabb', 'obb'] as const).map((kind): [string, string] => [`boxAllPairs ${kind}`, boxAllPairsShader({ kind })]),
     ...(['aabb', 'obb'] as const).flatMap((kind) => GRID_LAYOUTS.map((layout): [string, string] => [`boxGridPairs ${kind} ${layoutName(layout)}`, boxGridPairsShader({ kind, ...layout })])),
     ...(['nearest', 'count', 'write'] as const).flatMap((mode) => [
-      [`cast brute ${mode}`, castShader({ broadphase: 'brute', mode })] as [string, string],
-      ...GRID_LAYOUTS.map((layout): [string, string] => [`cast grid ${mode} ${layoutName(layout)}`, castShader({ broadphase: 'grid', mode, ...layout })]),
-      [`cast bvh ${mode}`, castShader({ broadphase: 'bvh', mode })] as [string, string],
+      [`cast brute ${mode}`, castAllPairsShader({ mode })] as [string, string],
+      ...GRID_LAYOUTS.map((layout): [string, string] => [`cast grid ${mode} ${layoutName(layout)}`, castGridShader({ mode, ...layout })]),
+      [`cast bvh ${mode}`, castBvhShader({ mode })] as [string, string],
     ]),
     ['residentCheck', residentCheckShader()],
     ['residentDispatch', residentDispatchShader()],

@@ -2,24 +2,32 @@
  * 'grid': spheres binned into a multi-level uniform grid (src/grid/plan.ts plans it from the
  * radii and bounds; dense when the bounds are compact, hashed otherwise). Pairs walk the cells
  * around each sphere, boxes the cells they cover, casts the slabs along the ray.
+ *
+ * Its folder: pairs.ts and pairs.wgsl.ts (GridPairsPass), boxes.ts and boxes.wgsl.ts
+ * (BoxGridPairsPass), casts.wgsl.ts (the slab walk, run by src/passes/casts.ts), castCost.ts
+ * (its walk's cost, for 'auto'). The build (src/passes/gridBuild.ts, shaders/grid.wgsl.ts), the
+ * plan (src/grid/) and the row walk (shaders/gridWalk.wgsl.ts) are shared with the particle world.
  */
-import { GridBuildPass, GpuGrid } from '../passes/gridBuild.js';
-import { GridPairsPass } from '../passes/gridPairs.js';
-import { BoxPairsPass } from '../passes/boxPairs.js';
-import { planGrid, type BoxSample, type GridPlan, type PlanOptions } from '../grid/plan.js';
-import type { BroadPhase, BroadPhaseContext, CastJob } from './types.js';
-import type { SphereStats } from '../validate.js';
-import type { PairList } from '../gpu/pairList.js';
-import type { GpuTimer } from '../gpu/timer.js';
-import type { BoxKind } from '../queryKinds.js';
-import { gridCastSlack, type CastReach } from '../castQueries.js';
+import { GridBuildPass, GpuGrid } from '../../passes/gridBuild.js';
+import { GridPairsPass } from './pairs.js';
+import { BoxGridPairsPass } from './boxes.js';
+import { castGridKernel } from './casts.wgsl.js';
+import { gridLayoutOf } from '../../../shaders/grid.wgsl.js';
+import { planGrid, type BoxSample, type GridPlan, type PlanOptions } from '../../grid/plan.js';
+import type { BroadPhase, BroadPhaseContext, CastJob } from '../types.js';
+import type { SphereStats } from '../../validate.js';
+import type { PairList } from '../../gpu/pairList.js';
+import type { GpuTimer } from '../../gpu/timer.js';
+import type { BoxKind } from '../../queryKinds.js';
+import { gridCastSlack } from './castSlack.js';
+import type { CastReach } from '../../castQueries.js';
 
 export class GridBroadPhase implements BroadPhase {
   readonly name = 'grid' as const;
   readonly grid: GpuGrid;
   private readonly buildPass: GridBuildPass;
   private readonly pairsPass: GridPairsPass;
-  private readonly boxPass: BoxPairsPass;
+  private readonly boxPass: BoxGridPairsPass;
 
   constructor(
     { device, maxWorkgroupsPerDimension }: BroadPhaseContext,
@@ -29,7 +37,7 @@ export class GridBroadPhase implements BroadPhase {
     this.grid = new GpuGrid(device, label);
     this.buildPass = new GridBuildPass(device, maxWorkgroupsPerDimension);
     this.pairsPass = new GridPairsPass(device, maxWorkgroupsPerDimension);
-    this.boxPass = new BoxPairsPass(device, maxWorkgroupsPerDimension);
+    this.boxPass = new BoxGridPairsPass(device, maxWorkgroupsPerDimension);
   }
 
   /** The plan `prepare` would use for these spheres (and boxes, for a box query: src/grid/plan.ts). */
@@ -55,11 +63,13 @@ export class GridBroadPhase implements BroadPhase {
   }
 
   encodeBoxPairs(encoder: GPUCommandEncoder, kind: BoxKind, boxes: GPUBuffer, boxCount: number, out: PairList, timer?: GpuTimer): void {
-    this.boxPass.encodeGrid(encoder, kind, this.grid, boxes, boxCount, out, timer);
+    this.boxPass.encode(encoder, kind, this.grid, boxes, boxCount, out, timer);
   }
 
   encodeCasts(encoder: GPUCommandEncoder, job: CastJob, timer?: GpuTimer): void {
-    job.kernels.encodeGrid(encoder, job.mode, this.grid, job.casts, job.castCount, job.targets, timer);
+    const plan = this.grid.plan;
+    if (!plan) throw new Error('the grid has no plan: build it first');
+    job.kernels.encode(encoder, castGridKernel(gridLayoutOf(plan)), job, this.grid.readBindings(), timer);
   }
   /** Cells from absolute positions along the cast (gridCastSlack). */
   castSlack(reach: CastReach): number {

@@ -1,17 +1,17 @@
 /**
  * AllPairsPass: every pair (i < j) of N spheres tested once, in triangular tiles
- * (shaders/allPairs.wgsl.ts), appending overlaps to a PairList. N(N−1)/2 tests; each sphere is
+ * (./pairs.wgsl.ts), appending overlaps to a PairList. N(N−1)/2 tests; each sphere is
  * read from memory about N/TILE times.
  */
-import { allPairsShader, allPairsBindings } from '../../shaders/allPairs.wgsl.js';
-import { AllPairsParams, packStruct } from '../layout.js';
-import { computePipeline, recordPass } from '../gpu/pipeline.js';
-import { createBuffer } from '../gpu/buffers.js';
-import { BufferUsage } from '../gpu/flags.js';
-import { ceilDiv } from '../gpu/dispatch.js';
-import type { PairList } from '../gpu/pairList.js';
-import type { GpuTimer } from '../gpu/timer.js';
-import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
+import { allPairsShader, allPairsBindings } from './pairs.wgsl.js';
+import { AllPairsParams, packStruct } from '../../layout.js';
+import { computePipeline, recordPass } from '../../gpu/pipeline.js';
+import { createBuffer } from '../../gpu/buffers.js';
+import { BufferUsage } from '../../gpu/flags.js';
+import { ceilDiv } from '../../gpu/dispatch.js';
+import type { PairList } from '../../gpu/pairList.js';
+import type { GpuTimer } from '../../gpu/timer.js';
+import { WORKGROUP_SIZE } from '../../gpu/workgroups.js';
 
 const TILE = WORKGROUP_SIZE.allPairsTile;
 /** Beyond this the tile index arithmetic (u32) would overflow; the grid is the way anyway. */

@@ -1,5 +1,5 @@
 /**
- * 'bvh': a linear BVH (Karras 2012) over the spheres (shaders/bvh.wgsl.ts). Morton codes of the
+ * 'bvh': a linear BVH (Karras 2012) over the spheres (./bvh.wgsl.ts; its cast walk ./casts.wgsl.ts). Morton codes of the
  * centres over their bounds, the GPU radix sort, one thread per internal node for the tree and
  * the node boxes from a pyramid of block boxes (no atomics: the shader's comment says why). Each
  * query walks the tree with a fixed stack that the depth bound (≤ 92 internal nodes on a path,
@@ -18,21 +18,23 @@
 import {
   bvhCodesShader, bvhCodesBindings, bvhCodesHiShader, bvhCodesHiBindings, bvhGatherShader, MORTON_CELLS, bvhGatherBindings, bvhPyramidShader, bvhPyramidBindings,
   bvhNodesShader, bvhNodesBindings, bvhPairsShader, bvhPairsBindings, bvhBoxesShader, bvhBoxesBindings,
-} from '../../shaders/bvh.wgsl.js';
-import { RadixSortPass } from '../passes/radixSort.js';
-import { BvhParams, BvhLevel, BvhNode, packStruct } from '../layout.js';
-import { computePipeline, recordPass, variant } from '../gpu/pipeline.js';
-import { BufferUsage } from '../gpu/flags.js';
-import { GrowableBuffer, bindingLimit, createBuffer } from '../gpu/buffers.js';
-import { ceilDiv } from '../gpu/dispatch.js';
-import { CapacityError } from '../errors.js';
-import type { BroadPhase, BroadPhaseContext, CastJob } from './types.js';
-import type { SphereStats } from '../validate.js';
-import type { PairList } from '../gpu/pairList.js';
-import type { GpuTimer } from '../gpu/timer.js';
-import type { BoxKind } from '../queryKinds.js';
-import { bvhCastSlack, type CastReach } from '../castQueries.js';
-import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
+} from './bvh.wgsl.js';
+import { castBvhKernel } from './casts.wgsl.js';
+import { RadixSortPass } from '../../passes/radixSort.js';
+import { BvhParams, BvhLevel, BvhNode, packStruct } from '../../layout.js';
+import { computePipeline, recordPass, variant } from '../../gpu/pipeline.js';
+import { BufferUsage } from '../../gpu/flags.js';
+import { GrowableBuffer, bindingLimit, createBuffer } from '../../gpu/buffers.js';
+import { ceilDiv } from '../../gpu/dispatch.js';
+import { CapacityError } from '../../errors.js';
+import type { BroadPhase, BroadPhaseContext, CastJob } from '../types.js';
+import type { SphereStats } from '../../validate.js';
+import type { PairList } from '../../gpu/pairList.js';
+import type { GpuTimer } from '../../gpu/timer.js';
+import type { BoxKind } from '../../queryKinds.js';
+import { bvhCastSlack } from './castSlack.js';
+import type { CastReach } from '../../castQueries.js';
+import { WORKGROUP_SIZE } from '../../gpu/workgroups.js';
 
 const WG_BUILD = WORKGROUP_SIZE.bvhBuild;
 const WG_QUERY = WORKGROUP_SIZE.bvhQuery;
@@ -144,7 +146,7 @@ export class BvhBroadPhase implements BroadPhase {
     this.nodes.ensure(BvhNode.size * Math.max(n - 1, 1));
     const { origin, scale } = bvhMortonGrid(stats);
     // No slack: the boxes grow by a fraction of each sphere's own radius (paddedRadius,
-    // shaders/bvh.wgsl.ts), never by the coordinates' size (BvhParams.slack is unused, 0).
+    // ./bvh.wgsl.ts), never by the coordinates' size (BvhParams.slack is unused, 0).
     this.values = { origin, sphereCount: n, scale, boxCount: 0, slack: 0 };
     this.writeParams();
     if (this.levels.length > 0) {
@@ -192,8 +194,7 @@ export class BvhBroadPhase implements BroadPhase {
   }
 
   encodeCasts(encoder: GPUCommandEncoder, job: CastJob, timer?: GpuTimer): void {
-    const bvh = { nodes: this.nodes.buffer, sorted: this.sorted.buffer, ids: this.ids.buffer };
-    job.kernels.encodeBvh(encoder, job.mode, bvh, job.casts, job.castCount, job.targets, timer);
+    job.kernels.encode(encoder, castBvhKernel, job, { nodes: this.nodes.buffer, sorted: this.sorted.buffer, sortedId: this.ids.buffer }, timer);
   }
   /** Node boxes against the cast's t values (bvhCastSlack): no 2^-20 of the coordinates. */
   castSlack(reach: CastReach): number {

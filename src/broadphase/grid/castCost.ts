@@ -16,12 +16,13 @@
  * particle world) every cast is taken to walk its full length through spheres spread over the
  * scene's bounds.
  */
-import { SLAB_X, EXT_SCALE, LOG2_BIAS } from '../grid/level.js';
-import { levelOfLog2 } from '../grid/plan.js';
-import { SAMPLE_MIN } from '../grid/spacing.js';
-import type { GridPlan } from '../grid/plan.js';
-import type { SphereStats } from '../validate.js';
-import { gridCastSlack, bvhCastSlack } from '../castQueries.js';
+import { SLAB_X, EXT_SCALE, LOG2_BIAS } from '../../grid/level.js';
+import { levelOfLog2 } from '../../grid/plan.js';
+import { SAMPLE_MIN } from '../../grid/spacing.js';
+import type { GridPlan } from '../../grid/plan.js';
+import type { SphereStats } from '../../validate.js';
+import { gridCastSlack } from './castSlack.js';
+import { bvhCastSlack } from '../bvh/castSlack.js';
 
 /** What 'auto' knows of a cast batch: how many, their total length, and on the CPU (one-shot calls) the packed records, (A, radius), (B, 0). */
 export interface CastShapeWithRecords {
@@ -245,3 +246,21 @@ function boundsVolume(stats: SphereStats, bin: number): number {
   }
   return v;
 }
+
+/**
+ * The constants of castCosts (src/broadphase/index.ts; the formulas are the registry's castCost), in brute force's unit (78 ns on SwiftShader here), fitted by least
+ * relative squares to 33 measured scenes (docs/PERFORMANCE.md, "Casts: 'auto'"): each phase's
+ * fixed cost (its passes and their submission; the BVH's is inseparable from its build there),
+ * its build a sphere, a slab, row or candidate of the grid's walk (4× in a hashed grid: a hash
+ * and a random read a row), a level of the BVH's descent a cast, and a sphere it reaches.
+ */
+export const CAST_COST = {
+  gridFixed: 3.5e5,
+  gridBuild: 3.6,
+  dense: 1.2,
+  hashed: 5,
+  bvhFixed: 0,
+  bvhBuild: 36,
+  bvhCast: 24,
+  bvhNear: 39,
+};

@@ -1,15 +1,15 @@
 /**
- * GridPairsPass: the narrow phase over a built grid (shaders/gridPairs.wgsl.ts), one thread per
+ * GridPairsPass: the narrow phase over a built grid (./pairs.wgsl.ts), one thread per
  * sphere in cell order, appending overlapping pairs (i < j) to a PairList.
  */
-import { gridPairsShader, gridPairsBindings } from '../../shaders/gridPairs.wgsl.js';
-import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/grid.wgsl.js';
-import { computePipeline, variant, recordPass } from '../gpu/pipeline.js';
-import { ceilDiv } from '../gpu/dispatch.js';
-import type { GpuGrid } from './gridBuild.js';
-import type { PairList } from '../gpu/pairList.js';
-import type { GpuTimer } from '../gpu/timer.js';
-import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
+import { gridPairsShader, gridPairsBindings } from './pairs.wgsl.js';
+import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../../shaders/grid.wgsl.js';
+import { computePipeline, variant, recordPass } from '../../gpu/pipeline.js';
+import { ceilDiv } from '../../gpu/dispatch.js';
+import type { GpuGrid } from '../../passes/gridBuild.js';
+import type { PairList } from '../../gpu/pairList.js';
+import type { GpuTimer } from '../../gpu/timer.js';
+import { WORKGROUP_SIZE } from '../../gpu/workgroups.js';
 
 const WG = WORKGROUP_SIZE.gridPairs;
 

@@ -14,11 +14,11 @@
  * loop costs its time even when a uniform branch skips it.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { EXT_SCALE } from '../src/grid/level.js';
-import { gridHelpers, compiledFor, GRID_PARAMS, GRID_READ, type GridLayout } from './grid.wgsl.js';
-import { walkRows, inRowFunction } from './gridWalk.wgsl.js';
-import { flatWorkgroup, spheresOverlap, pairAppend, PAIR_OUTPUT, levelLoop } from './common.wgsl.js';
-import { bindings } from '../src/gpu/kernel.js';
+import { EXT_SCALE } from '../../grid/level.js';
+import { gridHelpers, compiledFor, GRID_PARAMS, GRID_READ, type GridLayout } from '../../../shaders/grid.wgsl.js';
+import { walkRows, inRowFunction } from '../../../shaders/gridWalk.wgsl.js';
+import { flatWorkgroup, spheresOverlap, pairAppend, PAIR_OUTPUT, levelLoop } from '../../../shaders/common.wgsl.js';
+import { bindings } from '../../gpu/kernel.js';
 
 export const gridPairsBindings = bindings({ ...GRID_PARAMS, ...GRID_READ, ...PAIR_OUTPUT });
 

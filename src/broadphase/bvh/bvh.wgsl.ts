@@ -56,11 +56,11 @@
  * the casts' length and reach) covers that, as it covers the rest of the ray test's rounding.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { BvhParams, BvhLevel, BvhNode } from '../src/layout.js';
-import { flatWorkgroup, spheresOverlap, pairAppend, PAIR_OUTPUT } from './common.wgsl.js';
-import { bindings, uniform, readOnly, readWrite } from '../src/gpu/kernel.js';
-import { boxMath, boxTest, boxBounds } from './boxes.wgsl.js';
-import type { BoxKind } from '../src/queryKinds.js';
+import { BvhParams, BvhLevel, BvhNode } from '../../layout.js';
+import { flatWorkgroup, spheresOverlap, pairAppend, PAIR_OUTPUT } from '../../../shaders/common.wgsl.js';
+import { bindings, uniform, readOnly, readWrite } from '../../gpu/kernel.js';
+import { boxMath, boxTest, boxBounds } from '../../../shaders/boxes.wgsl.js';
+import type { BoxKind } from '../../queryKinds.js';
 
 /** Morton cells per axis: 2^20 (two 30-bit words of code). */
 export const MORTON_CELLS = 2 ** 20;

@@ -2,26 +2,31 @@
  * 'all-pairs': no structure. Every sphere pair is tested once in triangular tiles, every sphere
  * against every box, every cast against every sphere. N(N−1)/2 (or N·M) tests: the fastest
  * answer for small scenes, where building anything costs more than testing everything.
+ *
+ * Its folder: pairs.ts and pairs.wgsl.ts (AllPairsPass), boxes.ts and boxes.wgsl.ts
+ * (BoxAllPairsPass), casts.wgsl.ts (the cast kernel, run by src/passes/casts.ts).
  */
-import { AllPairsPass } from '../passes/allPairs.js';
-import { BoxPairsPass } from '../passes/boxPairs.js';
-import type { BroadPhase, BroadPhaseContext, CastJob } from './types.js';
-import type { SphereStats } from '../validate.js';
-import type { PairList } from '../gpu/pairList.js';
-import type { GpuTimer } from '../gpu/timer.js';
-import type { BoxKind } from '../queryKinds.js';
-import { gridCastSlack, type CastReach } from '../castQueries.js';
+import { AllPairsPass } from './pairs.js';
+import { BoxAllPairsPass } from './boxes.js';
+import { castAllPairsKernel } from './casts.wgsl.js';
+import type { BroadPhase, BroadPhaseContext, CastJob } from '../types.js';
+import type { SphereStats } from '../../validate.js';
+import type { PairList } from '../../gpu/pairList.js';
+import type { GpuTimer } from '../../gpu/timer.js';
+import type { BoxKind } from '../../queryKinds.js';
+import { gridCastSlack } from '../grid/castSlack.js';
+import type { CastReach } from '../../castQueries.js';
 
 export class AllPairsBroadPhase implements BroadPhase {
   readonly name = 'all-pairs' as const;
   private readonly pairsPass: AllPairsPass;
-  private readonly boxPass: BoxPairsPass;
+  private readonly boxPass: BoxAllPairsPass;
   private count = 0;
   private spheres: GPUBuffer | null = null;
 
   constructor({ device, maxWorkgroupsPerDimension }: BroadPhaseContext) {
     this.pairsPass = new AllPairsPass(device, maxWorkgroupsPerDimension);
-    this.boxPass = new BoxPairsPass(device, maxWorkgroupsPerDimension);
+    this.boxPass = new BoxAllPairsPass(device, maxWorkgroupsPerDimension);
   }
 
   prepare(stats: SphereStats): void {
@@ -38,11 +43,11 @@ export class AllPairsBroadPhase implements BroadPhase {
   }
 
   encodeBoxPairs(encoder: GPUCommandEncoder, kind: BoxKind, boxes: GPUBuffer, boxCount: number, out: PairList, timer?: GpuTimer): void {
-    this.boxPass.encodeAllPairs(encoder, kind, this.built(), this.count, boxes, boxCount, out, timer);
+    this.boxPass.encode(encoder, kind, this.built(), this.count, boxes, boxCount, out, timer);
   }
 
   encodeCasts(encoder: GPUCommandEncoder, job: CastJob, timer?: GpuTimer): void {
-    job.kernels.encodeBrute(encoder, job.mode, this.built(), job.casts, job.castCount, job.targets, timer);
+    job.kernels.encode(encoder, castAllPairsKernel, job, { spheres: this.built() }, timer);
   }
 
   /** Brute force walks nothing; its kernels ignore the slack (the grid's is passed, harmlessly). */

@@ -1,5 +1,5 @@
 /**
- * 'sweep': sort and sweep along one axis (shaders/sweep.wgsl.ts). The spheres' intervals along
+ * 'sweep': sort and sweep along one axis (./sweep.wgsl.ts). The spheres' intervals along
  * the axis of greatest variance are sorted by their lower ends with the GPU radix sort; each
  * interval is then swept forward until a lower end passes its upper end. Boxes binary-search the
  * sorted list. It serves sphere pairs and sphere–box pairs; rays and casts cross space in every
@@ -10,20 +10,20 @@
  * the axis. That is few when the spheres spread along one long axis, and about n·(2r/L) a sphere
  * for a cube of side L, where the grid tests only the neighbouring cells.
  */
-import { sweepKeysShader, sweepKeysBindings, sweepGatherShader, sweepGatherBindings, sweepPairsShader, sweepPairsBindings, sweepBoxesShader, sweepBoxesBindings } from '../../shaders/sweep.wgsl.js';
-import { RadixSortPass } from '../passes/radixSort.js';
-import { SweepParams, packStruct } from '../layout.js';
-import { computePipeline, recordPass, variant } from '../gpu/pipeline.js';
-import { BufferUsage } from '../gpu/flags.js';
-import { GrowableBuffer, createBuffer } from '../gpu/buffers.js';
-import { ceilDiv } from '../gpu/dispatch.js';
-import type { BroadPhase, BroadPhaseContext, CastJob } from './types.js';
-import type { SphereStats } from '../validate.js';
-import type { PairList } from '../gpu/pairList.js';
-import type { GpuTimer } from '../gpu/timer.js';
-import type { BoxKind } from '../queryKinds.js';
-import type { CastReach } from '../castQueries.js';
-import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
+import { sweepKeysShader, sweepKeysBindings, sweepGatherShader, sweepGatherBindings, sweepPairsShader, sweepPairsBindings, sweepBoxesShader, sweepBoxesBindings } from './sweep.wgsl.js';
+import { RadixSortPass } from '../../passes/radixSort.js';
+import { SweepParams, packStruct } from '../../layout.js';
+import { computePipeline, recordPass, variant } from '../../gpu/pipeline.js';
+import { BufferUsage } from '../../gpu/flags.js';
+import { GrowableBuffer, createBuffer } from '../../gpu/buffers.js';
+import { ceilDiv } from '../../gpu/dispatch.js';
+import type { BroadPhase, BroadPhaseContext, CastJob } from '../types.js';
+import type { SphereStats } from '../../validate.js';
+import type { PairList } from '../../gpu/pairList.js';
+import type { GpuTimer } from '../../gpu/timer.js';
+import type { BoxKind } from '../../queryKinds.js';
+import type { CastReach } from '../../castQueries.js';
+import { WORKGROUP_SIZE } from '../../gpu/workgroups.js';
 
 const WG_BUILD = WORKGROUP_SIZE.sweepBuild;
 const WG_SWEEP = WORKGROUP_SIZE.sweepQuery;

@@ -1,0 +1,39 @@
+/**
+ * The all-pairs cast kernels ('brute' in their pipeline and stage names): every cast tests every
+ * sphere, staged a workgroup's worth at a time in workgroup memory. The frame, the hit test and
+ * the modes are shaders/casts.wgsl.ts's.
+ */
+import { castKernel, onCandidate, CAST_INPUT, CAST_OUTPUT, type CastWalk } from '../../../shaders/casts.wgsl.js';
+import { bindings, type BindingNames, readOnly } from '../../gpu/kernel.js';
+import type { CastMode } from '../../queryKinds.js';
+import type { CastKernel } from '../../passes/casts.js';
+
+/** Every sphere, as the caller bound them. */
+export const castAllPairsBindings = bindings({ ...CAST_INPUT, spheres: readOnly('array<vec4f>'), ...CAST_OUTPUT });
+
+export const castAllPairsWalk = (mode: CastMode): CastWalk => ({
+  bindings: castAllPairsBindings,
+  workgroup: 'var<workgroup> staged: array<vec4f, WG>;',
+  walk: `  for (var base = 0u; base < params.sphereCount; base += WG) {
+    let j = base + lid;
+    staged[lid] = spheres[min(j, params.sphereCount - 1u)];
+    workgroupBarrier();
+    if (moving) {
+      let count = min(WG, params.sphereCount - base);
+      for (var i = 0u; i < count; i++) {
+        let q = staged[i];
+        ${onCandidate(mode, 'base + i')}
+      }
+    }
+    workgroupBarrier();
+  }`,
+});
+
+export const castAllPairsShader = ({ mode }: { mode: CastMode }): string => castKernel(mode, castAllPairsWalk(mode));
+
+/** The kernel for CastPass: stage `cast brute <mode>`. */
+export const castAllPairsKernel: CastKernel<BindingNames<typeof castAllPairsBindings>> = {
+  name: 'brute',
+  bindings: castAllPairsBindings,
+  shader: (mode) => castAllPairsShader({ mode }),
+};
