@@ -10,7 +10,8 @@ import { useGpu } from './support/gpu.js';
 import { sameBits } from './support/device.js';
 import { createParticleWorld, type ParticleWorld, type ParticleWorldOptions } from '../src/particles/index.js';
 import { ParticleSolverTwin, boxGeometry } from '../src/reference/particles.js';
-import { InvalidInputError } from '../src/errors.js';
+import { InvalidInputError, CapacityError } from '../src/errors.js';
+import { packColliders, WorldColliders } from '../src/particles/colliders.js';
 import { RULES } from '../src/validate.js';
 import { mulberry32 } from './support/random.js';
 
@@ -297,6 +298,21 @@ describe('box colliders: contacts out', () => {
 });
 
 describe('box colliders: bad input', () => {
+  it('more boxes than a binding holds: CapacityError with the true count (the world\'s limit: a binding ÷ 48 bytes)', () => {
+    const three = new Float32Array([...box([0, 0, 0], [1, 1, 1]), ...box([3, 0, 0], [1, 1, 1]), ...box([6, 0, 0], [1, 1, 1])]);
+    let error: unknown;
+    try {
+      packColliders({ boxes: three }, 2);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(CapacityError);
+    expect((error as CapacityError).count).toBe(3);
+    expect((error as CapacityError).capacity).toBe(2);
+    expect((error as CapacityError).what).toBe('colliders.boxes');
+    expect(WorldColliders.maxBoxes(gpu.device)).toBe(Math.floor(Math.min(gpu.device.limits.maxStorageBufferBindingSize, gpu.device.limits.maxBufferSize) / 48));
+  });
+
   it('every bad collider input is a typed error naming the argument, the box and the rule, and the world keeps its colliders', async () => {
     await withWorld({ capacity: 10, gravity: [0, -9.8, 0], bounds: [-10, -10, -10, 10, 10, 10] }, async (world) => {
       world.setParticles({ spheres: new Float32Array([0, 0.6, 0, 0.5]), velocities: new Float32Array(3) });
