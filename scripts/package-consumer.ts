@@ -7,13 +7,14 @@
 import {
   createCollider, Collider, AUTO_GRID_MIN_SPHERES, AUTO_GRID_MIN_BOXES, BROADPHASES,
   CollideError, InvalidInputError, CapacityError, NoAdapterError, WebGPUError, DeviceLostError, DestroyedError,
-  createParticleWorld, ParticleWorld, defaultInverseMass, SKIN_OF_RADIUS, SLEEP_SPEED_OF_RADIUS,
+  createParticleWorld, ParticleWorld, defaultInverseMass, SKIN_OF_RADIUS, SLEEP_SPEED_OF_RADIUS, ColliderContacts,
   describeDevice, requestBrowserDevice, BROWSER_HELP,
   STRIDE, GPU_STRIDE, PAIR_BYTES, CastHitRecord, PairCounter, ResidentStatus, EncodedPairs, EncodedHits, type HitsResult,
   RULES, GpuTimer, workDone, reference,
   type Broadphase, type PairOptions, type CastOptions, type CastOut, type ColliderOptions, type ColliderLimits,
   type RaycastResult, type SphereCastResult, type AllHits, type RaycastAllHits, type SphereCastAllHits,
   type ParticleWorldOptions, type ParticleSet, type ParticleParameters, type ParticleParametersNow, type ParticleBuffers, type ContactSearches,
+  type ColliderSet, type ColliderBuffers, type ColliderContactList,
   type AdapterSummary, type DeviceOptions, type WebGPUEngine, type WebGPUHost,
   type StructLayout, type FieldLayout, type FieldType, type ArrayField, type PrimitiveType,
   type GpuRecords, type SceneBounds, type EncodeOptions, type EncodeCastOptions,
@@ -112,6 +113,16 @@ export async function useIndex(device: GPUDevice): Promise<string[]> {
   const buffers: ParticleBuffers = world.buffers;
   const state = await world.read();
   const searches: ContactSearches = await world.contactSearches();
+  const colliderSet: ColliderSet = { boxes: new Float32Array([0, -2, 0, 5, 0.1, 5, 0, 0, 0, 1]), velocities: new Float32Array(6) };
+  world.setColliders(colliderSet);
+  await world.step(1 / 60);
+  const colliderBuffers: Readonly<ColliderBuffers> | null = world.colliderBuffers;
+  const touching: ColliderContactList = await world.colliderContacts();
+  const contactsEncoder = device.createCommandEncoder();
+  const encodedContacts: ColliderContacts = world.encodeColliderContacts(contactsEncoder);
+  device.queue.submit([contactsEncoder.finish()]);
+  log.push(`${colliderBuffers?.count} ${touching.particles.length} ${(await encodedContacts.read()).boxes.length} ${encodedContacts.capacity}`);
+  encodedContacts.destroy();
   log.push(`${timed.totalMs} ${buffers.spheres.size} ${state.spheres[1]} ${await world.contactCount()} ${searches.steps} ${searches.searches} ${SKIN_OF_RADIUS} ${SLEEP_SPEED_OF_RADIUS} ${await world.sleepingCount()}`);
   world.destroy();
 

@@ -4,6 +4,8 @@
  * (src/resident.ts: `recordPairs`, `recordCasts`) on an instance of their own, then read back
  * the count first and only the counted results. A Collider keeps its pipelines and buffers
  * between calls (buffers only grow) and runs one call at a time, in call order.
+ *
+ * Over 500 lines: one class, the contract's calls, each documented where it is declared.
  */
 import { createChecked } from './gpu/submit.js';
 import { CallQueue } from './gpu/calls.js';

@@ -6,6 +6,9 @@
  * declaration (interpolated into the shaders) and the TypeScript byte offsets are derived, using
  * WGSL's alignment rules. `test/layout.test.ts` parses the generated WGSL with wgsl_reflect
  * and checks that its offsets and sizes are the ones computed here.
+ *
+ * Over 500 lines: every struct shared by WGSL and TypeScript, declared once in one place (the
+ * layout test checks them all against the shaders), most of it their documentation.
  */
 
 /** Floats per input record, as in docs/CONTRACT.md. */

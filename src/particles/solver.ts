@@ -19,6 +19,9 @@
  * - bodies A/B: the sweeps read one and write the other;
  * - the halves of `contacts` and `ranges`: each step writes one and warm-starts from the other,
  *   and two uniform parameter blocks (one per parity) say which is which.
+ *
+ * Over 500 lines: one class records every pass of a step, in order, and owns the buffers they
+ * share; the kernels themselves live by stage in shaders/particles/.
  */
 import { particleGatherShader, particleDecideShader, particleCarryShader, particleSleepShader, particleSplitShader, particleBusyArgsShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader, PARTNERS_KEPT } from '../../shaders/particles/solver.wgsl.js';
 import { colliderFindShader, colliderListShader, colliderPrepareShader, colliderMoveShader, colliderCellsShader, colliderContactsShader, colliderContactsArgsShader } from '../../shaders/particles/colliders.wgsl.js';

@@ -31,6 +31,9 @@
  * slept in the last step and is awake takes its partners' impulses (mirrored) for its entries,
  * so both entries of each pair are equal again. New settings wake every particle and start
  * every pair from 0.
+ *
+ * Over 500 lines: the twin mirrors the whole GPU step in one method, in the GPU's order of
+ * operations, so that a reader can hold it beside the kernels stage by stage.
  */
 import { EXT_SCALE } from '../grid/level.js';
 import type { GridPlan } from '../grid/plan.js';
