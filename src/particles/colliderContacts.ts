@@ -10,13 +10,20 @@ import { createBuffer, readBuffer, bindingLimit } from '../gpu/buffers.js';
 /** Bytes of one record: particle u32, box u32, normal impulse f32, a pad. */
 export const COLLIDER_CONTACT_BYTES = 16;
 
-/** The contacts read back: by contact, the particle, the box and the normal impulse (N·s) of the last step's last substep. */
+/** The contacts read back, one entry a contact (in no particular order). */
 export interface ColliderContactList {
+  /** The particle's index. */
   particles: Uint32Array;
+  /** The box's index (in the order `setColliders` took them). */
   boxes: Uint32Array;
+  /** The normal impulse of the step's last substep (mass × length / time, ≥ 0; 0 for a contact that did not push). */
   impulses: Float32Array;
 }
 
+/**
+ * A particle world's collider contacts left on the GPU (`world.encodeColliderContacts`): the
+ * records, their true count and indirect dispatch arguments for a kernel of yours, and `read()`.
+ */
 export class ColliderContacts {
   /** vec4<u32> records: particle, box, the normal impulse's f32 bits, 0 (in no particular order). */
   records: GPUBuffer;
@@ -78,6 +85,7 @@ export class ColliderContacts {
     return { particles, boxes, impulses };
   }
 
+  /** Frees the buffers. */
   destroy(): void {
     this.records.destroy();
     this.counter.destroy();

@@ -12,4 +12,4 @@ export {
 export { castHit, bruteForceNearestCasts, bruteForceAllCasts, pointAlong, contactPoint, type CastHit, type NearestHits } from './casts.js';
 export { walkRows, walkableGrid, cellRange, type WalkStats, type WalkableGrid } from './grid.js';
 export { gridSphereAabbPairs, gridSphereObbPairs, gridCasts, type WalkedCasts } from './gridQueries.js';
-export { particleStep, ParticleSolverTwin, pairGeometry, coincidentNormal, boxGeometry, type StepParams, type Geometry, type ColliderState } from './particles.js';
+export { particleStep, ParticleSolverTwin, pairGeometry, coincidentNormal, boxGeometry, type StepParams, type Geometry, type ColliderState, type BoxGeometry } from './particles.js';

@@ -112,8 +112,20 @@ const noWall = (): Wall => ({ normal: 0, side: 0, tangent: [0, 0], target: 0, ps
  * angular, 0). The twin's step moves the poses, as colliderMove does.
  */
 export interface ColliderState {
+  /** 12 floats a box: centre, 0, half extents, 0, unit quaternion. */
   poses: Float32Array;
+  /** 8 floats a box: linear velocity, 0, angular velocity, 0. */
   velocities: Float32Array;
+}
+
+/** A sphere's contact geometry with a box ({@link boxGeometry}). */
+export interface BoxGeometry {
+  /** The unit normal from the sphere toward the box. */
+  n: Vec3;
+  /** The distance from the sphere to the box less its radius (negative inside). */
+  gap: number;
+  /** The contact point on the box's surface, relative to its centre (world axes). */
+  point: Vec3;
 }
 
 /** A particle's contact with a box (ParticleColliderContact). */
@@ -142,7 +154,7 @@ function rotate(q: ArrayLike<number>, v: ArrayLike<number>, inverse = false): Ve
  * the box, the gap (negative inside), and the contact point on the box relative to its centre.
  * From inside, out through the nearest face (x before y before z on a tie).
  */
-export function boxGeometry(s: ArrayLike<number>, poses: Float32Array, k: number): { n: Vec3; gap: number; point: Vec3 } {
+export function boxGeometry(s: ArrayLike<number>, poses: Float32Array, k: number): BoxGeometry {
   const c = poses.subarray(12 * k, 12 * k + 3);
   const half = poses.subarray(12 * k + 4, 12 * k + 7);
   const q = poses.subarray(12 * k + 8, 12 * k + 12);
