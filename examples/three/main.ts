@@ -126,7 +126,9 @@ scene.add(floor);
 // from its pose. These are static; for kinematic boxes (setColliders with velocities) copy the
 // poses each frame from your own record of them, or read world.colliderBuffers.poses (3 vec4f a
 // box: centre, half extents, quaternion) in a TSL storage node as the particles are read.
-const boxMaterial = new THREE.MeshStandardNodeMaterial({ color: 0xa0825a, roughness: 0.8 });
+// Translucent, like glass, so that no particle in the bin hides behind a wall (the picked one
+// must stay visible), and writing no depth, so the particles behind still draw.
+const boxMaterial = new THREE.MeshStandardNodeMaterial({ color: 0xa0825a, roughness: 0.8, transparent: true, opacity: 0.45, depthWrite: false });
 const unitBox = new THREE.BoxGeometry(1, 1, 1);
 for (let k = 0; k < boxes.length / 10; k++) {
   const [cx, cy, cz, hx, hy, hz, qx, qy, qz, qw] = boxes.subarray(10 * k, 10 * k + 10);
