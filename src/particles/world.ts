@@ -433,8 +433,9 @@ export class ParticleWorld {
   }
 
   /**
-   * Records `steps` steps of `dt` into `encoder` (the caller submits). The step parameters go
-   * through the queue and hold for the next submission: record one `encode` per submission.
+   * Records `steps` steps of `dt` into `encoder` (the caller submits). Each call keeps its own
+   * parameters (a slot of a log of 256, copied in command order), so several `encode` calls,
+   * raycasts and kernels of yours may share one submission: at most 256 between two.
    * Unlike `step`, this cannot run a step again: when a step finds more contacts than the lists
    * hold, the extra contacts of that step go unsolved, and the next `step` or
    * `checkContactCapacity` grows the lists.
@@ -695,7 +696,9 @@ export class ParticleWorld {
    * Records nearest-hit raycasts against the particles into `encoder`, all on the GPU: `rays`
    * holds `count` rays packed for the GPU as two vec4 each, (A, 0) and (B, 0); `hits` receives
    * one CastHitRecord (32 bytes: point, distance, contact, index; index −1 for a miss) per ray.
-   * For renderers that draw hit points straight from `hits` (the demo's ray rain).
+   * For renderers that draw hit points straight from `hits` (the demo's ray rain). The rays meet
+   * the particles as the encoder leaves them at this point; each call keeps its own parameters,
+   * so several may share a submission with `encode` steps (at most 256 between two submissions).
    *
    * @example
    * ```ts
@@ -725,9 +728,8 @@ export class ParticleWorld {
     if (checkNumber('maxRayLength', maxRayLength, 0, 4 * MAX_MAGNITUDE) === undefined) throw new InvalidInputError('maxRayLength', -1, RULES.option, 'required');
     if (count === 0) return;
     // With no particles every ray misses: the hits are still written (index −1), not left as they were.
-    const plan = this.count > 0 ? (this.plan ?? undefined) : undefined;
-    const slack = plan ? (this.extentAbs() + maxRayLength + plan.levels[plan.levels.length - 1].maxRadius) * 2 ** -20 : 0;
-    this.queriesNow().encodeRaycast(encoder, this.buffers.spheres, this.count, plan, rays, count, hits, slack);
+    const stats = this.count > 0 && this.planStats ? this.planStats : undefined;
+    this.queriesNow().encodeRaycast(encoder, this.buffers.spheres, stats, rays, count, hits, { extentAbs: stats ? this.extentAbs() : 0, maxRayLength });
   }
 
   /** Casts against the particles now; with no particles yet, every cast misses. */
@@ -742,7 +744,7 @@ export class ParticleWorld {
   }
 
   private queriesNow(): ParticleQueries {
-    this.queries ??= new ParticleQueries(this.device, this.calls, this.maxWorkgroupsPerDimension, this.maxCasts, this.planOptions);
+    this.queries ??= new ParticleQueries(this.device, this.calls, this.maxWorkgroupsPerDimension, this.maxCasts, this.planOptions, this.bounds !== null);
     return this.queries;
   }
 

@@ -72,6 +72,15 @@ export class CastPass {
     this.device.queue.writeBuffer(this.params, 0, packStruct(CastParams, { castCount, sphereCount, slack }));
   }
 
+  /**
+   * Records the copy of parameters written elsewhere (a CastParams at `offset` of `log`, a
+   * COPY_SRC buffer) into the pass's, in command order: for calls that record several batches
+   * into one submission, each with its own parameters (the particle world's encodeRaycast).
+   */
+  copyParams(encoder: GPUCommandEncoder, log: GPUBuffer, offset: number): void {
+    encoder.copyBufferToBuffer(log, offset, this.params, 0, CastParams.size);
+  }
+
   /** Records one cast kernel of a broad phase over its structure's buffers (`structure`: every binding but the pass's own). */
   encode<N extends string>(encoder: GPUCommandEncoder, kernel: CastKernel<N>, run: CastRun, structure: Readonly<Record<Exclude<N, CastOwn>, BindingResource>>, timer?: GpuTimer): void {
     const label = `cast ${kernel.name} ${run.mode}`;
