@@ -45,6 +45,7 @@ import { requestNodeDevice, createCollider, describeDevice } from '../src/node.j
 import { hasDeviceWaiter } from '../src/gpu/wait.js';
 import { ms, table, compactTable, wrap, TABLE_WIDTH } from './stats.js';
 import { pickedBroadphase, type Context, type Row } from './harness.js';
+import { gpuMethod, BRUTE_FORCE_METHODS } from './methods.js';
 import { pairsSuite, CROSSOVER_SIZES, PAIR_METHODS } from './suites/pairs.js';
 import { PAIR_SCENES } from './scenes.js';
 import { castsSuite, CAST_METHODS, CAST_SCENES } from './suites/casts.js';
@@ -253,11 +254,10 @@ await initRapier();
  */
 const QUICK_TESTS = 4e6;
 const QUICK_RAPIER = 2000;
-const BRUTE_METHODS = new Set(['gpu-all-pairs', 'gpu-brute', 'cpu-brute', 'three']);
 const quickSkip = (row: Pick<Row, 'suite' | 'method' | 'size'>): string | undefined => {
   const { spheres = 0, rays = 0, boxes = 0 } = row.size;
   const tests = row.suite === 'pairs' ? (spheres * (spheres - 1)) / 2 : spheres * (rays || boxes);
-  if (BRUTE_METHODS.has(row.method) && tests > QUICK_TESTS) return `--quick: brute force over ${tests.toExponential(1)} tests (> ${QUICK_TESTS.toExponential(0)})`;
+  if (BRUTE_FORCE_METHODS.has(row.method) && tests > QUICK_TESTS) return `--quick: brute force over ${tests.toExponential(1)} tests (> ${QUICK_TESTS.toExponential(0)})`;
   if (row.suite === 'pairs' && row.method === 'rapier' && spheres > QUICK_RAPIER) return `--quick: Rapier's world build, over ${QUICK_RAPIER} spheres`;
   return undefined;
 };
@@ -452,7 +452,7 @@ for (const r of rows) {
     ratio('three.js / GPU grid', find('casts', r.scene, size, 'three'), grid);
   }
   if (r.suite === 'casts' || r.suite === 'boxes') {
-    const brute = find(r.suite, r.scene, size, r.suite === 'casts' ? 'gpu-brute' : 'gpu-all-pairs');
+    const brute = find(r.suite, r.scene, size, gpuMethod('all-pairs'));
     if (grid?.work) {
       const tests = r.suite === 'casts' ? r.size.rays * r.size.spheres : r.size.spheres * r.size.boxes;
       addRatio(r.scene, size, 'brute / grid: work (tests ÷ weighted rows, candidates, slabs)', (tests / weighted(grid.work)).toFixed(1), 'brute / grid: work (tests ÷ walk steps)');

@@ -9,6 +9,7 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { Collider } from '../src/collider.js';
+import { BROADPHASE_NAMES } from '../src/broadphase/index.js';
 import { summarize, type Summary } from './stats.js';
 
 /**
@@ -151,15 +152,14 @@ export async function measureChecked(
 }
 
 /**
- * The broad phase a GPU row ran, told by its profiled stages' names ('grid count', 'sweep
- * pairs', 'bvh nodes', 'all-pairs', 'box all-pairs', 'cast brute nearest'): what 'auto' picked.
+ * The broad phase a GPU row ran, told by its profiled stages' names, each of which starts with
+ * or holds its phase's name as a word ('grid count', 'sweep pairs', 'bvh nodes', 'all-pairs',
+ * 'box all-pairs', 'cast all-pairs nearest'): what 'auto' picked. The names are the registry's.
  * Undefined when the row has no stages (no `timestamp-query` on the device).
  */
 export function pickedBroadphase(row: Row): string | undefined {
   const names = Object.keys(row.stagesMs ?? {});
   if (!names.length) return undefined;
-  for (const [phase, test] of [['bvh', /\bbvh\b/], ['sweep', /\bsweep\b/], ['grid', /\bgrid\b/], ['all-pairs', /all-pairs|brute/]] as const) {
-    if (names.some((name) => test.test(name))) return phase;
-  }
-  return names.join('+');
+  const ran = BROADPHASE_NAMES.filter((phase) => names.some((name) => name.split(' ').includes(phase)));
+  return ran.length ? ran.join('+') : names.join('+');
 }

@@ -299,7 +299,7 @@ describe('encodeSphereBoxPairs, encodeSphereOrientedBoxPairs, encodeRaycast, enc
     // However long the casts may be, a walk stops at the structure's last cells: still a walk.
     expect(walked(await stages(500, 1e5))).toBe(true);
     // Four casts: fewer tests than the grid's passes cost.
-    expect(await stages(4)).toEqual(['cast brute nearest']);
+    expect(await stages(4)).toEqual(['cast all-pairs nearest']);
     sphereBuffer.destroy();
     rayBuffer.destroy();
   });

@@ -8,7 +8,7 @@ import { useGpu } from './support/gpu.js';
 import { mulberry32 } from './support/random.js';
 import { bruteForceSpherePairs, sortPairs } from '../src/reference/spherePairs.js';
 import { sweepSpherePairs, sweepOrder } from '../src/reference/sweep.js';
-import { sweepAxis } from '../src/broadphase/sweep/phase.js';
+import { sweepAxis } from '../src/broadphase/sweep/axis.js';
 import { chooseBroadphase } from '../src/broadphase/index.js';
 import { validateSpheres } from '../src/validate.js';
 import { InvalidInputError } from '../src/errors.js';

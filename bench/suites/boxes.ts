@@ -14,12 +14,11 @@ import { aabbMargin, obbMargin } from '../../test/support/boxes.js';
 import { jsGridSphereBoxPairs } from '../peers/jsGrid.js';
 import { cpuBvhSphereBoxPairs, warmCpuBvh, type CpuBvhStats } from '../peers/cpuBvh.js';
 import { boxScene, type BoxShape } from '../scenes.js';
+import { gpuMethod, gpuMethods, broadphaseOf, BRUTE_FORCE_METHODS } from '../methods.js';
 import { measureChecked, profileOf, type Context, type Row, type Sample } from '../harness.js';
 
-export const BOX_METHODS = ['gpu-auto', 'gpu-grid', 'gpu-sweep', 'gpu-bvh', 'gpu-all-pairs', 'cpu-grid', 'js-grid', 'cpu-bvh', 'cpu-brute'];
-
-/** The methods whose time grows with spheres × boxes: their rate estimates the next scene's time (for the budget). */
-const BRUTE = new Set(['gpu-all-pairs', 'cpu-brute']);
+/** The GPU methods (bench/methods.ts: 'auto' and each phase serving boxes, from the registry), then the peers. */
+export const BOX_METHODS = [...gpuMethods('boxes'), 'cpu-grid', 'js-grid', 'cpu-bvh', 'cpu-brute'];
 
 export async function boxesSuite(ctx: Context, sizes: [number, number][], scenes: string[] = ['uniform'], methods = BOX_METHODS, shapes: BoxShape[] = ['aabb', 'obb']): Promise<Row[]> {
   const rows: Row[] = [];
@@ -44,8 +43,8 @@ export async function boxesSuite(ctx: Context, sizes: [number, number][], scenes
         };
         const bvh: CpuBvhStats = {};
         const run = async (method: string): Promise<Sample> => {
-          if (method.startsWith('gpu-')) {
-            const broadphase = method.slice(4) as 'auto' | 'grid' | 'sweep' | 'bvh' | 'all-pairs';
+          const broadphase = broadphaseOf(method);
+          if (broadphase) {
             const pairs = shape === 'aabb'
               ? await collider.sphereBoxPairs(spheres, boxes, { broadphase, profile: ctx.profiling })
               : await collider.sphereOrientedBoxPairs(spheres, boxes, { broadphase, profile: ctx.profiling });
@@ -61,11 +60,11 @@ export async function boxesSuite(ctx: Context, sizes: [number, number][], scenes
         };
         for (const method of methods) {
           const key = `${shape} ${method}`;
-          const work: Record<string, number> | undefined = method === 'gpu-grid' || method === 'cpu-grid' ? { ...stats } : BRUTE.has(method) ? { tests: n * m } : undefined;
-          let row = await measureChecked(ctx, { suite: 'boxes', scene, size, method, ...(work ? { work } : {}) }, () => run(method), BRUTE.has(method) && rate[key] ? rate[key] * n * m : undefined, check);
+          const work: Record<string, number> | undefined = method === gpuMethod('grid') || method === 'cpu-grid' ? { ...stats } : BRUTE_FORCE_METHODS.has(method) ? { tests: n * m } : undefined;
+          let row = await measureChecked(ctx, { suite: 'boxes', scene, size, method, ...(work ? { work } : {}) }, () => run(method), BRUTE_FORCE_METHODS.has(method) && rate[key] ? rate[key] * n * m : undefined, check);
           if (method === 'cpu-bvh' && bvh.buildMs !== undefined) row = { ...row, note: `build ${bvh.buildMs.toFixed(1)} ms of it; ${bvh.leaves} leaves, depth ${bvh.depth}` };
           const t = row.gpuMs?.median ?? row.wallMs?.median;
-          if (t && BRUTE.has(method)) rate[key] = t / (n * m);
+          if (t && BRUTE_FORCE_METHODS.has(method)) rate[key] = t / (n * m);
           rows.push(row);
         }
       }

@@ -1,5 +1,6 @@
 /**
- * Raycasts and sphere casts against spheres: GPU brute force and GPU grid walk beside the CPU
+ * Raycasts and sphere casts against spheres: every GPU broad phase serving casts (all-pairs is
+ * brute force, `gpu-all-pairs`) and 'auto' beside the CPU
  * twin of the walk, the CPU brute force, Rapier (`castRay`) and three.js (`Ray.intersectSphere`,
  * brute force), on coherent rays (parallel, camera-like, crossing the whole scene) and
  * incoherent ones (from random points outside the scene to random points inside it); and on
@@ -24,6 +25,7 @@ import { threeRaycast } from '../peers/three.js';
 import { cpuBvhCasts, warmCpuBvh, type CpuBvhStats } from '../peers/cpuBvh.js';
 import { castSceneOf, PAIR_SCENES } from '../scenes.js';
 import { measureChecked, profileOf, type Context, type Row } from '../harness.js';
+import { gpuMethods, broadphaseOf, BRUTE_FORCE_METHODS } from '../methods.js';
 
 export function castScene(n: number, rays: number, kind: 'coherent' | 'incoherent', radius: number, seed = 11): { spheres: Float32Array; casts: Float32Array; stride: 6 | 7 } {
   const spheres = uniformScene(n, { seed, fraction: 0.1 });
@@ -58,7 +60,8 @@ export function castScene(n: number, rays: number, kind: 'coherent' | 'incoheren
 
 const SAMPLE = 1000;
 const CHECKS = 1e8;
-export const CAST_METHODS = ['gpu-auto', 'gpu-grid', 'gpu-bvh', 'gpu-brute', 'cpu-walk', 'cpu-bvh', 'cpu-brute', 'rapier', 'three'];
+/** The GPU methods (bench/methods.ts: 'auto' and each phase serving casts, from the registry), then the peers. */
+export const CAST_METHODS = [...gpuMethods('casts'), 'cpu-walk', 'cpu-bvh', 'cpu-brute', 'rapier', 'three'];
 /** The ray kinds of the uniform cast scene; every other `--cast-scenes` entry is a pair scene kind, with mixed rays. */
 export const CAST_RAY_KINDS = ['coherent', 'incoherent'];
 export const CAST_SCENES = [...CAST_RAY_KINDS, ...Object.keys(PAIR_SCENES)];
@@ -99,11 +102,11 @@ export async function castsSuite(ctx: Context, sizes: [number, number][], method
         const estimate = (method: string): number | undefined => {
           const per = rate[`${scene} ${method}`];
           if (!per) return undefined;
-          return method.includes('brute') || method === 'three' ? per * r * n : per * r;
+          return BRUTE_FORCE_METHODS.has(method) ? per * r * n : per * r;
         };
         const learn = (row: Row): Row => {
           const t = row.gpuMs?.median ?? row.wallMs?.median;
-          if (t) rate[`${scene} ${row.method}`] = row.method.includes('brute') || row.method === 'three' ? t / (r * n) : t / r;
+          if (t) rate[`${scene} ${row.method}`] = BRUTE_FORCE_METHODS.has(row.method) ? t / (r * n) : t / r;
           const ms = row.gpuMs?.median ?? row.wallMs?.median;
           return ms ? { ...row, rate: { unit: 'rays/s', value: (r / ms) * 1000 } } : row;
         };
@@ -111,9 +114,9 @@ export async function castsSuite(ctx: Context, sizes: [number, number][], method
           if (radius > 0 && (method === 'rapier' || method === 'three')) continue; // ray peers only
           const base = { suite: 'casts', scene, size, method };
           let row: Row;
-          if (method.startsWith('gpu-')) {
-            const broadphase = method === 'gpu-brute' ? 'all-pairs' : (method.slice(4) as 'auto' | 'grid' | 'bvh');
-            const work = method === 'gpu-grid' ? { work: walkWork } : method === 'gpu-brute' ? { work: bruteWork } : {};
+          const broadphase = broadphaseOf(method);
+          if (broadphase) {
+            const work = broadphase === 'grid' ? { work: walkWork } : BRUTE_FORCE_METHODS.has(method) ? { work: bruteWork } : {};
             row = await measureChecked(ctx, { ...base, ...work }, async () => {
               const res = radius > 0
                 ? await collider.sphereCast(casts, spheres, { broadphase, profile: ctx.profiling })

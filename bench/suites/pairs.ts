@@ -15,12 +15,14 @@ import { initRapier, rapierSpherePairs } from '../peers/rapier.js';
 import { cpuBvhSpherePairs, warmCpuBvh, type CpuBvhStats } from '../peers/cpuBvh.js';
 import { measureChecked, profileOf, type Context, type Row, type Sample } from '../harness.js';
 import { PAIR_SCENES, pairScene } from '../scenes.js';
+import { gpuMethod, gpuMethods, broadphaseOf, BRUTE_FORCE_METHODS } from '../methods.js';
 
 /** The scene kinds, by name (bench/scenes.ts). */
 export const SCENES: Record<string, (n: number) => Float32Array> = Object.fromEntries(Object.entries(PAIR_SCENES).map(([k, v]) => [k, v.make]));
 
 export const CROSSOVER_SIZES = [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384];
-export const PAIR_METHODS = ['gpu-auto', 'gpu-grid', 'gpu-sweep', 'gpu-bvh', 'gpu-all-pairs', 'cpu-grid', 'js-grid', 'js-grid-naive', 'cpu-bvh', 'rapier'];
+/** The GPU methods (bench/methods.ts: 'auto' and each phase serving pairs, from the registry), then the peers. */
+export const PAIR_METHODS = [...gpuMethods('pairs'), 'cpu-grid', 'js-grid', 'js-grid-naive', 'cpu-bvh', 'rapier'];
 
 /** Bytes the GPU grid moves: build (count 24 B + scatter 36 B per sphere, scan 12 B per bucket), walk (8 B a row, 16 B a candidate), 8 B a pair out. */
 function gridBytes(n: number, buckets: number, rows: number, candidates: number, pairs: number): number {
@@ -30,8 +32,8 @@ function gridBytes(n: number, buckets: number, rows: number, candidates: number,
 /** A method's run on a scene: what it found, and its GPU time or its own timing where it has one. */
 async function runMethod(ctx: Context, method: string, spheres: Float32Array, levels?: JsGridLevels, bvh?: CpuBvhStats): Promise<Sample & { setupMs?: number }> {
   const { collider } = ctx;
-  if (method.startsWith('gpu-')) {
-    const broadphase = method.slice(4) as 'auto' | 'grid' | 'sweep' | 'bvh' | 'all-pairs';
+  const broadphase = broadphaseOf(method);
+  if (broadphase) {
     const pairs = await collider.spherePairs(spheres, { broadphase, profile: ctx.profiling });
     return { answer: pairs.length / 2, output: pairs, ...(ctx.profiling ? profileOf(collider) : {}) };
   }
@@ -76,7 +78,7 @@ export async function pairsSuite(ctx: Context, sizes: number[], scenes: string[]
     const points = history[key] ?? [];
     if (!points.length) return undefined;
     const [n2, t2] = points[points.length - 1];
-    let k = key.endsWith(' gpu-all-pairs') ? 2 : 1;
+    let k = [...BRUTE_FORCE_METHODS].some((method) => key.endsWith(` ${method}`)) ? 2 : 1;
     if (points.length > 1 && k === 1) {
       const [n1, t1] = points[points.length - 2];
       if (n2 > n1 && t1 > 0) k = Math.min(Math.max(Math.log(t2 / t1) / Math.log(n2 / n1), 1), 2);
@@ -146,6 +148,6 @@ export async function pairsSuite(ctx: Context, sizes: number[], scenes: string[]
     }
   };
   for (const scene of scenes) for (const n of sizes) await runScene(scene, n, methods);
-  if (crossover) for (const n of CROSSOVER_SIZES) await runScene('uniform', n, ['gpu-all-pairs', 'gpu-grid'], 'crossover');
+  if (crossover) for (const n of CROSSOVER_SIZES) await runScene('uniform', n, [gpuMethod('all-pairs'), gpuMethod('grid')], 'crossover');
   return rows;
 }

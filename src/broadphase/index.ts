@@ -1,29 +1,29 @@
 /**
- * 'auto' and the broad phases' seam, for the rest of the library: the rule 'auto' picks by
- * (`chooseBroadphase`), which queries each phase serves (`SERVES`, `checkServes`) and one
- * instance of each (`createBroadPhases`), all derived from the registry (./registry.ts). Adding a
- * phase: its folder (src/broadphase/<name>/, implementing BroadPhase from ./types.ts), its line in
- * REGISTRY, its name in the `Broadphase` type (src/options.ts; TypeScript checks the two agree),
- * and, if 'auto' may pick it for pairs or boxes, its place in `chooseBroadphase`.
+ * 'auto' and the broad phases' seam, for the rest of the library: the pick 'auto' makes
+ * (`chooseBroadphase`, from the registry's rules), which queries each phase serves (`SERVES`,
+ * `checkServes`) and one instance of each (`createBroadPhases`), all derived from the registry
+ * (./registry.ts); nothing here names a phase. Adding a phase: its folder
+ * (src/broadphase/<name>/, implementing BroadPhase from ./types.ts), its line in REGISTRY (with
+ * its rule for each query 'auto' may pick it for) and its name in the `Broadphase` type
+ * (src/options.ts; TypeScript checks the two agree).
  */
-import { CapacityError, InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../errors.js';
 import { RULES } from '../validate.js';
-import { ALL_PAIRS_MAX_SPHERES } from './all-pairs/pairs.js';
 import { AUTO_GRID_MIN_SPHERES, AUTO_GRID_MIN_BOXES, type Broadphase } from '../options.js';
-import { sweepAxis } from './sweep/phase.js';
 import type { GridPlan, PlanOptions } from '../grid/plan.js';
-import type { CastBatch, SphereStats } from '../validate.js';
+import type { SphereStats } from '../validate.js';
 import { estimateGridCastWork, type CastShapeWithRecords } from './grid/castCost.js';
 import { LOG2_BINS, LOG2_BIAS, ceilLog2 } from '../grid/level.js';
-import { REGISTRY, BROADPHASE_NAMES, phasesServing, autoCandidates, type BroadphaseName, type CastPhaseName } from './registry.js';
-import type { BroadPhase, BroadPhaseContext, QueryKind } from './types.js';
+import { REGISTRY, BROADPHASE_NAMES, phasesServing, autoCandidates, entryOf, type BroadphaseName, type CastPhaseName } from './registry.js';
+import type { BroadPhase, BroadPhaseContext, CastShape, QueryKind, QueryShape } from './types.js';
 
-export type { BroadPhase, BroadPhaseContext, QueryKind, CastJob } from './types.js';
-export { REGISTRY, BROADPHASE_NAMES, WITHOUT_SPHERES, phasesServing, autoCandidates, type BroadphaseName, type CastPhaseName, type BroadPhaseEntry } from './registry.js';
+export type { BroadPhase, BroadPhaseContext, QueryKind, CastJob, CastShape, QueryShape } from './types.js';
+export { REGISTRY, BROADPHASE_NAMES, WITHOUT_SPHERES, phasesServing, autoCandidates, entryOf, type BroadphaseName, type CastPhaseName, type BroadPhaseEntry, type AutoRule, type AutoThresholds } from './registry.js';
 export { CAST_COST } from './grid/castCost.js';
 export { AllPairsBroadPhase } from './all-pairs/phase.js';
 export { GridBroadPhase } from './grid/phase.js';
-export { SweepBroadPhase, sweepAxis, sweepSlack } from './sweep/phase.js';
+export { SweepBroadPhase } from './sweep/phase.js';
+export { sweepAxis, sweepSlack, sweepEstimate, sweepPays, AUTO_SWEEP_MAX_CANDIDATES, AUTO_SWEEP_MIN_ELONGATION } from './sweep/axis.js';
 export { BvhBroadPhase, bvhMortonGrid, bvhPyramidLevels } from './bvh/phase.js';
 
 /** One instance of each broad phase, made for one owner (a Collider, a world's queries), by name. */
@@ -37,52 +37,6 @@ export function createBroadPhases(context: BroadPhaseContext, planOptions: PlanO
 
 export function destroyBroadPhases(phases: BroadPhases): void {
   for (const phase of Object.values(phases)) phase.destroy();
-}
-
-/** What 'auto' knows of a cast batch: how many and their total length, and for one-shot calls the records and their extent. */
-export type CastShape = Pick<CastBatch, 'count' | 'totalLength'> & Partial<Pick<CastBatch, 'packed' | 'maxLength' | 'maxAbs'>>;
-
-/** What 'auto' knows of a query. */
-export interface QueryShape {
-  query: QueryKind;
-  sphereCount: number;
-  /** Boxes of a box query. */
-  boxCount?: number;
-  /** The casts of a cast query: how many, and their total length (or a bound on it). */
-  casts?: CastShape;
-  /** The grid plan the grid would use (asked for only when the grid is a candidate). */
-  gridPlan: () => GridPlan;
-  /** The spheres' statistics, when the host has them (the sweep is then a candidate for pairs). */
-  stats?: SphereStats;
-}
-
-/**
- * 'auto' sweeps sphere pairs when each sphere's interval along the sweep axis meets at most this
- * many others (about): measured on SwiftShader at 100k spheres (docs/PERFORMANCE.md), the sweep
- * costs ~0.13 µs a sphere plus ~15 ns a candidate and the grid's walk ~0.7 µs a sphere, so they
- * cross near 38; 'auto' takes the sweep below 32.
- */
-export const AUTO_SWEEP_MAX_CANDIDATES = 32;
-/** …and only when the scene is this many times longer along the sweep axis than across it (so ties along the axis, as in a lattice, stay few). */
-export const AUTO_SWEEP_MIN_ELONGATION = 4;
-
-/**
- * The sweep's expected candidates a sphere, n·2r̄/L (r̄ the mean radius from the octave
- * histogram's upper ends, L the axis's extent from its variance as if uniform: √(12 var)), and
- * how elongated the scene is along the axis (L over the larger of the other two extents).
- */
-export function sweepEstimate(stats: SphereStats): { candidates: number; elongation: number } {
-  const extents = stats.variance.map((v) => Math.sqrt(12 * v));
-  const axis = sweepAxis(stats);
-  const across = Math.max(...extents.filter((_, a) => a !== axis));
-  let radii = 0;
-  stats.log2Hist.forEach((count, bin) => (radii += count * stats.log2MaxRadius[bin]));
-  const meanRadius = stats.count > 0 ? radii / stats.count : 0;
-  const length = extents[axis];
-  return {
-    candidates: length > 0 ? (stats.count * 2 * meanRadius) / length : Infinity,
-    elongation: across > 0 ? length / across : length > 0 ? Infinity : 0,
-  };
 }
 
 /**
@@ -100,32 +54,40 @@ export function castCosts(plan: GridPlan, stats: SphereStats, batch: CastShapeWi
 }
 
 /**
- * The broad phase a query runs on. An explicit choice is kept (a typed error if it cannot
- * serve the query); 'auto' takes all-pairs for small scenes and the grid from
- * AUTO_GRID_MIN_SPHERES spheres (and AUTO_GRID_MIN_BOXES boxes) on, the sweep for sphere pairs
- * of a long thin scene (sweepEstimate), and for casts the grid only when walking it costs less
- * than testing every sphere (castWalkCost). Measured crossovers: docs/PERFORMANCE.md.
+ * The broad phase a query runs on. An explicit choice is kept (a typed error if it cannot hold
+ * the query: its registry line's `capacity`). 'auto' reads the rules of the phases that have one
+ * for the query (autoCandidates) in the registry's order (AutoRule, ./registry.ts): the first
+ * whose `when` holds, else for casts the cheapest by castCosts, else the one that is
+ * `otherwise`. The thresholds and the measured crossovers: src/options.ts, ./sweep/axis.ts,
+ * docs/PERFORMANCE.md.
  */
 export function chooseBroadphase(requested: Broadphase, shape: QueryShape): BroadphaseName {
-  const n = shape.sphereCount;
-  if (requested === 'all-pairs' && shape.query === 'pairs' && n > ALL_PAIRS_MAX_SPHERES) {
-    throw new CapacityError(`spheres for broadphase 'all-pairs'`, n, ALL_PAIRS_MAX_SPHERES, "use broadphase 'grid' or 'auto'");
+  const name = requested === 'auto' ? autoPick(shape) : requested;
+  entryOf(name).capacity?.(shape);
+  return name;
+}
+
+function autoPick(shape: QueryShape): BroadphaseName {
+  const candidates = autoCandidates(shape.query);
+  const rule = (name: BroadphaseName) => entryOf(name).auto[shape.query] ?? {};
+  const thresholds = { AUTO_GRID_MIN_SPHERES, AUTO_GRID_MIN_BOXES };
+  const taken = candidates.find((name) => rule(name).when?.(shape, thresholds));
+  if (taken !== undefined) return taken;
+  const batch = shape.query === 'casts' ? shape.casts : undefined;
+  const weighed = batch ? (candidates.filter((name) => entryOf(name).castCost !== undefined) as CastPhaseName[]) : [];
+  if (batch && weighed.length > 0) {
+    const costs = castCostsOf({ ...shape, casts: batch });
+    return weighed.reduce((best, name) => (costs[name] < costs[best] ? name : best));
   }
-  if (requested !== 'auto') return requested;
-  if (shape.query === 'pairs') {
-    if (n < AUTO_GRID_MIN_SPHERES) return 'all-pairs';
-    if (shape.stats) {
-      const { candidates, elongation } = sweepEstimate(shape.stats);
-      if (candidates <= AUTO_SWEEP_MAX_CANDIDATES && elongation >= AUTO_SWEEP_MIN_ELONGATION) return 'sweep';
-    }
-    return 'grid';
-  }
-  if (shape.query === 'boxes') return n >= AUTO_GRID_MIN_SPHERES && (shape.boxCount ?? 0) >= AUTO_GRID_MIN_BOXES ? 'grid' : 'all-pairs';
-  const batch = shape.casts;
-  if (!batch || batch.count === 0 || n < AUTO_GRID_MIN_SPHERES) return 'all-pairs';
-  const stats = shape.stats ?? statsOfPlan(shape.gridPlan());
-  const costs = castCosts(shape.gridPlan(), stats, batch);
-  return (autoCandidates('casts') as CastPhaseName[]).reduce((best, name) => (costs[name] < costs[best] ? name : best));
+  const otherwise = candidates.find((name) => rule(name).otherwise);
+  if (otherwise === undefined) throw new Error(`the broad-phase registry has no rule for 'auto' to end on for ${shape.query}`);
+  return otherwise;
+}
+
+/** castCosts for a cast query's shape: its grid plan, and its statistics or, where the host has none, the plan's (statsOfPlan). */
+export function castCostsOf(shape: QueryShape & { casts: CastShape }): Record<CastPhaseName, number> {
+  const plan = shape.gridPlan();
+  return castCosts(plan, shape.stats ?? statsOfPlan(plan), shape.casts);
 }
 
 /** Stats enough for castCosts when the host has none: the plan's levels, spread over their bounds. */

@@ -1,20 +1,23 @@
 /**
  * The broad phases, one line each: its name (the `broadphase` option's value), the queries it
- * serves, whether 'auto' may pick it and for which queries, what a cast batch costs it (for
- * 'auto''s choice among those that serve casts), and how to make one. Everything that lists the
- * phases derives from this table: `BROADPHASES` (src/options.ts), `SERVES` and `checkServes`,
- * `createBroadPhases`, `castCosts`, and the tests' and the bench's lists (`phasesServing`).
- * Each phase lives in its folder, src/broadphase/<name>/ (docs/ARCHITECTURE.md, "Broad phases").
+ * serves, how 'auto' picks it for each query it may pick it for (its rule), what a cast batch
+ * costs it (for 'auto''s choice among those that serve casts), what it cannot hold, and how to
+ * make one. Everything that lists or picks the phases derives from this table: `BROADPHASES`
+ * (src/options.ts), `SERVES` and `checkServes`, `createBroadPhases`, `castCosts`,
+ * `chooseBroadphase` (which names no phase), and the tests' and the bench's lists
+ * (`phasesServing`). Each phase lives in its folder, src/broadphase/<name>/
+ * (docs/ARCHITECTURE.md, "Broad phases").
  *
  * Nothing at this module's top level may read another module's binding (options.ts imports it
  * while modules that import options.ts are still loading): the entries' functions run later.
  */
-import { AllPairsBroadPhase } from './all-pairs/phase.js';
+import { AllPairsBroadPhase, allPairsCapacity } from './all-pairs/phase.js';
 import { GridBroadPhase } from './grid/phase.js';
 import { SweepBroadPhase } from './sweep/phase.js';
+import { sweepPays } from './sweep/axis.js';
 import { BvhBroadPhase } from './bvh/phase.js';
 import { CAST_COST, type GridCastWork, type CastShapeWithRecords } from './grid/castCost.js';
-import type { BroadPhase, BroadPhaseContext, QueryKind } from './types.js';
+import type { BroadPhase, BroadPhaseContext, QueryKind, QueryShape } from './types.js';
 import type { GridPlan, PlanOptions } from '../grid/plan.js';
 import type { SphereStats } from '../validate.js';
 import type { Broadphase } from '../options.js';
@@ -28,29 +31,64 @@ export interface CastCostInput {
   work: GridCastWork;
 }
 
+/**
+ * How 'auto' weighs one phase for one query. chooseBroadphase (src/broadphase/index.ts) takes,
+ * among the phases with a rule for the query:
+ * 1. the first in the table's order whose `when` holds;
+ * 2. else, for casts, the cheapest by its `castCost` (the first in the table's order on a tie);
+ * 3. else the one whose rule is `otherwise`.
+ */
+export interface AutoRule {
+  /** 'auto' takes it for this query when this holds (read before any cost: nothing here may ask for the grid's plan). */
+  readonly when?: (shape: QueryShape, thresholds: AutoThresholds) => boolean;
+  /** 'auto' takes it when no phase's `when` holds and none is weighed by a cost. */
+  readonly otherwise?: true;
+}
+
+/**
+ * The public thresholds the rules read (src/options.ts), handed to them by chooseBroadphase: this
+ * module may not import options.ts at run time, which reads this table as it loads.
+ */
+export type AutoThresholds = Readonly<Record<'AUTO_GRID_MIN_SPHERES' | 'AUTO_GRID_MIN_BOXES', number>>;
+
+/** A candidate 'auto' weighs by its cost alone (its castCost, for casts). */
+const WEIGHED: AutoRule = {};
+/** The one 'auto' takes when no other phase's rule holds. */
+const OTHERWISE: AutoRule = { otherwise: true };
+
 export interface BroadPhaseEntry {
   /** The queries it serves; asking it for another is an `option` error naming options.broadphase. */
   readonly serves: readonly QueryKind[];
-  /** The queries 'auto' may pick it for (chooseBroadphase, src/broadphase/index.ts, has the rules). */
-  readonly auto: readonly QueryKind[];
+  /** The queries 'auto' may pick it for (this object's keys), each with its rule. */
+  readonly auto: { readonly [Q in QueryKind]?: AutoRule };
   /** What a cast batch costs it, in brute force's unit (one cast tested against one sphere); only phases that serve casts. */
   readonly castCost?: (input: CastCostInput) => number;
+  /** Throws a typed error (a CapacityError) for a query it cannot hold, whether named or picked by 'auto'. */
+  readonly capacity?: (shape: QueryShape) => void;
   /** One for an owner (a Collider's recording, a world's queries); `label` names the grid's buffers. */
   readonly create: (context: BroadPhaseContext, planOptions: PlanOptions, label: string) => BroadPhase;
 }
 
 const ALL: readonly QueryKind[] = ['pairs', 'boxes', 'casts'];
 
-/** The table. Its order is `BROADPHASES`' (after 'auto') and the tests' and bench's. */
+/** Fewer spheres than the grid pays for (AUTO_GRID_MIN_SPHERES, src/options.ts): all-pairs' for every query. */
+const fewSpheres = ({ sphereCount }: QueryShape, { AUTO_GRID_MIN_SPHERES }: AutoThresholds): boolean => sphereCount < AUTO_GRID_MIN_SPHERES;
+
+/** The table. Its order is `BROADPHASES`' (after 'auto'), the tests' and bench's, and the order 'auto' reads the rules in. */
 export const REGISTRY = {
-  'all-pairs': { serves: ALL, auto: ALL, castCost: ({ stats, batch }) => batch.count * stats.count, create: (context) => new AllPairsBroadPhase(context) },
+  'all-pairs': {
+    serves: ALL, capacity: allPairsCapacity, create: (context) => new AllPairsBroadPhase(context),
+    auto: { pairs: { when: fewSpheres }, boxes: OTHERWISE, casts: { when: (shape, thresholds) => fewSpheres(shape, thresholds) || !shape.casts?.count } },
+    castCost: ({ stats, batch }) => batch.count * stats.count,
+  },
   grid: {
-    serves: ALL, auto: ALL, create: (context, planOptions, label) => new GridBroadPhase(context, planOptions, label),
+    serves: ALL, create: (context, planOptions, label) => new GridBroadPhase(context, planOptions, label),
+    auto: { pairs: OTHERWISE, boxes: { when: (shape, thresholds) => !fewSpheres(shape, thresholds) && (shape.boxCount ?? 0) >= thresholds.AUTO_GRID_MIN_BOXES }, casts: WEIGHED },
     castCost: ({ plan, stats, work }) => CAST_COST.gridFixed + CAST_COST.gridBuild * stats.count + (work.slabs + work.rows + work.candidates) * (plan.dense ? CAST_COST.dense : CAST_COST.hashed),
   },
-  sweep: { serves: ['pairs', 'boxes'], auto: ['pairs'], create: (context) => new SweepBroadPhase(context) },
+  sweep: { serves: ['pairs', 'boxes'], auto: { pairs: { when: ({ stats }) => stats !== undefined && sweepPays(stats) } }, create: (context) => new SweepBroadPhase(context) },
   bvh: {
-    serves: ALL, auto: ['casts'], create: (context) => new BvhBroadPhase(context),
+    serves: ALL, auto: { casts: WEIGHED }, create: (context) => new BvhBroadPhase(context),
     castCost: ({ stats, batch, work }) => CAST_COST.bvhFixed + CAST_COST.bvhBuild * stats.count + CAST_COST.bvhCast * batch.count * Math.log2(Math.max(stats.count, 2)) + CAST_COST.bvhNear * work.near,
   },
 } as const satisfies Record<string, BroadPhaseEntry>;
@@ -76,7 +114,12 @@ export function phasesServing(query: QueryKind): BroadphaseName[] {
   return BROADPHASE_NAMES.filter((name) => (REGISTRY[name].serves as readonly QueryKind[]).includes(query));
 }
 
-/** The phases 'auto' may pick for `query`. */
+/** A phase's line, as the entry type (the table's `as const` types differ line by line). */
+export function entryOf(name: BroadphaseName): BroadPhaseEntry {
+  return REGISTRY[name];
+}
+
+/** The phases 'auto' may pick for `query` (those with a rule for it), in the table's order. */
 export function autoCandidates(query: QueryKind): BroadphaseName[] {
-  return BROADPHASE_NAMES.filter((name) => (REGISTRY[name].auto as readonly QueryKind[]).includes(query));
+  return BROADPHASE_NAMES.filter((name) => entryOf(name).auto[query] !== undefined);
 }

@@ -9,8 +9,8 @@
  * through the queue), then, in one submission, `encodeBuild` followed by the queries. The
  * queries append to a PairList (pairs) or write cast hit records; none reads anything back.
  */
-import type { SphereStats } from '../validate.js';
-import type { BoxSample } from '../grid/plan.js';
+import type { SphereStats, CastBatch } from '../validate.js';
+import type { BoxSample, GridPlan } from '../grid/plan.js';
 import type { PairList } from '../gpu/pairList.js';
 import type { GpuTimer } from '../gpu/timer.js';
 import type { BoxKind } from '../queryKinds.js';
@@ -23,6 +23,23 @@ export type BroadphaseName = Exclude<Broadphase, 'auto'>;
 
 /** The kinds of query a broad phase may serve. */
 export type QueryKind = 'pairs' | 'boxes' | 'casts';
+
+/** What 'auto' knows of a cast batch: how many and their total length, and for one-shot calls the records and their extent. */
+export type CastShape = Pick<CastBatch, 'count' | 'totalLength'> & Partial<Pick<CastBatch, 'packed' | 'maxLength' | 'maxAbs'>>;
+
+/** What 'auto' knows of a query (chooseBroadphase; the registry's rules read it). */
+export interface QueryShape {
+  query: QueryKind;
+  sphereCount: number;
+  /** Boxes of a box query. */
+  boxCount?: number;
+  /** The casts of a cast query: how many, and their total length (or a bound on it). */
+  casts?: CastShape;
+  /** The grid plan the grid would use (asked for only when the phases' cast costs are weighed). */
+  gridPlan: () => GridPlan;
+  /** The spheres' statistics, when the host has them (the sweep is then a candidate for pairs). */
+  stats?: SphereStats;
+}
 
 /** A cast batch already on the GPU, with the kernels that run it (src/resident.ts, recordCasts). */
 export interface CastJob extends CastRun {

@@ -6,8 +6,8 @@
  * three modes: the nearest hit per cast, the number of hits per cast, and every hit (written at
  * the offsets the scanned counts give).
  */
-import { castAllPairsKernel } from '../broadphase/all-pairs/casts.wgsl.js';
 import type { CastMode } from '../queryKinds.js';
+import type { BroadphaseName } from '../broadphase/registry.js';
 import { CastParams, packStruct } from '../layout.js';
 import { computePipeline, variant, recordPass } from '../gpu/pipeline.js';
 import { createBuffer } from '../gpu/buffers.js';
@@ -31,8 +31,8 @@ type CastOwn = 'params' | 'casts' | 'hits' | 'counts';
 
 /** One broad phase's cast kernel: its bindings and its WGSL by mode. */
 export interface CastKernel<N extends string> {
-  /** The stage's name, `cast <name> <mode>` (and its bind group layout's, `cast <name>`). */
-  name: string;
+  /** Its phase's name: the stage's is `cast <name> <mode>` (and its bind group layout's, `cast <name>`). */
+  name: BroadphaseName;
   /** The pipeline's key within its phase (a grid layout), when it has variants. */
   variant?: string;
   bindings: Bindings<N>;
@@ -86,11 +86,6 @@ export class CastPass {
     const label = `cast ${kernel.name} ${run.mode}`;
     const resources = { ...structure, params: this.params, casts: run.casts, hits: run.targets.hits, counts: run.targets.counts } as Readonly<Record<N, BindingResource>>;
     recordPass(encoder, label, this.pipeline(kernel, run.mode), kernel.bindings.bind(this.device, label, resources), ceilDiv(run.castCount, WG), this.maxWorkgroupsPerDimension, timer);
-  }
-
-  /** Records one all-pairs cast kernel testing every sphere of `spheres` (`sphereCount` in the parameters). */
-  encodeBrute(encoder: GPUCommandEncoder, mode: CastMode, spheres: GPUBuffer, casts: GPUBuffer, castCount: number, targets: CastTargets, timer?: GpuTimer): void {
-    this.encode(encoder, castAllPairsKernel, { mode, casts, castCount, targets }, { spheres }, timer);
   }
 
   destroy(): void {

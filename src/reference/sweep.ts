@@ -6,7 +6,7 @@
  */
 import { spheresOverlap } from './spherePairs.js';
 import { sphereAabbOverlap, sphereObbOverlap } from './sphereBox.js';
-import { sweepAxis, sweepSlack } from '../broadphase/sweep/phase.js';
+import { sweepAxis, sweepSlack } from '../broadphase/sweep/axis.js';
 import { validateSpheres } from '../validate.js';
 
 const f32 = Math.fround;

@@ -31,7 +31,7 @@ export function shaderVariants(): [string, string][] {
     ...(['aabb', 'obb'] as const).map((kind): [string, string] => [`boxAllPairs ${kind}`, boxAllPairsShader({ kind })]),
     ...(['aabb', 'obb'] as const).flatMap((kind) => GRID_LAYOUTS.map((layout): [string, string] => [`boxGridPairs ${kind} ${layoutName(layout)}`, boxGridPairsShader({ kind, ...layout })])),
     ...(['nearest', 'count', 'write'] as const).flatMap((mode) => [
-      [`cast brute ${mode}`, castAllPairsShader({ mode })] as [string, string],
+      [`cast all-pairs ${mode}`, castAllPairsShader({ mode })] as [string, string],
       ...GRID_LAYOUTS.map((layout): [string, string] => [`cast grid ${mode} ${layoutName(layout)}`, castGridShader({ mode, ...layout })]),
       [`cast bvh ${mode}`, castBvhShader({ mode })] as [string, string],
     ]),

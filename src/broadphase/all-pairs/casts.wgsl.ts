@@ -1,7 +1,7 @@
 /**
- * The all-pairs cast kernels ('brute' in their pipeline and stage names): every cast tests every
- * sphere, staged a workgroup's worth at a time in workgroup memory. The frame, the hit test and
- * the modes are shaders/casts.wgsl.ts's.
+ * The all-pairs cast kernels (stages `cast all-pairs <mode>`): every cast tests every sphere,
+ * staged a workgroup's worth at a time in workgroup memory. The frame, the hit test and the
+ * modes are shaders/casts.wgsl.ts's.
  */
 import { castKernel, onCandidate, CAST_INPUT, CAST_OUTPUT, type CastWalk } from '../../../shaders/casts.wgsl.js';
 import { bindings, type BindingNames, readOnly } from '../../gpu/kernel.js';
@@ -31,9 +31,9 @@ export const castAllPairsWalk = (mode: CastMode): CastWalk => ({
 
 export const castAllPairsShader = ({ mode }: { mode: CastMode }): string => castKernel(mode, castAllPairsWalk(mode));
 
-/** The kernel for CastPass: stage `cast brute <mode>`. */
+/** The kernel for CastPass: stage `cast all-pairs <mode>`. */
 export const castAllPairsKernel: CastKernel<BindingNames<typeof castAllPairsBindings>> = {
-  name: 'brute',
+  name: 'all-pairs',
   bindings: castAllPairsBindings,
   shader: (mode) => castAllPairsShader({ mode }),
 };

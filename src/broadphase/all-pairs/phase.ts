@@ -6,16 +6,24 @@
  * Its folder: pairs.ts and pairs.wgsl.ts (AllPairsPass), boxes.ts and boxes.wgsl.ts
  * (BoxAllPairsPass), casts.wgsl.ts (the cast kernel, run by src/passes/casts.ts).
  */
-import { AllPairsPass } from './pairs.js';
+import { AllPairsPass, ALL_PAIRS_MAX_SPHERES } from './pairs.js';
+import { CapacityError } from '../../errors.js';
 import { BoxAllPairsPass } from './boxes.js';
 import { castAllPairsKernel } from './casts.wgsl.js';
-import type { BroadPhase, BroadPhaseContext, CastJob } from '../types.js';
+import type { BroadPhase, BroadPhaseContext, CastJob, QueryShape } from '../types.js';
 import type { SphereStats } from '../../validate.js';
 import type { PairList } from '../../gpu/pairList.js';
 import type { GpuTimer } from '../../gpu/timer.js';
 import type { BoxKind } from '../../queryKinds.js';
 import { gridCastSlack } from '../grid/castSlack.js';
 import type { CastReach } from '../../castQueries.js';
+
+/** Throws a CapacityError for more sphere pairs than its tiles can index (its registry line's `capacity`). */
+export function allPairsCapacity({ query, sphereCount }: QueryShape): void {
+  if (query === 'pairs' && sphereCount > ALL_PAIRS_MAX_SPHERES) {
+    throw new CapacityError(`spheres for broadphase 'all-pairs'`, sphereCount, ALL_PAIRS_MAX_SPHERES, "use broadphase 'grid' or 'auto'");
+  }
+}
 
 export class AllPairsBroadPhase implements BroadPhase {
   readonly name = 'all-pairs' as const;

@@ -9,6 +9,9 @@
  * 16 + 4·(22.5) + 20 bytes a sphere); the sweep tests every pair whose intervals overlap along
  * the axis. That is few when the spheres spread along one long axis, and about n·(2r/L) a sphere
  * for a cube of side L, where the grid tests only the neighbouring cells.
+ *
+ * The axis, the slack and the estimate 'auto' sweeps by are pure arithmetic in ./axis.ts, which
+ * the CPU twin (src/reference/sweep.ts) and the registry line share.
  */
 import { sweepKeysShader, sweepKeysBindings, sweepGatherShader, sweepGatherBindings, sweepPairsShader, sweepPairsBindings, sweepBoxesShader, sweepBoxesBindings } from './sweep.wgsl.js';
 import { RadixSortPass } from '../../passes/radixSort.js';
@@ -24,25 +27,10 @@ import type { GpuTimer } from '../../gpu/timer.js';
 import type { BoxKind } from '../../queryKinds.js';
 import type { CastReach } from '../../castQueries.js';
 import { WORKGROUP_SIZE } from '../../gpu/workgroups.js';
+import { sweepAxis, sweepSlack } from './axis.js';
 
 const WG_BUILD = WORKGROUP_SIZE.sweepBuild;
 const WG_SWEEP = WORKGROUP_SIZE.sweepQuery;
-
-/** The axis of greatest variance of the centres (x on ties). */
-export function sweepAxis(stats: SphereStats): 0 | 1 | 2 {
-  const [vx, vy, vz] = stats.variance;
-  return vz > vx && vz > vy ? 2 : vy > vx ? 1 : 0;
-}
-
-/**
- * What every interval's upper end is widened by: well above the f32 rounding of positions of
- * this size, so that the sweep never prunes a pair the overlap test (the same in every broad
- * phase) would keep.
- */
-export function sweepSlack(stats: SphereStats): number {
-  const abs = Math.max(0, ...stats.min.map(Math.abs), ...stats.max.map(Math.abs));
-  return (abs + stats.maxRadius) * 2 ** -20;
-}
 
 export class SweepBroadPhase implements BroadPhase {
   readonly name = 'sweep' as const;
