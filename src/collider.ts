@@ -168,10 +168,11 @@ export class Collider {
     const maxPairs = checkPositiveInteger('options.maxPairs', options.maxPairs) ?? Infinity;
     const profile = checkBoolean('options.profile', options.profile) ?? false;
     const out = checkOutArray('options.out', options.out);
-    this.oneShot.phaseFor(broadphase, { query: 'pairs', sphereCount: stats.count, stats }); // its errors before any early return
+    // Decided once, here (its errors before any early return); the recording runs the phase named.
+    const phase = this.oneShot.phaseFor(broadphase, { query: 'pairs', sphereCount: stats.count, stats }).name;
     if (stats.count < 2) return out ? out.subarray(0, 0) : new Uint32Array(0);
     const data = spheres.slice(); // what was validated is what runs, whatever the caller does next
-    return this.run(profile, (timer) => this.pairs(data, stats, undefined, { broadphase, maxPairs, out, timer }));
+    return this.run(profile, (timer) => this.pairs(data, stats, undefined, { broadphase: phase, maxPairs, out, timer }));
   }
 
   /**
@@ -220,10 +221,10 @@ export class Collider {
     const out = checkOutArray('options.out', options.out);
     const n = stats.count;
     const m = packedBoxes.length / stride;
-    this.oneShot.phaseFor(broadphase, { query: 'boxes', sphereCount: n, boxCount: m, stats });
+    const phase = this.oneShot.phaseFor(broadphase, { query: 'boxes', sphereCount: n, boxCount: m, stats }).name; // decided once
     if (n === 0 || m === 0) return out ? out.subarray(0, 0) : new Uint32Array(0);
     const data = spheres.slice(); // the boxes are already a packed copy
-    return this.run(profile, (timer) => this.pairs(data, stats, { kind, packed: packedBoxes, count: m }, { broadphase, maxPairs, out, timer }));
+    return this.run(profile, (timer) => this.pairs(data, stats, { kind, packed: packedBoxes, count: m }, { broadphase: phase, maxPairs, out, timer }));
   }
 
   /**
@@ -313,11 +314,12 @@ export class Collider {
    * collectHits).
    */
   private async castAll(kind: 'raycast' | 'sphereCast', batch: CastBatch, spheres: Float32Array, stats: SphereStats, options: CastOptions): Promise<HitRecords> {
-    const { broadphase, allHits, maxHits, profile } = castCall(options);
-    checkServes(broadphase, 'casts');
+    const { broadphase: asked, allHits, maxHits, profile } = castCall(options);
+    checkServes(asked, 'casts');
     const r = batch.count;
     const n = stats.count;
     if (r === 0 || n === 0) return noHits(r, allHits);
+    const broadphase = this.oneShot.phaseFor(asked, { query: 'casts', sphereCount: n, casts: batch, stats }).name; // decided once
     const reach = castReach(batch, Math.max(...stats.min.map(Math.abs), ...stats.max.map(Math.abs)), stats.maxRadius);
     const data = spheres.slice(); // the casts are already a packed copy
     return this.run(profile, async (timer) => {
