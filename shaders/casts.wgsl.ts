@@ -17,7 +17,7 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { CastParams, CastHitRecord } from '../src/layout.js';
 import { EXT_SCALE, SLAB_X } from '../src/grid/level.js';
-import { uniform, readOnly, readWrite, type Bindings } from '../src/gpu/kernel.js';
+import { uniform, readOnly, readWrite, entry, WG, type Bindings } from '../src/gpu/kernel.js';
 import { flatWorkgroup, tinyGuards } from './common.wgsl.js';
 
 import type { CastMode } from '../src/queryKinds.js';
@@ -121,6 +121,13 @@ export interface CastWalk {
   walk: string;
 }
 
+/**
+ * Every cast kernel's entry: one thread a cast, and no bounds check, since the threads past the
+ * last cast still help the walk (the all-pairs walk stages spheres in workgroup memory between
+ * barriers); they stop after it (`live`).
+ */
+export const castMainEntry = entry({ name: 'castMain', index: 'k' });
+
 /** The cast kernel `castMain` of one mode over one broad phase's walk. */
 export const castKernel = (mode: CastMode, walk: CastWalk): string => wgsl`
 ${CastParams.wgsl}
@@ -135,7 +142,7 @@ ${castMath}
 ${walk.lateHelpers}
 #endif
 
-override WG: u32; // src/gpu/workgroups.ts
+${WG.wgsl}
 const FAR: f32 = 3.0e38;
 const SLAB_X: i32 = ${SLAB_X};
 const EXT_SCALE: f32 = ${EXT_SCALE};
@@ -143,10 +150,7 @@ const EXT_SCALE: f32 = ${EXT_SCALE};
 ${walk.workgroup}
 #endif
 
-@compute @workgroup_size(WG)
-fn castMain(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-            @builtin(local_invocation_index) lid: u32) {
-  let k = flatWorkgroup(wid, nwg) * WG + lid;
+${castMainEntry.wgsl}
   // Threads past the last cast still help stage spheres (brute force), so no early return.
   let live = k < params.castCount;
   let kk = min(k, max(params.castCount, 1u) - 1u);

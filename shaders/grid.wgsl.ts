@@ -11,7 +11,7 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { GridLevel, GridParams } from '../src/layout.js';
 import { flatWorkgroup } from './common.wgsl.js';
-import { bindings, uniform, readOnly, readWrite } from '../src/gpu/kernel.js';
+import { bindings, uniform, readOnly, readWrite, entry, WG } from '../src/gpu/kernel.js';
 
 /** How a kernel that walks the grid is compiled for a plan (src/grid/plan.ts). */
 export interface GridLayout {
@@ -156,6 +156,8 @@ export const gridCountBindings = bindings({
   keys: readWrite('array<vec2u>'),
 });
 
+export const gridCountEntry = entry({ name: 'gridCount', index: 'i', exit: 'grid.skip != 0u', bound: 'grid.sphereCount' });
+
 /** gridCount for a plan's layout (each sphere's cell and bucket read the plan's levels). */
 export const gridCountShader = (layout: GridLayout = { dense: true }) => compiledFor(gridCountCode(layout), layout);
 
@@ -164,15 +166,9 @@ ${gridCountBindings.wgsl}
 ${gridHelpers(dense)}
 ${flatWorkgroup}
 
-override WG: u32; // src/gpu/workgroups.ts
+${WG.wgsl}
 
-@compute @workgroup_size(WG)
-fn gridCount(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-             @builtin(local_invocation_index) lid: u32) {
-  let i = flatWorkgroup(wid, nwg) * WG + lid;
-  if (grid.skip != 0u || i >= grid.sphereCount) {
-    return;
-  }
+${gridCountEntry.wgsl}
   let s = spheres[i];
   let level = sphereLevel(s.w);
   let bucket = bucketOf(level, cellOf(s.xyz, level));
@@ -189,21 +185,17 @@ export const gridScatterBindings = bindings({
   sortedId: readWrite('array<u32>'),
 });
 
+export const gridScatterEntry = entry({ name: 'gridScatter', index: 'i', bound: 'grid.sphereCount' });
+
 export const gridScatterShader = () => wgsl`
 ${GridLevel.wgsl}
 ${GridParams.wgsl}
 ${gridScatterBindings.wgsl}
 ${flatWorkgroup}
 
-override WG: u32; // src/gpu/workgroups.ts
+${WG.wgsl}
 
-@compute @workgroup_size(WG)
-fn gridScatter(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-               @builtin(local_invocation_index) lid: u32) {
-  let i = flatWorkgroup(wid, nwg) * WG + lid;
-  if (i >= grid.sphereCount) {
-    return;
-  }
+${gridScatterEntry.wgsl}
   let key = keys[i];
   let at = cellStart[key.x] + key.y;
   sorted[at] = spheres[i];

@@ -28,7 +28,7 @@
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { flatWorkgroup } from './common.wgsl.js';
-import { bindings, uniform, readOnly, readWrite } from '../src/gpu/kernel.js';
+import { bindings, uniform, readOnly, readWrite, entry, constSize } from '../src/gpu/kernel.js';
 import { WORKGROUP_SIZE } from '../src/gpu/workgroups.js';
 
 /** 'workgroup' strategy: threads per workgroup, also the keys of one round. A multiple of 32. */
@@ -62,18 +62,33 @@ export const radixKeysBindings = bindings({ ...RADIX_KEYS, hist: readWrite('arra
 export const radixPairsBindings = bindings({ ...RADIX_KEYS, hist: readWrite('array<u32>'), ...RADIX_VALUES });
 export const radixSortBindings = (values: boolean) => (values ? radixPairsBindings : radixKeysBindings);
 
+const TILE_SIZE = constSize('WG', RADIX_WG);
+const THREAD_SIZE = constSize('THREAD_WG', RADIX_THREAD_WG);
+/**
+ * The entries of `radixSortShader`. 'workgroup': one tile a workgroup (a whole workgroup past the
+ * tiles returns, before the barriers its threads meet at); counting runs over every tile of the
+ * pass's capacity (zeros past the keys), scattering over the tiles that hold keys. 'thread': one
+ * unit a thread, likewise.
+ */
+export const radixEntries = {
+  countTile: entry({ name: 'radixCountTile', size: TILE_SIZE, index: 'tile', per: 'workgroup', bound: 'params.y' }),
+  scatterTile: entry({ name: 'radixScatterTile', size: TILE_SIZE, index: 'tile', per: 'workgroup', exit: 'tile * TILE >= params.x' }),
+  countThread: entry({ name: 'radixCountThread', size: THREAD_SIZE, index: 'unit', bound: 'params.y' }),
+  scatterThread: entry({ name: 'radixScatterThread', size: THREAD_SIZE, index: 'unit', exit: 'unit * CHUNK >= params.x', bound: 'params.y' }),
+} as const;
+
 export const radixSortShader = ({ values }: RadixSortShaderOptions) => wgsl`
 // params: x = key count, y = units (the stride of a digit's row of counts), z = shift, w = mask.
 ${radixSortBindings(values).wgsl}
 ${flatWorkgroup}
 
-const WG: u32 = ${RADIX_WG}u;
+${TILE_SIZE.wgsl}
 const ROUNDS: u32 = ${RADIX_ROUNDS}u;
 const TILE: u32 = ${RADIX_TILE}u;
 const BINS: u32 = ${RADIX_BINS}u;
 const WORDS: u32 = ${RADIX_WG / 32}u; // mask words per digit
 const CHUNK: u32 = ${RADIX_CHUNK}u;
-const THREAD_WG: u32 = ${RADIX_THREAD_WG}u;
+${THREAD_SIZE.wgsl}
 const MASKS: u32 = ${RADIX_BINS * (RADIX_WG / 32)}u; // words in one mask set
 
 var<workgroup> counts: array<atomic<u32>, BINS>;
@@ -84,14 +99,8 @@ fn digitOf(key: u32) -> u32 {
   return (key >> params.z) & params.w;
 }
 
-@compute @workgroup_size(WG)
-fn radixCountTile(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-                  @builtin(local_invocation_index) lid: u32) {
-  let tile = flatWorkgroup(wid, nwg);
+${radixEntries.countTile.wgsl}
   let tiles = params.y;
-  if (tile >= tiles) {
-    return;
-  }
   for (var d = lid; d < BINS; d += WG) {
     atomicStore(&counts[d], 0u);
   }
@@ -112,15 +121,9 @@ fn radixCountTile(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nw
   }
 }
 
-@compute @workgroup_size(WG)
-fn radixScatterTile(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-                @builtin(local_invocation_index) lid: u32) {
-  let tile = flatWorkgroup(wid, nwg);
+${radixEntries.scatterTile.wgsl}
   let n = params.x;
   let base = tile * TILE;
-  if (base >= n) {
-    return;
-  }
   let tiles = params.y;
   let bins = params.w + 1u;
   for (var d = lid; d < BINS; d += WG) {
@@ -187,14 +190,8 @@ fn radixScatterTile(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) 
   }
 }
 
-@compute @workgroup_size(THREAD_WG)
-fn radixCountThread(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-                    @builtin(local_invocation_index) lid: u32) {
-  let unit = flatWorkgroup(wid, nwg) * THREAD_WG + lid;
+${radixEntries.countThread.wgsl}
   let units = params.y;
-  if (unit >= units) {
-    return;
-  }
   let bins = params.w + 1u;
   for (var d = 0u; d < bins; d++) {
     hist[d * units + unit] = 0u;
@@ -212,15 +209,9 @@ fn radixCountThread(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) 
   }
 }
 
-@compute @workgroup_size(THREAD_WG)
-fn radixScatterThread(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-                      @builtin(local_invocation_index) lid: u32) {
-  let unit = flatWorkgroup(wid, nwg) * THREAD_WG + lid;
+${radixEntries.scatterThread.wgsl}
   let n = params.x;
   let base = unit * CHUNK;
-  if (unit >= params.y || base >= n) {
-    return;
-  }
   let units = params.y;
   let end = min(base + CHUNK, n);
   for (var i = base; i < end; i++) {
@@ -261,6 +252,14 @@ export const radixSortSubgroupBindings = (values: boolean) => (values ? radixSub
  * starts, so equal digits keep their order. Subgroups take units from an atomic counter until
  * none is left, so the dispatch need not know S. No workgroup memory, no barrier.
  */
+const SUBGROUP_SIZE = constSize('SUBGROUP_WG', RADIX_SUBGROUP_WG);
+const SUBGROUP_BUILTINS = { lane: 'subgroup_invocation_id', size: 'subgroup_size' } as const;
+/** The entries of `radixSortSubgroupShader`: no index and no bounds check (subgroups take units from a counter). */
+export const radixSubgroupEntries = {
+  count: entry({ name: 'radixCountSubgroup', size: SUBGROUP_SIZE, builtins: SUBGROUP_BUILTINS }),
+  scatter: entry({ name: 'radixScatterSubgroup', size: SUBGROUP_SIZE, builtins: SUBGROUP_BUILTINS }),
+} as const;
+
 export const radixSortSubgroupShader = ({ values }: RadixSortShaderOptions) => wgsl`
 enable subgroups;
 // Control flow here is uniform across each subgroup (loops over rounds of a unit taken by the
@@ -271,7 +270,7 @@ diagnostic(off, subgroup_uniformity);
 ${radixSortSubgroupBindings(values).wgsl}
 
 const CHUNK: u32 = ${RADIX_CHUNK}u;
-const SUBGROUP_WG: u32 = ${RADIX_SUBGROUP_WG}u;
+${SUBGROUP_SIZE.wgsl}
 
 fn digitOf(key: u32) -> u32 {
   return (key >> params.z) & params.w;
@@ -318,8 +317,7 @@ fn matchDigit(digit: u32, valid: bool, lane: u32) -> vec3u {
   return vec3u(rank, count, leader);
 }
 
-@compute @workgroup_size(SUBGROUP_WG)
-fn radixCountSubgroup(@builtin(subgroup_invocation_id) lane: u32, @builtin(subgroup_size) size: u32) {
+${radixSubgroupEntries.count.wgsl}
   let n = params.x;
   let units = params.y;
   let used = (n + CHUNK - 1u) / CHUNK;
@@ -345,8 +343,7 @@ fn radixCountSubgroup(@builtin(subgroup_invocation_id) lane: u32, @builtin(subgr
   }
 }
 
-@compute @workgroup_size(SUBGROUP_WG)
-fn radixScatterSubgroup(@builtin(subgroup_invocation_id) lane: u32, @builtin(subgroup_size) size: u32) {
+${radixSubgroupEntries.scatter.wgsl}
   let n = params.x;
   let units = params.y;
   let used = (n + CHUNK - 1u) / CHUNK;

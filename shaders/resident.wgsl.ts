@@ -12,26 +12,22 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { ResidentParams, ResidentStatus, PairCounter } from '../src/layout.js';
 import { flatWorkgroup } from './common.wgsl.js';
-import { bindings, uniform, readOnly, readWrite } from '../src/gpu/kernel.js';
+import { bindings, uniform, readOnly, readWrite, entry, WG, ONE_THREAD } from '../src/gpu/kernel.js';
 
 export const residentCheckBindings = bindings({
   params: uniform('ResidentParams'),
   spheres: readOnly('array<vec4f>'),
   status: readWrite('ResidentStatus'),
 });
+export const residentCheckEntry = entry({ name: 'residentCheck', index: 'i', bound: 'params.sphereCount' });
 export const residentCheckShader = () => wgsl`
 ${ResidentParams.wgsl}
 ${ResidentStatus.wgsl}
 ${residentCheckBindings.wgsl}
 ${flatWorkgroup}
-override WG: u32; // src/gpu/workgroups.ts
+${WG.wgsl}
 
-@compute @workgroup_size(WG)
-fn residentCheck(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
-  let i = flatWorkgroup(wid, nwg) * WG + lid;
-  if (i >= params.sphereCount) {
-    return;
-  }
+${residentCheckEntry.wgsl}
   let s = spheres[i];
   // A comparison with NaN is false: !(|v| <= max) catches NaN and ±Infinity alike.
   let finite = all(abs(s) <= vec4f(3.4028234e38));
@@ -48,14 +44,14 @@ export const residentDispatchBindings = bindings({
   args: readWrite('array<u32, 3>'),
   status: readWrite('ResidentStatus'),
 });
+export const residentDispatchEntry = entry({ name: 'residentDispatch', size: ONE_THREAD });
 export const residentDispatchShader = () => wgsl`
 ${ResidentParams.wgsl}
 ${ResidentStatus.wgsl}
 ${residentDispatchBindings.wgsl}
 // The result's PairCounter read as plain words: ${PairCounter.offsets.count / 4} the count, ${PairCounter.offsets.countHi / 4} its high word.
 
-@compute @workgroup_size(1)
-fn residentDispatch() {
+${residentDispatchEntry.wgsl}
   // The call's last pass: whose parameters it ran with (read() compares them with its own).
   atomicStore(&status.call, params.call);
   var n = counter[${PairCounter.offsets.count / 4}];

@@ -27,7 +27,7 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { ScanParams } from '../src/layout.js';
 import { flatWorkgroup } from './common.wgsl.js';
-import { bindings, uniform, readWrite } from '../src/gpu/kernel.js';
+import { bindings, uniform, readWrite, entry, constSize } from '../src/gpu/kernel.js';
 import { WORKGROUP_SIZE } from '../src/gpu/workgroups.js';
 
 export type ScanVariant = 'serial' | 'tiled';
@@ -69,24 +69,26 @@ ${flatWorkgroup}
 
 export const scanShader = (options: { variant?: ScanVariant } = {}) => (options.variant === 'tiled' ? tiledShader() : serialShader());
 
+const SERIAL_SIZE = constSize('WG', SCAN_WG);
+/** 'serial': one chunk of QUADS vec4s a thread; a chunk past the values (or a skipped pass) returns. */
+const serialExit = 'params.skip != 0u || chunk * QUADS * 4u >= params.count';
+export const scanSerialEntries = {
+  reduce: entry({ name: 'scanReduce', size: SERIAL_SIZE, index: 'chunk', exit: serialExit }),
+  downsweep: entry({ name: 'scanDownsweep', size: SERIAL_SIZE, index: 'chunk', exit: serialExit }),
+} as const;
+
 // Values in vec4s: value i is lane i % 4 of data[i / 4]. A chunk is QUADS vec4s; lanes at or
 // past n are left as they are (the buffer may hold other data after the total), but for the
 // total itself, written at n.
 const serialShader = () => wgsl`
 ${header('serial')}
-const WG: u32 = ${SCAN_WG}u;
+${SERIAL_SIZE.wgsl}
 const QUADS: u32 = ${SCAN_CHUNK / 4}u;
 const LANES: vec4u = vec4u(0u, 1u, 2u, 3u);
 
-@compute @workgroup_size(WG)
-fn scanReduce(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-              @builtin(local_invocation_index) lid: u32) {
-  let chunk = flatWorkgroup(wid, nwg) * WG + lid;
+${scanSerialEntries.reduce.wgsl}
   let n = params.count;
   let first = chunk * QUADS;
-  if (params.skip != 0u || first * 4u >= n) {
-    return;
-  }
   let end = min(first + QUADS, (n + 3u) / 4u);
   var sum = vec4u(0u);
   for (var j = first; j < end; j++) {
@@ -95,15 +97,9 @@ fn scanReduce(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: v
   chunkSums[chunk] = sum.x + sum.y + sum.z + sum.w;
 }
 
-@compute @workgroup_size(WG)
-fn scanDownsweep(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-                 @builtin(local_invocation_index) lid: u32) {
-  let chunk = flatWorkgroup(wid, nwg) * WG + lid;
+${scanSerialEntries.downsweep.wgsl}
   let n = params.count;
   let first = chunk * QUADS;
-  if (params.skip != 0u || first * 4u >= n) {
-    return;
-  }
   var running = 0u;
   if (params.useOffsets != 0u) {
     running = chunkSums[chunk];
@@ -128,11 +124,22 @@ fn scanDownsweep(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
 }
 `;
 
+const TILED_SIZE = constSize('WG', SCAN_TILE_WG);
+/**
+ * 'tiled': one tile a workgroup; a whole workgroup past the values (or a skipped pass) returns,
+ * before the barriers its threads meet at.
+ */
+const tiledExit = 'params.skip != 0u || chunk * TILE >= params.count';
+export const scanTiledEntries = {
+  reduce: entry({ name: 'scanReduce', size: TILED_SIZE, index: 'chunk', per: 'workgroup', exit: tiledExit }),
+  downsweep: entry({ name: 'scanDownsweep', size: TILED_SIZE, index: 'chunk', per: 'workgroup', exit: tiledExit }),
+} as const;
+
 // The tile in workgroup memory is padded by a word every 32, so that threads reading their
 // SCAN_TILE_VALUES consecutive words (a stride of 8 between neighbours) spread over the banks.
 const tiledShader = () => wgsl`
 ${header('tiled')}
-const WG: u32 = ${SCAN_TILE_WG}u;
+${TILED_SIZE.wgsl}
 const VALUES: u32 = ${SCAN_TILE_VALUES}u;
 const TILE: u32 = WG * VALUES;
 const GROUP: u32 = 16u; // the threads' sums are scanned in groups of 16, then the 16 group totals
@@ -175,15 +182,9 @@ fn scanThreadSums(lid: u32, sum: u32) -> vec2u {
 }
 
 /** The tile's sum: each thread adds its coalesced values, then the threads' sums are added. */
-@compute @workgroup_size(WG)
-fn scanReduce(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-              @builtin(local_invocation_index) lid: u32) {
-  let chunk = flatWorkgroup(wid, nwg);
+${scanTiledEntries.reduce.wgsl}
   let base = chunk * TILE;
   let n = params.count;
-  if (params.skip != 0u || base >= n) {
-    return;
-  }
   var sum = 0u;
   for (var k = 0u; k < VALUES; k++) {
     let i = base + k * WG + lid;
@@ -197,15 +198,9 @@ fn scanReduce(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: v
   }
 }
 
-@compute @workgroup_size(WG)
-fn scanDownsweep(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-                 @builtin(local_invocation_index) lid: u32) {
-  let chunk = flatWorkgroup(wid, nwg);
+${scanTiledEntries.downsweep.wgsl}
   let base = chunk * TILE;
   let n = params.count;
-  if (params.skip != 0u || base >= n) {
-    return;
-  }
   // Coalesced in: word k·WG + lid of the tile (zeros past n).
   for (var k = 0u; k < VALUES; k++) {
     let i = k * WG + lid;

@@ -43,7 +43,7 @@ import { flatWorkgroup, levelLoop } from '../common.wgsl.js';
 import { boxMath } from '../boxes.wgsl.js';
 import { formula } from './formula.js';
 import { SLEEP_OVERLAP } from '../../src/particles/step.js';
-import { bindings, uniform, readOnly, readWrite } from '../../src/gpu/kernel.js';
+import { bindings, uniform, readOnly, readWrite, entry, WG, ONE_THREAD } from '../../src/gpu/kernel.js';
 
 export const colliderFindBindings = bindings({
   ...GRID_PARAMS,
@@ -121,7 +121,7 @@ ${ParticleRest.wgsl}
 ${ParticleColliderContact.wgsl}
 ${flatWorkgroup}
 ${boxMath}
-override WG: u32; // src/gpu/workgroups.ts
+${WG.wgsl}
 const EMPTY_SLOT: u32 = ${EMPTY_SLOT}u;
 const SLEEP_OVERLAP: f32 = ${SLEEP_OVERLAP};
 const EXT_SCALE: f32 = ${EXT_SCALE};
@@ -180,6 +180,8 @@ fn boxGeometry(s: vec4f, center: vec3f, half: vec3f, q: vec4f) -> BoxGeometry {
 const boxTravel = (k: string): string =>
   `(length(colliderVelocities[2u * ${k}].xyz) + length(colliderVelocities[2u * ${k} + 1u].xyz) * length(colliderPoses[3u * ${k} + 1u].xyz)) * params.frameDt`;
 
+export const colliderFindEntry = entry({ name: 'colliderFind', index: 'k', bound: 'params.boxCount' });
+
 /**
  * The grid walk reads a candidate's position where it was binned (its anchor, from the last
  * search: the hashed walk filters candidates by their cell, and a particle has moved up to half
@@ -201,13 +203,7 @@ fn binned(u: u32) -> vec4f {
   return vec4f(anchors[u].xyz, current[u].w);
 }
 
-@compute @workgroup_size(WG)
-fn colliderFind(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-                @builtin(local_invocation_index) lid: u32) {
-  let k = flatWorkgroup(wid, nwg) * WG + lid;
-  if (k >= params.boxCount) {
-    return;
-  }
+${colliderFindEntry.wgsl}
   let center = colliderPoses[3u * k].xyz;
   let half = colliderPoses[3u * k + 1u].xyz;
   let rot = colliderPoses[3u * k + 2u];
@@ -244,6 +240,8 @@ fn colliderFind(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg:
 }
 `;
 
+export const colliderListEntry = entry({ name: 'colliderList', index: 't', bound: 'params.count' });
+
 /**
  * Per particle (bucket position t): its found boxes into this step's half of its slots, by
  * box index, each with the impulse of its contact with that box in the last step (a box it did
@@ -255,13 +253,7 @@ ${header()}
 ${colliderGeometry}
 ${colliderListBindings.wgsl}
 
-@compute @workgroup_size(WG)
-fn colliderList(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-                @builtin(local_invocation_index) lid: u32) {
-  let t = flatWorkgroup(wid, nwg) * WG + lid;
-  if (t >= params.count) {
-    return;
-  }
+${colliderListEntry.wgsl}
   let id = sortedId[t];
   let mine = (params.rangeBase + id) * params.boxSlots;
   let before = (params.prevRangeBase + id) * params.boxSlots;
@@ -319,6 +311,8 @@ fn colliderList(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg:
 }
 `;
 
+export const colliderPrepareEntry = entry({ name: 'colliderPrepare', index: 'k', bound: 'start[params.count + 1u]' });
+
 /**
  * A substep's collider contacts of busy particle t (the geometry, aims and warm start, as
  * particlePrepare's for particle pairs, the box's velocity in place of the partner's). Leaves
@@ -329,13 +323,7 @@ ${header()}
 ${colliderGeometry}
 ${colliderPrepareBindings.wgsl}
 
-@compute @workgroup_size(WG)
-fn colliderPrepare(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-                   @builtin(local_invocation_index) lid: u32) {
-  let k = flatWorkgroup(wid, nwg) * WG + lid;
-  if (k >= start[params.count + 1u]) {
-    return;
-  }
+${colliderPrepareEntry.wgsl}
   let t = start[params.count + 2u + k];
   let h = params.dt;
   let s = sorted[t];
@@ -402,18 +390,14 @@ ${friction ? `      if (params.friction > 0.0) {
     }
   }`;
 
+export const colliderCellsEntry = entry({ name: 'colliderCells', index: 'k', bound: 'min(arrayLength(&cellStart), arrayLength(&saved))' });
+
 /** One thread per bucket offset: keep a search's offsets aside (`saved`), or put them back on a step that did not search. */
 export const colliderCellsShader = () => wgsl`
 ${header()}
 ${colliderCellsBindings.wgsl}
 
-@compute @workgroup_size(WG)
-fn colliderCells(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-                 @builtin(local_invocation_index) lid: u32) {
-  let k = flatWorkgroup(wid, nwg) * WG + lid;
-  if (k >= min(arrayLength(&cellStart), arrayLength(&saved))) {
-    return;
-  }
+${colliderCellsEntry.wgsl}
   if (params.searching != 0u) {
     saved[k] = cellStart[k];
   } else {
@@ -421,6 +405,8 @@ fn colliderCells(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
   }
 }
 `;
+
+export const colliderContactsEntry = entry({ name: 'colliderContacts', index: 'id', exit: 'params.boxCount == 0u', bound: 'params.count' });
 
 /**
  * The last step's collider contacts out (world.encodeColliderContacts), one thread per particle:
@@ -431,13 +417,7 @@ export const colliderContactsShader = () => wgsl`
 ${header()}
 ${colliderContactsBindings.wgsl}
 
-@compute @workgroup_size(WG)
-fn colliderContacts(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-                    @builtin(local_invocation_index) lid: u32) {
-  let id = flatWorkgroup(wid, nwg) * WG + lid;
-  if (id >= params.count || params.boxCount == 0u) {
-    return;
-  }
+${colliderContactsEntry.wgsl}
   let base = (params.rangeBase + id) * params.boxSlots;
   for (var i = 0u; i < params.boxSlots; i++) {
     let c = slots[base + i];
@@ -452,13 +432,14 @@ fn colliderContacts(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) 
 }
 `;
 
+export const colliderContactsArgsEntry = entry({ name: 'colliderContactsArgs', size: ONE_THREAD });
+
 /** One thread: the indirect arguments (x, y, 1) covering min(count, capacity) records at 64 threads a workgroup, folded past the device's limit. */
 export const colliderContactsArgsShader = () => wgsl`
 ${header()}
 ${colliderContactsArgsBindings.wgsl}
 
-@compute @workgroup_size(1)
-fn colliderContactsArgs() {
+${colliderContactsArgsEntry.wgsl}
   let n = min(counter[0], arrayLength(&records));
   let groups = (n + 63u) / 64u;
   var y = 1u;
@@ -471,18 +452,14 @@ fn colliderContactsArgs() {
 }
 `;
 
+export const colliderMoveEntry = entry({ name: 'colliderMove', index: 'k', bound: 'params.boxCount' });
+
 /** After a substep: each kinematic box's pose advances by its velocity over the substep. */
 export const colliderMoveShader = () => wgsl`
 ${header()}
 ${colliderMoveBindings.wgsl}
 
-@compute @workgroup_size(WG)
-fn colliderMove(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-                @builtin(local_invocation_index) lid: u32) {
-  let k = flatWorkgroup(wid, nwg) * WG + lid;
-  if (k >= params.boxCount) {
-    return;
-  }
+${colliderMoveEntry.wgsl}
   let h = params.dt;
   let v = colliderVelocities[2u * k].xyz;
   let omega = colliderVelocities[2u * k + 1u].xyz;

@@ -5,6 +5,7 @@
  */
 import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleStats, ParticleReuse, ParticleRest, ParticleColliderContact } from '../../src/layout.js';
 import { flatWorkgroup } from '../common.wgsl.js';
+import { WG } from '../../src/gpu/kernel.js';
 import { EXT_SCALE } from '../../src/grid/level.js';
 import { MOVE_ROUNDING, SLEEP_OVERLAP } from '../../src/particles/step.js';
 import { EMPTY_SLOT } from './colliders.wgsl.js';
@@ -53,7 +54,7 @@ ${ParticleReuse.wgsl}
 ${ParticleRest.wgsl}
 ${ParticleColliderContact.wgsl}
 ${flatWorkgroup}
-override WG: u32; // src/gpu/workgroups.ts
+${WG.wgsl}
 const EMPTY_SLOT: u32 = ${EMPTY_SLOT}u;
 const EXT_SCALE: f32 = ${EXT_SCALE};
 const PARTNERS_KEPT: u32 = ${PARTNERS_KEPT}u;

@@ -6,7 +6,7 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { GATE_WGSL } from '../../src/gpu/gate.js';
 import { gridHelpers, compiledFor, GRID_PARAMS, type GridLayout } from '../grid.wgsl.js';
-import { bindings, uniform, readOnly, readWrite } from '../../src/gpu/kernel.js';
+import { bindings, uniform, readOnly, readWrite, entry, ONE_THREAD } from '../../src/gpu/kernel.js';
 import { walkRows, inRowFunction } from '../gridWalk.wgsl.js';
 import { levelLoop } from '../common.wgsl.js';
 import { formula } from './formula.js';
@@ -89,6 +89,8 @@ export const fillBindings = bindings({
   stats: readWrite('ParticleStats'),
 });
 
+export const particleGatherEntry = entry({ name: 'particleGather', index: 't', bound: 'params.count' });
+
 /**
  * Every step starts here: the state as it is now (the host or a user's kernel may have changed
  * it since the last step) in the order of the last search, and whether the last search's lists
@@ -104,13 +106,7 @@ export const particleGatherShader = () => wgsl`
 ${header()}
 ${gatherBindings.wgsl}
 
-@compute @workgroup_size(WG)
-fn particleGather(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-                  @builtin(local_invocation_index) lid: u32) {
-  let t = flatWorkgroup(wid, nwg) * WG + lid;
-  if (t >= params.count) {
-    return;
-  }
+${particleGatherEntry.wgsl}
   let id = sortedId[t];
   let s = spheres[id];
   let v = velocities[id];
@@ -145,14 +141,15 @@ fn particleGather(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nw
 }
 `;
 
+export const particleDecideEntry = entry({ name: 'particleDecide', size: ONE_THREAD });
+
 /** One thread: search again (the host forced it, a particle moved too far, or the last lists overflowed), or keep the lists. */
 export const particleDecideShader = () => wgsl`
 ${header()}
 ${decideBindings.wgsl}
 ${GATE_WGSL}
 
-@compute @workgroup_size(1)
-fn particleDecide() {
+${particleDecideEntry.wgsl}
   // Lists whose search overflowed them (encode() steps until the host grows them, or a step()
   // that ended in CapacityError) are never kept: the next step searches again rather than
   // carry truncated lists. The last search's scan total (start[count]) says so whatever the
@@ -168,6 +165,8 @@ fn particleDecide() {
 }
 `;
 
+export const particleCarryEntry = entry({ name: 'particleCarry', index: 't', exit: 'params.searching != 0u', bound: 'params.count' });
+
 /**
  * A step that keeps the lists: each particle's entries, impulses and all, move to this step's
  * half of the contact buffer (the first prepare decides again which are solved), and its range
@@ -177,13 +176,7 @@ export const particleCarryShader = () => wgsl`
 ${header()}
 ${carryBindings.wgsl}
 
-@compute @workgroup_size(WG)
-fn particleCarry(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-                 @builtin(local_invocation_index) lid: u32) {
-  let t = flatWorkgroup(wid, nwg) * WG + lid;
-  if (params.searching != 0u || t >= params.count) {
-    return;
-  }
+${particleCarryEntry.wgsl}
   ${entriesOf}
   ranges[params.rangeBase + sortedId[t]] = vec2u(first, last);
   { // for (var e = first; e < last; e++), tested at the bottom (forLoop, common.wgsl.ts)
@@ -201,18 +194,13 @@ fn particleCarry(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
 }
 `;
 
+export const particleScatterIdsEntry = entry({ name: 'particleScatterIds', index: 'i', exit: 'params.searching == 0u', bound: 'grid.sphereCount' });
 export const particleScatterIdsShader = () => wgsl`
 ${gridHelpers()}
 ${header()}
 ${scatterIdsBindings.wgsl}
 
-@compute @workgroup_size(WG)
-fn particleScatterIds(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-                      @builtin(local_invocation_index) lid: u32) {
-  let i = flatWorkgroup(wid, nwg) * WG + lid;
-  if (params.searching == 0u || i >= grid.sphereCount) {
-    return;
-  }
+${particleScatterIdsEntry.wgsl}
   let key = keys[i];
   scratchId[cellStart[key.x] + key.y] = i;
   let v = velocities[i];
@@ -223,18 +211,13 @@ fn particleScatterIds(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups
 }
 `;
 
+export const particleStableEntry = entry({ name: 'particleStable', index: 'i', exit: 'params.searching == 0u', bound: 'grid.sphereCount' });
 export const particleStableShader = () => wgsl`
 ${gridHelpers()}
 ${header()}
 ${stableBindings.wgsl}
 
-@compute @workgroup_size(WG)
-fn particleStable(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-                  @builtin(local_invocation_index) lid: u32) {
-  let i = flatWorkgroup(wid, nwg) * WG + lid;
-  if (params.searching == 0u || i >= grid.sphereCount) {
-    return;
-  }
+${particleStableEntry.wgsl}
   // Rank in the bucket by index: the bucket's members with a lower index come first.
   let bucket = keys[i].x;
   let start = cellStart[bucket];
@@ -289,6 +272,7 @@ function partners(dense: boolean, visit: string): string {
 }
 
 
+export const particleCountEntry = entry({ name: 'particleCount', index: 't', exit: 'params.searching == 0u', bound: 'params.count' });
 export const particleCountShader = (layout: GridLayout) => compiledFor(particleCountCode(layout), layout);
 
 const particleCountCode = ({ dense }: GridLayout) => wgsl`
@@ -299,13 +283,7 @@ ${countBindings.wgsl}
 ${inRowFunction}
 #endif
 
-@compute @workgroup_size(WG)
-fn particleCount(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-                 @builtin(local_invocation_index) lid: u32) {
-  let t = flatWorkgroup(wid, nwg) * WG + lid;
-  if (params.searching == 0u || t >= params.count) {
-    return;
-  }
+${particleCountEntry.wgsl}
   let s = sorted[t];
   let me = bodies[t].v;
   let reach = ${formula.reach('s', 'me')};
@@ -355,6 +333,7 @@ const addEntry = /* wgsl */ `if (slot < params.entryCapacity) {
       }
       slot += 1u;`;
 
+export const particleFillEntry = entry({ name: 'particleFill', index: 't', exit: 'params.searching == 0u', bound: 'params.count' });
 export const particleFillShader = (layout: GridLayout) => compiledFor(particleFillCode(layout), layout);
 
 const particleFillCode = ({ dense }: GridLayout) => wgsl`
@@ -366,13 +345,7 @@ ${contactGeometry}
 ${inRowFunction}
 #endif
 
-@compute @workgroup_size(WG)
-fn particleFill(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-                @builtin(local_invocation_index) lid: u32) {
-  let t = flatWorkgroup(wid, nwg) * WG + lid;
-  if (params.searching == 0u || t >= params.count) {
-    return;
-  }
+${particleFillEntry.wgsl}
   if (t == params.count - 1u) {
     atomicMax(&stats.entriesNeeded, start[params.count]);
   }

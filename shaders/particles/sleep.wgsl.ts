@@ -4,7 +4,7 @@
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { header, entriesOf } from './common.wgsl.js';
-import { bindings, uniform, readOnly, readWrite } from '../../src/gpu/kernel.js';
+import { bindings, uniform, readOnly, readWrite, entry } from '../../src/gpu/kernel.js';
 
 export const sleepBindings = bindings({
   params: uniform('ParticleParams'),
@@ -27,6 +27,8 @@ export const writeBackBindings = bindings({
   velocities: readWrite('array<vec4f>'),
   rest: readWrite('array<ParticleRest>'),
 });
+
+export const particleSleepEntry = entry({ name: 'particleSleep', index: 't', bound: 'params.count' });
 
 /**
  * Sleep, after the lists are made and before the split (the world leaves it out when sleep is
@@ -54,13 +56,7 @@ fn restedLongEnough(time: f32) -> bool {
   return time > 0.0 && time >= params.sleepTime;
 }
 
-@compute @workgroup_size(WG)
-fn particleSleep(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-                 @builtin(local_invocation_index) lid: u32) {
-  let t = flatWorkgroup(wid, nwg) * WG + lid;
-  if (t >= params.count) {
-    return;
-  }
+${particleSleepEntry.wgsl}
   let id = sortedId[t];
   ${entriesOf}
   let entries = last - first;
@@ -169,6 +165,8 @@ fn particleSleep(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
 }
 `;
 
+export const particleWriteBackEntry = entry({ name: 'particleWriteBack', index: 't', bound: 'params.count' });
+
 /**
  * The end of a step: each particle's position and velocity back to the world's state, by index
  * (its inverse mass stays: a sleeper's bodies hold 0), and its sleep record: its time at rest
@@ -179,13 +177,7 @@ export const particleWriteBackShader = () => wgsl`
 ${header()}
 ${writeBackBindings.wgsl}
 
-@compute @workgroup_size(WG)
-fn particleWriteBack(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-                     @builtin(local_invocation_index) lid: u32) {
-  let t = flatWorkgroup(wid, nwg) * WG + lid;
-  if (t >= params.count) {
-    return;
-  }
+${particleWriteBackEntry.wgsl}
   let id = sortedId[t];
   let x = sorted[t];
   let body = bodies[t];

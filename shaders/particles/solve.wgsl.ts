@@ -7,7 +7,7 @@ import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { formula } from './formula.js';
 import { iterateColliders } from './colliders.wgsl.js';
 import { header, active, entriesOf } from './common.wgsl.js';
-import { bindings, uniform, readOnly, readWrite, type BindingSpec } from '../../src/gpu/kernel.js';
+import { bindings, uniform, readOnly, readWrite, entry, ONE_THREAD, type BindingSpec } from '../../src/gpu/kernel.js';
 
 export const splitBindings = bindings({
   params: uniform('ParticleParams'),
@@ -30,14 +30,10 @@ export const busyArgsBindings = bindings({
  * The busy list (particleSplit) lives in the contact starts' scratch, which the search's count
  * and fill use before it: its length at start[count + 1], its particles from start[count + 2].
  * The solve's kernels (dispatched over every particle, or from particleBusyArgs) take their
- * particle t from it.
+ * particle t from it: thread k takes busy particle k (`busyThread`), then `busyParticle`.
  */
-export const busyParticle = /* wgsl */ `
-  let k = flatWorkgroup(wid, nwg) * WG + lid;
-  if (k >= start[params.count + 1u]) {
-    return;
-  }
-  let t = start[params.count + 2u + k];`;
+const busyThread = { index: 'k', bound: 'start[params.count + 1u]' } as const;
+export const busyParticle = /* wgsl */ `  let t = start[params.count + 2u + k];`;
 
 /** The prepare's and the sweeps' bindings; `sorted` read, or written by the sweep that integrates. */
 const step = (sorted: BindingSpec) => ({
@@ -147,6 +143,8 @@ const entryGeometry = /* wgsl */ `
     }
     let gap = dist - (s.w + q.w);`;
 
+export const particlePrepareEntry = entry({ name: 'particlePrepare', ...busyThread });
+
 /**
  * A substep's start; with `first` (the step's first substep), it also decides which entries the
  * step solves (what a search without the skin would list, from the positions and velocities the
@@ -168,10 +166,8 @@ fn nearWall(s: vec4f, v: vec3f, h: f32) -> bool {
   return any(gap + min(vn0, vec3f(0.0)) * h <= vec3f(params.margin) + spare);
 }
 
-@compute @workgroup_size(WG)
-fn particlePrepare(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-                   @builtin(local_invocation_index) lid: u32) {
-  ${busyParticle}
+${particlePrepareEntry.wgsl}
+${busyParticle}
   let h = params.dt;
   let s = sorted[t];
   let id = sortedId[t];
@@ -278,6 +274,8 @@ export const integrateStatements = /* wgsl */ `
   }
   sorted[t] = vec4f(x, s.w);`;
 
+export const particleIterateEntry = entry({ name: 'particleIterate', ...busyThread });
+
 /**
  * A sweep (and with `integrate`, the substep's integration). Without `friction` (a world whose
  * friction is 0) the friction code is left out: on SwiftShader a loop pays for a branch no lane
@@ -294,10 +292,8 @@ fn coneScale(len2: f32, limit: f32) -> f32 {
   return select(1.0, limit / sqrt(len2), len2 > limit * limit);
 }
 
-@compute @workgroup_size(WG)
-fn particleIterate(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-                   @builtin(local_invocation_index) lid: u32) {
-  ${busyParticle}
+${particleIterateEntry.wgsl}
+${busyParticle}
   let body = bodiesIn[t];
   let w = body.v.w;
   let s = sorted[t];
@@ -374,6 +370,8 @@ fn particleIterate(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) n
 }
 `;
 
+export const particleSplitEntry = entry({ name: 'particleSplit', index: 't', bound: 'params.count' });
+
 /**
  * Splits the particles: a busy one (a contact-list entry, a wall record, or a wall within reach
  * at any substep: gap ≤ 2·margin + 2·travel, travel = (|v| + |g|·dt)·dt, with room for rounding,
@@ -386,13 +384,7 @@ export const particleSplitShader = () => wgsl`
 ${header()}
 ${splitBindings.wgsl}
 
-@compute @workgroup_size(WG)
-fn particleSplit(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-                 @builtin(local_invocation_index) lid: u32) {
-  let t = flatWorkgroup(wid, nwg) * WG + lid;
-  if (t >= params.count) {
-    return;
-  }
+${particleSplitEntry.wgsl}
   let body = bodiesA[t];
   if (body.p.w < 0.0) {
     // Asleep (particleSleep wrote its bodies): nothing to do.
@@ -476,13 +468,14 @@ fn particleSplit(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg
 }
 `;
 
+export const particleBusyArgsEntry = entry({ name: 'particleBusyArgs', size: ONE_THREAD });
+
 /** One thread: the solve's indirect dispatch arguments for the busy count (folded as dispatchFolded does). */
 export const particleBusyArgsShader = () => wgsl`
 ${header()}
 ${busyArgsBindings.wgsl}
 
-@compute @workgroup_size(1)
-fn particleBusyArgs() {
+${particleBusyArgsEntry.wgsl}
   let groups = (start[params.count + 1u] + WG - 1u) / WG;
   var x = groups;
   var y = 1u;

@@ -7,7 +7,7 @@ import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { BoxParams } from '../../layout.js';
 import { flatWorkgroup, pairAppend, PAIR_OUTPUT } from '../../../shaders/common.wgsl.js';
 import { boxMath, boxTest } from '../../../shaders/boxes.wgsl.js';
-import { bindings, uniform, readOnly } from '../../gpu/kernel.js';
+import { bindings, uniform, readOnly, entry, TILE } from '../../gpu/kernel.js';
 
 import type { BoxKind } from '../../queryKinds.js';
 
@@ -18,6 +18,9 @@ export const boxAllPairsBindings = bindings({
   ...PAIR_OUTPUT,
 });
 
+/** One workgroup a tile, its threads the tile's spheres (lid); a whole workgroup past the tiles returns. */
+export const boxAllPairsEntry = entry({ name: 'boxAllPairs', size: TILE, index: 'tile', per: 'workgroup', bound: 'params.tileCount' });
+
 export const boxAllPairsShader = ({ kind }: { kind: BoxKind }) => wgsl`
 ${BoxParams.wgsl}
 ${boxAllPairsBindings.wgsl}
@@ -25,15 +28,9 @@ ${pairAppend}
 ${flatWorkgroup}
 ${boxMath}
 
-override TILE: u32; // src/gpu/workgroups.ts
+${TILE.wgsl}
 
-@compute @workgroup_size(TILE)
-fn boxAllPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-               @builtin(local_invocation_index) lid: u32) {
-  let tile = flatWorkgroup(wid, nwg);
-  if (tile >= params.tileCount) {
-    return;
-  }
+${boxAllPairsEntry.wgsl}
   let i = (tile % params.sphereBlocks) * TILE + lid;
   if (i >= params.sphereCount) {
     return;

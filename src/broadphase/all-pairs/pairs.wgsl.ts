@@ -13,13 +13,16 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { AllPairsParams } from '../../layout.js';
 import { flatWorkgroup, spheresOverlap, pairAppend, PAIR_OUTPUT } from '../../../shaders/common.wgsl.js';
-import { bindings, uniform, readOnly } from '../../gpu/kernel.js';
+import { bindings, uniform, readOnly, entry, TILE } from '../../gpu/kernel.js';
 
 export const allPairsBindings = bindings({
   params: uniform('AllPairsParams'),
   spheres: readOnly('array<vec4f>'),
   ...PAIR_OUTPUT,
 });
+
+/** One workgroup a tile, its threads the tile's spheres (lid); a whole workgroup past the tiles returns. */
+export const allPairsEntry = entry({ name: 'allPairs', size: TILE, index: 'tile', per: 'workgroup', bound: 'params.tileCount' });
 
 export const allPairsShader = () => wgsl`
 ${AllPairsParams.wgsl}
@@ -28,15 +31,9 @@ ${pairAppend}
 ${flatWorkgroup}
 ${spheresOverlap}
 
-override TILE: u32; // src/gpu/workgroups.ts
+${TILE.wgsl}
 
-@compute @workgroup_size(TILE)
-fn allPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-            @builtin(local_invocation_index) lid: u32) {
-  let tile = flatWorkgroup(wid, nwg);
-  if (tile >= params.tileCount) {
-    return;
-  }
+${allPairsEntry.wgsl}
   // Invert tile = bj(bj+1)/2 + bi: an f32 estimate, then exact integer corrections.
   var bj = u32((sqrt(8.0 * f32(tile) + 1.0) - 1.0) * 0.5);
   while (bj * (bj + 1u) / 2u > tile) { bj -= 1u; }

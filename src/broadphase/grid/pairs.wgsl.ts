@@ -18,11 +18,13 @@ import { EXT_SCALE } from '../../grid/level.js';
 import { gridHelpers, compiledFor, GRID_PARAMS, GRID_READ, type GridLayout } from '../../../shaders/grid.wgsl.js';
 import { walkRows, inRowFunction } from '../../../shaders/gridWalk.wgsl.js';
 import { flatWorkgroup, spheresOverlap, pairAppend, PAIR_OUTPUT, levelLoop } from '../../../shaders/common.wgsl.js';
-import { bindings } from '../../gpu/kernel.js';
+import { bindings, entry, WG } from '../../gpu/kernel.js';
 
 export const gridPairsBindings = bindings({ ...GRID_PARAMS, ...GRID_READ, ...PAIR_OUTPUT });
 
 export type GridPairsOptions = GridLayout;
+
+export const gridPairsEntry = entry({ name: 'gridPairs', index: 't', bound: 'grid.sphereCount' });
 
 export const gridPairsShader = (layout: GridPairsOptions) => compiledFor(gridPairsCode(layout), layout);
 
@@ -36,16 +38,10 @@ ${spheresOverlap}
 ${inRowFunction}
 #endif
 
-override WG: u32; // src/gpu/workgroups.ts
+${WG.wgsl}
 const EXT_SCALE: f32 = ${EXT_SCALE};
 
-@compute @workgroup_size(WG)
-fn gridPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-             @builtin(local_invocation_index) lid: u32) {
-  let t = flatWorkgroup(wid, nwg) * WG + lid;
-  if (t >= grid.sphereCount) {
-    return;
-  }
+${gridPairsEntry.wgsl}
   let s = sorted[t];
   let id = sortedId[t];
   let a = sphereLevel(s.w);

@@ -21,7 +21,7 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { SweepParams } from '../../layout.js';
 import { flatWorkgroup, spheresOverlap, pairAppend, PAIR_OUTPUT } from '../../../shaders/common.wgsl.js';
-import { bindings, uniform, readOnly, readWrite } from '../../gpu/kernel.js';
+import { bindings, uniform, readOnly, readWrite, entry, WG } from '../../gpu/kernel.js';
 import { boxMath, boxTest, boxBounds } from '../../../shaders/boxes.wgsl.js';
 import type { BoxKind } from '../../queryKinds.js';
 
@@ -50,20 +50,16 @@ export const sweepKeysBindings = bindings({
   keys: readWrite('array<u32>'),
   ids: readWrite('array<u32>'),
 });
+export const sweepKeysEntry = entry({ name: 'sweepKeys', index: 'i', bound: 'params.sphereCount' });
 export const sweepKeysShader = () => wgsl`
 ${SweepParams.wgsl}
 ${sweepKeysBindings.wgsl}
 ${flatWorkgroup}
 ${orderKey}
 ${lowerEnd}
-override WG: u32; // src/gpu/workgroups.ts
+${WG.wgsl}
 
-@compute @workgroup_size(WG)
-fn sweepKeys(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
-  let i = flatWorkgroup(wid, nwg) * WG + lid;
-  if (i >= params.sphereCount) {
-    return;
-  }
+${sweepKeysEntry.wgsl}
   keys[i] = orderKey(lowerEnd(spheres[i]));
   ids[i] = i;
 }
@@ -75,18 +71,14 @@ export const sweepGatherBindings = bindings({
   ids: readOnly('array<u32>'),
   sorted: readWrite('array<vec4f>'),
 });
+export const sweepGatherEntry = entry({ name: 'sweepGather', index: 'k', bound: 'params.sphereCount' });
 export const sweepGatherShader = () => wgsl`
 ${SweepParams.wgsl}
 ${sweepGatherBindings.wgsl}
 ${flatWorkgroup}
-override WG: u32; // src/gpu/workgroups.ts
+${WG.wgsl}
 
-@compute @workgroup_size(WG)
-fn sweepGather(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
-  let k = flatWorkgroup(wid, nwg) * WG + lid;
-  if (k >= params.sphereCount) {
-    return;
-  }
+${sweepGatherEntry.wgsl}
   sorted[k] = spheres[ids[k]];
 }
 `;
@@ -97,6 +89,7 @@ export const sweepPairsBindings = bindings({
   ids: readOnly('array<u32>'),
   ...PAIR_OUTPUT,
 });
+export const sweepPairsEntry = entry({ name: 'sweepPairs', index: 'k', bound: 'params.sphereCount' });
 export const sweepPairsShader = () => wgsl`
 ${SweepParams.wgsl}
 ${sweepPairsBindings.wgsl}
@@ -104,14 +97,9 @@ ${pairAppend}
 ${flatWorkgroup}
 ${spheresOverlap}
 ${lowerEnd}
-override WG: u32; // src/gpu/workgroups.ts
+${WG.wgsl}
 
-@compute @workgroup_size(WG)
-fn sweepPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
-  let k = flatWorkgroup(wid, nwg) * WG + lid;
-  if (k >= params.sphereCount) {
-    return;
-  }
+${sweepPairsEntry.wgsl}
   let s = sorted[k];
   let id = ids[k];
   let upper = s[params.axis] + s.w + params.slack;
@@ -144,6 +132,7 @@ export const sweepBoxesBindings = bindings({
   boxes: readOnly('array<vec4f>'),
   ...PAIR_OUTPUT,
 });
+export const sweepBoxesEntry = entry({ name: 'sweepBoxes', index: 'k', bound: 'params.boxCount' });
 export const sweepBoxesShader = ({ kind }: { kind: BoxKind }) => wgsl`
 ${SweepParams.wgsl}
 ${sweepBoxesBindings.wgsl}
@@ -151,14 +140,9 @@ ${pairAppend}
 ${flatWorkgroup}
 ${boxMath}
 ${lowerEnd}
-override WG: u32; // src/gpu/workgroups.ts
+${WG.wgsl}
 
-@compute @workgroup_size(WG)
-fn sweepBoxes(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
-  let k = flatWorkgroup(wid, nwg) * WG + lid;
-  if (k >= params.boxCount) {
-    return;
-  }
+${sweepBoxesEntry.wgsl}
   ${boxBounds(kind, 'k')}
   let axis = params.axis;
   let lowest = boxMin[axis] - 2.0 * params.maxRadius - params.slack;
