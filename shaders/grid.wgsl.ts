@@ -45,17 +45,6 @@ export function compiledFor(code: string, { oneLevel = false }: GridLayout): str
   return out;
 }
 
-/**
- * The grid's uniform and its functions; `grid` is bound at (group, binding). A kernel compiled
- * for one layout passes `dense` (true or false), so that rowKey holds only that layout's
- * arithmetic: on SwiftShader a branch on the uniform's `dense` costs both of its arms.
- */
-export const gridFunctions = (group: number, binding: number, dense?: boolean): string => /* wgsl */ `
-${GridLevel.wgsl}
-${GridParams.wgsl}
-@group(${group}) @binding(${binding}) var<uniform> grid: GridParams;
-${gridBody(dense)}`;
-
 /** The binding of the grid's uniform, for a kernel's declaration (src/gpu/kernel.ts). */
 export const GRID_PARAMS = { grid: uniform('GridParams') } as const;
 
@@ -66,7 +55,11 @@ export const GRID_READ = {
   sortedId: readOnly('array<u32>'),
 } as const;
 
-/** `gridFunctions` without the binding: for a kernel that declares GRID_PARAMS. */
+/**
+ * The grid's structs and functions, for a kernel that declares GRID_PARAMS. A kernel compiled for
+ * one layout passes `dense` (true or false), so that rowKey holds only that layout's arithmetic:
+ * on SwiftShader a branch on the uniform's `dense` costs both of its arms.
+ */
 export const gridHelpers = (dense?: boolean): string => /* wgsl */ `
 ${GridLevel.wgsl}
 ${GridParams.wgsl}
