@@ -17,8 +17,8 @@ import { LOG2_BINS, LOG2_BIAS, ceilLog2 } from '../grid/level.js';
 import { REGISTRY, BROADPHASE_NAMES, phasesServing, autoCandidates, entryOf, type BroadphaseName, type CastPhaseName } from './registry.js';
 import type { BroadPhase, BroadPhaseContext, CastShape, QueryKind, QueryShape } from './types.js';
 
-export type { BroadPhase, BroadPhaseContext, QueryKind, CastJob, CastShape, QueryShape } from './types.js';
-export { REGISTRY, BROADPHASE_NAMES, WITHOUT_SPHERES, phasesServing, autoCandidates, entryOf, type BroadphaseName, type CastPhaseName, type BroadPhaseEntry, type AutoRule, type AutoThresholds } from './registry.js';
+export type { BroadPhase, BroadPhaseContext, CellBinning, QueryKind, CastJob, CastShape, QueryShape } from './types.js';
+export { REGISTRY, BROADPHASE_NAMES, WITHOUT_SPHERES, phasesServing, autoCandidates, entryOf, createCellBinning, type BroadphaseName, type CastPhaseName, type BroadPhaseEntry, type AutoRule, type AutoThresholds } from './registry.js';
 export { CAST_COST } from './grid/castCost.js';
 export { AllPairsBroadPhase } from './all-pairs/phase.js';
 export { GridBroadPhase } from './grid/phase.js';

@@ -17,7 +17,7 @@ import { SweepBroadPhase } from './sweep/phase.js';
 import { sweepPays } from './sweep/axis.js';
 import { BvhBroadPhase } from './bvh/phase.js';
 import { CAST_COST, type GridCastWork, type CastShapeWithRecords } from './grid/castCost.js';
-import type { BroadPhase, BroadPhaseContext, QueryKind, QueryShape } from './types.js';
+import type { BroadPhase, BroadPhaseContext, CellBinning, QueryKind, QueryShape } from './types.js';
 import type { GridPlan, PlanOptions } from '../grid/plan.js';
 import type { SphereStats } from '../validate.js';
 import type { Broadphase } from '../options.js';
@@ -67,6 +67,8 @@ export interface BroadPhaseEntry {
   readonly capacity?: (shape: QueryShape) => void;
   /** One for an owner (a Collider's recording, a world's queries); `label` names the grid's buffers. */
   readonly create: (context: BroadPhaseContext, planOptions: PlanOptions, label: string) => BroadPhase;
+  /** One that also orders the spheres by cell (CellBinning), for the particle world's contact search: one phase of the table has it. */
+  readonly binning?: (context: BroadPhaseContext, planOptions: PlanOptions, label: string) => CellBinning;
 }
 
 const ALL: readonly QueryKind[] = ['pairs', 'boxes', 'casts'];
@@ -83,6 +85,7 @@ export const REGISTRY = {
   },
   grid: {
     serves: ALL, create: (context, planOptions, label) => new GridBroadPhase(context, planOptions, label),
+    binning: (context, planOptions, label) => new GridBroadPhase(context, planOptions, label),
     auto: { pairs: OTHERWISE, boxes: { when: (shape, thresholds) => !fewSpheres(shape, thresholds) && (shape.boxCount ?? 0) >= thresholds.AUTO_GRID_MIN_BOXES }, casts: WEIGHED },
     castCost: ({ plan, stats, work }) => CAST_COST.gridFixed + CAST_COST.gridBuild * stats.count + (work.slabs + work.rows + work.candidates) * (plan.dense ? CAST_COST.dense : CAST_COST.hashed),
   },
@@ -122,4 +125,13 @@ export function entryOf(name: BroadphaseName): BroadPhaseEntry {
 /** The phases 'auto' may pick for `query` (those with a rule for it), in the table's order. */
 export function autoCandidates(query: QueryKind): BroadphaseName[] {
   return BROADPHASE_NAMES.filter((name) => entryOf(name).auto[query] !== undefined);
+}
+
+/** The phase that orders spheres by cell (the table's line with `binning`), for the particle world's contact search. */
+export function createCellBinning(context: BroadPhaseContext, planOptions: PlanOptions, label: string): CellBinning {
+  for (const name of BROADPHASE_NAMES) {
+    const entry: BroadPhaseEntry = REGISTRY[name];
+    if (entry.binning) return entry.binning(context, planOptions, label);
+  }
+  throw new Error('no broad phase in the registry bins spheres by cell');
 }

@@ -16,6 +16,8 @@ import type { GpuTimer } from '../gpu/timer.js';
 import type { BoxKind } from '../queryKinds.js';
 import type { CastPass, CastRun } from '../passes/casts.js';
 import type { CastReach } from '../castQueries.js';
+import type { GpuGrid } from '../passes/gridBuild.js';
+import type { Dispatcher, SkipSwitch } from '../gpu/dispatch.js';
 import type { Broadphase } from '../options.js';
 
 /** A broad phase's name: every `Broadphase` option but 'auto'. */
@@ -71,4 +73,25 @@ export interface BroadPhase {
 export interface BroadPhaseContext {
   device: GPUDevice;
   maxWorkgroupsPerDimension: number;
+}
+
+/**
+ * A broad phase that orders the spheres by cell: what the particle world's contact search takes
+ * from the seam. The search keeps its contacts from one step to the next in cell order (its own
+ * stable scatter, anchors and lists, src/particles/solver.ts), so it needs the binning itself
+ * rather than a query: the count of each bucket and their offsets, from the world's plan, and the
+ * built buffers it then reads and fills. The registry's line with `binning` makes one
+ * (`createCellBinning`).
+ */
+export interface CellBinning extends BroadPhase {
+  /** Its buffers (bucket offsets, keys, spheres in bucket order and their ids) and its plan. */
+  readonly grid: GpuGrid;
+  /** `prepare` with a plan made elsewhere (the world plans over its bounds). */
+  prepareWith(plan: GridPlan): void;
+  /**
+   * Records the build's count and scan (each sphere's bucket key, the buckets' offsets in
+   * `grid.cellStart`), without the scatter: the caller scatters in its own order. `skip` and
+   * `dispatch` as GridBuildPass.encodeCountAndScan's.
+   */
+  encodeBinning(encoder: GPUCommandEncoder, spheres: GPUBuffer, timer?: GpuTimer, skip?: SkipSwitch, dispatch?: Dispatcher): void;
 }

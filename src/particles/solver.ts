@@ -36,7 +36,8 @@ import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, GrowableBuffer, bindingLimit } from '../gpu/buffers.js';
 import { DispatchGate } from '../gpu/gate.js';
-import { GridBuildPass, GpuGrid } from '../passes/gridBuild.js';
+import type { GpuGrid } from '../passes/gridBuild.js';
+import { createCellBinning, type CellBinning } from '../broadphase/index.js';
 import { ExclusiveScanPass } from '../passes/scan.js';
 import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleStats, ParticleReuse, ParticleRest, ParticleColliderContact, packStruct } from '../layout.js';
 import { CapacityError } from '../errors.js';
@@ -72,6 +73,12 @@ export type StepSettings = StepParams & { count: number };
 export class ParticleSolver {
   /** Contact-list entries per half of the contact buffer. */
   entryCapacity: number;
+  /**
+   * The broad phase that bins the particles by cell (the registry's CellBinning: the grid), from
+   * the world's plan (`binning.prepareWith`); the search reads and fills its buffers.
+   */
+  readonly binning: CellBinning;
+  /** Its buffers and plan. */
   readonly grid: GpuGrid;
   readonly stats: GPUBuffer;
   /** ParticleReuse: the host's `force`, and the counts of steps and searches. */
@@ -90,7 +97,6 @@ export class ParticleSolver {
   private readonly pipelines: Record<string, GPUComputePipeline>;
   /** The search's count and fill, one pipeline per grid layout (GridLayout), made on first use. */
   private readonly searchPipelines = new Map<string, GPUComputePipeline>();
-  private readonly gridBuild: GridBuildPass;
   private readonly scan: ExclusiveScanPass;
   private readonly params: [GPUBuffer, GPUBuffer];
   /** PARAM_LOG_SLOTS slots of both parities' ParticleParams (setStep writes one; a step copies its own into `params`). */
@@ -169,8 +175,9 @@ export class ParticleSolver {
       busyArgs: make(busyArgsBindings, 'particleBusyArgs', particleBusyArgsShader()),
       writeBack: make(writeBackBindings, 'particleWriteBack', particleWriteBackShader()),
     };
-    this.grid = new GpuGrid(device, 'particle grid');
-    this.gridBuild = new GridBuildPass(device, maxWorkgroupsPerDimension);
+    // The plan is always the world's (prepareWith): no plan options of its own.
+    this.binning = createCellBinning({ device, maxWorkgroupsPerDimension }, {}, 'particle grid');
+    this.grid = this.binning.grid;
     this.scan = new ExclusiveScanPass(device, maxWorkgroupsPerDimension, 'contact scan');
     const uniform = BufferUsage.UNIFORM | BufferUsage.COPY_DST;
     this.params = [createBuffer(device, 'particle params even', ParticleParams.size, uniform), createBuffer(device, 'particle params odd', ParticleParams.size, uniform)];
@@ -461,7 +468,7 @@ export class ParticleSolver {
     encoder.copyBufferToBuffer(this.reuse, ParticleReuse.offsets.searching, params, ParticleParams.offsets.searching, 4);
     // Either the search (the grid, the stable order, the lists) or the carry of the last lists.
     this.gate.begin();
-    this.gridBuild.encodeCountAndScan(encoder, state.spheres, grid, timer, skipSearch, searching);
+    this.binning.encodeBinning(encoder, state.spheres, timer, skipSearch, searching);
     run('particle scatter', this.pipelines.scatterIds, this.group(`scatter ${p}`, scatterIdsBindings, { grid: grid.params, params, keys: grid.keys.buffer, cellStart: grid.cellStart.buffer, scratchId: this.scratchId, velocities: state.velocities, stats: this.stats }), 'on');
     run('particle stable sort', this.pipelines.stable, this.group(`stable ${p}`, stableBindings, { grid: grid.params, params, keys: grid.keys.buffer, cellStart: grid.cellStart.buffer, scratchId: this.scratchId, spheres: state.spheres, velocities: state.velocities, sorted: grid.sorted.buffer, bodies: A, sortedId: grid.sortedId.buffer }), 'on');
     const layout = gridLayoutOf(plan);
@@ -551,8 +558,7 @@ export class ParticleSolver {
   }
 
   destroy(): void {
-    this.grid.destroy();
-    this.gridBuild.destroy();
+    this.binning.destroy();
     this.scan.destroy();
     for (const buffer of [...this.params, this.paramLog, this.scratchId, ...this.bodies, this.start, this.ranges, this.walls, this.stats, this.reuse, this.reuseBackup, this.anchors, this.rest, this.restBackup, this.orderBackup, this.busyArgs]) buffer.destroy();
     this.gate.destroy();

@@ -368,7 +368,7 @@ export class ParticleWorld {
       }
     }
     this.planStats = this.planStatsFor(stats);
-    this.solver.grid.prepare(planGrid(this.planStats, this.planOptions));
+    this.solver.binning.prepareWith(planGrid(this.planStats, this.planOptions));
     this.solver.forget();
     this.edits++;
     upload(this.device, this.buffers.spheres, set.spheres);

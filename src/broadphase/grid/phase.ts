@@ -14,7 +14,8 @@ import { BoxGridPairsPass } from './boxes.js';
 import { castGridKernel } from './casts.wgsl.js';
 import { gridLayoutOf } from '../../../shaders/grid.wgsl.js';
 import { planGrid, type BoxSample, type GridPlan, type PlanOptions } from '../../grid/plan.js';
-import type { BroadPhase, BroadPhaseContext, CastJob } from '../types.js';
+import type { CellBinning, BroadPhaseContext, CastJob } from '../types.js';
+import type { Dispatcher, SkipSwitch } from '../../gpu/dispatch.js';
 import type { SphereStats } from '../../validate.js';
 import type { PairList } from '../../gpu/pairList.js';
 import type { GpuTimer } from '../../gpu/timer.js';
@@ -22,7 +23,7 @@ import type { BoxKind } from '../../queryKinds.js';
 import { gridCastSlack } from './castSlack.js';
 import type { CastReach } from '../../castQueries.js';
 
-export class GridBroadPhase implements BroadPhase {
+export class GridBroadPhase implements CellBinning {
   readonly name = 'grid' as const;
   readonly grid: GpuGrid;
   private readonly buildPass: GridBuildPass;
@@ -56,6 +57,11 @@ export class GridBroadPhase implements BroadPhase {
 
   encodeBuild(encoder: GPUCommandEncoder, spheres: GPUBuffer, timer?: GpuTimer): void {
     this.buildPass.encode(encoder, spheres, this.grid, timer);
+  }
+
+  /** The build without its scatter (CellBinning): the particle world's search scatters in a stable order of its own. */
+  encodeBinning(encoder: GPUCommandEncoder, spheres: GPUBuffer, timer?: GpuTimer, skip?: SkipSwitch, dispatch?: Dispatcher): void {
+    this.buildPass.encodeCountAndScan(encoder, spheres, this.grid, timer, skip, dispatch);
   }
 
   encodeSpherePairs(encoder: GPUCommandEncoder, out: PairList, timer?: GpuTimer): void {
