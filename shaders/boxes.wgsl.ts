@@ -62,10 +62,8 @@ export const boxTest = (kind: BoxKind, k: string): string =>
  * plank at an angle) accepts spheres past its thin extent by ulps of its long one (grown by ulps
  * of each axis' own extent, the grid missed such pairs that all-pairs reported: a box 2000 ×
  * 0.02 × 0.02 turned about two axes). And by 2^-22 of the centre's coordinates: the bounds'
- * own rounding (centre − e, then the growth: half an ulp each) and a BVH leaf's (half an ulp of
- * its sphere's centre), each covered twice over. Not 2^-20 of the coordinates: at 1e6 that is
- * about 1 unit, and the BVH's box walk through the touching lattice there reached 8× more
- * leaves on each axis than it needed (16,000 spheres × 20,000 boxes: 26 s, 100× a CPU BVH).
+ * own rounding (centre − e, then the growth: half an ulp each), covered twice over. (The BVH
+ * bounds its oriented boxes its own way, with no term of the coordinates: bvhBoxBounds.)
  */
 export const boxBounds = (kind: BoxKind, k: string): string =>
   kind === 'aabb'

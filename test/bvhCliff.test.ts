@@ -5,8 +5,12 @@
  * the machine is. With leaf boxes grown by 2^-20 of the coordinates (about 1 unit at 1e6, eight
  * lattice spacings) a pair query reached 2,957 leaves (3,347 node tests) instead of 33 (84),
  * and 15,625 spheres took 16.5 s on SwiftShader where the grid takes 42 ms. Now the boxes grow
- * by 2^-18 of each radius, and the work is the same at 1e6 as at 0: the bounds below are about
- * 3× that. The GPU answers on the far lattice, and on one whose radii put every pair in the
+ * by 2^-18 of each radius, and the work is the same at 1e6 as at 0. The same holds now for
+ * oriented boxes (their bounds no longer grow by 2^-22 of the centre: one monotone rounding
+ * instead) and for casts (2^-24 of the coordinates, the growth applied after the move to the
+ * cast's origin), and the pair walk drops the subtrees before the query's own sphere; the new
+ * bounds below are about 1.3× the work (the casts': 2× the work at 0), and the old walks exceed
+ * them. The GPU answers on the far lattice, and on one whose radii put every pair in the
  * rounding band, must be the grid's exactly (and the twin's the oracle's).
  */
 import { describe, it, expect } from 'vitest';
@@ -14,7 +18,7 @@ import { useGpu } from './support/gpu.js';
 import { mulberry32 } from './support/random.js';
 import { bruteForceSpherePairs, sortPairs } from '../src/reference/spherePairs.js';
 import { bruteForceSphereAabbPairs } from '../src/reference/sphereBox.js';
-import { buildBvh, bvhPairWork, bvhBoxWork, bvhSpherePairs, bvhSphereBoxPairs } from '../src/reference/bvh.js';
+import { buildBvh, bvhPairWork, bvhBoxWork, bvhSpherePairs, bvhSphereBoxPairs, bvhNearestCasts, type BvhWork } from '../src/reference/bvh.js';
 
 const gpu = useGpu();
 
@@ -37,19 +41,83 @@ function latticeBoxes(count: number, side: number, offset: number, seed: number)
   return out;
 }
 
+/** Oriented boxes centred on the lattice's 1/16 grid, 1/16 to 5/16 half-wide, turned at random (10 floats each). */
+function latticeObbs(count: number, side: number, offset: number, seed: number): Float32Array {
+  const rand = mulberry32(seed);
+  const out = new Float32Array(10 * count);
+  for (let k = 0; k < count; k++) {
+    const c = [0, 1, 2].map(() => offset + Math.round(rand() * 2 * side) / 16);
+    const h = [0, 1, 2].map(() => (1 + Math.floor(rand() * 5)) / 16);
+    const q = [rand() - 0.5, rand() - 0.5, rand() - 0.5, rand() - 0.5];
+    const l = Math.hypot(q[0], q[1], q[2], q[3]);
+    out.set([...c, ...h, ...q.map((v) => v / l)], 10 * k);
+  }
+  return out;
+}
+
+/** Rays (stride 6) or casts of radius `radius` (stride 7) from outside the lattice, each aimed at one of its spheres, half again past it. */
+function latticeCasts(count: number, side: number, offset: number, radius: number, seed: number): Float32Array {
+  const rand = mulberry32(seed);
+  const stride = radius > 0 ? 7 : 6;
+  const out = new Float32Array(stride * count);
+  const extent = (side - 1) / 8;
+  for (let k = 0; k < count; k++) {
+    const target = [0, 1, 2].map(() => Math.floor(rand() * side) / 8 + (rand() - 0.5) / 16);
+    // From a random point on a face of the bounds grown by 1 + the radius.
+    const from = [0, 1, 2].map(() => -1 - radius + rand() * (extent + 2 + 2 * radius));
+    const axis = Math.floor(rand() * 3);
+    from[axis] = rand() < 0.5 ? -1 - radius : extent + 1 + radius;
+    const to = target.map((t, a) => t + 0.5 * (t - from[a]));
+    out.set([...from.map((v) => offset + v), ...to.map((v) => offset + v), ...(radius > 0 ? [radius] : [])], stride * k);
+  }
+  return out;
+}
+
 const FAR = 1e6;
 
 describe("broadphase: 'bvh' far from the origin: the walks' work (CPU twin)", () => {
-  it('a pair query on a 25³ touching lattice tests ≤ 256 nodes and reaches ≤ 100 leaves, at 0 and at 1e6 alike', () => {
+  it('a pair query on a 25³ touching lattice tests ≤ 64 nodes and reaches ≤ 24 leaves, at 0 and at 1e6 alike', () => {
     const near = bvhPairWork(lattice(25, 0));
     const far = bvhPairWork(lattice(25, FAR));
-    // Fixed: 84.4 node tests and 32.7 leaves a query at both; 2^-20·|x| slack: 3,347 and 2,957 at 1e6.
+    // 49.6 node tests and 16.8 leaves a query at both: the walk drops the subtrees wholly at or
+    // before the query's sorted position (dropLeft). Without that, 84.4 and 32.7; with the old
+    // 2^-20·|x| slack, 3,347 and 2,957 at 1e6.
     for (const w of [near, far]) {
       expect(w.queries).toBe(15_625);
-      expect(w.nodeTests / w.queries, 'node tests a query').toBeLessThanOrEqual(256);
-      expect(w.leafVisits / w.queries, 'leaves a query').toBeLessThanOrEqual(100);
+      expect(w.nodeTests / w.queries, 'node tests a query').toBeLessThanOrEqual(64);
+      expect(w.leafVisits / w.queries, 'leaves a query').toBeLessThanOrEqual(24);
     }
     expect(far.nodeTests, 'far vs near').toBeLessThanOrEqual(1.1 * near.nodeTests);
+  });
+
+  it('an oriented-box query on the same lattice tests ≤ 420 nodes and reaches ≤ 280 leaves, at 1e6 within 1.3× of at 0', () => {
+    const near = bvhBoxWork(lattice(25, 0), latticeObbs(500, 25, 0, 1507), 'obb');
+    const far = bvhBoxWork(lattice(25, FAR), latticeObbs(500, 25, FAR, 1507), 'obb');
+    // 283 node tests and 179 leaves a box at 0, 338 and 223 at 1e6 (f32 rounds the boxes' ends
+    // there). With the shared bounds' 2^-22 of the centre (0.24 at 1e6), the far boxes reached
+    // about 3.5× the leaves (bench boxes, lattice-far OBB: 876 node tests and 673 leaves a box).
+    for (const w of [near, far]) {
+      expect(w.nodeTests / w.queries, 'node tests a box').toBeLessThanOrEqual(420);
+      expect(w.leafVisits / w.queries, 'leaves a box').toBeLessThanOrEqual(280);
+    }
+    expect(far.nodeTests, 'far vs near').toBeLessThanOrEqual(1.3 * near.nodeTests);
+  });
+
+  it('a raycast or sphere cast through the same lattice tests as many nodes at 1e6 as at 0, within 2×', () => {
+    for (const radius of [0, 0.5]) {
+      const work = (offset: number): BvhWork => {
+        const w: BvhWork = { queries: 0, nodeTests: 0, leafVisits: 0 };
+        bvhNearestCasts(latticeCasts(300, 25, offset, radius, 1508), radius > 0 ? 7 : 6, lattice(25, offset), undefined, w);
+        return w;
+      };
+      const near = work(0);
+      const far = work(FAR);
+      // Rays: 30.7 node tests a cast at 0, 49.7 at 1e6; casts of radius 0.5: 202 and 249. With the
+      // slack's old 2^-22 of the coordinates, grown before the move to the cast's origin (0.24 at
+      // 1e6), a ray tested 7.5× the nodes at 1e6 (231 against 30 on the bench's lattice-far).
+      expect(near.queries).toBe(300);
+      expect(far.nodeTests, `radius ${radius}: far vs near`).toBeLessThanOrEqual(2 * near.nodeTests);
+    }
   });
 
   it('an AABB query on the same lattice tests ≤ 420 nodes and reaches ≤ 200 leaves, at 0 and at 1e6 alike', () => {

@@ -36,6 +36,7 @@ import {
 import {
   bvhCodesShader, bvhCodesBindings, bvhCodesHiShader, bvhCodesHiBindings, bvhGatherShader, bvhGatherBindings, bvhPyramidShader, bvhPyramidBindings,
   bvhNodesShader, bvhNodesBindings, bvhPairsShader, bvhPairsBindings, bvhBoxesShader, bvhBoxesBindings,
+  bvhCodesEntry, bvhCodesHiEntry, bvhGatherEntry, bvhPyramidEntry, bvhNodesEntry, bvhPairsEntry, bvhBoxesEntry,
 } from '../src/broadphase/bvh/bvh.wgsl.js';
 import {
   radixSortShader, radixKeysBindings, radixPairsBindings, radixSortSubgroupShader, radixSubgroupKeysBindings, radixSubgroupPairsBindings, radixEntries, radixSubgroupEntries,
@@ -91,13 +92,13 @@ const KERNELS: [string, Bindings<string>, EntryPoint[], string[]][] = [
   ['sweepGather', sweepGatherBindings, [sweepGatherEntry], [sweepGatherShader()]],
   ['sweepPairs', sweepPairsBindings, [sweepPairsEntry], [sweepPairsShader()]],
   ['sweepBoxes', sweepBoxesBindings, [sweepBoxesEntry], KINDS.map((kind) => sweepBoxesShader({ kind }))],
-  ['bvhCodes', bvhCodesBindings, [handWritten('bvhCodes')], [bvhCodesShader()]],
-  ['bvhCodesHi', bvhCodesHiBindings, [handWritten('bvhCodesHi')], [bvhCodesHiShader()]],
-  ['bvhGather', bvhGatherBindings, [handWritten('bvhGather')], [bvhGatherShader()]],
-  ['bvhPyramid', bvhPyramidBindings, [handWritten('bvhPyramid')], [bvhPyramidShader()]],
-  ['bvhNodes', bvhNodesBindings, [handWritten('bvhNodes')], [bvhNodesShader()]],
-  ['bvhPairs', bvhPairsBindings, [handWritten('bvhPairs')], [bvhPairsShader()]],
-  ['bvhBoxes', bvhBoxesBindings, [handWritten('bvhBoxes')], KINDS.map((kind) => bvhBoxesShader({ kind }))],
+  ['bvhCodes', bvhCodesBindings, [bvhCodesEntry], [bvhCodesShader()]],
+  ['bvhCodesHi', bvhCodesHiBindings, [bvhCodesHiEntry], [bvhCodesHiShader()]],
+  ['bvhGather', bvhGatherBindings, [bvhGatherEntry], [bvhGatherShader()]],
+  ['bvhPyramid', bvhPyramidBindings, [bvhPyramidEntry], [bvhPyramidShader()]],
+  ['bvhNodes', bvhNodesBindings, [bvhNodesEntry], [bvhNodesShader()]],
+  ['bvhPairs', bvhPairsBindings, [bvhPairsEntry], [bvhPairsShader()]],
+  ['bvhBoxes', bvhBoxesBindings, [bvhBoxesEntry], KINDS.map((kind) => bvhBoxesShader({ kind }))],
   ['radix keys', radixKeysBindings, RADIX, [radixSortShader({ values: false })]],
   ['radix pairs', radixPairsBindings, RADIX, [radixSortShader({ values: true })]],
   ['radix subgroup keys', radixSubgroupKeysBindings, RADIX_SUBGROUP, [radixSortSubgroupShader({ values: false })]],

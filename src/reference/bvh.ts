@@ -2,7 +2,7 @@
  * The CPU twin of the LBVH broad phase (src/broadphase/bvh/bvh.wgsl.ts): the same f32 Morton codes, a
  * stable sort by code, Karras's range and split search with the index appended to equal codes,
  * the same f32 leaf boxes (centre ± P(r), their unions as node boxes) and the same walks, which
- * can count their work (bvhPairWork, bvhBoxWork). The narrow tests are
+ * can count their work (bvhPairWork, bvhBoxWork, bvhNearestCasts). The narrow tests are
  * the oracle's (double precision), so away from the rounding band the twin must give the
  * oracle's answers exactly: that checks the tree covers every sphere and the pruning never
  * drops one.
@@ -10,10 +10,9 @@
 import { spheresOverlap } from './spherePairs.js';
 import { sphereAabbOverlap, sphereObbOverlap } from './sphereBox.js';
 import { castHit } from './casts.js';
-import { boxWorldBounds } from './sweep.js';
-import { bvhMortonGrid } from '../broadphase/bvh/phase.js';
 import { validateSpheres } from '../validate.js';
-import { BVH_LEAF, BVH_PAD, BVH_TINY, MORTON_CELLS } from '../broadphase/bvh/bvh.wgsl.js';
+import { BVH_LEAF, BVH_PAD, BVH_TINY, BVH_OBB_GROW, MORTON_CELLS, bvhMortonGrid } from '../broadphase/bvh/shape.js';
+import { bvhCastSlack } from '../broadphase/bvh/castSlack.js';
 
 const f32 = Math.fround;
 
@@ -136,11 +135,12 @@ export function buildBvh(spheres: Float32Array): CpuBvh {
 
 /**
  * The GPU walk (bvhWalk): `test` gives a node's key (negative: pruned), `visit` each leaf's
- * sorted position, `skip` drops a node before the walk goes into it. The walk goes on into the
- * nearer passing child (the right one on a tie) and stacks the farther. Returns the deepest the
- * stack got.
+ * sorted position, `skip` drops a node before the walk goes into it, `dropLeft` an internal left
+ * child (by its index, the last of its leaves) before its box is tested. The walk goes on into
+ * the nearer passing child (the right one on a tie) and stacks the farther. Returns the deepest
+ * the stack got.
  */
-export function walkBvh(tree: CpuBvh, test: (node: CpuBvhNode) => number, visit: (u: number) => void, skip?: (key: number) => boolean): number {
+export function walkBvh(tree: CpuBvh, test: (node: CpuBvhNode) => number, visit: (u: number) => void, skip?: (key: number) => boolean, dropLeft?: (child: number) => boolean): number {
   if (tree.order.length === 0) return 0;
   if (tree.order.length === 1) {
     visit(0);
@@ -157,6 +157,7 @@ export function walkBvh(tree: CpuBvh, test: (node: CpuBvhNode) => number, visit:
         visit(child & ~BVH_LEAF);
         continue;
       }
+      if (dropLeft && child === tree.nodes[node].left && dropLeft(child)) continue;
       const k = test(tree.nodes[child]);
       if (k < 0) continue;
       if (next < 0) {
@@ -218,7 +219,7 @@ export function bvhSpherePairs(spheres: Float32Array, tree = buildBvh(spheres), 
       if (work) work.leafVisits++;
       const j = tree.order[u];
       if (u > k && spheresOverlap(spheres, i, j)) out.push(Math.min(i, j), Math.max(i, j));
-    });
+    }, undefined, (child) => child <= k);
   });
   return Uint32Array.from(out);
 }
@@ -233,9 +234,32 @@ export function bvhPairWork(spheres: Float32Array, tree = buildBvh(spheres), ste
     const { lo, hi } = pairQueryBox(spheres, tree.order[k]);
     const test = boxKey(lo, hi);
     work.queries++;
-    walkBvh(tree, (node) => (work.nodeTests++, test(node)), () => work.leafVisits++);
+    walkBvh(tree, (node) => (work.nodeTests++, test(node)), () => work.leafVisits++, undefined, (child) => child <= k);
   }
   return work;
+}
+
+/**
+ * The bounds box k walks the tree with, as bvhBoxBounds (src/broadphase/bvh/bvh.wgsl.ts): an
+ * AABB's own (min, max); an oriented box's centre ± E, E = (e + BVH_OBB_GROW·span)(1 + 2^-20),
+ * each bound rounded to f32 once (e from the normalised quaternion in double, as the oracle's
+ * test, so the twin's bounds hold the oracle's spheres as the GPU's hold the GPU test's).
+ */
+export function bvhBoxBounds(boxes: Float32Array, kind: 'aabb' | 'obb', k: number): number[] {
+  if (kind === 'aabb') return Array.from(boxes.subarray(6 * k, 6 * k + 6));
+  const b = 10 * k;
+  const len = Math.hypot(boxes[b + 6], boxes[b + 7], boxes[b + 8], boxes[b + 9]);
+  const [x, y, z, w] = [6, 7, 8, 9].map((o) => boxes[b + o] / len);
+  const h = [boxes[b + 3], boxes[b + 4], boxes[b + 5]];
+  const rows = [
+    [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+    [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+    [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+  ];
+  const e = rows.map((row) => row.reduce((sum, r, j) => sum + Math.abs(r) * h[j], 0));
+  const span = e[0] + e[1] + e[2];
+  const reach = e.map((v) => (v + span * BVH_OBB_GROW) * (1 + 2 ** -20));
+  return [0, 1, 2].map((a) => f32(boxes[b + a] - reach[a])).concat([0, 1, 2].map((a) => f32(boxes[b + a] + reach[a])));
 }
 
 /** The box walk's work (node tests, leaf visits) for each box, as bvhBoxes does it. */
@@ -243,7 +267,7 @@ export function bvhBoxWork(spheres: Float32Array, boxes: Float32Array, kind: 'aa
   const work: BvhWork = { queries: 0, nodeTests: 0, leafVisits: 0 };
   const boxCount = boxes.length / (kind === 'aabb' ? 6 : 10);
   for (let k = 0; k < boxCount; k++) {
-    const b = boxWorldBounds(boxes, kind, k);
+    const b = bvhBoxBounds(boxes, kind, k);
     const test = boxKey(b.slice(0, 3), b.slice(3));
     work.queries++;
     walkBvh(tree, (node) => (work.nodeTests++, test(node)), () => work.leafVisits++);
@@ -256,7 +280,7 @@ export function bvhSphereBoxPairs(spheres: Float32Array, boxes: Float32Array, ki
   const boxCount = boxes.length / (kind === 'aabb' ? 6 : 10);
   const out: number[] = [];
   for (let k = 0; k < boxCount; k++) {
-    const b = boxWorldBounds(boxes, kind, k);
+    const b = bvhBoxBounds(boxes, kind, k);
     walkBvh(tree, boxKey(b.slice(0, 3), b.slice(3)), (u) => {
       const i = tree.order[u];
       if (kind === 'aabb' ? sphereAabbOverlap(spheres, i, boxes, k) : sphereObbOverlap(spheres, i, boxes, k)) out.push(i, k);
@@ -265,16 +289,18 @@ export function bvhSphereBoxPairs(spheres: Float32Array, boxes: Float32Array, ki
   return Uint32Array.from(out);
 }
 
-/** Entry distance of the ray (a, unit n) into [lo, hi] within [0, tStop], or −1 (rayBoxEntry). */
-function rayBoxEntry(a: number[], n: number[], tStop: number, lo: number[], hi: number[]): number {
+/** Entry distance of the ray (a, unit n) into [lo − g, hi + g] within [0, tStop], or −1 (rayBoxEntry: grown after moving to a). */
+function rayBoxEntry(a: number[], n: number[], tStop: number, lo: number[], hi: number[], g: number): number {
   let t0 = 0;
   let t1 = tStop;
   for (let axis = 0; axis < 3; axis++) {
+    const dlo = lo[axis] - a[axis] - g;
+    const dhi = hi[axis] - a[axis] + g;
     if (n[axis] === 0) {
-      if (a[axis] < lo[axis] || a[axis] > hi[axis]) return -1;
+      if (dlo > 0 || dhi < 0) return -1;
     } else {
-      const ta = (lo[axis] - a[axis]) / n[axis];
-      const tb = (hi[axis] - a[axis]) / n[axis];
+      const ta = dlo / n[axis];
+      const tb = dhi / n[axis];
       t0 = Math.max(t0, Math.min(ta, tb));
       t1 = Math.min(t1, Math.max(ta, tb));
     }
@@ -286,7 +312,7 @@ function rayBoxEntry(a: number[], n: number[], tStop: number, lo: number[], hi: 
  * Nearest hit of every ray (stride 6) or cast (stride 7) by the nearest-first walk, pruned by the
  * best distance so far (ties to the lowest index); index −1 and distance NaN for a miss.
  */
-export function bvhNearestCasts(rays: Float32Array, stride: 6 | 7, spheres: Float32Array, tree = buildBvh(spheres)): { index: Int32Array; distance: Float32Array } {
+export function bvhNearestCasts(rays: Float32Array, stride: 6 | 7, spheres: Float32Array, tree = buildBvh(spheres), work?: BvhWork): { index: Int32Array; distance: Float32Array } {
   const count = rays.length / stride;
   const stats = validateSpheres('spheres', spheres);
   let abs = Math.max(0, ...stats.min.map(Math.abs), ...stats.max.map(Math.abs));
@@ -296,7 +322,8 @@ export function bvhNearestCasts(rays: Float32Array, stride: 6 | 7, spheres: Floa
     for (let c = 0; c < 6; c++) abs = Math.max(abs, Math.abs(rays[o + c]));
     maxLength = Math.max(maxLength, Math.hypot(rays[o + 3] - rays[o], rays[o + 4] - rays[o + 1], rays[o + 5] - rays[o + 2]));
   }
-  const slack = (abs + maxLength + (stats.count > 0 ? stats.maxRadius : 0)) * 2 ** -20;
+  // The GPU walk's slack (BroadPhase.castSlack: 2^-24 of the coordinates, 2^-20 of the length and reach).
+  const slack = bvhCastSlack({ maxAbs: abs, maxLength, maxRadius: stats.count > 0 ? stats.maxRadius : 0 });
   const index = new Int32Array(count).fill(-1);
   const distance = new Float32Array(count).fill(NaN);
   for (let k = 0; k < count; k++) {
@@ -309,10 +336,15 @@ export function bvhNearestCasts(rays: Float32Array, stride: 6 | 7, spheres: Floa
     const grow = r1 * (1 + 2 ** -20) + slack;
     let best = Infinity;
     let bestIndex = -1;
+    if (work) work.queries++;
     walkBvh(
       tree,
-      (node) => rayBoxEntry(a, n, Math.min(len, best), node.lo.map((v) => v - grow), node.hi.map((v) => v + grow)),
+      (node) => {
+        if (work) work.nodeTests++;
+        return rayBoxEntry(a, n, Math.min(len, best), node.lo, node.hi, grow);
+      },
       (u) => {
+        if (work) work.leafVisits++;
         const i = tree.order[u];
         const hit = castHit(a[0], a[1], a[2], rays[o + 3], rays[o + 4], rays[o + 5], r1, spheres[4 * i], spheres[4 * i + 1], spheres[4 * i + 2], spheres[4 * i + 3]);
         if (hit && (hit.t < best || (hit.t === best && i < bestIndex))) {

@@ -10,7 +10,9 @@
  *   bvhGather   the spheres and their two code words copied into sorted order
  *   bvhPyramid  one dispatch per level L = 1 .. floor(log2 n): the box of every aligned block of
  *               2^L sorted leaves, the union of two blocks of the level below (level 0, the
- *               leaves, is read from the sorted spheres)
+ *               leaves, is read from the sorted spheres). Not several levels a dispatch through
+ *               workgroup memory: on SwiftShader its barriers cost 30–90 ms at 16,000 spheres
+ *               where the 13 dispatches take 1.2–1.9 ms
  *   bvhNodes    one thread per internal node (n − 1): Karras's range and split search over the
  *               sorted codes, with the index appended to the code where codes are equal (the
  *               keys are then distinct: all-coincident spheres build a balanced tree over their
@@ -48,12 +50,19 @@
  * fl(xj − P(rj)) ≤ fl(xi + P(ri)), the leaf's lower end against the query's upper end: the test
  * passes whatever the rounding of the positions. An AABB's bounds are the box's own f32 values
  * (an accepted sphere's centre lies within r(1 + 8u) + 2^-126 of them), an oriented box's are
- * grown for its rotation (boxBounds). No term grows with |x|: a slack of 2^-20·|x|max (about 1
- * unit at 1e6, eight spacings of a touching lattice of radius 1/16) made every query of a
- * far-from-origin scene reach some 3,000 leaves instead of 33 (16.5 s for 15,625 spheres).
+ * its centre ± a reach grown for its rotation, each rounded once (bvhBoxBounds, which says why
+ * that is enough). No term grows with |x|: a slack of 2^-20·|x|max (about 1 unit at 1e6, eight
+ * spacings of a touching lattice of radius 1/16) made every query of a far-from-origin scene
+ * reach some 3,000 leaves instead of 33 (16.5 s for 15,625 spheres).
  * The node boxes hold their spheres but for the rounding of x ± P(r) (at most half an ulp of
- * x): the casts' slack (bvhCastSlack, src/castQueries.ts: 2^-22 of the coordinates, and 2^-20 of
- * the casts' length and reach) covers that, as it covers the rest of the ray test's rounding.
+ * x): the casts' slack (bvhCastSlack, ./castSlack.ts: 2^-24 of the coordinates, and 2^-20 of
+ * the casts' length and reach) covers that, as it covers the rest of the ray test's rounding,
+ * which rayBoxEntry keeps relative to offsets from the cast's origin.
+ *
+ * The pair walk drops a left child whose leaves all come at or before the query's own sorted
+ * position (bvhWalk's dropLeft): each pair is reported from its earlier sphere, so those leaves
+ * were skipped anyway, and the walk tests about half the nodes (a touching lattice: 48 node
+ * tests and 16 leaves a query, where it was 85 and 33).
  *
  * Over 500 lines: the BVH's kernels (codes, gather, pyramid, nodes, pairs, boxes) share the node
  * layout and the margin proofs written out above; splitting them would separate each proof from
@@ -62,25 +71,21 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { BvhParams, BvhLevel, BvhNode } from '../../layout.js';
 import { flatWorkgroup, spheresOverlap, pairAppend, PAIR_OUTPUT } from '../../../shaders/common.wgsl.js';
-import { bindings, uniform, readOnly, readWrite } from '../../gpu/kernel.js';
+import { bindings, uniform, readOnly, readWrite, entry, WG } from '../../gpu/kernel.js';
 import { boxMath, boxTest, boxBounds } from '../../../shaders/boxes.wgsl.js';
 import type { BoxKind } from '../../queryKinds.js';
+import { MORTON_CELLS, BVH_LEAF, BVH_STACK, BVH_PAD, BVH_TINY, BVH_OBB_GROW } from './shape.js';
 
-/** Morton cells per axis: 2^20 (two 30-bit words of code). */
-export const MORTON_CELLS = 2 ** 20;
+/** The kernels' entries (src/gpu/kernel.ts): name, thread index and bounds check, declared once. */
+export const bvhCodesEntry = entry({ name: 'bvhCodes', index: 'i', bound: 'params.sphereCount' });
+export const bvhCodesHiEntry = entry({ name: 'bvhCodesHi', index: 'k', bound: 'params.sphereCount' });
+export const bvhGatherEntry = entry({ name: 'bvhGather', index: 'k', bound: 'params.sphereCount' });
+export const bvhPyramidEntry = entry({ name: 'bvhPyramid', index: 'b', bound: 'level.count' });
+export const bvhNodesEntry = entry({ name: 'bvhNodes', index: 'node', exit: 'node + 1u >= params.sphereCount' });
+export const bvhPairsEntry = entry({ name: 'bvhPairs', index: 'k', bound: 'params.sphereCount' });
+export const bvhBoxesEntry = entry({ name: 'bvhBoxes', index: 'k', exit: 'params.sphereCount == 0u', bound: 'params.boxCount' });
 
-/** The leaf flag of a child index. */
-export const BVH_LEAF = 0x80000000;
-/** Entries of the walks' stack: more than the 92 the depth bound allows (the module's comment). */
-export const BVH_STACK = 96;
-/** The largest internal-node depth the keys allow (the module's comment). */
-export const BVH_MAX_DEPTH = 92;
-
-
-/** The relative growth of a box's radius (P(r) = r·BVH_PAD + BVH_TINY, the module's comment). */
-export const BVH_PAD = 1 + 2 ** -18;
-/** The absolute growth of a box's radius: above any flushed subnormal (2^-126). */
-export const BVH_TINY = 2 ** -100;
+export { MORTON_CELLS, BVH_LEAF, BVH_STACK, BVH_MAX_DEPTH, BVH_PAD, BVH_TINY } from './shape.js';
 
 /** P(r): the radius a leaf box and a pair query's box are grown to (the module's comment). */
 const paddedRadius = /* wgsl */ `
@@ -131,14 +136,9 @@ ${BvhParams.wgsl}
 ${bvhCodesBindings.wgsl}
 ${flatWorkgroup}
 ${morton}
-override WG: u32; // src/gpu/workgroups.ts
+${WG.wgsl}
 
-@compute @workgroup_size(WG)
-fn bvhCodes(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
-  let i = flatWorkgroup(wid, nwg) * WG + lid;
-  if (i >= params.sphereCount) {
-    return;
-  }
+${bvhCodesEntry.wgsl}
   codes[i] = mortonWords(spheres[i].xyz).y;
   ids[i] = i;
 }
@@ -155,14 +155,9 @@ ${BvhParams.wgsl}
 ${bvhCodesHiBindings.wgsl}
 ${flatWorkgroup}
 ${morton}
-override WG: u32; // src/gpu/workgroups.ts
+${WG.wgsl}
 
-@compute @workgroup_size(WG)
-fn bvhCodesHi(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
-  let k = flatWorkgroup(wid, nwg) * WG + lid;
-  if (k >= params.sphereCount) {
-    return;
-  }
+${bvhCodesHiEntry.wgsl}
   codes[k] = mortonWords(spheres[ids[k]].xyz).x;
 }
 `;
@@ -179,14 +174,9 @@ ${BvhParams.wgsl}
 ${bvhGatherBindings.wgsl}
 ${flatWorkgroup}
 ${morton}
-override WG: u32; // src/gpu/workgroups.ts
+${WG.wgsl}
 
-@compute @workgroup_size(WG)
-fn bvhGather(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
-  let k = flatWorkgroup(wid, nwg) * WG + lid;
-  if (k >= params.sphereCount) {
-    return;
-  }
+${bvhGatherEntry.wgsl}
   let s = spheres[ids[k]];
   sorted[k] = s;
   keys[k] = mortonWords(s.xyz);
@@ -205,14 +195,9 @@ ${bvhPyramidBindings.wgsl}
 ${BvhLevel.wgsl}
 ${flatWorkgroup}
 ${leafBox}
-override WG: u32; // src/gpu/workgroups.ts
+${WG.wgsl}
 
-@compute @workgroup_size(WG)
-fn bvhPyramid(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
-  let b = flatWorkgroup(wid, nwg) * WG + lid;
-  if (b >= level.count) {
-    return;
-  }
+${bvhPyramidEntry.wgsl}
   var lo: vec3f;
   var hi: vec3f;
   if (level.level == 1u) {
@@ -244,16 +229,15 @@ ${bvhNodesBindings.wgsl}
 ${BvhNode.wgsl}
 ${flatWorkgroup}
 ${leafBox}
-override WG: u32; // src/gpu/workgroups.ts
+${WG.wgsl}
 const LEAF: u32 = ${BVH_LEAF}u;
 
 // The common prefix of keys i and j, the key being (high word, low word, index), 32 bits each:
-// −1 outside [0, n).
-fn delta(i: i32, j: i32) -> i32 {
+// −1 outside [0, n). \`a\` is keys[i], read once by the caller (each search step reads one key).
+fn delta(a: vec2u, i: i32, j: i32) -> i32 {
   if (j < 0 || j >= i32(params.sphereCount)) {
     return -1;
   }
-  let a = keys[i];
   let b = keys[j];
   if (a.x != b.x) {
     return i32(countLeadingZeros(a.x ^ b.x));
@@ -264,40 +248,38 @@ fn delta(i: i32, j: i32) -> i32 {
   return 64 + i32(countLeadingZeros(u32(i) ^ u32(j)));
 }
 
-@compute @workgroup_size(WG)
-fn bvhNodes(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
-  let node = flatWorkgroup(wid, nwg) * WG + lid;
-  if (node + 1u >= params.sphereCount) {
-    return;
-  }
+${bvhNodesEntry.wgsl}
   let i = i32(node);
+  let ki = keys[i];
   // The direction of the range, then its other end j (exponential then binary search).
-  let d = select(-1, 1, delta(i, i + 1) > delta(i, i - 1));
-  let deltaMin = delta(i, i - d);
+  let deltaNext = delta(ki, i, i + 1);
+  let deltaPrev = delta(ki, i, i - 1);
+  let d = select(-1, 1, deltaNext > deltaPrev);
+  let deltaMin = min(deltaNext, deltaPrev); // delta(i, i − d)
   var lMax = 2;
-  while (delta(i, i + lMax * d) > deltaMin) {
+  while (delta(ki, i, i + lMax * d) > deltaMin) {
     lMax *= 2;
   }
   var l = 0;
   for (var t = lMax / 2; t >= 1; t /= 2) {
-    if (delta(i, i + (l + t) * d) > deltaMin) {
+    if (delta(ki, i, i + (l + t) * d) > deltaMin) {
       l += t;
     }
   }
   let j = i + l * d;
   // The split: the last key sharing more than the node's prefix with i.
-  let deltaNode = delta(i, j);
+  let deltaNode = delta(ki, i, j);
   var s = 0;
-  var div = 2;
+  var k = 1u; // t = ceil(l / 2^k), as a shift (an integer division is a loop of lanes on SwiftShader)
   loop {
-    let t = (l + div - 1) / div;
-    if (delta(i, i + (s + t) * d) > deltaNode) {
+    let t = (l + (1 << k) - 1) >> k;
+    if (delta(ki, i, i + (s + t) * d) > deltaNode) {
       s += t;
     }
     if (t <= 1) {
       break;
     }
-    div *= 2;
+    k += 1u;
   }
   let gamma = i + s * d + min(d, 0);
   let first = u32(min(i, j));
@@ -357,6 +339,13 @@ export interface BvhWalk {
   visit: string;
   /** Optional: a bool expression of `key` that skips a node when it is popped (nearest casts). */
   skip?: string;
+  /**
+   * Optional: a bool expression of `child`, an internal left child, that drops it untested. A
+   * left child c's leaves are the sorted positions up to c (in Karras's tree a node's index is
+   * one end of its range, and a left child's is its last), so the pair walk drops c ≤ k: none of
+   * its leaves comes after the query's own.
+   */
+  dropLeft?: string;
 }
 
 /**
@@ -370,11 +359,11 @@ export interface BvhWalk {
  * right after them would be. Expects `nodes` and `sorted` bound and `sphereCount` (u32
  * expression, > 0) in scope. The stack bound is the module's comment: at most 92 entries.
  */
-export function bvhWalk({ test, visit, skip }: BvhWalk, sphereCount: string): string {
+export function bvhWalk({ test, visit, skip, dropLeft }: BvhWalk, sphereCount: string): string {
   const skips = (key: string): string => (skip ? skip.replaceAll('key', key) : 'false');
   return /* wgsl */ `{
     var stack: array<u32, ${BVH_STACK}>;
-    var stackKey: array<f32, ${BVH_STACK}>;
+    ${skip ? `var stackKey: array<f32, ${BVH_STACK}>;` : '// No skip: the stack holds no keys (each store to a private array is a store to memory on SwiftShader).'}
     var sp = 0u;
     var node = 0u;
     var walking = true;
@@ -394,7 +383,7 @@ export function bvhWalk({ test, visit, skip }: BvhWalk, sphereCount: string): st
           let u = child & ${BVH_LEAF - 1}u;
           let q = sorted[u];
           ${visit}
-        } else {
+        } else${side === 'left' && dropLeft ? ` if (!(${dropLeft}))` : ''} {
           let c = child;
           ${test}
           if (key >= 0.0) {
@@ -404,13 +393,13 @@ export function bvhWalk({ test, visit, skip }: BvhWalk, sphereCount: string): st
               walkFound = true;
             } else if (key <= walkNextKey) {
               stack[sp] = walkNext;
-              stackKey[sp] = walkNextKey;
+              ${skip ? 'stackKey[sp] = walkNextKey;' : ''}
               sp += 1u;
               walkNext = c;
               walkNextKey = key;
             } else {
               stack[sp] = c;
-              stackKey[sp] = key;
+              ${skip ? 'stackKey[sp] = key;' : ''}
               sp += 1u;
             }
           }
@@ -441,23 +430,30 @@ const boxKey = (qLo: string, qHi: string): string =>
   `let key = select(-1.0, 0.0, all(nodes[c].lo <= ${qHi}) && all(nodes[c].hi >= ${qLo}));`;
 
 /**
- * The entry distance of the ray (origin a, unit direction n) into box [lo, hi] within [0, tStop],
- * or −1 when it misses. An axis the ray does not move along is a bound on the origin.
+ * The entry distance of the ray (origin a, unit direction n) into box [lo − g, hi + g] within
+ * [0, tStop], or −1 when it misses. An axis the ray does not move along is a bound on the origin.
+ * The box is grown after it is moved to the origin, (lo − a) − g and (hi − a) + g, so every
+ * rounding is relative to offsets from the cast's origin, none to the size of the coordinates:
+ * an offset that decides the test is within the cast's length and reach, and the slack's 2^-20
+ * of those covers it (bvhCastSlack). Grown first, lo − g rounded by half an ulp of the
+ * coordinates themselves (1/32 at 1e6), which the slack had to cover too.
  */
 export const rayBoxEntry = /* wgsl */ `
-fn rayBoxEntry(a: vec3f, n: vec3f, tStop: f32, lo: vec3f, hi: vec3f) -> f32 {
+fn rayBoxEntry(a: vec3f, n: vec3f, tStop: f32, lo: vec3f, hi: vec3f, g: vec3f) -> f32 {
   // The three axes at once (on SwiftShader a loop over an axis index, with its branches, costs
   // more than the arithmetic): each moving axis bounds t by its two planes; each still one (no
   // division by its 0) must hold the origin between them. The same operations as axis by axis.
   let still = n == vec3f(0.0);
   let d = select(n, vec3f(1.0), still);
-  let ta = (lo - a) / d;
-  let tb = (hi - a) / d;
+  let dlo = (lo - a) - g;
+  let dhi = (hi - a) + g;
+  let ta = dlo / d;
+  let tb = dhi / d;
   let near = select(min(ta, tb), vec3f(0.0), still);
   let far = select(max(ta, tb), vec3f(tStop), still);
   let t0 = max(max(0.0, near.x), max(near.y, near.z));
   let t1 = min(min(tStop, far.x), min(far.y, far.z));
-  let outside = any(still & ((a < lo) | (a > hi)));
+  let outside = any(still & ((dlo > vec3f(0.0)) | (dhi < vec3f(0.0))));
   return select(-1.0, t0, t0 <= t1 && !outside);
 }
 `;
@@ -477,21 +473,18 @@ ${pairAppend}
 ${flatWorkgroup}
 ${spheresOverlap}
 ${paddedRadius}
-override WG: u32; // src/gpu/workgroups.ts
+${WG.wgsl}
 
-@compute @workgroup_size(WG)
-fn bvhPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
-  let k = flatWorkgroup(wid, nwg) * WG + lid;
-  if (k >= params.sphereCount) {
-    return;
-  }
+${bvhPairsEntry.wgsl}
   let s = sorted[k];
   let id = ids[k];
   let qLo = s.xyz - vec3f(paddedRadius(s.w));
   let qHi = s.xyz + vec3f(paddedRadius(s.w));
-  // Each pair once: from the earlier of its two sorted positions.
+  // Each pair once: from the earlier of its two sorted positions (so subtrees wholly at or
+  // before k are dropped untested: dropLeft).
   ${bvhWalk({
     test: boxKey('qLo', 'qHi'),
+    dropLeft: 'child <= k',
     visit: `if (u > k && spheresOverlap(s, q)) {
             let other = ids[u];
             appendPair(min(id, other), max(id, other));
@@ -499,6 +492,32 @@ fn bvhPairs(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec
   }, 'params.sphereCount')}
 }
 `;
+
+/**
+ * Declares `boxMin` and `boxMax`, the bounds box `k` walks the tree with: an AABB's own values;
+ * an oriented box's centre ± its reach, E = (e + 2^-16·span + 2^-20·span)·(1 + 2^-20) per axis
+ * (e the world half extents, span their sum; BVH_OBB_GROW), each bound one rounding of the exact
+ * c ± E. The span terms are the shared boxBounds' (shaders/boxes.wgsl.ts): the narrow test
+ * rounds in the box's frame by ulps of the sphere's offset from the centre, so an accepted
+ * sphere's centre s has s − P(r) ≤ c + e + 2^-16·span + 2^-20·span on each axis, in real numbers
+ * (and the mirror below); the factor 1 + 2^-20 covers the rounding of E's own sum and product.
+ * So s − P(r) ≤ c + E; rounding to nearest is monotone, so the leaf's lower end fl(s − P(r)) is
+ * ≤ fl(c + E) = boxMax (and its upper end ≥ boxMin), whatever the size of the coordinates. The
+ * shared bounds round twice (c − e, then − grow) and so grow by 2^-22 of the centre's
+ * coordinates besides, to cover both roundings and the leaf's: about 0.24 at 1e6, two spacings of
+ * the touching lattice there, and each box reached 673 leaves there against 175 at the origin
+ * (16,000 spheres × 20,000 boxes: 2.3–3.9 s, 13–23× the CPU BVH; now 0.9 s). Here the only
+ * rounding is the one monotone step, and the work at 1e6 is within 1.2× of the work at 0, where
+ * f32 rounds the boxes' own ends to 1/16 (test/bvhCliff.test.ts).
+ */
+export function bvhBoxBounds(kind: BoxKind, k: string): string {
+  if (kind === 'aabb') return boxBounds(kind, k);
+  return `let center = boxes[3u * ${k}].xyz;
+  let e = obbWorldHalfExtents(boxes[3u * ${k} + 1u].xyz, boxes[3u * ${k} + 2u]);
+  let reach = (e + vec3f((e.x + e.y + e.z) * ${BVH_OBB_GROW})) * ${1 + 2 ** -20};
+  let boxMin = center - reach;
+  let boxMax = center + reach;`;
+}
 
 export const bvhBoxesBindings = bindings({
   params: uniform('BvhParams'),
@@ -515,15 +534,10 @@ ${BvhNode.wgsl}
 ${pairAppend}
 ${flatWorkgroup}
 ${boxMath}
-override WG: u32; // src/gpu/workgroups.ts
+${WG.wgsl}
 
-@compute @workgroup_size(WG)
-fn bvhBoxes(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
-  let k = flatWorkgroup(wid, nwg) * WG + lid;
-  if (k >= params.boxCount || params.sphereCount == 0u) {
-    return;
-  }
-  ${boxBounds(kind, 'k')}
+${bvhBoxesEntry.wgsl}
+  ${bvhBoxBounds(kind, 'k')}
   ${bvhWalk({
     test: boxKey('boxMin', 'boxMax'),
     visit: `let s = q;

@@ -25,10 +25,11 @@ export const castBvhWalk = (mode: CastMode): CastWalk => ({
   helpers: `${BvhNode.wgsl}\n${rayBoxEntry}`,
   walk: `  if (moving && params.sphereCount > 0u) {
     // Node boxes hold their spheres but for half an ulp of their coordinates; grown by the cast's
-    // radius and the slack (bvhCastSlack) they hold every point where the cast can touch.
+    // radius and the slack (bvhCastSlack), relative to the cast's origin (rayBoxEntry), they
+    // hold every point where the cast can touch.
     let grow = vec3f(r1 * EXT_SCALE + params.slack);
     ${bvhWalk({
-      test: `let key = rayBoxEntry(a, n, ${mode === 'nearest' ? 'min(len, bestT)' : 'len'}, nodes[c].lo - grow, nodes[c].hi + grow);`,
+      test: `let key = rayBoxEntry(a, n, ${mode === 'nearest' ? 'min(len, bestT)' : 'len'}, nodes[c].lo, nodes[c].hi, grow);`,
       visit: onCandidate(mode, 'sortedId[u]'),
       skip: mode === 'nearest' ? 'key > bestT' : undefined,
     }, 'params.sphereCount')}

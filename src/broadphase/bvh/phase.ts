@@ -16,10 +16,11 @@
  * sphere, 32 a node and 32 a pyramid block (< n of each).
  */
 import {
-  bvhCodesShader, bvhCodesBindings, bvhCodesHiShader, bvhCodesHiBindings, bvhGatherShader, MORTON_CELLS, bvhGatherBindings, bvhPyramidShader, bvhPyramidBindings,
+  bvhCodesShader, bvhCodesBindings, bvhCodesHiShader, bvhCodesHiBindings, bvhGatherShader, bvhGatherBindings, bvhPyramidShader, bvhPyramidBindings,
   bvhNodesShader, bvhNodesBindings, bvhPairsShader, bvhPairsBindings, bvhBoxesShader, bvhBoxesBindings,
 } from './bvh.wgsl.js';
 import { castBvhKernel } from './casts.wgsl.js';
+import { bvhMortonGrid, bvhPyramidLevels } from './shape.js';
 import { RadixSortPass } from '../../passes/radixSort.js';
 import { BvhParams, BvhLevel, BvhNode, packStruct } from '../../layout.js';
 import { computePipeline, recordPass, variant } from '../../gpu/pipeline.js';
@@ -43,32 +44,7 @@ const MAX_LEVELS = 32;
 /** Bytes between the per-level parameters (the minimum uniform offset alignment, at most 256). */
 const LEVEL_STRIDE = 256;
 
-/**
- * The Morton grid over the centres' bounds: origin, and cubic cells, 2^20 across the largest
- * extent (the same scale on every axis; 0 when every extent is 0). Cubic, not stretched to each
- * axis: stretched, a long thin scene (100k spheres 32,725 long, 4 wide) splits its 4-wide axes
- * as often as its long one near the root, every node's box spans the whole length, and the
- * pair query took 6.3 s against 0.47 s with cubic cells (SwiftShader).
- */
-export function bvhMortonGrid(stats: SphereStats): { origin: number[]; scale: number[] } {
-  if (stats.count === 0) return { origin: [0, 0, 0], scale: [0, 0, 0] };
-  const origin = stats.min.slice();
-  const extent = Math.max(...stats.min.map((lo, a) => stats.max[a] - lo));
-  const s = Math.fround(MORTON_CELLS / extent);
-  const scale = extent > 0 && Number.isFinite(s) ? s : 0;
-  return { origin, scale: [scale, scale, scale] };
-}
-
-/** The pyramid's levels for n leaves: level L ≥ 1 holds n >> L blocks, from `base[L]` on. */
-export function bvhPyramidLevels(n: number): { count: number; base: number }[] {
-  const levels: { count: number; base: number }[] = [];
-  let base = 0;
-  for (let level = 1; n >> level >= 1; level++) {
-    levels.push({ count: n >> level, base });
-    base += n >> level;
-  }
-  return levels;
-}
+export { bvhMortonGrid, bvhPyramidLevels } from './shape.js';
 
 export class BvhBroadPhase implements BroadPhase {
   readonly name = 'bvh' as const;
