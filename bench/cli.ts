@@ -1,4 +1,7 @@
 /**
+ * Over 500 lines: the command line, its help, and every closing summary table's text (goals,
+ * ratios, footnotes), so that what the output says is found in one file.
+ *
  * `npm run bench`: every query on the GPU beside the CPU references and the libraries people
  * would use instead (a careful JS grid and a naive one, Rapier, three.js), on the same scenes in
  * the same run. Prints Markdown tables and writes JSON; `npm run bench:plot` turns the JSON into plots.

@@ -1,4 +1,7 @@
 /**
+ * Over 500 lines: one peer, whole: its build and a walk for each query kind, written as a CPU
+ * engine's authors would, with nothing shared that could make it slower.
+ *
  * A float64 CPU BVH over spheres ("cpu-bvh" in the tables): the strongest single-threaded CPU
  * peer a user could write for the library's queries, built from scratch on every call (as the
  * GPU methods are) and queried in double precision on the f32 inputs, with the oracle's own tests

@@ -1,4 +1,7 @@
 /**
+ * Over 500 lines: the careful grid, for pairs and for boxes, and the naive grid beside it, each
+ * whole, as a CPU author would write it.
+ *
  * Single-threaded JS grids for sphere–sphere and sphere–box pairs: the CPU peers of the GPU grid
  * (`jsGridSphereBoxPairs`, below, bins the spheres the same way and walks the cells of each box).
  *
