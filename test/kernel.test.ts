@@ -20,7 +20,7 @@ import { BufferUsage, MapMode } from '../src/gpu/flags.js';
 import { flatWorkgroup } from '../shaders/common.wgsl.js';
 import { allPairsShader, allPairsBindings, allPairsEntry } from '../src/broadphase/all-pairs/pairs.wgsl.js';
 import { boxAllPairsShader, boxAllPairsBindings, boxAllPairsEntry } from '../src/broadphase/all-pairs/boxes.wgsl.js';
-import { boxGridPairsShader, boxGridPairsBindings } from '../src/broadphase/grid/boxes.wgsl.js';
+import { boxGridPairsShader, boxGridPairsBindings, boxGridPairsEntry } from '../src/broadphase/grid/boxes.wgsl.js';
 import { castMainEntry } from '../shaders/casts.wgsl.js';
 import { castAllPairsShader, castAllPairsBindings } from '../src/broadphase/all-pairs/casts.wgsl.js';
 import { castGridShader, castGridBindings } from '../src/broadphase/grid/casts.wgsl.js';
@@ -60,13 +60,7 @@ const LAYOUTS = [true, false].flatMap((dense) => [false, true].map((oneLevel) =>
 const KINDS = ['aabb', 'obb'] as const;
 const MODES = ['nearest', 'count', 'write'] as const;
 
-/**
- * An entry point still written by hand (issue 38: src/broadphase/bvh/bvh.wgsl.ts and
- * src/broadphase/grid/boxes.wgsl.ts are to be converted to `entry`): its name and size are checked.
- */
-const handWritten = (name: string): EntryPoint => ({ name, size: WG });
-
-/** A declared entry (`entry`), or one written by hand (`handWritten`). */
+/** A declared entry (`entry`). */
 type EntryPoint = Pick<Entry, 'name' | 'size'> & Partial<Entry>;
 
 const scanEntries = (e: { reduce: Entry; downsweep: Entry }) => [e.reduce, e.downsweep];
@@ -77,7 +71,7 @@ const RADIX_SUBGROUP = [radixSubgroupEntries.count, radixSubgroupEntries.scatter
 const KERNELS: [string, Bindings<string>, EntryPoint[], string[]][] = [
   ['allPairs', allPairsBindings, [allPairsEntry], [allPairsShader()]],
   ['boxAllPairs', boxAllPairsBindings, [boxAllPairsEntry], KINDS.map((kind) => boxAllPairsShader({ kind }))],
-  ['boxGridPairs', boxGridPairsBindings, [handWritten('boxGridPairs')], KINDS.flatMap((kind) => LAYOUTS.map((layout) => boxGridPairsShader({ kind, ...layout })))],
+  ['boxGridPairs', boxGridPairsBindings, [boxGridPairsEntry], KINDS.flatMap((kind) => LAYOUTS.map((layout) => boxGridPairsShader({ kind, ...layout })))],
   ['cast all-pairs', castAllPairsBindings, [castMainEntry], MODES.map((mode) => castAllPairsShader({ mode }))],
   ['cast grid', castGridBindings, [castMainEntry], MODES.flatMap((mode) => LAYOUTS.map((layout) => castGridShader({ mode, ...layout })))],
   ['cast bvh', castBvhBindings, [castMainEntry], MODES.map((mode) => castBvhShader({ mode }))],

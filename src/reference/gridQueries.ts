@@ -7,10 +7,11 @@
  */
 import { EXT_SCALE, SLAB_X } from '../grid/level.js';
 import type { GridPlan } from '../grid/plan.js';
-import { checkedGrid, walkableGrid, walkRows, visitLevel, cellRange, cellOf, levelTouches, type WalkStats } from './grid.js';
+import { checkedGrid, walkableGrid, walkRows, visitLevel, cellRange, levelTouches, type WalkStats } from './grid.js';
 import { validateAabbs, validateOrientedBoxes, validateCasts } from '../validate.js';
 import { sphereAabbOverlap, sphereObbOverlap } from './sphereBox.js';
 import { castHit } from './casts.js';
+import { gridWalkSlack, GRID_WALK_SLACK } from '../broadphase/grid/castSlack.js';
 
 
 /** (sphere, box) pairs of AABBs (6 floats each), each box walking the sphere grid. */
@@ -83,21 +84,6 @@ export function gridCasts(rays: Float32Array, stride: 6 | 7, spheres: Float32Arr
   const grid = checkedGrid(spheres, plan);
   validateCasts(stride === 6 ? 'rays' : 'casts', rays, stride);
   const count = rays.length / stride;
-  // The GPU's reach slack (castSlack: the rounding in positions of this size), added to every
-  // reach as the kernel does: a hit the double-precision test accepts next to a level's bounds
-  // or a cell's edge is then never walked past.
-  let extent = 0;
-  let maxLength = 0;
-  let maxRadius = 0;
-  for (let o = 0; o < rays.length; o += stride) {
-    for (let c = 0; c < 6; c++) extent = Math.max(extent, Math.abs(rays[o + c]));
-    maxLength = Math.max(maxLength, Math.hypot(rays[o + 3] - rays[o], rays[o + 4] - rays[o + 1], rays[o + 5] - rays[o + 2]));
-  }
-  for (let o = 0; o < spheres.length; o += 4) {
-    for (let c = 0; c < 3; c++) extent = Math.max(extent, Math.abs(spheres[o + c]));
-    maxRadius = Math.max(maxRadius, spheres[o + 3]);
-  }
-  const slack = (extent + maxLength + maxRadius) * 2 ** -20;
   const index: number[] = [];
   const distance: number[] = [];
   const offsets = new Uint32Array(count + 1);
@@ -118,13 +104,36 @@ export function gridCasts(rays: Float32Array, stride: 6 | 7, spheres: Float32Arr
       plan.levels.forEach((level, b) => {
         if (level.count === 0) return;
         const lastSlab = level.dims[axis] - 1;
-        const h = (level.maxRadius + r1) * EXT_SCALE + slack;
+        // In the level's frame, as the kernel walks (al: A's offset from the level's origin),
+        // with its slack for this cast and level (gridWalkSlack): a hit the double-precision
+        // test accepts next to a level's bounds or a cell's edge is then never walked past.
+        const al = a.map((v, c) => v - level.origin[c]);
+        const h = (level.maxRadius + r1) * EXT_SCALE + gridWalkSlack(Math.max(...al.map(Math.abs)), len, r1, level.maxRadius, level.cellSize);
         const stop = (): number => (allHits ? len : Math.min(len, best));
         const thickness = axis === 0 ? SLAB_X : 1;
-        const end = a.map((v, c) => v + n[c] * stop());
-        if (!levelTouches(level, a.map((v, c) => Math.min(v, end[c]) - h), a.map((v, c) => Math.max(v, end[c]) + h))) return;
-        const slabFirst = cellOf(plan, b, axis, a[axis] - dir * h);
-        const slabLast = cellOf(plan, b, axis, a[axis] + n[axis] * stop() + dir * h);
+        // The stretch [tLo, tHi] within reach of the level's bounds, grown as the kernel grows
+        // them (twice the reach, ulps of the bounds and of A's offset); axes the cast barely
+        // moves along clip nothing.
+        const farthest = Math.max(...al.map(Math.abs));
+        let tLo = 0;
+        let tHi = stop();
+        for (let c = 0; c < 3; c++) {
+          if (!(Math.abs(n[c]) >= 2 ** -20)) continue;
+          const lowB = level.lower[c] - level.origin[c];
+          const highB = level.upper[c] - level.origin[c];
+          const grow = 2 * h + (Math.max(Math.abs(lowB), Math.abs(highB)) + farthest) * GRID_WALK_SLACK;
+          const ta = (Math.max(lowB - grow, -1e30) - al[c]) / n[c];
+          const tb = (Math.min(highB + grow, 1e30) - al[c]) / n[c];
+          tLo = Math.max(tLo, Math.min(ta, tb));
+          tHi = Math.min(tHi, Math.max(ta, tb));
+        }
+        if (tLo > tHi) return;
+        const start = a.map((v, c) => v + n[c] * tLo);
+        const end = a.map((v, c) => v + n[c] * tHi);
+        if (!levelTouches(level, start.map((v, c) => Math.min(v, end[c]) - h), start.map((v, c) => Math.max(v, end[c]) + h))) return;
+        const cellAt = (c: number, d: number): number => Math.min(Math.max(Math.floor(d * level.invCellSize), 0), level.dims[c] - 1);
+        const slabFirst = cellAt(axis, al[axis] + n[axis] * tLo - dir * h);
+        const slabLast = cellAt(axis, al[axis] + n[axis] * tHi + dir * h);
         const test = (id: number): void => {
           const hit = castHit(a[0], a[1], a[2], rays[o + 3], rays[o + 4], rays[o + 5], r1, spheres[4 * id], spheres[4 * id + 1], spheres[4 * id + 2], spheres[4 * id + 3]);
           if (!hit) return;
@@ -141,16 +150,17 @@ export function gridCasts(rays: Float32Array, stride: 6 | 7, spheres: Float32Arr
         for (let slab = slabFirst; ; slab += dir * thickness) {
           const first = dir > 0 ? slab : Math.max(slab - thickness + 1, 0);
           const last = dir > 0 ? Math.min(slab + thickness - 1, lastSlab) : slab;
-          const x0 = first === 0 ? -Infinity : level.origin[axis] + first * level.cellSize - h;
-          const x1 = last === lastSlab ? Infinity : level.origin[axis] + (last + 1) * level.cellSize + h;
-          const tIn = Math.max(((dir > 0 ? x0 : x1) - a[axis]) / n[axis], 0);
-          if (tIn > stop()) break;
-          const tOut = Math.min(((dir > 0 ? x1 : x0) - a[axis]) / n[axis], stop());
+          const x0 = first === 0 ? -Infinity : first * level.cellSize - h;
+          const x1 = last === lastSlab ? Infinity : (last + 1) * level.cellSize + h;
+          const tIn = Math.max(((dir > 0 ? x0 : x1) - al[axis]) / n[axis], tLo);
+          if (tIn > Math.min(stop(), tHi)) break;
+          const tOut = Math.min(((dir > 0 ? x1 : x0) - al[axis]) / n[axis], stop(), tHi);
           if (stats?.slabs !== undefined) stats.slabs++;
           if (tIn <= tOut) {
-            const p0 = a.map((v, c) => v + n[c] * tIn);
-            const p1 = a.map((v, c) => v + n[c] * tOut);
-            const { lo, hi } = cellRange(plan, b, p0.map((v, c) => Math.min(v, p1[c])), p0.map((v, c) => Math.max(v, p1[c])), h);
+            const p0 = al.map((v, c) => v + n[c] * tIn);
+            const p1 = al.map((v, c) => v + n[c] * tOut);
+            const lo = [0, 1, 2].map((c) => cellAt(c, Math.min(p0[c], p1[c]) - h));
+            const hi = [0, 1, 2].map((c) => cellAt(c, Math.max(p0[c], p1[c]) + h));
             lo[axis] = first;
             hi[axis] = last;
             walkRows(grid, b, lo, hi, 0, (_, id) => test(id), stats, lo, true);

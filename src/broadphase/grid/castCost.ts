@@ -5,7 +5,8 @@
  * "Casts: 'auto'"), over the bench's scene kinds with mixed casts.
  *
  * The grid walks each cast's slabs of cells along its dominant axis, in every level its path
- * meets, until the nearest hit (src/reference/gridQueries.ts gridCasts is its twin). What decides
+ * meets, over the stretch within twice the reach of the level's bounds, until the nearest hit
+ * (src/reference/gridQueries.ts gridCasts is its twin). What decides
  * the cost is how far a cast walks before it hits: through empty cells between far-apart blobs a
  * cast walks thousands of rows and meets nothing, where the BVH skips the empty space in a few
  * nodes. So for a sample of the casts (when the call has them on the CPU) the estimate finds where
@@ -21,7 +22,7 @@ import { levelOfLog2 } from '../../grid/plan.js';
 import { SAMPLE_MIN } from '../../grid/spacing.js';
 import type { GridPlan } from '../../grid/plan.js';
 import type { SphereStats } from '../../validate.js';
-import { gridCastSlack } from './castSlack.js';
+import { gridWalkSlack } from './castSlack.js';
 import { bvhCastSlack } from '../bvh/castSlack.js';
 
 /** What 'auto' knows of a cast batch: how many, their total length, and on the CPU (one-shot calls) the packed records, (A, radius), (B, 0). */
@@ -33,6 +34,9 @@ export interface CastShapeWithRecords {
   maxAbs?: number;
   packed?: Float32Array;
 }
+
+/** Bounds at or below this are a level's "no bounds" (−F32_MAX): nothing to clip to. */
+const F32_MAX_BOUND = 3e38;
 
 /** Casts sampled (evenly through the batch) to estimate the walk. */
 export const CAST_SAMPLE = 64;
@@ -171,12 +175,18 @@ export function estimateGridCastWork(plan: GridPlan, stats: SphereStats, shape: 
     radial += rho * 2 * Math.PI * r;
     collision += rho * Math.PI * r * r;
   });
-  // Each walk widens every cast's reach by its rounding slack (castQueries.ts).
+  // Each walk widens every cast's reach by its rounding slack: the BVH's by ulps of the
+  // coordinates (bvhCastSlack), the grid's by ulps of the cast's offset from each level's origin
+  // (gridWalkSlack, below; the scene's extent there for casts not sampled).
   let extent = 0;
   for (let a = 0; a < 3; a++) extent = Math.max(extent, Math.abs(stats.min[a]), Math.abs(stats.max[a]));
   const castReach = { maxAbs: Math.max(extent, shape.maxAbs ?? 0), maxLength: shape.maxLength ?? shape.totalLength / shape.count, maxRadius: stats.maxRadius };
-  const slack = gridCastSlack(castReach);
   const bvhSlack = bvhCastSlack(castReach);
+  const localExtent = plan.levels.map((level) => {
+    let e = 0;
+    for (let a = 0; a < 3; a++) e = Math.max(e, Math.abs(stats.min[a] - level.origin[a]), Math.abs(stats.max[a] - level.origin[a]));
+    return e;
+  });
 
   const sampled = shape.packed && stats.binBounds && stats.sampleCentres && stats.sampleCentres.length > 0 ? sampleCasts(shape.packed, shape.count) : [];
   // Without sampled casts: one cast of the mean length, walking it whole through spheres spread over the bounds.
@@ -204,13 +214,29 @@ export function estimateGridCastWork(plan: GridPlan, stats: SphereStats, shape: 
         met += density0[bin] * (spread ? Math.min(walk, freePath) : coveredBefore(stretches!.get(bin), walk));
       }
       const c = level.cellSize;
-      const h = level.maxRadius * EXT_SCALE + rc + slack;
+      let offset = localExtent[b];
+      if (!spread) offset = Math.max(Math.abs(cast.a[0] - level.origin[0]), Math.abs(cast.a[1] - level.origin[1]), Math.abs(cast.a[2] - level.origin[2]));
+      const h = level.maxRadius * EXT_SCALE + rc + gridWalkSlack(offset, cast.length, rc, level.maxRadius, c);
       const thickness = axis === 0 ? SLAB_X : 1;
+      // The stretch the kernel walks: the cast, up to its hit, clipped to where it is within
+      // twice the reach of the level's bounds (a sampled cast's; the spread one walks it whole).
+      let from = 0;
+      let to = walk;
+      if (!spread) {
+        for (let o = 0; o < 3; o++) {
+          if (!(Math.abs(cast.n[o]) >= 2 ** -20) || !(level.lower[o] > -F32_MAX_BOUND)) continue;
+          const ta = (level.lower[o] - 2 * h - cast.a[o]) / cast.n[o];
+          const tb = (level.upper[o] + 2 * h - cast.a[o]) / cast.n[o];
+          from = Math.max(from, Math.min(ta, tb));
+          to = Math.min(to, Math.max(ta, tb));
+        }
+        if (from > to) return;
+      }
       // The cells the walk spans on each axis, clamped to the level's as the kernel clamps them
       // (a sampled cast knows where it starts; the spread one only the level's size).
       const span = (o: number): number => {
-        const lo = Math.min(cast.a[o], cast.a[o] + cast.n[o] * walk) - h;
-        const hi = Math.max(cast.a[o], cast.a[o] + cast.n[o] * walk) + h;
+        const lo = Math.min(cast.a[o] + cast.n[o] * from, cast.a[o] + cast.n[o] * to) - h;
+        const hi = Math.max(cast.a[o] + cast.n[o] * from, cast.a[o] + cast.n[o] * to) + h;
         if (spread) return Math.min((hi - lo) / c + 1, level.dims[o]);
         const cell = (x: number): number => Math.min(Math.max(Math.floor((x - level.origin[o]) / c), 0), level.dims[o] - 1);
         return cell(hi) - cell(lo) + 1;

@@ -10,6 +10,13 @@
  * cells within h of that stretch. Every cell belongs to one slab, so no sphere is tested twice. Slabs come in ray
  * order, and a hit from slab k lies at t ≥ the stretch's entry, so the walk stops at the first
  * slab that starts beyond the best hit so far (nearest mode) or beyond B.
+ *
+ * Each level is walked in its own frame (A less the level's origin), with a slack of 2^-20 of
+ * that offset, the cast's length and the reaches (castSlack.ts, gridWalkSlack), computed per cast
+ * and level: far from the world's origin the walk's roundings are ulps of the level's extent, not
+ * of |A|. And only over the stretch of the cast within twice the reach of the level's bounds: a
+ * cast that runs beside the spheres' bounds (a plane, a line) before it meets them walks none of
+ * the slabs it passes outside them. The CPU twin is gridCasts (src/reference/gridQueries.ts).
  */
 import { castKernel, onCandidate, castStop, CAST_INPUT, CAST_OUTPUT, type CastWalk } from '../../../shaders/casts.wgsl.js';
 import { gridHelpers, compiledFor, gridLayoutName, GRID_PARAMS, GRID_READ, type GridLayout } from '../../../shaders/grid.wgsl.js';
@@ -18,6 +25,7 @@ import { levelLoop } from '../../../shaders/common.wgsl.js';
 import { bindings, type BindingNames } from '../../gpu/kernel.js';
 import type { CastMode } from '../../queryKinds.js';
 import type { CastKernel } from '../../passes/casts.js';
+import { GRID_WALK_SLACK } from './castSlack.js';
 
 /** The grid's uniform first, then its buckets. */
 export const castGridBindings = bindings({ ...GRID_PARAMS, ...CAST_INPUT, ...GRID_READ, ...CAST_OUTPUT });
@@ -26,7 +34,10 @@ export const castGridWalk = (mode: CastMode, { dense }: GridLayout): CastWalk =>
   const tStop = castStop(mode);
   return {
     bindings: castGridBindings,
-    helpers: gridHelpers(dense),
+    helpers: `${gridHelpers(dense)}
+const WALK_SLACK: f32 = ${GRID_WALK_SLACK};
+const CLIP_FAR: f32 = 1e30;
+const CLIP_MIN_DIRECTION: f32 = ${2 ** -20};`,
     lateHelpers: dense ? undefined : inRowFunction,
     walk: `  if (moving) {
     // Walk along the dominant axis of the ray.
@@ -35,20 +46,50 @@ export const castGridWalk = (mode: CastMode, { dense }: GridLayout): CastWalk =>
     let na = n[axis];
     let dir = select(-1, 1, na > 0.0);
     ${levelLoop('level', 'grid.firstLevel', `
+      // The walk in the level's frame: A's offset from the level's origin (al), so that every
+      // position along the cast rounds by ulps of its offset from the origin, not of |A|; the
+      // slack covers those roundings (castSlack.ts, gridWalkSlack): 2^-20 of the offset, the
+      // cast's length and the reaches. At 1e6 the absolute positions' ulps (1/16) were wider
+      // than a touching lattice of radius 1/16, and every cast walked a tube 16 cells across.
+      let origin = grid.levels[level].origin;
+      let al = a - origin;
       let cellSize = grid.levels[level].cellSize;
       let lastSlab = i32(grid.levels[level].dims[axis]) - 1;
-      let h = (grid.levels[level].maxRadius + r1) * EXT_SCALE + params.slack;
-      let tEnd = ${tStop};
-      let rayEnd = a + n * tEnd;
-      if (!levelTouches(level, min(a, rayEnd) - vec3f(h), max(a, rayEnd) + vec3f(h))) {
+      let levelRadius = grid.levels[level].maxRadius;
+      let farthest = max(max(abs(al.x), abs(al.y)), abs(al.z));
+      let h = (levelRadius + r1) * EXT_SCALE + (farthest + len + r1 + levelRadius + cellSize) * WALK_SLACK;
+      // The stretch [tLo, tHi] of the cast within reach of the level's bounds (the box of its
+      // centres, in its frame), grown by twice the reach and ulps of the bounds and of A's
+      // offset, so that its own rounding (t's ulps, of the bounds' distance from A over n's
+      // component) never clips a sphere the walk must reach. Slabs are walked over that stretch
+      // only: a cast that runs beside the level before it reaches it (into a plane of spheres
+      // at a shallow angle) no longer walks the rows under its whole length. An axis the cast
+      // barely moves along (|n| < 2^-20) clips nothing: the bounds' check covers it.
+      let lowB = grid.levels[level].lower - origin;
+      let highB = grid.levels[level].upper - origin;
+      let grow = vec3f(2.0 * h) + (max(abs(lowB), abs(highB)) + vec3f(farthest)) * WALK_SLACK;
+      let clipLow = max(lowB - grow, vec3f(-CLIP_FAR));
+      let clipHigh = min(highB + grow, vec3f(CLIP_FAR));
+      let along = abs(n) >= vec3f(CLIP_MIN_DIRECTION);
+      let nSafe = select(vec3f(1.0), n, along);
+      let ta = (clipLow - al) / nSafe;
+      let tb = (clipHigh - al) / nSafe;
+      let enter = select(vec3f(-FAR), min(ta, tb), along);
+      let exit = select(vec3f(FAR), max(ta, tb), along);
+      let tLo = max(max(max(enter.x, enter.y), enter.z), 0.0);
+      let tHi = min(min(min(exit.x, exit.y), exit.z), ${tStop});
+      let startL = al + n * tLo;
+      let endL = al + n * tHi;
+      if (tLo > tHi || any(max(startL, endL) + vec3f(h) < lowB) || any(min(startL, endL) - vec3f(h) > highB)) {
         continue;
       }
-      // From the slab whose reach covers A to the one whose reach covers the end. Along x, a
-      // slab is SLAB_X cells thick: the buckets of a row are consecutive in x, so a thick slab
-      // costs the rows of a thin one (along y or z every row already spans the walk's x range).
+      // From the slab whose reach covers the stretch's start to the one whose reach covers its
+      // end. Along x, a slab is SLAB_X cells thick: the buckets of a row are consecutive in x, so
+      // a thick slab costs the rows of a thin one (along y or z every row already spans the
+      // walk's x range).
       let thickness = select(1, SLAB_X, axis == 0u);
-      let slabFirst = i32(cellOf(a - vec3f(f32(dir) * h), level)[axis]);
-      let slabLast = i32(cellOf(a + n * tEnd + vec3f(f32(dir) * h), level)[axis]);
+      let slabFirst = i32(cellOfOffset(startL - vec3f(f32(dir) * h), level)[axis]);
+      let slabLast = i32(cellOfOffset(endL + vec3f(f32(dir) * h), level)[axis]);
       // A ray much longer than the level's cells (more slabs than spheres in the level): test
       // the level's spheres directly instead of walking slabs that are almost all empty.
       if (f32(abs(slabLast - slabFirst) / thickness + 1) > f32(grid.levels[level].count)) {
@@ -60,21 +101,21 @@ export const castGridWalk = (mode: CastMode, { dense }: GridLayout): CastWalk =>
         // Cells [slabLo, slabHi] along the axis, and the stretch of the ray their spheres can touch.
         let slabLo = select(max(slab - thickness + 1, 0), slab, dir > 0);
         let slabHi = select(slab, min(slab + thickness - 1, lastSlab), dir > 0);
-        let x0 = select(grid.levels[level].origin[axis] + f32(slabLo) * cellSize - h, -FAR, slabLo == 0);
-        let x1 = select(grid.levels[level].origin[axis] + f32(slabHi + 1) * cellSize + h, FAR, slabHi == lastSlab);
-        var tIn = (select(x1, x0, dir > 0) - a[axis]) / na;
-        var tOut = (select(x0, x1, dir > 0) - a[axis]) / na;
-        let tStop = ${tStop};
-        tIn = max(tIn, 0.0);
+        let x0 = select(f32(slabLo) * cellSize - h, -FAR, slabLo == 0);
+        let x1 = select(f32(slabHi + 1) * cellSize + h, FAR, slabHi == lastSlab);
+        var tIn = (select(x1, x0, dir > 0) - al[axis]) / na;
+        var tOut = (select(x0, x1, dir > 0) - al[axis]) / na;
+        let tStop = min(${tStop}, tHi);
+        tIn = max(tIn, tLo);
         if (tIn > tStop) {
           break; // this slab, and every later one, starts beyond what can still count
         }
         tOut = min(tOut, tStop);
         if (tIn <= tOut) {
-          let p0 = a + n * tIn;
-          let p1 = a + n * tOut;
-          var lo = cellOf(min(p0, p1) - vec3f(h), level);
-          var hi = cellOf(max(p0, p1) + vec3f(h), level);
+          let p0 = al + n * tIn;
+          let p1 = al + n * tOut;
+          var lo = cellOfOffset(min(p0, p1) - vec3f(h), level);
+          var hi = cellOfOffset(max(p0, p1) + vec3f(h), level);
           lo[axis] = u32(slabLo);
           hi[axis] = u32(slabHi);
           ${walkRows({ dense, level: 'level', lo: 'lo', hi: 'hi', levelScan: true, flat: true, visit: onCandidate(mode, 'sortedId[u]') })}

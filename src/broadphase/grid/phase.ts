@@ -20,7 +20,6 @@ import type { SphereStats } from '../../validate.js';
 import type { PairList } from '../../gpu/pairList.js';
 import type { GpuTimer } from '../../gpu/timer.js';
 import type { BoxKind } from '../../queryKinds.js';
-import { gridCastSlack } from './castSlack.js';
 import type { CastReach } from '../../castQueries.js';
 
 export class GridBroadPhase implements CellBinning {
@@ -77,9 +76,9 @@ export class GridBroadPhase implements CellBinning {
     if (!plan) throw new Error('the grid has no plan: build it first');
     job.kernels.encode(encoder, castGridKernel(gridLayoutOf(plan)), job, this.grid.readBindings(), timer);
   }
-  /** Cells from absolute positions along the cast (gridCastSlack). */
-  castSlack(reach: CastReach): number {
-    return gridCastSlack(reach);
+  /** None from the host: the walk computes its slack per cast and level, in the level's frame (gridWalkSlack). */
+  castSlack(_reach: CastReach): number {
+    return 0;
   }
 
 
