@@ -16,13 +16,13 @@
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { CastParams, CastHitRecord } from '../src/layout.js';
-import { EXT_SCALE, SLAB_X } from '../src/grid/level.js';
+import { EXT_SCALE, SLAB_X } from '../src/broadphase/grid/level.js';
 import { uniform, readOnly, readWrite, entry, WG, type Bindings } from '../src/gpu/kernel.js';
 import { flatWorkgroup, tinyGuards } from './common.wgsl.js';
 
 import type { CastMode } from '../src/queryKinds.js';
 
-export { SLAB_X } from '../src/grid/level.js';
+export { SLAB_X } from '../src/broadphase/grid/level.js';
 
 /**
  * The first touch of a cast (origin a, unit direction n, length len, radius r1) with sphere s,

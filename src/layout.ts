@@ -214,9 +214,9 @@ export function packStruct<F extends Record<string, FieldType>>(layout: StructLa
 // ---------------------------------------------------------------------------------------------
 // GPU structs. Each is interpolated into the shaders that use it as `${Struct.wgsl}`.
 
-import { MAX_LEVELS } from './grid/level.js';
+import { MAX_LEVELS } from './broadphase/grid/level.js';
 
-/** One level of the multi-level grid (see src/grid/plan.ts). */
+/** One level of the multi-level grid (see src/broadphase/grid/plan.ts). */
 export const GridLevel = defineStruct('GridLevel', {
   dims: 'vec3u',
   keyBase: 'u32',

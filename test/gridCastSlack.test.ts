@@ -13,10 +13,10 @@ import { useGpu } from './support/gpu.js';
 import { mulberry32 } from './support/random.js';
 import { PAIR_SCENES, mixedCasts } from '../bench/scenes.js';
 import { validateSpheres } from '../src/validate.js';
-import { planGrid } from '../src/grid/plan.js';
+import { planGrid } from '../src/broadphase/grid/plan.js';
 import { gridCasts } from '../src/reference/gridQueries.js';
 import { gridWalkSlack } from '../src/broadphase/grid/castSlack.js';
-import { EXT_SCALE } from '../src/grid/level.js';
+import { EXT_SCALE } from '../src/broadphase/grid/level.js';
 
 const gpu = useGpu();
 

@@ -12,7 +12,7 @@ import { describe, it, expect } from 'vitest';
 import { PAIR_SCENES, boxScene, mixedCasts } from '../bench/scenes.js';
 import { validateSpheres, validateAabbs, validateCasts, boxSampleOf } from '../src/validate.js';
 import { chooseBroadphase } from '../src/broadphase/index.js';
-import { planGrid } from '../src/grid/plan.js';
+import { planGrid } from '../src/broadphase/grid/plan.js';
 import { gridSpherePairs } from '../src/reference/grid.js';
 import { gridSphereAabbPairs, gridCasts } from '../src/reference/gridQueries.js';
 

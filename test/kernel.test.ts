@@ -25,7 +25,7 @@ import { castMainEntry } from '../shaders/casts.wgsl.js';
 import { castAllPairsShader, castAllPairsBindings } from '../src/broadphase/all-pairs/casts.wgsl.js';
 import { castGridShader, castGridBindings } from '../src/broadphase/grid/casts.wgsl.js';
 import { castBvhShader, castBvhBindings } from '../src/broadphase/bvh/casts.wgsl.js';
-import { gridCountShader, gridCountBindings, gridCountEntry, gridScatterShader, gridScatterBindings, gridScatterEntry } from '../shaders/grid.wgsl.js';
+import { gridCountShader, gridCountBindings, gridCountEntry, gridScatterShader, gridScatterBindings, gridScatterEntry } from '../src/broadphase/grid/grid.wgsl.js';
 import { gridPairsShader, gridPairsBindings, gridPairsEntry } from '../src/broadphase/grid/pairs.wgsl.js';
 import { residentCheckShader, residentCheckBindings, residentCheckEntry, residentDispatchShader, residentDispatchBindings, residentDispatchEntry } from '../shaders/resident.wgsl.js';
 import { scanShader, scanBindings, scanSerialEntries, scanTiledEntries } from '../shaders/scan.wgsl.js';

@@ -5,9 +5,9 @@
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { GATE_WGSL } from '../../src/gpu/gate.js';
-import { gridHelpers, compiledFor, GRID_PARAMS, type GridLayout } from '../grid.wgsl.js';
+import { gridHelpers, compiledFor, GRID_PARAMS, type GridLayout } from '../../src/broadphase/grid/grid.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, ONE_THREAD } from '../../src/gpu/kernel.js';
-import { walkRows, inRowFunction } from '../gridWalk.wgsl.js';
+import { walkRows, inRowFunction } from '../../src/broadphase/grid/walk.wgsl.js';
 import { levelLoop } from '../common.wgsl.js';
 import { formula } from './formula.js';
 import { contactGeometry, header, entriesOf } from './common.wgsl.js';

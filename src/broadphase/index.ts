@@ -10,10 +10,10 @@
 import { InvalidInputError } from '../errors.js';
 import { RULES } from '../validate.js';
 import { AUTO_GRID_MIN_SPHERES, AUTO_GRID_MIN_BOXES, type Broadphase } from '../options.js';
-import type { GridPlan, PlanOptions } from '../grid/plan.js';
+import type { GridPlan, PlanOptions } from './grid/plan.js';
 import type { SphereStats } from '../validate.js';
 import { estimateGridCastWork, type CastShapeWithRecords } from './grid/castCost.js';
-import { LOG2_BINS, LOG2_BIAS, ceilLog2 } from '../grid/level.js';
+import { LOG2_BINS, LOG2_BIAS, ceilLog2 } from './grid/level.js';
 import { REGISTRY, BROADPHASE_NAMES, phasesServing, autoCandidates, entryOf, type BroadphaseName, type CastPhaseName } from './registry.js';
 import type { BroadPhase, BroadPhaseContext, CastShape, QueryKind, QueryShape } from './types.js';
 

@@ -18,7 +18,7 @@ import { sweepPays } from './sweep/axis.js';
 import { BvhBroadPhase } from './bvh/phase.js';
 import { CAST_COST, type GridCastWork, type CastShapeWithRecords } from './grid/castCost.js';
 import type { BroadPhase, BroadPhaseContext, CellBinning, QueryKind, QueryShape } from './types.js';
-import type { GridPlan, PlanOptions } from '../grid/plan.js';
+import type { GridPlan, PlanOptions } from './grid/plan.js';
 import type { SphereStats } from '../validate.js';
 import type { Broadphase } from '../options.js';
 

@@ -10,13 +10,13 @@
  * queries append to a PairList (pairs) or write cast hit records; none reads anything back.
  */
 import type { SphereStats, CastBatch } from '../validate.js';
-import type { BoxSample, GridPlan } from '../grid/plan.js';
+import type { BoxSample, GridPlan } from './grid/plan.js';
 import type { PairList } from '../gpu/pairList.js';
 import type { GpuTimer } from '../gpu/timer.js';
 import type { BoxKind } from '../queryKinds.js';
 import type { CastPass, CastRun } from '../passes/casts.js';
 import type { CastReach } from '../castQueries.js';
-import type { GpuGrid } from '../passes/gridBuild.js';
+import type { GpuGrid } from './grid/build.js';
 import type { Dispatcher, SkipSwitch } from '../gpu/dispatch.js';
 import type { Broadphase } from '../options.js';
 

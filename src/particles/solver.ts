@@ -25,7 +25,7 @@
  */
 import { particleGatherShader, particleDecideShader, particleCarryShader, particleSleepShader, particleSplitShader, particleBusyArgsShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader, PARTNERS_KEPT } from '../../shaders/particles/solver.wgsl.js';
 import { colliderFindShader, colliderListShader, colliderPrepareShader, colliderMoveShader, colliderCellsShader, colliderContactsShader, colliderContactsArgsShader } from '../../shaders/particles/colliders.wgsl.js';
-import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/grid.wgsl.js';
+import { gridLayoutOf, gridLayoutName, type GridLayout } from '../broadphase/grid/grid.wgsl.js';
 import { gatherBindings, decideBindings, carryBindings, scatterIdsBindings, stableBindings, countBindings, fillBindings } from '../../shaders/particles/search.wgsl.js';
 import { prepareBindings, iterateBindings, iterateIntegrateBindings, iterateCollidersBindings, iterateIntegrateCollidersBindings, splitBindings, busyArgsBindings } from '../../shaders/particles/solve.wgsl.js';
 import { sleepBindings, writeBackBindings } from '../../shaders/particles/sleep.wgsl.js';
@@ -36,7 +36,7 @@ import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, GrowableBuffer, bindingLimit } from '../gpu/buffers.js';
 import { DispatchGate } from '../gpu/gate.js';
-import type { GpuGrid } from '../passes/gridBuild.js';
+import type { GpuGrid } from '../broadphase/grid/build.js';
 import { createCellBinning, type CellBinning } from '../broadphase/index.js';
 import { ExclusiveScanPass } from '../passes/scan.js';
 import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleStats, ParticleReuse, ParticleRest, ParticleColliderContact, packStruct } from '../layout.js';

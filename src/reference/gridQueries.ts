@@ -5,8 +5,8 @@
  * double-precision tests, so they must give exactly the brute-force answers; they also count
  * the rows and candidates they visit, which is the work the GPU kernels do.
  */
-import { EXT_SCALE, SLAB_X } from '../grid/level.js';
-import type { GridPlan } from '../grid/plan.js';
+import { EXT_SCALE, SLAB_X } from '../broadphase/grid/level.js';
+import type { GridPlan } from '../broadphase/grid/plan.js';
 import { checkedGrid, walkableGrid, walkRows, visitLevel, cellRange, levelTouches, type WalkStats } from './grid.js';
 import { validateAabbs, validateOrientedBoxes, validateCasts } from '../validate.js';
 import { sphereAabbOverlap, sphereObbOverlap } from './sphereBox.js';

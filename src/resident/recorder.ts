@@ -15,7 +15,7 @@ import { checkOneOf, checkPositiveInteger, checkBoolean, checkNumber, RULES, MAX
 import { BROADPHASES, type Broadphase } from '../options.js';
 import { type CastReach } from '../castQueries.js';
 import { ExclusiveScanPass, scanBufferBytes } from '../passes/scan.js';
-import { planGrid, type BoxSample, type GridPlan, type PlanOptions } from '../grid/plan.js';
+import { planGrid, type BoxSample, type GridPlan, type PlanOptions } from '../broadphase/grid/plan.js';
 import { GpuTimer } from '../gpu/timer.js';
 import type { BoxKind } from '../queryKinds.js';
 import type { CastMode } from '../queryKinds.js';
@@ -102,7 +102,7 @@ export class ResidentQueries {
     this.maxRecords = Math.floor(bindingBytes / 16); // spheres (limits.maxSpheres)
   }
 
-  /** The grid plan the grid broad phase would use for these statistics (and boxes, for a box query): src/grid/plan.ts. */
+  /** The grid plan the grid broad phase would use for these statistics (and boxes, for a box query): src/broadphase/grid/plan.ts. */
   planFor(stats: SphereStats, boxes?: BoxSample): GridPlan {
     return planGrid(stats, this.planOptions, boxes);
   }

@@ -5,9 +5,9 @@
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { BoxParams } from '../../layout.js';
-import { EXT_SCALE } from '../../grid/level.js';
-import { gridHelpers, compiledFor, GRID_PARAMS, GRID_READ, type GridLayout } from '../../../shaders/grid.wgsl.js';
-import { walkRows, inRowFunction } from '../../../shaders/gridWalk.wgsl.js';
+import { EXT_SCALE } from './level.js';
+import { gridHelpers, compiledFor, GRID_PARAMS, GRID_READ, type GridLayout } from './grid.wgsl.js';
+import { walkRows, inRowFunction } from './walk.wgsl.js';
 import { flatWorkgroup, pairAppend, PAIR_OUTPUT, levelLoop } from '../../../shaders/common.wgsl.js';
 import { boxMath, boxBounds } from '../../../shaders/boxes.wgsl.js';
 import { bindings, uniform, readOnly, entry, WG } from '../../gpu/kernel.js';

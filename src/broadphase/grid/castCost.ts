@@ -17,10 +17,10 @@
  * particle world) every cast is taken to walk its full length through spheres spread over the
  * scene's bounds.
  */
-import { SLAB_X, EXT_SCALE, LOG2_BIAS } from '../../grid/level.js';
-import { levelOfLog2 } from '../../grid/plan.js';
-import { SAMPLE_MIN } from '../../grid/spacing.js';
-import type { GridPlan } from '../../grid/plan.js';
+import { SLAB_X, EXT_SCALE, LOG2_BIAS } from './level.js';
+import { levelOfLog2 } from './plan.js';
+import { SAMPLE_MIN } from './spacing.js';
+import type { GridPlan } from './plan.js';
 import type { SphereStats } from '../../validate.js';
 import { gridWalkSlack } from './castSlack.js';
 import { bvhCastSlack } from '../bvh/castSlack.js';

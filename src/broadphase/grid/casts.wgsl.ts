@@ -19,8 +19,8 @@
  * the slabs it passes outside them. The CPU twin is gridCasts (src/reference/gridQueries.ts).
  */
 import { castKernel, onCandidate, castStop, CAST_INPUT, CAST_OUTPUT, type CastWalk } from '../../../shaders/casts.wgsl.js';
-import { gridHelpers, compiledFor, gridLayoutName, GRID_PARAMS, GRID_READ, type GridLayout } from '../../../shaders/grid.wgsl.js';
-import { walkRows, visitLevel, inRowFunction } from '../../../shaders/gridWalk.wgsl.js';
+import { gridHelpers, compiledFor, gridLayoutName, GRID_PARAMS, GRID_READ, type GridLayout } from './grid.wgsl.js';
+import { walkRows, visitLevel, inRowFunction } from './walk.wgsl.js';
 import { levelLoop } from '../../../shaders/common.wgsl.js';
 import { bindings, type BindingNames } from '../../gpu/kernel.js';
 import type { CastMode } from '../../queryKinds.js';

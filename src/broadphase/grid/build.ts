@@ -1,19 +1,19 @@
 /**
- * GridBuildPass: bins spheres into the multi-level grid of a plan (src/grid/plan.ts) on the GPU:
- * gridCount → exclusive scan → gridScatter (shaders/grid.wgsl.ts). The result, a GpuGrid, is
+ * GridBuildPass: bins spheres into the multi-level grid of a plan (src/broadphase/grid/plan.ts) on the GPU:
+ * gridCount → exclusive scan → gridScatter (src/broadphase/grid/grid.wgsl.ts). The result, a GpuGrid, is
  * what the narrow phases read: cellStart (bucketCount + 1 offsets), the spheres in bucket order
  * and their original indices.
  */
-import { gridCountShader, gridCountBindings, gridScatterShader, gridScatterBindings, gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/grid.wgsl.js';
-import { ExclusiveScanPass, scanBufferBytes } from './scan.js';
-import { computePipeline, variant, recordPass } from '../gpu/pipeline.js';
-import { BufferUsage } from '../gpu/flags.js';
-import { GrowableBuffer } from '../gpu/buffers.js';
-import { ceilDiv, type Dispatcher, type SkipSwitch } from '../gpu/dispatch.js';
-import { gridParamsData, type GridPlan } from '../grid/plan.js';
-import { GridParams } from '../layout.js';
-import type { GpuTimer } from '../gpu/timer.js';
-import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
+import { gridCountShader, gridCountBindings, gridScatterShader, gridScatterBindings, gridLayoutOf, gridLayoutName, type GridLayout } from './grid.wgsl.js';
+import { ExclusiveScanPass, scanBufferBytes } from '../../passes/scan.js';
+import { computePipeline, variant, recordPass } from '../../gpu/pipeline.js';
+import { BufferUsage } from '../../gpu/flags.js';
+import { GrowableBuffer } from '../../gpu/buffers.js';
+import { ceilDiv, type Dispatcher, type SkipSwitch } from '../../gpu/dispatch.js';
+import { gridParamsData, type GridPlan } from './plan.js';
+import { GridParams } from '../../layout.js';
+import type { GpuTimer } from '../../gpu/timer.js';
+import { WORKGROUP_SIZE } from '../../gpu/workgroups.js';
 
 const WG = WORKGROUP_SIZE.gridBuild;
 
@@ -35,7 +35,7 @@ export class GpuGrid {
     this.sortedId = new GrowableBuffer(device, `${label} sorted ids`, storage);
   }
 
-  /** What a grid reader binds (GRID_PARAMS and GRID_READ of shaders/grid.wgsl.ts), by name. */
+  /** What a grid reader binds (GRID_PARAMS and GRID_READ of src/broadphase/grid/grid.wgsl.ts), by name. */
   readBindings(): { grid: GPUBuffer; cellStart: GPUBuffer; sorted: GPUBuffer; sortedId: GPUBuffer } {
     return { grid: this.params, cellStart: this.cellStart.buffer, sorted: this.sorted.buffer, sortedId: this.sortedId.buffer };
   }
