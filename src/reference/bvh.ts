@@ -8,7 +8,7 @@
  * drops one.
  */
 import { spheresOverlap } from './spherePairs.js';
-import { sphereAabbOverlap, sphereObbOverlap } from './sphereBox.js';
+import { sphereAabbOverlap, sphereObbOverlap, obbWorldHalfExtents } from './sphereBox.js';
 import { castHit } from './casts.js';
 import { validateSpheres } from '../validate.js';
 import { BVH_LEAF, BVH_PAD, BVH_TINY, BVH_OBB_GROW, MORTON_CELLS, bvhMortonGrid } from '../broadphase/bvh/shape.js';
@@ -248,15 +248,7 @@ export function bvhPairWork(spheres: Float32Array, tree = buildBvh(spheres), ste
 export function bvhBoxBounds(boxes: Float32Array, kind: 'aabb' | 'obb', k: number): number[] {
   if (kind === 'aabb') return Array.from(boxes.subarray(6 * k, 6 * k + 6));
   const b = 10 * k;
-  const len = Math.hypot(boxes[b + 6], boxes[b + 7], boxes[b + 8], boxes[b + 9]);
-  const [x, y, z, w] = [6, 7, 8, 9].map((o) => boxes[b + o] / len);
-  const h = [boxes[b + 3], boxes[b + 4], boxes[b + 5]];
-  const rows = [
-    [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-    [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-    [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-  ];
-  const e = rows.map((row) => row.reduce((sum, r, j) => sum + Math.abs(r) * h[j], 0));
+  const e = obbWorldHalfExtents(boxes, k);
   const span = e[0] + e[1] + e[2];
   const reach = e.map((v) => (v + span * BVH_OBB_GROW) * (1 + 2 ** -20));
   return [0, 1, 2].map((a) => f32(boxes[b + a] - reach[a])).concat([0, 1, 2].map((a) => f32(boxes[b + a] + reach[a])));

@@ -76,3 +76,21 @@ export function bruteForceSphereObbPairs(spheres: Float32Array, boxes: Float32Ar
   for (let i = 0; i < n; i++) for (let k = 0; k < m; k++) if (sphereObbOverlap(spheres, i, boxes, k)) out.push(i, k);
   return Uint32Array.from(out);
 }
+
+/**
+ * The world half extents of oriented box k (10 floats a box: centre, half extents, quaternion):
+ * e_a = Σ_j |R_aj|·h_j, R from the quaternion normalised in double (as the oracle's test takes it).
+ * The broad phases' twins grow them as their GPU kernels do.
+ */
+export function obbWorldHalfExtents(boxes: Float32Array, k: number): [number, number, number] {
+  const b = 10 * k;
+  const len = Math.hypot(boxes[b + 6], boxes[b + 7], boxes[b + 8], boxes[b + 9]);
+  const [x, y, z, w] = [6, 7, 8, 9].map((o) => boxes[b + o] / len);
+  const h = [boxes[b + 3], boxes[b + 4], boxes[b + 5]];
+  const rows = [
+    [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+    [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+    [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+  ];
+  return rows.map((row) => row.reduce((sum, r, j) => sum + Math.abs(r) * h[j], 0)) as [number, number, number];
+}

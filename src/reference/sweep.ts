@@ -5,7 +5,7 @@
  * band it must give the oracle's pairs exactly: that checks the sweep never prunes a pair.
  */
 import { spheresOverlap } from './spherePairs.js';
-import { sphereAabbOverlap, sphereObbOverlap } from './sphereBox.js';
+import { sphereAabbOverlap, sphereObbOverlap, obbWorldHalfExtents } from './sphereBox.js';
 import { sweepAxis, sweepSlack } from '../broadphase/sweep/axis.js';
 import { validateSpheres } from '../validate.js';
 
@@ -42,16 +42,8 @@ export function sweepSpherePairs(spheres: Float32Array): Uint32Array {
 export function boxWorldBounds(boxes: Float32Array, kind: 'aabb' | 'obb', k: number): number[] {
   if (kind === 'aabb') return Array.from(boxes.subarray(6 * k, 6 * k + 6));
   const b = 10 * k;
-  const len = Math.hypot(boxes[b + 6], boxes[b + 7], boxes[b + 8], boxes[b + 9]);
-  const [x, y, z, w] = [6, 7, 8, 9].map((o) => boxes[b + o] / len);
-  const h = [boxes[b + 3], boxes[b + 4], boxes[b + 5]];
-  const rows = [
-    [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-    [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-    [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-  ];
   const out = new Array<number>(6);
-  const e = rows.map((row) => row.reduce((sum, r, j) => sum + Math.abs(r) * h[j], 0));
+  const e = obbWorldHalfExtents(boxes, k);
   const span = e[0] + e[1] + e[2];
   for (let a = 0; a < 3; a++) {
     const grow = span * (2 ** -16 + 2 ** -20) + Math.abs(boxes[b + a]) * 2 ** -22;
