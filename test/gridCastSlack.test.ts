@@ -194,7 +194,8 @@ describe("the grid's casts in the level's frame", () => {
   /**
    * The slack against the walk's own rounding, emulated in f32 as the kernel computes (A's offset
    * from the level's origin, a slab's bound at a whole cell ± the reach, t there, the position
-   * A + n·t, the cell range's edge ± the reach) and set against the same formulas in doubles:
+   * A + n·t, the cell range's edge ± the reach; a row's bounds in y and z as t = y·step + base,
+   * and where the cast is then) and set against the same formulas in doubles:
    * each edge must be within a quarter of gridWalkSlack of its exact value, on the far lattice's
    * casts (1e6) and on long casts from afar. Its roundings are ulps of the level's coordinates:
    * the worst edge is 0.085 of the slack (2^-20 of the magnitudes); with 2^-22 it is 0.34 and
@@ -237,6 +238,28 @@ describe("the grid's casts in the level's frame", () => {
                   worst = Math.max(worst, Math.abs(edge - exact) / slack);
                 }
               }
+            }
+          }
+          // Each row's bounds in y and z (rowClip): t = y·step + base from the cast's 1/n, where
+          // the cast is at that t against where the bound lies (y·cell − h, (y + 1)·cell + h),
+          // in the cells the cast crosses. On an axis the cast barely moves along t rounds by
+          // many units, but the position it stands for is what the slack must hold.
+          for (const c of [1, 2]) {
+            if (!(Math.abs(n[c]) >= 2 ** -20)) continue;
+            const inv = f(1 / n[c]);
+            const step = f(f(level.cellSize) * inv);
+            const bases = [f(f(-h - al[c]) * inv), f(f(f(level.cellSize + h) - al[c]) * inv)];
+            const lo = Math.floor(Math.min(exactAl[c], exactAl[c] + n[c] * len) / level.cellSize) - 1;
+            const hi = Math.floor(Math.max(exactAl[c], exactAl[c] + n[c] * len) / level.cellSize) + 2;
+            for (let y = Math.max(lo, 0); y <= Math.min(hi, level.dims[c] - 1); y++) {
+              bases.forEach((base, side) => {
+                const bound = (y + side) * level.cellSize + (side ? h : -h);
+                // Fused or not, as the compiler chooses.
+                for (const t of [f(f(y * step) + base), f(y * step + base)]) {
+                  if (!(t >= 0 && t <= len)) continue;
+                  worst = Math.max(worst, Math.abs(exactAl[c] + n[c] * t - bound) / slack);
+                }
+              });
             }
           }
         }

@@ -47,10 +47,21 @@ export function destroyBroadPhases(phases: BroadPhases): void {
  * (docs/PERFORMANCE.md, "Casts: 'auto'").
  */
 export function castCosts(plan: GridPlan, stats: SphereStats, batch: CastShapeWithRecords): Record<CastPhaseName, number> {
-  const work = estimateGridCastWork(plan, stats, batch);
+  const terms = castCostTerms(plan, stats, batch);
   const costs: Partial<Record<CastPhaseName, number>> = {};
-  for (const name of phasesServing('casts') as CastPhaseName[]) costs[name] = REGISTRY[name].castCost({ plan, stats, batch, work });
+  for (const name of phasesServing('casts') as CastPhaseName[]) {
+    const constants: Readonly<Record<string, number>> = REGISTRY[name].castCost.constants;
+    costs[name] = Object.entries(terms[name]).reduce((sum, [term, value]) => sum + value * constants[term], 0);
+  }
   return costs as Record<CastPhaseName, number>;
+}
+
+/** Each phase's cost terms for a cast batch, before their constants (what bench/probes/castFit.ts records to fit them). */
+export function castCostTerms(plan: GridPlan, stats: SphereStats, batch: CastShapeWithRecords): Record<CastPhaseName, Readonly<Record<string, number>>> {
+  const work = estimateGridCastWork(plan, stats, batch);
+  const terms: Partial<Record<CastPhaseName, Readonly<Record<string, number>>>> = {};
+  for (const name of phasesServing('casts') as CastPhaseName[]) terms[name] = REGISTRY[name].castCost.terms({ plan, stats, batch, work });
+  return terms as Record<CastPhaseName, Readonly<Record<string, number>>>;
 }
 
 /**

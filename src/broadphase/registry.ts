@@ -61,8 +61,13 @@ export interface BroadPhaseEntry {
   readonly serves: readonly QueryKind[];
   /** The queries 'auto' may pick it for (this object's keys), each with its rule. */
   readonly auto: { readonly [Q in QueryKind]?: AutoRule };
-  /** What a cast batch costs it, in brute force's unit (one cast tested against one sphere); only phases that serve casts. */
-  readonly castCost?: (input: CastCostInput) => number;
+  /**
+   * What a cast batch costs it, in brute force's unit (one cast tested against one sphere), only
+   * for phases that serve casts: the sum of its terms (what it does for this batch, counted or
+   * estimated) times their constants, CAST_COST[phase] (src/broadphase/grid/castCost.ts, fitted
+   * to measured calls by bench/probes/castFitSolve.ts).
+   */
+  readonly castCost?: { readonly terms: (input: CastCostInput) => Readonly<Record<string, number>>; readonly constants: Readonly<Record<string, number>> };
   /** Throws a typed error (a CapacityError) for a query it cannot hold, whether named or picked by 'auto'. */
   readonly capacity?: (shape: QueryShape) => void;
   /** One for an owner (a Collider's recording, a world's queries); `label` names the grid's buffers. */
@@ -81,18 +86,27 @@ export const REGISTRY = {
   'all-pairs': {
     serves: ALL, capacity: allPairsCapacity, create: (context) => new AllPairsBroadPhase(context),
     auto: { pairs: { when: fewSpheres }, boxes: OTHERWISE, casts: { when: (shape, thresholds) => fewSpheres(shape, thresholds) || !shape.casts?.count } },
-    castCost: ({ stats, batch }) => batch.count * stats.count,
+    castCost: { terms: ({ stats, batch }) => ({ test: batch.count * stats.count }), constants: CAST_COST['all-pairs'] },
   },
   grid: {
     serves: ALL, create: (context, planOptions, label) => new GridBroadPhase(context, planOptions, label),
     binning: (context, planOptions, label) => new GridBroadPhase(context, planOptions, label),
     auto: { pairs: OTHERWISE, boxes: { when: (shape, thresholds) => !fewSpheres(shape, thresholds) && (shape.boxCount ?? 0) >= thresholds.AUTO_GRID_MIN_BOXES }, casts: WEIGHED },
-    castCost: ({ plan, stats, work }) => CAST_COST.gridFixed + CAST_COST.gridBuild * stats.count + (work.slabs + work.rows + work.candidates) * (plan.dense ? CAST_COST.dense : CAST_COST.hashed),
+    castCost: {
+      terms: ({ plan, stats, work }) => {
+        const walk = work.slabs + work.rows + work.candidates;
+        return { fixed: 1, build: stats.count, dense: plan.dense ? walk : 0, hashed: plan.dense ? 0 : walk };
+      },
+      constants: CAST_COST.grid,
+    },
   },
   sweep: { serves: ['pairs', 'boxes'], auto: { pairs: { when: ({ stats }) => stats !== undefined && sweepPays(stats) } }, create: (context) => new SweepBroadPhase(context) },
   bvh: {
     serves: ALL, auto: { casts: WEIGHED }, create: (context) => new BvhBroadPhase(context),
-    castCost: ({ stats, batch, work }) => CAST_COST.bvhFixed + CAST_COST.bvhBuild * stats.count + CAST_COST.bvhCast * batch.count * Math.log2(Math.max(stats.count, 2)) + CAST_COST.bvhNear * work.near,
+    castCost: {
+      terms: ({ stats, batch, work }) => ({ fixed: 1, build: stats.count, descent: batch.count * Math.log2(Math.max(stats.count, 2)), near: work.near }),
+      constants: CAST_COST.bvh,
+    },
   },
 } as const satisfies Record<string, BroadPhaseEntry>;
 

@@ -135,12 +135,14 @@ export function checkedGrid(spheres: Float32Array, plan: GridPlan): WalkableGrid
  * The twin of `walkRows` (src/broadphase/grid/walk.wgsl.ts): visits every sphere of `level` whose cell is
  * in [lo, hi], a row (y, z) at a time. Dense: the rows before `head` are skipped; hashed: a row's
  * bucket range may wrap, and candidates are filtered by their own level and cell. Spheres before
- * position `first` in bucket order are skipped. `visit(u, id)` gets the sorted position and the
- * sphere's index.
+ * position `first` in bucket order are skipped. `rowClip(y, z)`, when given, narrows each row to
+ * its cells [x0, x1] along x within [lo.x, hi.x] (none when x0 > x1), as the casts' walk does.
+ * `visit(u, id)` gets the sorted position and the sphere's index.
  */
 export function walkRows(
   grid: WalkableGrid, level: number, lo: number[], hi: number[], first: number,
   visit: (u: number, id: number) => void, stats?: WalkStats, head: number[] = lo, levelScan = false,
+  rowClip?: (y: number, z: number) => [number, number],
 ): void {
   const { plan, cellStart, order, spheres, levelOf } = grid;
   if (levelScan && (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1) > plan.levels[level].count) {
@@ -154,15 +156,14 @@ export function walkRows(
     return;
   }
   const m = plan.bucketCount;
-  const width = hi[0] - lo[0] + 1;
-  const range = (k0: number, k1: number, y: number, z: number): void => {
+  const range = (k0: number, k1: number, y: number, z: number, x0: number, x1: number): void => {
     for (let u = Math.max(cellStart[k0], first); u < cellStart[k1]; u++) {
       const id = order[u];
       if (!plan.dense) {
         if (levelOf[id] !== level) continue;
         if (cellOf(plan, level, 1, spheres[4 * id + 1]) !== y || cellOf(plan, level, 2, spheres[4 * id + 2]) !== z) continue;
         const cx = cellOf(plan, level, 0, spheres[4 * id]);
-        if (cx < lo[0] || cx > hi[0]) continue;
+        if (cx < x0 || cx > x1) continue;
       }
       if (stats) stats.candidates++;
       visit(u, id);
@@ -171,16 +172,25 @@ export function walkRows(
   for (let z = plan.dense ? head[2] : lo[2]; z <= hi[2]; z++) {
     for (let y = plan.dense && z === head[2] ? head[1] : lo[1]; y <= hi[1]; y++) {
       if (stats) stats.rows++;
+      // The row's cells along x: the range's, or narrowed by rowClip (the casts' walk).
+      let x0 = lo[0], x1 = hi[0];
+      if (rowClip) {
+        const [a, b] = rowClip(y, z);
+        x0 = Math.max(a, lo[0]);
+        x1 = Math.min(b, hi[0]);
+        if (x0 > x1) continue;
+      }
+      const width = x1 - x0 + 1;
       if (width >= m) {
-        range(0, m, y, z);
+        range(0, m, y, z, x0, x1);
         continue;
       }
-      const k0 = (((rowKey(plan, level, y, z) + lo[0]) >>> 0) & plan.bucketMask) >>> 0;
+      const k0 = (((rowKey(plan, level, y, z) + x0) >>> 0) & plan.bucketMask) >>> 0;
       const k1 = k0 + width;
-      if (k1 <= m) range(k0, k1, y, z);
+      if (k1 <= m) range(k0, k1, y, z, x0, x1);
       else {
-        range(k0, m, y, z);
-        range(0, k1 - m, y, z);
+        range(k0, m, y, z, x0, x1);
+        range(0, k1 - m, y, z, x0, x1);
       }
     }
   }

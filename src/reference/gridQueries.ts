@@ -101,8 +101,10 @@ export function gridCasts(rays: Float32Array, stride: 6 | 7, spheres: Float32Arr
       const an = n.map(Math.abs);
       const axis = an[0] >= an[1] && an[0] >= an[2] ? 0 : an[1] >= an[2] ? 1 : 2;
       const dir = n[axis] > 0 ? 1 : -1;
-      plan.levels.forEach((level, b) => {
-        if (level.count === 0) return;
+      // Coarsest level first, as the kernel walks them: a large sphere's hit bounds the finer walks.
+      for (let b = plan.levels.length - 1; b >= 0; b--) {
+        const level = plan.levels[b];
+        if (level.count === 0) continue;
         const lastSlab = level.dims[axis] - 1;
         // In the level's frame, as the kernel walks (al: A's offset from the level's origin),
         // with its slack for this cast and level (gridWalkSlack): a hit the double-precision
@@ -127,10 +129,10 @@ export function gridCasts(rays: Float32Array, stride: 6 | 7, spheres: Float32Arr
           tLo = Math.max(tLo, Math.min(ta, tb));
           tHi = Math.min(tHi, Math.max(ta, tb));
         }
-        if (tLo > tHi) return;
+        if (tLo > tHi) continue;
         const start = a.map((v, c) => v + n[c] * tLo);
         const end = a.map((v, c) => v + n[c] * tHi);
-        if (!levelTouches(level, start.map((v, c) => Math.min(v, end[c]) - h), start.map((v, c) => Math.max(v, end[c]) + h))) return;
+        if (!levelTouches(level, start.map((v, c) => Math.min(v, end[c]) - h), start.map((v, c) => Math.max(v, end[c]) + h))) continue;
         const cellAt = (c: number, d: number): number => Math.min(Math.max(Math.floor(d * level.invCellSize), 0), level.dims[c] - 1);
         const slabFirst = cellAt(axis, al[axis] + n[axis] * tLo - dir * h);
         const slabLast = cellAt(axis, al[axis] + n[axis] * tHi + dir * h);
@@ -145,8 +147,26 @@ export function gridCasts(rays: Float32Array, stride: 6 | 7, spheres: Float32Arr
         };
         if (Math.floor(Math.abs(slabLast - slabFirst) / thickness) + 1 > level.count) {
           visitLevel(grid, b, (_, id) => test(id), stats);
-          return;
+          continue;
         }
+        // A row's cells along x within h of the stretch [t0, t1] of the slab's where the cast is
+        // within h of the row's cells in y and z, up to the best hit so far (the kernel's rowClip).
+        const rowClip = (tIn: number, tOut: number) => (y: number, z: number): [number, number] => {
+          let t0 = tIn;
+          let t1 = Math.min(tOut, stop());
+          [y, z].forEach((cell, i) => {
+            const c = i + 1;
+            if (!(Math.abs(n[c]) >= 2 ** -20)) return;
+            const low = cell === 0 ? -Infinity : cell * level.cellSize - h;
+            const high = cell === level.dims[c] - 1 ? Infinity : (cell + 1) * level.cellSize + h;
+            const ta = (low - al[c]) / n[c], tb = (high - al[c]) / n[c];
+            t0 = Math.max(t0, Math.min(ta, tb));
+            t1 = Math.min(t1, Math.max(ta, tb));
+          });
+          if (t0 > t1) return [1, 0];
+          const xa = al[0] + n[0] * t0, xb = al[0] + n[0] * t1;
+          return [cellAt(0, Math.min(xa, xb) - h), cellAt(0, Math.max(xa, xb) + h)];
+        };
         for (let slab = slabFirst; ; slab += dir * thickness) {
           const first = dir > 0 ? slab : Math.max(slab - thickness + 1, 0);
           const last = dir > 0 ? Math.min(slab + thickness - 1, lastSlab) : slab;
@@ -163,11 +183,11 @@ export function gridCasts(rays: Float32Array, stride: 6 | 7, spheres: Float32Arr
             const hi = [0, 1, 2].map((c) => cellAt(c, Math.max(p0[c], p1[c]) + h));
             lo[axis] = first;
             hi[axis] = last;
-            walkRows(grid, b, lo, hi, 0, (_, id) => test(id), stats, lo, true);
+            walkRows(grid, b, lo, hi, 0, (_, id) => test(id), stats, lo, true, rowClip(tIn, tOut));
           }
           if (slabLast >= first && slabLast <= last) break;
         }
-      });
+      }
     }
     if (allHits) {
       hits.sort((p, q) => p[0] - q[0] || p[1] - q[1]);

@@ -203,11 +203,11 @@ export function estimateGridCastWork(plan: GridPlan, stats: SphereStats, shape: 
     const axis = an[0] >= an[1] && an[0] >= an[2] ? 0 : an[1] >= an[2] ? 1 : 2;
     plan.levels.forEach((level, b) => {
       if (level.count === 0) return;
-      // The kernel walks the levels finest first, each up to the best hit so far: level b's walk
-      // stops at the first hit among the octaves of levels up to b. Its candidates come from its
-      // own octaves, along the length of their stretches it walks.
-      const finer = (bin: number): boolean => levelOfBin[bin] <= b;
-      const walk = spread ? cast.length : walkUntilHit(stretches!, (bin) => (finer(bin) ? rate[bin] : 0), cast.length);
+      // The kernel walks the levels coarsest first, each up to the best hit so far: level b's
+      // walk stops at the first hit among the octaves of levels from b up. Its candidates come
+      // from its own octaves, along the length of their stretches it walks.
+      const walkedBefore = (bin: number): boolean => levelOfBin[bin] >= b;
+      const walk = spread ? cast.length : walkUntilHit(stretches!, (bin) => (walkedBefore(bin) ? rate[bin] : 0), cast.length);
       let met = 0;
       for (let bin = 0; bin < rate.length; bin++) {
         if (levelOfBin[bin] !== b || density0[bin] === 0) continue;
@@ -254,9 +254,12 @@ export function estimateGridCastWork(plan: GridPlan, stats: SphereStats, shape: 
       work.candidates += scale * Math.min(level.count, (met + 2 * h * levelDensity[b]) * (2 * h + c) * (2 * h + c));
       const hb = level.maxRadius * EXT_SCALE + rc + bvhSlack;
       // The BVH's descent, nearer child first and pruned by the best hit, reaches the spheres
-      // whose grown boxes the cast enters before its hit: along the walked stretches only (the
-      // grid's slabs also reach h past both ends).
-      work.near += scale * Math.min(level.count, met * 4 * hb * hb);
+      // whose grown boxes the cast enters before its hit: along the walked stretches, and when
+      // it hits, those up to hb past the hit (their boxes, grown by hb, begin before it: a
+      // sphere cast into a touching lattice enters the boxes of the whole layer it meets, some
+      // 80 spheres for a radius 8 times theirs, where its mean free path holds one).
+      const ahead = walk < cast.length ? hb * levelDensity[b] : 0;
+      work.near += scale * Math.min(level.count, (met + ahead) * 4 * hb * hb);
     });
   }
   return work;
@@ -274,19 +277,16 @@ function boundsVolume(stats: SphereStats, bin: number): number {
 }
 
 /**
- * The constants of castCosts (src/broadphase/index.ts; the formulas are the registry's castCost), in brute force's unit (78 ns on SwiftShader here), fitted by least
- * relative squares to 33 measured scenes (docs/PERFORMANCE.md, "Casts: 'auto'"): each phase's
- * fixed cost (its passes and their submission; the BVH's is inseparable from its build there),
- * its build a sphere, a slab, row or candidate of the grid's walk (4× in a hashed grid: a hash
- * and a random read a row), a level of the BVH's descent a cast, and a sphere it reaches.
+ * The constants of castCosts (src/broadphase/index.ts), each phase's by the terms of its
+ * registry line's castCost, in brute force's unit (one cast tested against one sphere): each
+ * phase's fixed cost (its passes and their submission), its build a sphere; a slab, row or
+ * candidate of the grid's walk in a dense grid and in a hashed one (a hash and a random read a
+ * row); a level of the BVH's descent a cast, and a sphere it reaches along the walked stretches.
+ * Fitted by least relative squares to measured calls (bench/probes/castFitSolve.ts over
+ * docs/results/casts-auto-fit-swiftshader.jsonl; docs/PERFORMANCE.md, "Casts: 'auto'").
  */
 export const CAST_COST = {
-  gridFixed: 3.5e5,
-  gridBuild: 3.6,
-  dense: 1.2,
-  hashed: 5,
-  bvhFixed: 0,
-  bvhBuild: 36,
-  bvhCast: 24,
-  bvhNear: 39,
-};
+  'all-pairs': { test: 1 },
+  grid: { fixed: 3.9e5, build: 3.6, dense: 1.6, hashed: 4.2 },
+  bvh: { fixed: 0, build: 25, descent: 31, near: 6.1 },
+} as const;
