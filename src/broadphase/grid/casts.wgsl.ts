@@ -41,9 +41,11 @@ export const castGridBindings = bindings({ ...GRID_PARAMS, ...CAST_INPUT, ...GRI
  * box holds every row's cells from the slab's whole stretch: of a sphere cast's 9×9 rows across
  * a touching lattice, the rows at its edges reach a cell or two, and none reach past the best
  * hit (on the lattice scene's sphere casts of radius 0.5, 81 rows and 387 candidates a cast ->
- * 60 and 209, and the walk 75-84 ms -> 57-62 ms on SwiftShader). The edge cells reach to ±CLIP_FAR, as the
- * slab's do (cellOfOffset clamps every sphere beyond the level's cells into them). The bounds
- * are the slab's roundings (a row's t rounds as the slab's does), which the slack covers.
+ * 60 and 209, and the walk 75-84 ms -> 57-62 ms on SwiftShader). The first and last rows are
+ * open on their outer side, as the slab's edge cells are (cellOfOffset clamps every sphere
+ * beyond the level's cells into them). A bound's t, y·step + base from the cast's 1/n, rounds
+ * by ulps of the offsets from the level's origin, which the slack covers
+ * (test/gridCastSlack.test.ts emulates it in f32).
  */
 const rowClip = (tStop: string): string => `let rowYZ = vec2u(rowY, rowZ);
         let rowTa = select(vec2f(rowYZ) * rowStep + rowBaseA, rowLowEdge, rowYZ == vec2u(0u));
