@@ -68,10 +68,11 @@ export interface RowWalk {
    * visits a candidate or moves to the next row) instead of a loop over rows around a loop over
    * candidates. On SwiftShader's 4-lane groups a nested loop waits at every row for the lane
    * with the most candidates in it; one loop waits only for the lane with the most rows plus
-   * candidates. Measured on SwiftShader: the pair walk 15–20% faster, the casts' walk 12%
-   * (coherent rays) to 20% (incoherent); the particle search gained nothing alone (its visit
-   * is heavier, and a pass costs the visit and the row move alike; with eagerRowMove it is 8–10%
-   * faster), box pairs no clear difference.
+   * candidates. Measured on SwiftShader: the pair walk 15–20% faster; the casts' walk was 12%
+   * (coherent rays) to 20% (incoherent) faster until its rows were narrowed (rowClip), and is
+   * nested since; the particle search gained nothing alone (its visit is heavier, and a pass
+   * costs the visit and the row move alike; with eagerRowMove it is 8–10% faster), box pairs no
+   * clear difference.
    */
   flat?: boolean;
   /**
@@ -80,8 +81,8 @@ export interface RowWalk {
    * both arms of every `if` under a lane mask, so the pass costs what it did; the pair walk
    * (5 rows and 2.5 candidates a sphere on the uniform scene, 2 of the rows with candidates)
    * took about 10% less time on SwiftShader, the particle search's count and fill 8–10% less.
-   * The casts' walk was 2% slower that way and keeps one action a pass; box pairs, flat and
-   * eager, were no faster (the uniform scene's AABBs slower) and keep their nested loop.
+   * The casts' walk, when it was flat, was 2% slower that way; box pairs, flat and eager, were
+   * no faster (the uniform scene's AABBs slower) and keep their nested loop.
    */
   eagerRowMove?: boolean;
   /**
