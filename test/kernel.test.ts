@@ -20,7 +20,7 @@ import { BufferUsage, MapMode } from '../src/gpu/flags.js';
 import { flatWorkgroup } from '../shaders/common.wgsl.js';
 import { allPairsShader, allPairsBindings, allPairsEntry } from '../src/broadphase/all-pairs/pairs.wgsl.js';
 import { boxAllPairsShader, boxAllPairsBindings, boxAllPairsEntry } from '../src/broadphase/all-pairs/boxes.wgsl.js';
-import { boxGridPairsShader, boxGridPairsBindings, boxGridPairsEntry } from '../src/broadphase/grid/boxes.wgsl.js';
+import { boxGridPairsShader, boxGridPairsBindings, boxGridPairsEntry, pairMergeShader, pairMergeBindings, pairMergeMoveEntry, pairMergeCountEntry } from '../src/broadphase/grid/boxes.wgsl.js';
 import { castMainEntry } from '../shaders/casts.wgsl.js';
 import { castAllPairsShader, castAllPairsBindings } from '../src/broadphase/all-pairs/casts.wgsl.js';
 import { castGridShader, castGridBindings } from '../src/broadphase/grid/casts.wgsl.js';
@@ -72,6 +72,7 @@ const KERNELS: [string, Bindings<string>, EntryPoint[], string[]][] = [
   ['allPairs', allPairsBindings, [allPairsEntry], [allPairsShader()]],
   ['boxAllPairs', boxAllPairsBindings, [boxAllPairsEntry], KINDS.map((kind) => boxAllPairsShader({ kind }))],
   ['boxGridPairs', boxGridPairsBindings, [boxGridPairsEntry], KINDS.flatMap((kind) => LAYOUTS.map((layout) => boxGridPairsShader({ kind, ...layout })))],
+  ['pairMerge', pairMergeBindings, [pairMergeMoveEntry, pairMergeCountEntry], [pairMergeShader()]],
   ['cast all-pairs', castAllPairsBindings, [castMainEntry], MODES.map((mode) => castAllPairsShader({ mode }))],
   ['cast grid', castGridBindings, [castMainEntry], MODES.flatMap((mode) => LAYOUTS.map((layout) => castGridShader({ mode, ...layout })))],
   ['cast bvh', castBvhBindings, [castMainEntry], MODES.map((mode) => castBvhShader({ mode }))],
