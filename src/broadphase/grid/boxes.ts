@@ -2,12 +2,12 @@
  * BoxGridPairsPass: each box (AABB or oriented) against the spheres of a built grid
  * (./boxes.wgsl.ts), appending (sphere, box) to a PairList from both ends (the even workgroups
  * from the bottom, the odd from the top, on counters of their own), then merging the two into
- * the one list and count a PairList holds (pairMerge).
+ * the one list and count a PairList holds (pairMerge, which writes the list's counter).
  */
-import { boxGridPairsShader, boxGridPairsBindings, pairMergeShader, pairMergeBindings } from './boxes.wgsl.js';
+import { boxGridPairsShader, boxGridPairsBindings, pairMergeShader, pairMergeBindings, PAIR_ENDS_BYTES } from './boxes.wgsl.js';
 import type { BoxKind } from '../../queryKinds.js';
 import { gridLayoutOf, gridLayoutName, type GridLayout } from './grid.wgsl.js';
-import { BoxParams, PairCounter, packStruct } from '../../layout.js';
+import { BoxParams, packStruct } from '../../layout.js';
 import { computePipeline, variant, recordPass } from '../../gpu/pipeline.js';
 import { createBuffer } from '../../gpu/buffers.js';
 import { BufferUsage } from '../../gpu/flags.js';
@@ -24,8 +24,8 @@ const MERGE_WORKGROUPS = 256;
 export class BoxGridPairsPass {
   private readonly pipelines = new Map<string, GPUComputePipeline>();
   private readonly params: GPUBuffer;
-  /** The top end's count (PairCounter), cleared before each kernel. */
-  private readonly topCounter: GPUBuffer;
+  /** The two ends' counters (PairCounter each, END_STRIDE apart), cleared before each kernel. */
+  private readonly ends: GPUBuffer;
   private merge?: { move: GPUComputePipeline; count: GPUComputePipeline };
 
   constructor(
@@ -33,7 +33,7 @@ export class BoxGridPairsPass {
     private readonly maxWorkgroupsPerDimension: number,
   ) {
     this.params = createBuffer(device, 'box pairs params', BoxParams.size, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
-    this.topCounter = createBuffer(device, 'box pairs top counter', PairCounter.size, BufferUsage.STORAGE | BufferUsage.COPY_DST);
+    this.ends = createBuffer(device, 'box pairs end counters', PAIR_ENDS_BYTES, BufferUsage.STORAGE | BufferUsage.COPY_DST);
   }
 
   private mergePipelines(): { move: GPUComputePipeline; count: GPUComputePipeline } {
@@ -57,17 +57,17 @@ export class BoxGridPairsPass {
     const plan = grid.plan;
     if (!plan) throw new Error('the grid has no plan: build it first');
     this.device.queue.writeBuffer(this.params, 0, packStruct(BoxParams, { sphereCount: plan.sphereCount, boxCount }));
-    encoder.clearBuffer(this.topCounter);
-    recordPass(encoder, 'box grid pairs', this.pipeline(kind, gridLayoutOf(plan)), boxGridPairsBindings.bind(this.device, 'boxGridPairs', { ...grid.readBindings(), params: this.params, boxes, ...out.output(), topCounter: this.topCounter }), ceilDiv(boxCount, WG), this.maxWorkgroupsPerDimension, timer);
+    encoder.clearBuffer(this.ends);
+    recordPass(encoder, 'box grid pairs', this.pipeline(kind, gridLayoutOf(plan)), boxGridPairsBindings.bind(this.device, 'boxGridPairs', { ...grid.readBindings(), params: this.params, boxes, pairs: out.output().pairs, ends: this.ends }), ceilDiv(boxCount, WG), this.maxWorkgroupsPerDimension, timer);
     // The top's pairs after the bottom's: threads striding over them, as many as the boxes' (at most MERGE_WORKGROUPS workgroups), then the count.
     const merge = this.mergePipelines();
-    const group = pairMergeBindings.bind(this.device, 'pairMerge', { ...out.output(), topCounter: this.topCounter });
+    const group = pairMergeBindings.bind(this.device, 'pairMerge', { ...out.output(), ends: this.ends });
     recordPass(encoder, 'box pairs merge', merge.move, group, Math.min(ceilDiv(boxCount, WG), MERGE_WORKGROUPS), this.maxWorkgroupsPerDimension, timer);
     recordPass(encoder, 'box pairs merge count', merge.count, group, 1, this.maxWorkgroupsPerDimension, timer);
   }
 
   destroy(): void {
     this.params.destroy();
-    this.topCounter.destroy();
+    this.ends.destroy();
   }
 }

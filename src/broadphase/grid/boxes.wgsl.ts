@@ -8,37 +8,49 @@ import { BoxParams, PairCounter } from '../../layout.js';
 import { EXT_SCALE } from './level.js';
 import { gridHelpers, compiledFor, GRID_PARAMS, GRID_READ, type GridLayout } from './grid.wgsl.js';
 import { walkRows, inRowFunction } from './walk.wgsl.js';
-import { flatWorkgroup, pairAppend, PAIR_OUTPUT, levelLoop } from '../../../shaders/common.wgsl.js';
+import { flatWorkgroup, PAIR_OUTPUT, levelLoop } from '../../../shaders/common.wgsl.js';
 import { boxMath, boxBounds } from '../../../shaders/boxes.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, WG, ONE_THREAD } from '../../gpu/kernel.js';
 
 import type { BoxKind } from '../../queryKinds.js';
+
+/**
+ * The two ends' counters of the pair list, in one buffer: ends[0] and ends[END_STRIDE], 256 bytes
+ * apart so that they never share a cache line (nor a pair of lines a CPU fetches together).
+ */
+export const END_STRIDE = 32;
+export const PAIR_ENDS_BYTES = 2 * END_STRIDE * PairCounter.size;
 
 export const boxGridPairsBindings = bindings({
   ...GRID_PARAMS,
   params: uniform('BoxParams'),
   boxes: readOnly('array<vec4f>'),
   ...GRID_READ,
-  ...PAIR_OUTPUT,
-  topCounter: readWrite('PairCounter'),
+  pairs: PAIR_OUTPUT.pairs,
+  ends: readWrite('array<PairCounter>'),
 });
 
 /**
- * The pair list filled from both ends: the even workgroups append from the bottom (appendPair,
- * pairCounter), the odd ones from the top (topCounter, slots len − 1 − t), so that SwiftShader's
- * two threads, which take workgroups in turn, do not contend for one counter's cache line: the
- * coincident boxes' kernel (1.76 M pairs) took 173–186 ms where one counter took 234 (the gap
- * is what the two cores' contention cost). pairMerge (below) makes the two one list.
+ * The pair list filled from both ends: the even workgroups append from the bottom (slots t of
+ * ends[0]), the odd ones from the top (slots len − 1 − t of ends[END_STRIDE]), so that
+ * SwiftShader's two threads, which take workgroups in turn, do not contend for one counter's
+ * cache line: the coincident boxes' kernel (1.76 M pairs) took 173–186 ms where one counter took
+ * 234 (the gap is what the two cores' contention cost). The end is a lane's value, not a branch:
+ * SwiftShader runs both arms of a branch under a lane mask, and with an append in each arm every
+ * candidate paid for two (10–15% of the coincident boxes' kernel). pairMerge (below) makes the
+ * two one list, and writes its count to the list's PairCounter.
  */
-const appendPairTop = /* wgsl */ `
-fn appendPairTop(i: u32, j: u32) {
-  let slot = atomicAdd(&topCounter.count, 1u);
+const appendPairEnd = /* wgsl */ `
+const END_STRIDE: u32 = ${END_STRIDE}u;
+
+fn appendPairAt(end: u32, i: u32, j: u32) {
+  let slot = atomicAdd(&ends[end].count, 1u);
   if (slot == 0xffffffffu) {
-    atomicAdd(&topCounter.countHi, 1u);
+    atomicAdd(&ends[end].countHi, 1u);
   }
   let len = arrayLength(&pairs);
   if (slot < len) {
-    pairs[len - 1u - slot] = vec2u(i, j);
+    pairs[select(slot, len - 1u - slot, end != 0u)] = vec2u(i, j);
   }
 }
 `;
@@ -87,8 +99,8 @@ const boxGridPairsCode = ({ kind, dense }: { kind: BoxKind } & GridLayout) => wg
 ${boxGridPairsBindings.wgsl}
 ${gridHelpers(dense)}
 ${BoxParams.wgsl}
-${pairAppend}
-${appendPairTop}
+${PairCounter.wgsl}
+${appendPairEnd}
 ${flatWorkgroup}
 ${boxMath}
 ${boxObbFunction}
@@ -100,7 +112,7 @@ ${WG.wgsl}
 const EXT_SCALE: f32 = ${EXT_SCALE};
 
 ${boxGridPairsEntry.wgsl}
-  let fromTop = ((k / WG) & 1u) == 1u;
+  let pairEnd = ((k / WG) & 1u) * END_STRIDE;
   ${boxBounds(kind, 'k')}
   ${boxOperands(kind, 'k')}
   ${levelLoop('b', 'grid.firstLevel', `
@@ -126,11 +138,7 @@ ${boxGridPairsEntry.wgsl}
           levelScan: true,
           visit: `let s = q;
               if (${boxTestOf(kind)}) {
-                if (fromTop) {
-                  appendPairTop(sortedId[u], k);
-                } else {
-                  appendPair(sortedId[u], k);
-                }
+                appendPairAt(pairEnd, sortedId[u], k);
               }`,
         })}`)}
 }
@@ -143,7 +151,7 @@ ${boxGridPairsEntry.wgsl}
  * other moves read slots no one writes. When the two do not fit (a + b past len, or either
  * past 2^32) nothing moves: the count says so, and the list grows and runs again.
  */
-export const pairMergeBindings = bindings({ ...PAIR_OUTPUT, topCounter: readWrite('PairCounter') });
+export const pairMergeBindings = bindings({ ...PAIR_OUTPUT, ends: readWrite('array<PairCounter>') });
 export const pairMergeMoveEntry = entry({ name: 'pairMergeMove', index: 'k' });
 export const pairMergeCountEntry = entry({ name: 'pairMergeCount', size: ONE_THREAD });
 
@@ -152,12 +160,13 @@ ${pairMergeBindings.wgsl}
 ${PairCounter.wgsl}
 ${flatWorkgroup}
 ${WG.wgsl}
+const END_STRIDE: u32 = ${END_STRIDE}u;
 
 ${pairMergeMoveEntry.wgsl}
-  let a = atomicLoad(&pairCounter.count);
-  let b = atomicLoad(&topCounter.count);
+  let a = atomicLoad(&ends[0].count);
+  let b = atomicLoad(&ends[END_STRIDE].count);
   let len = arrayLength(&pairs);
-  if (atomicLoad(&pairCounter.countHi) != 0u || atomicLoad(&topCounter.countHi) != 0u || a > len || b > len - a) {
+  if (atomicLoad(&ends[0].countHi) != 0u || atomicLoad(&ends[END_STRIDE].countHi) != 0u || a > len || b > len - a) {
     return;
   }
   let stride = nwg.x * nwg.y * WG;
@@ -176,10 +185,10 @@ ${pairMergeMoveEntry.wgsl}
 }
 
 ${pairMergeCountEntry.wgsl}
-  let a = atomicLoad(&pairCounter.count);
-  let b = atomicLoad(&topCounter.count);
+  let a = atomicLoad(&ends[0].count);
+  let b = atomicLoad(&ends[END_STRIDE].count);
   let total = a + b;
   atomicStore(&pairCounter.count, total);
-  atomicAdd(&pairCounter.countHi, atomicLoad(&topCounter.countHi) + select(0u, 1u, total < a));
+  atomicStore(&pairCounter.countHi, atomicLoad(&ends[0].countHi) + atomicLoad(&ends[END_STRIDE].countHi) + select(0u, 1u, total < a));
 }
 `;
