@@ -196,6 +196,20 @@ export async function readBuffer(device: GPUDevice, source: GPUBuffer, offset: n
   });
 }
 
+/**
+ * A new ArrayBuffer of `size` bytes whose first `have` bytes are those of `bytes` (a mapped range,
+ * about to be unmapped). When that is all of it, a slice: a fresh `new ArrayBuffer(size)` is
+ * zeroed memory, and a large one comes straight from the OS and faults in page by page as it is
+ * filled (a 14 MB copy in node on the 2-core machine: 43 ms median by `new` and `set`, 2.5 ms by
+ * `slice`, which reuses freed memory and is not zeroed first).
+ */
+export function copyMapped(bytes: ArrayBuffer, have: number, size: number): ArrayBuffer {
+  if (have === size) return bytes.slice(0, size);
+  const out = new ArrayBuffer(size);
+  new Uint8Array(out).set(new Uint8Array(bytes, 0, have));
+  return out;
+}
+
 /** A range of a buffer to read back: `size` bytes (a multiple of 4) from `offset` (a multiple of 4). */
 export interface ReadRange {
   source: GPUBuffer;

@@ -4,7 +4,7 @@
  * shader and the host never disagree about it.
  */
 import { BufferUsage } from './flags.js';
-import { GrowableBuffer, readBuffer, readRanges, createBuffer, type ReadRange } from './buffers.js';
+import { GrowableBuffer, readBuffer, readRanges, createBuffer, copyMapped, type ReadRange } from './buffers.js';
 import { PAIR_BYTES, PairCounter } from '../layout.js';
 
 export class PairList {
@@ -55,9 +55,13 @@ export class PairList {
       const words = new Uint32Array(bytes[also.length]);
       count = words[PairCounter.offsets.countHi / 4] * 2 ** 32 + words[PairCounter.offsets.count / 4];
       if (count > capacity) return;
-      pairs = into && into.length >= 2 * count ? into.subarray(0, 2 * count) : new Uint32Array(2 * count);
       have = Math.min(count, ahead);
-      pairs.set(new Uint32Array(bytes[also.length + 1], 0, 2 * have));
+      if (into && into.length >= 2 * count) {
+        pairs = into.subarray(0, 2 * count);
+        pairs.set(new Uint32Array(bytes[also.length + 1], 0, 2 * have));
+      } else {
+        pairs = new Uint32Array(copyMapped(bytes[also.length + 1], PAIR_BYTES * have, PAIR_BYTES * count));
+      }
     });
     if (pairs && count > have) {
       const rest = pairs.subarray(2 * have);

@@ -4,7 +4,7 @@
  */
 import { CapacityError, InvalidInputError } from '../errors.js';
 import { BufferUsage } from '../gpu/flags.js';
-import { GrowableBuffer, createBuffer, readBuffer, readRanges, type ReadRange } from '../gpu/buffers.js';
+import { GrowableBuffer, createBuffer, readBuffer, readRanges, copyMapped, type ReadRange } from '../gpu/buffers.js';
 import { PairList } from '../gpu/pairList.js';
 import { ResidentStatus, PairCounter, CastHitRecord } from '../layout.js';
 import { RULES } from '../validate.js';
@@ -244,9 +244,8 @@ export class EncodedHits<R extends HitsResult = HitsResult> {
       const offsets = new Uint32Array(bytes[also.length].slice(0));
       const total = trueTotal(offsets);
       if (total > this.capacity) return { total, status: statusOf(bytes) };
-      const records = new Float32Array((total * recordBytes) / 4);
       have = Math.min(total, ahead);
-      records.set(new Float32Array(bytes[also.length + 1], 0, (have * recordBytes) / 4));
+      const records = new Float32Array(copyMapped(bytes[also.length + 1], have * recordBytes, total * recordBytes));
       return { total, hits: { records, offsets }, status: statusOf(bytes) };
     });
     this.lastCount = read.total;
