@@ -22,6 +22,7 @@ import { allPairsShader, allPairsBindings, allPairsEntry } from '../src/broadpha
 import { boxAllPairsShader, boxAllPairsBindings, boxAllPairsEntry } from '../src/broadphase/all-pairs/boxes.wgsl.js';
 import { boxGridPairsShader, boxGridPairsBindings, boxGridPairsEntry, pairMergeShader, pairMergeBindings, pairMergeMoveEntry, pairMergeCountEntry } from '../src/broadphase/grid/boxes.wgsl.js';
 import { castMainEntry } from '../shaders/casts.wgsl.js';
+import { walkRows, visitLevel } from '../src/broadphase/grid/walk.wgsl.js';
 import { castAllPairsShader, castAllPairsBindings } from '../src/broadphase/all-pairs/casts.wgsl.js';
 import { castGridShader, castGridBindings } from '../src/broadphase/grid/casts.wgsl.js';
 import { castBvhShader, castBvhBindings } from '../src/broadphase/bvh/casts.wgsl.js';
@@ -331,4 +332,17 @@ ${tiles.wgsl}
     expect(await run([10, 0, 5, 0])).toEqual(expected(false));
     expect(await run([10, 1, 5, 0])).toEqual(expected(true));
   });
+});
+
+describe('grid walks (src/broadphase/grid/walk.wgsl.ts)', () => {
+  const walk = { level: '0u', lo: 'vec3u(0u)', hi: 'vec3u(1u)' };
+  for (const dense of [true, false]) {
+    it(`a visit body that names what the ${dense ? 'dense' : 'hashed'} walk declares is refused, naming it; q, u and members are its own`, () => {
+      expect(() => walkRows({ ...walk, dense, visit: 'appendPairAt(end, sortedId[u], k);' })).toThrow(/`end`/);
+      expect(() => walkRows({ ...walk, dense, levelScan: true, visit: 'let w = k0 + 1u;' })).toThrow(/`k0`/);
+      expect(() => visitLevel({ dense, level: '0u', lo: 'vec3u(0u)', hi: 'vec3u(1u)', visit: 'total += scanLevel;' })).toThrow(/`scanLevel`/);
+      const code = walkRows({ ...walk, dense, levelScan: true, visit: 'if (q.w > previous.y) { appendPairAt(pairEnd, sortedId[u], k); }' });
+      expect(code.split('appendPairAt(pairEnd, sortedId[u], k)').length - 1).toBe(2); // the row walk's and the level scan's
+    });
+  }
 });

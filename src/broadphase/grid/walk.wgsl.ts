@@ -99,8 +99,33 @@ export interface RowWalk {
   rowClip?: string;
 }
 
+/** The names a walk binds for its visit body (this module's header); what else it declares is its own. */
+const VISIT_NAMES = new Set(['q', 'u']);
+const VISIT_PLACEHOLDER = '/*visit*/';
+
+/**
+ * `generate` run with the visit body, once the body is checked to name nothing the walk declares
+ * but q and u: WGSL lets the walk's declarations shadow the kernel's, so a kernel's `end` read in
+ * the body would silently be the walk's row end (the box kernel's end of the pair list once
+ * appended to ends[cellStart[…]]). Throws, with the name, when it does.
+ */
+function checkedWalk<W extends { visit: string }>(generate: (walk: W) => string, walk: W): string {
+  const code = generate({ ...walk, visit: VISIT_PLACEHOLDER });
+  // A name, not a member (a vector's .y).
+  for (const [, name] of code.matchAll(/\b(?:let|var)\s+(\w+)/g)) {
+    if (!VISIT_NAMES.has(name) && new RegExp(`(?<![.\\w])${name}\\b`).test(walk.visit)) {
+      throw new Error(`walk: the visit body names \`${name}\`, which the walk declares and would shadow there; give the kernel's value another name`);
+    }
+  }
+  return code.replaceAll(VISIT_PLACEHOLDER, () => walk.visit);
+}
+
 /** Visits the spheres of `level` (all of them, or those whose cell is in [lo, hi] with `box`). */
-export function visitLevel({ dense, level, lo, hi, visit, box = true }: { dense: boolean; level: string; lo?: string; hi?: string; visit: string; box?: boolean }): string {
+export function visitLevel(scan: { dense: boolean; level: string; lo?: string; hi?: string; visit: string; box?: boolean }): string {
+  return checkedWalk(levelVisit, scan);
+}
+
+function levelVisit({ dense, level, lo, hi, visit, box = true }: { dense: boolean; level: string; lo?: string; hi?: string; visit: string; box?: boolean }): string {
   const inBox = box ? `let cellAt = cellOf(q.xyz, scanLevel);
           if (all(cellAt >= ${lo}) && all(cellAt <= ${hi})) {
             ${visit}
@@ -133,13 +158,17 @@ export function visitLevel({ dense, level, lo, hi, visit, box = true }: { dense:
  * covers every bucket once.
  */
 export function walkRows(walk: RowWalk): string {
+  return checkedWalk(rowsOrScan, walk);
+}
+
+function rowsOrScan(walk: RowWalk): string {
   if (!walk.levelScan) return rowWalk(walk);
   return /* wgsl */ `{
     let rangeLevel = ${walk.level};
     let rangeLo = ${walk.lo};
     let rangeHi = ${walk.hi};
     if (f32(rangeHi.y - rangeLo.y + 1u) * f32(rangeHi.z - rangeLo.z + 1u) > f32(grid.levels[rangeLevel].count)) {
-      ${visitLevel({ dense: walk.dense, level: 'rangeLevel', lo: 'rangeLo', hi: 'rangeHi', visit: walk.visit })}
+      ${levelVisit({ dense: walk.dense, level: 'rangeLevel', lo: 'rangeLo', hi: 'rangeHi', visit: walk.visit })}
     } else {
       ${rowWalk({ ...walk, level: 'rangeLevel', lo: 'rangeLo', hi: 'rangeHi' })}
     }
