@@ -36,8 +36,8 @@ import {
 } from '../src/broadphase/sweep/sweep.wgsl.js';
 import {
   bvhCodesShader, bvhCodesBindings, bvhCodesHiShader, bvhCodesHiBindings, bvhGatherShader, bvhGatherBindings, bvhPyramidShader, bvhPyramidBindings,
-  bvhNodesShader, bvhNodesBindings, bvhPairsShader, bvhPairsBindings, bvhBoxesShader, bvhBoxesBindings,
-  bvhCodesEntry, bvhCodesHiEntry, bvhGatherEntry, bvhPyramidEntry, bvhNodesEntry, bvhPairsEntry, bvhBoxesEntry,
+  bvhNodesShader, bvhNodesBindings, bvhPairsShader, bvhPairsBindings, bvhBoxesShader, bvhBoxesBindings, bvhBoxCodesShader, bvhBoxCodesBindings,
+  bvhBoxCodesEntry, bvhCodesEntry, bvhCodesHiEntry, bvhGatherEntry, bvhPyramidEntry, bvhNodesEntry, bvhPairsEntry, bvhBoxesEntry,
 } from '../src/broadphase/bvh/bvh.wgsl.js';
 import {
   radixSortShader, radixKeysBindings, radixPairsBindings, radixSortSubgroupShader, radixSubgroupKeysBindings, radixSubgroupPairsBindings, radixEntries, radixSubgroupEntries,
@@ -94,6 +94,7 @@ const KERNELS: [string, Bindings<string>, EntryPoint[], string[]][] = [
   ['bvhPyramid', bvhPyramidBindings, [bvhPyramidEntry], [bvhPyramidShader()]],
   ['bvhNodes', bvhNodesBindings, [bvhNodesEntry], [bvhNodesShader()]],
   ['bvhPairs', bvhPairsBindings, [bvhPairsEntry], [bvhPairsShader()]],
+  ['bvhBoxCodes', bvhBoxCodesBindings, [bvhBoxCodesEntry], KINDS.map((kind) => bvhBoxCodesShader({ kind }))],
   ['bvhBoxes', bvhBoxesBindings, [bvhBoxesEntry], KINDS.map((kind) => bvhBoxesShader({ kind }))],
   ['radix keys', radixKeysBindings, RADIX, [radixSortShader({ values: false })]],
   ['radix pairs', radixPairsBindings, RADIX, [radixSortShader({ values: true })]],

@@ -17,7 +17,7 @@
  */
 import {
   bvhCodesShader, bvhCodesBindings, bvhCodesHiShader, bvhCodesHiBindings, bvhGatherShader, bvhGatherBindings, bvhPyramidShader, bvhPyramidBindings,
-  bvhNodesShader, bvhNodesBindings, bvhPairsShader, bvhPairsBindings, bvhBoxesShader, bvhBoxesBindings,
+  bvhNodesShader, bvhNodesBindings, bvhPairsShader, bvhPairsBindings, bvhBoxesShader, bvhBoxesBindings, bvhBoxCodesShader, bvhBoxCodesBindings,
 } from './bvh.wgsl.js';
 import { castBvhKernel } from './casts.wgsl.js';
 import { bvhMortonGrid, bvhPyramidLevels } from './shape.js';
@@ -59,7 +59,12 @@ export class BvhBroadPhase implements BroadPhase {
   private readonly sorted: GrowableBuffer;
   private readonly pyramid: GrowableBuffer;
   private readonly nodes: GrowableBuffer;
-  private readonly layouts: Record<'codes' | 'codesHi' | 'gather' | 'pyramid' | 'nodes' | 'pairs' | 'boxes', GPUBindGroupLayout>;
+  /** The boxes' Morton codes and the order the box walk takes them in (bvhBoxCodesBindings). */
+  private readonly boxKeys: GrowableBuffer;
+  private readonly boxOrder: GrowableBuffer;
+  /** The boxes' sort: a pass of its own, since its parameters (the box count) would overwrite the build's in one submission. */
+  private boxSort?: RadixSortPass;
+  private readonly layouts: Record<'codes' | 'codesHi' | 'gather' | 'pyramid' | 'nodes' | 'pairs' | 'boxes' | 'boxCodes', GPUBindGroupLayout>;
   private readonly pipelines = new Map<string, GPUComputePipeline>();
   private values = { origin: [0, 0, 0], sphereCount: 0, scale: [0, 0, 0], boxCount: 0, slack: 0 };
   private levels: { count: number; base: number }[] = [];
@@ -77,6 +82,8 @@ export class BvhBroadPhase implements BroadPhase {
     this.sorted = new GrowableBuffer(device, 'bvh sorted spheres', storage);
     this.pyramid = new GrowableBuffer(device, 'bvh pyramid', storage);
     this.nodes = new GrowableBuffer(device, 'bvh nodes', storage);
+    this.boxKeys = new GrowableBuffer(device, 'bvh box codes', storage);
+    this.boxOrder = new GrowableBuffer(device, 'bvh box order', storage);
     this.layouts = {
       codes: bvhCodesBindings.layout(device, 'bvhCodes'),
       codesHi: bvhCodesHiBindings.layout(device, 'bvhCodesHi'),
@@ -85,10 +92,11 @@ export class BvhBroadPhase implements BroadPhase {
       nodes: bvhNodesBindings.layout(device, 'bvhNodes'),
       pairs: bvhPairsBindings.layout(device, 'bvhPairs'),
       boxes: bvhBoxesBindings.layout(device, 'bvhBoxes'),
+      boxCodes: bvhBoxCodesBindings.layout(device, 'bvhBoxCodes'),
     };
   }
 
-  private pipeline(name: 'codes' | 'codesHi' | 'gather' | 'pyramid' | 'nodes' | 'pairs' | BoxKind): GPUComputePipeline {
+  private pipeline(name: 'codes' | 'codesHi' | 'gather' | 'pyramid' | 'nodes' | 'pairs' | BoxKind | `codes ${BoxKind}`): GPUComputePipeline {
     return variant(this.pipelines, name, () => {
       const d = this.device;
       const wg = { WG: WG_BUILD };
@@ -98,6 +106,10 @@ export class BvhBroadPhase implements BroadPhase {
       if (name === 'pyramid') return computePipeline(d, 'bvhPyramid', [this.layouts.pyramid], bvhPyramidShader(), 'bvhPyramid', wg);
       if (name === 'nodes') return computePipeline(d, 'bvhNodes', [this.layouts.nodes], bvhNodesShader(), 'bvhNodes', wg);
       if (name === 'pairs') return computePipeline(d, 'bvhPairs', [this.layouts.pairs], bvhPairsShader(), 'bvhPairs', { WG: WG_QUERY });
+      if (name === 'codes aabb' || name === 'codes obb') {
+        const kind = name === 'codes aabb' ? 'aabb' : 'obb';
+        return computePipeline(d, `bvhBoxCodes ${kind}`, [this.layouts.boxCodes], bvhBoxCodesShader({ kind }), 'bvhBoxCodes', wg);
+      }
       return computePipeline(d, `bvhBoxes ${name}`, [this.layouts.boxes], bvhBoxesShader({ kind: name }), 'bvhBoxes', { WG: WG_QUERY });
     });
   }
@@ -165,7 +177,13 @@ export class BvhBroadPhase implements BroadPhase {
   encodeBoxPairs(encoder: GPUCommandEncoder, kind: BoxKind, boxes: GPUBuffer, boxCount: number, out: PairList, timer?: GpuTimer): void {
     this.values = { ...this.values, boxCount };
     this.writeParams();
-    const group = bvhBoxesBindings.bind(this.device, 'bvhBoxes', { params: this.params, sorted: this.sorted.buffer, ids: this.ids.buffer, nodes: this.nodes.buffer, boxes, ...out.output() });
+    const d = this.device;
+    this.boxKeys.ensure(4 * Math.max(boxCount, 1));
+    this.boxOrder.ensure(4 * Math.max(boxCount, 1));
+    this.boxSort ??= new RadixSortPass(d, { maxWorkgroupsPerDimension: this.maxWorkgroupsPerDimension, label: 'bvh box sort' });
+    this.run(encoder, `bvh box codes ${kind}`, `codes ${kind}`, bvhBoxCodesBindings.bind(d, 'bvhBoxCodes', { params: this.params, boxes, boxKeys: this.boxKeys.buffer, boxOrder: this.boxOrder.buffer }), ceilDiv(boxCount, WG_BUILD), timer);
+    this.boxSort.encode(encoder, this.boxKeys.buffer, boxCount, { values: this.boxOrder.buffer, keyBits: 30, timer });
+    const group = bvhBoxesBindings.bind(d, 'bvhBoxes', { params: this.params, sorted: this.sorted.buffer, ids: this.ids.buffer, nodes: this.nodes.buffer, boxes, boxOrder: this.boxOrder.buffer, ...out.output() });
     this.run(encoder, `bvh boxes ${kind}`, kind, group, ceilDiv(boxCount, WG_QUERY), timer);
   }
 
@@ -184,6 +202,9 @@ export class BvhBroadPhase implements BroadPhase {
 
   destroy(): void {
     this.sort.destroy();
+    this.boxSort?.destroy();
+    this.boxKeys.destroy();
+    this.boxOrder.destroy();
     this.params.destroy();
     this.levelParams.destroy();
     this.codes.destroy();
