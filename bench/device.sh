@@ -21,6 +21,19 @@ suites=("$@")
 [ ${#suites[@]} -gt 0 ] || suites=(pile pile-1m pairs casts sort resident particles)
 root=$(cd "$(dirname "$0")/.." && pwd)
 
+# NVIDIA's Vulkan ICD (libGLX_nvidia.so.0) needs libglvnd's dispatch library; a container that
+# mounts only the driver's files lacks it, and the loader then says "Could not get
+# 'vkCreateInstance' via 'vk_icdGetInstanceProcAddr'". The pack's run.sh unpacks its debs only
+# where there is no Vulkan loader, so unpack libglvnd's here when it is missing. Fetch them into
+# the pack beside the loader before taking it there:
+#   (cd .devicepack/debs && apt-get download libglvnd0 libegl1 libgl1 libglx0 libgles2 libopengl0)
+if ! ldconfig -p | grep -q 'libGLdispatch.so.0 '; then
+  for f in "$root"/.devicepack/debs/libglvnd0_*.deb "$root"/.devicepack/debs/lib{egl1,gl1,glx0,gles2,opengl0}_*.deb; do
+    [ -f "$f" ] && dpkg -x "$f" /
+  done
+  ldconfig
+fi
+
 # One suite: its seconds, then the bench's flags.
 run() {
   local name=$1 seconds=$2
