@@ -124,9 +124,10 @@ ${particleGatherEntry.wgsl}
     // move of 0 that fails the test (skin 0) as the smallest nonzero bits.
     atomicMax(&stats.movedBits, select(max(bitcast<u32>(moved), 1u), 0x7f800000u, changed || !(moved >= 0.0)));
   }
-  // (Only the time: the first step after new particles visits the ids of an older order, so a
-  // position written here would depend on it; the write-back's move test measures from where
-  // the last step ended, which a moved particle fails once more.)
+  // (Only the time: the first step after new particles visits them in index order (the solver's
+  // forget), not the order their search will give, so a position written here would depend on
+  // it; the write-back's move test measures from where the last step ended, which a moved
+  // particle fails once more.)
   // A sleeper ended its last step at exactly 0: any other velocity was written since (even one
   // slower than sleepSpeed), and wakes it.
   if (changed || any(s.xyz != rest[id].position) || length(me.xyz) > params.sleepSpeed || (rest[id].slept != 0u && any(me.xyz != vec3f(0.0)))) {

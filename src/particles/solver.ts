@@ -324,16 +324,24 @@ export class ParticleSolver {
   }
 
   /**
-   * Forgets every contact (new particles): the next step searches, with no warm start; the
-   * counts of steps and searches start again.
+   * Forgets every contact (new particles, `count` of them, after `binning.prepareWith`): the next
+   * step searches, with no warm start; the counts of steps and searches start again. The search
+   * order becomes 0..count−1: the next step's gather visits it before its search sorts, and reads
+   * every particle's velocity through it (the fastest particle's travel grows every box's
+   * search), so it must hold each new id once, not the last search's order of other particles.
    */
-  forget(): void {
+  forget(count: number): void {
     const encoder = this.device.createCommandEncoder({ label: 'particle solver reset' });
     encoder.clearBuffer(this.ranges);
     encoder.clearBuffer(this.walls);
     encoder.clearBuffer(this.reuse);
     encoder.clearBuffer(this.rest);
     this.device.queue.submit([encoder.finish()]);
+    if (count > 0) {
+      const order = new Uint32Array(count);
+      for (let i = 0; i < count; i++) order[i] = i;
+      this.device.queue.writeBuffer(this.grid.sortedId.buffer, 0, order);
+    }
     this.emptySlots();
     this.forceSearch();
   }

@@ -369,7 +369,7 @@ export class ParticleWorld {
     }
     this.planStats = this.planStatsFor(stats);
     this.solver.binning.prepareWith(planGrid(this.planStats, this.planOptions));
-    this.solver.forget();
+    this.solver.forget(n);
     this.edits++;
     upload(this.device, this.buffers.spheres, set.spheres);
     upload(this.device, this.buffers.velocities, packed); // skips 0 bytes: Deno's writeBuffer panics on them
