@@ -76,7 +76,7 @@ function adapterLimitsOf(d: GPUDevice): Record<string, number> {
 const SIZES = '1000,4000,16000,64000,256000,1000000';
 const SUITES = ['pairs', 'casts', 'boxes', 'particles', 'sort', 'pile', 'colliders', 'resident'];
 const DEFAULT_SUITES = 'pairs,casts,boxes,particles';
-const PILE_METHODS = ['rapier', 'gpu', 'gpu-light'];
+const PILE_METHODS = ['rapier', 'gpu', 'gpu-light', 'gpu-awake'];
 
 /** Every option: its default, what `--quick` puts in its place (a flag given still wins), and its line of `--help`. */
 interface Option { type: 'string' | 'boolean'; default: string | boolean; quick?: string; arg?: string; help: string }
@@ -123,7 +123,7 @@ const OPTIONS: Record<string, Record<string, Option>> = {
     'gas-sizes': { type: 'string', default: '100000', quick: '4000', arg: 'N,...', help: "particles in the gas ('' for none)" },
     'gas-steps': { type: 'string', default: '10', quick: '4', arg: 'N', help: 'timed gas steps' },
     'gas-fractions': { type: 'string', default: '0.2', arg: 'F,...', help: 'volume fractions of the gas, in (0, 0.5]' },
-    'pile-methods': { type: 'string', default: PILE_METHODS.join(','), arg: 'M,...', help: 'engines to run' },
+    'pile-methods': { type: 'string', default: 'rapier,gpu,gpu-light', arg: 'M,...', help: `engines to run, of ${PILE_METHODS.join(', ')} (gpu-awake: sleep off)` },
   },
   colliders: {
     'collider-sizes': { type: 'string', default: '100000', quick: '8000', arg: 'N,...', help: 'particles poured over the boxes' },

@@ -6,7 +6,7 @@
 #   npx esbuild bench/cli.ts --bundle --platform=node --format=esm --external:webgpu --outfile=/tmp/bench.mjs
 #   bash PACK.sh /tmp/bench.mjs        # the pack script of the workplace; it writes .devicepack/
 # There, from the project root:
-#   bash bench/device.sh OUTDIR [SUITE...]     # SUITE: goals pile pile-1m pairs casts sort resident particles colliders
+#   bash bench/device.sh OUTDIR [SUITE...]     # SUITE: goals pile pile-1m pile-sleep colliders-1m pairs casts sort resident particles colliders
 # `goals` measures every real-GPU goal of the issues (1M-sphere pairs, coherent rays at 1M, the
 # sort beside a copy and both scans, the 1M-ball pile) with the GPU methods alone, the CPU peers
 # left out: at most 8 minutes, so that it fits one call of a 15-minute device lease.
@@ -46,13 +46,22 @@ run() {
   [ "$rc" -ne 3 ] || exit 3 # a software adapter: the other suites would measure nothing either
 }
 
+# 1M particles among 10k static boxes, with and without them (the goal: ≤ 1.25× the boxless step).
+colliders_1m() {
+  run "$1" 150 --suites colliders --collider-sizes 1000000 --collider-boxes 10000 --collider-methods gpu,gpu-no-boxes --collider-steps 30 --collider-warmup 20
+}
+
 for suite in "${suites[@]}"; do
   case $suite in
     goals)
       run goals-pairs 110 --suites pairs --sizes 1000000 --scenes uniform,clustered --pair-methods gpu-auto,gpu-grid --reps 10 --budget 30
       run goals-casts 140 --suites casts --cast-sizes 1000000x1000000 --cast-methods gpu-auto,gpu-grid,gpu-bvh --reps 5 --budget 30
       run goals-sort 60 --suites sort --sort-sizes 1000000,16000000 --reps 10
-      run goals-pile-1m 150 --suites pile --pile-sizes 1000000 --pile-frames 600 --pile-methods gpu --gas-sizes '' ;;
+      run goals-pile-1m 150 --suites pile --pile-sizes 1000000 --pile-frames 600 --pile-methods gpu --gas-sizes ''
+      colliders_1m goals-colliders ;;
+    colliders-1m) colliders_1m colliders-1m ;;
+    # The 1M pile with sleep off (goals-pile-1m has it on): what sleep adds to the overlap (issue 47).
+    pile-sleep) run pile-sleep 200 --suites pile --pile-sizes 1000000 --pile-frames 600 --pile-methods gpu-awake --gas-sizes '' ;;
     pile) run pile 200 --suites pile --pile-sizes 8000 --pile-frames 600 --pile-methods rapier,gpu,gpu-light \
       --gas-sizes 100000,1000000 --gas-steps 10 --budget 60 ;;
     # Its own run: an estimate from the 8000-ball pile's wall time per particle would skip it.

@@ -88,6 +88,7 @@ export interface Physics {
   /** Ours only: solver settings other than the defaults. */
   substeps?: number;
   iterations?: number;
+  sleepTime?: number;
 }
 
 /** Our light setting, labelled in the method name: fewer solver passes, for scenes without stacks. */
@@ -96,7 +97,10 @@ const METHOD_NAMES: Record<string, string> = {
   rapier: 'rapier-world-step',
   gpu: 'gpu-world-step',
   'gpu-light': `gpu-world-step ${LIGHT.substeps}×${LIGHT.iterations}`,
+  'gpu-awake': 'gpu-world-step, sleep off',
 };
+/** Sleep off (no particle ever rests long enough): what sleep adds to a pile's overlap (issue 47). */
+const AWAKE = { sleepTime: 1e9 };
 
 /** Rapier's world on `scene`; `boxes` (10 floats each) as fixed cuboid colliders besides the walls. */
 export function rapierEngine(scene: ParticleScene, physics: Physics, boxes?: Float32Array): Engine {
@@ -154,6 +158,7 @@ export async function gpuEngine(ctx: Context, scene: ParticleScene, physics: Phy
 async function makeEngine(ctx: Context, method: string, scene: ParticleScene, physics: Physics): Promise<Engine> {
   if (method === 'rapier') return rapierEngine(scene, physics);
   if (method === 'gpu-light') return { ...(await gpuEngine(ctx, scene, { ...physics, ...LIGHT })), method: METHOD_NAMES[method] };
+  if (method === 'gpu-awake') return { ...(await gpuEngine(ctx, scene, { ...physics, ...AWAKE })), method: METHOD_NAMES[method] };
   return gpuEngine(ctx, scene, physics);
 }
 
