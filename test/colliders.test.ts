@@ -14,6 +14,7 @@ import { InvalidInputError, CapacityError } from '../src/errors.js';
 import { packColliders, WorldColliders } from '../src/particles/colliders.js';
 import { RULES } from '../src/validate.js';
 import { mulberry32 } from './support/random.js';
+import { readBuffer } from '../src/gpu/buffers.js';
 
 const gpu = useGpu();
 const LONG = 600_000;
@@ -211,7 +212,10 @@ describe('box colliders, over hundreds of steps', () => {
           velocities.set([50 * (i + 1), 0, 0], 3 * i); // 50 to 600 m/s, at most 10 m a step
         }
         world.setParticles({ spheres, velocities });
-        world.setColliders({ boxes: new Float32Array(box([0, 0, 0], [0.02, 9, 9])), velocities: new Float32Array([-wallSpeed, 0, 0, 0, 0, 0]) });
+        // The wall spans the world (its edges meet the bounds): no particle can go around it. (The
+        // lanes of radius 0.5 overlap at first and fly apart sideways; one slid past an edge of a
+        // wall 9 wide once, grazing it, which is no pass through it.)
+        world.setColliders({ boxes: new Float32Array(box([0, 0, 0], [0.02, 10, 10])), velocities: new Float32Array([-wallSpeed, 0, 0, 0, 0, 0]) });
         for (let k = 0; k < 6; k++) {
           await world.step(1 / 60, 5);
           const pose = new Float32Array(await (await import('../src/gpu/buffers.js')).readBuffer(gpu.device, world.colliderBuffers!.poses, 0, 16));
@@ -281,6 +285,97 @@ describe('box colliders, over hundreds of steps', () => {
         });
       }
     }
+  });
+
+  /** The deepest any particle lies in any box, in its own radius (0 when none overlaps), and how many lie deeper than `bound` r. */
+  function depthInRadii(spheres: Float32Array, poses: Float32Array, bound: number): { worst: number; beyond: number } {
+    let worst = 0;
+    let beyond = 0;
+    for (let i = 0; i < spheres.length / 4; i++) {
+      let d = 0;
+      for (let k = 0; k < poses.length / 12; k++) d = Math.max(d, -boxGeometry(spheres.subarray(4 * i, 4 * i + 4), poses, k).gap / spheres[4 * i + 3]);
+      worst = Math.max(worst, d);
+      if (d > bound) beyond++;
+    }
+    return { worst, beyond };
+  }
+
+  it('a drum of 12 planks turning at 1.5 rad/s, posed each frame: no ball deeper than 0.25 r in a plank, seed 3006', { timeout: LONG }, async () => {
+    // Issue 47: with 4 substeps 47 of these balls lay deeper than 0.25 r (0.82 r the deepest),
+    // pressed into the rising planks; with 8, none (0.18 r).
+    const omega = 1.5;
+    const radius = 5.2; // the planks' centres: an inner radius of 5, 0.4 thick
+    const planks = (theta: number) => {
+      const boxes = new Float32Array(10 * 12);
+      const velocities = new Float32Array(6 * 12);
+      for (let k = 0; k < 12; k++) {
+        const a = theta + (2 * Math.PI * k) / 12;
+        const c = [radius * Math.cos(a), radius * Math.sin(a), 0];
+        boxes.set(box(c, [0.2, 1.45, 3], a), 10 * k);
+        velocities.set([-omega * c[1], omega * c[0], 0, 0, 0, omega], 6 * k);
+      }
+      return { boxes, velocities };
+    };
+    const rand = mulberry32(3006);
+    const n = 1500;
+    const spheres = new Float32Array(4 * n);
+    let i = 0;
+    for (let y = -4.3; i < n; y += 0.46) {
+      for (let x = -4.3; i < n && x <= 4.3; x += 0.46) {
+        for (let z = -2.7; i < n && z <= 2.7; z += 0.46) {
+          if (Math.hypot(x, y) <= 4.5) spheres.set([x + 0.02 * (rand() - 0.5), y, z, 0.14 + 0.08 * rand()], 4 * i++);
+        }
+      }
+    }
+    await withWorld({ capacity: n, gravity: [0, -9.8, 0], restitution: 0.1, friction: 0.5, bounds: [-8, -8, -3, 8, 8, 3] }, async (world) => {
+      world.setParticles({ spheres, velocities: new Float32Array(3 * n) });
+      let theta = 0;
+      for (let frame = 1; frame <= 200; frame++) {
+        world.setColliders(planks(theta));
+        await world.step(1 / 60);
+        theta += omega / 60;
+        if (frame >= 60 && frame % 10 === 0) {
+          const { spheres: s } = await world.read();
+          // The planks where the step left them (moved along their velocities, not around the axis).
+          const poses = new Float32Array(await readBuffer(gpu.device, world.colliderBuffers!.poses, 0, 48 * 12));
+          const { worst, beyond } = depthInRadii(s, poses, 0.25);
+          expect(beyond, `frame ${frame}: balls deeper than 0.25 r (the deepest ${worst.toFixed(3)} r)`).toBe(0);
+        }
+      }
+    });
+  });
+
+  it('2,000 balls poured through 40 thin tilted pegs: none deeper than 0.25 r in a peg, seed 3007', { timeout: LONG }, async () => {
+    // Issue 47: with 4 substeps the deepest lay 0.47 r in a peg, 7 balls beyond 0.25 r; with 8, 0.12 r.
+    const rand = mulberry32(3007);
+    const half = 5;
+    const pegs: number[] = [];
+    for (let k = 0; k < 40; k++) {
+      const axis = [rand() - 0.5, rand() - 0.5, rand() - 0.5];
+      const len = Math.hypot(...axis);
+      const angle = rand() * Math.PI;
+      const s = Math.sin(angle / 2);
+      pegs.push(-half + 0.8 + rand() * (2 * half - 1.6), 1 + rand() * 8, -half + 0.8 + rand() * (2 * half - 1.6), 0.2 + 0.6 * rand(), 0.1 + 0.2 * rand(), 0.2 + 0.6 * rand(), (s * axis[0]) / len, (s * axis[1]) / len, (s * axis[2]) / len, Math.cos(angle / 2));
+    }
+    const n = 2000;
+    const per = Math.floor((2 * half - 0.6) / 0.42);
+    const spheres = new Float32Array(4 * n);
+    for (let i = 0; i < n; i++) {
+      const j = i % (per * per);
+      spheres.set([-half + 0.3 + 0.42 * (j % per) + 0.02 * (rand() - 0.5), 11 + 0.42 * Math.floor(i / (per * per)), -half + 0.3 + 0.42 * Math.floor(j / per) + 0.02 * (rand() - 0.5), 0.1 + 0.1 * rand()], 4 * i);
+    }
+    const top = 11 + 0.42 * Math.ceil(n / (per * per)) + 1;
+    await withWorld({ capacity: n, gravity: [0, -9.8, 0], restitution: 0.2, friction: 0.3, bounds: [-half, 0, -half, half, top, half] }, async (world) => {
+      world.setParticles({ spheres, velocities: new Float32Array(3 * n) });
+      world.setColliders({ boxes: new Float32Array(pegs) });
+      const poses = posesOf(pegs);
+      for (let frame = 10; frame <= 120; frame += 10) {
+        await world.step(1 / 60, 10);
+        const { spheres: s } = await world.read();
+        const { worst, beyond } = depthInRadii(s, poses, 0.25);
+        expect(beyond, `frame ${frame}: balls deeper than 0.25 r (the deepest ${worst.toFixed(3)} r)`).toBe(0);
+      }
+    });
   });
 
   it('two runs with boxes are bitwise identical, seed 3004', { timeout: LONG }, async () => {

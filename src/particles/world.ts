@@ -52,9 +52,14 @@ export interface ParticleParameters {
   slop?: number;
   /** The fastest the position correction pushes overlapping particles apart. Default 3. */
   maxPushSpeed?: number;
-  /** Substeps per step (1–64); each is a full solve with its own integration. Default 4. */
+  /**
+   * Substeps per step (1–64); each is a full solve with its own integration. Default 8: with 4,
+   * balls pressed into boxes by a load (a turning drum, a pour onto pegs) sank half a radius and
+   * more, and a landing pile held overlaps of 20–50% of a radius for seconds (docs/PERFORMANCE.md,
+   * "Substeps").
+   */
   substeps?: number;
-  /** Jacobi sweeps of the contact solve per substep (1–64). Default 2 (with 4 substeps: chosen by measuring a 17-layer pile, docs/PERFORMANCE.md). */
+  /** Jacobi sweeps of the contact solve per substep (1–64). Default 2 (more sweeps did less than more substeps: docs/PERFORMANCE.md, "Substeps"). */
   iterations?: number;
   /**
    * How much farther than needed a contact search lists pairs (length units), so that the next
@@ -259,7 +264,7 @@ export class ParticleWorld {
     this.ownsDevice = ownsDevice;
     this.capacity = capacity;
     this.bounds = bounds ? (bounds as ParticleWorld['bounds']) : null;
-    this.settings = { gravity: [0, 0, 0], restitution: 1, restitutionThreshold: undefined, friction: 0, percent: 0.8, slop: 0.01, maxPushSpeed: 3, substeps: 4, iterations: 2, skin: undefined, sleepSpeed: undefined, sleepTime: 0.5 };
+    this.settings = { gravity: [0, 0, 0], restitution: 1, restitutionThreshold: undefined, friction: 0, percent: 0.8, slop: 0.01, maxPushSpeed: 3, substeps: 8, iterations: 2, skin: undefined, sleepSpeed: undefined, sleepTime: 0.5 };
     this.setParameters(options);
     this.maxWorkgroupsPerDimension = Math.min(checkPositiveInteger('options.maxWorkgroupsPerDimension', options.maxWorkgroupsPerDimension, Number.MAX_SAFE_INTEGER, 1) ?? Infinity, device.limits.maxComputeWorkgroupsPerDimension);
     this.maxCasts = Math.floor(bindingLimit(device) / HIT_BYTES);
