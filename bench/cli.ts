@@ -55,7 +55,7 @@ import { castsSuite, CAST_METHODS, CAST_SCENES } from './suites/casts.js';
 import { boxesSuite, BOX_METHODS } from './suites/boxes.js';
 import { particlesSuite } from './suites/particles.js';
 import { pileSuite } from './suites/pile.js';
-import { collidersSuite, collidersQualityText, COLLIDER_METHODS, COLLIDERS_FOOTNOTE } from './suites/colliders.js';
+import { collidersSuite, collidersQualityText, COLLIDER_METHODS, COLLIDER_SCENES, COLLIDERS_FOOTNOTE } from './suites/colliders.js';
 import { sortSuite } from './suites/sort.js';
 import { residentSuite } from './suites/resident.js';
 import { rapierVersion, initRapier } from './peers/rapier.js';
@@ -132,6 +132,7 @@ const OPTIONS: Record<string, Record<string, Option>> = {
     'collider-warmup': { type: 'string', default: '30', quick: '10', arg: 'N', help: 'untimed steps before them' },
     'collider-seed': { type: 'string', default: '1', arg: 'N', help: "the scene's seed" },
     'collider-methods': { type: 'string', default: COLLIDER_METHODS.join(','), arg: 'M,...', help: 'engines: gpu (with the boxes), gpu-no-boxes (the same world without them), rapier' },
+    'collider-scene': { type: 'string', default: 'field', arg: 'S', help: `the scene: ${COLLIDER_SCENES.join(' or ')} (the pour through pegs of issue 47: use --collider-sizes 30000 --collider-boxes 400)` },
   },
 };
 const SUITE_METHODS: Record<string, string> = { pairs: PAIR_METHODS.join(', '), casts: CAST_METHODS.join(', '), boxes: BOX_METHODS.join(', ') };
@@ -185,7 +186,7 @@ const resolve = (name: string): string | boolean => given[name] ?? (quick ? ALL_
 const args = Object.fromEntries(Object.keys(ALL_OPTIONS).map((name) => [name, resolve(name)])) as
   Record<'suites' | 'sizes' | 'scenes' | 'pair-methods' | 'cast-sizes' | 'cast-scenes' | 'cast-methods' | 'box-sizes' | 'box-scenes' | 'box-methods'
     | 'particle-sizes' | 'sort-sizes' | 'resident-sizes' | 'pile-frames' | 'pile-sizes' | 'gas-sizes' | 'gas-steps' | 'gas-fractions' | 'pile-methods'
-    | 'collider-sizes' | 'collider-boxes' | 'collider-steps' | 'collider-warmup' | 'collider-seed' | 'collider-methods'
+    | 'collider-sizes' | 'collider-boxes' | 'collider-steps' | 'collider-warmup' | 'collider-seed' | 'collider-methods' | 'collider-scene'
     | 'reps' | 'warmup' | 'budget' | 'json', string> & Record<'quick' | 'stages' | 'crossover' | 'require-hardware' | 'help', boolean>;
 if (args.help) {
   console.log(usage());
@@ -220,6 +221,8 @@ oneOf('cast-methods', args['cast-methods'], CAST_METHODS);
 oneOf('cast-scenes', args['cast-scenes'], CAST_SCENES);
 oneOf('pile-methods', args['pile-methods'], PILE_METHODS);
 oneOf('collider-methods', args['collider-methods'], COLLIDER_METHODS);
+oneOf('collider-scene', args['collider-scene'], COLLIDER_SCENES);
+if (args['collider-scene'].includes(',')) fail('--collider-scene takes one scene');
 for (const flag of ['sizes', 'particle-sizes', 'sort-sizes', 'gas-sizes', 'resident-sizes', 'pile-sizes', 'collider-sizes'] as const) checkedNumbers(flag, args[flag]);
 for (const flag of ['cast-sizes', 'box-sizes'] as const) checkedPairs(flag, args[flag]);
 whole('reps', args.reps);
@@ -300,6 +303,7 @@ if (suites.includes('colliders')) {
   rows.push(...(await collidersSuite(ctx, {
     sizes: numbers(args['collider-sizes']), boxes: Number(args['collider-boxes']), steps: Number(args['collider-steps']),
     warmup: Number(args['collider-warmup']), seed: Number(args['collider-seed']), methods: args['collider-methods'].split(',').filter(Boolean),
+    scene: args['collider-scene'] as 'field' | 'pegs',
   })));
 }
 

@@ -36,6 +36,13 @@ export interface ColliderScene {
   kinds: { tiles: number; ramps: number; blocks: number };
   /** The highest point of any box (its world bounds' top). */
   fieldTop: number;
+  /**
+   * Moving boxes (the drum): the boxes' poses and rigid velocities (6 floats a box: linear,
+   * angular) at the start of frame `frame` (1, 2, …), and their poses at its end. Each engine is
+   * posed before each of its steps (ours: `setColliders` with the velocities; Rapier: kinematic
+   * bodies given the end pose). Without it the boxes are static.
+   */
+  pose?(frame: number): { boxes: Float32Array; velocities: Float32Array; next: Float32Array };
 }
 
 export interface ColliderSceneOptions {
@@ -284,4 +291,85 @@ export function colliderScene({ n = 100_000, m = 1000, seed = 1 }: ColliderScene
   const touching = boxPenetration(spheres, boxes);
   if (touching.boxTouching > 0) throw new Error(`colliderScene: ${touching.boxTouching} particle–box contacts at the start (a bug in the lattice)`);
   return { spheres, velocities: new Float32Array(3 * n), bounds, boxes, kinds: { tiles, ramps, blocks }, fieldTop };
+}
+
+/**
+ * Issue 47's pour: `n` balls of radius 0.1–0.2 (uniform) in a lattice 0.42 apart, each position
+ * jittered by up to ±0.01 across, above `m` static thin pegs (half extents 0.2–0.8 × 0.1–0.3 ×
+ * 0.2–0.8, any orientation) with centres 1–9 up over a square floor of side 20·√(n / 30,000) (20
+ * for the issue's 30,000 balls and 400 pegs), in a world box as tall as the lattice and 1 more.
+ * The lowest layer starts at 11, above every peg (a peg reaches at most about 9 + 1). The same
+ * for the same arguments on every machine (seeded).
+ */
+export function pegsScene({ n = 30_000, m = 400, seed = 1 }: ColliderSceneOptions = {}): ColliderScene {
+  if (!(Number.isInteger(n) && n >= 1 && Number.isInteger(m) && m >= 0)) throw new Error(`pegsScene: n ≥ 1 and m ≥ 0 whole numbers, got n ${n}, m ${m}`);
+  const rand = mulberry32(seed);
+  const half = 10 * Math.sqrt(n / 30_000);
+  const boxes = new Float32Array(10 * m);
+  for (let k = 0; k < m; k++) {
+    const axis = [rand() - 0.5, rand() - 0.5, rand() - 0.5];
+    const len = Math.hypot(axis[0], axis[1], axis[2]) || 1;
+    const angle = rand() * Math.PI;
+    const s = Math.sin(angle / 2);
+    boxes.set([-half + 0.8 + rand() * (2 * half - 1.6), 1 + rand() * 8, -half + 0.8 + rand() * (2 * half - 1.6),
+      0.2 + 0.6 * rand(), 0.1 + 0.2 * rand(), 0.2 + 0.6 * rand(), (s * axis[0]) / len, (s * axis[1]) / len, (s * axis[2]) / len, Math.cos(angle / 2)], 10 * k);
+  }
+  const per = Math.max(1, Math.floor((2 * half - 0.6) / 0.42) + 1);
+  const spheres = new Float32Array(4 * n);
+  for (let i = 0; i < n; i++) {
+    const j = i % (per * per);
+    spheres.set([-half + 0.3 + 0.42 * (j % per) + 0.02 * (rand() - 0.5), 11 + 0.42 * Math.floor(i / (per * per)),
+      -half + 0.3 + 0.42 * Math.floor(j / per) + 0.02 * (rand() - 0.5), 0.1 + 0.1 * rand()], 4 * i);
+  }
+  const top = 11 + 0.42 * Math.ceil(n / (per * per)) + 1;
+  let fieldTop = 0;
+  for (let k = 0; k < m; k++) fieldTop = Math.max(fieldTop, boxes[10 * k + 1] + worldHalfExtents(boxes, k)[1]);
+  return { spheres, velocities: new Float32Array(3 * n), bounds: [-half, 0, -half, half, top, half], boxes, kinds: { tiles: 0, ramps: 0, blocks: m }, fieldTop };
+}
+
+/** The pour's name: its world box. */
+export function pegsSceneName(scene: ColliderScene): string {
+  const t = (v: number): string => String(Number(v.toFixed(1)));
+  const b = scene.bounds;
+  return `pour through pegs ${t(b[3] - b[0])}×${t(b[4] - b[1])}×${t(b[5] - b[2])}`;
+}
+
+/**
+ * Issue 47's drum: 12 planks in a ring (inner radius 5, 0.4 thick, 2.9 long, 6 deep: they close
+ * the ring) turning about the horizontal z axis at `omega` rad/s (1.5: the rim at 7.5 m/s), with
+ * `n` balls of radius 0.14–0.22 in a lattice 0.46 apart inside radius 4.5 (jittered by up to ±0.01
+ * across), in a world box [−8, 8] × [−8, 8] × [−3, 3] whose z walls close the drum's ends. The
+ * planks are posed each frame (`pose`): at frame f they start at angle ω·(f − 1)/60.
+ */
+export function drumScene({ n = 1500, seed = 1, omega = 1.5 }: { n?: number; seed?: number; omega?: number } = {}): ColliderScene {
+  const ring = 5.2;
+  const planks = (theta: number, velocities?: Float32Array): Float32Array => {
+    const boxes = new Float32Array(10 * 12);
+    for (let k = 0; k < 12; k++) {
+      const a = theta + (2 * Math.PI * k) / 12;
+      const c = [ring * Math.cos(a), ring * Math.sin(a), 0];
+      boxes.set([c[0], c[1], c[2], 0.2, 1.45, 3, 0, 0, Math.sin(a / 2), Math.cos(a / 2)], 10 * k);
+      velocities?.set([-omega * c[1], omega * c[0], 0, 0, 0, omega], 6 * k);
+    }
+    return boxes;
+  };
+  const rand = mulberry32(seed);
+  const spheres = new Float32Array(4 * n);
+  let i = 0;
+  for (let y = -4.3; i < n && y <= 4.3; y += 0.46) {
+    for (let x = -4.3; i < n && x <= 4.3; x += 0.46) {
+      for (let z = -2.7; i < n && z <= 2.7; z += 0.46) {
+        if (Math.hypot(x, y) <= 4.5) spheres.set([x + 0.02 * (rand() - 0.5), y, z, 0.14 + 0.08 * rand()], 4 * i++);
+      }
+    }
+  }
+  if (i < n) throw new Error(`drumScene: at most ${i} balls fit, asked for ${n}`);
+  return {
+    spheres, velocities: new Float32Array(3 * n), bounds: [-8, -8, -3, 8, 8, 3], boxes: planks(0), kinds: { tiles: 0, ramps: 0, blocks: 12 }, fieldTop: ring + 1.5,
+    pose(frame: number) {
+      const velocities = new Float32Array(6 * 12);
+      const boxes = planks((omega * (frame - 1)) / 60, velocities);
+      return { boxes, velocities, next: planks((omega * frame) / 60) };
+    },
+  };
 }

@@ -5,7 +5,10 @@
  * (half-thickness 1, outside the box, overlapping at the edges), gravity as given, the
  * integration step 1/60 s, and everything else Rapier's defaults (solver iterations, sleeping,
  * no CCD). `boxes` (optional) adds static oriented boxes as fixed cuboid colliders with their
- * rotations and the same restitution and friction (the collider suite's field). `step` times
+ * rotations and the same restitution and friction (the collider suite's field); with `moving`,
+ * each is a cuboid on a kinematic position-based body instead, which `poseBoxes` moves to the
+ * pose it should reach by the end of the next step (Rapier gives it the velocity that does so:
+ * the drum). `step` times
  * `world.step()` alone; `read` copies positions and velocities out.
  * Rapier must be initialised first (`initRapier` in ./rapier.js).
  */
@@ -22,6 +25,8 @@ export interface RapierPileOptions {
   dt?: number;
   /** Static oriented boxes, 10 floats each: cx, cy, cz, hx, hy, hz, qx, qy, qz, qw (the particle world's `setColliders` layout). */
   boxes?: Float32Array;
+  /** The boxes move: kinematic position-based bodies, posed by `poseBoxes`. */
+  moving?: boolean;
 }
 
 export interface RapierPile {
@@ -29,6 +34,8 @@ export interface RapierPile {
   step(): number;
   /** The state now: spheres (x, y, z, radius as given) and velocities (vx, vy, vz). */
   read(): { spheres: Float32Array; velocities: Float32Array };
+  /** Sets where each moving box is to be at the end of the next step (10 floats a box, as `boxes`). */
+  poseBoxes(boxes: Float32Array): void;
   /** Rapier's settings in effect, for the notes. */
   readonly settings: { numSolverIterations: number; dt: number };
   /** Milliseconds building the world took. */
@@ -38,7 +45,7 @@ export interface RapierPile {
 
 const WALL_HALF_THICKNESS = 1;
 
-export function createRapierPile(scene: ParticleScene, { restitution, friction, gravity, dt = 1 / 60, boxes }: RapierPileOptions): RapierPile {
+export function createRapierPile(scene: ParticleScene, { restitution, friction, gravity, dt = 1 / 60, boxes, moving = false }: RapierPileOptions): RapierPile {
   const t0 = performance.now();
   const n = scene.spheres.length / 4;
   const world = new RAPIER.World({ x: gravity[0], y: gravity[1], z: gravity[2] });
@@ -62,16 +69,19 @@ export function createRapierPile(scene: ParticleScene, { restitution, friction, 
     }
   }
   if (boxes && boxes.length % 10 !== 0) throw new Error(`createRapierPile: boxes take 10 floats each, got ${boxes.length}`);
+  const kinematic: RAPIER.RigidBody[] = [];
   for (let k = 0; boxes && k < boxes.length / 10; k++) {
     const b = boxes.subarray(10 * k, 10 * k + 10);
     const l = Math.hypot(b[6], b[7], b[8], b[9]);
-    world.createCollider(
-      RAPIER.ColliderDesc.cuboid(b[3], b[4], b[5])
-        .setTranslation(b[0], b[1], b[2])
-        .setRotation({ x: b[6] / l, y: b[7] / l, z: b[8] / l, w: b[9] / l })
-        .setRestitution(restitution)
-        .setFriction(friction),
-    );
+    const rotation = { x: b[6] / l, y: b[7] / l, z: b[8] / l, w: b[9] / l };
+    const cuboid = RAPIER.ColliderDesc.cuboid(b[3], b[4], b[5]).setRestitution(restitution).setFriction(friction);
+    if (moving) {
+      const body = world.createRigidBody(RAPIER.RigidBodyDesc.kinematicPositionBased().setTranslation(b[0], b[1], b[2]).setRotation(rotation));
+      world.createCollider(cuboid, body);
+      kinematic.push(body);
+    } else {
+      world.createCollider(cuboid.setTranslation(b[0], b[1], b[2]).setRotation(rotation));
+    }
   }
   const bodies: RAPIER.RigidBody[] = [];
   for (let i = 0; i < n; i++) {
@@ -89,6 +99,14 @@ export function createRapierPile(scene: ParticleScene, { restitution, friction, 
   return {
     setupMs,
     settings: { numSolverIterations: world.numSolverIterations, dt: world.timestep },
+    poseBoxes(next: Float32Array): void {
+      for (let k = 0; k < kinematic.length; k++) {
+        const b = next.subarray(10 * k, 10 * k + 10);
+        const l = Math.hypot(b[6], b[7], b[8], b[9]);
+        kinematic[k].setNextKinematicTranslation({ x: b[0], y: b[1], z: b[2] });
+        kinematic[k].setNextKinematicRotation({ x: b[6] / l, y: b[7] / l, z: b[8] / l, w: b[9] / l });
+      }
+    },
     step(): number {
       const start = performance.now();
       world.step();

@@ -17,10 +17,20 @@
  * (test/support/pile.ts: particles through the walls, overlaps, kinetic energy, height) and the
  * particles' penetration of the boxes, particles whose centre is inside a box, and how many rest.
  * The boxed world's step over the boxless one's is the cost of the colliders (goal ≤ 1.25).
+ *
+ * `scene: 'pegs'` steps issue 47's pour instead (bench/colliderScene.ts, `pegsScene`: balls of
+ * radius 0.1–0.2 through thin tilted pegs; default 30,000 × 400), with friction 0.3 and
+ * restitution 0.2 (the issue's), where the question is how deep the balls sink into the pegs
+ * beside Rapier, and at what step time. `scene: 'drum'` steps issue 47's drum (`drumScene`: 12
+ * planks turning at 1.5 rad/s about a horizontal axis, posed before every step; 1,500 balls of
+ * radius 0.14–0.22; `boxes` is ignored), friction 0.5, restitution 0.1; Rapier's planks are
+ * kinematic position-based bodies given each step's end pose. The penetration is measured against
+ * the planks where each engine left them (ours move along their velocities within a step, up to
+ * 0.002 off the circle; Rapier's reach the pose given).
  */
 import { SLEEP_SPEED_OF_RADIUS, type ParticleWorld } from '../../src/index.js';
 import { pileStats } from '../../test/support/pile.js';
-import { colliderScene, colliderSceneName, boxPenetration, BoxGrid, PARTICLE_RADIUS, type ColliderScene } from '../colliderScene.js';
+import { colliderScene, colliderSceneName, pegsScene, pegsSceneName, drumScene, boxPenetration, BoxGrid, PARTICLE_RADIUS, type ColliderScene } from '../colliderScene.js';
 import { gpuEngine, rapierEngine, short, statsWork, type Engine, type Physics } from './pile.js';
 import { summarize, table, wrap, TABLE_WIDTH } from '../stats.js';
 import type { Context, Row } from '../harness.js';
@@ -45,9 +55,17 @@ export interface CollidersSuiteOptions {
   seed?: number;
   /** Which engines run, their steps interleaved (default all: 'gpu', 'gpu-no-boxes', 'rapier'). */
   methods?: string[];
+  /** The field of tiles, ramps and blocks (default), the pour through pegs, or the turning drum. */
+  scene?: 'field' | 'pegs' | 'drum';
 }
 
+export const COLLIDER_SCENES = ['field', 'pegs', 'drum'];
+
 const PHYSICS: Physics = { gravity: [0, -9.8, 0], restitution: 0.2, friction: 0.5 };
+/** The pour's (issue 47). */
+const PEGS_PHYSICS: Physics = { gravity: [0, -9.8, 0], restitution: 0.2, friction: 0.3 };
+/** The drum's (issue 47). */
+const DRUM_PHYSICS: Physics = { gravity: [0, -9.8, 0], restitution: 0.1, friction: 0.5 };
 const SETTINGS = 'gravity −9.8, restitution 0.2, friction 0.5 (all engines), dt 1/60';
 /** A particle slower than this is resting: the world's default sleep speed (0.05 for radius 0.5). */
 const RESTING_SPEED = SLEEP_SPEED_OF_RADIUS * PARTICLE_RADIUS;
@@ -59,10 +77,10 @@ function setBoxes(boxes: Float32Array): (world: ParticleWorld) => void {
   return (world) => world.setColliders({ boxes });
 }
 
-async function makeEngine(ctx: Context, method: string, scene: ColliderScene): Promise<Engine> {
-  if (method === 'rapier') return rapierEngine(scene, PHYSICS, scene.boxes);
-  if (method === 'gpu') return gpuEngine(ctx, scene, PHYSICS, setBoxes(scene.boxes));
-  return { ...(await gpuEngine(ctx, scene, PHYSICS)), method: METHOD_NAMES[method] };
+async function makeEngine(ctx: Context, method: string, scene: ColliderScene, physics: Physics): Promise<Engine> {
+  if (method === 'rapier') return rapierEngine(scene, physics, scene.boxes, scene.pose !== undefined);
+  if (method === 'gpu') return gpuEngine(ctx, scene, physics, setBoxes(scene.boxes));
+  return { ...(await gpuEngine(ctx, scene, physics)), method: METHOD_NAMES[method] };
 }
 
 /** The quality numbers of a state: the pile suite's, the boxes' penetration (where the engine has them), resting and moving. */
@@ -87,18 +105,20 @@ function qualityOf(state: { spheres: Float32Array; velocities: Float32Array; inv
  * machine's other work moves a step's time by 2× on SwiftShader; one engine after another would
  * put it into the ratio). Then each state is read and measured, and one step of ours profiled.
  */
-async function runColliders(ctx: Context, methods: string[], scene: ColliderScene, sceneName: string, warmup: number, steps: number, grid: BoxGrid): Promise<Row[]> {
+async function runColliders(ctx: Context, methods: string[], scene: ColliderScene, sceneName: string, warmup: number, steps: number, grid: BoxGrid, physics: Physics, endBoxes: Float32Array): Promise<Row[]> {
   const n = scene.spheres.length / 4;
   const m = scene.boxes.length / 10;
   const engines: Engine[] = [];
   const rows: Row[] = [];
   try {
     // The boxed world first.
-    for (const method of methods) engines.push(await makeEngine(ctx, method, scene));
+    for (const method of methods) engines.push(await makeEngine(ctx, method, scene, physics));
     const times: number[][] = engines.map(() => []);
     for (let frame = 1; frame <= warmup + steps; frame++) {
+      const pose = scene.pose?.(frame);
       for (let k = 0; k < engines.length; k++) {
         const e = (k + frame) % engines.length;
+        if (pose && methods[e] !== 'gpu-no-boxes') engines[e].poseBoxes?.(pose);
         const t = await engines[e].step();
         if (frame > warmup) times[e].push(t);
       }
@@ -110,7 +130,9 @@ async function runColliders(ctx: Context, methods: string[], scene: ColliderScen
     for (let k = 0; k < engines.length; k++) {
       const engine = engines[k], method = methods[k];
       const work: Record<string, number> = { frames: warmup + steps };
-      const quality = qualityOf(await engine.read(), scene, method === 'gpu-no-boxes' ? null : grid);
+      // Moving boxes: where this engine left them (ours move along their velocities within a step).
+      const boxes = scene.pose && engine.readBoxes ? await engine.readBoxes() : endBoxes;
+      const quality = qualityOf(await engine.read(), { ...scene, boxes }, method === 'gpu-no-boxes' ? null : grid);
       Object.assign(work, statsWork(warmup + steps, quality));
       const counts = await engine.searches?.();
       if (counts) Object.assign(work, { steps: counts.steps, searches: counts.searches });
@@ -156,14 +178,19 @@ export async function collidersSuite(ctx: Context, options: CollidersSuiteOption
   if (!(Number.isInteger(steps) && steps >= 1)) throw new Error(`colliders: steps must be a positive integer, got ${steps}`);
   if (!(Number.isInteger(warmup) && warmup >= 0)) throw new Error(`colliders: warm-up must be a whole number, got ${warmup}`);
   for (const method of methods) if (!(method in METHOD_NAMES)) throw new Error(`colliders: unknown method ${method} (expected ${COLLIDER_METHODS.join(', ')})`);
+  const kind = options.scene ?? 'field';
   const rows: Row[] = [];
   for (const n of [...sizes].sort((a, b) => a - b)) {
-    const scene = colliderScene({ n, m, seed });
-    const sceneName = colliderSceneName(scene);
-    const grid = new BoxGrid(scene.boxes, 2 * PARTICLE_RADIUS);
+    const scene = kind === 'pegs' ? pegsScene({ n, m, seed }) : kind === 'drum' ? drumScene({ n, seed }) : colliderScene({ n, m, seed });
+    const sceneName = kind === 'pegs' ? pegsSceneName(scene) : kind === 'drum' ? 'drum of 12 planks, 1.5 rad/s' : colliderSceneName(scene);
+    // The penetration measure's grid (boxes listed where a particle of the largest radius may
+    // touch them), over the boxes where the run leaves them.
+    const end = scene.pose ? scene.pose(warmup + steps).next : scene.boxes;
+    const grid = new BoxGrid(end, 2 * (kind === 'field' ? PARTICLE_RADIUS : 0.22));
     process.stderr.write(`colliders: ${sceneName}, ${n} particles, ${m} boxes (${scene.kinds.tiles} tiles, ${scene.kinds.ramps} ramps, `
       + `${scene.kinds.blocks} blocks; field top ${short(scene.fieldTop)})\n`);
-    rows.push(...(await runColliders(ctx, COLLIDER_METHODS.filter((x) => methods.includes(x)), scene, sceneName, warmup, steps, grid)));
+    const physics = kind === 'pegs' ? PEGS_PHYSICS : kind === 'drum' ? DRUM_PHYSICS : PHYSICS;
+    rows.push(...(await runColliders(ctx, COLLIDER_METHODS.filter((x) => methods.includes(x)), scene, sceneName, warmup, steps, grid, physics, end)));
   }
   return rows;
 }
@@ -172,7 +199,8 @@ export async function collidersSuite(ctx: Context, options: CollidersSuiteOption
 export const COLLIDERS_FOOTNOTE = `wall ms: median of the timed steps after the untimed ones, the engines' steps interleaved (Rapier: world.step(); ours: world.step and the queue's `
   + `onSubmittedWorkDone after it); GPU ms: one profiled step after the last. gpu-world-step: our world with the boxes `
   + `(setColliders); gpu-world-step no boxes: the same world and particles without them (setColliders never called: the `
-  + `particles fall through where the field would be, to the floor). The scene (particles of radius 0.5 over the boxes in a world box, its size in the name): bench/colliderScene.ts; ${SETTINGS}. `
+  + `particles fall through where the field would be, to the floor). The scene (particles of radius 0.5 over the boxes in a world box, its size in the name): bench/colliderScene.ts; ${SETTINGS}; `
+  + 'the pour through pegs (--collider-scene pegs): balls of radius 0.1–0.2, friction 0.3. '
   + 'Quality numbers: the next table.';
 
 /** The quality table: one line per collider row with numbers, and its footnote. Empty without such rows. */

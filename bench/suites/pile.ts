@@ -19,6 +19,7 @@
  * validated, before the GPU has run it). One extra step of ours is profiled for the GPU stages.
  */
 import { createParticleWorld, workDone, type ParticleWorld, type ParticleWorldOptions } from '../../src/index.js';
+import { readBuffer } from '../../src/gpu/buffers.js';
 import { pileScene, gasScene, pileStats, pileStatsText, type ParticleScene, type PileStats } from '../../test/support/pile.js';
 import { createRapierPile } from '../peers/rapierWorld.js';
 import { summarize } from '../stats.js';
@@ -74,10 +75,14 @@ export interface Engine {
   settings: string;
   step(): Promise<number>;
   read(): Promise<{ spheres: Float32Array; velocities: Float32Array; inverseMasses?: Float32Array }>;
+  /** Where the engine's moving boxes are now (10 floats a box), where they may differ from the scene's pose (ours). */
+  readBoxes?(): Promise<Float32Array>;
   /** Stage times of one profiled step (ours only). */
   profile?(): Promise<{ totalMs: number; stages: Record<string, number> } | null>;
   /** Steps taken and those that searched for contacts (ours only: the others kept the lists). */
   searches?(): Promise<{ steps: number; searches: number }>;
+  /** Poses moving boxes for the next step (ColliderScene.pose): where they start, their velocities, where they end. */
+  poseBoxes?(pose: { boxes: Float32Array; velocities: Float32Array; next: Float32Array }): void;
   free(): void;
 }
 
@@ -103,14 +108,15 @@ const METHOD_NAMES: Record<string, string> = {
 const AWAKE = { sleepTime: 1e9 };
 
 /** Rapier's world on `scene`; `boxes` (10 floats each) as fixed cuboid colliders besides the walls. */
-export function rapierEngine(scene: ParticleScene, physics: Physics, boxes?: Float32Array): Engine {
-  const pile = createRapierPile(scene, { ...physics, dt: DT, boxes });
+export function rapierEngine(scene: ParticleScene, physics: Physics, boxes?: Float32Array, moving = false): Engine {
+  const pile = createRapierPile(scene, { ...physics, dt: DT, boxes, moving });
   return {
     method: 'rapier-world-step',
     setupMs: pile.setupMs,
-    settings: `Rapier defaults otherwise (${pile.settings.numSolverIterations} solver iterations, sleeping on, no CCD)`,
+    settings: `Rapier defaults otherwise (${pile.settings.numSolverIterations} solver iterations, sleeping on, no CCD${moving ? '; the boxes kinematic position-based bodies' : ''})`,
     step: async () => pile.step(),
     read: async () => pile.read(),
+    poseBoxes: moving ? (pose) => pile.poseBoxes(pose.next) : undefined,
     free: () => pile.free(),
   };
 }
@@ -143,6 +149,15 @@ export async function gpuEngine(ctx: Context, scene: ParticleScene, physics: Phy
     },
     read: () => world.read(),
     searches: () => world.contactSearches(),
+    poseBoxes: (pose) => world.setColliders({ boxes: pose.boxes, velocities: pose.velocities }),
+    readBoxes: async () => {
+      // The GPU poses (centre, half extents, quaternion: three vec4 a box) as box records.
+      const count = world.colliderBuffers?.count ?? 0;
+      const poses = new Float32Array(count ? await readBuffer(world.device, world.colliderBuffers!.poses, 0, 48 * count) : new ArrayBuffer(0));
+      const boxes = new Float32Array(10 * count);
+      for (let k = 0; k < count; k++) boxes.set([...poses.subarray(12 * k, 12 * k + 3), ...poses.subarray(12 * k + 4, 12 * k + 7), ...poses.subarray(12 * k + 8, 12 * k + 12)], 10 * k);
+      return boxes;
+    },
     profile: async () => {
       await world.step(DT, 1, { profile: true });
       const profile = world.lastProfile;
