@@ -296,15 +296,15 @@ export function colliderScene({ n = 100_000, m = 1000, seed = 1 }: ColliderScene
 /**
  * Issue 47's pour: `n` balls of radius 0.1–0.2 (uniform) in a lattice 0.42 apart, each position
  * jittered by up to ±0.01 across, above `m` static thin pegs (half extents 0.2–0.8 × 0.1–0.3 ×
- * 0.2–0.8, any orientation) with centres 1–9 up over a square floor of side 20·√(n / 30,000) (20
- * for the issue's 30,000 balls and 400 pegs), in a world box as tall as the lattice and 1 more.
+ * 0.2–0.8, any orientation) with centres 1–9 up over a square floor of side 2·`half` (default
+ * 20·√(n / 30,000): 20 for the issue's 30,000 balls and 400 pegs), in a world box as tall as the
+ * lattice and 1 more.
  * The lowest layer starts at 11, above every peg (a peg reaches at most about 9 + 1). The same
  * for the same arguments on every machine (seeded).
  */
-export function pegsScene({ n = 30_000, m = 400, seed = 1 }: ColliderSceneOptions = {}): ColliderScene {
+export function pegsScene({ n = 30_000, m = 400, seed = 1, half = 10 * Math.sqrt(n / 30_000) }: ColliderSceneOptions & { half?: number } = {}): ColliderScene {
   if (!(Number.isInteger(n) && n >= 1 && Number.isInteger(m) && m >= 0)) throw new Error(`pegsScene: n ≥ 1 and m ≥ 0 whole numbers, got n ${n}, m ${m}`);
   const rand = mulberry32(seed);
-  const half = 10 * Math.sqrt(n / 30_000);
   const boxes = new Float32Array(10 * m);
   for (let k = 0; k < m; k++) {
     const axis = [rand() - 0.5, rand() - 0.5, rand() - 0.5];
