@@ -79,7 +79,7 @@ export const TINY_UNCLAMPED = 2 ** 62;
  *   integers (a flush would put a point 1e-45 outside a face on it).
  *
  * Interpolated by spheresOverlap, boxMath (shaders/boxes.wgsl.ts) and castMath
- * (shaders/casts.wgsl.ts), of which a shader module takes one.
+ * (shaders/passes/casts.wgsl.ts), of which a shader module takes one.
  */
 export const tinyGuards = /* wgsl */ `
 const TINY_REACH: f32 = ${TINY_REACH.toExponential()};

@@ -6,6 +6,7 @@
  */
 import { InvalidInputError } from './errors.js';
 import { CastHitRecord } from './layout.js';
+import type { CastReach } from './spatial/reach.js';
 import { checkOneOf, checkPositiveInteger, checkBoolean, checkOutArray, RULES, type CastBatch } from './validate.js';
 import { BROADPHASES, type Broadphase, type CastOptions, type CastOut } from './options.js';
 
@@ -156,20 +157,12 @@ export function noHits(count: number, allHits: boolean): HitRecords {
   return allHits ? { records: new Float32Array(0), offsets: new Uint32Array(count + 1) } : { records: missRecords(count) };
 }
 
-/** What decides a cast walk's rounding slack: the largest |coordinate| of a cast or a sphere, the longest cast, the largest sphere radius. */
-export interface CastReach {
-  maxAbs: number;
-  maxLength: number;
-  maxRadius: number;
-}
 
 /** The reach of a batch over spheres whose coordinates are at most `sphereAbs`. */
 export function castReach(batch: CastBatch, sphereAbs: number, maxRadius: number): CastReach {
   return { maxAbs: Math.max(batch.maxAbs, sphereAbs), maxLength: batch.maxLength, maxRadius };
 }
 
-export { gridCastSlack } from './broadphase/grid/castSlack.js';
-export { bvhCastSlack } from './broadphase/bvh/castSlack.js';
 
 /**
  * The number of hits behind exclusive-scan offsets, exactly: the scan adds u32s and wraps past

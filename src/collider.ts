@@ -22,7 +22,7 @@ import {
   type HitRecords, type RaycastResult, type SphereCastResult, type RaycastAllHits, type SphereCastAllHits,
 } from './castQueries.js';
 import { checkServes } from './broadphase/index.js';
-import type { GridPlan, PlanOptions } from './broadphase/grid/plan.js';
+import type { GridPlan, PlanOptions } from './spatial/plan.js';
 import { ResidentQueries, ResidentPool, collectPairs, collectHits, type ResultSlot, type EncodedPairs, type EncodedHits, type GpuRecords, type EncodeOptions, type EncodeCastOptions } from './resident.js';
 import { PAIR_BYTES, GPU_STRIDE } from './layout.js';
 import type { BoxKind } from './queryKinds.js';

@@ -31,5 +31,5 @@ export type { StructLayout, FieldLayout, FieldType, ArrayField, PrimitiveType } 
 export { RULES, type SphereStats } from './validate.js';
 export { GpuTimer, type Profile, type StageTime } from './gpu/timer.js';
 export { workDone } from './gpu/wait.js';
-export type { GridPlan, GridLevelPlan, PlanOptions } from './broadphase/grid/plan.js';
+export type { GridPlan, GridLevelPlan, PlanOptions } from './spatial/plan.js';
 export * as reference from './reference/index.js';

@@ -214,9 +214,9 @@ export function packStruct<F extends Record<string, FieldType>>(layout: StructLa
 // ---------------------------------------------------------------------------------------------
 // GPU structs. Each is interpolated into the shaders that use it as `${Struct.wgsl}`.
 
-import { MAX_LEVELS } from './broadphase/grid/level.js';
+import { MAX_LEVELS } from './spatial/level.js';
 
-/** One level of the multi-level grid (see src/broadphase/grid/plan.ts). */
+/** One level of the multi-level grid (see src/spatial/plan.ts). */
 export const GridLevel = defineStruct('GridLevel', {
   dims: 'vec3u',
   keyBase: 'u32',
@@ -268,7 +268,7 @@ export const BoxParams = defineStruct('BoxParams', {
   tileCount: 'u32',
 });
 
-/** The GPU-resident calls' check and dispatch kernels (uniform; shaders/resident.wgsl.ts). */
+/** The GPU-resident calls' check and dispatch kernels (uniform; shaders/resident/resident.wgsl.ts). */
 export const ResidentParams = defineStruct('ResidentParams', {
   sphereCount: 'u32',
   /** Records the result list holds. */
@@ -318,7 +318,7 @@ export const BvhParams = defineStruct('BvhParams', {
   /** 2^20 / extent per axis (0 for an axis of zero extent: every code has 0 there). */
   scale: 'vec3f',
   boxCount: 'u32',
-  /** Unused, written 0: leaf boxes grow by their own radius (paddedRadius, src/broadphase/bvh/bvh.wgsl.ts), not by a slack of the coordinates. */
+  /** Unused, written 0: leaf boxes grow by their own radius (paddedRadius, shaders/broadphase/bvh/bvh.wgsl.ts), not by a slack of the coordinates. */
   slack: 'f32',
 });
 

@@ -3,14 +3,14 @@
  * which 'auto' switches broad phase.
  */
 
-import { BROADPHASE_NAMES } from './broadphase/registry.js';
+import { BROADPHASE_NAMES, type BroadphaseName } from './broadphase/registry.js';
 
 /**
  * How candidates are found: 'all-pairs' tests everything; 'grid' bins the spheres in a
  * multi-level grid; 'sweep' sorts them along one axis and sweeps (pairs and box pairs only);
  * 'bvh' builds a linear BVH over Morton-sorted spheres; 'auto' picks by the scene
- * (src/broadphase/index.ts). The names are the registry's (src/broadphase/registry.ts, which
- * checks that they agree with this type).
+ * (src/broadphase/index.ts). The names are the registry's (src/broadphase/registry.ts):
+ * `NamesAgree` below fails to compile when they differ.
  */
 export type Broadphase = 'auto' | 'all-pairs' | 'grid' | 'sweep' | 'bvh';
 /**
@@ -18,6 +18,10 @@ export type Broadphase = 'auto' | 'all-pairs' | 'grid' | 'sweep' | 'bvh';
  * 'auto', then the broad phases of the registry (src/broadphase/registry.ts) in its order.
  */
 export const BROADPHASES: readonly Broadphase[] = ['auto', ...BROADPHASE_NAMES];
+
+/** The registry's names are the `Broadphase` option's, no more, no fewer: a compile error otherwise. */
+export type NamesAgree = Assert<[BroadphaseName] extends [Exclude<Broadphase, 'auto'>] ? ([Exclude<Broadphase, 'auto'>] extends [BroadphaseName] ? true : false) : false>;
+type Assert<T extends true> = T;
 
 /**
  * 'auto' uses all-pairs below this many spheres and the grid from here on. Measured with

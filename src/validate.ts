@@ -7,11 +7,11 @@
  */
 import { InvalidInputError, CapacityError } from './errors.js';
 import { STRIDE, GPU_STRIDE } from './layout.js';
-import { ceilLog2Bits, LOG2_BINS, LOG2_BIAS } from './broadphase/grid/level.js';
-import { BOX_SAMPLE, type BoxSample, type SphereStats } from './broadphase/grid/stats.js';
-import { OctaveSamples, octaveDensity } from './broadphase/grid/spacing.js';
+import { ceilLog2Bits, LOG2_BINS, LOG2_BIAS } from './spatial/level.js';
+import { BOX_SAMPLE, type BoxSample, type SphereStats } from './spatial/stats.js';
+import { OctaveSamples, octaveDensity } from './spatial/spacing.js';
 
-export type { SphereStats } from './broadphase/grid/stats.js';
+export type { SphereStats } from './spatial/stats.js';
 
 /**
  * The rules input is checked against, worded once so that messages and tests agree: an
@@ -221,7 +221,7 @@ export function validateOrientedBoxes(argument: string, value: unknown, maxRecor
 }
 
 /**
- * What a box query's grid plans its cells for (src/broadphase/grid/plan.ts, estimateBoxCost): the enclosing
+ * What a box query's grid plans its cells for (src/spatial/plan.ts, estimateBoxCost): the enclosing
  * AABBs of up to BOX_SAMPLE boxes, evenly spaced through `packed` (validated boxes in the GPU
  * layout; an oriented box's half extent on world axis a is Σ_b |R_ab| h_b).
  */

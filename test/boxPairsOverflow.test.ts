@@ -1,5 +1,5 @@
 /**
- * The grid's box kernel (boxGridPairs, src/broadphase/grid/boxes.wgsl.ts) past the pair list's
+ * The grid's box kernel (boxGridPairs, shaders/broadphase/grid/boxes.wgsl.ts) past the pair list's
  * capacity: the counter counts every pair, only those that fit are written, and a list that
  * overflowed grows and reruns to exactly all-pairs' set. A scene where boxes find many pairs
  * each (groups of spheres at one centre, as the bench's coincident scene), AABBs and oriented

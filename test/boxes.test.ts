@@ -1,7 +1,7 @@
 /**
  * sphereBoxPairs and sphereOrientedBoxPairs against the brute-force oracle, with every broad
  * phase, on seeded scenes (seed in each test's name), within the band of test/support/boxes.ts;
- * and the grid a box query plans for its boxes (src/broadphase/grid/plan.ts, estimateBoxCost).
+ * and the grid a box query plans for its boxes (src/spatial/plan.ts, estimateBoxCost).
  */
 import { describe, it, expect } from 'vitest';
 import { useGpu } from './support/gpu.js';
@@ -15,7 +15,7 @@ import { sortPairs } from '../src/reference/spherePairs.js';
 import { sweepSphereBoxPairs } from '../src/reference/sweep.js';
 import { createCollider } from '../src/collider.js';
 import { CapacityError, InvalidInputError } from '../src/errors.js';
-import { planGrid, estimateBoxCost, type GridPlan } from '../src/broadphase/grid/plan.js';
+import { planGrid, estimateBoxCost, type GridPlan } from '../src/spatial/plan.js';
 import { validateSpheres, validateAabbs, validateOrientedBoxes, boxSampleOf } from '../src/validate.js';
 import { rotateInverse } from '../src/reference/sphereBox.js';
 import { boxScene } from '../bench/scenes.js';

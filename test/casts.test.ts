@@ -11,7 +11,7 @@ import { mulberry32, gaussian } from './support/random.js';
 import { createCollider } from '../src/collider.js';
 import { CapacityError, InvalidInputError } from '../src/errors.js';
 import { bruteForceNearestCasts, bruteForceAllCasts, castHit } from '../src/reference/casts.js';
-import { planGrid } from '../src/broadphase/grid/plan.js';
+import { planGrid } from '../src/spatial/plan.js';
 import { validateSpheres } from '../src/validate.js';
 import { gridCasts } from '../src/reference/gridQueries.js';
 import { trueTotal } from '../src/castQueries.js';

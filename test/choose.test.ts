@@ -12,14 +12,14 @@
 import { describe, it, expect } from 'vitest';
 import { PAIR_SCENES, mixedCasts } from '../bench/scenes.js';
 import { validateSpheres, validateCasts } from '../src/validate.js';
-import { planGrid } from '../src/broadphase/grid/plan.js';
-import { LOG2_BINS, LOG2_BIAS, ceilLog2 } from '../src/broadphase/grid/level.js';
+import { planGrid } from '../src/spatial/plan.js';
+import { LOG2_BINS, LOG2_BIAS, ceilLog2 } from '../src/spatial/level.js';
 import { chooseBroadphase, castCosts, castCostsOf, BROADPHASE_NAMES, SERVES, WITHOUT_SPHERES, REGISTRY, autoCandidates, AUTO_SWEEP_MAX_CANDIDATES, AUTO_SWEEP_MIN_ELONGATION, type QueryShape } from '../src/broadphase/index.js';
 import { ALL_PAIRS_MAX_SPHERES } from '../src/broadphase/all-pairs/pairs.js';
 import { AUTO_GRID_MIN_SPHERES, AUTO_GRID_MIN_BOXES } from '../src/options.js';
 import { CapacityError } from '../src/errors.js';
 import type { SphereStats } from '../src/validate.js';
-import type { GridPlan } from '../src/broadphase/grid/plan.js';
+import type { GridPlan } from '../src/spatial/plan.js';
 
 /** A phase's mark in PICKS: its index in the registry's table (0 all-pairs, 1 grid, 2 sweep, 3 bvh). */
 const mark = (name: string): string => String(BROADPHASE_NAMES.indexOf(name as (typeof BROADPHASE_NAMES)[number]));

@@ -1,6 +1,6 @@
 /**
  * The grid's cast walk far from the origin and from far away. The walk works in each level's
- * frame (A's offset from the level's origin, src/broadphase/grid/casts.wgsl.ts) and widens every
+ * frame (A's offset from the level's origin, shaders/broadphase/grid/casts.wgsl.ts) and widens every
  * reach by 2^-20 of that offset, the cast's length and the reaches (gridWalkSlack), not of the
  * absolute coordinates: at 1e6 those were about 1 unit, 16 spacings of a touching lattice of
  * radius 1/16, and every cast walked a tube 16 cells across (the CPU twin: 3,377 slabs, rows and
@@ -13,10 +13,10 @@ import { useGpu } from './support/gpu.js';
 import { mulberry32 } from './support/random.js';
 import { PAIR_SCENES, mixedCasts } from '../bench/scenes.js';
 import { validateSpheres } from '../src/validate.js';
-import { planGrid } from '../src/broadphase/grid/plan.js';
+import { planGrid } from '../src/spatial/plan.js';
 import { gridCasts } from '../src/reference/gridQueries.js';
-import { gridWalkSlack } from '../src/broadphase/grid/castSlack.js';
-import { EXT_SCALE } from '../src/broadphase/grid/level.js';
+import { gridWalkSlack } from '../src/spatial/reach.js';
+import { EXT_SCALE } from '../src/spatial/level.js';
 
 const gpu = useGpu();
 

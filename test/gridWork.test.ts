@@ -13,7 +13,7 @@ import { PAIR_SCENES, boxScene, mixedCasts, castSceneOf } from '../bench/scenes.
 import { validateSpheres, validateAabbs, validateCasts, boxSampleOf } from '../src/validate.js';
 import { chooseBroadphase, castCosts, castCostTerms, phasesServing, CAST_COST } from '../src/broadphase/index.js';
 import type { CastPhaseName } from '../src/broadphase/registry.js';
-import { planGrid } from '../src/broadphase/grid/plan.js';
+import { planGrid } from '../src/spatial/plan.js';
 import { gridSpherePairs } from '../src/reference/grid.js';
 import { gridSphereAabbPairs, gridCasts } from '../src/reference/gridQueries.js';
 
@@ -29,7 +29,7 @@ const CASTS = 2000;
  * frame (gridWalkSlack) and over the stretch within reach of its bounds: with a slack of 2^-20 of
  * the absolute coordinates they walked 3,377 and 80.4 (a tube 16 cells across at 1e6). The casts'
  * counts are measured again since the walk takes the coarsest level first and narrows each row to
- * where the cast reaches it (src/broadphase/grid/casts.wgsl.ts): none more, the tiny blob 57% fewer.
+ * where the cast reaches it (shaders/broadphase/grid/casts.wgsl.ts): none more, the tiny blob 57% fewer.
  */
 const MEASURED: Record<string, { pairs: number; boxes: number; casts: number }> = {
   uniform: { pairs: 7.3, boxes: 45.9, casts: 25.6 },

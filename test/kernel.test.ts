@@ -18,30 +18,30 @@ import { bindings, uniform, readOnly, readWrite, entry, constSize, overrideSize,
 import { runtimeArrays } from '../src/gpu/pipeline.js';
 import { BufferUsage, MapMode } from '../src/gpu/flags.js';
 import { flatWorkgroup } from '../shaders/common.wgsl.js';
-import { allPairsShader, allPairsBindings, allPairsEntry } from '../src/broadphase/all-pairs/pairs.wgsl.js';
-import { boxAllPairsShader, boxAllPairsBindings, boxAllPairsEntry } from '../src/broadphase/all-pairs/boxes.wgsl.js';
-import { boxGridPairsShader, boxGridPairsBindings, boxGridPairsEntry, pairMergeShader, pairMergeBindings, pairMergeMoveEntry, pairMergeCountEntry } from '../src/broadphase/grid/boxes.wgsl.js';
-import { castMainEntry } from '../shaders/casts.wgsl.js';
-import { walkRows, visitLevel } from '../src/broadphase/grid/walk.wgsl.js';
-import { castAllPairsShader, castAllPairsBindings } from '../src/broadphase/all-pairs/casts.wgsl.js';
-import { castGridShader, castGridBindings } from '../src/broadphase/grid/casts.wgsl.js';
-import { castBvhShader, castBvhBindings } from '../src/broadphase/bvh/casts.wgsl.js';
-import { gridCountShader, gridCountBindings, gridCountEntry, gridScatterShader, gridScatterBindings, gridScatterEntry } from '../src/broadphase/grid/grid.wgsl.js';
-import { gridPairsShader, gridPairsBindings, gridPairsEntry } from '../src/broadphase/grid/pairs.wgsl.js';
-import { residentCheckShader, residentCheckBindings, residentCheckEntry, residentDispatchShader, residentDispatchBindings, residentDispatchEntry } from '../shaders/resident.wgsl.js';
-import { scanShader, scanBindings, scanSerialEntries, scanTiledEntries } from '../shaders/scan.wgsl.js';
+import { allPairsShader, allPairsBindings, allPairsEntry } from '../shaders/broadphase/all-pairs/pairs.wgsl.js';
+import { boxAllPairsShader, boxAllPairsBindings, boxAllPairsEntry } from '../shaders/broadphase/all-pairs/boxes.wgsl.js';
+import { boxGridPairsShader, boxGridPairsBindings, boxGridPairsEntry, pairMergeShader, pairMergeBindings, pairMergeMoveEntry, pairMergeCountEntry } from '../shaders/broadphase/grid/boxes.wgsl.js';
+import { castMainEntry } from '../shaders/passes/casts.wgsl.js';
+import { walkRows, visitLevel } from '../shaders/broadphase/grid/walk.wgsl.js';
+import { castAllPairsShader, castAllPairsBindings } from '../shaders/broadphase/all-pairs/casts.wgsl.js';
+import { castGridShader, castGridBindings } from '../shaders/broadphase/grid/casts.wgsl.js';
+import { castBvhShader, castBvhBindings } from '../shaders/broadphase/bvh/casts.wgsl.js';
+import { gridCountShader, gridCountBindings, gridCountEntry, gridScatterShader, gridScatterBindings, gridScatterEntry } from '../shaders/broadphase/grid/grid.wgsl.js';
+import { gridPairsShader, gridPairsBindings, gridPairsEntry } from '../shaders/broadphase/grid/pairs.wgsl.js';
+import { residentCheckShader, residentCheckBindings, residentCheckEntry, residentDispatchShader, residentDispatchBindings, residentDispatchEntry } from '../shaders/resident/resident.wgsl.js';
+import { scanShader, scanBindings, scanSerialEntries, scanTiledEntries } from '../shaders/passes/scan.wgsl.js';
 import {
   sweepKeysShader, sweepKeysBindings, sweepKeysEntry, sweepGatherShader, sweepGatherBindings, sweepGatherEntry, sweepPairsShader, sweepPairsBindings, sweepPairsEntry,
   sweepBoxesShader, sweepBoxesBindings, sweepBoxesEntry,
-} from '../src/broadphase/sweep/sweep.wgsl.js';
+} from '../shaders/broadphase/sweep/sweep.wgsl.js';
 import {
   bvhCodesShader, bvhCodesBindings, bvhCodesHiShader, bvhCodesHiBindings, bvhGatherShader, bvhGatherBindings, bvhPyramidShader, bvhPyramidBindings,
   bvhNodesShader, bvhNodesBindings, bvhPairsShader, bvhPairsBindings, bvhBoxesShader, bvhBoxesBindings, bvhBoxCodesShader, bvhBoxCodesBindings,
   bvhBoxCodesEntry, bvhCodesEntry, bvhCodesHiEntry, bvhGatherEntry, bvhPyramidEntry, bvhNodesEntry, bvhPairsEntry, bvhBoxesEntry,
-} from '../src/broadphase/bvh/bvh.wgsl.js';
+} from '../shaders/broadphase/bvh/bvh.wgsl.js';
 import {
   radixSortShader, radixKeysBindings, radixPairsBindings, radixSortSubgroupShader, radixSubgroupKeysBindings, radixSubgroupPairsBindings, radixEntries, radixSubgroupEntries,
-} from '../shaders/radixSort.wgsl.js';
+} from '../shaders/passes/radixSort.wgsl.js';
 import {
   particleGatherShader, particleGatherEntry, particleDecideShader, particleDecideEntry, particleCarryShader, particleCarryEntry, particleScatterIdsShader, particleScatterIdsEntry,
   particleStableShader, particleStableEntry, particleCountShader, particleCountEntry, particleFillShader, particleFillEntry,
@@ -335,7 +335,7 @@ ${tiles.wgsl}
   });
 });
 
-describe('grid walks (src/broadphase/grid/walk.wgsl.ts)', () => {
+describe('grid walks (shaders/broadphase/grid/walk.wgsl.ts)', () => {
   const walk = { level: '0u', lo: 'vec3u(0u)', hi: 'vec3u(1u)' };
   for (const dense of [true, false]) {
     it(`a visit body that names what the ${dense ? 'dense' : 'hashed'} walk declares is refused, naming it; q, u and members are its own`, () => {

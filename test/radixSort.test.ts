@@ -12,7 +12,7 @@ import { radixSortByKey } from '../src/reference/sort.js';
 import { BufferUsage } from '../src/gpu/flags.js';
 import { readBuffer } from '../src/gpu/buffers.js';
 import { CapacityError } from '../src/errors.js';
-import { radixSortShader, radixSortSubgroupShader } from '../shaders/radixSort.wgsl.js';
+import { radixSortShader, radixSortSubgroupShader } from '../shaders/passes/radixSort.wgsl.js';
 
 const gpu = useGpu();
 let shared: RadixSortPass | null = null;

@@ -3,7 +3,7 @@ import { describe, it, expect } from 'vitest';
 import { useGpu } from './support/gpu.js';
 import { mulberry32 } from './support/random.js';
 import { ExclusiveScanPass, autoScanVariant, scanBufferBytes, type ScanVariant } from '../src/passes/scan.js';
-import { SCAN_TILE } from '../shaders/scan.wgsl.js';
+import { SCAN_TILE } from '../shaders/passes/scan.wgsl.js';
 import { describeDevice, shadersRunOnCpu } from '../src/device.js';
 import { BufferUsage } from '../src/gpu/flags.js';
 import { readBuffer } from '../src/gpu/buffers.js';

@@ -16,7 +16,7 @@
 import { requestNodeDevice, createCollider } from '../../src/node.js';
 import { PAIR_SCENES, mixedCasts, castSceneOf } from '../scenes.js';
 import { validateSpheres, validateCasts } from '../../src/validate.js';
-import { planGrid } from '../../src/broadphase/grid/plan.js';
+import { planGrid } from '../../src/spatial/plan.js';
 import { castCosts, castCostTerms, chooseBroadphase, phasesServing, type CastPhaseName } from '../../src/broadphase/index.js';
 
 const n = Number(process.argv[2] || 16000);

@@ -17,7 +17,7 @@
 import { readFileSync } from 'node:fs';
 import { PAIR_SCENES, mixedCasts, castSceneOf } from '../scenes.js';
 import { validateSpheres, validateCasts } from '../../src/validate.js';
-import { planGrid } from '../../src/broadphase/grid/plan.js';
+import { planGrid } from '../../src/spatial/plan.js';
 import { castCostTerms } from '../../src/broadphase/index.js';
 
 interface Line {

@@ -31,7 +31,7 @@ export async function boxesSuite(ctx: Context, sizes: [number, number][], scenes
         const { spheres, boxes } = boxScene(kind, n, m, shape);
         const scene = `${kind} (${shape === 'aabb' ? 'AABB' : 'OBB'})`;
         const size = { spheres: n, boxes: m };
-        // The plan the query's grid uses (planned for its boxes: src/broadphase/grid/plan.ts).
+        // The plan the query's grid uses (planned for its boxes: src/spatial/plan.ts).
         const plan = collider.planFor(spheres, { kind: shape, boxes });
         const stats = { rows: 0, candidates: 0 };
         const twin = shape === 'aabb' ? reference.gridSphereAabbPairs : reference.gridSphereObbPairs;

@@ -6,7 +6,7 @@
 import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleStats, ParticleReuse, ParticleRest, ParticleColliderContact } from '../../src/layout.js';
 import { flatWorkgroup } from '../common.wgsl.js';
 import { WG } from '../../src/gpu/kernel.js';
-import { EXT_SCALE } from '../../src/broadphase/grid/level.js';
+import { EXT_SCALE } from '../../src/spatial/level.js';
 import { MOVE_ROUNDING, SLEEP_OVERLAP } from '../../src/particles/step.js';
 import { EMPTY_SLOT } from './colliders.wgsl.js';
 

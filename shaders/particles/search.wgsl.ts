@@ -4,10 +4,10 @@
  * stable bucket order and the contact lists (count, scan, fill) or the carry of the last lists.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { GATE_WGSL } from '../../src/gpu/gate.js';
-import { gridHelpers, compiledFor, GRID_PARAMS, type GridLayout } from '../../src/broadphase/grid/grid.wgsl.js';
+import { GATE_WGSL } from '../gpu/gate.wgsl.js';
+import { gridHelpers, compiledFor, GRID_PARAMS, type GridLayout } from '../broadphase/grid/grid.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, ONE_THREAD } from '../../src/gpu/kernel.js';
-import { walkRows, inRowFunction } from '../../src/broadphase/grid/walk.wgsl.js';
+import { walkRows, inRowFunction } from '../broadphase/grid/walk.wgsl.js';
 import { levelLoop } from '../common.wgsl.js';
 import { formula } from './formula.js';
 import { contactGeometry, header, entriesOf } from './common.wgsl.js';

@@ -10,16 +10,16 @@
 import { InvalidInputError } from '../errors.js';
 import { RULES } from '../validate.js';
 import { AUTO_GRID_MIN_SPHERES, AUTO_GRID_MIN_BOXES, type Broadphase } from '../options.js';
-import type { GridPlan, PlanOptions } from './grid/plan.js';
+import type { GridPlan, PlanOptions } from '../spatial/plan.js';
 import type { SphereStats } from '../validate.js';
-import { estimateGridCastWork, type CastShapeWithRecords } from './grid/castCost.js';
-import { LOG2_BINS, LOG2_BIAS, ceilLog2 } from './grid/level.js';
+import { estimateGridCastWork, type CastShapeWithRecords } from '../spatial/castWork.js';
+import { bvhCastSlack } from './bvh/castSlack.js';
+import { LOG2_BINS, LOG2_BIAS, ceilLog2 } from '../spatial/level.js';
 import { REGISTRY, BROADPHASE_NAMES, phasesServing, autoCandidates, entryOf, type BroadphaseName, type CastPhaseName } from './registry.js';
 import type { BroadPhase, BroadPhaseContext, CastShape, QueryKind, QueryShape } from './types.js';
 
 export type { BroadPhase, BroadPhaseContext, CellBinning, QueryKind, CastJob, CastShape, QueryShape } from './types.js';
 export { REGISTRY, BROADPHASE_NAMES, WITHOUT_SPHERES, phasesServing, autoCandidates, entryOf, createCellBinning, type BroadphaseName, type CastPhaseName, type BroadPhaseEntry, type AutoRule, type AutoThresholds } from './registry.js';
-export { CAST_COST } from './grid/castCost.js';
 export { AllPairsBroadPhase } from './all-pairs/phase.js';
 export { GridBroadPhase } from './grid/phase.js';
 export { SweepBroadPhase } from './sweep/phase.js';
@@ -27,12 +27,12 @@ export { sweepAxis, sweepSlack, sweepEstimate, sweepPays, AUTO_SWEEP_MAX_CANDIDA
 export { BvhBroadPhase, bvhMortonGrid, bvhPyramidLevels } from './bvh/phase.js';
 
 /** One instance of each broad phase, made for one owner (a Collider, a world's queries), by name. */
-export type BroadPhases = Readonly<Record<BroadphaseName, BroadPhase>>;
+export type BroadPhases = { readonly [N in BroadphaseName]: BroadPhase<N> };
 
 export function createBroadPhases(context: BroadPhaseContext, planOptions: PlanOptions, label = 'sphere grid'): BroadPhases {
-  const phases = {} as Record<BroadphaseName, BroadPhase>;
+  const phases: Partial<Record<BroadphaseName, BroadPhase>> = {};
   for (const name of BROADPHASE_NAMES) phases[name] = REGISTRY[name].create(context, planOptions, label);
-  return phases;
+  return phases as BroadPhases; // each line's `create` makes the phase of its name
 }
 
 export function destroyBroadPhases(phases: BroadPhases): void {
@@ -58,7 +58,7 @@ export function castCosts(plan: GridPlan, stats: SphereStats, batch: CastShapeWi
 
 /** Each phase's cost terms for a cast batch, before their constants (what bench/probes/castFit.ts records to fit them). */
 export function castCostTerms(plan: GridPlan, stats: SphereStats, batch: CastShapeWithRecords): Record<CastPhaseName, Readonly<Record<string, number>>> {
-  const work = estimateGridCastWork(plan, stats, batch);
+  const work = estimateGridCastWork(plan, stats, batch, bvhCastSlack);
   const terms: Partial<Record<CastPhaseName, Readonly<Record<string, number>>>> = {};
   for (const name of phasesServing('casts') as CastPhaseName[]) terms[name] = REGISTRY[name].castCost.terms({ plan, stats, batch, work });
   return terms as Record<CastPhaseName, Readonly<Record<string, number>>>;
@@ -131,3 +131,6 @@ export function checkServes(name: Broadphase, query: QueryKind, argument = 'opti
     throw new InvalidInputError(argument, -1, RULES.option, `broadphase '${name}' does not serve ${what}; use 'auto', ${serving.map((o) => `'${o}'`).join(', ')}`);
   }
 }
+
+/** Each cast-serving phase's cost constants (its registry line's castCost.constants). */
+export const CAST_COST = Object.fromEntries(phasesServing('casts').map((name) => [name, entryOf(name).castCost!.constants])) as Readonly<Record<CastPhaseName, Readonly<Record<string, number>>>>;

@@ -7,29 +7,17 @@
  * `chooseBroadphase` (which names no phase), and the tests' and the bench's lists
  * (`phasesServing`). Each phase lives in its folder, src/broadphase/<name>/
  * (docs/ARCHITECTURE.md, "Broad phases").
- *
- * Nothing at this module's top level may read another module's binding (options.ts imports it
- * while modules that import options.ts are still loading): the entries' functions run later.
  */
 import { AllPairsBroadPhase, allPairsCapacity } from './all-pairs/phase.js';
 import { GridBroadPhase } from './grid/phase.js';
 import { SweepBroadPhase } from './sweep/phase.js';
 import { sweepPays } from './sweep/axis.js';
 import { BvhBroadPhase } from './bvh/phase.js';
-import { CAST_COST, type GridCastWork, type CastShapeWithRecords } from './grid/castCost.js';
-import type { BroadPhase, BroadPhaseContext, CellBinning, QueryKind, QueryShape } from './types.js';
-import type { GridPlan, PlanOptions } from './grid/plan.js';
-import type { SphereStats } from '../validate.js';
-import type { Broadphase } from '../options.js';
-
-/** What 'auto' knows of a cast batch when it weighs the phases that serve casts. */
-export interface CastCostInput {
-  plan: GridPlan;
-  stats: SphereStats;
-  batch: CastShapeWithRecords;
-  /** The grid's walk of the batch, estimated once (estimateGridCastWork). */
-  work: GridCastWork;
-}
+import { ALL_PAIRS_CAST_COST } from './all-pairs/castCost.js';
+import { GRID_CAST_COST } from './grid/castCost.js';
+import { BVH_CAST_COST } from './bvh/castCost.js';
+import type { BroadPhase, BroadPhaseContext, CastCost, CellBinning, QueryKind, QueryShape } from './types.js';
+import type { PlanOptions } from '../spatial/plan.js';
 
 /**
  * How 'auto' weighs one phase for one query. chooseBroadphase (src/broadphase/index.ts) takes,
@@ -61,13 +49,8 @@ export interface BroadPhaseEntry {
   readonly serves: readonly QueryKind[];
   /** The queries 'auto' may pick it for (this object's keys), each with its rule. */
   readonly auto: { readonly [Q in QueryKind]?: AutoRule };
-  /**
-   * What a cast batch costs it, in brute force's unit (one cast tested against one sphere), only
-   * for phases that serve casts: the sum of its terms (what it does for this batch, counted or
-   * estimated) times their constants, CAST_COST[phase] (src/broadphase/grid/castCost.ts, fitted
-   * to measured calls by bench/probes/castFitSolve.ts).
-   */
-  readonly castCost?: { readonly terms: (input: CastCostInput) => Readonly<Record<string, number>>; readonly constants: Readonly<Record<string, number>> };
+  /** What a cast batch costs it (phases that serve casts only): src/broadphase/<name>/castCost.ts. */
+  readonly castCost?: CastCost;
   /** Throws a typed error (a CapacityError) for a query it cannot hold, whether named or picked by 'auto'. */
   readonly capacity?: (shape: QueryShape) => void;
   /** One for an owner (a Collider's recording, a world's queries); `label` names the grid's buffers. */
@@ -86,36 +69,23 @@ export const REGISTRY = {
   'all-pairs': {
     serves: ALL, capacity: allPairsCapacity, create: (context) => new AllPairsBroadPhase(context),
     auto: { pairs: { when: fewSpheres }, boxes: OTHERWISE, casts: { when: (shape, thresholds) => fewSpheres(shape, thresholds) || !shape.casts?.count } },
-    castCost: { terms: ({ stats, batch }) => ({ test: batch.count * stats.count }), constants: CAST_COST['all-pairs'] },
+    castCost: ALL_PAIRS_CAST_COST,
   },
   grid: {
     serves: ALL, create: (context, planOptions, label) => new GridBroadPhase(context, planOptions, label),
     binning: (context, planOptions, label) => new GridBroadPhase(context, planOptions, label),
     auto: { pairs: OTHERWISE, boxes: { when: (shape, thresholds) => !fewSpheres(shape, thresholds) && (shape.boxCount ?? 0) >= thresholds.AUTO_GRID_MIN_BOXES }, casts: WEIGHED },
-    castCost: {
-      terms: ({ plan, stats, work }) => {
-        const walk = work.slabs + work.rows + work.candidates;
-        return { fixed: 1, build: stats.count, dense: plan.dense ? walk : 0, hashed: plan.dense ? 0 : walk };
-      },
-      constants: CAST_COST.grid,
-    },
+    castCost: GRID_CAST_COST,
   },
   sweep: { serves: ['pairs', 'boxes'], auto: { pairs: { when: ({ stats }) => stats !== undefined && sweepPays(stats) } }, create: (context) => new SweepBroadPhase(context) },
   bvh: {
     serves: ALL, auto: { casts: WEIGHED }, create: (context) => new BvhBroadPhase(context),
-    castCost: {
-      terms: ({ stats, batch, work }) => ({ fixed: 1, build: stats.count, descent: batch.count * Math.log2(Math.max(stats.count, 2)), near: work.near }),
-      constants: CAST_COST.bvh,
-    },
+    castCost: BVH_CAST_COST,
   },
 } as const satisfies Record<string, BroadPhaseEntry>;
 
 /** A broad phase's name: every `Broadphase` option but 'auto'. */
 export type BroadphaseName = keyof typeof REGISTRY;
-
-/** The table's names are the `Broadphase` option's (src/options.ts, the public type), no more, no fewer: a compile error otherwise. */
-export type NamesAgree = Assert<[BroadphaseName] extends [Exclude<Broadphase, 'auto'>] ? ([Exclude<Broadphase, 'auto'>] extends [BroadphaseName] ? true : false) : false>;
-type Assert<T extends true> = T;
 
 /** Every broad phase's name, in the table's order. */
 export const BROADPHASE_NAMES = Object.keys(REGISTRY) as BroadphaseName[];

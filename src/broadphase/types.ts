@@ -10,18 +10,16 @@
  * queries append to a PairList (pairs) or write cast hit records; none reads anything back.
  */
 import type { SphereStats, CastBatch } from '../validate.js';
-import type { BoxSample, GridPlan } from './grid/plan.js';
+import type { BoxSample, GridPlan } from '../spatial/plan.js';
+import type { CastShapeWithRecords, GridCastWork } from '../spatial/castWork.js';
 import type { PairList } from '../gpu/pairList.js';
 import type { GpuTimer } from '../gpu/timer.js';
 import type { BoxKind } from '../queryKinds.js';
 import type { CastPass, CastRun } from '../passes/casts.js';
-import type { CastReach } from '../castQueries.js';
+import type { CastReach } from '../spatial/reach.js';
 import type { GpuGrid } from './grid/build.js';
 import type { Dispatcher, SkipSwitch } from '../gpu/dispatch.js';
-import type { Broadphase } from '../options.js';
 
-/** A broad phase's name: every `Broadphase` option but 'auto'. */
-export type BroadphaseName = Exclude<Broadphase, 'auto'>;
 
 /** The kinds of query a broad phase may serve. */
 export type QueryKind = 'pairs' | 'boxes' | 'casts';
@@ -49,8 +47,9 @@ export interface CastJob extends CastRun {
   kernels: CastPass;
 }
 
-export interface BroadPhase {
-  readonly name: BroadphaseName;
+export interface BroadPhase<N extends string = string> {
+  /** Its registry line's name (the `broadphase` option's value). */
+  readonly name: N;
   /**
    * Host side, before the submission that builds: plan for these spheres (and, for a box query
    * whose boxes the host has, for those boxes: the grid's cells), size the buffers.
@@ -64,7 +63,7 @@ export interface BroadPhase {
   encodeBoxPairs(encoder: GPUCommandEncoder, kind: BoxKind, boxes: GPUBuffer, boxCount: number, out: PairList, timer?: GpuTimer): void;
   /** Records one cast kernel over the built structure (only those the registry serves 'casts' with): `job.kernels.encode` with its CastKernel. */
   encodeCasts(encoder: GPUCommandEncoder, job: CastJob, timer?: GpuTimer): void;
-  /** The rounding slack its cast walk adds (castQueries.ts: gridCastSlack, bvhCastSlack). */
+  /** The rounding slack its cast walk adds (each phase's castSlack.ts; the grid's walk adds its own, gridWalkSlack). */
   castSlack(reach: CastReach): number;
   destroy(): void;
 }
@@ -94,4 +93,23 @@ export interface CellBinning extends BroadPhase {
    * `dispatch` as GridBuildPass.encodeCountAndScan's.
    */
   encodeBinning(encoder: GPUCommandEncoder, spheres: GPUBuffer, timer?: GpuTimer, skip?: SkipSwitch, dispatch?: Dispatcher): void;
+}
+
+/** What 'auto' knows of a cast batch when it weighs the phases that serve casts. */
+export interface CastCostInput {
+  plan: GridPlan;
+  stats: SphereStats;
+  batch: CastShapeWithRecords;
+  /** The grid's walk of the batch, estimated once (estimateGridCastWork). */
+  work: GridCastWork;
+}
+
+/**
+ * What a cast batch costs a phase, in brute force's unit (one cast tested against one sphere):
+ * the sum of its terms (what it does for this batch, counted or estimated) times their constants
+ * (fitted to measured calls by bench/probes/castFitSolve.ts).
+ */
+export interface CastCost {
+  readonly terms: (input: CastCostInput) => Readonly<Record<string, number>>;
+  readonly constants: Readonly<Record<string, number>>;
 }

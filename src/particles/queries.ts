@@ -18,7 +18,7 @@ import type { CallQueue } from '../gpu/calls.js';
 import type { CastBatch } from '../validate.js';
 import { CastHitRecord, CastParams, packStruct } from '../layout.js';
 import type { CastOptions, Broadphase } from '../options.js';
-import { planGrid, type PlanOptions } from '../broadphase/grid/plan.js';
+import { planGrid, type PlanOptions } from '../spatial/plan.js';
 import type { SphereStats } from '../validate.js';
 
 /**

@@ -20,7 +20,7 @@ import { requestBrowserDevice, describeDevice } from '../device.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, readBuffer, upload, bindingLimit } from '../gpu/buffers.js';
 import { GpuTimer, type Profile } from '../gpu/timer.js';
-import { planGrid, type GridPlan, type PlanOptions } from '../broadphase/grid/plan.js';
+import { planGrid, type GridPlan, type PlanOptions } from '../spatial/plan.js';
 import { ParticleStats, ParticleWalls, ParticleReuse, STRIDE } from '../layout.js';
 import { ParticleSolver } from './solver.js';
 import { ColliderContacts, type ColliderContactList } from './colliderContacts.js';

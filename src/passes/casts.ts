@@ -1,19 +1,21 @@
 /**
- * CastPass: what every cast kernel shares (shaders/casts.wgsl.ts): the parameters, the
+ * CastPass: what every cast kernel shares (shaders/passes/casts.wgsl.ts): the parameters, the
  * pipelines (one per phase, variant and mode, made on first use) and the dispatch, one thread per
- * cast. The kernels themselves are the broad phases' (src/broadphase/<name>/casts.wgsl.ts): a
+ * cast. The kernels themselves are the broad phases' (shaders/broadphase/<name>/casts.wgsl.ts): a
  * phase's `encodeCasts` hands its `CastKernel` and its structure's buffers to `encode`, in one of
  * three modes: the nearest hit per cast, the number of hits per cast, and every hit (written at
  * the offsets the scanned counts give).
  */
 import type { CastMode } from '../queryKinds.js';
-import type { BroadphaseName } from '../broadphase/registry.js';
 import { CastParams, packStruct } from '../layout.js';
 import { computePipeline, variant, recordPass } from '../gpu/pipeline.js';
 import { createBuffer } from '../gpu/buffers.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { ceilDiv } from '../gpu/dispatch.js';
-import type { Bindings, BindingResource } from '../gpu/kernel.js';
+import type { BindingResource } from '../gpu/kernel.js';
+import type { CastKernel } from '../../shaders/passes/casts.wgsl.js';
+
+export type { CastKernel } from '../../shaders/passes/casts.wgsl.js';
 import type { GpuTimer } from '../gpu/timer.js';
 import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
 
@@ -28,16 +30,6 @@ export interface CastTargets {
 
 /** What the cast pass binds itself: the parameters, the casts and the targets. */
 type CastOwn = 'params' | 'casts' | 'hits' | 'counts';
-
-/** One broad phase's cast kernel: its bindings and its WGSL by mode. */
-export interface CastKernel<N extends string> {
-  /** Its phase's name: the stage's is `cast <name> <mode>` (and its bind group layout's, `cast <name>`). */
-  name: BroadphaseName;
-  /** The pipeline's key within its phase (a grid layout), when it has variants. */
-  variant?: string;
-  bindings: Bindings<N>;
-  shader(mode: CastMode): string;
-}
 
 /** A cast batch already on the GPU, in one mode. */
 export interface CastRun {

@@ -1,6 +1,6 @@
 /**
  * RadixSortPass: stable LSD radix sort of u32 keys, alone or with u32 values, on the GPU
- * (shaders/radixSort.wgsl.ts). Reduce-then-scan: per digit pass, the digit counts of every unit
+ * (shaders/passes/radixSort.wgsl.ts). Reduce-then-scan: per digit pass, the digit counts of every unit
  * of consecutive keys, one exclusive scan of all of them (ExclusiveScanPass), and a stable
  * scatter that walks each unit in order. Three strategies, one layout (the shader says more):
  * - 'thread': a unit is 1,024 keys of one thread; no workgroup memory, no barrier, no atomic.
@@ -36,7 +36,7 @@
 import {
   radixSortShader, radixSortBindings, radixKeysBindings, radixPairsBindings, radixSubgroupKeysBindings, radixSubgroupPairsBindings, RADIX_WG, RADIX_TILE, RADIX_BITS, RADIX_BINS, RADIX_WORKGROUP_BYTES,
   RADIX_CHUNK, RADIX_THREAD_WG, RADIX_SUBGROUP_WG, radixSortSubgroupShader, radixSortSubgroupBindings,
-} from '../../shaders/radixSort.wgsl.js';
+} from '../../shaders/passes/radixSort.wgsl.js';
 import { ExclusiveScanPass, scanBufferBytes } from './scan.js';
 import { computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';

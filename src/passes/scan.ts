@@ -2,13 +2,13 @@
  * ExclusiveScanPass: in-place exclusive prefix sum of `count` u32 values in a buffer that holds
  * at least scanBufferBytes(count) bytes (the total lands after the values; what lies past it is
  * left as it was). Reduce-then-scan, recursing over the chunk
- * sums until they fit one chunk, in one of two variants (shaders/scan.wgsl.ts): 'serial' (a
+ * sums until they fit one chunk, in one of two variants (shaders/passes/scan.wgsl.ts): 'serial' (a
  * thread's 32 values, no barrier) where shaders run on a CPU, 'tiled' (a workgroup's 2,048
  * values read coalesced through workgroup memory) on a GPU. The pass owns its pipelines, its
  * bind group layout and the buffers of every recursion level; it records into a caller's
  * encoder.
  */
-import { scanShader, scanBindings, SCAN_UNITS, SCAN_ALIGN, type ScanVariant } from '../../shaders/scan.wgsl.js';
+import { scanShader, scanBindings, SCAN_UNITS, SCAN_ALIGN, type ScanVariant } from '../../shaders/passes/scan.wgsl.js';
 import { shadersRunOnCpu } from '../device.js';
 import { ScanParams, packStruct } from '../layout.js';
 import { computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
@@ -27,7 +27,7 @@ interface Level {
   gated: boolean;
 }
 
-export type { ScanVariant } from '../../shaders/scan.wgsl.js';
+export type { ScanVariant } from '../../shaders/passes/scan.wgsl.js';
 
 /**
  * The bytes a buffer scanned over `count` values must hold: the values and the total after them,

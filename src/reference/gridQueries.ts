@@ -1,17 +1,17 @@
 /**
- * CPU twins of the grid query kernels: sphere–box pairs (src/broadphase/grid/boxes.wgsl.ts, `boxGridPairs`)
- * and the slab walk of casts (src/broadphase/grid/casts.wgsl.ts, the grid's walk in `castMain`), over the same
+ * CPU twins of the grid query kernels: sphere–box pairs (shaders/broadphase/grid/boxes.wgsl.ts, `boxGridPairs`)
+ * and the slab walk of casts (shaders/broadphase/grid/casts.wgsl.ts, the grid's walk in `castMain`), over the same
  * CPU-built grid as reference/grid.ts, with the same row walk. They use the oracle's
  * double-precision tests, so they must give exactly the brute-force answers; they also count
  * the rows and candidates they visit, which is the work the GPU kernels do.
  */
-import { EXT_SCALE, SLAB_X } from '../broadphase/grid/level.js';
-import type { GridPlan } from '../broadphase/grid/plan.js';
+import { EXT_SCALE, SLAB_X } from '../spatial/level.js';
+import type { GridPlan } from '../spatial/plan.js';
 import { checkedGrid, walkableGrid, walkRows, visitLevel, cellRange, levelTouches, type WalkStats } from './grid.js';
 import { validateAabbs, validateOrientedBoxes, validateCasts } from '../validate.js';
 import { sphereAabbOverlap, sphereObbOverlap } from './sphereBox.js';
 import { castHit } from './casts.js';
-import { gridWalkSlack, GRID_WALK_SLACK } from '../broadphase/grid/castSlack.js';
+import { gridWalkSlack, GRID_WALK_SLACK } from '../spatial/reach.js';
 
 
 /** (sphere, box) pairs of AABBs (6 floats each), each box walking the sphere grid. */

@@ -4,7 +4,7 @@
  */
 export { spheresOverlap, pairMargin, bruteForceSpherePairs, sortPairs } from './spherePairs.js';
 export { sphereLevel, cellOf, hashRow, rowKey, bucketOf, buildGrid, gridSpherePairs, type CpuGrid } from './grid.js';
-export { ceilLog2 } from '../broadphase/grid/level.js';
+export { ceilLog2 } from '../spatial/level.js';
 export {
   sphereAabbOverlap, sphereAabbDistance2, bruteForceSphereAabbPairs,
   rotateInverse, sphereInBoxSpace, sphereObbDistance2, sphereObbOverlap, bruteForceSphereObbPairs,

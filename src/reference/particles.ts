@@ -35,8 +35,8 @@
  * Over 500 lines: the twin mirrors the whole GPU step in one method, in the GPU's order of
  * operations, so that a reader can hold it beside the kernels stage by stage.
  */
-import { EXT_SCALE } from '../broadphase/grid/level.js';
-import type { GridPlan } from '../broadphase/grid/plan.js';
+import { EXT_SCALE } from '../spatial/level.js';
+import type { GridPlan } from '../spatial/plan.js';
 import { walkableGrid, walkRows, cellRange, hashRow } from './grid.js';
 import { MOVE_ROUNDING, SLEEP_OVERLAP, wakeKey, type StepParams } from '../particles/step.js';
 

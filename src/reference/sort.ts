@@ -1,5 +1,5 @@
 /**
- * The CPU twin of the radix sort pass (shaders/radixSort.wgsl.ts): a stable LSD radix sort of
+ * The CPU twin of the radix sort pass (shaders/passes/radixSort.wgsl.ts): a stable LSD radix sort of
  * u32 keys by their `keyBits` low bits, 8 bits a pass, with optional u32 values; the same digits
  * (`digitOf`) and the same order of passes. Bits above `keyBits` are ignored: keys equal in the
  * low bits keep their input order.

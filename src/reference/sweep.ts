@@ -1,5 +1,5 @@
 /**
- * The CPU twin of the sort-and-sweep broad phase (src/broadphase/sweep/sweep.wgsl.ts): the same axis, the
+ * The CPU twin of the sort-and-sweep broad phase (shaders/broadphase/sweep/sweep.wgsl.ts): the same axis, the
  * same f32 interval ends and slack, a stable sort by lower end, the same sweep and binary
  * search. The pair test is the oracle's (double precision), so on scenes away from the rounding
  * band it must give the oracle's pairs exactly: that checks the sweep never prunes a pair.

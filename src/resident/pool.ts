@@ -5,7 +5,7 @@
  */
 import type { BoxKind } from '../queryKinds.js';
 import { type EncodeOptions, type EncodeCastOptions } from './inputs.js';
-import { EncodedPairs, EncodedHits } from './results.js';
+import { EncodedPairs, EncodedHits, type Lease } from './results.js';
 import { ResidentQueries } from './recorder.js';
 
 
@@ -15,7 +15,7 @@ import { ResidentQueries } from './recorder.js';
  * Until then no other call records on it, so nothing it wrote (parameters through the queue,
  * working buffers that may grow) changes under a call that may not be submitted yet.
  */
-export class RecorderLease {
+export class RecorderLease implements Lease {
   private released = false;
 
   /** @internal */
@@ -75,7 +75,8 @@ export class ResidentPool {
 
   private leased<T extends EncodedPairs | EncodedHits>(options: unknown, type: abstract new (...args: never[]) => T, record: (recorder: ResidentQueries) => T): T {
     const into = options && typeof options === 'object' ? (options as { into?: unknown }).into : undefined;
-    const held = into instanceof type && into.lease?.held && into.lease.pool === this ? into.lease : undefined;
+    const lease = into instanceof type ? into.lease : undefined;
+    const held = lease instanceof RecorderLease && lease.held && lease.pool === this ? lease : undefined;
     const recorder = held?.recorder ?? this.take();
     let result: T;
     try {

@@ -8,14 +8,14 @@ import { GrowableBuffer, createBuffer, bindingLimit } from '../gpu/buffers.js';
 import { computePipeline, setPipelineAndGroup, recordPass } from '../gpu/pipeline.js';
 import { ceilDiv } from '../gpu/dispatch.js';
 import { CastPass } from '../passes/casts.js';
-import { residentCheckShader, residentCheckBindings, residentDispatchShader, residentDispatchBindings } from '../../shaders/resident.wgsl.js';
+import { residentCheckShader, residentCheckBindings, residentDispatchShader, residentDispatchBindings } from '../../shaders/resident/resident.wgsl.js';
 import { ResidentParams, PairCounter, CastHitRecord, GPU_STRIDE, PAIR_BYTES, packStruct } from '../layout.js';
-import { createBroadPhases, destroyBroadPhases, chooseBroadphase, checkServes, WITHOUT_SPHERES, type BroadPhase, type BroadPhases, type CastShape, type QueryShape } from '../broadphase/index.js';
+import { createBroadPhases, destroyBroadPhases, chooseBroadphase, checkServes, WITHOUT_SPHERES, type BroadPhase, type BroadPhases, type BroadphaseName, type CastShape, type QueryShape } from '../broadphase/index.js';
 import { checkOneOf, checkPositiveInteger, checkBoolean, checkNumber, RULES, MAX_MAGNITUDE, type SphereStats } from '../validate.js';
 import { BROADPHASES, type Broadphase } from '../options.js';
-import { type CastReach } from '../castQueries.js';
+import type { CastReach } from '../spatial/reach.js';
 import { ExclusiveScanPass, scanBufferBytes } from '../passes/scan.js';
-import { planGrid, type BoxSample, type GridPlan, type PlanOptions } from '../broadphase/grid/plan.js';
+import { planGrid, type BoxSample, type GridPlan, type PlanOptions } from '../spatial/plan.js';
 import { GpuTimer } from '../gpu/timer.js';
 import type { BoxKind } from '../queryKinds.js';
 import type { CastMode } from '../queryKinds.js';
@@ -102,13 +102,13 @@ export class ResidentQueries {
     this.maxRecords = Math.floor(bindingBytes / 16); // spheres (limits.maxSpheres)
   }
 
-  /** The grid plan the grid broad phase would use for these statistics (and boxes, for a box query): src/broadphase/grid/plan.ts. */
+  /** The grid plan the grid broad phase would use for these statistics (and boxes, for a box query): src/spatial/plan.ts. */
   planFor(stats: SphereStats, boxes?: BoxSample): GridPlan {
     return planGrid(stats, this.planOptions, boxes);
   }
 
   /** The broad phase a query runs on: the caller's choice, or 'auto''s. */
-  phaseFor(requested: Broadphase, shape: Omit<QueryShape, 'gridPlan'> & { stats: SphereStats }): BroadPhase {
+  phaseFor(requested: Broadphase, shape: Omit<QueryShape, 'gridPlan'> & { stats: SphereStats }): BroadPhase<BroadphaseName> {
     checkServes(requested, shape.query);
     return this.broadphases[chooseBroadphase(requested, { ...shape, gridPlan: () => this.planFor(shape.stats) })];
   }

@@ -9,7 +9,11 @@ import { PairList } from '../gpu/pairList.js';
 import { ResidentStatus, PairCounter, CastHitRecord } from '../layout.js';
 import { RULES } from '../validate.js';
 import { toRaycastResult, toSphereCastResult, trueTotal, type HitRecords, type RaycastResult, type SphereCastResult, type RaycastAllHits, type SphereCastAllHits } from '../castQueries.js';
-import type { RecorderLease } from './pool.js';
+
+/** What a result holds of its recorder until the call has run: the pool's lease (src/resident/pool.ts). */
+export interface Lease {
+  release(): void;
+}
 
 /**
  * Throws if a result's status words (ResidentStatus) say the call has not run (its encoder not
@@ -72,7 +76,7 @@ export class EncodedPairs {
   /** @internal The recording that made the result (ResidentParams.call). */
   call = 0;
   /** @internal The recorder its last encoded call ran on, held until the call is known to have run. */
-  lease?: RecorderLease;
+  lease?: Lease;
 
   /** @internal Made by the Collider's encode calls. */
   constructor(device: GPUDevice, capacity: number, label = 'encoded pairs') {
@@ -177,7 +181,7 @@ export class EncodedHits<R extends HitsResult = HitsResult> {
   /** @internal The recording that made the result (ResidentParams.call). */
   call = 0;
   /** @internal The recorder its last encoded call ran on, held until the call is known to have run. */
-  lease?: RecorderLease;
+  lease?: Lease;
 
   /** @internal Made by the Collider's encode calls. */
   constructor(private readonly device: GPUDevice, label = 'encoded hits') {

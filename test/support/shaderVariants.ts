@@ -1,22 +1,22 @@
 /** Every shader variant the library can create, by name: for compile and layout tests. */
-import { allPairsShader } from '../../src/broadphase/all-pairs/pairs.wgsl.js';
-import { gridCountShader, gridScatterShader } from '../../src/broadphase/grid/grid.wgsl.js';
-import { gridPairsShader } from '../../src/broadphase/grid/pairs.wgsl.js';
-import { scanShader } from '../../shaders/scan.wgsl.js';
-import { boxAllPairsShader } from '../../src/broadphase/all-pairs/boxes.wgsl.js';
-import { boxGridPairsShader } from '../../src/broadphase/grid/boxes.wgsl.js';
-import { castAllPairsShader } from '../../src/broadphase/all-pairs/casts.wgsl.js';
-import { castGridShader } from '../../src/broadphase/grid/casts.wgsl.js';
-import { castBvhShader } from '../../src/broadphase/bvh/casts.wgsl.js';
-import { sweepKeysShader, sweepGatherShader, sweepPairsShader, sweepBoxesShader } from '../../src/broadphase/sweep/sweep.wgsl.js';
-import { residentCheckShader, residentDispatchShader } from '../../shaders/resident.wgsl.js';
-import { bvhCodesShader, bvhGatherShader, bvhPyramidShader, bvhNodesShader, bvhPairsShader, bvhBoxesShader } from '../../src/broadphase/bvh/bvh.wgsl.js';
+import { allPairsShader } from '../../shaders/broadphase/all-pairs/pairs.wgsl.js';
+import { gridCountShader, gridScatterShader } from '../../shaders/broadphase/grid/grid.wgsl.js';
+import { gridPairsShader } from '../../shaders/broadphase/grid/pairs.wgsl.js';
+import { scanShader } from '../../shaders/passes/scan.wgsl.js';
+import { boxAllPairsShader } from '../../shaders/broadphase/all-pairs/boxes.wgsl.js';
+import { boxGridPairsShader } from '../../shaders/broadphase/grid/boxes.wgsl.js';
+import { castAllPairsShader } from '../../shaders/broadphase/all-pairs/casts.wgsl.js';
+import { castGridShader } from '../../shaders/broadphase/grid/casts.wgsl.js';
+import { castBvhShader } from '../../shaders/broadphase/bvh/casts.wgsl.js';
+import { sweepKeysShader, sweepGatherShader, sweepPairsShader, sweepBoxesShader } from '../../shaders/broadphase/sweep/sweep.wgsl.js';
+import { residentCheckShader, residentDispatchShader } from '../../shaders/resident/resident.wgsl.js';
+import { bvhCodesShader, bvhGatherShader, bvhPyramidShader, bvhNodesShader, bvhPairsShader, bvhBoxesShader } from '../../shaders/broadphase/bvh/bvh.wgsl.js';
 import {
   particleGatherShader, particleDecideShader, particleCarryShader, particleSleepShader, particleSplitShader, particleBusyArgsShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader,
 } from '../../shaders/particles/solver.wgsl.js';
 import { colliderFindShader, colliderListShader, colliderPrepareShader, colliderMoveShader, colliderCellsShader, colliderContactsShader, colliderContactsArgsShader } from '../../shaders/particles/colliders.wgsl.js';
 
-/** Every layout a grid-walking kernel is compiled for (src/broadphase/grid/grid.wgsl.ts, GridLayout). */
+/** Every layout a grid-walking kernel is compiled for (shaders/broadphase/grid/grid.wgsl.ts, GridLayout). */
 const GRID_LAYOUTS = [true, false].flatMap((dense) => [false, true].map((oneLevel) => ({ dense, oneLevel })));
 const layoutName = ({ dense, oneLevel }: { dense: boolean; oneLevel: boolean }): string => `dense=${dense} oneLevel=${oneLevel}`;
 

@@ -2,7 +2,7 @@
  * BoxAllPairsPass: every sphere against every box (AABB or oriented) in 64×64 tiles
  * (./boxes.wgsl.ts), appending (sphere, box) to a PairList.
  */
-import { boxAllPairsShader, boxAllPairsBindings } from './boxes.wgsl.js';
+import { boxAllPairsShader, boxAllPairsBindings } from '../../../shaders/broadphase/all-pairs/boxes.wgsl.js';
 import type { BoxKind } from '../../queryKinds.js';
 import { BoxParams, packStruct } from '../../layout.js';
 import { computePipeline, variant, recordPass } from '../../gpu/pipeline.js';

@@ -3,7 +3,7 @@
  * (./pairs.wgsl.ts), appending overlaps to a PairList. N(N−1)/2 tests; each sphere is
  * read from memory about N/TILE times.
  */
-import { allPairsShader, allPairsBindings } from './pairs.wgsl.js';
+import { allPairsShader, allPairsBindings } from '../../../shaders/broadphase/all-pairs/pairs.wgsl.js';
 import { AllPairsParams, packStruct } from '../../layout.js';
 import { computePipeline, recordPass } from '../../gpu/pipeline.js';
 import { createBuffer } from '../../gpu/buffers.js';

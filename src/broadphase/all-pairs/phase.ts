@@ -9,14 +9,14 @@
 import { AllPairsPass, ALL_PAIRS_MAX_SPHERES } from './pairs.js';
 import { CapacityError } from '../../errors.js';
 import { BoxAllPairsPass } from './boxes.js';
-import { castAllPairsKernel } from './casts.wgsl.js';
+import { castAllPairsKernel } from '../../../shaders/broadphase/all-pairs/casts.wgsl.js';
 import type { BroadPhase, BroadPhaseContext, CastJob, QueryShape } from '../types.js';
 import type { SphereStats } from '../../validate.js';
 import type { PairList } from '../../gpu/pairList.js';
 import type { GpuTimer } from '../../gpu/timer.js';
 import type { BoxKind } from '../../queryKinds.js';
-import { gridCastSlack } from '../grid/castSlack.js';
-import type { CastReach } from '../../castQueries.js';
+import { allPairsCastSlack } from './castSlack.js';
+import type { CastReach } from '../../spatial/reach.js';
 
 /** Throws a CapacityError for more sphere pairs than its tiles can index (its registry line's `capacity`). */
 export function allPairsCapacity({ query, sphereCount }: QueryShape): void {
@@ -60,7 +60,7 @@ export class AllPairsBroadPhase implements BroadPhase {
 
   /** Brute force walks nothing; its kernels ignore the slack (the grid's is passed, harmlessly). */
   castSlack(reach: CastReach): number {
-    return gridCastSlack(reach);
+    return allPairsCastSlack(reach);
   }
 
   private built(): GPUBuffer {

@@ -1,5 +1,5 @@
-/** A cast walk's rounding slack (BroadPhase.castSlack). No runtime import of src/options.ts here: the registry loads this. */
-import type { CastReach } from '../../castQueries.js';
+/** The BVH phase's cast slack (BroadPhase.castSlack). */
+import type { CastReach } from '../../spatial/reach.js';
 
 /**
  * The BVH walk's slack, added to every node box: the boxes hold their spheres but for the

@@ -18,8 +18,8 @@
 import {
   bvhCodesShader, bvhCodesBindings, bvhCodesHiShader, bvhCodesHiBindings, bvhGatherShader, bvhGatherBindings, bvhPyramidShader, bvhPyramidBindings,
   bvhNodesShader, bvhNodesBindings, bvhPairsShader, bvhPairsBindings, bvhBoxesShader, bvhBoxesBindings, bvhBoxCodesShader, bvhBoxCodesBindings,
-} from './bvh.wgsl.js';
-import { castBvhKernel } from './casts.wgsl.js';
+} from '../../../shaders/broadphase/bvh/bvh.wgsl.js';
+import { castBvhKernel } from '../../../shaders/broadphase/bvh/casts.wgsl.js';
 import { bvhMortonGrid, bvhPyramidLevels } from './shape.js';
 import { RadixSortPass } from '../../passes/radixSort.js';
 import { BvhParams, BvhLevel, BvhNode, packStruct } from '../../layout.js';
@@ -34,7 +34,7 @@ import type { PairList } from '../../gpu/pairList.js';
 import type { GpuTimer } from '../../gpu/timer.js';
 import type { BoxKind } from '../../queryKinds.js';
 import { bvhCastSlack } from './castSlack.js';
-import type { CastReach } from '../../castQueries.js';
+import type { CastReach } from '../../spatial/reach.js';
 import { WORKGROUP_SIZE } from '../../gpu/workgroups.js';
 
 const WG_BUILD = WORKGROUP_SIZE.bvhBuild;

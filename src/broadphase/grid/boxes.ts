@@ -4,9 +4,9 @@
  * from the bottom, the odd from the top, on counters of their own), then merging the two into
  * the one list and count a PairList holds (pairMerge, which writes the list's counter).
  */
-import { boxGridPairsShader, boxGridPairsBindings, pairMergeShader, pairMergeBindings, PAIR_ENDS_BYTES } from './boxes.wgsl.js';
+import { boxGridPairsShader, boxGridPairsBindings, pairMergeShader, pairMergeBindings, PAIR_ENDS_BYTES } from '../../../shaders/broadphase/grid/boxes.wgsl.js';
 import type { BoxKind } from '../../queryKinds.js';
-import { gridLayoutOf, gridLayoutName, type GridLayout } from './grid.wgsl.js';
+import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../../shaders/broadphase/grid/grid.wgsl.js';
 import { BoxParams, packStruct } from '../../layout.js';
 import { computePipeline, variant, recordPass } from '../../gpu/pipeline.js';
 import { createBuffer } from '../../gpu/buffers.js';

@@ -2,8 +2,8 @@
  * GridPairsPass: the narrow phase over a built grid (./pairs.wgsl.ts), one thread per
  * sphere in cell order, appending overlapping pairs (i < j) to a PairList.
  */
-import { gridPairsShader, gridPairsBindings } from './pairs.wgsl.js';
-import { gridLayoutOf, gridLayoutName, type GridLayout } from './grid.wgsl.js';
+import { gridPairsShader, gridPairsBindings } from '../../../shaders/broadphase/grid/pairs.wgsl.js';
+import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../../shaders/broadphase/grid/grid.wgsl.js';
 import { computePipeline, variant, recordPass } from '../../gpu/pipeline.js';
 import { ceilDiv } from '../../gpu/dispatch.js';
 import type { GpuGrid } from './build.js';

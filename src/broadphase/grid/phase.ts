@@ -1,26 +1,26 @@
 /**
- * 'grid': spheres binned into a multi-level uniform grid (src/broadphase/grid/plan.ts plans it from the
+ * 'grid': spheres binned into a multi-level uniform grid (src/spatial/plan.ts plans it from the
  * radii and bounds; dense when the bounds are compact, hashed otherwise). Pairs walk the cells
  * around each sphere, boxes the cells they cover, casts the slabs along the ray.
  *
  * Its folder: pairs.ts and pairs.wgsl.ts (GridPairsPass), boxes.ts and boxes.wgsl.ts
  * (BoxGridPairsPass), casts.wgsl.ts (the slab walk, run by src/passes/casts.ts), castCost.ts
- * (its walk's cost, for 'auto'). The build (src/broadphase/grid/build.ts, src/broadphase/grid/grid.wgsl.ts), the
- * plan (src/broadphase/grid/) and the row walk (src/broadphase/grid/walk.wgsl.ts) are shared with the particle world.
+ * (its walk's cost, for 'auto'). The build (src/broadphase/grid/build.ts, shaders/broadphase/grid/grid.wgsl.ts), the
+ * plan (src/broadphase/grid/) and the row walk (shaders/broadphase/grid/walk.wgsl.ts) are shared with the particle world.
  */
 import { GridBuildPass, GpuGrid } from './build.js';
 import { GridPairsPass } from './pairs.js';
 import { BoxGridPairsPass } from './boxes.js';
-import { castGridKernel } from './casts.wgsl.js';
-import { gridLayoutOf } from './grid.wgsl.js';
-import { planGrid, type BoxSample, type GridPlan, type PlanOptions } from './plan.js';
+import { castGridKernel } from '../../../shaders/broadphase/grid/casts.wgsl.js';
+import { gridLayoutOf } from '../../../shaders/broadphase/grid/grid.wgsl.js';
+import { planGrid, type BoxSample, type GridPlan, type PlanOptions } from '../../spatial/plan.js';
 import type { CellBinning, BroadPhaseContext, CastJob } from '../types.js';
 import type { Dispatcher, SkipSwitch } from '../../gpu/dispatch.js';
 import type { SphereStats } from '../../validate.js';
 import type { PairList } from '../../gpu/pairList.js';
 import type { GpuTimer } from '../../gpu/timer.js';
 import type { BoxKind } from '../../queryKinds.js';
-import type { CastReach } from '../../castQueries.js';
+import type { CastReach } from '../../spatial/reach.js';
 
 export class GridBroadPhase implements CellBinning {
   readonly name = 'grid' as const;
@@ -40,7 +40,7 @@ export class GridBroadPhase implements CellBinning {
     this.boxPass = new BoxGridPairsPass(device, maxWorkgroupsPerDimension);
   }
 
-  /** The plan `prepare` would use for these spheres (and boxes, for a box query: src/broadphase/grid/plan.ts). */
+  /** The plan `prepare` would use for these spheres (and boxes, for a box query: src/spatial/plan.ts). */
   planFor(stats: SphereStats, boxes?: BoxSample): GridPlan {
     return planGrid(stats, this.planOptions, boxes);
   }

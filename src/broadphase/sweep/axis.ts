@@ -4,7 +4,7 @@
  * (./phase.ts), its CPU twin (src/reference/sweep.ts) and its registry line (../registry.ts)
  * share them.
  */
-import type { SphereStats } from '../grid/stats.js';
+import type { SphereStats } from '../../spatial/stats.js';
 
 /** The axis of greatest variance of the centres (x on ties). */
 export function sweepAxis(stats: SphereStats): 0 | 1 | 2 {

@@ -13,7 +13,7 @@
  * The axis, the slack and the estimate 'auto' sweeps by are pure arithmetic in ./axis.ts, which
  * the CPU twin (src/reference/sweep.ts) and the registry line share.
  */
-import { sweepKeysShader, sweepKeysBindings, sweepGatherShader, sweepGatherBindings, sweepPairsShader, sweepPairsBindings, sweepBoxesShader, sweepBoxesBindings } from './sweep.wgsl.js';
+import { sweepKeysShader, sweepKeysBindings, sweepGatherShader, sweepGatherBindings, sweepPairsShader, sweepPairsBindings, sweepBoxesShader, sweepBoxesBindings } from '../../../shaders/broadphase/sweep/sweep.wgsl.js';
 import { RadixSortPass } from '../../passes/radixSort.js';
 import { SweepParams, packStruct } from '../../layout.js';
 import { computePipeline, recordPass, variant } from '../../gpu/pipeline.js';
@@ -25,7 +25,7 @@ import type { SphereStats } from '../../validate.js';
 import type { PairList } from '../../gpu/pairList.js';
 import type { GpuTimer } from '../../gpu/timer.js';
 import type { BoxKind } from '../../queryKinds.js';
-import type { CastReach } from '../../castQueries.js';
+import type { CastReach } from '../../spatial/reach.js';
 import { WORKGROUP_SIZE } from '../../gpu/workgroups.js';
 import { sweepAxis, sweepSlack } from './axis.js';
 

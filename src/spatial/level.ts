@@ -1,7 +1,7 @@
 /**
  * The integer math that assigns a sphere to a grid level, shared by validation (which builds
  * the radius histogram), the planner and the CPU reference. The WGSL twin is `ceilLog2` in
- * src/broadphase/grid/grid.wgsl.ts; both read the float's bits, so they agree exactly.
+ * shaders/broadphase/grid/grid.wgsl.ts; both read the float's bits, so they agree exactly.
  */
 
 /** Most grid levels a plan uses (cell sizes 2^e0 .. 2^(e0+15)); wider radius ranges share the top. */
@@ -40,7 +40,7 @@ export function ceilLog2(r: number): number {
 }
 
 /**
- * Cells per slab when a cast walks the grid along x (shaders/casts.wgsl.ts); 1 along y and z.
+ * Cells per slab when a cast walks the grid along x (shaders/passes/casts.wgsl.ts); 1 along y and z.
  * Buckets are consecutive along x, so a slab 4 cells thick costs the rows of a thin one: camera-
  * like rays along x visit 3x fewer rows.
  */

@@ -27,9 +27,9 @@
  * (key >> shift) & mask.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { flatWorkgroup } from './common.wgsl.js';
-import { bindings, uniform, readOnly, readWrite, entry, constSize } from '../src/gpu/kernel.js';
-import { WORKGROUP_SIZE } from '../src/gpu/workgroups.js';
+import { flatWorkgroup } from '../common.wgsl.js';
+import { bindings, uniform, readOnly, readWrite, entry, constSize } from '../../src/gpu/kernel.js';
+import { WORKGROUP_SIZE } from '../../src/gpu/workgroups.js';
 
 /** 'workgroup' strategy: threads per workgroup, also the keys of one round. A multiple of 32. */
 export const RADIX_WG = WORKGROUP_SIZE.radix;

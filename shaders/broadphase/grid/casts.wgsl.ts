@@ -1,6 +1,6 @@
 /**
  * The grid's cast kernels: each cast walks the spheres of a built grid in slabs along the ray.
- * The frame, the hit test and the modes are shaders/casts.wgsl.ts's.
+ * The frame, the hit test and the modes are shaders/passes/casts.wgsl.ts's.
  *
  * The grid walk, per level: cells are cubes of side s and hold spheres of radius ≤ maxRadius;
  * with h = maxRadius + cast radius (+ slack for rounding), a sphere centred in cell c can only
@@ -21,13 +21,12 @@
  * cast that runs beside the spheres' bounds (a plane, a line) before it meets them walks none of
  * the slabs it passes outside them. The CPU twin is gridCasts (src/reference/gridQueries.ts).
  */
-import { castKernel, onCandidate, castStop, CAST_INPUT, CAST_OUTPUT, type CastWalk } from '../../../shaders/casts.wgsl.js';
+import { castKernel, onCandidate, castStop, CAST_INPUT, CAST_OUTPUT, type CastWalk, type CastKernel } from '../../passes/casts.wgsl.js';
 import { gridHelpers, compiledFor, gridLayoutName, GRID_PARAMS, GRID_READ, type GridLayout } from './grid.wgsl.js';
 import { walkRows, visitLevel, inRowFunction } from './walk.wgsl.js';
-import { bindings, type BindingNames } from '../../gpu/kernel.js';
-import type { CastMode } from '../../queryKinds.js';
-import type { CastKernel } from '../../passes/casts.js';
-import { GRID_WALK_SLACK } from './castSlack.js';
+import { bindings, type BindingNames } from '../../../src/gpu/kernel.js';
+import type { CastMode } from '../../../src/queryKinds.js';
+import { GRID_WALK_SLACK } from '../../../src/spatial/reach.js';
 
 /** The grid's uniform first, then its buckets. */
 export const castGridBindings = bindings({ ...GRID_PARAMS, ...CAST_INPUT, ...GRID_READ, ...CAST_OUTPUT });

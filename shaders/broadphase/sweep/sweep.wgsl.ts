@@ -19,11 +19,11 @@
  * tests only the neighbouring cells.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { SweepParams } from '../../layout.js';
-import { flatWorkgroup, spheresOverlap, pairAppend, PAIR_OUTPUT } from '../../../shaders/common.wgsl.js';
-import { bindings, uniform, readOnly, readWrite, entry, WG } from '../../gpu/kernel.js';
-import { boxMath, boxTest, boxBounds } from '../../../shaders/boxes.wgsl.js';
-import type { BoxKind } from '../../queryKinds.js';
+import { SweepParams } from '../../../src/layout.js';
+import { flatWorkgroup, spheresOverlap, pairAppend, PAIR_OUTPUT } from '../../common.wgsl.js';
+import { bindings, uniform, readOnly, readWrite, entry, WG } from '../../../src/gpu/kernel.js';
+import { boxMath, boxTest, boxBounds } from '../../boxes.wgsl.js';
+import type { BoxKind } from '../../../src/queryKinds.js';
 
 
 /**

@@ -11,9 +11,9 @@
  * SwiftShader (where a barrier is costly) and saves nothing a cache does not.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { AllPairsParams } from '../../layout.js';
-import { flatWorkgroup, spheresOverlap, pairAppend, PAIR_OUTPUT } from '../../../shaders/common.wgsl.js';
-import { bindings, uniform, readOnly, entry, TILE } from '../../gpu/kernel.js';
+import { AllPairsParams } from '../../../src/layout.js';
+import { flatWorkgroup, spheresOverlap, pairAppend, PAIR_OUTPUT } from '../../common.wgsl.js';
+import { bindings, uniform, readOnly, entry, TILE } from '../../../src/gpu/kernel.js';
 
 export const allPairsBindings = bindings({
   params: uniform('AllPairsParams'),

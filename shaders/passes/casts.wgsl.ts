@@ -15,14 +15,14 @@
  * `castStop(mode)`, the distance beyond which nothing can still count.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { CastParams, CastHitRecord } from '../src/layout.js';
-import { EXT_SCALE, SLAB_X } from '../src/broadphase/grid/level.js';
-import { uniform, readOnly, readWrite, entry, WG, type Bindings } from '../src/gpu/kernel.js';
-import { flatWorkgroup, tinyGuards } from './common.wgsl.js';
+import { CastParams, CastHitRecord } from '../../src/layout.js';
+import { EXT_SCALE, SLAB_X } from '../../src/spatial/level.js';
+import { uniform, readOnly, readWrite, entry, WG, type Bindings } from '../../src/gpu/kernel.js';
+import { flatWorkgroup, tinyGuards } from '../common.wgsl.js';
 
-import type { CastMode } from '../src/queryKinds.js';
+import type { CastMode } from '../../src/queryKinds.js';
 
-export { SLAB_X } from '../src/broadphase/grid/level.js';
+export { SLAB_X } from '../../src/spatial/level.js';
 
 /**
  * The first touch of a cast (origin a, unit direction n, length len, radius r1) with sphere s,
@@ -202,3 +202,13 @@ ${walk.walk}
 #endif
 }
 `;
+
+/** One broad phase's cast kernel: its bindings and its WGSL by mode. */
+export interface CastKernel<N extends string> {
+  /** Its phase's name: the stage's is `cast <name> <mode>` (and its bind group layout's, `cast <name>`). */
+  name: string;
+  /** The pipeline's key within its phase (a grid layout), when it has variants. */
+  variant?: string;
+  bindings: Bindings<N>;
+  shader(mode: CastMode): string;
+}

@@ -4,15 +4,15 @@
  * in those cells. The box math is shared (shaders/boxes.wgsl.ts).
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { BoxParams, PairCounter } from '../../layout.js';
-import { EXT_SCALE } from './level.js';
+import { BoxParams, PairCounter } from '../../../src/layout.js';
+import { EXT_SCALE } from '../../../src/spatial/level.js';
 import { gridHelpers, compiledFor, GRID_PARAMS, GRID_READ, type GridLayout } from './grid.wgsl.js';
 import { walkRows, inRowFunction } from './walk.wgsl.js';
-import { flatWorkgroup, PAIR_OUTPUT, levelLoop } from '../../../shaders/common.wgsl.js';
-import { boxMath, boxBounds } from '../../../shaders/boxes.wgsl.js';
-import { bindings, uniform, readOnly, readWrite, entry, WG, ONE_THREAD } from '../../gpu/kernel.js';
+import { flatWorkgroup, PAIR_OUTPUT, levelLoop } from '../../common.wgsl.js';
+import { boxMath, boxBounds } from '../../boxes.wgsl.js';
+import { bindings, uniform, readOnly, readWrite, entry, WG, ONE_THREAD } from '../../../src/gpu/kernel.js';
 
-import type { BoxKind } from '../../queryKinds.js';
+import type { BoxKind } from '../../../src/queryKinds.js';
 
 /**
  * The two ends' counters of the pair list, in one buffer: ends[0] and ends[END_STRIDE], 256 bytes

@@ -1,12 +1,11 @@
 /**
  * The all-pairs cast kernels (stages `cast all-pairs <mode>`): every cast tests every sphere,
  * staged a workgroup's worth at a time in workgroup memory. The frame, the hit test and the
- * modes are shaders/casts.wgsl.ts's.
+ * modes are shaders/passes/casts.wgsl.ts's.
  */
-import { castKernel, onCandidate, CAST_INPUT, CAST_OUTPUT, type CastWalk } from '../../../shaders/casts.wgsl.js';
-import { bindings, type BindingNames, readOnly } from '../../gpu/kernel.js';
-import type { CastMode } from '../../queryKinds.js';
-import type { CastKernel } from '../../passes/casts.js';
+import { castKernel, onCandidate, CAST_INPUT, CAST_OUTPUT, type CastWalk, type CastKernel } from '../../passes/casts.wgsl.js';
+import { bindings, type BindingNames, readOnly } from '../../../src/gpu/kernel.js';
+import type { CastMode } from '../../../src/queryKinds.js';
 
 /** Every sphere, as the caller bound them. */
 export const castAllPairsBindings = bindings({ ...CAST_INPUT, spheres: readOnly('array<vec4f>'), ...CAST_OUTPUT });

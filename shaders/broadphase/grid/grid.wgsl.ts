@@ -1,5 +1,5 @@
 /**
- * The multi-level grid (src/broadphase/grid/plan.ts explains the plan): how a sphere finds its level, cell
+ * The multi-level grid (src/spatial/plan.ts explains the plan): how a sphere finds its level, cell
  * and bucket, and the two build kernels. The CPU twins of these functions, with the same names,
  * are in src/reference/grid.ts.
  *
@@ -9,11 +9,11 @@
  *   gridScatter sorted[cellStart[bucket] + rank] = sphere, sortedId[...] = its index
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { GridLevel, GridParams } from '../../layout.js';
-import { flatWorkgroup } from '../../../shaders/common.wgsl.js';
-import { bindings, uniform, readOnly, readWrite, entry, WG } from '../../gpu/kernel.js';
+import { GridLevel, GridParams } from '../../../src/layout.js';
+import { flatWorkgroup } from '../../common.wgsl.js';
+import { bindings, uniform, readOnly, readWrite, entry, WG } from '../../../src/gpu/kernel.js';
 
-/** How a kernel that walks the grid is compiled for a plan (src/broadphase/grid/plan.ts). */
+/** How a kernel that walks the grid is compiled for a plan (src/spatial/plan.ts). */
 export interface GridLayout {
   /** One bucket per cell (dense) or rows of cells placed by a hash (hashed). */
   dense: boolean;
@@ -67,7 +67,7 @@ ${gridBody(dense)}`;
 
 /** The grid's functions (after its structs and its binding). */
 const gridBody = (dense?: boolean): string => /* wgsl */ `
-// ceil(log2 r) from the float's bits; zero and subnormals give -127 (src/broadphase/grid/level.ts).
+// ceil(log2 r) from the float's bits; zero and subnormals give -127 (src/spatial/level.ts).
 fn ceilLog2(r: f32) -> i32 {
   let bits = bitcast<u32>(r);
   let e = i32((bits >> 23u) & 0xffu);
@@ -77,7 +77,7 @@ fn ceilLog2(r: f32) -> i32 {
   return e - 127 + select(0, 1, (bits & 0x7fffffu) != 0u);
 }
 
-// The level whose cells a sphere's diameter fits (src/broadphase/grid/plan.ts, levelOfLog2).
+// The level whose cells a sphere's diameter fits (src/spatial/plan.ts, levelOfLog2).
 fn sphereLevel(r: f32) -> u32 {
   let d = ceilLog2(r) - grid.levelBias;
   if (d <= 0) {

@@ -28,7 +28,7 @@ export interface SphereStats {
    */
   binBounds?: Float64Array;
   /**
-   * The spacing ρ^−⅓ of each histogram bin's centres where they lie (src/broadphase/grid/spacing.ts): from
+   * The spacing ρ^−⅓ of each histogram bin's centres where they lie (src/spatial/spacing.ts): from
    * an evenly strided sample's median nearest-neighbour distance, so far outliers and far-apart
    * clusters do not inflate it as they inflate the bounds. 0 when most centres coincide, NaN when
    * the bin has too few members to say. Gathered with `binBounds`.

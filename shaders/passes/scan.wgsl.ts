@@ -25,10 +25,10 @@
  * plus 1/chunk of that for the levels above. Sums wrap like u32 arithmetic.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { ScanParams } from '../src/layout.js';
-import { flatWorkgroup } from './common.wgsl.js';
-import { bindings, uniform, readWrite, entry, constSize } from '../src/gpu/kernel.js';
-import { WORKGROUP_SIZE } from '../src/gpu/workgroups.js';
+import { ScanParams } from '../../src/layout.js';
+import { flatWorkgroup } from '../common.wgsl.js';
+import { bindings, uniform, readWrite, entry, constSize } from '../../src/gpu/kernel.js';
+import { WORKGROUP_SIZE } from '../../src/gpu/workgroups.js';
 
 export type ScanVariant = 'serial' | 'tiled';
 

@@ -1,14 +1,13 @@
-/** A cast walk's rounding slack (BroadPhase.castSlack). No runtime import of src/options.ts here: the registry loads this. */
-import type { CastReach } from '../../castQueries.js';
-
 /**
- * The slack of a walk that computes cells from absolute positions along the cast (A + n·t, then
- * minus the level's origin), each rounded to 2^-24 of the coordinates: 2^-20 (16 such roundings)
- * of the coordinates and the cast's length. The all-pairs phase reports it; the grid's own walk
- * no longer rounds by the coordinates (gridWalkSlack).
+ * A cast walk's reach and the rounding slack that grows it: what the grid's walk (its kernel,
+ * its CPU twin and 'auto''s estimate of its work) and every phase's `castSlack` read.
  */
-export function gridCastSlack(reach: CastReach): number {
-  return (reach.maxAbs + reach.maxLength + reach.maxRadius) * 2 ** -20;
+
+/** What decides a cast walk's rounding slack: the largest |coordinate| of a cast or a sphere, the longest cast, the largest sphere radius. */
+export interface CastReach {
+  maxAbs: number;
+  maxLength: number;
+  maxRadius: number;
 }
 
 /** The fraction of a walk's magnitudes that its slack is (2^-20: 16 roundings of 2^-24). */
@@ -16,7 +15,7 @@ export const GRID_WALK_SLACK = 2 ** -20;
 
 /**
  * The grid walk's slack for one cast at one level, added to its reach (the kernel computes it per
- * cast and level, src/broadphase/grid/casts.wgsl.ts; the CPU twin and 'auto''s estimate alike).
+ * cast and level, shaders/broadphase/grid/casts.wgsl.ts; the CPU twin and 'auto''s estimate alike).
  * The walk works in the level's frame: A's offset from the level's origin (`offset`, its largest
  * component), positions A + n·t along the cast from there, slab bounds at whole cells (exact) ±
  * the reach. Each rounds to 2^-24 of a magnitude at most offset + length + reaches + a cell, and

@@ -2,14 +2,13 @@
  * The BVH's cast kernels: each cast walks the nodes of the built LBVH (./bvh.wgsl.ts) whose box,
  * grown by the cast's radius and the slack, the ray enters before the best hit so far (nearest)
  * or before B; nearer child first. The frame, the hit test and the modes are
- * shaders/casts.wgsl.ts's.
+ * shaders/passes/casts.wgsl.ts's.
  */
-import { castKernel, onCandidate, CAST_INPUT, CAST_OUTPUT, type CastWalk } from '../../../shaders/casts.wgsl.js';
+import { castKernel, onCandidate, CAST_INPUT, CAST_OUTPUT, type CastWalk, type CastKernel } from '../../passes/casts.wgsl.js';
 import { bvhWalk, rayBoxEntry } from './bvh.wgsl.js';
-import { BvhNode } from '../../layout.js';
-import { bindings, type BindingNames, readOnly } from '../../gpu/kernel.js';
-import type { CastMode } from '../../queryKinds.js';
-import type { CastKernel } from '../../passes/casts.js';
+import { BvhNode } from '../../../src/layout.js';
+import { bindings, type BindingNames, readOnly } from '../../../src/gpu/kernel.js';
+import type { CastMode } from '../../../src/queryKinds.js';
 
 /** The LBVH's nodes, the sorted spheres and their indices. */
 export const castBvhBindings = bindings({

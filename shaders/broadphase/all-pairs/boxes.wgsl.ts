@@ -4,12 +4,12 @@
  * shared (shaders/boxes.wgsl.ts).
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { BoxParams } from '../../layout.js';
-import { flatWorkgroup, pairAppend, PAIR_OUTPUT } from '../../../shaders/common.wgsl.js';
-import { boxMath, boxTest } from '../../../shaders/boxes.wgsl.js';
-import { bindings, uniform, readOnly, entry, TILE } from '../../gpu/kernel.js';
+import { BoxParams } from '../../../src/layout.js';
+import { flatWorkgroup, pairAppend, PAIR_OUTPUT } from '../../common.wgsl.js';
+import { boxMath, boxTest } from '../../boxes.wgsl.js';
+import { bindings, uniform, readOnly, entry, TILE } from '../../../src/gpu/kernel.js';
 
-import type { BoxKind } from '../../queryKinds.js';
+import type { BoxKind } from '../../../src/queryKinds.js';
 
 export const boxAllPairsBindings = bindings({
   params: uniform('BoxParams'),

@@ -69,12 +69,12 @@
  * the code it covers.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { BvhParams, BvhLevel, BvhNode } from '../../layout.js';
-import { flatWorkgroup, spheresOverlap, pairAppend, PAIR_OUTPUT } from '../../../shaders/common.wgsl.js';
-import { bindings, uniform, readOnly, readWrite, entry, WG } from '../../gpu/kernel.js';
-import { boxMath, boxTest, boxBounds } from '../../../shaders/boxes.wgsl.js';
-import type { BoxKind } from '../../queryKinds.js';
-import { MORTON_CELLS, BVH_LEAF, BVH_STACK, BVH_PAD, BVH_TINY, BVH_OBB_GROW } from './shape.js';
+import { BvhParams, BvhLevel, BvhNode } from '../../../src/layout.js';
+import { flatWorkgroup, spheresOverlap, pairAppend, PAIR_OUTPUT } from '../../common.wgsl.js';
+import { bindings, uniform, readOnly, readWrite, entry, WG } from '../../../src/gpu/kernel.js';
+import { boxMath, boxTest, boxBounds } from '../../boxes.wgsl.js';
+import type { BoxKind } from '../../../src/queryKinds.js';
+import { MORTON_CELLS, BVH_LEAF, BVH_STACK, BVH_PAD, BVH_TINY, BVH_OBB_GROW } from '../../../src/broadphase/bvh/shape.js';
 
 /** The kernels' entries (src/gpu/kernel.ts): name, thread index and bounds check, declared once. */
 export const bvhCodesEntry = entry({ name: 'bvhCodes', index: 'i', bound: 'params.sphereCount' });
@@ -86,7 +86,7 @@ export const bvhPairsEntry = entry({ name: 'bvhPairs', index: 'k', bound: 'param
 export const bvhBoxCodesEntry = entry({ name: 'bvhBoxCodes', index: 'k', bound: 'params.boxCount' });
 export const bvhBoxesEntry = entry({ name: 'bvhBoxes', index: 't', exit: 'params.sphereCount == 0u', bound: 'params.boxCount' });
 
-export { MORTON_CELLS, BVH_LEAF, BVH_STACK, BVH_MAX_DEPTH, BVH_PAD, BVH_TINY } from './shape.js';
+export { MORTON_CELLS, BVH_LEAF, BVH_STACK, BVH_MAX_DEPTH, BVH_PAD, BVH_TINY } from '../../../src/broadphase/bvh/shape.js';
 
 /** P(r): the radius a leaf box and a pair query's box are grown to (the module's comment). */
 const paddedRadius = /* wgsl */ `
