@@ -5,7 +5,7 @@
  * the Collider (one-shot and encoded) and the ParticleWorld.
  */
 import { InvalidInputError } from './errors.js';
-import { CastHitRecord } from './layout.js';
+import { CastHitRecord } from '../shaders/passes/layout.js';
 import type { CastReach } from './spatial/reach.js';
 import { checkOneOf, checkPositiveInteger, checkBoolean, checkOutArray, RULES, type CastBatch } from './validate.js';
 import { BROADPHASES, type Broadphase, type CastOptions, type CastOut } from './options.js';

@@ -25,7 +25,9 @@ export { CollideError, InvalidInputError, CapacityError, NoAdapterError, WebGPUE
 export { createParticleWorld, ParticleWorld, defaultInverseMass, SKIN_OF_RADIUS, SLEEP_SPEED_OF_RADIUS, ColliderContacts, type ColliderContactList } from './particles/index.js';
 export type { ParticleWorldOptions, ParticleSet, ParticleParameters, ParticleParametersNow, ParticleBuffers, ContactSearches, ColliderSet, ColliderBuffers } from './particles/index.js';
 export { describeDevice, requestBrowserDevice, BROWSER_HELP, type AdapterSummary, type DeviceOptions, type WebGPUEngine, type WebGPUHost } from './device.js';
-export { STRIDE, GPU_STRIDE, PAIR_BYTES, CastHitRecord, PairCounter, ResidentStatus } from './layout.js';
+export { STRIDE, GPU_STRIDE, PAIR_BYTES, PairCounter } from './layout.js';
+export { CastHitRecord } from '../shaders/passes/layout.js';
+export { ResidentStatus } from '../shaders/resident/layout.js';
 export { EncodedPairs, EncodedHits, type HitsResult, type GpuRecords, type SceneBounds, type EncodeOptions, type EncodeCastOptions } from './resident.js';
 export type { StructLayout, FieldLayout, FieldType, ArrayField, PrimitiveType } from './layout.js';
 export { RULES, type SphereStats } from './validate.js';

@@ -5,11 +5,20 @@
 import { describe, it, expect } from 'vitest';
 import { WgslReflect } from 'wgsl_reflect/wgsl_reflect.module.js';
 import * as layout from '../src/layout.js';
+import * as gridLayout from '../shaders/broadphase/grid/layout.js';
+import * as allPairsLayout from '../shaders/broadphase/all-pairs/layout.js';
+import * as sweepLayout from '../shaders/broadphase/sweep/layout.js';
+import * as bvhLayout from '../shaders/broadphase/bvh/layout.js';
+import * as passesLayout from '../shaders/passes/layout.js';
+import * as residentLayout from '../shaders/resident/layout.js';
+import * as particlesLayout from '../shaders/particles/layout.js';
 import { defineStruct, packStruct, type StructLayout, type FieldType } from '../src/layout.js';
 import { shaderVariants } from './support/shaderVariants.js';
 
 type AnyStruct = StructLayout<Record<string, FieldType>>;
-const structs = (Object.values(layout) as unknown[]).filter((v): v is AnyStruct => typeof v === 'object' && v !== null && 'wgsl' in v && 'offsets' in v);
+/** Every module that declares structs: the shared ones (src/layout.ts) and each subsystem's, beside its kernels. */
+const modules = [layout, gridLayout, allPairsLayout, sweepLayout, bvhLayout, passesLayout, residentLayout, particlesLayout];
+const structs = (modules.flatMap((m) => Object.values(m)) as unknown[]).filter((v): v is AnyStruct => typeof v === 'object' && v !== null && 'wgsl' in v && 'offsets' in v);
 
 /** The WGSL of a struct and of the structs it contains, in declaration order. */
 function declaration(struct: AnyStruct): string {
@@ -56,12 +65,12 @@ describe('layouts', () => {
   }
 
   for (const [name, code] of shaderVariants()) {
-    it(`${name}: every struct it shares with the host is the one in layout.ts`, () => {
+    it(`${name}: every struct it shares with the host is the one its layout module declares`, () => {
       const declared = [...hostStructs(code)];
       expect(declared.length).toBeGreaterThan(0);
       for (const structName of declared) {
         const struct = structs.find((s) => s.name === structName);
-        expect(struct, `${structName} comes from layout.ts`).toBeDefined();
+        expect(struct, `${structName} comes from a layout module`).toBeDefined();
         expectMatches(struct!, code);
       }
     });
@@ -75,22 +84,22 @@ describe('layouts', () => {
   });
 
   it('packs values at their offsets', () => {
-    const data = new DataView(packStruct(layout.GridParams, {
+    const data = new DataView(packStruct(gridLayout.GridParams, {
       sphereCount: 7,
       levelBias: -5,
       levels: [{ dims: [4, 5, 6], cellSize: 0.5 }, { origin: [1, 2, 3], count: 9 }],
     }));
-    expect(data.getUint32(layout.GridParams.offsets.sphereCount, true)).toBe(7);
-    expect(data.getInt32(layout.GridParams.offsets.levelBias, true)).toBe(-5);
-    const level0 = layout.GridParams.offsets.levels;
-    const stride = layout.GridLevel.size;
-    expect(data.getUint32(level0 + layout.GridLevel.offsets.dims + 4, true)).toBe(5);
-    expect(data.getFloat32(level0 + layout.GridLevel.offsets.cellSize, true)).toBe(0.5);
-    expect(data.getUint32(level0 + stride + layout.GridLevel.offsets.count, true)).toBe(9);
-    expect([0, 4, 8].map((o) => data.getFloat32(level0 + stride + layout.GridLevel.offsets.origin + o, true))).toEqual([1, 2, 3]);
+    expect(data.getUint32(gridLayout.GridParams.offsets.sphereCount, true)).toBe(7);
+    expect(data.getInt32(gridLayout.GridParams.offsets.levelBias, true)).toBe(-5);
+    const level0 = gridLayout.GridParams.offsets.levels;
+    const stride = gridLayout.GridLevel.size;
+    expect(data.getUint32(level0 + gridLayout.GridLevel.offsets.dims + 4, true)).toBe(5);
+    expect(data.getFloat32(level0 + gridLayout.GridLevel.offsets.cellSize, true)).toBe(0.5);
+    expect(data.getUint32(level0 + stride + gridLayout.GridLevel.offsets.count, true)).toBe(9);
+    expect([0, 4, 8].map((o) => data.getFloat32(level0 + stride + gridLayout.GridLevel.offsets.origin + o, true))).toEqual([1, 2, 3]);
   });
 
   it('rejects values of the wrong shape', () => {
-    expect(() => packStruct(layout.GridParams, { levels: [{ origin: [1, 2] }] })).toThrow(/origin takes 3/);
+    expect(() => packStruct(gridLayout.GridParams, { levels: [{ origin: [1, 2] }] })).toThrow(/origin takes 3/);
   });
 });

@@ -15,7 +15,7 @@ import { pileScene, pileStats } from './support/pile.js';
 import { nearestViolations, allHitsViolations } from './support/casts.js';
 import { BufferUsage } from '../src/gpu/flags.js';
 import { readBuffer } from '../src/gpu/buffers.js';
-import { CastHitRecord } from '../src/layout.js';
+import { CastHitRecord } from '../shaders/passes/layout.js';
 
 const gpu = useGpu();
 

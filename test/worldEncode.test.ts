@@ -11,7 +11,7 @@ import { createParticleWorld } from '../src/particles/index.js';
 import { mulberry32 } from './support/random.js';
 import { BufferUsage } from '../src/gpu/flags.js';
 import { readBuffer } from '../src/gpu/buffers.js';
-import { CastHitRecord } from '../src/layout.js';
+import { CastHitRecord } from '../shaders/passes/layout.js';
 
 const gpu = useGpu();
 

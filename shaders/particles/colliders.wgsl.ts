@@ -35,7 +35,7 @@
  *                     pose bit for bit)
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { ParticleParams, ParticleBody, ParticleStats, ParticleRest, ParticleColliderContact } from '../../src/layout.js';
+import { ParticleParams, ParticleBody, ParticleStats, ParticleRest, ParticleColliderContact } from './layout.js';
 import { EXT_SCALE } from '../../src/spatial/level.js';
 import { gridHelpers, compiledFor, GRID_PARAMS, type GridLayout } from '../broadphase/grid/grid.wgsl.js';
 import { walkRows, inRowFunction } from '../broadphase/grid/walk.wgsl.js';

@@ -3,7 +3,7 @@
  * the header every kernel opens with (structs, constants), the contact geometry, the test of
  * which listed pairs a step solves, and a particle's list range.
  */
-import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleStats, ParticleReuse, ParticleRest, ParticleColliderContact } from '../../src/layout.js';
+import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleStats, ParticleReuse, ParticleRest, ParticleColliderContact } from './layout.js';
 import { flatWorkgroup } from '../common.wgsl.js';
 import { WG } from '../../src/gpu/kernel.js';
 import { EXT_SCALE } from '../../src/spatial/level.js';

@@ -15,7 +15,7 @@
  * `castStop(mode)`, the distance beyond which nothing can still count.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { CastParams, CastHitRecord } from '../../src/layout.js';
+import { CastParams, CastHitRecord } from './layout.js';
 import { EXT_SCALE, SLAB_X } from '../../src/spatial/level.js';
 import { uniform, readOnly, readWrite, entry, WG, type Bindings } from '../../src/gpu/kernel.js';
 import { flatWorkgroup, tinyGuards } from '../common.wgsl.js';

@@ -25,7 +25,7 @@
  * plus 1/chunk of that for the levels above. Sums wrap like u32 arithmetic.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { ScanParams } from '../../src/layout.js';
+import { ScanParams } from './layout.js';
 import { flatWorkgroup } from '../common.wgsl.js';
 import { bindings, uniform, readWrite, entry, constSize } from '../../src/gpu/kernel.js';
 import { WORKGROUP_SIZE } from '../../src/gpu/workgroups.js';

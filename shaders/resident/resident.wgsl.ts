@@ -10,7 +10,8 @@
  *                     which recording's parameters the call ran with, into its status
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { ResidentParams, ResidentStatus, PairCounter } from '../../src/layout.js';
+import { PairCounter } from '../../src/layout.js';
+import { ResidentParams, ResidentStatus } from './layout.js';
 import { flatWorkgroup } from '../common.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, WG, ONE_THREAD } from '../../src/gpu/kernel.js';
 

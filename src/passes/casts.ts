@@ -7,7 +7,8 @@
  * the offsets the scanned counts give).
  */
 import type { CastMode } from '../queryKinds.js';
-import { CastParams, packStruct } from '../layout.js';
+import { packStruct } from '../layout.js';
+import { CastParams } from '../../shaders/passes/layout.js';
 import { computePipeline, variant, recordPass } from '../gpu/pipeline.js';
 import { createBuffer } from '../gpu/buffers.js';
 import { BufferUsage } from '../gpu/flags.js';

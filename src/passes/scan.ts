@@ -10,7 +10,8 @@
  */
 import { scanShader, scanBindings, SCAN_UNITS, SCAN_ALIGN, type ScanVariant } from '../../shaders/passes/scan.wgsl.js';
 import { shadersRunOnCpu } from '../device.js';
-import { ScanParams, packStruct } from '../layout.js';
+import { packStruct } from '../layout.js';
+import { ScanParams } from '../../shaders/passes/layout.js';
 import { computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, createUniform } from '../gpu/buffers.js';

@@ -9,7 +9,9 @@ import { computePipeline, setPipelineAndGroup, recordPass } from '../gpu/pipelin
 import { ceilDiv } from '../gpu/dispatch.js';
 import { CastPass } from '../passes/casts.js';
 import { residentCheckShader, residentCheckBindings, residentDispatchShader, residentDispatchBindings } from '../../shaders/resident/resident.wgsl.js';
-import { ResidentParams, PairCounter, CastHitRecord, GPU_STRIDE, PAIR_BYTES, packStruct } from '../layout.js';
+import { PairCounter, GPU_STRIDE, PAIR_BYTES, packStruct } from '../layout.js';
+import { ResidentParams } from '../../shaders/resident/layout.js';
+import { CastHitRecord } from '../../shaders/passes/layout.js';
 import { createBroadPhases, destroyBroadPhases, chooseBroadphase, checkServes, WITHOUT_SPHERES, type BroadPhase, type BroadPhases, type BroadphaseName, type CastShape, type QueryShape } from '../broadphase/index.js';
 import { checkOneOf, checkPositiveInteger, checkBoolean, checkNumber, RULES, MAX_MAGNITUDE, type SphereStats } from '../validate.js';
 import { BROADPHASES, type Broadphase } from '../options.js';

@@ -6,7 +6,9 @@ import { CapacityError, InvalidInputError } from '../errors.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { GrowableBuffer, createBuffer, readBuffer, readRanges, copyMapped, type ReadRange } from '../gpu/buffers.js';
 import { PairList } from '../gpu/pairList.js';
-import { ResidentStatus, PairCounter, CastHitRecord } from '../layout.js';
+import { PairCounter } from '../layout.js';
+import { ResidentStatus } from '../../shaders/resident/layout.js';
+import { CastHitRecord } from '../../shaders/passes/layout.js';
 import { RULES } from '../validate.js';
 import { toRaycastResult, toSphereCastResult, trueTotal, type HitRecords, type RaycastResult, type SphereCastResult, type RaycastAllHits, type SphereCastAllHits } from '../castQueries.js';
 

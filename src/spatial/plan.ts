@@ -47,7 +47,8 @@
  * are filtered by their true cell, and a bucket range is never walked twice for one row.
  */
 import { LOG2_BIAS, LOG2_BINS, MAX_LEVELS, MAX_CELLS_PER_AXIS, ceilLog2 } from './level.js';
-import { packStruct, GridParams } from '../layout.js';
+import { packStruct } from '../layout.js';
+import { GridParams } from '../../shaders/broadphase/grid/layout.js';
 import type { SphereStats, BoxSample } from './stats.js';
 
 export { BOX_SAMPLE, type BoxSample } from './stats.js';

@@ -11,7 +11,7 @@
  * SwiftShader (where a barrier is costly) and saves nothing a cache does not.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { AllPairsParams } from '../../../src/layout.js';
+import { AllPairsParams } from './layout.js';
 import { flatWorkgroup, spheresOverlap, pairAppend, PAIR_OUTPUT } from '../../common.wgsl.js';
 import { bindings, uniform, readOnly, entry, TILE } from '../../../src/gpu/kernel.js';
 

@@ -69,7 +69,7 @@
  * the code it covers.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { BvhParams, BvhLevel, BvhNode } from '../../../src/layout.js';
+import { BvhParams, BvhLevel, BvhNode } from './layout.js';
 import { flatWorkgroup, spheresOverlap, pairAppend, PAIR_OUTPUT } from '../../common.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, WG } from '../../../src/gpu/kernel.js';
 import { boxMath, boxTest, boxBounds } from '../../boxes.wgsl.js';

@@ -6,7 +6,7 @@
  */
 import { castKernel, onCandidate, CAST_INPUT, CAST_OUTPUT, type CastWalk, type CastKernel } from '../../passes/casts.wgsl.js';
 import { bvhWalk, rayBoxEntry } from './bvh.wgsl.js';
-import { BvhNode } from '../../../src/layout.js';
+import { BvhNode } from './layout.js';
 import { bindings, type BindingNames, readOnly } from '../../../src/gpu/kernel.js';
 import type { CastMode } from '../../../src/queryKinds.js';
 

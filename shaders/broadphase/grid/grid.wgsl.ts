@@ -9,7 +9,7 @@
  *   gridScatter sorted[cellStart[bucket] + rank] = sphere, sortedId[...] = its index
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { GridLevel, GridParams } from '../../../src/layout.js';
+import { GridLevel, GridParams } from './layout.js';
 import { flatWorkgroup } from '../../common.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, WG } from '../../../src/gpu/kernel.js';
 

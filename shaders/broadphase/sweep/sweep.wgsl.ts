@@ -19,7 +19,7 @@
  * tests only the neighbouring cells.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { SweepParams } from '../../../src/layout.js';
+import { SweepParams } from './layout.js';
 import { flatWorkgroup, spheresOverlap, pairAppend, PAIR_OUTPUT } from '../../common.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, WG } from '../../../src/gpu/kernel.js';
 import { boxMath, boxTest, boxBounds } from '../../boxes.wgsl.js';

@@ -4,7 +4,8 @@
  * read from memory about N/TILE times.
  */
 import { allPairsShader, allPairsBindings } from '../../../shaders/broadphase/all-pairs/pairs.wgsl.js';
-import { AllPairsParams, packStruct } from '../../layout.js';
+import { packStruct } from '../../layout.js';
+import { AllPairsParams } from '../../../shaders/broadphase/all-pairs/layout.js';
 import { computePipeline, recordPass } from '../../gpu/pipeline.js';
 import { createBuffer } from '../../gpu/buffers.js';
 import { BufferUsage } from '../../gpu/flags.js';

@@ -22,7 +22,8 @@ import {
 import { castBvhKernel } from '../../../shaders/broadphase/bvh/casts.wgsl.js';
 import { bvhMortonGrid, bvhPyramidLevels } from './shape.js';
 import { RadixSortPass } from '../../passes/radixSort.js';
-import { BvhParams, BvhLevel, BvhNode, packStruct } from '../../layout.js';
+import { packStruct } from '../../layout.js';
+import { BvhParams, BvhLevel, BvhNode } from '../../../shaders/broadphase/bvh/layout.js';
 import { computePipeline, recordPass, variant } from '../../gpu/pipeline.js';
 import { BufferUsage } from '../../gpu/flags.js';
 import { GrowableBuffer, bindingLimit, createBuffer } from '../../gpu/buffers.js';

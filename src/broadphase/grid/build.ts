@@ -11,7 +11,7 @@ import { BufferUsage } from '../../gpu/flags.js';
 import { GrowableBuffer } from '../../gpu/buffers.js';
 import { ceilDiv, type Dispatcher, type SkipSwitch } from '../../gpu/dispatch.js';
 import { gridParamsData, type GridPlan } from '../../spatial/plan.js';
-import { GridParams } from '../../layout.js';
+import { GridParams } from '../../../shaders/broadphase/grid/layout.js';
 import type { GpuTimer } from '../../gpu/timer.js';
 import { WORKGROUP_SIZE } from '../../gpu/workgroups.js';
 

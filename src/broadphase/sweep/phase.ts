@@ -15,7 +15,8 @@
  */
 import { sweepKeysShader, sweepKeysBindings, sweepGatherShader, sweepGatherBindings, sweepPairsShader, sweepPairsBindings, sweepBoxesShader, sweepBoxesBindings } from '../../../shaders/broadphase/sweep/sweep.wgsl.js';
 import { RadixSortPass } from '../../passes/radixSort.js';
-import { SweepParams, packStruct } from '../../layout.js';
+import { packStruct } from '../../layout.js';
+import { SweepParams } from '../../../shaders/broadphase/sweep/layout.js';
 import { computePipeline, recordPass, variant } from '../../gpu/pipeline.js';
 import { BufferUsage } from '../../gpu/flags.js';
 import { GrowableBuffer, createBuffer } from '../../gpu/buffers.js';

@@ -1,0 +1,35 @@
+/** The LBVH's structs: its parameters, its levels and its nodes. Each is interpolated into the shaders that use it as `${Struct.wgsl}` (src/layout.ts). */
+import { defineStruct } from '../../../src/layout.js';
+
+/** The LBVH kernels' parameters (uniform): the Morton grid over the centres' bounds, counts, slack. */
+export const BvhParams = defineStruct('BvhParams', {
+  /** The centres' lower bound: Morton cell 0. */
+  origin: 'vec3f',
+  sphereCount: 'u32',
+  /** 2^20 / extent per axis (0 for an axis of zero extent: every code has 0 there). */
+  scale: 'vec3f',
+  boxCount: 'u32',
+  /** Unused, written 0: leaf boxes grow by their own radius (paddedRadius, shaders/broadphase/bvh/bvh.wgsl.ts), not by a slack of the coordinates. */
+  slack: 'f32',
+});
+
+/** One level of the LBVH's box pyramid (uniform, one per level): blocks of 2^level sorted leaves. */
+export const BvhLevel = defineStruct('BvhLevel', {
+  level: 'u32',
+  /** Full blocks in this level: sphereCount >> level. */
+  count: 'u32',
+  /** Where the level below (level − 1 ≥ 1) and this level start in the pyramid, in blocks. */
+  srcBase: 'u32',
+  dstBase: 'u32',
+});
+
+/**
+ * An internal node of the LBVH (storage): its box (the union of its leaves' boxes) and its two
+ * children, internal node indices or sorted leaf positions with BVH_LEAF (bit 31) set.
+ */
+export const BvhNode = defineStruct('BvhNode', {
+  lo: 'vec3f',
+  left: 'u32',
+  hi: 'vec3f',
+  right: 'u32',
+});

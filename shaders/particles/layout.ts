@@ -1,0 +1,162 @@
+/** The particle solver's structs: its parameters, bodies, contacts, rest, walls, statistics and the lists it keeps. Each is interpolated into the shaders that use it as `${Struct.wgsl}` (src/layout.ts). */
+import { defineStruct } from '../../src/layout.js';
+
+/**
+ * A particle world's step parameters (uniform; src/particles/solver.ts, shaders/particles/).
+ * `dt` is the substep h; `frameDt` the step the contact list is found for (substeps · h).
+ * Two copies alternate between steps: `entryBase`/`prevEntryBase` and `rangeBase`/`prevRangeBase`
+ * select this step's and the previous step's halves of the contact and range buffers.
+ */
+export const ParticleParams = defineStruct('ParticleParams', {
+  count: 'u32',
+  dt: 'f32',
+  frameDt: 'f32',
+  restitution: 'f32',
+  gravity: 'vec3f',
+  friction: 'f32',
+  boundsMin: 'vec3f',
+  bounded: 'u32',
+  boundsMax: 'vec3f',
+  percent: 'f32',
+  slop: 'f32',
+  maxPushSpeed: 'f32',
+  restitutionThreshold: 'f32',
+  margin: 'f32',
+  /** How much farther than `margin` a search lists pairs, so that later steps may keep its lists. */
+  skin: 'f32',
+  entryCapacity: 'u32',
+  entryBase: 'u32',
+  prevEntryBase: 'u32',
+  rangeBase: 'u32',
+  prevRangeBase: 'u32',
+  /** Substeps a step, and Jacobi sweeps a substep (particleSplit runs them for a free particle). */
+  substeps: 'u32',
+  iterations: 'u32',
+  /** The device's most workgroups in one dimension of a dispatch (particleBusyArgs folds by it). */
+  maxGroups: 'u32',
+  /**
+   * 1 when this step searches, 0 when it keeps the lists: particleDecide's choice, copied here
+   * on the GPU (from ParticleReuse.searching) before the passes that run on one outcome only.
+   */
+  searching: 'u32',
+  /** 1 when a step's final bodies are in buffer B (an odd number of body passes), else 0 (A). */
+  resultInB: 'u32',
+  /** A particle slower than this at the end of a step is at rest (length units per second). */
+  sleepSpeed: 'f32',
+  /** Seconds at rest after which a particle may sleep (infinity: never). */
+  sleepTime: 'f32',
+  /** Box colliders (world.setColliders): 0 when none (the collider passes are then not recorded). */
+  boxCount: 'u32',
+  /** Collider contacts each particle may hold (ParticleColliderContact slots; grown on demand). */
+  boxSlots: 'u32',
+});
+
+/**
+ * A particle's solver velocities, in bucket order: `v` is (velocity, inverse mass), `p` the
+ * pseudo-velocity of the position correction and, in w, the particle's contact count (its mass
+ * is split among that many contacts).
+ */
+export const ParticleBody = defineStruct('ParticleBody', {
+  v: 'vec4f',
+  p: 'vec4f',
+});
+
+/**
+ * One entry of a particle's contact list (both particles of a pair hold one, bit-identical up to
+ * the sign of the vectors): `impulse` is the accumulated normal impulse and, in yzw, the
+ * accumulated friction impulse on the partner; `nbr` the partner's position in bucket order,
+ * with the top bit (DORMANT_BIT) set while the pair is farther apart than a search without the
+ * skin would list it (then the solve skips the entry), `id` the partner's index; `normal` the unit normal toward the partner (xyz) and the pseudo-velocity the
+ * position correction aims at (w), both fixed for a substep (positions move only after its
+ * sweeps); `aim` the normal velocity the solve aims at; `pseudo` the accumulated
+ * position-correction impulse of this substep.
+ */
+export const ParticleContact = defineStruct('ParticleContact', {
+  impulse: 'vec4f',
+  normal: 'vec4f',
+  nbr: 'u32',
+  id: 'u32',
+  aim: 'f32',
+  pseudo: 'f32',
+});
+
+/**
+ * A particle's sleep record, by particle index (storage): where it ended the last step, its time
+ * at rest (seconds), whether it slept in the last step, how many list entries it had then (a
+ * shorter list wakes it: a support may have left), and whether it was static.
+ */
+export const ParticleRest = defineStruct('ParticleRest', {
+  position: 'vec3f',
+  time: 'f32',
+  slept: 'u32',
+  entries: 'u32',
+  isStatic: 'u32',
+  /** 1 when particleSleep found a contact of its deeper than slop + SLEEP_OVERLAP × the smaller radius this step (read by the write-back: not at rest). */
+  deep: 'u32',
+});
+
+/**
+ * A particle's contacts with the walls, one per axis (the nearer wall), by particle index:
+ * `impulse[a]` = (normal impulse, side: −1 lower, +1 upper, 0 none, friction impulse along the
+ * two other axes); `aim` and `pseudo` per axis as in ParticleContact.
+ */
+export const ParticleWalls = defineStruct('ParticleWalls', {
+  impulseX: 'vec4f',
+  impulseY: 'vec4f',
+  impulseZ: 'vec4f',
+  aim: 'vec4f',
+  pseudo: 'vec4f',
+});
+
+/**
+ * Counters of a particle step (storage, atomics): the largest speed (f32 bits, for the search
+ * margin), touching pairs of the last step, nonzero when the contact lists must be searched again
+ * (the f32 bits of the largest move since the last search past its allowance, or infinity's for
+ * a changed particle), the particles asleep in the step, all four cleared at each step; and the largest contact-list length any
+ * step of the call asked for (entries beyond `entryCapacity` are not stored; the host grows and
+ * re-runs).
+ */
+export const ParticleStats = defineStruct('ParticleStats', {
+  maxSpeedBits: 'atomic<u32>',
+  touching: 'atomic<u32>',
+  movedBits: 'atomic<u32>',
+  /** Particles asleep in the last step (particleSleep). */
+  asleep: 'atomic<u32>',
+  /** The largest speed of a moving particle this step (f32 bits; with colliders only: colliderFind's reach). */
+  fastestBits: 'atomic<u32>',
+  entriesNeeded: 'atomic<u32>',
+  /** The most box colliders any particle was found near in a step of the call (slots beyond `boxSlots` are not stored). */
+  boxSlotsNeeded: 'atomic<u32>',
+});
+
+/**
+ * A particle's contact with a box collider (by particle index, `boxSlots` slots a particle in
+ * each of two halves, one per step parity): `impulse` the accumulated normal impulse and, in
+ * yzw, the friction impulse; `normal` the unit normal from the particle toward the box (xyz) and
+ * the pseudo-velocity the position correction aims at (w); `surface` the box's velocity at the
+ * contact point (xyz) and the normal velocity the solve aims at (w); `box` the collider's index
+ * plus 1 (0, EMPTY_SLOT, ends a particle's slots: a cleared buffer is all empty); `pseudo` the accumulated position-correction impulse of
+ * the substep. Geometry and aims are fixed for a substep (colliderPrepare).
+ */
+export const ParticleColliderContact = defineStruct('ParticleColliderContact', {
+  impulse: 'vec4f',
+  normal: 'vec4f',
+  surface: 'vec4f',
+  box: 'u32',
+  pseudo: 'f32',
+});
+
+/**
+ * Whether particle steps search for contacts or keep the last search's lists (storage, written
+ * by the host and particleDecide): `force` (set by the host when the lists no longer fit the
+ * particles or the settings) makes the next step search; `steps` and `searches` count the steps
+ * since the particles were set and those that searched.
+ */
+export const ParticleReuse = defineStruct('ParticleReuse', {
+  force: 'u32',
+  steps: 'u32',
+  searches: 'u32',
+  /** particleDecide's choice for this step: 1 search, 0 keep (and skipSearch its opposite). */
+  searching: 'u32',
+  skipSearch: 'u32',
+});
