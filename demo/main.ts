@@ -16,8 +16,7 @@
  */
 import GUI from 'lil-gui';
 import { vec3 } from 'wgpu-matrix';
-import { createParticleWorld, requestBrowserDevice, describeDevice, NoAdapterError, BROWSER_HELP, type ParticleWorld } from '../src/index.js';
-import { GPU_STRIDE, CastHitRecord } from '../src/layout.js';
+import { createParticleWorld, requestBrowserDevice, describeDevice, NoAdapterError, BROWSER_HELP, GPU_STRIDE, CastHitRecord, type ParticleWorld } from '../src/index.js';
 import { OrbitCamera } from './camera.js';
 import { Renderer } from './renderer.js';
 import { runSelfTest, type SelfTest } from './selftest.js';

@@ -7,7 +7,8 @@
  * shows, the rest (the paddle) solid; the walls as lines; ray-rain hits as small red spheres read
  * from the raycast's hit records.
  */
-import { CastHitRecord, defineStruct, packStruct } from '../src/layout.js';
+import { defineStruct, packStruct } from '../src/layout.js';
+import { CastHitRecord } from '../src/index.js';
 
 /** The per-frame uniform, declared once (WGSL text and offsets). */
 const Frame = defineStruct('Frame', {
