@@ -521,7 +521,7 @@ if (ratios.length) {
   if (shownRatios.some((r) => r[4].startsWith('≤ 3:'))) {
     console.log(wrap("goal ≤ 3: the no-cliffs goal: the default broad phase ('auto') takes at most 3× the wall time of the careful "
       + 'single-threaded JS grid (bench/peers/jsGrid.ts) on every scene kind, set at 100k spheres for sphere pairs and '
-      + 'sphere–box pairs (docs/results/performance-history.md, "No cliffs"); at other sizes it is indicative only.'));
+      + 'sphere–box pairs (docs/PERFORMANCE.md, "No cliffs"); at other sizes it is indicative only.'));
   }
 }
 

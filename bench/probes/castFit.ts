@@ -11,7 +11,7 @@
  * sphere); `outside`: castSceneOf, the bench's casts (from outside the bounds, half aimed at a
  * sphere). A radius over 0 makes them sphere casts. bench/probes/castFitSolve.ts fits the
  * constants (CAST_COST, src/broadphase/grid/castCost.ts) to such lines;
- * docs/results/casts-auto-fit-swiftshader.jsonl holds the run they were fitted to.
+ * docs/results/swiftshader/casts-auto-fit.jsonl holds the run they were fitted to.
  */
 import { requestNodeDevice, createCollider } from '../../src/node.js';
 import { PAIR_SCENES, mixedCasts, castSceneOf } from '../scenes.js';
