@@ -1,11 +1,10 @@
 /**
  * The calls of the contract (docs/CONTRACT.md). The one-shot calls validate their typed arrays on
  * the host, upload them, and run the same recording as the GPU-resident `encode*` calls
- * (src/resident.ts: `recordPairs`, `recordCasts`) on an instance of their own, then read back
+ * (src/resident/recorder.ts) on an instance of their own, then read back
  * the count first and only the counted results. A Collider keeps its pipelines and buffers
  * between calls (buffers only grow) and runs one call at a time, in call order.
- *
- * Over 500 lines: one class, the contract's calls, each documented where it is declared.
+
  */
 import { createChecked } from './gpu/submit.js';
 import { CallQueue } from './gpu/calls.js';
@@ -14,8 +13,9 @@ import {
   checkOneOf, checkPositiveInteger, checkBoolean, checkOutArray, checkGridOptions, checkDevice, checkOptions, checkEncoder, type SphereStats, type CastBatch,
 } from './validate.js';
 import { requestBrowserDevice } from './device.js';
+import { colliderLimits, type ColliderOptions, type ColliderLimits } from './colliderOptions.js';
 import { BufferUsage } from './gpu/flags.js';
-import { GrowableBuffer, upload, bindingLimit } from './gpu/buffers.js';
+import { GrowableBuffer, upload } from './gpu/buffers.js';
 import { GpuTimer, type Profile } from './gpu/timer.js';
 import {
   HIT_BYTES, toRaycastResult, toSphereCastResult, checkCastOut, castCall, noHits, castReach,
@@ -24,48 +24,13 @@ import {
 import { checkServes } from './broadphase/index.js';
 import type { GridPlan, PlanOptions } from './spatial/plan.js';
 import { ResidentQueries, ResidentPool, collectPairs, collectHits, type ResultSlot, type EncodedPairs, type EncodedHits, type GpuRecords, type EncodeOptions, type EncodeCastOptions } from './resident.js';
-import { PAIR_BYTES, GPU_STRIDE } from './layout.js';
+import { GPU_STRIDE } from './layout.js';
 import type { BoxKind } from './queryKinds.js';
 import { BROADPHASES, type Broadphase, type PairOptions, type CastOptions } from './options.js';
 
 export { BROADPHASES, AUTO_GRID_MIN_SPHERES, AUTO_GRID_MIN_BOXES } from './options.js';
 export type { Broadphase, PairOptions, CastOptions, CastOut } from './options.js';
-
-/** Options of {@link createCollider}. */
-export interface ColliderOptions {
-  /** The device to use. In a browser it may be omitted: one is requested from navigator.gpu. */
-  device?: GPUDevice;
-  /**
-   * Fold dispatches past this many workgroups per dimension (default: the device's limit).
-   * Lower it to exercise the 2-D fold cheaply in tests.
-   */
-  maxWorkgroupsPerDimension?: number;
-  /**
-   * The largest buffer the collider may bind, in bytes (default: the device's limit). Lower it to
-   * cap memory, or to exercise the capacity errors cheaply in tests.
-   */
-  maxBindingBytes?: number;
-  /** Tuning of the grid plan (dense factor, octaves per level); defaults are measured. */
-  grid?: Pick<PlanOptions, 'denseFactor' | 'levelStep'>;
-}
-
-/** What one call of a {@link Collider} can take and return on its device (`collider.limits`). */
-export interface ColliderLimits {
-  /** Most spheres (or boxes, or casts) one call takes. */
-  maxSpheres: number;
-  /** Most boxes (AABBs or oriented boxes) one call takes. */
-  maxBoxes: number;
-  /** Most rays or sphere casts one call takes. */
-  maxCasts: number;
-  /** Most pairs one call can return (the largest pair buffer the device can bind). */
-  maxPairs: number;
-  /** Most hits one allHits call can return. */
-  maxHits: number;
-  /** Workgroups per dispatch dimension before a dispatch is folded into 2-D. */
-  maxWorkgroupsPerDimension: number;
-  /** Most grid buckets (a power of two). */
-  maxBuckets: number;
-}
+export type { ColliderOptions, ColliderLimits } from './colliderOptions.js';
 
 /**
  * Makes a {@link Collider} on `options.device` (in a browser it may be omitted: one is requested
@@ -126,19 +91,9 @@ export class Collider {
   constructor(device: GPUDevice, options: ColliderOptions = {}, ownsDevice = false) {
     this.device = device;
     this.ownsDevice = ownsDevice;
-    const l = device.limits;
-    // At least one sphere's bytes; at least one workgroup a dimension.
-    const binding = Math.min(bindingLimit(device), checkPositiveInteger('options.maxBindingBytes', options.maxBindingBytes, Number.MAX_SAFE_INTEGER, 16) ?? Infinity);
-    const maxWorkgroupsPerDimension = Math.min(checkPositiveInteger('options.maxWorkgroupsPerDimension', options.maxWorkgroupsPerDimension, Number.MAX_SAFE_INTEGER, 1) ?? Infinity, l.maxComputeWorkgroupsPerDimension);
-    this.limits = {
-      maxSpheres: Math.floor(binding / 16),
-      maxBoxes: Math.floor(binding / (4 * GPU_STRIDE.orientedBox)),
-      maxCasts: Math.floor(binding / HIT_BYTES),
-      maxPairs: Math.floor(binding / PAIR_BYTES),
-      maxHits: Math.floor(binding / HIT_BYTES),
-      maxWorkgroupsPerDimension,
-      maxBuckets: 2 ** Math.floor(Math.log2(binding / 4 - 1)),
-    };
+    const { limits, binding } = colliderLimits(device, options);
+    this.limits = limits;
+    const { maxWorkgroupsPerDimension } = limits;
     this.calls = new CallQueue(device, 'collider');
     const usage = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
     this.spheres = new GrowableBuffer(device, 'input spheres', usage, binding);

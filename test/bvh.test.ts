@@ -14,7 +14,7 @@ import { bruteForceSphereAabbPairs, bruteForceSphereObbPairs } from '../src/refe
 import { bruteForceNearestCasts } from '../src/reference/casts.js';
 import { buildBvh, walkBvh, mortonCodes, bvhSpherePairs, bvhSphereBoxPairs, bvhNearestCasts } from '../src/reference/bvh.js';
 import { bvhPyramidLevels } from '../src/broadphase/bvh/phase.js';
-import { BVH_LEAF, BVH_STACK, BVH_MAX_DEPTH } from '../shaders/broadphase/bvh/bvh.wgsl.js';
+import { BVH_LEAF, BVH_STACK, BVH_MAX_DEPTH } from '../src/broadphase/bvh/shape.js';
 
 const gpu = useGpu();
 

@@ -36,9 +36,11 @@ import {
 } from '../shaders/broadphase/sweep/sweep.wgsl.js';
 import {
   bvhCodesShader, bvhCodesBindings, bvhCodesHiShader, bvhCodesHiBindings, bvhGatherShader, bvhGatherBindings, bvhPyramidShader, bvhPyramidBindings,
-  bvhNodesShader, bvhNodesBindings, bvhPairsShader, bvhPairsBindings, bvhBoxesShader, bvhBoxesBindings, bvhBoxCodesShader, bvhBoxCodesBindings,
-  bvhBoxCodesEntry, bvhCodesEntry, bvhCodesHiEntry, bvhGatherEntry, bvhPyramidEntry, bvhNodesEntry, bvhPairsEntry, bvhBoxesEntry,
+  bvhNodesShader, bvhNodesBindings, bvhCodesEntry, bvhCodesHiEntry, bvhGatherEntry, bvhPyramidEntry, bvhNodesEntry,
 } from '../shaders/broadphase/bvh/bvh.wgsl.js';
+import {
+  bvhPairsShader, bvhPairsBindings, bvhBoxesShader, bvhBoxesBindings, bvhBoxCodesShader, bvhBoxCodesBindings, bvhBoxCodesEntry, bvhPairsEntry, bvhBoxesEntry,
+} from '../shaders/broadphase/bvh/walk.wgsl.js';
 import {
   radixSortShader, radixKeysBindings, radixPairsBindings, radixSortSubgroupShader, radixSubgroupKeysBindings, radixSubgroupPairsBindings, radixEntries, radixSubgroupEntries,
 } from '../shaders/passes/radixSort.wgsl.js';

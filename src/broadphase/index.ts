@@ -13,18 +13,13 @@ import { AUTO_GRID_MIN_SPHERES, AUTO_GRID_MIN_BOXES, type Broadphase } from '../
 import type { GridPlan, PlanOptions } from '../spatial/plan.js';
 import type { SphereStats } from '../validate.js';
 import { estimateGridCastWork, type CastShapeWithRecords } from '../spatial/castWork.js';
-import { bvhCastSlack } from './bvh/castSlack.js';
+import type { CastReach } from '../spatial/reach.js';
 import { LOG2_BINS, LOG2_BIAS, ceilLog2 } from '../spatial/level.js';
 import { REGISTRY, BROADPHASE_NAMES, phasesServing, autoCandidates, entryOf, type BroadphaseName, type CastPhaseName } from './registry.js';
 import type { BroadPhase, BroadPhaseContext, CastShape, QueryKind, QueryShape } from './types.js';
 
 export type { BroadPhase, BroadPhaseContext, CellBinning, QueryKind, CastJob, CastShape, QueryShape } from './types.js';
 export { REGISTRY, BROADPHASE_NAMES, WITHOUT_SPHERES, phasesServing, autoCandidates, entryOf, createCellBinning, type BroadphaseName, type CastPhaseName, type BroadPhaseEntry, type AutoRule, type AutoThresholds } from './registry.js';
-export { AllPairsBroadPhase } from './all-pairs/phase.js';
-export { GridBroadPhase } from './grid/phase.js';
-export { SweepBroadPhase } from './sweep/phase.js';
-export { sweepAxis, sweepSlack, sweepEstimate, sweepPays, AUTO_SWEEP_MAX_CANDIDATES, AUTO_SWEEP_MIN_ELONGATION } from './sweep/axis.js';
-export { BvhBroadPhase, bvhMortonGrid, bvhPyramidLevels } from './bvh/phase.js';
 
 /** One instance of each broad phase, made for one owner (a Collider, a world's queries), by name. */
 export type BroadPhases = { readonly [N in BroadphaseName]: BroadPhase<N> };
@@ -58,9 +53,12 @@ export function castCosts(plan: GridPlan, stats: SphereStats, batch: CastShapeWi
 
 /** Each phase's cost terms for a cast batch, before their constants (what bench/probes/castFit.ts records to fit them). */
 export function castCostTerms(plan: GridPlan, stats: SphereStats, batch: CastShapeWithRecords): Record<CastPhaseName, Readonly<Record<string, number>>> {
-  const work = estimateGridCastWork(plan, stats, batch, bvhCastSlack);
+  const phases = phasesServing('casts') as CastPhaseName[];
+  // The spheres near the walked paths are counted within the widest reach slack a phase declares.
+  const nearSlack = (reach: CastReach): number => Math.max(0, ...phases.map((name) => entryOf(name).castCost?.reachSlack?.(reach) ?? 0));
+  const work = estimateGridCastWork(plan, stats, batch, nearSlack);
   const terms: Partial<Record<CastPhaseName, Readonly<Record<string, number>>>> = {};
-  for (const name of phasesServing('casts') as CastPhaseName[]) terms[name] = REGISTRY[name].castCost.terms({ plan, stats, batch, work });
+  for (const name of phases) terms[name] = REGISTRY[name].castCost.terms({ plan, stats, batch, work });
   return terms as Record<CastPhaseName, Readonly<Record<string, number>>>;
 }
 

@@ -112,4 +112,6 @@ export interface CastCostInput {
 export interface CastCost {
   readonly terms: (input: CastCostInput) => Readonly<Record<string, number>>;
   readonly constants: Readonly<Record<string, number>>;
+  /** How far its walk grows every cast's reach (its castSlack), where its `near` term counts the spheres within it. */
+  readonly reachSlack?: (reach: CastReach) => number;
 }

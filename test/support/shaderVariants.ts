@@ -10,7 +10,8 @@ import { castGridShader } from '../../shaders/broadphase/grid/casts.wgsl.js';
 import { castBvhShader } from '../../shaders/broadphase/bvh/casts.wgsl.js';
 import { sweepKeysShader, sweepGatherShader, sweepPairsShader, sweepBoxesShader } from '../../shaders/broadphase/sweep/sweep.wgsl.js';
 import { residentCheckShader, residentDispatchShader } from '../../shaders/resident/resident.wgsl.js';
-import { bvhCodesShader, bvhGatherShader, bvhPyramidShader, bvhNodesShader, bvhPairsShader, bvhBoxesShader } from '../../shaders/broadphase/bvh/bvh.wgsl.js';
+import { bvhCodesShader, bvhGatherShader, bvhPyramidShader, bvhNodesShader } from '../../shaders/broadphase/bvh/bvh.wgsl.js';
+import { bvhPairsShader, bvhBoxesShader } from '../../shaders/broadphase/bvh/walk.wgsl.js';
 import {
   particleGatherShader, particleDecideShader, particleCarryShader, particleSleepShader, particleSplitShader, particleBusyArgsShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader,
 } from '../../shaders/particles/solver.wgsl.js';

@@ -5,7 +5,7 @@
  * shaders/passes/casts.wgsl.ts's.
  */
 import { castKernel, onCandidate, CAST_INPUT, CAST_OUTPUT, type CastWalk, type CastKernel } from '../../passes/casts.wgsl.js';
-import { bvhWalk, rayBoxEntry } from './bvh.wgsl.js';
+import { bvhWalk, rayBoxEntry } from './walk.wgsl.js';
 import { BvhNode } from './layout.js';
 import { bindings, type BindingNames, readOnly } from '../../../src/gpu/kernel.js';
 import type { CastMode } from '../../../src/queryKinds.js';

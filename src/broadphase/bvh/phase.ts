@@ -17,8 +17,9 @@
  */
 import {
   bvhCodesShader, bvhCodesBindings, bvhCodesHiShader, bvhCodesHiBindings, bvhGatherShader, bvhGatherBindings, bvhPyramidShader, bvhPyramidBindings,
-  bvhNodesShader, bvhNodesBindings, bvhPairsShader, bvhPairsBindings, bvhBoxesShader, bvhBoxesBindings, bvhBoxCodesShader, bvhBoxCodesBindings,
+  bvhNodesShader, bvhNodesBindings,
 } from '../../../shaders/broadphase/bvh/bvh.wgsl.js';
+import { bvhPairsShader, bvhPairsBindings, bvhBoxesShader, bvhBoxesBindings, bvhBoxCodesShader, bvhBoxCodesBindings } from '../../../shaders/broadphase/bvh/walk.wgsl.js';
 import { castBvhKernel } from '../../../shaders/broadphase/bvh/casts.wgsl.js';
 import { bvhMortonGrid, bvhPyramidLevels } from './shape.js';
 import { RadixSortPass } from '../../passes/radixSort.js';
