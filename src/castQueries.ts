@@ -1,7 +1,7 @@
 /**
  * The cast calls' results: hit records (CastHitRecord) turned into the contract's arrays, the
  * caller's `out` arrays, the options, the misses, the walks' rounding slack and the true total
- * behind wrapped offsets. The recording itself is src/resident.ts's `recordCasts`, shared by
+ * behind wrapped offsets. The recording itself is src/resident/recorder.ts's `recordCasts`, shared by
  * the Collider (one-shot and encoded) and the ParticleWorld.
  */
 import { InvalidInputError } from './errors.js';

@@ -184,7 +184,7 @@ export class Collider {
 
   /**
    * A one-shot pair search: the inputs uploaded, then `recordPairs` (the encode calls' recording)
-   * submitted until the pairs fit (src/resident.ts, collectPairs); the count and the pairs are
+   * submitted until the pairs fit (src/resident/retry.ts, collectPairs); the count and the pairs are
    * read in one round trip when they number no more than expected (PairList.readCounted), into
    * `out` when it holds them.
    */

@@ -9,8 +9,8 @@
  * - Dawn's instance (the object `create()` returns) must outlive every device made from it, and
  *   every callback still queued for a destroyed one: if it is collected too early, the process
  *   dies in Dawn at the next garbage collection (SIGSEGV or `std::system_error` in
- *   `CallbackTaskManager::Flush`). Releasing it when a device was lost was not late enough: a
- *   device destroyed with calls in flight still had callbacks queued. So, as a browser keeps one
+ *   `CallbackTaskManager::Flush`). Releasing it when a device is lost is not late enough: a
+ *   device destroyed with calls in flight can still have callbacks queued. So, as a browser keeps one
  *   `navigator.gpu`, we keep one instance per set of instance options for the life of the process
  *   and make every device from it.
  *   A device made from your own `create()` (from `webgpu`) instead of `requestNodeDevice()`
@@ -60,7 +60,7 @@ export interface NodeDeviceOptions extends DeviceOptions {
    * dawn.node does, polling the device in a loop that keeps a core busy (the least latency).
    * `'yield'`: the waiting thread sleeps between polls (from 0.05 ms, doubling up to 0.5 ms),
    * which gives that core to whatever else runs: on a software adapter, the shaders themselves
-   * (an 8,000-particle pile stepped in 48 ms instead of 83 on a 2-core machine). Default
+   * (on a 2-core machine, the half of the CPU that spinning would take). Default
    * `'auto'`: `'yield'` where the shaders run on the CPU (SwiftShader), else `'spin'`.
    * {@link yieldWhileWaiting} sets it for a device made otherwise.
    */
@@ -92,7 +92,7 @@ const DRIVER_VARIABLES = ['VK_ICD_FILENAMES', 'VK_DRIVER_FILES', 'VK_ADD_DRIVER_
  * adapter such as SwiftShader, so a GPU is still picked first. Returns what restores the
  * environment (after the request: the loader reads it when Dawn creates its Vulkan instance), or
  * undefined when it changed nothing. A loader older than 1.3.234 ignores the two variables: then
- * the fallback below finds SwiftShader as before, after the warning.
+ * the fallback below finds SwiftShader, after the warning.
  */
 function offerSwiftShader(): (() => void) | undefined {
   if (DRIVER_VARIABLES.some((name) => process.env[name])) return undefined;

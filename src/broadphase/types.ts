@@ -41,7 +41,7 @@ export interface QueryShape {
   stats?: SphereStats;
 }
 
-/** A cast batch already on the GPU, with the kernels that run it (src/resident.ts, recordCasts). */
+/** A cast batch already on the GPU, with the kernels that run it (src/resident/recorder.ts, recordCasts). */
 export interface CastJob extends CastRun {
   /** The pass that runs a phase's cast kernel (CastPass.encode with the phase's CastKernel). */
   kernels: CastPass;

@@ -94,8 +94,8 @@ export class GrowableBuffer {
 
 /**
  * How long a failure waits for `device.lost`: an AbortError (a map or a wait cut short, as a
- * lost device cuts them) up to 3 s (in a loaded browser the lost promise has come 200–400 ms
- * after the aborted map: a CI run got the raw AbortError), any other failure 200 ms.
+ * lost device cuts them) up to 3 s (in a loaded browser the lost promise can come some hundreds
+ * of ms after the aborted map), any other failure 200 ms.
  */
 export function lostAfter(device: GPUDevice, error: unknown): Promise<GPUDeviceLostInfo | null> {
   return lostWithin(device, (error as { name?: unknown } | null)?.name === 'AbortError' ? 3000 : 200);
@@ -129,9 +129,9 @@ export const SMALL_READ_BYTES = 256;
 const SMALL_READ_POOL = 4;
 /**
  * Idle larger staging buffers kept per device, and the most bytes they may hold together: 64 MiB
- * holds the read of 8 M pairs. At 16 MiB the 1.76 M pairs of 20,000 boxes over the coincident
- * groups (a read of 1.25× that, 17.6 MB, in a 20 MB size class) made a staging buffer afresh
- * every call: 20 of its 211 ms wall on SwiftShader.
+ * holds the read of 8 M pairs, so that reads of a few million pairs (the 1.76 M pairs of 20,000
+ * boxes over the coincident groups: a read of 1.25× that, 17.6 MB, in a 20 MB size class) reuse
+ * their staging buffer rather than making one afresh every call.
  */
 const LARGE_READ_POOL = 2;
 export const LARGE_READ_POOL_BYTES = 64 * 2 ** 20;
@@ -200,8 +200,7 @@ export async function readBuffer(device: GPUDevice, source: GPUBuffer, offset: n
  * A new ArrayBuffer of `size` bytes whose first `have` bytes are those of `bytes` (a mapped range,
  * about to be unmapped). When that is all of it, a slice: a fresh `new ArrayBuffer(size)` is
  * zeroed memory, and a large one comes straight from the OS and faults in page by page as it is
- * filled (a 14 MB copy in node on the 2-core machine: 43 ms median by `new` and `set`, 2.5 ms by
- * `slice`, which reuses freed memory and is not zeroed first).
+ * filled; `slice` reuses freed memory and is not zeroed first, many times faster for a large copy.
  */
 export function copyMapped(bytes: ArrayBuffer, have: number, size: number): ArrayBuffer {
   if (have === size) return bytes.slice(0, size);
@@ -221,9 +220,9 @@ export interface ReadRange {
  * Reads several ranges (of one buffer or several) back in one round trip: each is copied into
  * one staging buffer (at offsets rounded up to 8), one submission, one map; `consume` gets the
  * ranges' bytes, mapped, and what it returns is the result (the bytes are not valid after it
- * returns: copy what is kept). Staging buffers are reused: creating a mappable buffer cost 0.65
- * ms on an NVIDIA H100 under dawn.node, mapping a reused one 0.05 ms (SwiftShader: a 316 kB read
- * 0.30 ms with a fresh one, 0.06 with a reused one). A device keeps up to SMALL_READ_POOL idle
+ * returns: copy what is kept). Staging buffers are reused: creating a mappable buffer costs many
+ * times what mapping a reused one does, on a GPU and on SwiftShader alike (measured:
+ * docs/PERFORMANCE.md, "What the design rests on"). A device keeps up to SMALL_READ_POOL idle
  * buffers for reads of up to SMALL_READ_BYTES (a count, a few counters), and up to
  * LARGE_READ_POOL larger ones, in size classes, LARGE_READ_POOL_BYTES in all, each reused for
  * reads of half its size or more.

@@ -34,8 +34,8 @@ export type Dispatcher = (pass: GPUComputePassEncoder, groups: number) => void;
  * A u32 that a kernel writes on the GPU to turn passes off for the rest of the submission: a
  * gated pass copies it (copyBufferToBuffer) into the `skip` field of its own uniform before it
  * runs, and every thread returns at once where it is nonzero. Passes stay direct dispatches of
- * their full size: no indirect dispatch, which Dawn validates with a pass of its own each (1.4 ms
- * a dispatch on an NVIDIA H100 under dawn.node 0.6.2, against 0.02 ms for a direct one).
+ * their full size: no indirect dispatch, which Dawn validates with a pass of its own each, on a
+ * GPU many times the cost of a direct dispatch (measured: docs/PERFORMANCE.md).
  * (Where empty threads cost more than that, as on SwiftShader, a caller may still gate with
  * indirect arguments on top: src/gpu/gate.ts.)
  */

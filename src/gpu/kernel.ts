@@ -4,7 +4,7 @@
  *
  * - `wgsl`: the WGSL declarations, `@group(0) @binding(i) var<...> name: type;` each, for the
  *   shader module to interpolate (the form src/gpu/pipeline.ts finds runtime-sized arrays in);
- * - `layout(device)`: the bind group layout (cached per device by its kinds, as before);
+ * - `layout(device)`: the bind group layout (cached per device by its kinds);
  * - `bind(device, label, { name: buffer, ... })`: the bind group, with every name required and
  *   no other allowed (TypeScript checks it), placed at its binding.
  *

@@ -1,8 +1,7 @@
 /**
- * Explicit bind group layouts and compute pipelines. The Collider's kernels declare their
- * bindings once, by name (src/gpu/kernel.ts), which gives their WGSL, layout and bind groups
- * through `bindGroupLayout` and `bindGroup` here; the particle world's passes still pass a list
- * of kinds in binding order. Nothing uses `layout: 'auto'`, so a bind group can be shared
+ * Explicit bind group layouts and compute pipelines. Every kernel declares its bindings once,
+ * by name (src/gpu/kernel.ts), which gives their WGSL, layout and bind groups through
+ * `bindGroupLayout` and `bindGroup` here. Nothing uses `layout: 'auto'`, so a bind group can be shared
  * between pipelines of one pass.
  *
  * Layouts and pipelines are cached per device: a second collider or world on the same device
@@ -109,8 +108,8 @@ export function computePipeline(
  * an adapter whose shaders run on the CPU, a pipeline is compiled again for the sizes of the
  * buffers it is bound to: each `array<T>` of group 0 declared `array<T, N>`, N the whole
  * elements the binding holds (what `arrayLength()` returns), and `arrayLength(&name)` replaced
- * by N. Every access stays bounded to the same binding, with the same result. Measured on
- * SwiftShader (docs/PERFORMANCE.md): 4–17% off the grid pairs, the casts and the particle step.
+ * by N. Every access stays bounded to the same binding, with the same result, and the grid
+ * pairs, the casts and the particle step run faster (measured on SwiftShader: docs/PERFORMANCE.md).
  * (Dawn's `disable_robustness` gains three to four times as much, but it also turns off the
  * Vulkan driver's bounds checks: a shader's stray index could then touch the process's memory.)
  *

@@ -6,8 +6,8 @@
  * while any promise of the device is pending, dawn.node keeps the event loop turning (it polls
  * the device from a `setImmediate` callback that queues itself again), so the waiting thread
  * takes a whole core; and on a software adapter the shaders run on the same cores. On a 2-core
- * machine the wait took half the CPU from the work it waited for: an 8,000-particle pile stepped
- * in 83 ms while waiting so, and in 48 ms when the waiting thread slept between polls.
+ * machine the wait takes half the CPU from the work it waits for, which a waiting thread that
+ * sleeps between polls leaves to the shaders.
  */
 
 /** Waits for a promise of the device; resolves or rejects as the promise does. */

@@ -4,8 +4,8 @@
  * its dispatches by the same number; the scan and the radix sort size their workgroup memory by
  * theirs, so their shader modules interpolate them as constants.
  *
- * Chosen on SwiftShader (4-lane SIMD groups, so anything from 64 up runs alike) and by what each
- * kernel shares: one thread per sphere or box for builds and walks; 64 where a thread's work
+ * Sized by what each kernel shares (on SwiftShader's 4-lane SIMD groups anything from 64 up
+ * runs alike): one thread per sphere or box for builds and walks; 64 where a thread's work
  * varies most (casts, BVH walks), so that fewer threads wait on the slowest in their group.
  * Every size is within WebGPU's default limits (256 invocations, 256 on x).
  */

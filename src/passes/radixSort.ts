@@ -8,8 +8,9 @@
  *   with a bit mask per digit in workgroup memory.
  * - 'subgroup' (only with the `subgroups` feature): a unit is 1,024 keys walked by a subgroup
  *   of any size, equal digits matched with ballots, counts advanced by atomics.
- * 'auto' (the default) takes 'thread' on a software adapter (SwiftShader: fastest there by 6×
- * or more) and 'workgroup' on a GPU, where 'thread' has too few threads (n / 1,024).
+ * 'auto' (the default) takes 'thread' on a software adapter (the fastest on SwiftShader, where
+ * workgroup memory and barriers are dear: docs/PERFORMANCE.md, "Radix sort and scan") and
+ * 'workgroup' on a GPU, where 'thread' has too few threads (n / 1,024).
  *
  * The sort is in place: the sorted keys (and values) end in the caller's buffers. Digits are
  * 8 bits, so `keyBits` low bits of the key take ceil(keyBits / 8) passes (32 bits: 4, 30-bit

@@ -50,8 +50,8 @@ export const CLEAN_STATUS = (() => {
 
 /**
  * Pairs a result reads in the round trip that reads its count when its last read saw fewer
- * (PairList.readCounted): a second round trip costs 0.7 ms on SwiftShader, a third of a
- * one-shot call over 1,000 spheres.
+ * (PairList.readCounted): a second round trip costs a good part of a small one-shot call
+ * (measured: docs/PERFORMANCE.md, "What the design rests on").
  */
 export const SPECULATIVE_PAIRS = 4096;
 /** The same for all-hits results' records (32 kB of CastHitRecords). */

@@ -40,7 +40,7 @@ export function ceilLog2(r: number): number {
 }
 
 /**
- * Cells per slab when a cast walks the grid along x (shaders/passes/casts.wgsl.ts); 1 along y and z.
+ * Cells per slab when a cast walks the grid along x (shaders/broadphase/grid/casts.wgsl.ts); 1 along y and z.
  * Buckets are consecutive along x, so a slab 4 cells thick costs the rows of a thin one: camera-
  * like rays along x visit 3x fewer rows.
  */

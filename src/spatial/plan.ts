@@ -31,7 +31,7 @@
  * CELLS_PER_SPHERE cells per sphere of the level (finer cells separate evenly spread spheres no
  * better). A world, whose levels all span its bounds, applies that floor to level 0 alone, with
  * all N particles, and only when the radii spread over more than SPREAD_OCTAVES: the spheres
- * below that size share level 0, and the cost estimate chooses the levels above it as before.
+ * below that size share level 0, and the cost estimate chooses the levels above it.
  *
  * A box query plans for its boxes (planGrid's `boxes`): its spheres are not paired with each
  * other, so the estimate that chooses is the boxes' walk (estimateBoxCost: rows and candidates
@@ -129,7 +129,7 @@ export const ROW_COST = 1;
 export const CANDIDATE_COST = 1;
 /**
  * A hashed grid filters every candidate by its own cell and loses the dense grid's locality;
- * on SwiftShader a hashed narrow phase ran about 2–3× the estimate of the same visits dense.
+ * on SwiftShader a hashed narrow phase runs about 2–3× the estimate of the same visits dense.
  */
 export const HASHED_COST_FACTOR = 2.5;
 /**
@@ -318,7 +318,7 @@ function planWithStep(stats: SphereStats, options: PlanOptions, step: number, sh
     // extent asks for coarser ones (level 0 then holds every radius); with bounds per level, no
     // finer than CELLS_PER_SPHERE cells a sphere where its spheres lie: the finer of that floor
     // over the level's bounds and over its measured spacing (a few far outliers or far-apart
-    // clusters inflate the bounds, and a floor from them alone put 200,000 spheres in one cell).
+    // clusters inflate the bounds, and a floor from them alone could put 200,000 spheres in one cell).
     let e = Math.min(c0 + step * k, Math.max(cMax, c0), 126 - cellShift) + 1 + cellShift;
     if (binBounds && m.count) e = Math.min(Math.max(e, Math.min(floorExponent(m.hi, origin, CELLS_PER_SPHERE * m.count), spacingExponent(m.spacing))), 127);
     e = Math.min(e + coarsen, 127);

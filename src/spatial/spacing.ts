@@ -4,8 +4,8 @@
  *
  * The bounds of an octave's centres say little about its density: five spheres 1e6 away from a
  * cube of 200,000 make the bounds 10^10 times the cube's volume, and a floor on the cell size
- * taken from those bounds (CELLS_PER_SPHERE cells a sphere over them, src/spatial/plan.ts) put all
- * 200,000 in one cell. So validation keeps, for each octave, an evenly strided sample of its
+ * taken from those bounds (CELLS_PER_SPHERE cells a sphere over them, src/spatial/plan.ts) puts
+ * all 200,000 in one cell. So validation keeps, for each octave, an evenly strided sample of its
  * members' indices (between SAMPLE_MIN and 2·SAMPLE_MIN of them once the octave has that many,
  * by index order: the k-th member is kept when k is a multiple of the stride, and the stride
  * doubles as the sample fills), and this module measures the sample's median nearest-neighbour

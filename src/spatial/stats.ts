@@ -37,7 +37,7 @@ export interface SphereStats {
   /**
    * The sampled centres behind `binSpacing`: x, y, z and the histogram bin, four numbers each
    * (128–256 a bin). 'auto' finds from them where the spheres are along a cast
-   * (src/broadphase/grid/castCost.ts).
+   * (src/spatial/castWork.ts).
    */
   sampleCentres?: Float64Array;
 }

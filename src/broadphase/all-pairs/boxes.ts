@@ -1,6 +1,6 @@
 /**
  * BoxAllPairsPass: every sphere against every box (AABB or oriented) in 64×64 tiles
- * (./boxes.wgsl.ts), appending (sphere, box) to a PairList.
+ * (shaders/broadphase/all-pairs/boxes.wgsl.ts), appending (sphere, box) to a PairList.
  */
 import { boxAllPairsShader, boxAllPairsBindings } from '../../../shaders/broadphase/all-pairs/boxes.wgsl.js';
 import type { BoxKind } from '../../queryKinds.js';

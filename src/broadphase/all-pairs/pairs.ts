@@ -1,6 +1,6 @@
 /**
  * AllPairsPass: every pair (i < j) of N spheres tested once, in triangular tiles
- * (./pairs.wgsl.ts), appending overlaps to a PairList. N(N−1)/2 tests; each sphere is
+ * (shaders/broadphase/all-pairs/pairs.wgsl.ts), appending overlaps to a PairList. N(N−1)/2 tests; each sphere is
  * read from memory about N/TILE times.
  */
 import { allPairsShader, allPairsBindings } from '../../../shaders/broadphase/all-pairs/pairs.wgsl.js';

@@ -3,8 +3,9 @@
  * against every box, every cast against every sphere. N(N−1)/2 (or N·M) tests: the fastest
  * answer for small scenes, where building anything costs more than testing everything.
  *
- * Its folder: pairs.ts and pairs.wgsl.ts (AllPairsPass), boxes.ts and boxes.wgsl.ts
- * (BoxAllPairsPass), casts.wgsl.ts (the cast kernel, run by src/passes/casts.ts).
+ * Its folder: pairs.ts (AllPairsPass), boxes.ts (BoxAllPairsPass); its kernels are in
+ * shaders/broadphase/all-pairs/: pairs.wgsl.ts, boxes.wgsl.ts and casts.wgsl.ts (the cast
+ * kernel, run by src/passes/casts.ts).
  */
 import { AllPairsPass, ALL_PAIRS_MAX_SPHERES } from './pairs.js';
 import { CapacityError } from '../../errors.js';

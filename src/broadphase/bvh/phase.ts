@@ -1,12 +1,13 @@
 /**
- * 'bvh': a linear BVH (Karras 2012) over the spheres (./bvh.wgsl.ts; its cast walk ./casts.wgsl.ts). Morton codes of the
+ * 'bvh': a linear BVH (Karras 2012) over the spheres (its kernels in shaders/broadphase/bvh/:
+ * the build bvh.wgsl.ts, the walks walk.wgsl.ts and casts.wgsl.ts). Morton codes of the
  * centres over their bounds, the GPU radix sort, one thread per internal node for the tree and
- * the node boxes from a pyramid of block boxes (no atomics: the shader's comment says why). Each
+ * the node boxes from a pyramid of block boxes (no atomics: the build's comment says why). Each
  * query walks the tree with a fixed stack that the depth bound (≤ 92 internal nodes on a path,
  * whatever the input) keeps from overflowing. It serves sphere pairs, sphere–box pairs and casts;
  * unlike the grid it does not care how the radii spread or how far the outliers lie. Its boxes
  * grow by 2^-18 of each sphere's radius, never by the size of the coordinates, so a scene far
- * from the origin walks as few nodes as the same scene at it (the shader's comment says why
+ * from the origin walks as few nodes as the same scene at it (walk.wgsl.ts's comment says why
  * that is enough).
  *
  * Cost: the build is a key pass, a 4-pass sort of n keys with their ids, a second key pass and
@@ -136,7 +137,7 @@ export class BvhBroadPhase implements BroadPhase {
     this.nodes.ensure(BvhNode.size * Math.max(n - 1, 1));
     const { origin, scale } = bvhMortonGrid(stats);
     // No slack: the boxes grow by a fraction of each sphere's own radius (paddedRadius,
-    // ./bvh.wgsl.ts), never by the coordinates' size (BvhParams.slack is unused, 0).
+    // shaders/broadphase/bvh/bvh.wgsl.ts), never by the coordinates' size (BvhParams.slack is unused, 0).
     this.values = { origin, sphereCount: n, scale, boxCount: 0, slack: 0 };
     this.writeParams();
     if (this.levels.length > 0) {

@@ -1,7 +1,7 @@
 /**
- * The LBVH's shape, pure: the constants and host functions that the kernels (./bvh.wgsl.ts), the
- * phase (./phase.ts) and the CPU twin (src/reference/bvh.ts) share. No GPU, no shader text: the
- * twin imports this module and no runtime GPU module (issue 38).
+ * The LBVH's shape, pure: the constants and host functions that the kernels
+ * (shaders/broadphase/bvh/), the phase (./phase.ts) and the CPU twin (src/reference/bvh.ts)
+ * share. No GPU, no shader text: the twin imports this module and no runtime GPU module.
  */
 import type { SphereStats } from '../../validate.js';
 
@@ -10,21 +10,22 @@ export const MORTON_CELLS = 2 ** 20;
 
 /** The leaf flag of a child index. */
 export const BVH_LEAF = 0x80000000;
-/** Entries of the walks' stack: more than the 92 the depth bound allows (./bvh.wgsl.ts's comment). */
+/** Entries of the walks' stack: more than the 92 the depth bound allows (shaders/broadphase/bvh/bvh.wgsl.ts's comment). */
 export const BVH_STACK = 96;
-/** The largest internal-node depth the keys allow (./bvh.wgsl.ts's comment). */
+/** The largest internal-node depth the keys allow (shaders/broadphase/bvh/bvh.wgsl.ts's comment). */
 export const BVH_MAX_DEPTH = 92;
 
-/** The relative growth of a box's radius (P(r) = r·BVH_PAD + BVH_TINY, ./bvh.wgsl.ts's comment). */
+/** The relative growth of a box's radius (P(r) = r·BVH_PAD + BVH_TINY, shaders/broadphase/bvh/walk.wgsl.ts's comment). */
 export const BVH_PAD = 1 + 2 ** -18;
 /** The absolute growth of a box's radius: above any flushed subnormal (2^-126). */
 export const BVH_TINY = 2 ** -100;
 
 /**
  * The relative growth of an oriented box's world half extents for the BVH's box walk (the
- * rotation's and the narrow test's rounding, in ulps of the box's own size: ./bvh.wgsl.ts's
- * comment, `obbReach`). The same 2^-16 + 2^-20 of the span as the shared boxBounds, without its
- * 2^-22 of the centre's coordinates: the walk rounds the bounds once, monotonically.
+ * rotation's and the narrow test's rounding, in ulps of the box's own size: `bvhBoxBounds`,
+ * shaders/broadphase/bvh/walk.wgsl.ts). The same 2^-16 + 2^-20 of the span as the shared
+ * boxBounds, without its 2^-22 of the centre's coordinates: the walk rounds the bounds once,
+ * monotonically.
  */
 export const BVH_OBB_GROW = 2 ** -16 + 2 ** -20;
 
@@ -33,7 +34,7 @@ export const BVH_OBB_GROW = 2 ** -16 + 2 ** -20;
  * extent (the same scale on every axis; 0 when every extent is 0). Cubic, not stretched to each
  * axis: stretched, a long thin scene (100k spheres 32,725 long, 4 wide) splits its 4-wide axes
  * as often as its long one near the root, every node's box spans the whole length, and the
- * pair query took 6.3 s against 0.47 s with cubic cells (SwiftShader).
+ * pair query walks many times the nodes (measured: docs/PERFORMANCE.md).
  */
 export function bvhMortonGrid(stats: SphereStats): { origin: number[]; scale: number[] } {
   if (stats.count === 0) return { origin: [0, 0, 0], scale: [0, 0, 0] };

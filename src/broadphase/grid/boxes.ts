@@ -1,6 +1,6 @@
 /**
  * BoxGridPairsPass: each box (AABB or oriented) against the spheres of a built grid
- * (./boxes.wgsl.ts), appending (sphere, box) to a PairList from both ends (the even workgroups
+ * (shaders/broadphase/grid/boxes.wgsl.ts), appending (sphere, box) to a PairList from both ends (the even workgroups
  * from the bottom, the odd from the top, on counters of their own), then merging the two into
  * the one list and count a PairList holds (pairMerge, which writes the list's counter).
  */

@@ -1,5 +1,5 @@
 /**
- * GridPairsPass: the narrow phase over a built grid (./pairs.wgsl.ts), one thread per
+ * GridPairsPass: the narrow phase over a built grid (shaders/broadphase/grid/pairs.wgsl.ts), one thread per
  * sphere in cell order, appending overlapping pairs (i < j) to a PairList.
  */
 import { gridPairsShader, gridPairsBindings } from '../../../shaders/broadphase/grid/pairs.wgsl.js';

@@ -3,10 +3,10 @@
  * radii and bounds; dense when the bounds are compact, hashed otherwise). Pairs walk the cells
  * around each sphere, boxes the cells they cover, casts the slabs along the ray.
  *
- * Its folder: pairs.ts and pairs.wgsl.ts (GridPairsPass), boxes.ts and boxes.wgsl.ts
- * (BoxGridPairsPass), casts.wgsl.ts (the slab walk, run by src/passes/casts.ts), castCost.ts
- * (its walk's cost, for 'auto'). The build (src/broadphase/grid/build.ts, shaders/broadphase/grid/grid.wgsl.ts), the
- * plan (src/broadphase/grid/) and the row walk (shaders/broadphase/grid/walk.wgsl.ts) are shared with the particle world.
+ * Its folder: pairs.ts (GridPairsPass), boxes.ts (BoxGridPairsPass), castCost.ts (its walk's
+ * cost, for 'auto'); its kernels are in shaders/broadphase/grid/: pairs.wgsl.ts, boxes.wgsl.ts
+ * and casts.wgsl.ts (the slab walk, run by src/passes/casts.ts). The build (src/broadphase/grid/build.ts, shaders/broadphase/grid/grid.wgsl.ts), the
+ * plan (src/spatial/plan.ts) and the row walk (shaders/broadphase/grid/walk.wgsl.ts) are shared with the particle world.
  */
 import { GridBuildPass, GpuGrid } from './build.js';
 import { GridPairsPass } from './pairs.js';

@@ -1,5 +1,5 @@
 /**
- * 'sweep': sort and sweep along one axis (./sweep.wgsl.ts). The spheres' intervals along
+ * 'sweep': sort and sweep along one axis (shaders/broadphase/sweep/sweep.wgsl.ts). The spheres' intervals along
  * the axis of greatest variance are sorted by their lower ends with the GPU radix sort; each
  * interval is then swept forward until a lower end passes its upper end. Boxes binary-search the
  * sorted list. It serves sphere pairs and sphere–box pairs; rays and casts cross space in every
