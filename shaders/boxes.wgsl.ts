@@ -1,8 +1,8 @@
 /**
  * Sphere–box math shared by every box kernel: the overlap tests of a sphere with an axis-aligned
  * box (AABB) or an oriented box (OBB), a box's test and world bounds by kind. The CPU twins are in
- * src/reference/sphereBox.ts. The kernels live with their broad phases (src/broadphase/*\/boxes.wgsl.ts,
- * sweep.wgsl.ts, bvh.wgsl.ts) and the particle world's colliders.
+ * src/reference/sphereBox.ts. The kernels live with their broad phases (shaders/broadphase/<name>/)
+ * and the particle world's colliders.
  *
  * On the GPU, an AABB is two vec4 (min, max) and an oriented box three (centre, half extents,
  * unit quaternion): validation packs and normalises them.
@@ -60,8 +60,8 @@ export const boxTest = (kind: BoxKind, k: string): string =>
  * the sum of the world half extents: sphereObbOverlap rounds in the box's frame, by ulps of the
  * sphere's whole offset from the centre, so a box long on one axis and thin on a world axis (a
  * plank at an angle) accepts spheres past its thin extent by ulps of its long one (grown by ulps
- * of each axis' own extent, the grid missed such pairs that all-pairs reported: a box 2000 ×
- * 0.02 × 0.02 turned about two axes). And by 2^-22 of the centre's coordinates: the bounds'
+ * of each axis' own extent, a box 2000 × 0.02 × 0.02 turned about two axes would miss in the
+ * grid pairs that all-pairs reports). And by 2^-22 of the centre's coordinates: the bounds'
  * own rounding (centre − e, then the growth: half an ulp each), covered twice over. (The BVH
  * bounds its oriented boxes its own way, with no term of the coordinates: bvhBoxBounds.)
  */

@@ -5,7 +5,7 @@
  *
  * One thread per cast. A broad phase that serves casts supplies its walk over its structure
  * (`CastWalk`: its bindings, its declarations and the loop that visits candidates; the
- * all-pairs, grid and BVH walks are in src/broadphase/<name>/casts.wgsl.ts) and `castKernel`
+ * all-pairs, grid and BVH walks are in shaders/broadphase/<name>/casts.wgsl.ts) and `castKernel`
  * wraps it in what every walk shares: the cast's set-up, the hit test (`castMath`), and the mode,
  * chosen when the pipeline is made:
  *   'nearest' the first hit (ties to the lowest sphere index) → hits[cast]

@@ -12,7 +12,8 @@
  *   thread, which counts them straight into its own column of hist, and after the scan walks
  *   them in order, taking slot = hist[d · units + unit]++ for each. No workgroup memory, no
  *   barrier, no atomic: the scan pass's recipe. On SwiftShader (CI's adapter) workgroup memory
- *   and barriers cost far more than storage accesses, and this runs ~20× faster than 'workgroup'.
+ *   and barriers cost far more than storage accesses, and this runs many times faster than
+ *   'workgroup' (measured: docs/PERFORMANCE.md, "Radix sort and scan").
  *   On a GPU a thread streams its chunk through the cache, like the scan's chunks.
  * - 'workgroup' (`radixCountTile`, `radixScatterTile`): a unit is a tile of ROUNDS · WG keys,
  *   one workgroup a tile. Counting uses workgroup atomics. Scattering walks the tile in ROUNDS

@@ -5,10 +5,10 @@
  *
  * - **'serial'**: a chunk is SCAN_CHUNK (32) values of one thread, read and written in order,
  *   four at a time (`array<vec4u>`), with no workgroup memory and no barrier. On SwiftShader,
- *   where a workgroup barrier costs more than a whole chunk of work, this is the fast one (a
- *   shared-memory Hillis–Steele scan of 1M values took ~800 ms there, this ~12 ms); there each
- *   lane's load is a load of its own, and four values a load took 15–20% off the grid's scan of
- *   531k buckets (alternated runs; at 5.3M buckets, where the bytes bound it, no clear change). On a GPU it reads badly: at each step the
+ *   where a workgroup barrier costs more than a whole chunk of work, this is the fast one, many
+ *   times a shared-memory Hillis–Steele scan's speed; there each lane's load is a load of its
+ *   own, so four values a load take fewer loads (measured: docs/PERFORMANCE.md, "What the design
+ *   rests on"). On a GPU it reads badly: at each step the
  *   threads of a SIMD group touch 32 different 128-byte lines, one word of each, and the lines
  *   must stay cached for the next 31 steps; with thousands of threads resident they do not.
  * - **'tiled'**: a chunk is a tile of SCAN_TILE (2,048) values of one workgroup. Its threads

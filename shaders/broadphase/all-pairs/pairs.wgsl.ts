@@ -7,8 +7,8 @@
  * against block bj, keeping j > i. Tests: N(N−1)/2 plus at most TILE²/2 per diagonal tile.
  *
  * Every thread of a workgroup reads the same spheres[j] at the same step: one broadcast load
- * from cache on a GPU. Staging block bj in workgroup memory behind a barrier was 1.9× slower on
- * SwiftShader (where a barrier is costly) and saves nothing a cache does not.
+ * from cache on a GPU. Staging block bj in workgroup memory behind a barrier costs more on a CPU
+ * driver such as SwiftShader, where a barrier is dear, and saves nothing a cache does not.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { AllPairsParams } from './layout.js';

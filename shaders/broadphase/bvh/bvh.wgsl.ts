@@ -51,7 +51,7 @@ export const bvhGatherEntry = entry({ name: 'bvhGather', index: 'k', bound: 'par
 export const bvhPyramidEntry = entry({ name: 'bvhPyramid', index: 'b', bound: 'level.count' });
 export const bvhNodesEntry = entry({ name: 'bvhNodes', index: 'node', exit: 'node + 1u >= params.sphereCount' });
 
-/** P(r): the radius a leaf box and a pair query's box are grown to (the module's comment). */
+/** P(r): the radius a leaf box and a pair query's box are grown to (./walk.wgsl.ts's comment says why). */
 export const paddedRadius = /* wgsl */ `
 fn paddedRadius(r: f32) -> f32 {
   return r * ${BVH_PAD} + ${BVH_TINY.toExponential()};

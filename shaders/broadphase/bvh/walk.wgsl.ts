@@ -21,7 +21,7 @@
  *
  * The pair walk drops a left child whose leaves all come at or before the query's own sorted
  * position (bvhWalk's dropLeft): each pair is reported from its earlier sphere, so those leaves
- * were skipped anyway, and the walk tests about half the nodes.
+ * would be skipped anyway, and the walk tests about half the nodes.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { BvhParams, BvhNode } from './layout.js';
@@ -213,10 +213,9 @@ ${bvhPairsEntry.wgsl}
  * ≤ fl(c + E) = boxMax (and its upper end ≥ boxMin), whatever the size of the coordinates. The
  * shared bounds round twice (c − e, then − grow) and so grow by 2^-22 of the centre's
  * coordinates besides, to cover both roundings and the leaf's: about 0.24 at 1e6, two spacings of
- * the touching lattice there, and each box reached 673 leaves there against 175 at the origin
- * (16,000 spheres × 20,000 boxes: 2.3–3.9 s, 13–23× the CPU BVH; now 0.9 s). Here the only
- * rounding is the one monotone step, and the work at 1e6 is within 1.2× of the work at 0, where
- * f32 rounds the boxes' own ends to 1/16 (test/bvhCliff.test.ts).
+ * the touching lattice there, so that each box would reach several times the leaves it reaches
+ * at the origin. Here the only rounding is the one monotone step, and the work at 1e6, where f32
+ * rounds the boxes' own ends to 1/16, stays near the work at 0 (test/bvhCliff.test.ts).
  */
 export function bvhBoxBounds(kind: BoxKind, k: string): string {
   if (kind === 'aabb') return boxBounds(kind, k);
@@ -233,8 +232,7 @@ export function bvhBoxBounds(kind: BoxKind, k: string): string {
  * the box walk to take them in: one thread a box, and on SwiftShader a 4-lane group walks as
  * long as its longest walk, so lanes whose boxes lie side by side walk much the same nodes. The
  * order is a permutation (the codes sorted with the box indices), so no box is dropped or taken
- * twice whatever the codes. Boxes of the bench's scenes, in the order they come: the walk 10–17%
- * faster (tiny-blob AABBs at 16k × 20k: 337 → 279 and 291 → 247 ms).
+ * twice whatever the codes (measured: docs/PERFORMANCE.md, "What the design rests on").
  */
 export const bvhBoxCodesBindings = bindings({
   params: uniform('BvhParams'),

@@ -34,11 +34,10 @@ export const boxGridPairsBindings = bindings({
  * The pair list filled from both ends: the even workgroups append from the bottom (slots t of
  * ends[0]), the odd ones from the top (slots len − 1 − t of ends[END_STRIDE]), so that
  * SwiftShader's two threads, which take workgroups in turn, do not contend for one counter's
- * cache line: the coincident boxes' kernel (1.76 M pairs) took 173–186 ms where one counter took
- * 234 (the gap is what the two cores' contention cost). The end is a lane's value, not a branch:
+ * cache line (measured: docs/PERFORMANCE.md). The end is a lane's value, not a branch:
  * SwiftShader runs both arms of a branch under a lane mask, and with an append in each arm every
- * candidate paid for two (10–15% of the coincident boxes' kernel). pairMerge (below) makes the
- * two one list, and writes its count to the list's PairCounter.
+ * candidate would pay for two. pairMerge (below) makes the two one list, and writes its count to
+ * the list's PairCounter.
  */
 const appendPairEnd = /* wgsl */ `
 const END_STRIDE: u32 = ${END_STRIDE}u;
@@ -73,8 +72,7 @@ const boxOperands = (kind: BoxKind, k: string): string =>
  * sphereAabbOverlap and sphereObbOverlap (shaders/boxes.wgsl.ts) over the operands computed once
  * (boxOperands): the same functions and arithmetic, so the same answers bit for bit, but with
  * their short-circuit `&&` and `||` as `&` and `|`. SwiftShader runs every arm of a branch
- * under a lane mask, and a short circuit is a branch: measured on the coincident scene's boxes
- * (16,000 spheres, 20,000 boxes) the test cost about twice the row walk around it.
+ * under a lane mask, and a short circuit is a branch, each of whose arms it would run.
  */
 const boxTestOf = (kind: BoxKind): string =>
   kind === 'aabb'
@@ -124,8 +122,8 @@ ${boxGridPairsEntry.wgsl}
         let hi = cellOf(boxMax + vec3f(ext), b);` : `// The cells from the centre's offset from the level's origin (exact when the two are of a
         // size), grown by ulps of that offset and of the whole box (span: boxBounds says why),
         // not of the coordinates: 1e6 from the origin, ulps of the coordinates are half a cell of
-        // a touching lattice of radius 1/16, and boxes grown by them walked 29× the rows and
-        // candidates.
+        // a touching lattice of radius 1/16, and boxes grown by them would walk many times the
+        // rows and candidates.
         let rel = center - grid.levels[b].origin;
         let reach = e + vec3f(ext) + span * (1.0 / 65536.0) + (abs(rel) + span + vec3f(ext)) * (1.0 / 1048576.0);
         let lo = cellOfOffset(rel - reach, b);

@@ -15,7 +15,7 @@
  * large sphere's hit bounds the walk through the fine levels' many cells.
  *
  * Each level is walked in its own frame (A less the level's origin), with a slack of 2^-20 of
- * that offset, the cast's length and the reaches (castSlack.ts, gridWalkSlack), computed per cast
+ * that offset, the cast's length and the reaches (gridWalkSlack, src/spatial/reach.ts), computed per cast
  * and level: far from the world's origin the walk's roundings are ulps of the level's extent, not
  * of |A|. And only over the stretch of the cast within twice the reach of the level's bounds: a
  * cast that runs beside the spheres' bounds (a plane, a line) before it meets them walks none of
@@ -39,9 +39,8 @@ export const castGridBindings = bindings({ ...GRID_PARAMS, ...CAST_INPUT, ...GRI
  * bounds), then the cells within h of where the cast is along x over that stretch. The slab's
  * box holds every row's cells from the slab's whole stretch: of a sphere cast's 9×9 rows across
  * a touching lattice, the rows at its edges reach a cell or two, and none reach past the best
- * hit (on the lattice scene's sphere casts of radius 0.5, 81 rows and 387 candidates a cast ->
- * 60 and 209, and the walk 75-84 ms -> 57-62 ms on SwiftShader). The first and last rows are
- * open on their outer side, as the slab's edge cells are (cellOfOffset clamps every sphere
+ * hit, so the clip skips some of the rows and about half their candidates. The first and last
+ * rows are open on their outer side, as the slab's edge cells are (cellOfOffset clamps every sphere
  * beyond the level's cells into them). A bound's t, y·step + base from the cast's 1/n, rounds
  * by ulps of the offsets from the level's origin, which the slack covers
  * (test/gridCastSlack.test.ts emulates it in f32).
@@ -87,7 +86,7 @@ const CLIP_MIN_DIRECTION: f32 = ${2 ** -20};`,
     let dir = select(-1, 1, na > 0.0);
     // Coarsest level first: its walk crosses few cells, and its best hit then bounds the finer
     // levels' walks (a cast past a dense blob of tiny spheres that hits a large one before it
-    // no longer walks the blob's cells: on the tiny-blob scene 1,603 candidates a cast -> 8).
+    // does not walk the blob's cells).
     for (var levelAbove = grid.levelCount; levelAbove > 0u; levelAbove--) {
       let level = levelAbove - 1u;
       if (grid.levels[level].count == 0u) {
@@ -95,9 +94,10 @@ const CLIP_MIN_DIRECTION: f32 = ${2 ** -20};`,
       }
       // The walk in the level's frame: A's offset from the level's origin (al), so that every
       // position along the cast rounds by ulps of its offset from the origin, not of |A|; the
-      // slack covers those roundings (castSlack.ts, gridWalkSlack): 2^-20 of the offset, the
-      // cast's length and the reaches. At 1e6 the absolute positions' ulps (1/16) were wider
-      // than a touching lattice of radius 1/16, and every cast walked a tube 16 cells across.
+      // slack covers those roundings (src/spatial/reach.ts, gridWalkSlack): 2^-20 of the offset,
+      // the cast's length and the reaches. At 1e6 the absolute positions' ulps (1/16) would be
+      // wider than a touching lattice of radius 1/16, and every cast would walk a tube 16 cells
+      // across.
       let origin = grid.levels[level].origin;
       let al = a - origin;
       let cellSize = grid.levels[level].cellSize;
@@ -110,7 +110,7 @@ const CLIP_MIN_DIRECTION: f32 = ${2 ** -20};`,
       // offset, so that its own rounding (t's ulps, of the bounds' distance from A over n's
       // component) never clips a sphere the walk must reach. Slabs are walked over that stretch
       // only: a cast that runs beside the level before it reaches it (into a plane of spheres
-      // at a shallow angle) no longer walks the rows under its whole length. An axis the cast
+      // at a shallow angle) does not walk the rows under its whole length. An axis the cast
       // barely moves along (|n| < 2^-20) clips nothing: the bounds' check covers it.
       let lowB = grid.levels[level].lower - origin;
       let highB = grid.levels[level].upper - origin;

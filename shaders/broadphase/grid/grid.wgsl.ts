@@ -33,9 +33,8 @@ export const gridLayoutName = ({ dense, oneLevel = false }: GridLayout): string 
  * A kernel's code for its layout: with `oneLevel`, every read of `grid.levels[i]` becomes
  * `grid.levels[0u]` (the only level of such a plan, so the same values). On SwiftShader a read
  * through an index held in a variable is a gather, lane by lane, of each value read, since it
- * cannot know that the lanes agree; through a literal it is one load. Measured there, the grid's
- * pair kernel at 100k spheres of one radius: 20–23 → 16 ms (docs/PERFORMANCE.md). On a GPU the
- * reads are the same either way.
+ * cannot know that the lanes agree; through a literal it is one load (measured:
+ * docs/PERFORMANCE.md, "What the design rests on"). On a GPU the reads are the same either way.
  */
 export function compiledFor(code: string, { oneLevel = false }: GridLayout): string {
   if (!oneLevel) return code;

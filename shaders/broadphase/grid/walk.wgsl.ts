@@ -15,8 +15,8 @@ import { forLoop } from '../../common.wgsl.js';
 /**
  * Is candidate q in cell row (y, z) of a level, with x in [x0, x1]? (Hashed grids only.) The
  * level's values come in a LevelFilter read once per walk: read per candidate, with the level a
- * lane's own value, they were a gather from the uniform each time, and `sphereLevel`'s division
- * with them; the filter cost 40% of the clustered scene's pair kernel on SwiftShader.
+ * lane's own value, they would be a gather from the uniform each time on a CPU driver such as
+ * SwiftShader, and `sphereLevel`'s division with them (measured: docs/PERFORMANCE.md).
  */
 export const inRowFunction = /* wgsl */ `
 struct LevelFilter {
@@ -68,21 +68,19 @@ export interface RowWalk {
    * visits a candidate or moves to the next row) instead of a loop over rows around a loop over
    * candidates. On SwiftShader's 4-lane groups a nested loop waits at every row for the lane
    * with the most candidates in it; one loop waits only for the lane with the most rows plus
-   * candidates. Measured on SwiftShader: the pair walk 15–20% faster; the casts' walk was 12%
-   * (coherent rays) to 20% (incoherent) faster until its rows were narrowed (rowClip), and is
-   * nested since; the particle search gained nothing alone (its visit is heavier, and a pass
-   * costs the visit and the row move alike; with eagerRowMove it is 8–10% faster), box pairs no
-   * clear difference.
+   * candidates. The pair walk is faster so; the casts' walk narrows its rows (rowClip) and so
+   * stays nested; the particle search gains only with eagerRowMove (its visit is heavier, and a
+   * pass costs the visit and the row move alike); box pairs gain nothing clear (measured on
+   * SwiftShader: docs/PERFORMANCE.md).
    */
   flat?: boolean;
   /**
    * With `flat`: a pass that visits a row's last candidate also moves to the next row, so a row
    * with k candidates takes k passes, not k + 1 (an empty row still takes one). SwiftShader runs
-   * both arms of every `if` under a lane mask, so the pass costs what it did; the pair walk
-   * (5 rows and 2.5 candidates a sphere on the uniform scene, 2 of the rows with candidates)
-   * took about 10% less time on SwiftShader, the particle search's count and fill 8–10% less.
-   * The casts' walk, when it was flat, was 2% slower that way; box pairs, flat and eager, were
-   * no faster (the uniform scene's AABBs slower) and keep their nested loop.
+   * both arms of every `if` under a lane mask, so such a pass costs no more than another, and
+   * the passes saved are a large part of a short walk (the pair walk on the uniform scene: 5
+   * rows and 2.5 candidates a sphere, 2 of the rows with candidates; the particle search's
+   * count and fill). Box pairs gain nothing from flat and eager walks and keep their nested loop.
    */
   eagerRowMove?: boolean;
   /**
@@ -92,9 +90,8 @@ export interface RowWalk {
    * the cells its tube reaches from that row, up to its best hit so far: the range's box is the
    * whole slab's, and most of its rows' cells lie beyond what the cast can still reach. Nested
    * walks only (not `flat`, `first` or `head`): in the flat loop every pass that visits a
-   * candidate also runs, under SwiftShader's lane mask, the next row's set-up, and the clip made
-   * that set-up cost more than the candidates it saved (the lattice's sphere casts 86 ms flat,
-   * 62 ms nested).
+   * candidate also runs, under SwiftShader's lane mask, the next row's set-up, and the clip makes
+   * that set-up cost more than the candidates it saves.
    */
   rowClip?: string;
 }
