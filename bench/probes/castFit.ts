@@ -10,7 +10,7 @@
  * `mixed`: mixedCasts (from beside a sphere, half along a random direction, half to another
  * sphere); `outside`: castSceneOf, the bench's casts (from outside the bounds, half aimed at a
  * sphere). A radius over 0 makes them sphere casts. bench/probes/castFitSolve.ts fits the
- * constants (CAST_COST, src/broadphase/grid/castCost.ts) to such lines;
+ * constants (each phase's castCost.ts, gathered as CAST_COST in src/broadphase/index.ts) to such lines;
  * docs/results/swiftshader/casts-auto-fit.jsonl holds the run they were fitted to.
  */
 import { requestNodeDevice, createCollider } from '../../src/node.js';
