@@ -1,0 +1,124 @@
+/**
+ * The twin of the particle solver's box colliders (shaders/particles/colliders.wgsl.ts): the
+ * contacts each particle lists (colliderFind + colliderList), their prepare (colliderPrepare),
+ * their part of a sweep, and the boxes' motion over a substep (colliderMove). A box is an
+ * infinitely heavy body moving at its surface velocity v + ω × (point − centre).
+ */
+import { SLEEP_OVERLAP } from '../../particles/step.js';
+import { f32, dot, length, cross, boxGeometry, coulomb, type Vec3 } from './geometry.js';
+import { posOf, target, keepsImpulse, push, type BoxSlot, type StepState } from './state.js';
+
+/**
+ * colliderFind + colliderList: each moving particle's boxes within margin + its travel + the
+ * box's travel, by box index, warm-started from the last step's contact with the same box
+ * (`before`, by particle index). A particle touching a moving box, gaining or losing a box, or
+ * deeper in one than slop + SLEEP_OVERLAP·r, is not at rest.
+ */
+export function colliderList(state: StepState, before: Map<number, BoxSlot[]>): BoxSlot[][] {
+  const { n, order, body, rest, boxCount, settings } = state;
+  const { frameDt, margin, slop } = settings;
+  const slotsOf: BoxSlot[][] = [];
+  for (let t = 0; t < n; t++) {
+    const id = order[t];
+    const mineBefore = before.get(id) ?? [];
+    const mine: BoxSlot[] = [];
+    if (boxCount > 0 && body[8 * t + 3] > 0) {
+      const colliders = state.colliders!;
+      const s = posOf(state, t);
+      const travelOf = f32(length(body.subarray(8 * t, 8 * t + 3)) * frameDt);
+      for (let k = 0; k < boxCount; k++) {
+        const bv = colliders.velocities;
+        const travel = (length(bv.subarray(8 * k, 8 * k + 3)) + length(bv.subarray(8 * k + 4, 8 * k + 7)) * length(colliders.poses.subarray(12 * k + 4, 12 * k + 7))) * frameDt;
+        const g = boxGeometry(s, colliders.poses, k);
+        if (!(g.gap <= margin + travelOf + travel)) continue;
+        const old = mineBefore.find((c) => c.box === k);
+        const moving = [0, 1, 2, 4, 5, 6].some((a) => bv[8 * k + a] !== 0);
+        if (!old || moving || -g.gap - slop > SLEEP_OVERLAP * s[3]) rest.time[id] = 0;
+        mine.push({ box: k, impulse: old ? [...old.impulse] : [0, 0, 0, 0], n: [0, 0, 0], push: 0, surface: [0, 0, 0], target: 0, pseudo: 0 });
+      }
+    }
+    if (mineBefore.some((c) => !mine.some((m) => m.box === c.box))) rest.time[id] = 0;
+    slotsOf.push(mine);
+  }
+  return slotsOf;
+}
+
+/**
+ * colliderPrepare for the particle at sphere `s`, velocity `v` (gravity applied) and inverse
+ * mass `w`: each slot's normal, surface velocity, targets and warm start (its friction impulse
+ * kept in the new tangent plane); the warm start's change of velocity goes into `dv`. Returns
+ * the slots (each one share of the particle's mass).
+ */
+export function colliderPrepare(state: StepState, slots: BoxSlot[], s: ArrayLike<number>, v: number[], w: number, dv: number[]): number {
+  const colliders = state.colliders!;
+  const settings = state.settings;
+  let splits = 0;
+  for (const c of slots) {
+    const g = boxGeometry(s, colliders.poses, c.box);
+    const bv = colliders.velocities;
+    const spin = cross(bv.subarray(8 * c.box + 4, 8 * c.box + 7), g.point);
+    const surface: Vec3 = [0, 1, 2].map((a) => f32(bv[8 * c.box + a] + spin[a])) as Vec3;
+    const vn0 = dot([surface[0] - v[0], surface[1] - v[1], surface[2] - v[2]], g.n);
+    c.target = f32(target(settings, g.gap, vn0));
+    c.n = g.n;
+    c.push = f32(push(settings, g.gap));
+    c.surface = surface;
+    if (!keepsImpulse(settings, g.gap, vn0)) {
+      c.impulse = [0, 0, 0, 0];
+    } else {
+      const lt = [c.impulse[1], c.impulse[2], c.impulse[3]];
+      const along = dot(lt, g.n);
+      c.impulse = [c.impulse[0], f32(lt[0] - along * g.n[0]), f32(lt[1] - along * g.n[1]), f32(lt[2] - along * g.n[2])];
+    }
+    for (let a = 0; a < 3; a++) dv[a] -= w * (c.impulse[0] * g.n[a] + c.impulse[1 + a]);
+    c.pseudo = 0;
+    splits++;
+  }
+  return splits;
+}
+
+/**
+ * particleIterate's collider slots for a particle of velocity `v`, pseudo-velocity `vp`, inverse
+ * mass `w` and split mass `wm`: normal, friction and position-correction impulses against a
+ * box moving at the slot's surface velocity, their changes of velocity into `dv` and `dvp`.
+ */
+export function colliderSolve(slots: BoxSlot[], friction: number, v: ArrayLike<number>, vp: ArrayLike<number>, w: number, wm: number, dv: number[], dvp: number[]): void {
+  for (const c of slots) {
+    const rel = [0, 1, 2].map((a) => c.surface[a] - v[a]);
+    const vn = dot(rel, c.n);
+    const normal = f32(Math.max(c.impulse[0] + (c.target - vn) / wm, 0));
+    let lt = [c.impulse[1], c.impulse[2], c.impulse[3]];
+    let dlt = [0, 0, 0];
+    if (friction > 0) {
+      const next = coulomb(lt, rel.map((r, a) => r - vn * c.n[a]), wm, friction * normal);
+      dlt = next.map((x, a) => x - lt[a]);
+      lt = next;
+    }
+    for (let a = 0; a < 3; a++) dv[a] -= w * ((normal - c.impulse[0]) * c.n[a] + dlt[a]);
+    c.impulse = [normal, f32(lt[0]), f32(lt[1]), f32(lt[2])];
+    const pushed = f32(Math.max(c.pseudo + (c.push + dot(vp, c.n)) / wm, 0));
+    for (let a = 0; a < 3; a++) dvp[a] -= w * (pushed - c.pseudo) * c.n[a];
+    c.pseudo = pushed;
+  }
+}
+
+/**
+ * colliderMove: each kinematic box's pose advances over the substep h: its centre by v·h, its
+ * orientation by q += ½·h·(ω, 0)·q, renormalized.
+ */
+export function colliderMove(state: StepState): void {
+  const h = state.settings.h;
+  for (let k = 0; k < state.boxCount; k++) {
+    const bv = state.colliders!.velocities;
+    const pose = state.colliders!.poses;
+    if ([0, 1, 2].some((a) => bv[8 * k + a] !== 0)) for (let a = 0; a < 3; a++) pose[12 * k + a] = f32(pose[12 * k + a] + bv[8 * k + a] * h);
+    const w = bv.subarray(8 * k + 4, 8 * k + 7);
+    if ([0, 1, 2].some((a) => w[a] !== 0)) {
+      const q = pose.subarray(12 * k + 8, 12 * k + 12);
+      const c = cross(w, q);
+      const next = [q[0] + 0.5 * h * (w[0] * q[3] + c[0]), q[1] + 0.5 * h * (w[1] * q[3] + c[1]), q[2] + 0.5 * h * (w[2] * q[3] + c[2]), q[3] - 0.5 * h * dot(w, q)];
+      const len = Math.hypot(...next);
+      for (let a = 0; a < 4; a++) q[a] = f32(next[a] / len);
+    }
+  }
+}
