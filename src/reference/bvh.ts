@@ -191,12 +191,18 @@ export function walkBvh(tree: CpuBvh, test: (node: CpuBvhNode) => number, visit:
 
 const boxKey = (lo: number[], hi: number[]) => (node: CpuBvhNode): number => ([0, 1, 2].every((a) => node.lo[a] <= hi[a] && node.hi[a] >= lo[a]) ? 0 : -1);
 
-/** The work of walks: internal nodes whose box was tested, and leaves reached (narrow tests, or skipped as earlier). */
+/** The work of walks: internal nodes whose box was tested, and leaves reached (each a narrow test, or, in the pair walk, skipped as a sphere earlier in sorted order). */
 export interface BvhWork {
   queries: number;
   nodeTests: number;
   leafVisits: number;
 }
+
+/** `test`, counting its calls in `work.nodeTests`. */
+const counted = (test: (node: CpuBvhNode) => number, work: BvhWork) => (node: CpuBvhNode): number => {
+  work.nodeTests++;
+  return test(node);
+};
 
 /** The pair query's box of sphere i: its centre ± P(r), as bvhPairs computes it. */
 function pairQueryBox(spheres: Float32Array, i: number): { lo: number[]; hi: number[] } {
@@ -215,7 +221,7 @@ export function bvhSpherePairs(spheres: Float32Array, tree = buildBvh(spheres), 
     const { lo, hi } = pairQueryBox(spheres, i);
     const test = boxKey(lo, hi);
     if (work) work.queries++;
-    walkBvh(tree, work ? (node) => (work.nodeTests++, test(node)) : test, (u) => {
+    walkBvh(tree, work ? counted(test, work) : test, (u) => {
       if (work) work.leafVisits++;
       const j = tree.order[u];
       if (u > k && spheresOverlap(spheres, i, j)) out.push(Math.min(i, j), Math.max(i, j));
@@ -234,7 +240,7 @@ export function bvhPairWork(spheres: Float32Array, tree = buildBvh(spheres), ste
     const { lo, hi } = pairQueryBox(spheres, tree.order[k]);
     const test = boxKey(lo, hi);
     work.queries++;
-    walkBvh(tree, (node) => (work.nodeTests++, test(node)), () => work.leafVisits++, undefined, (child) => child <= k);
+    walkBvh(tree, counted(test, work), () => work.leafVisits++, undefined, (child) => child <= k);
   }
   return work;
 }
@@ -262,7 +268,7 @@ export function bvhBoxWork(spheres: Float32Array, boxes: Float32Array, kind: 'aa
     const b = bvhBoxBounds(boxes, kind, k);
     const test = boxKey(b.slice(0, 3), b.slice(3));
     work.queries++;
-    walkBvh(tree, (node) => (work.nodeTests++, test(node)), () => work.leafVisits++);
+    walkBvh(tree, counted(test, work), () => work.leafVisits++);
   }
   return work;
 }

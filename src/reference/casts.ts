@@ -40,8 +40,8 @@ export function castHit(
   // |CS|² = |AS|² − |AC|² (the seed's formula), taken as |AS × AB|² / |AB|²: the same number,
   // without the cancellation of two large squares when A is far from S (the GPU kernel does the
   // same), and with AB not normalised first: its components are differences of f32 values, so a
-  // point exactly on the segment gives a cross product of exactly 0 (n = AB / |AB|, rounded, gave
-  // a tiny positive |CS|², and a miss).
+  // point exactly on the segment gives a cross product of exactly 0 (a rounded n = AB / |AB|
+  // would give a tiny positive |CS|² there, and a miss).
   const cx = dy * lz - dz * ly, cy = dz * lx - dx * lz, cz = dx * ly - dy * lx;
   const disc = (R * R * l2 - (cx * cx + cy * cy + cz * cz)) / l2;
   if (disc < 0) return null;

@@ -114,7 +114,7 @@ export function walkableGrid(spheres: Float32Array, plan: GridPlan): WalkableGri
  * `walkableGrid` for the public twins (gridSpherePairs, gridSphereAabbPairs, gridSphereObbPairs,
  * gridCasts): the spheres validated as the GPU calls validate them (InvalidInputError), and the
  * plan checked to be one made for them (every centre within its level's bounds): a plan for other
- * spheres misses pairs silently, and a NaN made the casts' walk loop forever.
+ * spheres misses pairs silently, and a NaN would make the casts' walk loop forever.
  */
 export function checkedGrid(spheres: Float32Array, plan: GridPlan): WalkableGrid {
   validateSpheres('spheres', spheres);

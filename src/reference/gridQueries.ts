@@ -7,7 +7,7 @@
  */
 import { EXT_SCALE, SLAB_X } from '../spatial/level.js';
 import type { GridPlan } from '../spatial/plan.js';
-import { checkedGrid, walkableGrid, walkRows, visitLevel, cellRange, levelTouches, type WalkStats } from './grid.js';
+import { checkedGrid, walkRows, visitLevel, cellRange, levelTouches, type WalkStats, type WalkableGrid } from './grid.js';
 import { validateAabbs, validateOrientedBoxes, validateCasts } from '../validate.js';
 import { sphereAabbOverlap, sphereObbOverlap } from './sphereBox.js';
 import { castHit } from './casts.js';
@@ -54,7 +54,7 @@ export function gridSphereObbPairs(spheres: Float32Array, boxes: Float32Array, p
   return Uint32Array.from(out);
 }
 
-function queryBox(grid: ReturnType<typeof walkableGrid>, min: number[], max: number[], stats: WalkStats | undefined, visit: (id: number) => void): void {
+function queryBox(grid: WalkableGrid, min: number[], max: number[], stats: WalkStats | undefined, visit: (id: number) => void): void {
   const { plan } = grid;
   plan.levels.forEach((level, b) => {
     if (level.count === 0) return;
