@@ -44,9 +44,9 @@ export const particleSleepEntry = entry({ name: 'particleSleep', index: 't', bou
  * and sweeps treat it as static) and p.w = −1 (the split and the write-back know it by that); it
  * counts its touching pairs, each by its first particle, as the prepare does for the others.
  * A particle that slept in the last step and is awake now makes each of its pairs' two entries
- * equal and opposite again (below), keeping the warm start: starting them cold instead made the
- * particles at the edge of a sleeping region sag at each wake and wake the next ones, and a pile
- * never slept.
+ * equal and opposite again (below), keeping the warm start: cold entries would let the particles
+ * at the edge of a sleeping region sag at each wake and wake the next ones, so that a pile would
+ * never sleep.
  */
 export const particleSleepShader = () => wgsl`
 ${header()}

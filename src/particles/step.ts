@@ -58,10 +58,10 @@ export const MOVE_ROUNDING = 2 ** -18;
  * particles to be at rest (particleSleep): a particle with a deeper contact is neither asleep nor
  * at rest (its time starts again, so its partners stay awake, or wake), so that the position
  * correction, which a pair of sleepers never gets, removes the overlap among moving particles.
- * Without it a particle slow enough slept however deep its contacts (issue 37): 1,200 balls jammed
- * into too small a box slept holding pairs 186% of a radius deep, and in a pile the pairs still
- * deep after the landing (45% at frame 180 of 64,000 balls) were corrected among sleepers, static
- * to them. With sleep off a settled pile's deepest contact is 0.4–0.7% of the radius beyond
- * `slop` (2.4–2.7% of it in all); with this limit no two sleepers hold more than 4%.
+ * Without it a particle slow enough would sleep however deep its contacts: balls jammed into too
+ * small a box, or the pairs of a pile still deep after its landing, would be held deep by
+ * sleepers, static to them. The limit lies above the deepest contact of a settled pile (the
+ * position correction leaves well under 1% of the radius beyond `slop`), so that such a pile
+ * still sleeps.
  */
 export const SLEEP_OVERLAP = 0.02;
