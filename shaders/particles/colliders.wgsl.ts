@@ -3,7 +3,7 @@
  * solved with the particles as contacts with an infinitely heavy body. The CPU twin is
  * src/reference/particles.ts (ParticleSolverTwin, `colliders`).
  *
- * Per step (src/particles/solver.ts records them only while the world has boxes), after the
+ * Per step (src/particles/recordStep.ts records them only while the world has boxes), after the
  * search or the carry, before the sleep:
  *   colliderCells     the grid's bucket offsets as the last search left them: a search's are
  *                     kept aside, and a step that keeps the lists (whose grid build cleared

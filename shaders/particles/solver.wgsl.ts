@@ -59,8 +59,8 @@
  * search.wgsl.ts (gather, decide, the stable order, count, fill, carry), solve.wgsl.ts (split,
  * prepare, sweeps, walls, integration), sleep.wgsl.ts (sleep, write-back) and colliders.wgsl.ts
  * (box colliders); this file re-exports them. Each kernel declares its bindings once, by name, beside its WGSL
- * (src/gpu/kernel.ts: `xBindings.wgsl` in the shader, `.layout()` and `.bind({ name: buffer })` in
- * src/particles/solver.ts).
+ * (src/gpu/kernel.ts: `xBindings.wgsl` in the shader, `.layout()` in
+ * src/particles/solverPipelines.ts and `.bind({ name: buffer })` in src/particles/recordStep.ts).
  */
 
 export { DORMANT_BIT, PARTNERS_KEPT, contactGeometry } from './common.wgsl.js';

@@ -2,7 +2,7 @@
  * The particle world's box colliders on the host side: validation and packing of
  * `setColliders`' input, and the GPU buffers the solver reads (poses, velocities), grown as
  * needed, with the copy of the poses a step that runs again starts from. The solve is in
- * src/particles/solver.ts and shaders/particles/colliders.wgsl.ts.
+ * src/particles/recordStep.ts and shaders/particles/colliders.wgsl.ts.
  */
 import { InvalidInputError } from '../errors.js';
 import { validateOrientedBoxes, checkFloat32Array, checkValue, RULES } from '../validate.js';

@@ -1,4 +1,4 @@
-/** The particle world: state and API (world.ts), the contact solver (solver.ts), queries (queries.ts). */
+/** The particle world: its API (world.ts) over its settings, state, step, contact solver, colliders and queries (the other files here). */
 export { createParticleWorld, ParticleWorld, defaultInverseMass, SKIN_OF_RADIUS, SLEEP_SPEED_OF_RADIUS } from './world.js';
 export type { ParticleWorldOptions, ParticleSet, ParticleParameters, ParticleParametersNow, ParticleBuffers, ContactSearches, ColliderSet, ColliderBuffers } from './world.js';
 export { ColliderContacts, type ColliderContactList } from './colliderContacts.js';

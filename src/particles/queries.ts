@@ -9,13 +9,14 @@
  * submission with the steps and the caller's kernels.
  */
 import { CastPass } from '../passes/casts.js';
-import { castCall, noHits, castReach, type HitRecords } from '../castQueries.js';
+import { castCall, noHits, castReach, HIT_BYTES, type HitRecords } from '../castQueries.js';
 import { checkServes, chooseBroadphase, createBroadPhases, destroyBroadPhases, WITHOUT_SPHERES, type BroadPhases } from '../broadphase/index.js';
 import { ResidentQueries, collectHits, type ResultSlot, type EncodedHits } from '../resident.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, upload, GrowableBuffer } from '../gpu/buffers.js';
 import type { CallQueue } from '../gpu/calls.js';
-import type { CastBatch } from '../validate.js';
+import { checkNumber, checkPositiveInteger, RULES, MAX_MAGNITUDE, type CastBatch } from '../validate.js';
+import { InvalidInputError } from '../errors.js';
 import { packStruct } from '../layout.js';
 import { CastHitRecord, CastParams } from '../../shaders/passes/layout.js';
 import type { CastOptions, Broadphase } from '../options.js';
@@ -27,6 +28,24 @@ import type { SphereStats } from '../validate.js';
  * writes its parameters into its own slot of a log, copied in command order).
  */
 export const RAYCAST_LOG_SLOTS = 256;
+
+/**
+ * Validates `world.encodeRaycast`'s arguments: `count` rays in `rays` (two vec4 each: (A, 0),
+ * (B, 0)), at most `maxCasts`; `hits` holding one CastHitRecord a ray, another STORAGE buffer;
+ * `maxRayLength` a finite bound of their lengths.
+ */
+export function checkGpuRaycast(rays: GPUBuffer, count: number, hits: GPUBuffer, maxRayLength: number, maxCasts: number): void {
+  if (checkPositiveInteger('count', count, maxCasts) === undefined) throw new InvalidInputError('count', -1, RULES.option, 'required');
+  for (const [argument, buffer, bytes] of [['rays', rays, 32], ['hits', hits, HIT_BYTES]] as const) {
+    const b = buffer as GPUBuffer | undefined;
+    if (!b || typeof b.size !== 'number' || typeof b.usage !== 'number' || b.size < bytes * count || (b.usage & BufferUsage.STORAGE) === 0) {
+      throw new InvalidInputError(argument, -1, RULES.gpuRecords, `a GPUBuffer with STORAGE usage holding ${count} records of ${bytes} bytes`);
+    }
+  }
+  if (rays === hits) throw new InvalidInputError('hits', -1, RULES.gpuRecords, 'a buffer other than rays (the pass reads one and writes the other)');
+  // The longest ray widens the walk's rounding slack: it must be a true bound, and finite.
+  if (checkNumber('maxRayLength', maxRayLength, 0, 4 * MAX_MAGNITUDE) === undefined) throw new InvalidInputError('maxRayLength', -1, RULES.option, 'required');
+}
 
 export class ParticleQueries {
   private readonly recorder: ResidentQueries;

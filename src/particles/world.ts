@@ -3,95 +3,42 @@
  * by a contact solver (src/particles/solver.ts; docs/ARCHITECTURE.md has the math). State lives
  * in GPU buffers that a renderer can bind directly: `buffers.spheres` (x, y, z, radius per
  * particle) and `buffers.velocities` (vx, vy, vz, inverse mass). `step` records its substeps into
- * one submission and reads back only the 16 bytes of the step's counters.
+ * one submission and reads back only the 8 bytes of the list sizes its steps needed.
  *
- * Over 500 lines: one class, the world's public calls, each documented where it is declared
- * (about half the file is their documentation); what they compose lives beside it (solver.ts,
- * colliders.ts, colliderContacts.ts, queries.ts, step.ts).
+ * This file is the world's face: each public call validates its arguments, then hands the work to
+ * what composes the world: its settings (settings.ts), its state and its upload and read-back
+ * (state.ts), the step's submission (stepping.ts), the solver (solver.ts), the colliders
+ * (colliders.ts, colliderContacts.ts) and the casts (queries.ts).
  */
 import { InvalidInputError, CapacityError } from '../errors.js';
 import { createChecked } from '../gpu/submit.js';
 import { CallQueue } from '../gpu/calls.js';
-import {
-  validateSpheres, validateCasts, checkFloat32Array, checkNumber, checkVector, checkPositiveInteger, checkBoolean, checkValue,
-  RULES, MAX_MAGNITUDE, checkGridOptions, checkDevice, checkOptions, checkEncoder, type SphereStats, type CastBatch,
-} from '../validate.js';
-import { requestBrowserDevice, describeDevice } from '../device.js';
-import { BufferUsage } from '../gpu/flags.js';
-import { createBuffer, readBuffer, upload, bindingLimit } from '../gpu/buffers.js';
+import { validateCasts, checkVector, checkBoolean, checkValue, RULES, checkDevice, checkOptions, checkEncoder, type SphereStats, type CastBatch } from '../validate.js';
+import { requestBrowserDevice } from '../device.js';
+import { readBuffer, bindingLimit } from '../gpu/buffers.js';
 import { GpuTimer, type Profile } from '../gpu/timer.js';
 import { planGrid, type GridPlan, type PlanOptions } from '../spatial/plan.js';
-import { STRIDE } from '../layout.js';
-import { ParticleStats, ParticleWalls, ParticleReuse } from '../../shaders/particles/layout.js';
+import { ParticleStats, ParticleReuse } from '../../shaders/particles/layout.js';
 import { ParticleSolver } from './solver.js';
 import { ColliderContacts, type ColliderContactList } from './colliderContacts.js';
 import { WorldColliders, packColliders, type ColliderSet, type ColliderBuffers } from './colliders.js';
-
-export type { ColliderSet, ColliderBuffers } from './colliders.js';
 import type { StepParams } from './step.js';
-import { ParticleQueries } from './queries.js';
+import { ParticleQueries, checkGpuRaycast } from './queries.js';
 import { checkServes } from '../broadphase/index.js';
 import { HIT_BYTES, toRaycastResult, toSphereCastResult, checkCastOut, castCall, noHits, type HitRecords, type RaycastResult, type SphereCastResult, type RaycastAllHits, type SphereCastAllHits } from '../castQueries.js';
 import type { CastOptions } from '../options.js';
+import {
+  defaultParameters, checkWorldShape, checkWorldLimits, checkDispatch, mergeParameters, checkStepArguments, stepParamsOf,
+  type ParticleParameters, type ParticleParametersNow, type ParticleWorldOptions,
+} from './settings.js';
+import { WorldState, packParticles, planStatsFor, extentAbs, type ParticleSet, type ParticleBuffers } from './state.js';
+import { WorldStepper } from './stepping.js';
 
-/** The solver's settings; each may be changed later with `setParameters`. */
-export interface ParticleParameters {
-  /** Acceleration [gx, gy, gz] on every moving particle. Default [0, 0, 0]. */
-  gravity?: ArrayLike<number>;
-  /** Coefficient of restitution e in [0, 1]; 1 is elastic. Default 1. */
-  restitution?: number;
-  /**
-   * Contacts approaching slower than this (length units per second) do not bounce, so that a
-   * resting pile does not jitter. Default: 2·|gravity|·dt of each step (0 without gravity).
-   */
-  restitutionThreshold?: number;
-  /** Coulomb friction coefficient μ ≥ 0 between particles and against the walls. Default 0. */
-  friction?: number;
-  /** Share of the overlap beyond `slop` removed per substep, in [0, 1]. Default 0.8. */
-  percent?: number;
-  /** Overlap the position correction leaves alone (length units). Default 0.01. */
-  slop?: number;
-  /** The fastest the position correction pushes overlapping particles apart. Default 3. */
-  maxPushSpeed?: number;
-  /**
-   * Substeps per step (1–64); each is a full solve with its own integration. Default 8: with 4,
-   * balls pressed into boxes by a load (a turning drum, a pour onto pegs) sank half a radius and
-   * more, and a landing pile held overlaps of 20–50% of a radius for seconds (docs/PERFORMANCE.md,
-   * "Substeps").
-   */
-  substeps?: number;
-  /** Jacobi sweeps of the contact solve per substep (1–64). Default 2 (more sweeps did less than more substeps: docs/PERFORMANCE.md, "Substeps"). */
-  iterations?: number;
-  /**
-   * How much farther than needed a contact search lists pairs (length units), so that the next
-   * steps may keep its lists: a step searches again only once some particle has moved (or gained
-   * reach, its speed × dt) more than `skin / 2` since the last search. 0 searches at every step.
-   * Larger skins search less often but solve longer lists (the extra pairs are skipped, not
-   * solved). Default: {@link SKIN_OF_RADIUS} × the largest radius.
-   */
-  skin?: number;
-  /**
-   * A particle that ends a step slower than this (length units per second), having moved no
-   * farther than this speed allows in the step, is at rest; one at
-   * rest for `sleepTime` whose listed partners (those within the contact margin and the skin)
-   * are all at rest that long too falls asleep: its velocity becomes 0, it does not move, and
-   * its partners solve against it as against a static particle, until a partner moves again or
-   * the particle is moved or set moving (it then wakes at the next step). Default:
-   * {@link SLEEP_SPEED_OF_RADIUS} × the largest radius per second.
-   */
-  sleepSpeed?: number;
-  /** Seconds at rest before a particle may sleep; `Infinity` never sleeps. Default 0.5. */
-  sleepTime?: number;
-}
-
-/** The default skin as a share of the largest radius (chosen by measuring the pile and the gas, docs/PERFORMANCE.md). */
-export const SKIN_OF_RADIUS = 0.1;
-
-/**
- * The default `sleepSpeed` as a share of the largest radius, per second (0.05 for radius 0.5:
- * Box2D's default for bodies a metre across).
- */
-export const SLEEP_SPEED_OF_RADIUS = 0.1;
+export type { ColliderSet, ColliderBuffers } from './colliders.js';
+export { SKIN_OF_RADIUS, SLEEP_SPEED_OF_RADIUS } from './settings.js';
+export type { ParticleParameters, ParticleParametersNow, ParticleWorldOptions } from './settings.js';
+export { defaultInverseMass } from './state.js';
+export type { ParticleSet, ParticleBuffers } from './state.js';
 
 /** What {@link ParticleWorld.contactSearches} counts. */
 export interface ContactSearches {
@@ -99,74 +46,6 @@ export interface ContactSearches {
   steps: number;
   /** Those of them that searched for contacts (the others kept the last search's lists). */
   searches: number;
-}
-
-/** Options of {@link createParticleWorld}: the world's size and walls, and the solver's settings. */
-export interface ParticleWorldOptions extends ParticleParameters {
-  /** The device; in a browser it may be omitted (navigator.gpu). */
-  device?: GPUDevice;
-  /** Most particles the world holds. */
-  capacity: number;
-  /** Hard walls: [minX, minY, minZ, maxX, maxY, maxZ]; every sphere stays inside. Omitted: unbounded. */
-  bounds?: ArrayLike<number>;
-  /** Fold dispatches past this many workgroups per dimension (default: the device's limit; lower it in tests). */
-  maxWorkgroupsPerDimension?: number;
-  /** Tuning of the grid plan; defaults are measured. */
-  grid?: Pick<PlanOptions, 'denseFactor' | 'levelStep'>;
-  /**
-   * How the step dispatches the passes that work on some particles only (the search or the
-   * carry of the lists, whichever the step takes; the solve, over the particles in contact):
-   * - 'direct': a thread per particle, those with nothing to do returning at once. Best on a
-   *   GPU, where idle threads cost next to nothing and an indirect dispatch does not: Dawn
-   *   validates each one with a pass of its own (1.4 ms a dispatch measured on an NVIDIA H100
-   *   under dawn.node, against 0.02 ms for a direct one).
-   * - 'indirect': sized on the GPU to the work. Best on a software adapter (SwiftShader), where
-   *   every idle thread costs about a microsecond and an indirect dispatch no more than a direct one.
-   * - 'auto' (default): 'indirect' on a software adapter ({@link describeDevice}), else 'direct'.
-   * Both give the same state bit for bit.
-   */
-  dispatch?: 'auto' | 'direct' | 'indirect';
-}
-
-/** The particles given to {@link ParticleWorld.setParticles}, by particle index. */
-export interface ParticleSet {
-  /** x, y, z, radius per particle. */
-  spheres: Float32Array;
-  /** vx, vy, vz per particle. */
-  velocities: Float32Array;
-  /**
-   * Per particle; 0 is static: the particle never moves, whatever velocity it is given, and
-   * gravity does not act on it. Default: 1 / (density 1 × volume).
-   */
-  inverseMasses?: Float32Array;
-}
-
-/** The world's buffers a renderer may bind (vertex or storage), by particle index. */
-export interface ParticleBuffers {
-  /** x, y, z, radius per particle. */
-  spheres: GPUBuffer;
-  /** vx, vy, vz, inverse mass per particle. */
-  velocities: GPUBuffer;
-}
-
-/** Options that only `createParticleWorld` takes: `setParameters` refuses them. */
-const CREATION_ONLY = ['device', 'capacity', 'bounds', 'dispatch', 'grid', 'maxWorkgroupsPerDimension'] as const;
-
-/**
- * The parameters a world steps with (`world.parametersNow`): every one set, but
- * `restitutionThreshold`, `skin` and `sleepSpeed`, which are undefined while they follow their
- * defaults (2·|g|·dt, and shares of the largest radius: {@link SKIN_OF_RADIUS},
- * {@link SLEEP_SPEED_OF_RADIUS}).
- */
-export interface ParticleParametersNow extends Required<Omit<ParticleParameters, 'gravity' | 'restitutionThreshold' | 'skin' | 'sleepSpeed'>> {
-  /** Gravity (x, y, z). */
-  gravity: number[];
-  /** Undefined: 2·|gravity|·dt of each step. */
-  restitutionThreshold: number | undefined;
-  /** Undefined: {@link SKIN_OF_RADIUS} × the largest radius. */
-  skin: number | undefined;
-  /** Undefined: {@link SLEEP_SPEED_OF_RADIUS} × the largest radius per second. */
-  sleepSpeed: number | undefined;
 }
 
 /**
@@ -193,15 +72,6 @@ export async function createParticleWorld(options: ParticleWorldOptions): Promis
   const device = checkDevice('options.device', options.device) ?? (await requestBrowserDevice());
   return createChecked(device, () => new ParticleWorld(device, options, options.device === undefined));
 }
-
-/** The default inverse mass: density 1, so 1 / volume. A radius 0 particle is static. */
-export function defaultInverseMass(radius: number): number {
-  const volume = (4 / 3) * Math.PI * radius ** 3;
-  return volume > 0 ? 1 / volume : 0;
-}
-
-/** The smallest substep: its inverse (used for speculative contacts) stays within f32's range. */
-const MIN_SUBSTEP = 2 ** -60;
 
 /**
  * Spheres colliding and bouncing, stepped entirely on the GPU: contacts found with a grid, solved
@@ -233,14 +103,16 @@ export class ParticleWorld {
   private readonly maxCasts: number;
   /** Raycasts against the particles, made on first use. */
   private queries: ParticleQueries | null = null;
-  /** The particles' statistics with the bounds the grid covers (see planStatsFor), set with the particles. */
+  /** The particles' statistics with the bounds the grid covers (planStatsFor), set with the particles. */
   private planStats: SphereStats | null = null;
-  /** The state at the start of a `step` call, restored when the step must run again. */
-  private readonly backup: ParticleBuffers;
+  /** The state buffers and their copy for a step that runs again. */
+  private readonly state: WorldState;
   /** Calls run one at a time (they share buffers); every failure gets a typed error. */
   private readonly calls: CallQueue;
   /** The box colliders (setColliders), their buffers and their copy for a step that runs again. */
   private readonly colliders: WorldColliders;
+  /** The step calls' submissions, run again when the lists overflowed. */
+  private readonly stepper: WorldStepper;
   /** The buffers `colliderContacts` reads through, kept between calls. */
   private contactsOut: ColliderContacts | null = null;
   /**
@@ -252,72 +124,30 @@ export class ParticleWorld {
   private edits = 0;
 
   constructor(device: GPUDevice, options: ParticleWorldOptions, ownsDevice = false) {
-    // The largest per-particle record the solver binds is its wall contacts.
-    const maxParticles = Math.floor(bindingLimit(device) / ParticleWalls.size);
-    const capacity = options.capacity as unknown;
-    if (typeof capacity !== 'number' || !Number.isInteger(capacity) || capacity < 1) throw new InvalidInputError('options.capacity', -1, RULES.option, `expected a number of particles: an integer of at least 1, got ${String(capacity)}`);
-    if (capacity > maxParticles) throw new CapacityError('options.capacity', capacity, maxParticles, 'the device cannot bind more particles');
-    const bounds = checkVector('options.bounds', options.bounds, 6, RULES.bounds);
-    if (bounds && !(bounds.every((b) => Math.abs(b) <= MAX_MAGNITUDE) && bounds[0] < bounds[3] && bounds[1] < bounds[4] && bounds[2] < bounds[5])) {
-      throw new InvalidInputError('options.bounds', -1, RULES.bounds, `got ${bounds.join(', ')}`);
-    }
+    const { capacity, bounds } = checkWorldShape(device, options);
     this.device = device;
     this.ownsDevice = ownsDevice;
     this.capacity = capacity;
-    this.bounds = bounds ? (bounds as ParticleWorld['bounds']) : null;
-    this.settings = { gravity: [0, 0, 0], restitution: 1, restitutionThreshold: undefined, friction: 0, percent: 0.8, slop: 0.01, maxPushSpeed: 3, substeps: 8, iterations: 2, skin: undefined, sleepSpeed: undefined, sleepTime: 0.5 };
+    this.bounds = bounds;
+    this.settings = defaultParameters();
     this.setParameters(options);
-    this.maxWorkgroupsPerDimension = Math.min(checkPositiveInteger('options.maxWorkgroupsPerDimension', options.maxWorkgroupsPerDimension, Number.MAX_SAFE_INTEGER, 1) ?? Infinity, device.limits.maxComputeWorkgroupsPerDimension);
+    const limits = checkWorldLimits(device, options);
+    this.maxWorkgroupsPerDimension = limits.maxWorkgroupsPerDimension;
     this.maxCasts = Math.floor(bindingLimit(device) / HIT_BYTES);
-    this.planOptions = { ...checkGridOptions('options.grid', options.grid), maxBuckets: 2 ** Math.floor(Math.log2(bindingLimit(device) / 4 - 1)) };
-    const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
-    // The state buffers may also be bound as vertex buffers by a renderer.
-    const state = storage | BufferUsage.VERTEX;
-    this.buffers = {
-      spheres: createBuffer(device, 'particle spheres', 16 * capacity, state),
-      velocities: createBuffer(device, 'particle velocities', 16 * capacity, state),
-    };
-    this.backup = {
-      spheres: createBuffer(device, 'particle spheres backup', 16 * capacity, storage),
-      velocities: createBuffer(device, 'particle velocities backup', 16 * capacity, storage),
-    };
-    const dispatch = options.dispatch ?? 'auto';
-    if (!['auto', 'direct', 'indirect'].includes(dispatch)) {
-      throw new InvalidInputError('options.dispatch', -1, RULES.option, `expected 'auto', 'direct' or 'indirect', got ${String(dispatch)}`);
-    }
-    this.dispatch = dispatch === 'auto' ? (describeDevice(device)?.software ? 'indirect' : 'direct') : dispatch;
+    this.planOptions = limits.planOptions;
+    this.state = new WorldState(device, capacity);
+    this.buffers = this.state.buffers;
+    this.dispatch = checkDispatch(device, options);
     this.solver = new ParticleSolver(device, capacity, this.maxWorkgroupsPerDimension, this.dispatch);
     this.calls = new CallQueue(device, 'particle world');
     this.colliders = new WorldColliders(device);
+    this.stepper = new WorldStepper(device, this.calls, this.solver, this.colliders, this.state);
   }
 
   /** Changes any of the solver's settings (validated as at creation); the others stay. */
   setParameters(parameters: ParticleParameters): void {
     this.calls?.checkUsable(); // (the constructor sets the first parameters before it has calls)
-    if (typeof parameters !== 'object' || parameters === null) throw new InvalidInputError('parameters', -1, RULES.option, 'expected an object');
-    if (this.calls) {
-      // Not silently ignored (a settings object passed back whole would seem to change them).
-      for (const key of CREATION_ONLY) {
-        if ((parameters as Record<string, unknown>)[key] !== undefined) throw new InvalidInputError(`options.${key}`, -1, RULES.option, `${key} is fixed when the world is made: make a new world to change it`);
-      }
-    }
-    const gravity = checkVector('options.gravity', parameters.gravity, 3);
-    gravity?.forEach((g, a) => checkValue('options.gravity', -1, g, `g${'xyz'[a]}`));
-    const s = this.settings;
-    this.settings = {
-      gravity: gravity ?? s.gravity,
-      restitution: checkNumber('options.restitution', parameters.restitution, 0, 1) ?? s.restitution,
-      restitutionThreshold: parameters.restitutionThreshold === undefined ? s.restitutionThreshold : checkNumber('options.restitutionThreshold', parameters.restitutionThreshold, 0, MAX_MAGNITUDE),
-      friction: checkNumber('options.friction', parameters.friction, 0, MAX_MAGNITUDE) ?? s.friction,
-      percent: checkNumber('options.percent', parameters.percent, 0, 1) ?? s.percent,
-      slop: checkNumber('options.slop', parameters.slop, 0, MAX_MAGNITUDE) ?? s.slop,
-      maxPushSpeed: checkNumber('options.maxPushSpeed', parameters.maxPushSpeed, 0, MAX_MAGNITUDE) ?? s.maxPushSpeed,
-      substeps: checkCount('options.substeps', parameters.substeps) ?? s.substeps,
-      iterations: checkCount('options.iterations', parameters.iterations) ?? s.iterations,
-      skin: checkNumber('options.skin', parameters.skin, 0, MAX_MAGNITUDE) ?? s.skin,
-      sleepSpeed: checkNumber('options.sleepSpeed', parameters.sleepSpeed, 0, MAX_MAGNITUDE) ?? s.sleepSpeed,
-      sleepTime: parameters.sleepTime === Infinity ? Infinity : (checkNumber('options.sleepTime', parameters.sleepTime, 0, MAX_MAGNITUDE) ?? s.sleepTime),
-    };
+    this.settings = mergeParameters(this.settings, parameters, this.calls !== undefined);
     this.edits++; // a step run again would take the new settings
   }
 
@@ -339,103 +169,23 @@ export class ParticleWorld {
   /** Replaces every particle: uploads the state, plans the grid for these radii, forgets every contact. */
   setParticles(set: ParticleSet): void {
     this.calls.checkUsable();
-    if (typeof set !== 'object' || set === null) throw new InvalidInputError('particles', -1, RULES.option, 'expected { spheres, velocities }');
-    const stats = validateSpheres('spheres', set.spheres, this.capacity, 'more particles than the world holds: make a world of a larger capacity');
-    const n = stats.count;
-    const velocities = checkFloat32Array('velocities', set.velocities, STRIDE.velocity);
-    if (velocities.length / 3 !== n) throw new InvalidInputError('velocities', -1, RULES.count, `${velocities.length / 3} velocities for ${n} spheres`);
-    const masses = set.inverseMasses === undefined ? undefined : checkFloat32Array('inverseMasses', set.inverseMasses, 1);
-    if (masses && masses.length !== n) throw new InvalidInputError('inverseMasses', -1, RULES.count, `${masses.length} inverse masses for ${n} spheres`);
-    const packed = new Float32Array(4 * n);
-    for (let i = 0; i < n; i++) {
-      for (let a = 0; a < 3; a++) {
-        const v = velocities[3 * i + a];
-        checkValue('velocities', i, v, `v${'xyz'[a]}`);
-        packed[4 * i + a] = v;
-      }
-      const w = masses ? masses[i] : defaultInverseMass(set.spheres[4 * i + 3]);
-      if (w - w !== 0) throw new InvalidInputError('inverseMasses', i, RULES.finite, `got ${w}`);
-      if (w < 0) throw new InvalidInputError('inverseMasses', i, RULES.inverseMass, `got ${w}`);
-      if (masses && w > MAX_MAGNITUDE) throw new InvalidInputError('inverseMasses', i, RULES.magnitude, `got ${w}`);
-      if (!masses) {
-        // 1 / volume must be a normal f32 (GPUs may flush subnormals to 0): radii below ~9e-14
-        // or above ~2.6e12 leave that range.
-        const f = Math.fround(w);
-        if (!Number.isFinite(f) || (w > 0 && f < 2 ** -126)) {
-          throw new InvalidInputError('spheres', i, RULES.defaultMass, `radius ${set.spheres[4 * i + 3]} gives ${w}`);
-        }
-      }
-      packed[4 * i + 3] = w;
-      if (this.bounds) {
-        for (let a = 0; a < 3; a++) {
-          const x = set.spheres[4 * i + a];
-          if (x < this.bounds[a] || x > this.bounds[a + 3]) throw new InvalidInputError('spheres', i, RULES.outside, `axis ${'xyz'[a]}: ${x}`);
-        }
-      }
-    }
-    this.planStats = this.planStatsFor(stats);
+    const { stats, packed } = packParticles(set, this.capacity, this.bounds);
+    this.planStats = planStatsFor(stats, this.bounds);
     this.solver.binning.prepareWith(planGrid(this.planStats, this.planOptions));
-    this.solver.forget(n);
+    this.solver.forget(stats.count);
     this.edits++;
-    upload(this.device, this.buffers.spheres, set.spheres);
-    upload(this.device, this.buffers.velocities, packed); // skips 0 bytes: Deno's writeBuffer panics on them
-    this.count = n;
-  }
-
-  /**
-   * The grid covers the bounds (a dense grid when they are compact enough); an unbounded world
-   * hashes cells over a range of 2^23 cells each way around the particles' centroid (cells
-   * beyond it clamp to its edge: still correct, only slower).
-   */
-  private planStatsFor(stats: SphereStats): SphereStats {
-    let min = stats.min;
-    let max = stats.max;
-    if (this.bounds) {
-      min = [this.bounds[0], this.bounds[1], this.bounds[2]];
-      max = [this.bounds[3], this.bounds[4], this.bounds[5]];
-    } else if (stats.count > 0) {
-      const half = 2 ** 22 * Math.max(2 * stats.maxRadius, 1e-3);
-      const centre = [0, 1, 2].map((a) => (stats.min[a] + stats.max[a]) / 2);
-      min = centre.map((c) => c - half) as [number, number, number];
-      max = centre.map((c) => c + half) as [number, number, number];
-    }
-    // The particles move: the plan covers the bounds, not where each octave's particles are now.
-    return { ...stats, min, max, binBounds: undefined };
+    this.state.upload(set.spheres, packed);
+    this.count = stats.count;
   }
 
   /** The settings of a step of `dt` (the CPU twin, src/reference/particles.ts, takes the same). */
   stepParams(dt: number): StepParams {
-    const s = this.settings;
-    const g = Math.hypot(s.gravity[0], s.gravity[1], s.gravity[2]);
-    return {
-      dt,
-      substeps: s.substeps,
-      iterations: s.iterations,
-      gravity: s.gravity,
-      restitution: s.restitution,
-      restitutionThreshold: s.restitutionThreshold ?? 2 * g * dt,
-      friction: s.friction,
-      percent: s.percent,
-      slop: s.slop,
-      maxPushSpeed: s.maxPushSpeed,
-      // Listed contacts reach this far beyond touching (plus each particle's travel in the
-      // step): the slop twice over, and what gravity adds to a particle's travel in one step.
-      margin: 2 * s.slop + g * dt * dt,
-      skin: s.skin ?? SKIN_OF_RADIUS * (this.planStats?.maxRadius ?? 0),
-      sleepSpeed: s.sleepSpeed ?? SLEEP_SPEED_OF_RADIUS * (this.planStats?.maxRadius ?? 0),
-      sleepTime: s.sleepTime,
-      bounds: this.bounds,
-    };
+    return stepParamsOf(this.settings, dt, this.planStats?.maxRadius ?? 0, this.bounds);
   }
 
   private checkStep(dt: number, steps: number): void {
     this.calls.checkUsable();
-    if (typeof dt !== 'number') throw new InvalidInputError('dt', -1, RULES.option, `dt is required (seconds), got ${String(dt)}`);
-    checkNumber('dt', dt, 0, MAX_MAGNITUDE, true);
-    if (dt / this.settings.substeps < MIN_SUBSTEP) {
-      throw new InvalidInputError('dt', -1, RULES.option, `dt / substeps must be at least 2^-60, got ${dt} / ${this.settings.substeps}`);
-    }
-    checkPositiveInteger('steps', steps, Number.MAX_SAFE_INTEGER, 1);
+    checkStepArguments(dt, steps, this.settings.substeps);
   }
 
   /**
@@ -481,71 +231,11 @@ export class ParticleWorld {
     this.checkStep(dt, steps);
     const profile = checkBoolean('options.profile', options.profile) ?? false;
     if (this.count === 0) return;
-    const bytes = 16 * this.count;
     const edits = ++this.edits; // a later step is a change too
-    for (;;) {
-      // What this attempt's lists hold: an earlier step read back after it was submitted may grow them.
-      const capacity = this.solver.entryCapacity;
-      // Passes a step: about 14 outside the substeps (the search's scans take a few each), 1 + iterations a substep.
-      const timer = new GpuTimer(this.device, profile, Math.min(Math.max(64, (24 + 2 * this.settings.substeps * (1 + this.settings.iterations)) * steps), 4096));
-      const submitted = this.calls.submit((encoder) => {
-        encoder.copyBufferToBuffer(this.buffers.spheres, 0, this.backup.spheres, 0, bytes);
-        encoder.copyBufferToBuffer(this.buffers.velocities, 0, this.backup.velocities, 0, bytes);
-        this.colliders.save(encoder);
-        this.solver.save(encoder, this.count);
-        encoder.clearBuffer(this.solver.stats);
-        this.record(encoder, dt, steps, timer);
-        timer.resolve(encoder);
-      });
-      try {
-        await this.calls.typed(submitted);
-        const [needed, slotsNeeded] = await this.entriesNeeded();
-        if (slotsNeeded > this.solver.boxSlots) {
-          // A particle was near more boxes than it has slots for: back to the start, more slots
-          // (or CapacityError with the true count), run again.
-          if (this.edits === edits) this.restore(bytes);
-          this.solver.ensureBoxSlots(slotsNeeded);
-          if (this.edits === edits) continue;
-        }
-        if (needed > capacity && this.edits !== edits) {
-          // The world was changed while the step ran (a call not awaited): running it again from
-          // its start would undo those changes. As with encode(), its extra contacts went
-          // unsolved in this step; the lists grow for the next. (More than the device holds:
-          // the next step that needs as many throws CapacityError, with its world restored.)
-          if (needed > this.solver.entryCapacity && needed <= this.solver.maxEntries()) this.solver.growEntries(needed);
-        } else if (needed > capacity) {
-          // Back to the state the call started with, then grow (or throw CapacityError with
-          // the true count, the world as it was before the call).
-          this.restore(bytes);
-          this.solver.growEntries(needed);
-          continue;
-        }
-        if (timer.enabled) this.lastProfile = await this.calls.typed(timer.read());
-        return;
-      } finally {
-        timer.destroy();
-      }
-    }
-  }
-
-  /** Back to the state a `step` call started with (`bytes` of spheres and of velocities), the colliders' poses too. */
-  private restore(bytes: number): void {
-    const restore = this.device.createCommandEncoder({ label: 'particle step restore' });
-    restore.copyBufferToBuffer(this.backup.spheres, 0, this.buffers.spheres, 0, bytes);
-    restore.copyBufferToBuffer(this.backup.velocities, 0, this.buffers.velocities, 0, bytes);
-    this.colliders.restore(restore);
-    this.solver.restore(restore, this.count);
-    this.device.queue.submit([restore.finish()]);
-  }
-
-  /**
-   * The longest contact list, and the most collider slots a particle, that any step since the
-   * last `step` call asked for (8 bytes read back).
-   */
-  private async entriesNeeded(): Promise<[number, number]> {
-    const bytes = await this.calls.typed(readBuffer(this.device, this.solver.stats, ParticleStats.offsets.entriesNeeded, 8));
-    const words = new Uint32Array(bytes);
-    return [words[0], words[1]];
+    const { substeps, iterations } = this.settings;
+    const record = (encoder: GPUCommandEncoder, timer: GpuTimer): void => this.record(encoder, dt, steps, timer);
+    const times = await this.stepper.run({ count: this.count, steps, substeps, iterations, profile, record, unchanged: () => this.edits === edits });
+    if (times) this.lastProfile = times;
   }
 
   /**
@@ -555,10 +245,7 @@ export class ParticleWorld {
    */
   async checkContactCapacity(): Promise<number> {
     this.calls.checkUsable();
-    const [needed, slotsNeeded] = await this.entriesNeeded();
-    if (slotsNeeded > this.solver.boxSlots) this.solver.ensureBoxSlots(slotsNeeded);
-    if (needed > this.solver.entryCapacity) this.solver.growEntries(needed);
-    return needed;
+    return this.stepper.checkContactCapacity();
   }
 
   /**
@@ -721,21 +408,11 @@ export class ParticleWorld {
   encodeRaycast(encoder: GPUCommandEncoder, rays: GPUBuffer, count: number, hits: GPUBuffer, maxRayLength: number): void {
     this.calls.checkUsable();
     checkEncoder(encoder);
-    if (checkPositiveInteger('count', count, this.maxCasts) === undefined) throw new InvalidInputError('count', -1, RULES.option, 'required');
-    // A ray is two vec4 (A, 0) and (B, 0); a hit one CastHitRecord.
-    for (const [argument, buffer, bytes] of [['rays', rays, 32], ['hits', hits, HIT_BYTES]] as const) {
-      const b = buffer as GPUBuffer | undefined;
-      if (!b || typeof b.size !== 'number' || typeof b.usage !== 'number' || b.size < bytes * count || (b.usage & BufferUsage.STORAGE) === 0) {
-        throw new InvalidInputError(argument, -1, RULES.gpuRecords, `a GPUBuffer with STORAGE usage holding ${count} records of ${bytes} bytes`);
-      }
-    }
-    if (rays === hits) throw new InvalidInputError('hits', -1, RULES.gpuRecords, 'a buffer other than rays (the pass reads one and writes the other)');
-    // The longest ray widens the walk's rounding slack: it must be a true bound, and finite.
-    if (checkNumber('maxRayLength', maxRayLength, 0, 4 * MAX_MAGNITUDE) === undefined) throw new InvalidInputError('maxRayLength', -1, RULES.option, 'required');
+    checkGpuRaycast(rays, count, hits, maxRayLength, this.maxCasts);
     if (count === 0) return;
     // With no particles every ray misses: the hits are still written (index −1), not left as they were.
     const stats = this.count > 0 && this.planStats ? this.planStats : undefined;
-    this.queriesNow().encodeRaycast(encoder, this.buffers.spheres, stats, rays, count, hits, { extentAbs: stats ? this.extentAbs() : 0, maxRayLength });
+    this.queriesNow().encodeRaycast(encoder, this.buffers.spheres, stats, rays, count, hits, { extentAbs: stats ? extentAbs(this.bounds, this.plan!) : 0, maxRayLength });
   }
 
   /** Casts against the particles now; with no particles yet, every cast misses. */
@@ -746,20 +423,12 @@ export class ParticleWorld {
       checkServes(broadphase, 'casts');
       return Promise.resolve(noHits(batch.count, allHits));
     }
-    return this.queriesNow().run(batch, options, this.buffers.spheres, this.planStats, this.extentAbs(), kind);
+    return this.queriesNow().run(batch, options, this.buffers.spheres, this.planStats, extentAbs(this.bounds, this.plan!), kind);
   }
 
   private queriesNow(): ParticleQueries {
     this.queries ??= new ParticleQueries(this.device, this.calls, this.maxWorkgroupsPerDimension, this.maxCasts, this.planOptions, this.bounds !== null);
     return this.queries;
-  }
-
-  /** The largest |coordinate| a particle can have: the bounds, or the grid's range. */
-  private extentAbs(): number {
-    if (this.bounds) return Math.max(...this.bounds.map(Math.abs));
-    const plan = this.plan!;
-    const finest = plan.levels[0];
-    return Math.max(...finest.origin.map((o, a) => Math.abs(o) + finest.dims[a] * finest.cellSize));
   }
 
   /**
@@ -769,19 +438,7 @@ export class ParticleWorld {
   async read(): Promise<{ spheres: Float32Array; velocities: Float32Array; inverseMasses: Float32Array }> {
     this.calls.checkUsable();
     this.edits++; // it sees this state: a step in flight keeps it (see `edits`)
-    const n = this.count;
-    const reads = Promise.all([
-      readBuffer(this.device, this.buffers.spheres, 0, 16 * n),
-      readBuffer(this.device, this.buffers.velocities, 0, 16 * n),
-    ]);
-    const [spheres, packed] = (await this.calls.typed(reads, true)).map((bytes) => new Float32Array(bytes));
-    const velocities = new Float32Array(3 * n);
-    const inverseMasses = new Float32Array(n);
-    for (let i = 0; i < n; i++) {
-      velocities.set(packed.subarray(4 * i, 4 * i + 3), 3 * i);
-      inverseMasses[i] = packed[4 * i + 3];
-    }
-    return { spheres, velocities, inverseMasses };
+    return this.state.read(this.calls, this.count);
   }
 
   /** Touching pairs found by the last step submitted before this call (reads 4 bytes back). */
@@ -789,8 +446,7 @@ export class ParticleWorld {
     this.calls.checkUsable();
     this.edits++;
     if (this.count === 0) return 0;
-    const bytes = await this.calls.typed(readBuffer(this.device, this.solver.stats, ParticleStats.offsets.touching, 4), true);
-    return new Uint32Array(bytes)[0];
+    return (await this.readWords(this.solver.stats, ParticleStats.offsets.touching, 1))[0];
   }
 
   /** Particles asleep in the last step submitted before this call (reads 4 bytes back; see `sleepSpeed`). */
@@ -798,8 +454,7 @@ export class ParticleWorld {
     this.calls.checkUsable();
     this.edits++;
     if (this.count === 0) return 0;
-    const bytes = await this.calls.typed(readBuffer(this.device, this.solver.stats, ParticleStats.offsets.asleep, 4), true);
-    return new Uint32Array(bytes)[0];
+    return (await this.readWords(this.solver.stats, ParticleStats.offsets.asleep, 1))[0];
   }
 
   /**
@@ -809,26 +464,24 @@ export class ParticleWorld {
   async contactSearches(): Promise<ContactSearches> {
     this.calls.checkUsable();
     this.edits++;
-    const words = new Uint32Array(await this.calls.typed(readBuffer(this.device, this.solver.reuse, ParticleReuse.offsets.steps, 8), true));
+    const words = await this.readWords(this.solver.reuse, ParticleReuse.offsets.steps, 2);
     return { steps: words[0], searches: words[1] };
+  }
+
+  /** `words` u32 of `buffer` from `offset`, read back (copied when called: they answer even if the world is destroyed meanwhile). */
+  private async readWords(buffer: GPUBuffer, offset: number, words: number): Promise<Uint32Array> {
+    return new Uint32Array(await this.calls.typed(readBuffer(this.device, buffer, offset, 4 * words), true));
   }
 
   /** Frees every GPU resource (and the device, if the world requested it); later calls throw DestroyedError. */
   destroy(): void {
     if (this.calls.isClosed) return;
     this.calls.close();
-    for (const buffer of [...Object.values(this.buffers), ...Object.values(this.backup)]) buffer.destroy();
+    this.state.destroy();
     this.colliders.destroy();
     this.contactsOut?.destroy();
     this.solver.destroy();
     this.queries?.destroy();
     if (this.ownsDevice) this.device.destroy();
   }
-}
-
-/** An integer option in [1, 64] (substeps, iterations), or undefined. */
-function checkCount(argument: string, value: unknown): number | undefined {
-  const n = checkPositiveInteger(argument, value, 64);
-  if (n === 0) throw new InvalidInputError(argument, -1, RULES.option, 'expected an integer in [1, 64], got 0');
-  return n;
 }

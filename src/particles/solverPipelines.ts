@@ -1,0 +1,99 @@
+/**
+ * The particle solver's compute pipelines (the kernels of shaders/particles/, one pipeline per
+ * variant a step may take) and its bind groups, cached by name.
+ */
+import { particleGatherShader, particleDecideShader, particleCarryShader, particleSleepShader, particleSplitShader, particleBusyArgsShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader } from '../../shaders/particles/solver.wgsl.js';
+import { colliderFindShader, colliderListShader, colliderPrepareShader, colliderMoveShader, colliderCellsShader, colliderContactsShader, colliderContactsArgsShader } from '../../shaders/particles/colliders.wgsl.js';
+import { gridLayoutName, type GridLayout } from '../../shaders/broadphase/grid/grid.wgsl.js';
+import { gatherBindings, decideBindings, carryBindings, scatterIdsBindings, stableBindings, countBindings, fillBindings } from '../../shaders/particles/search.wgsl.js';
+import { prepareBindings, iterateBindings, iterateIntegrateBindings, iterateCollidersBindings, iterateIntegrateCollidersBindings, splitBindings, busyArgsBindings } from '../../shaders/particles/solve.wgsl.js';
+import { sleepBindings, writeBackBindings } from '../../shaders/particles/sleep.wgsl.js';
+import { colliderFindBindings, colliderListBindings, colliderPrepareBindings, colliderCellsBindings, colliderContactsBindings, colliderContactsArgsBindings, colliderMoveBindings } from '../../shaders/particles/colliders.wgsl.js';
+import type { Bindings, BindingResource } from '../gpu/kernel.js';
+import { computePipeline, variant } from '../gpu/pipeline.js';
+import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
+
+const WG = WORKGROUP_SIZE.particles;
+
+/** Every pipeline of a particle step: the fixed ones made at once, the grid-layout variants on first use. */
+export class SolverPipelines {
+  /** By name: the search's, the solve's variants (first substep, friction, colliders), the colliders', the sleep's. */
+  readonly fixed: Record<string, GPUComputePipeline>;
+  /** colliderFind per grid layout. */
+  private readonly findPipelines = new Map<string, GPUComputePipeline>();
+  /** The search's count and fill, one pipeline per grid layout (GridLayout). */
+  private readonly searchPipelines = new Map<string, GPUComputePipeline>();
+
+  constructor(private readonly device: GPUDevice) {
+    const make = (decl: Pick<Bindings<string>, 'layout'>, entry: string, code: string): GPUComputePipeline =>
+      computePipeline(device, entry, [decl.layout(device, entry)], code, entry, { WG });
+    this.fixed = {
+      gather: make(gatherBindings, 'particleGather', particleGatherShader()),
+      decide: make(decideBindings, 'particleDecide', particleDecideShader()),
+      carry: make(carryBindings, 'particleCarry', particleCarryShader()),
+      scatterIds: make(scatterIdsBindings, 'particleScatterIds', particleScatterIdsShader()),
+      stable: make(stableBindings, 'particleStable', particleStableShader()),
+      prepareFirst: make(prepareBindings, 'particlePrepare', particlePrepareShader({ first: true })),
+      prepare: make(prepareBindings, 'particlePrepare', particlePrepareShader({ first: false })),
+      iterate: make(iterateBindings, 'particleIterate', particleIterateShader({ integrate: false })),
+      iterateIntegrate: make(iterateIntegrateBindings, 'particleIterate', particleIterateShader({ integrate: true })),
+      // Friction 0 (the default): the sweeps without the friction code.
+      iterateNoFriction: make(iterateBindings, 'particleIterate', particleIterateShader({ integrate: false, friction: false })),
+      iterateIntegrateNoFriction: make(iterateIntegrateBindings, 'particleIterate', particleIterateShader({ integrate: true, friction: false })),
+      // With box colliders: the prepare adds colliderPrepare's warm start, the sweeps solve the slots.
+      prepareFirstColliders: make(prepareBindings, 'particlePrepare', particlePrepareShader({ first: true, colliders: true })),
+      prepareColliders: make(prepareBindings, 'particlePrepare', particlePrepareShader({ first: false, colliders: true })),
+      iterateColliders: make(iterateCollidersBindings, 'particleIterate', particleIterateShader({ integrate: false, colliders: true })),
+      iterateIntegrateColliders: make(iterateIntegrateCollidersBindings, 'particleIterate', particleIterateShader({ integrate: true, colliders: true })),
+      iterateNoFrictionColliders: make(iterateCollidersBindings, 'particleIterate', particleIterateShader({ integrate: false, friction: false, colliders: true })),
+      iterateIntegrateNoFrictionColliders: make(iterateIntegrateCollidersBindings, 'particleIterate', particleIterateShader({ integrate: true, friction: false, colliders: true })),
+      colliderList: make(colliderListBindings, 'colliderList', colliderListShader()),
+      colliderPrepare: make(colliderPrepareBindings, 'colliderPrepare', colliderPrepareShader()),
+      colliderMove: make(colliderMoveBindings, 'colliderMove', colliderMoveShader()),
+      colliderCells: make(colliderCellsBindings, 'colliderCells', colliderCellsShader()),
+      colliderContacts: make(colliderContactsBindings, 'colliderContacts', colliderContactsShader()),
+      colliderContactsArgs: make(colliderContactsArgsBindings, 'colliderContactsArgs', colliderContactsArgsShader()),
+      sleep: make(sleepBindings, 'particleSleep', particleSleepShader()),
+      split: make(splitBindings, 'particleSplit', particleSplitShader()),
+      busyArgs: make(busyArgsBindings, 'particleBusyArgs', particleBusyArgsShader()),
+      writeBack: make(writeBackBindings, 'particleWriteBack', particleWriteBackShader()),
+    };
+  }
+
+  /** colliderFind for the grid `layout`. */
+  find(layout: GridLayout): GPUComputePipeline {
+    return variant(this.findPipelines, gridLayoutName(layout), () =>
+      computePipeline(this.device, `colliderFind ${gridLayoutName(layout)}`, [colliderFindBindings.layout(this.device, 'colliderFind')], colliderFindShader(layout), 'colliderFind', { WG }));
+  }
+
+  /** The search's count or fill for the grid `layout`. */
+  search(name: 'count' | 'fill', layout: GridLayout): GPUComputePipeline {
+    return variant(this.searchPipelines, `${name} ${gridLayoutName(layout)}`, () => {
+      const entry = name === 'count' ? 'particleCount' : 'particleFill';
+      const code = name === 'count' ? particleCountShader(layout) : particleFillShader(layout);
+      return computePipeline(this.device, `${entry} ${gridLayoutName(layout)}`, [(name === 'count' ? countBindings : fillBindings).layout(this.device, entry)], code, entry, { WG });
+    });
+  }
+}
+
+/** Bind groups by name, each with the buffers it was made of. */
+export class BindGroupCache {
+  private groups = new Map<string, { group: GPUBindGroup; resources: BindingResource[] }>();
+
+  constructor(private readonly device: GPUDevice) {}
+
+  /** The bind group of `decl` for `resources` under `key`, made again when a buffer was replaced (a growable one grew). */
+  get<N extends string>(key: string, decl: Bindings<N>, resources: Readonly<Record<N, BindingResource>>): GPUBindGroup {
+    const list = decl.entries.map((e) => resources[e.name]);
+    const cached = this.groups.get(key);
+    if (cached && cached.resources.every((resource, k) => resource === list[k])) return cached.group;
+    const group = decl.bind(this.device, `particle ${key}`, resources);
+    this.groups.set(key, { group, resources: list });
+    return group;
+  }
+
+  /** Forgets every group (the buffers they bind were replaced). */
+  clear(): void {
+    this.groups.clear();
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * The `step` call's submission: the step recorded after a copy of everything it changes, then
+ * the sizes it needed read back (8 bytes). Lists that overflowed grow, and the step runs again
+ * from the copy, so that nothing is solved with contacts lost.
+ */
+import { readBuffer } from '../gpu/buffers.js';
+import type { CallQueue } from '../gpu/calls.js';
+import { GpuTimer, type Profile } from '../gpu/timer.js';
+import { ParticleStats } from '../../shaders/particles/layout.js';
+import type { ParticleSolver } from './solver.js';
+import type { WorldColliders } from './colliders.js';
+import type { WorldState } from './state.js';
+
+/** What a step call submits: `steps` steps of `substeps` substeps of `iterations` sweeps each, recorded by `record`. */
+export interface StepCall {
+  count: number;
+  steps: number;
+  substeps: number;
+  iterations: number;
+  profile: boolean;
+  record: (encoder: GPUCommandEncoder, timer: GpuTimer) => void;
+  /** Whether no other call changed or read the world since this one began (it may then run again). */
+  unchanged: () => boolean;
+}
+
+/** Runs the world's step calls and grows the solver's lists from what the steps needed. */
+export class WorldStepper {
+  constructor(
+    private readonly device: GPUDevice,
+    private readonly calls: CallQueue,
+    private readonly solver: ParticleSolver,
+    private readonly colliders: WorldColliders,
+    private readonly state: WorldState,
+  ) {}
+
+  /**
+   * Submits `call`'s steps in one submission, again from their start while a step found more
+   * contacts than the lists hold (or a particle near more boxes than it has slots for) and no
+   * other call came between; answers the stage times when profiled.
+   */
+  async run(call: StepCall): Promise<Profile | null> {
+    const { count } = call;
+    for (;;) {
+      // What this attempt's lists hold: an earlier step read back after it was submitted may grow them.
+      const capacity = this.solver.entryCapacity;
+      // Passes a step: about 14 outside the substeps (the search's scans take a few each), 1 + iterations a substep.
+      const timer = new GpuTimer(this.device, call.profile, Math.min(Math.max(64, (24 + 2 * call.substeps * (1 + call.iterations)) * call.steps), 4096));
+      const submitted = this.calls.submit((encoder) => {
+        this.state.save(encoder, count);
+        this.colliders.save(encoder);
+        this.solver.save(encoder, count);
+        encoder.clearBuffer(this.solver.stats);
+        call.record(encoder, timer);
+        timer.resolve(encoder);
+      });
+      try {
+        await this.calls.typed(submitted);
+        const [needed, slotsNeeded] = await this.entriesNeeded();
+        if (slotsNeeded > this.solver.boxSlots) {
+          // A particle was near more boxes than it has slots for: back to the start, more slots
+          // (or CapacityError with the true count), run again.
+          if (call.unchanged()) this.restore(count);
+          this.solver.ensureBoxSlots(slotsNeeded);
+          if (call.unchanged()) continue;
+        }
+        if (needed > capacity && !call.unchanged()) {
+          // The world was changed while the step ran (a call not awaited): running it again from
+          // its start would undo those changes. As with encode(), its extra contacts went
+          // unsolved in this step; the lists grow for the next. (More than the device holds:
+          // the next step that needs as many throws CapacityError, with its world restored.)
+          if (needed > this.solver.entryCapacity && needed <= this.solver.maxEntries()) this.solver.growEntries(needed);
+        } else if (needed > capacity) {
+          // Back to the state the call started with, then grow (or throw CapacityError with
+          // the true count, the world as it was before the call).
+          this.restore(count);
+          this.solver.growEntries(needed);
+          continue;
+        }
+        return timer.enabled ? await this.calls.typed(timer.read()) : null;
+      } finally {
+        timer.destroy();
+      }
+    }
+  }
+
+  /**
+   * For `encode` users: grows the lists and the collider slots to what the steps recorded since
+   * the last `step` call needed; answers the list entries the largest step needed.
+   */
+  async checkContactCapacity(): Promise<number> {
+    const [needed, slotsNeeded] = await this.entriesNeeded();
+    if (slotsNeeded > this.solver.boxSlots) this.solver.ensureBoxSlots(slotsNeeded);
+    if (needed > this.solver.entryCapacity) this.solver.growEntries(needed);
+    return needed;
+  }
+
+  /** Back to the state a `step` call of `count` particles started with, the colliders' poses too. */
+  private restore(count: number): void {
+    const restore = this.device.createCommandEncoder({ label: 'particle step restore' });
+    this.state.restore(restore, count);
+    this.colliders.restore(restore);
+    this.solver.restore(restore, count);
+    this.device.queue.submit([restore.finish()]);
+  }
+
+  /**
+   * The longest contact list, and the most collider slots a particle, that any step since the
+   * last `step` call asked for (8 bytes read back).
+   */
+  private async entriesNeeded(): Promise<[number, number]> {
+    const bytes = await this.calls.typed(readBuffer(this.device, this.solver.stats, ParticleStats.offsets.entriesNeeded, 8));
+    const words = new Uint32Array(bytes);
+    return [words[0], words[1]];
+  }
+}
