@@ -177,7 +177,7 @@ export function estimateGridCastWork(plan: GridPlan, stats: SphereStats, shape: 
   let extent = 0;
   for (let a = 0; a < 3; a++) extent = Math.max(extent, Math.abs(stats.min[a]), Math.abs(stats.max[a]));
   const castReach = { maxAbs: Math.max(extent, shape.maxAbs ?? 0), maxLength: shape.maxLength ?? shape.totalLength / shape.count, maxRadius: stats.maxRadius };
-  const bvhSlack = nearSlack(castReach);
+  const descentSlack = nearSlack(castReach);
   const localExtent = plan.levels.map((level) => {
     let e = 0;
     for (let a = 0; a < 3; a++) e = Math.max(e, Math.abs(stats.min[a] - level.origin[a]), Math.abs(stats.max[a] - level.origin[a]));
@@ -248,7 +248,7 @@ export function estimateGridCastWork(plan: GridPlan, stats: SphereStats, shape: 
       work.rows += scale * slabs * rowsPerSlab;
       // Candidates: the level's spheres in the cells the walk sweeps through populated space.
       work.candidates += scale * Math.min(level.count, (met + 2 * h * levelDensity[b]) * (2 * h + c) * (2 * h + c));
-      const hb = level.maxRadius * EXT_SCALE + rc + bvhSlack;
+      const hb = level.maxRadius * EXT_SCALE + rc + descentSlack;
       // The BVH's descent, nearer child first and pruned by the best hit, reaches the spheres
       // whose grown boxes the cast enters before its hit: along the walked stretches, and when
       // it hits, those up to hb past the hit (their boxes, grown by hb, begin before it: a
