@@ -34,10 +34,10 @@ export interface ParticleParameters {
    * Substeps per step (1–64); each is a full solve with its own integration. Default 8: a load
    * carried through a chain of contacts (balls pressed into a turning drum's plank, a pour onto
    * pegs) needs many passes to arrive, and fewer substeps let such balls sink into boxes and a
-   * landing pile hold deep overlaps (docs/ARCHITECTURE.md, "Substeps over sweeps").
+   * landing pile hold deep overlaps (docs/PERFORMANCE.md, "Substeps").
    */
   substeps?: number;
-  /** Jacobi sweeps of the contact solve per substep (1–64). Default 2 (more substeps do more than more sweeps at the same cost: docs/ARCHITECTURE.md, "Substeps over sweeps"). */
+  /** Jacobi sweeps of the contact solve per substep (1–64). Default 2 (more substeps do more than more sweeps at the same cost: docs/PERFORMANCE.md, "Substeps"). */
   iterations?: number;
   /**
    * How much farther than needed a contact search lists pairs (length units), so that the next
@@ -87,8 +87,7 @@ export interface ParticleWorldOptions extends ParticleParameters {
    * carry of the lists, whichever the step takes; the solve, over the particles in contact):
    * - 'direct': a thread per particle, those with nothing to do returning at once. Best on a
    *   GPU, where idle threads cost next to nothing and an indirect dispatch does not: Dawn
-   *   validates each one with a pass of its own (docs/ARCHITECTURE.md, "Direct or indirect
-   *   dispatch").
+   *   validates each one with a pass of its own (docs/ARCHITECTURE.md, "Devices and calls").
    * - 'indirect': sized on the GPU to the work. Best on a software adapter (SwiftShader), where
    *   every idle thread costs time and an indirect dispatch no more than a direct one.
    * - 'auto' (default): 'indirect' on a software adapter ({@link describeDevice}), else 'direct'.
