@@ -22,11 +22,11 @@ import { allPairsShader, allPairsBindings, allPairsEntry } from '../shaders/broa
 import { boxAllPairsShader, boxAllPairsBindings, boxAllPairsEntry } from '../shaders/broadphase/all-pairs/boxes.wgsl.js';
 import { boxGridPairsShader, boxGridPairsBindings, boxGridPairsEntry, pairMergeShader, pairMergeBindings, pairMergeMoveEntry, pairMergeCountEntry } from '../shaders/broadphase/grid/boxes.wgsl.js';
 import { castMainEntry } from '../shaders/passes/casts.wgsl.js';
-import { walkRows, visitLevel } from '../shaders/broadphase/grid/walk.wgsl.js';
+import { walkRows, visitLevel } from '../shaders/spatial/walk.wgsl.js';
 import { castAllPairsShader, castAllPairsBindings } from '../shaders/broadphase/all-pairs/casts.wgsl.js';
 import { castGridShader, castGridBindings } from '../shaders/broadphase/grid/casts.wgsl.js';
 import { castBvhShader, castBvhBindings } from '../shaders/broadphase/bvh/casts.wgsl.js';
-import { gridCountShader, gridCountBindings, gridCountEntry, gridScatterShader, gridScatterBindings, gridScatterEntry } from '../shaders/broadphase/grid/grid.wgsl.js';
+import { gridCountShader, gridCountBindings, gridCountEntry, gridScatterShader, gridScatterBindings, gridScatterEntry } from '../shaders/passes/gridBuild.wgsl.js';
 import { gridPairsShader, gridPairsBindings, gridPairsEntry } from '../shaders/broadphase/grid/pairs.wgsl.js';
 import { residentCheckShader, residentCheckBindings, residentCheckEntry, residentDispatchShader, residentDispatchBindings, residentDispatchEntry } from '../shaders/resident/resident.wgsl.js';
 import { scanShader, scanBindings, scanSerialEntries, scanTiledEntries } from '../shaders/passes/scan.wgsl.js';
@@ -337,7 +337,7 @@ ${tiles.wgsl}
   });
 });
 
-describe('grid walks (shaders/broadphase/grid/walk.wgsl.ts)', () => {
+describe('grid walks (shaders/spatial/walk.wgsl.ts)', () => {
   const walk = { level: '0u', lo: 'vec3u(0u)', hi: 'vec3u(1u)' };
   for (const dense of [true, false]) {
     it(`a visit body that names what the ${dense ? 'dense' : 'hashed'} walk declares is refused, naming it; q, u and members are its own`, () => {

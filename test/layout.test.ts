@@ -5,7 +5,7 @@
 import { describe, it, expect } from 'vitest';
 import { WgslReflect } from 'wgsl_reflect/wgsl_reflect.module.js';
 import * as layout from '../src/layout.js';
-import * as gridLayout from '../shaders/broadphase/grid/layout.js';
+import * as gridLayout from '../shaders/spatial/layout.js';
 import * as allPairsLayout from '../shaders/broadphase/all-pairs/layout.js';
 import * as sweepLayout from '../shaders/broadphase/sweep/layout.js';
 import * as bvhLayout from '../shaders/broadphase/bvh/layout.js';

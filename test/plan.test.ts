@@ -14,7 +14,7 @@ import { nearestViolations } from './support/casts.js';
 import { mulberry32 } from './support/random.js';
 import { uniformScene, mixedRadiiScene } from './support/scenes.js';
 import { planGrid, levelOfLog2, log2RangeOfLevel, gridParamsData, CELLS_PER_SPHERE, type GridPlan } from '../src/spatial/plan.js';
-import { GridParams, GridLevel } from '../shaders/broadphase/grid/layout.js';
+import { GridParams, GridLevel } from '../shaders/spatial/layout.js';
 import { EXT_SCALE } from '../src/spatial/level.js';
 import { validateSpheres, type SphereStats } from '../src/validate.js';
 import { bruteForceSpherePairs, sortPairs } from '../src/reference/spherePairs.js';

@@ -9,7 +9,7 @@ import { WgslReflect } from 'wgsl_reflect/wgsl_reflect.module.js';
 import { useGpu } from './support/gpu.js';
 import { shaderVariants } from './support/shaderVariants.js';
 import { runtimeArrays, sizeArrays } from '../src/gpu/pipeline.js';
-import { compiledFor, gridLayoutOf } from '../shaders/broadphase/grid/grid.wgsl.js';
+import { compiledFor, gridLayoutOf } from '../shaders/spatial/grid.wgsl.js';
 
 const gpu = useGpu();
 const variants = shaderVariants();

@@ -37,8 +37,8 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { ParticleParams, ParticleBody, ParticleStats, ParticleRest, ParticleColliderContact } from './layout.js';
 import { EXT_SCALE } from '../../src/spatial/level.js';
-import { gridHelpers, compiledFor, GRID_PARAMS, type GridLayout } from '../broadphase/grid/grid.wgsl.js';
-import { walkRows, inRowFunction } from '../broadphase/grid/walk.wgsl.js';
+import { gridHelpers, compiledFor, GRID_PARAMS, type GridLayout } from '../spatial/grid.wgsl.js';
+import { walkRows, inRowFunction } from '../spatial/walk.wgsl.js';
 import { flatWorkgroup, levelLoop } from '../common.wgsl.js';
 import { boxMath } from '../boxes.wgsl.js';
 import { formula } from './formula.js';

@@ -5,9 +5,9 @@
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { GATE_WGSL } from '../gpu/gate.wgsl.js';
-import { gridHelpers, compiledFor, GRID_PARAMS, type GridLayout } from '../broadphase/grid/grid.wgsl.js';
+import { gridHelpers, compiledFor, GRID_PARAMS, type GridLayout } from '../spatial/grid.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, ONE_THREAD } from '../../src/gpu/kernel.js';
-import { walkRows, inRowFunction } from '../broadphase/grid/walk.wgsl.js';
+import { walkRows, inRowFunction } from '../spatial/walk.wgsl.js';
 import { levelLoop } from '../common.wgsl.js';
 import { formula } from './formula.js';
 import { contactGeometry, header, entriesOf } from './common.wgsl.js';

@@ -17,7 +17,7 @@ import type { GpuTimer } from '../gpu/timer.js';
 import type { BoxKind } from '../queryKinds.js';
 import type { CastPass, CastRun } from '../passes/casts.js';
 import type { CastReach } from '../spatial/reach.js';
-import type { GpuGrid } from './grid/build.js';
+import type { GpuGrid } from '../passes/gridBuild.js';
 import type { Dispatcher, SkipSwitch } from '../gpu/dispatch.js';
 
 

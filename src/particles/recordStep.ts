@@ -3,7 +3,7 @@
  * the kernels' overview): the search or the carry of the last lists, the box colliders' lists,
  * the sleep and the split, the substeps' prepares and sweeps, the write-back.
  */
-import type { GridLayout } from '../../shaders/broadphase/grid/grid.wgsl.js';
+import type { GridLayout } from '../../shaders/spatial/grid.wgsl.js';
 import { gatherBindings, decideBindings, carryBindings, scatterIdsBindings, stableBindings, countBindings, fillBindings } from '../../shaders/particles/search.wgsl.js';
 import { prepareBindings, iterateBindings, iterateIntegrateBindings, iterateCollidersBindings, iterateIntegrateCollidersBindings, splitBindings, busyArgsBindings } from '../../shaders/particles/solve.wgsl.js';
 import { sleepBindings, writeBackBindings } from '../../shaders/particles/sleep.wgsl.js';
@@ -12,7 +12,7 @@ import { ParticleParams, ParticleStats, ParticleReuse } from '../../shaders/part
 import { setPipelineAndGroup } from '../gpu/pipeline.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
 import type { GpuTimer } from '../gpu/timer.js';
-import type { GpuGrid } from '../broadphase/grid/build.js';
+import type { GpuGrid } from '../passes/gridBuild.js';
 import type { CellBinning } from '../broadphase/index.js';
 import type { ExclusiveScanPass } from '../passes/scan.js';
 import { WORKGROUP_SIZE } from '../gpu/workgroups.js';

@@ -23,12 +23,12 @@
  * - the halves of `contacts` and `ranges`: each step writes one and warm-starts from the other,
  *   and two uniform parameter blocks (one per parity) say which is which.
  */
-import { gridLayoutOf } from '../../shaders/broadphase/grid/grid.wgsl.js';
+import { gridLayoutOf } from '../../shaders/spatial/grid.wgsl.js';
 import { colliderContactsBindings, colliderContactsArgsBindings } from '../../shaders/particles/colliders.wgsl.js';
 import { setPipelineAndGroup } from '../gpu/pipeline.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
 import { bindingLimit } from '../gpu/buffers.js';
-import type { GpuGrid } from '../broadphase/grid/build.js';
+import type { GpuGrid } from '../passes/gridBuild.js';
 import { createCellBinning, type CellBinning } from '../broadphase/index.js';
 import { ExclusiveScanPass } from '../passes/scan.js';
 import { packStruct } from '../layout.js';

@@ -1,5 +1,5 @@
 /**
- * The CPU twin of the GPU grid (shaders/broadphase/grid/grid.wgsl.ts, shaders/broadphase/grid/pairs.wgsl.ts): the same
+ * The CPU twin of the GPU grid (shaders/spatial/grid.wgsl.ts, shaders/broadphase/grid/pairs.wgsl.ts): the same
  * plan, the same level, cell, row and bucket functions (same names), the same counting sort and
  * the same neighbour walk. Cell math is done in f32 (Math.fround after every operation) so the
  * cells match the GPU's bit for bit; the overlap test is the oracle's double-precision one, so
@@ -132,7 +132,7 @@ export function checkedGrid(spheres: Float32Array, plan: GridPlan): WalkableGrid
 }
 
 /**
- * The twin of `walkRows` (shaders/broadphase/grid/walk.wgsl.ts): visits every sphere of `level` whose cell is
+ * The twin of `walkRows` (shaders/spatial/walk.wgsl.ts): visits every sphere of `level` whose cell is
  * in [lo, hi], a row (y, z) at a time. Dense: the rows before `head` are skipped; hashed: a row's
  * bucket range may wrap, and candidates are filtered by their own level and cell. Spheres before
  * position `first` in bucket order are skipped. `rowClip(y, z)`, when given, narrows each row to

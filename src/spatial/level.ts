@@ -1,7 +1,7 @@
 /**
  * The integer math that assigns a sphere to a grid level, shared by validation (which builds
  * the radius histogram), the planner and the CPU reference. The WGSL twin is `ceilLog2` in
- * shaders/broadphase/grid/grid.wgsl.ts; both read the float's bits, so they agree exactly.
+ * shaders/spatial/grid.wgsl.ts; both read the float's bits, so they agree exactly.
  */
 
 /** Most grid levels a plan uses (cell sizes 2^e0 .. 2^(e0+15)); wider radius ranges share the top. */

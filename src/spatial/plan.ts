@@ -48,7 +48,7 @@
  */
 import { LOG2_BIAS, LOG2_BINS, MAX_LEVELS, MAX_CELLS_PER_AXIS, ceilLog2 } from './level.js';
 import { packStruct } from '../layout.js';
-import { GridParams } from '../../shaders/broadphase/grid/layout.js';
+import { GridParams } from '../../shaders/spatial/layout.js';
 import type { SphereStats, BoxSample } from './stats.js';
 
 export { BOX_SAMPLE, type BoxSample } from './stats.js';

@@ -1,6 +1,6 @@
 /** Every shader variant the library can create, by name: for compile and layout tests. */
 import { allPairsShader } from '../../shaders/broadphase/all-pairs/pairs.wgsl.js';
-import { gridCountShader, gridScatterShader } from '../../shaders/broadphase/grid/grid.wgsl.js';
+import { gridCountShader, gridScatterShader } from '../../shaders/passes/gridBuild.wgsl.js';
 import { gridPairsShader } from '../../shaders/broadphase/grid/pairs.wgsl.js';
 import { scanShader } from '../../shaders/passes/scan.wgsl.js';
 import { boxAllPairsShader } from '../../shaders/broadphase/all-pairs/boxes.wgsl.js';
@@ -17,7 +17,7 @@ import {
 } from '../../shaders/particles/solver.wgsl.js';
 import { colliderFindShader, colliderListShader, colliderPrepareShader, colliderMoveShader, colliderCellsShader, colliderContactsShader, colliderContactsArgsShader } from '../../shaders/particles/colliders.wgsl.js';
 
-/** Every layout a grid-walking kernel is compiled for (shaders/broadphase/grid/grid.wgsl.ts, GridLayout). */
+/** Every layout a grid-walking kernel is compiled for (shaders/spatial/grid.wgsl.ts, GridLayout). */
 const GRID_LAYOUTS = [true, false].flatMap((dense) => [false, true].map((oneLevel) => ({ dense, oneLevel })));
 const layoutName = ({ dense, oneLevel }: { dense: boolean; oneLevel: boolean }): string => `dense=${dense} oneLevel=${oneLevel}`;
 

@@ -6,8 +6,8 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { BoxParams, PairCounter } from '../../../src/layout.js';
 import { EXT_SCALE } from '../../../src/spatial/level.js';
-import { gridHelpers, compiledFor, GRID_PARAMS, GRID_READ, type GridLayout } from './grid.wgsl.js';
-import { walkRows, inRowFunction } from './walk.wgsl.js';
+import { gridHelpers, compiledFor, GRID_PARAMS, GRID_READ, type GridLayout } from '../../spatial/grid.wgsl.js';
+import { walkRows, inRowFunction } from '../../spatial/walk.wgsl.js';
 import { flatWorkgroup, PAIR_OUTPUT, levelLoop } from '../../common.wgsl.js';
 import { boxMath, boxBounds } from '../../boxes.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, WG, ONE_THREAD } from '../../../src/gpu/kernel.js';

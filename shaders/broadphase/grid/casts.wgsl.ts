@@ -22,8 +22,8 @@
  * the slabs it passes outside them. The CPU twin is gridCasts (src/reference/gridQueries.ts).
  */
 import { castKernel, onCandidate, castStop, CAST_INPUT, CAST_OUTPUT, type CastWalk, type CastKernel } from '../../passes/casts.wgsl.js';
-import { gridHelpers, compiledFor, gridLayoutName, GRID_PARAMS, GRID_READ, type GridLayout } from './grid.wgsl.js';
-import { walkRows, visitLevel, inRowFunction } from './walk.wgsl.js';
+import { gridHelpers, compiledFor, gridLayoutName, GRID_PARAMS, GRID_READ, type GridLayout } from '../../spatial/grid.wgsl.js';
+import { walkRows, visitLevel, inRowFunction } from '../../spatial/walk.wgsl.js';
 import { bindings, type BindingNames } from '../../../src/gpu/kernel.js';
 import type { CastMode } from '../../../src/queryKinds.js';
 import { GRID_WALK_SLACK } from '../../../src/spatial/reach.js';

@@ -1,9 +1,9 @@
 /**
- * Sphere–sphere pairs from the built grid (shaders/broadphase/grid/grid.wgsl.ts, src/spatial/plan.ts).
+ * Sphere–sphere pairs from the built grid (shaders/spatial/grid.wgsl.ts, src/spatial/plan.ts).
  *
  * One thread per sphere in bucket order (neighbouring threads read neighbouring cells). Sphere t
  * of level a visits, in level a and every coarser non-empty level b, the cells overlapping its
- * box p ± (r + maxRadius_b)·EXT_SCALE (shaders/broadphase/grid/walk.wgsl.ts walks them a row at a time).
+ * box p ± (r + maxRadius_b)·EXT_SCALE (shaders/spatial/walk.wgsl.ts walks them a row at a time).
  * Reporting rules, each pair once:
  *   b == a  report when the partner comes later in bucket order (u > t: the earlier ones are
  *           skipped without reading them, and in a dense grid so are the rows before its own,
@@ -15,8 +15,8 @@
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { EXT_SCALE } from '../../../src/spatial/level.js';
-import { gridHelpers, compiledFor, GRID_PARAMS, GRID_READ, type GridLayout } from './grid.wgsl.js';
-import { walkRows, inRowFunction } from './walk.wgsl.js';
+import { gridHelpers, compiledFor, GRID_PARAMS, GRID_READ, type GridLayout } from '../../spatial/grid.wgsl.js';
+import { walkRows, inRowFunction } from '../../spatial/walk.wgsl.js';
 import { flatWorkgroup, spheresOverlap, pairAppend, PAIR_OUTPUT, levelLoop } from '../../common.wgsl.js';
 import { bindings, entry, WG } from '../../../src/gpu/kernel.js';
 

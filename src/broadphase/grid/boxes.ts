@@ -6,13 +6,13 @@
  */
 import { boxGridPairsShader, boxGridPairsBindings, pairMergeShader, pairMergeBindings, PAIR_ENDS_BYTES } from '../../../shaders/broadphase/grid/boxes.wgsl.js';
 import type { BoxKind } from '../../queryKinds.js';
-import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../../shaders/broadphase/grid/grid.wgsl.js';
+import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../../shaders/spatial/grid.wgsl.js';
 import { BoxParams, packStruct } from '../../layout.js';
 import { computePipeline, variant, recordPass } from '../../gpu/pipeline.js';
 import { createBuffer } from '../../gpu/buffers.js';
 import { BufferUsage } from '../../gpu/flags.js';
 import { ceilDiv } from '../../gpu/dispatch.js';
-import type { GpuGrid } from './build.js';
+import type { GpuGrid } from '../../passes/gridBuild.js';
 import type { PairList } from '../../gpu/pairList.js';
 import type { GpuTimer } from '../../gpu/timer.js';
 import { WORKGROUP_SIZE } from '../../gpu/workgroups.js';

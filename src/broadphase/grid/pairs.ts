@@ -3,10 +3,10 @@
  * sphere in cell order, appending overlapping pairs (i < j) to a PairList.
  */
 import { gridPairsShader, gridPairsBindings } from '../../../shaders/broadphase/grid/pairs.wgsl.js';
-import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../../shaders/broadphase/grid/grid.wgsl.js';
+import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../../shaders/spatial/grid.wgsl.js';
 import { computePipeline, variant, recordPass } from '../../gpu/pipeline.js';
 import { ceilDiv } from '../../gpu/dispatch.js';
-import type { GpuGrid } from './build.js';
+import type { GpuGrid } from '../../passes/gridBuild.js';
 import type { PairList } from '../../gpu/pairList.js';
 import type { GpuTimer } from '../../gpu/timer.js';
 import { WORKGROUP_SIZE } from '../../gpu/workgroups.js';

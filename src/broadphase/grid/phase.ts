@@ -5,14 +5,15 @@
  *
  * Its folder: pairs.ts (GridPairsPass), boxes.ts (BoxGridPairsPass), castCost.ts (its walk's
  * cost, for 'auto'); its kernels are in shaders/broadphase/grid/: pairs.wgsl.ts, boxes.wgsl.ts
- * and casts.wgsl.ts (the slab walk, run by src/passes/casts.ts). The build (src/broadphase/grid/build.ts, shaders/broadphase/grid/grid.wgsl.ts), the
- * plan (src/spatial/plan.ts) and the row walk (shaders/broadphase/grid/walk.wgsl.ts) are shared with the particle world.
+ * and casts.wgsl.ts (the slab walk, run by src/passes/casts.ts). What it shares with the particle
+ * world: the plan (src/spatial/plan.ts), the cells on the GPU and their row walk (shaders/spatial/)
+ * and the build (src/passes/gridBuild.ts).
  */
-import { GridBuildPass, GpuGrid } from './build.js';
+import { GridBuildPass, GpuGrid } from '../../passes/gridBuild.js';
 import { GridPairsPass } from './pairs.js';
 import { BoxGridPairsPass } from './boxes.js';
 import { castGridKernel } from '../../../shaders/broadphase/grid/casts.wgsl.js';
-import { gridLayoutOf } from '../../../shaders/broadphase/grid/grid.wgsl.js';
+import { gridLayoutOf } from '../../../shaders/spatial/grid.wgsl.js';
 import { planGrid, type BoxSample, type GridPlan, type PlanOptions } from '../../spatial/plan.js';
 import type { CellBinning, BroadPhaseContext, CastJob } from '../types.js';
 import type { Dispatcher, SkipSwitch } from '../../gpu/dispatch.js';

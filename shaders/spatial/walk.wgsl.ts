@@ -1,5 +1,5 @@
 /**
- * Walking the built grid (src/spatial/plan.ts, shaders/broadphase/grid/grid.wgsl.ts) to visit the spheres of a
+ * Walking the built grid (src/spatial/plan.ts, shaders/spatial/grid.wgsl.ts) to visit the spheres of a
  * range of cells. These generate WGSL statements, inlined into each kernel with its own visit
  * body: the walks are the hot loops, and on SwiftShader a function call per row or per
  * candidate costs more than the work inside it.
@@ -8,9 +8,9 @@
  *   q: vec4f   the candidate sphere (x, y, z, r), in bucket order
  *   u: u32     its position in bucket order (sortedId[u] is its index in the input)
  * and expects `cellStart`, `sorted` (and whatever the body reads) to be bound, and the grid
- * functions of shaders/broadphase/grid/grid.wgsl.ts to be in scope.
+ * functions of shaders/spatial/grid.wgsl.ts to be in scope.
  */
-import { forLoop } from '../../common.wgsl.js';
+import { forLoop } from '../common.wgsl.js';
 
 /**
  * Is candidate q in cell row (y, z) of a level, with x in [x0, x1]? (Hashed grids only.) The
@@ -31,7 +31,7 @@ fn levelFilter(level: u32) -> LevelFilter {
   return LevelFilter(l.origin, l.invCellSize, vec3f(l.dims - 1u), l.log2Range);
 }
 
-// inLevel and cellOf (shaders/broadphase/grid/grid.wgsl.ts), from the filter's values; the cell range [lo, hi]
+// inLevel and cellOf (shaders/spatial/grid.wgsl.ts), from the filter's values; the cell range [lo, hi]
 // in floats (exact: cells per axis are at most 2^24), saving a conversion per candidate.
 fn inRow(q: vec4f, f: LevelFilter, lo: vec3f, hi: vec3f) -> bool {
   let c = ceilLog2(q.w);

@@ -1,19 +1,20 @@
 /**
  * GridBuildPass: bins spheres into the multi-level grid of a plan (src/spatial/plan.ts) on the GPU:
- * gridCount → exclusive scan → gridScatter (shaders/broadphase/grid/grid.wgsl.ts). The result, a GpuGrid, is
+ * gridCount → exclusive scan → gridScatter (shaders/spatial/grid.wgsl.ts). The result, a GpuGrid, is
  * what the narrow phases read: cellStart (bucketCount + 1 offsets), the spheres in bucket order
  * and their original indices.
  */
-import { gridCountShader, gridCountBindings, gridScatterShader, gridScatterBindings, gridLayoutOf, gridLayoutName, type GridLayout } from '../../../shaders/broadphase/grid/grid.wgsl.js';
-import { ExclusiveScanPass, scanBufferBytes } from '../../passes/scan.js';
-import { computePipeline, variant, recordPass } from '../../gpu/pipeline.js';
-import { BufferUsage } from '../../gpu/flags.js';
-import { GrowableBuffer } from '../../gpu/buffers.js';
-import { ceilDiv, type Dispatcher, type SkipSwitch } from '../../gpu/dispatch.js';
-import { gridParamsData, type GridPlan } from '../../spatial/plan.js';
-import { GridParams } from '../../../shaders/broadphase/grid/layout.js';
-import type { GpuTimer } from '../../gpu/timer.js';
-import { WORKGROUP_SIZE } from '../../gpu/workgroups.js';
+import { gridCountShader, gridCountBindings, gridScatterShader, gridScatterBindings } from '../../shaders/passes/gridBuild.wgsl.js';
+import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/spatial/grid.wgsl.js';
+import { ExclusiveScanPass, scanBufferBytes } from './scan.js';
+import { computePipeline, variant, recordPass } from '../gpu/pipeline.js';
+import { BufferUsage } from '../gpu/flags.js';
+import { GrowableBuffer } from '../gpu/buffers.js';
+import { ceilDiv, type Dispatcher, type SkipSwitch } from '../gpu/dispatch.js';
+import { gridParamsData, type GridPlan } from '../spatial/plan.js';
+import { GridParams } from '../../shaders/spatial/layout.js';
+import type { GpuTimer } from '../gpu/timer.js';
+import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
 
 const WG = WORKGROUP_SIZE.gridBuild;
 
@@ -35,7 +36,7 @@ export class GpuGrid {
     this.sortedId = new GrowableBuffer(device, `${label} sorted ids`, storage);
   }
 
-  /** What a grid reader binds (GRID_PARAMS and GRID_READ of shaders/broadphase/grid/grid.wgsl.ts), by name. */
+  /** What a grid reader binds (GRID_PARAMS and GRID_READ of shaders/spatial/grid.wgsl.ts), by name. */
   readBindings(): { grid: GPUBuffer; cellStart: GPUBuffer; sorted: GPUBuffer; sortedId: GPUBuffer } {
     return { grid: this.params, cellStart: this.cellStart.buffer, sorted: this.sorted.buffer, sortedId: this.sortedId.buffer };
   }

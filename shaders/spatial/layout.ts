@@ -1,6 +1,6 @@
 /** The grid's structs: its levels and its parameters (src/spatial/plan.ts packs them). Each is interpolated into the shaders that use it as `${Struct.wgsl}` (src/layout.ts). */
-import { defineStruct } from '../../../src/layout.js';
-import { MAX_LEVELS } from '../../../src/spatial/level.js';
+import { defineStruct } from '../../src/layout.js';
+import { MAX_LEVELS } from '../../src/spatial/level.js';
 
 /** One level of the multi-level grid (see src/spatial/plan.ts). */
 export const GridLevel = defineStruct('GridLevel', {
