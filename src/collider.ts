@@ -23,7 +23,7 @@ import {
 } from './castQueries.js';
 import { checkServes } from './broadphase/index.js';
 import type { GridPlan, PlanOptions } from './spatial/plan.js';
-import { ResidentQueries, ResidentPool, collectPairs, collectHits, type ResultSlot, type EncodedPairs, type EncodedHits, type GpuRecords, type EncodeOptions, type EncodeCastOptions } from './resident.js';
+import { QueryRecorder, ResidentPool, collectPairs, collectHits, type ResultSlot, type EncodedPairs, type EncodedHits, type GpuRecords, type EncodeOptions, type EncodeCastOptions } from './resident.js';
 import { GPU_STRIDE } from './layout.js';
 import type { BoxKind } from './queryKinds.js';
 import { BROADPHASES, type Broadphase, type PairOptions, type CastOptions } from './options.js';
@@ -79,7 +79,7 @@ export class Collider {
   private readonly boxes: GrowableBuffer;
   private readonly casts: GrowableBuffer;
   /** The one-shot calls' recorder, and their results (kept: the next call reuses the buffers). */
-  private readonly oneShot: ResidentQueries;
+  private readonly oneShot: QueryRecorder;
   private readonly pairSlot: ResultSlot<EncodedPairs> = {};
   private readonly hitSlot: ResultSlot<EncodedHits> = {};
   /** The GPU-resident calls' recorders (broad phases, kernels, parameters), one lent to each call until it is known to have run. */
@@ -100,8 +100,8 @@ export class Collider {
     this.boxes = new GrowableBuffer(device, 'input boxes', usage, binding);
     this.casts = new GrowableBuffer(device, 'input casts', usage, binding);
     const planOptions: PlanOptions = { ...checkGridOptions('options.grid', options.grid), maxBuckets: this.limits.maxBuckets };
-    this.oneShot = new ResidentQueries(device, maxWorkgroupsPerDimension, planOptions, 'one-shot', binding);
-    this.resident = new ResidentPool(() => new ResidentQueries(device, maxWorkgroupsPerDimension, planOptions, 'resident', binding));
+    this.oneShot = new QueryRecorder(device, maxWorkgroupsPerDimension, planOptions, 'one-shot', binding);
+    this.resident = new ResidentPool(() => new QueryRecorder(device, maxWorkgroupsPerDimension, planOptions, 'resident', binding));
   }
 
   /**

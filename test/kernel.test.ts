@@ -50,7 +50,7 @@ import {
 } from '../shaders/particles/search.wgsl.js';
 import {
   particlePrepareShader, particlePrepareEntry, particleIterateShader, particleIterateEntry, particleSplitShader, particleSplitEntry, particleBusyArgsShader, particleBusyArgsEntry,
-} from '../shaders/particles/solve.wgsl.js';
+} from '../shaders/particles/substep.wgsl.js';
 import { particleSleepShader, particleSleepEntry, particleWriteBackShader, particleWriteBackEntry } from '../shaders/particles/sleep.wgsl.js';
 import {
   colliderFindShader, colliderFindEntry, colliderListShader, colliderListEntry, colliderPrepareShader, colliderPrepareEntry, colliderCellsShader, colliderCellsEntry,

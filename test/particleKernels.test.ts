@@ -14,7 +14,7 @@ import {
 import {
   particlePrepareShader, prepareBindings, particleIterateShader, iterateBindings, iterateIntegrateBindings, iterateCollidersBindings, iterateIntegrateCollidersBindings,
   particleSplitShader, splitBindings, particleBusyArgsShader, busyArgsBindings,
-} from '../shaders/particles/solve.wgsl.js';
+} from '../shaders/particles/substep.wgsl.js';
 import { particleSleepShader, sleepBindings, particleWriteBackShader, writeBackBindings } from '../shaders/particles/sleep.wgsl.js';
 import {
   colliderFindShader, colliderFindBindings, colliderListShader, colliderListBindings, colliderPrepareShader, colliderPrepareBindings, colliderCellsShader, colliderCellsBindings,

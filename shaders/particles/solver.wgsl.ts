@@ -56,7 +56,7 @@
  * flips), so the impulses are equal and opposite and two runs are bitwise identical.
  *
  * The kernels live by stage: common.wgsl.ts (the header, the contact geometry, list ranges),
- * search.wgsl.ts (gather, decide, the stable order, count, fill, carry), solve.wgsl.ts (split,
+ * search.wgsl.ts (gather, decide, the stable order, count, fill, carry), substep.wgsl.ts (split,
  * prepare, sweeps, walls, integration), sleep.wgsl.ts (sleep, write-back) and colliders.wgsl.ts
  * (box colliders); this file re-exports them. Each kernel declares its bindings once, by name, beside its WGSL
  * (src/gpu/kernel.ts: `xBindings.wgsl` in the shader, `.layout()` in
@@ -65,5 +65,5 @@
 
 export { DORMANT_BIT, PARTNERS_KEPT, contactGeometry } from './common.wgsl.js';
 export { particleGatherShader, particleDecideShader, particleCarryShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader } from './search.wgsl.js';
-export { particlePrepareShader, particleIterateShader, particleSplitShader, particleBusyArgsShader } from './solve.wgsl.js';
+export { particlePrepareShader, particleIterateShader, particleSplitShader, particleBusyArgsShader } from './substep.wgsl.js';
 export { particleSleepShader, particleWriteBackShader } from './sleep.wgsl.js';

@@ -11,7 +11,7 @@ export const ResidentParams = defineStruct('ResidentParams', {
   maxDimension: 'u32',
   /** The largest radius the caller promised; a larger one is a violation. */
   maxRadius: 'f32',
-  /** Which recording wrote these parameters (ResidentQueries counts them): the call's status gets it back. */
+  /** Which recording wrote these parameters (QueryRecorder counts them): the call's status gets it back. */
   call: 'u32',
 });
 

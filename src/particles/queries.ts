@@ -11,7 +11,7 @@
 import { CastPass } from '../passes/casts.js';
 import { castCall, noHits, castReach, HIT_BYTES, type HitRecords } from '../castQueries.js';
 import { checkServes, chooseBroadphase, createBroadPhases, destroyBroadPhases, WITHOUT_SPHERES, type BroadPhases } from '../broadphase/index.js';
-import { ResidentQueries, collectHits, type ResultSlot, type EncodedHits } from '../resident.js';
+import { QueryRecorder, collectHits, type ResultSlot, type EncodedHits } from '../resident.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, upload, GrowableBuffer } from '../gpu/buffers.js';
 import type { CallQueue } from '../gpu/calls.js';
@@ -48,7 +48,7 @@ export function checkGpuRaycast(rays: GPUBuffer, count: number, hits: GPUBuffer,
 }
 
 export class ParticleQueries {
-  private readonly recorder: ResidentQueries;
+  private readonly recorder: QueryRecorder;
   private readonly casts: GrowableBuffer;
   private readonly slot: ResultSlot<EncodedHits> = {};
   /** Hits found by the last all-hits query: the next starts with room for as many. */
@@ -76,7 +76,7 @@ export class ParticleQueries {
      */
     private readonly bounded: boolean,
   ) {
-    this.recorder = new ResidentQueries(device, maxWorkgroupsPerDimension, planOptions, 'particle query');
+    this.recorder = new QueryRecorder(device, maxWorkgroupsPerDimension, planOptions, 'particle query');
     this.casts = new GrowableBuffer(device, 'particle query casts', BufferUsage.STORAGE | BufferUsage.COPY_DST);
     this.encodedPass = new CastPass(device, maxWorkgroupsPerDimension);
     this.encodedPhases = createBroadPhases({ device, maxWorkgroupsPerDimension }, planOptions, 'particle encoded query grid');

@@ -5,7 +5,7 @@
  */
 import type { GridLayout } from '../../shaders/spatial/grid.wgsl.js';
 import { gatherBindings, decideBindings, carryBindings, scatterIdsBindings, stableBindings, countBindings, fillBindings } from '../../shaders/particles/search.wgsl.js';
-import { prepareBindings, iterateBindings, iterateIntegrateBindings, iterateCollidersBindings, iterateIntegrateCollidersBindings, splitBindings, busyArgsBindings } from '../../shaders/particles/solve.wgsl.js';
+import { prepareBindings, iterateBindings, iterateIntegrateBindings, iterateCollidersBindings, iterateIntegrateCollidersBindings, splitBindings, busyArgsBindings } from '../../shaders/particles/substep.wgsl.js';
 import { sleepBindings, writeBackBindings } from '../../shaders/particles/sleep.wgsl.js';
 import { colliderFindBindings, colliderListBindings, colliderPrepareBindings, colliderCellsBindings, colliderMoveBindings } from '../../shaders/particles/colliders.wgsl.js';
 import { ParticleParams, ParticleStats, ParticleReuse } from '../../shaders/particles/layout.js';

@@ -6,7 +6,7 @@ import { particleGatherShader, particleDecideShader, particleCarryShader, partic
 import { colliderFindShader, colliderListShader, colliderPrepareShader, colliderMoveShader, colliderCellsShader, colliderContactsShader, colliderContactsArgsShader } from '../../shaders/particles/colliders.wgsl.js';
 import { gridLayoutName, type GridLayout } from '../../shaders/spatial/grid.wgsl.js';
 import { gatherBindings, decideBindings, carryBindings, scatterIdsBindings, stableBindings, countBindings, fillBindings } from '../../shaders/particles/search.wgsl.js';
-import { prepareBindings, iterateBindings, iterateIntegrateBindings, iterateCollidersBindings, iterateIntegrateCollidersBindings, splitBindings, busyArgsBindings } from '../../shaders/particles/solve.wgsl.js';
+import { prepareBindings, iterateBindings, iterateIntegrateBindings, iterateCollidersBindings, iterateIntegrateCollidersBindings, splitBindings, busyArgsBindings } from '../../shaders/particles/substep.wgsl.js';
 import { sleepBindings, writeBackBindings } from '../../shaders/particles/sleep.wgsl.js';
 import { colliderFindBindings, colliderListBindings, colliderPrepareBindings, colliderCellsBindings, colliderContactsBindings, colliderContactsArgsBindings, colliderMoveBindings } from '../../shaders/particles/colliders.wgsl.js';
 import type { Bindings, BindingResource } from '../gpu/kernel.js';

@@ -6,7 +6,7 @@
 import type { BoxKind } from '../queryKinds.js';
 import { type EncodeOptions, type EncodeCastOptions } from './inputs.js';
 import { EncodedPairs, EncodedHits, type Lease } from './results.js';
-import { ResidentQueries } from './recorder.js';
+import { QueryRecorder } from './recorder.js';
 
 
 /**
@@ -21,7 +21,7 @@ export class RecorderLease implements Lease {
   /** @internal */
   constructor(
     readonly pool: ResidentPool,
-    readonly recorder: ResidentQueries,
+    readonly recorder: QueryRecorder,
   ) {}
 
   get held(): boolean {
@@ -47,11 +47,11 @@ export const leases = new FinalizationRegistry<RecorderLease>((lease) => lease.r
  * a recorder at once.
  */
 export class ResidentPool {
-  private readonly free: ResidentQueries[] = [];
-  private readonly made: ResidentQueries[] = [];
+  private readonly free: QueryRecorder[] = [];
+  private readonly made: QueryRecorder[] = [];
   private destroyed = false;
 
-  constructor(private readonly make: () => ResidentQueries) {}
+  constructor(private readonly make: () => QueryRecorder) {}
 
   /** Recorders made so far (for tests). */
   get size(): number {
@@ -63,17 +63,17 @@ export class ResidentPool {
     return this.free.length;
   }
 
-  /** `ResidentQueries.encodePairs` on the result's recorder, or a free one. */
+  /** `QueryRecorder.encodePairs` on the result's recorder, or a free one. */
   encodePairs(encoder: GPUCommandEncoder, spheres: unknown, options: EncodeOptions, box?: { kind: BoxKind; boxes: unknown; argument: string }): EncodedPairs {
     return this.leased(options, EncodedPairs, (recorder) => recorder.encodePairs(encoder, spheres, options, box));
   }
 
-  /** `ResidentQueries.encodeCasts` on the result's recorder, or a free one. */
+  /** `QueryRecorder.encodeCasts` on the result's recorder, or a free one. */
   encodeCasts(encoder: GPUCommandEncoder, kind: 'raycast' | 'sphereCast', casts: unknown, spheres: unknown, options: EncodeCastOptions): EncodedHits {
     return this.leased(options, EncodedHits, (recorder) => recorder.encodeCasts(encoder, kind, casts, spheres, options));
   }
 
-  private leased<T extends EncodedPairs | EncodedHits>(options: unknown, type: abstract new (...args: never[]) => T, record: (recorder: ResidentQueries) => T): T {
+  private leased<T extends EncodedPairs | EncodedHits>(options: unknown, type: abstract new (...args: never[]) => T, record: (recorder: QueryRecorder) => T): T {
     const into = options && typeof options === 'object' ? (options as { into?: unknown }).into : undefined;
     const lease = into instanceof type ? into.lease : undefined;
     const held = lease instanceof RecorderLease && lease.held && lease.pool === this ? lease : undefined;
@@ -94,7 +94,7 @@ export class ResidentPool {
     return result;
   }
 
-  private take(): ResidentQueries {
+  private take(): QueryRecorder {
     const recorder = this.free.pop();
     if (recorder) return recorder;
     const made = this.make();
@@ -103,7 +103,7 @@ export class ResidentPool {
   }
 
   /** @internal A lease's recorder, free again (destroyed with the pool, which destroys every one). */
-  giveBack(recorder: ResidentQueries): void {
+  giveBack(recorder: QueryRecorder): void {
     if (!this.destroyed) this.free.push(recorder);
   }
 

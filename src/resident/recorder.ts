@@ -1,5 +1,5 @@
 /**
- * A recorder (ResidentQueries): the broad phases, kernels and parameter buffers of one recording,
+ * A recorder (QueryRecorder): the broad phases, kernels and parameter buffers of one recording,
  * and the recording every query shares (pairs of spheres or boxes, casts), into a caller's encoder.
  */
 import { InvalidInputError } from '../errors.js';
@@ -72,7 +72,7 @@ export interface CastJobSpec {
  * owner keeps its own instance, so that encoded calls and one-shot calls in flight never share
  * a buffer.
  */
-export class ResidentQueries {
+export class QueryRecorder {
   private readonly broadphases: BroadPhases;
   private readonly kernels: CastPass;
   private readonly scan: ExclusiveScanPass;

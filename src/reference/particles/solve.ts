@@ -1,5 +1,5 @@
 /**
- * The twin of the particle solver's substep (shaders/particles/solve.wgsl.ts): the prepare of
+ * The twin of the particle solver's substep (shaders/particles/substep.wgsl.ts): the prepare of
  * every contact (particlePrepare, with colliderPrepare), the Jacobi sweeps (particleIterate) and
  * the integration the last sweep does. See src/reference/particles.ts for the math.
  */
