@@ -36,7 +36,7 @@ export const FIREFOX = process.env.FIREFOX_PATH ?? '/usr/lib/firefox-esr/firefox
 export const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 
 /** The GPU tests that run in a browser too (the rest need Node: dawn.node's GC, the file system). */
-const portable = ['spherePairs', 'boxes', 'sweep', 'bvh', 'points', 'resident', 'casts', 'particles', 'scan', 'radixSort', 'validate', 'shaders', 'sizedArrays', 'layout', 'hostile', 'determinism', 'precision', 'faults', 'worker', 'readback'].map((name) => `test/${name}.test.ts`);
+const portable = ['collider/spherePairs', 'collider/boxes', 'broadphase/sweep/sweep', 'broadphase/bvh/bvh', 'collider/points', 'resident/resident', 'collider/casts', 'particles/particles', 'passes/scan', 'passes/radixSort', 'validate', 'shaders', 'gpu/sizedArrays', 'layout', 'hostile', 'determinism', 'collider/precision', 'faults', 'worker', 'gpu/readback'].map((name) => `test/${name}.test.ts`);
 
 export default defineConfig({
   test: {

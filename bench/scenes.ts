@@ -164,7 +164,7 @@ export function planeScene(n: number, seed = 37): Float32Array {
 }
 
 /**
- * Mixed casts over any scene (the work counts of test/gridWork.test.ts, issue 36): each starts
+ * Mixed casts over any scene (the work counts of test/broadphase/grid/gridWork.test.ts, issue 36): each starts
  * just outside a random sphere (its radius plus the cast's, plus 0.1, along a random direction);
  * even casts are short (4 of that sphere's diameters long, at least 1, in a random direction),
  * odd ones long, to the centre of another random sphere (across a blob, or from one blob to

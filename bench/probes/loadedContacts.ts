@@ -12,7 +12,7 @@
  *   friction 0.3, restitution 0.2; 120 frames (`pegsScene`).
  * Every 10 frames (from frame 60 in the drum) the deepest particle–box penetration over all
  * particles, in the particle's radius, against the boxes where the step left them (read back),
- * and how many particles lie deeper than 0.25 r. The tests (test/colliders.test.ts) hold the
+ * and how many particles lie deeper than 0.25 r. The tests (test/particles/colliders.test.ts) hold the
  * same scenes to 0.25 r at the default setting. docs/PERFORMANCE.md, "Substeps", has the table.
  */
 import { parseArgs } from 'node:util';

@@ -9,13 +9,13 @@
  *   no other allowed (TypeScript checks it), placed at its binding.
  *
  * So no kernel numbers a binding by hand, and the shader, the layout and the bind group cannot
- * disagree about which buffer is where (test/kernel.test.ts checks each declaration against the
+ * disagree about which buffer is where (test/gpu/kernel.test.ts checks each declaration against the
  * WGSL that uses it, as wgsl_reflect parses it).
  *
  * And a kernel's entry points, declared once each (`entry({ name, size, index, bound, exit })`,
  * below): the `@compute @workgroup_size(...)` line, the signature, the thread index and the
  * bounds check, with the size's declaration (`override WG: u32;`) written once per module from
- * `WG.wgsl`. test/kernel.test.ts checks every kernel's entries against every variant's WGSL.
+ * `WG.wgsl`. test/gpu/kernel.test.ts checks every kernel's entries against every variant's WGSL.
  */
 import { bindGroupLayout, bindGroup, type BindingKind, type BindingResource } from './pipeline.js';
 

@@ -215,7 +215,7 @@ ${bvhPairsEntry.wgsl}
  * coordinates besides, to cover both roundings and the leaf's: about 0.24 at 1e6, two spacings of
  * the touching lattice there, so that each box would reach several times the leaves it reaches
  * at the origin. Here the only rounding is the one monotone step, and the work at 1e6, where f32
- * rounds the boxes' own ends to 1/16, stays near the work at 0 (test/bvhCliff.test.ts).
+ * rounds the boxes' own ends to 1/16, stays near the work at 0 (test/broadphase/bvh/bvhCliff.test.ts).
  */
 export function bvhBoxBounds(kind: BoxKind, k: string): string {
   if (kind === 'aabb') return boxBounds(kind, k);

@@ -43,7 +43,7 @@ export const castGridBindings = bindings({ ...GRID_PARAMS, ...CAST_INPUT, ...GRI
  * rows are open on their outer side, as the slab's edge cells are (cellOfOffset clamps every sphere
  * beyond the level's cells into them). A bound's t, y·step + base from the cast's 1/n, rounds
  * by ulps of the offsets from the level's origin, which the slack covers
- * (test/gridCastSlack.test.ts emulates it in f32).
+ * (test/broadphase/grid/gridCastSlack.test.ts emulates it in f32).
  */
 const rowClip = (tStop: string): string => `let rowYZ = vec2u(rowY, rowZ);
         let rowTa = select(vec2f(rowYZ) * rowStep + rowBaseA, rowLowEdge, rowYZ == vec2u(0u));

@@ -9,7 +9,7 @@ import type { CastReach } from '../../spatial/reach.js';
  * grows the boxes after moving them to the cast's origin (rayBoxEntry), so the growth itself
  * rounds by no ulp of the coordinates. Not 2^-20 of the coordinates (the grid's): at 1e6 that is
  * about 1, eight spacings of a touching lattice of radius 1/16, and a ray through it would test
- * many times the nodes it tests at the origin (test/bvhCliff.test.ts).
+ * many times the nodes it tests at the origin (test/broadphase/bvh/bvhCliff.test.ts).
  */
 export function bvhCastSlack(reach: CastReach): number {
   return reach.maxAbs * (2 ** -24 + 2 ** -40) + (reach.maxLength + reach.maxRadius) * 2 ** -20;
