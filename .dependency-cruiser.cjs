@@ -37,7 +37,10 @@ module.exports = {
       comment: 'The CPU twins are written from the math: no GPU module, however indirectly.',
       severity: 'error',
       from: { path: '^src/reference/' },
-      to: { path: ['^src/gpu/', '^src/passes/', '^src/resident/', '\\.wgsl\\.ts$', '^src/device\\.ts$'], reachable: true },
+      to: {
+        path: ['^src/gpu/', '^src/passes/', '^src/resident/', '\\.wgsl\\.ts$', '^src/device\\.ts$'],
+        reachable: true,
+      },
     },
     {
       name: 'phases-import-no-other-phase',

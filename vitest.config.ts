@@ -36,7 +36,28 @@ export const FIREFOX = process.env.FIREFOX_PATH ?? '/usr/lib/firefox-esr/firefox
 export const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 
 /** The GPU tests that run in a browser too (the rest need Node: dawn.node's GC, the file system). */
-const portable = ['collider/spherePairs', 'collider/boxes', 'broadphase/sweep/sweep', 'broadphase/bvh/bvh', 'collider/points', 'resident/resident', 'collider/casts', 'particles/particles', 'passes/scan', 'passes/radixSort', 'validate', 'shaders', 'gpu/sizedArrays', 'layout', 'hostile', 'determinism', 'collider/precision', 'faults', 'worker', 'gpu/readback'].map((name) => `test/${name}.test.ts`);
+const portable = [
+  'collider/spherePairs',
+  'collider/boxes',
+  'broadphase/sweep/sweep',
+  'broadphase/bvh/bvh',
+  'collider/points',
+  'resident/resident',
+  'collider/casts',
+  'particles/particles',
+  'passes/scan',
+  'passes/radixSort',
+  'validate',
+  'shaders',
+  'gpu/sizedArrays',
+  'layout',
+  'hostile',
+  'determinism',
+  'collider/precision',
+  'faults',
+  'worker',
+  'gpu/readback',
+].map((name) => `test/${name}.test.ts`);
 
 export default defineConfig({
   test: {
@@ -87,7 +108,10 @@ export default defineConfig({
           browser: {
             enabled: true,
             headless: true,
-            provider: firefoxBidi({ executablePath: FIREFOX, env: { VK_ICD_FILENAMES: process.env.FIREFOX_VK_ICD ?? SWIFTSHADER_ICD } }),
+            provider: firefoxBidi({
+              executablePath: FIREFOX,
+              env: { VK_ICD_FILENAMES: process.env.FIREFOX_VK_ICD ?? SWIFTSHADER_ICD },
+            }),
             instances: [{ browser: 'firefox' }],
             screenshotFailures: false,
           },

@@ -74,8 +74,11 @@ const axisAngle = (x: number, y: number, z: number, angle: number): Quat => {
 };
 /** A uniformly random unit quaternion (Shoemake). */
 function randomQuat(rand: () => number): Quat {
-  const u1 = rand(), u2 = 2 * Math.PI * rand(), u3 = 2 * Math.PI * rand();
-  const a = Math.sqrt(1 - u1), b = Math.sqrt(u1);
+  const u1 = rand(),
+    u2 = 2 * Math.PI * rand(),
+    u3 = 2 * Math.PI * rand();
+  const a = Math.sqrt(1 - u1),
+    b = Math.sqrt(u1);
   return [a * Math.sin(u2), a * Math.cos(u2), b * Math.sin(u3), b * Math.cos(u3)];
 }
 
@@ -84,13 +87,20 @@ export function worldHalfExtents(boxes: Float32Array, k: number): [number, numbe
   const o = 10 * k;
   const [hx, hy, hz] = [boxes[o + 3], boxes[o + 4], boxes[o + 5]];
   const l = Math.hypot(boxes[o + 6], boxes[o + 7], boxes[o + 8], boxes[o + 9]);
-  const x = boxes[o + 6] / l, y = boxes[o + 7] / l, z = boxes[o + 8] / l, w = boxes[o + 9] / l;
+  const x = boxes[o + 6] / l,
+    y = boxes[o + 7] / l,
+    z = boxes[o + 8] / l,
+    w = boxes[o + 9] / l;
   const r = [
     [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
   ];
-  return [0, 1, 2].map((a) => Math.abs(r[a][0]) * hx + Math.abs(r[a][1]) * hy + Math.abs(r[a][2]) * hz) as [number, number, number];
+  return [0, 1, 2].map((a) => Math.abs(r[a][0]) * hx + Math.abs(r[a][1]) * hy + Math.abs(r[a][2]) * hz) as [
+    number,
+    number,
+    number,
+  ];
 }
 
 /** The floor's side for n particles and m boxes (see the file's comment). */
@@ -119,9 +129,16 @@ export class BoxGrid {
   private readonly starts: Int32Array;
   private readonly items: Int32Array;
 
-  constructor(readonly boxes: Float32Array, margin: number) {
+  constructor(
+    readonly boxes: Float32Array,
+    margin: number,
+  ) {
     const m = boxes.length / 10;
-    let minX = Infinity, minZ = Infinity, maxX = -Infinity, maxZ = -Infinity, sumSide = 0;
+    let minX = Infinity,
+      minZ = Infinity,
+      maxX = -Infinity,
+      maxZ = -Infinity,
+      sumSide = 0;
     const ext: number[][] = [];
     for (let k = 0; k < m; k++) {
       const h = worldHalfExtents(boxes, k);
@@ -149,7 +166,10 @@ export class BoxGrid {
     this.starts = counts;
     this.items = new Int32Array(counts[this.nx * this.nz]);
     const fill = counts.slice(0, this.nx * this.nz);
-    for (let k = 0; k < m; k++) each(k, (c) => { this.items[fill[c]++] = k; });
+    for (let k = 0; k < m; k++)
+      each(k, (c) => {
+        this.items[fill[c]++] = k;
+      });
   }
 
   private ix(x: number): number {
@@ -187,11 +207,21 @@ export interface BoxPenetration {
 }
 
 /** How deep the particles are in the boxes: one pass over the particles with a grid of the boxes (O(n), not O(n·m)). */
-export function boxPenetration(spheres: Float32Array, boxes: Float32Array, grid = new BoxGrid(boxes, 2 * maxRadiusOf(spheres))): BoxPenetration {
+export function boxPenetration(
+  spheres: Float32Array,
+  boxes: Float32Array,
+  grid = new BoxGrid(boxes, 2 * maxRadiusOf(spheres)),
+): BoxPenetration {
   const n = spheres.length / 4;
-  let max = 0, sum = 0, touching = 0, inside = 0;
+  let max = 0,
+    sum = 0,
+    touching = 0,
+    inside = 0;
   for (let i = 0; i < n; i++) {
-    const x = spheres[4 * i], y = spheres[4 * i + 1], z = spheres[4 * i + 2], r = spheres[4 * i + 3];
+    const x = spheres[4 * i],
+      y = spheres[4 * i + 1],
+      z = spheres[4 * i + 2],
+      r = spheres[4 * i + 3];
     if (![x, y, z, r].every(Number.isFinite)) {
       inside++;
       continue;
@@ -208,7 +238,12 @@ export function boxPenetration(spheres: Float32Array, boxes: Float32Array, grid 
     });
     if (isInside) inside++;
   }
-  return { maxPenetration: max, meanPenetration: touching ? sum / touching : 0, boxTouching: touching, insideBox: inside };
+  return {
+    maxPenetration: max,
+    meanPenetration: touching ? sum / touching : 0,
+    boxTouching: touching,
+    insideBox: inside,
+  };
 }
 
 function maxRadiusOf(spheres: Float32Array): number {
@@ -219,7 +254,8 @@ function maxRadiusOf(spheres: Float32Array): number {
 
 /** The collider scene (see the file's comment): n particles of radius 0.5 in a lattice above m oriented boxes. */
 export function colliderScene({ n = 100_000, m = 1000, seed = 1 }: ColliderSceneOptions = {}): ColliderScene {
-  if (!(Number.isInteger(n) && n >= 1 && Number.isInteger(m) && m >= 0)) throw new Error(`colliderScene: n ≥ 1 and m ≥ 0 whole numbers, got n ${n}, m ${m}`);
+  if (!(Number.isInteger(n) && n >= 1 && Number.isInteger(m) && m >= 0))
+    throw new Error(`colliderScene: n ≥ 1 and m ≥ 0 whole numbers, got n ${n}, m ${m}`);
   const r = PARTICLE_RADIUS;
   const rand = mulberry32(seed);
   const between = (a: number, b: number): number => a + (b - a) * rand();
@@ -234,27 +270,42 @@ export function colliderScene({ n = 100_000, m = 1000, seed = 1 }: ColliderScene
   const put = (c: number[], h: number[], q: Quat): void => {
     boxes.set([c[0], c[1], c[2], h[0], h[1], h[2], q[0], q[1], q[2], q[3]], 10 * k);
     const e = worldHalfExtents(boxes, k);
-    const lo = [e[0], e[1], e[2]], hi = [S - e[0], Infinity, S - e[2]];
+    const lo = [e[0], e[1], e[2]],
+      hi = [S - e[0], Infinity, S - e[2]];
     for (let a = 0; a < 3; a++) boxes[10 * k + a] = hi[a] < lo[a] ? S / 2 : Math.min(Math.max(c[a], lo[a]), hi[a]);
     k++;
   };
   // The floor: tiles as wide as their cells, tilted a little.
   const cellSide = g ? S / g : 0;
   for (let t = 0; t < tiles; t++) {
-    const ix = t % g, iz = Math.floor(t / g);
+    const ix = t % g,
+      iz = Math.floor(t / g);
     const height = between(0.5, 2.5);
-    const tilt = axisAngle(Math.cos(2 * Math.PI * rand()), 0, Math.sin(2 * Math.PI * rand()), between(0, (8 * Math.PI) / 180));
+    const tilt = axisAngle(
+      Math.cos(2 * Math.PI * rand()),
+      0,
+      Math.sin(2 * Math.PI * rand()),
+      between(0, (8 * Math.PI) / 180),
+    );
     put([(ix + 0.5) * cellSide, height / 2, (iz + 0.5) * cellSide], [cellSide / 2, height / 2, cellSide / 2], tilt);
   }
   // Ramps: slabs tilted 10–35° about their width, turned to any heading.
   for (let t = 0; t < ramps; t++) {
     const heading = axisAngle(0, 1, 0, 2 * Math.PI * rand());
     const pitch = axisAngle(0, 0, 1, (rand() < 0.5 ? -1 : 1) * between((10 * Math.PI) / 180, (35 * Math.PI) / 180));
-    put([between(0, S), between(2.5, 5.5), between(0, S)], [between(1.5, 4), between(0.15, 0.4), between(0.75, 2)], qmul(heading, pitch));
+    put(
+      [between(0, S), between(2.5, 5.5), between(0, S)],
+      [between(1.5, 4), between(0.15, 0.4), between(0.75, 2)],
+      qmul(heading, pitch),
+    );
   }
   // Blocks: obstacles of any orientation.
   for (let t = 0; t < blocks; t++) {
-    put([between(0, S), between(2, 6), between(0, S)], [between(0.4, 1.5), between(0.4, 1.5), between(0.4, 1.5)], randomQuat(rand));
+    put(
+      [between(0, S), between(2, 6), between(0, S)],
+      [between(0.4, 1.5), between(0.4, 1.5), between(0.4, 1.5)],
+      randomQuat(rand),
+    );
   }
 
   // Each column's floor: the top of every box whose world bounds come within a radius (and the clearance) of it.
@@ -269,8 +320,16 @@ export function colliderScene({ n = 100_000, m = 1000, seed = 1 }: ColliderScene
     fieldTop = Math.max(fieldTop, top);
     const [x0, x1] = [boxes[10 * b] - e[0] - reach, boxes[10 * b] + e[0] + reach];
     const [z0, z1] = [boxes[10 * b + 2] - e[2] - reach, boxes[10 * b + 2] + e[2] + reach];
-    for (let i = Math.max(0, Math.ceil((x0 - offset) / SPACING)); i <= Math.min(columns - 1, Math.floor((x1 - offset) / SPACING)); i++) {
-      for (let j = Math.max(0, Math.ceil((z0 - offset) / SPACING)); j <= Math.min(columns - 1, Math.floor((z1 - offset) / SPACING)); j++) {
+    for (
+      let i = Math.max(0, Math.ceil((x0 - offset) / SPACING));
+      i <= Math.min(columns - 1, Math.floor((x1 - offset) / SPACING));
+      i++
+    ) {
+      for (
+        let j = Math.max(0, Math.ceil((z0 - offset) / SPACING));
+        j <= Math.min(columns - 1, Math.floor((z1 - offset) / SPACING));
+        j++
+      ) {
         base[i * columns + j] = Math.max(base[i * columns + j], top + reach);
       }
     }
@@ -278,8 +337,10 @@ export function colliderScene({ n = 100_000, m = 1000, seed = 1 }: ColliderScene
   const spheres = new Float32Array(4 * n);
   let top = 0;
   for (let p = 0; p < n; p++) {
-    const column = p % (columns * columns), layer = Math.floor(p / (columns * columns));
-    const i = Math.floor(column / columns), j = column % columns;
+    const column = p % (columns * columns),
+      layer = Math.floor(p / (columns * columns));
+    const i = Math.floor(column / columns),
+      j = column % columns;
     const jitter = (): number => (2 * rand() - 1) * JITTER;
     const y = base[column] + layer * SPACING + Math.abs(jitter());
     spheres.set([offset + i * SPACING + jitter(), y, offset + j * SPACING + jitter(), r], 4 * p);
@@ -289,7 +350,8 @@ export function colliderScene({ n = 100_000, m = 1000, seed = 1 }: ColliderScene
 
   // The promise: no particle touches a box (nor, by the lattice's spacing, another particle).
   const touching = boxPenetration(spheres, boxes);
-  if (touching.boxTouching > 0) throw new Error(`colliderScene: ${touching.boxTouching} particle–box contacts at the start (a bug in the lattice)`);
+  if (touching.boxTouching > 0)
+    throw new Error(`colliderScene: ${touching.boxTouching} particle–box contacts at the start (a bug in the lattice)`);
   return { spheres, velocities: new Float32Array(3 * n), bounds, boxes, kinds: { tiles, ramps, blocks }, fieldTop };
 }
 
@@ -302,8 +364,14 @@ export function colliderScene({ n = 100_000, m = 1000, seed = 1 }: ColliderScene
  * The lowest layer starts at 11, above every peg (a peg reaches at most about 9 + 1). The same
  * for the same arguments on every machine (seeded).
  */
-export function pegsScene({ n = 30_000, m = 400, seed = 1, half = 10 * Math.sqrt(n / 30_000) }: ColliderSceneOptions & { half?: number } = {}): ColliderScene {
-  if (!(Number.isInteger(n) && n >= 1 && Number.isInteger(m) && m >= 0)) throw new Error(`pegsScene: n ≥ 1 and m ≥ 0 whole numbers, got n ${n}, m ${m}`);
+export function pegsScene({
+  n = 30_000,
+  m = 400,
+  seed = 1,
+  half = 10 * Math.sqrt(n / 30_000),
+}: ColliderSceneOptions & { half?: number } = {}): ColliderScene {
+  if (!(Number.isInteger(n) && n >= 1 && Number.isInteger(m) && m >= 0))
+    throw new Error(`pegsScene: n ≥ 1 and m ≥ 0 whole numbers, got n ${n}, m ${m}`);
   const rand = mulberry32(seed);
   const boxes = new Float32Array(10 * m);
   for (let k = 0; k < m; k++) {
@@ -311,20 +379,47 @@ export function pegsScene({ n = 30_000, m = 400, seed = 1, half = 10 * Math.sqrt
     const len = Math.hypot(axis[0], axis[1], axis[2]) || 1;
     const angle = rand() * Math.PI;
     const s = Math.sin(angle / 2);
-    boxes.set([-half + 0.8 + rand() * (2 * half - 1.6), 1 + rand() * 8, -half + 0.8 + rand() * (2 * half - 1.6),
-      0.2 + 0.6 * rand(), 0.1 + 0.2 * rand(), 0.2 + 0.6 * rand(), (s * axis[0]) / len, (s * axis[1]) / len, (s * axis[2]) / len, Math.cos(angle / 2)], 10 * k);
+    boxes.set(
+      [
+        -half + 0.8 + rand() * (2 * half - 1.6),
+        1 + rand() * 8,
+        -half + 0.8 + rand() * (2 * half - 1.6),
+        0.2 + 0.6 * rand(),
+        0.1 + 0.2 * rand(),
+        0.2 + 0.6 * rand(),
+        (s * axis[0]) / len,
+        (s * axis[1]) / len,
+        (s * axis[2]) / len,
+        Math.cos(angle / 2),
+      ],
+      10 * k,
+    );
   }
   const per = Math.max(1, Math.floor((2 * half - 0.6) / 0.42) + 1);
   const spheres = new Float32Array(4 * n);
   for (let i = 0; i < n; i++) {
     const j = i % (per * per);
-    spheres.set([-half + 0.3 + 0.42 * (j % per) + 0.02 * (rand() - 0.5), 11 + 0.42 * Math.floor(i / (per * per)),
-      -half + 0.3 + 0.42 * Math.floor(j / per) + 0.02 * (rand() - 0.5), 0.1 + 0.1 * rand()], 4 * i);
+    spheres.set(
+      [
+        -half + 0.3 + 0.42 * (j % per) + 0.02 * (rand() - 0.5),
+        11 + 0.42 * Math.floor(i / (per * per)),
+        -half + 0.3 + 0.42 * Math.floor(j / per) + 0.02 * (rand() - 0.5),
+        0.1 + 0.1 * rand(),
+      ],
+      4 * i,
+    );
   }
   const top = 11 + 0.42 * Math.ceil(n / (per * per)) + 1;
   let fieldTop = 0;
   for (let k = 0; k < m; k++) fieldTop = Math.max(fieldTop, boxes[10 * k + 1] + worldHalfExtents(boxes, k)[1]);
-  return { spheres, velocities: new Float32Array(3 * n), bounds: [-half, 0, -half, half, top, half], boxes, kinds: { tiles: 0, ramps: 0, blocks: m }, fieldTop };
+  return {
+    spheres,
+    velocities: new Float32Array(3 * n),
+    bounds: [-half, 0, -half, half, top, half],
+    boxes,
+    kinds: { tiles: 0, ramps: 0, blocks: m },
+    fieldTop,
+  };
 }
 
 /** The pour's name: its world box. */
@@ -341,7 +436,15 @@ export function pegsSceneName(scene: ColliderScene): string {
  * across), in a world box [−8, 8] × [−8, 8] × [−3, 3] whose z walls close the drum's ends. The
  * planks are posed each frame (`pose`): at frame f they start at angle ω·(f − 1)/60.
  */
-export function drumScene({ n = 1500, seed = 1, omega = 1.5 }: { n?: number; seed?: number; omega?: number } = {}): ColliderScene {
+export function drumScene({
+  n = 1500,
+  seed = 1,
+  omega = 1.5,
+}: {
+  n?: number;
+  seed?: number;
+  omega?: number;
+} = {}): ColliderScene {
   const ring = 5.2;
   const planks = (theta: number, velocities?: Float32Array): Float32Array => {
     const boxes = new Float32Array(10 * 12);
@@ -365,7 +468,12 @@ export function drumScene({ n = 1500, seed = 1, omega = 1.5 }: { n?: number; see
   }
   if (i < n) throw new Error(`drumScene: at most ${i} balls fit, asked for ${n}`);
   return {
-    spheres, velocities: new Float32Array(3 * n), bounds: [-8, -8, -3, 8, 8, 3], boxes: planks(0), kinds: { tiles: 0, ramps: 0, blocks: 12 }, fieldTop: ring + 1.5,
+    spheres,
+    velocities: new Float32Array(3 * n),
+    bounds: [-8, -8, -3, 8, 8, 3],
+    boxes: planks(0),
+    kinds: { tiles: 0, ramps: 0, blocks: 12 },
+    fieldTop: ring + 1.5,
     pose(frame: number) {
       const velocities = new Float32Array(6 * 12);
       const boxes = planks((omega * (frame - 1)) / 60, velocities);

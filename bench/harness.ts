@@ -82,7 +82,11 @@ export function profileOf(collider: Collider): Pick<Sample, 'gpuMs' | 'stages'> 
   return { gpuMs: collider.lastProfile?.totalMs, stages };
 }
 
-export async function measure(run: () => Promise<Sample>, reps: number, warmup: number): Promise<Pick<Row, 'answer' | 'wallMs' | 'gpuMs' | 'stagesMs'>> {
+export async function measure(
+  run: () => Promise<Sample>,
+  reps: number,
+  warmup: number,
+): Promise<Pick<Row, 'answer' | 'wallMs' | 'gpuMs' | 'stagesMs'>> {
   let answer = 0;
   const wall: number[] = [];
   const gpu: number[] = [];
@@ -98,7 +102,12 @@ export async function measure(run: () => Promise<Sample>, reps: number, warmup: 
     for (const [name, value] of Object.entries(out.stages ?? {})) (stageSamples[name] ??= []).push(value);
   }
   const stagesMs = Object.fromEntries(Object.entries(stageSamples).map(([k, v]) => [k, summarize(v).median]));
-  return { answer, wallMs: summarize(wall), gpuMs: gpu.length ? summarize(gpu) : undefined, stagesMs: Object.keys(stagesMs).length ? stagesMs : undefined };
+  return {
+    answer,
+    wallMs: summarize(wall),
+    gpuMs: gpu.length ? summarize(gpu) : undefined,
+    stagesMs: Object.keys(stagesMs).length ? stagesMs : undefined,
+  };
 }
 
 /**
@@ -107,11 +116,17 @@ export async function measure(run: () => Promise<Sample>, reps: number, warmup: 
  * before the time counts; otherwise this throws.
  */
 export async function measureChecked(
-  ctx: Context, row: Omit<Row, 'answer' | 'wallMs' | 'gpuMs' | 'stagesMs'>, run: () => Promise<Sample>,
-  estimateMs: number | undefined, check?: (output: never) => string | null,
+  ctx: Context,
+  row: Omit<Row, 'answer' | 'wallMs' | 'gpuMs' | 'stagesMs'>,
+  run: () => Promise<Sample>,
+  estimateMs: number | undefined,
+  check?: (output: never) => string | null,
 ): Promise<Row> {
   if (estimateMs !== undefined && estimateMs * (ctx.reps + ctx.warmup) > ctx.budgetMs) {
-    return { ...row, skipped: `estimated ${((estimateMs * (ctx.reps + ctx.warmup)) / 1000).toFixed(0)} s > budget ${ctx.budgetMs / 1000} s` };
+    return {
+      ...row,
+      skipped: `estimated ${((estimateMs * (ctx.reps + ctx.warmup)) / 1000).toFixed(0)} s > budget ${ctx.budgetMs / 1000} s`,
+    };
   }
   const skipped = ctx.skip?.(row);
   if (skipped) {
@@ -121,14 +136,22 @@ export async function measureChecked(
   const started = performance.now();
   collectGarbage();
   // Long runs once; short ones (where scheduling noise is large) three times as often.
-  const reps = estimateMs !== undefined && estimateMs > ctx.budgetMs / 10 ? 1 : estimateMs !== undefined && estimateMs < 50 ? 3 * ctx.reps : ctx.reps;
+  const reps =
+    estimateMs !== undefined && estimateMs > ctx.budgetMs / 10
+      ? 1
+      : estimateMs !== undefined && estimateMs < 50
+        ? 3 * ctx.reps
+        : ctx.reps;
   const warmup = reps === 1 ? 0 : ctx.warmup;
   let checked = false;
   const checkedRun = async (): Promise<Sample> => {
     const out = await run();
     if (!checked && check) {
       const problem = check(out.output as never);
-      if (problem) throw new Error(`${row.suite}/${row.scene} ${JSON.stringify(row.size)}: ${row.method} disagrees with the reference: ${problem}`);
+      if (problem)
+        throw new Error(
+          `${row.suite}/${row.scene} ${JSON.stringify(row.size)}: ${row.method} disagrees with the reference: ${problem}`,
+        );
     }
     checked = true;
     return { ...out, output: undefined };
@@ -136,7 +159,10 @@ export async function measureChecked(
   // The wall time without a profile; a GPU method's GPU time (and stages) from profiled calls after.
   ctx.profiling = false;
   const wall = await measure(checkedRun, reps, warmup);
-  let m: Pick<Row, 'answer' | 'wallMs' | 'gpuMs' | 'profiledWallMs' | 'stagesMs'> = { answer: wall.answer, wallMs: wall.wallMs };
+  let m: Pick<Row, 'answer' | 'wallMs' | 'gpuMs' | 'profiledWallMs' | 'stagesMs'> = {
+    answer: wall.answer,
+    wallMs: wall.wallMs,
+  };
   if (row.method.startsWith('gpu-')) {
     ctx.profiling = true;
     try {
@@ -146,8 +172,12 @@ export async function measureChecked(
       ctx.profiling = false;
     }
   }
-  if (ctx.spentS) ctx.spentS[`${row.suite} ${row.method}`] = (ctx.spentS[`${row.suite} ${row.method}`] ?? 0) + (performance.now() - started) / 1000;
-  process.stderr.write(`${row.suite} ${row.scene} ${JSON.stringify(row.size)} ${row.method}: wall ${m.wallMs?.median.toFixed(2)} ms${m.gpuMs ? `, GPU ${m.gpuMs.median.toFixed(2)} ms` : ''}\n`);
+  if (ctx.spentS)
+    ctx.spentS[`${row.suite} ${row.method}`] =
+      (ctx.spentS[`${row.suite} ${row.method}`] ?? 0) + (performance.now() - started) / 1000;
+  process.stderr.write(
+    `${row.suite} ${row.scene} ${JSON.stringify(row.size)} ${row.method}: wall ${m.wallMs?.median.toFixed(2)} ms${m.gpuMs ? `, GPU ${m.gpuMs.median.toFixed(2)} ms` : ''}\n`,
+  );
   return { ...row, ...m };
 }
 

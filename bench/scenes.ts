@@ -37,7 +37,8 @@ export function uniformHalfScene(n: number, seed = 7, offset = 0): Float32Array 
  * radius 1 at volume fraction 0.1 in the box; indices shuffled.
  */
 export function tinyBlobScene(n: number, seed = 11): Float32Array {
-  const big = Math.floor(n / 2), tiny = n - big;
+  const big = Math.floor(n / 2),
+    tiny = n - big;
   const rand = mulberry32(seed);
   const side = Math.cbrt((Math.max(big, 1) * sphereVolume(1)) / 0.1);
   const ball = 0.001 * Math.cbrt(tiny / 0.1);
@@ -99,7 +100,15 @@ export function pointsScene(n: number, seed = 15): Float32Array {
   const spacing = Math.cbrt((n * sphereVolume(0.5)) / 0.1) / sites;
   const out = new Float32Array(4 * n);
   for (let i = 0; i < n; i++) {
-    out.set([Math.floor(rand() * sites) * spacing, Math.floor(rand() * sites) * spacing, Math.floor(rand() * sites) * spacing, 0], 4 * i);
+    out.set(
+      [
+        Math.floor(rand() * sites) * spacing,
+        Math.floor(rand() * sites) * spacing,
+        Math.floor(rand() * sites) * spacing,
+        0,
+      ],
+      4 * i,
+    );
   }
   return out;
 }
@@ -140,7 +149,9 @@ export function latticeScene(n: number, offset = 0): Float32Array {
   const side = Math.ceil(Math.cbrt(n));
   const out = new Float32Array(4 * n);
   for (let i = 0; i < n; i++) {
-    const x = i % side, y = Math.floor(i / side) % side, z = Math.floor(i / (side * side));
+    const x = i % side,
+      y = Math.floor(i / side) % side,
+      z = Math.floor(i / (side * side));
     out.set([offset + x / 8, offset + y / 8, offset + z / 8, 1 / 16], 4 * i);
   }
   return out;
@@ -170,7 +181,12 @@ export function planeScene(n: number, seed = 37): Float32Array {
  * odd ones long, to the centre of another random sphere (across a blob, or from one blob to
  * another). Stride 6 for rays (radius 0), 7 for sphere casts.
  */
-export function mixedCasts(spheres: Float32Array, count: number, radius = 0, seed = 41): { casts: Float32Array; stride: 6 | 7 } {
+export function mixedCasts(
+  spheres: Float32Array,
+  count: number,
+  radius = 0,
+  seed = 41,
+): { casts: Float32Array; stride: 6 | 7 } {
   const rand = mulberry32(seed);
   const n = spheres.length / 4;
   const stride = radius > 0 ? 7 : 6;
@@ -207,19 +223,50 @@ export interface SceneKind {
 export const PAIR_SCENES: Record<string, SceneKind> = {
   uniform: { make: (n) => uniformHalfScene(n), describe: 'radius 0.5, uniform, volume fraction 0.1' },
   clustered: { make: (n) => clusteredScene(n, { seed: 9 }), describe: 'radius 1, 8 Gaussian clusters far apart' },
-  mixed: { make: (n) => mixedRadiiScene(n, { seed: 8, fraction: 0.1 }, 0.01, 1), describe: 'radii log-uniform 0.01–1 (1:100), fraction 0.1' },
+  mixed: {
+    make: (n) => mixedRadiiScene(n, { seed: 8, fraction: 0.1 }, 0.01, 1),
+    describe: 'radii log-uniform 0.01–1 (1:100), fraction 0.1',
+  },
   dense: { make: (n) => uniformScene(n, { seed: 10, fraction: 0.4 }), describe: 'radius 1, uniform, fraction 0.4' },
-  'tiny-blob': { make: (n) => tinyBlobScene(n), describe: 'n/2 spheres of r≈0.001 in a ball (fraction 0.1) at the centre of a box of n/2 radius-1 spheres (fraction 0.1)' },
-  radii1000: { make: (n) => mixedRadiiScene(n, { seed: 12, fraction: 0.1 }, 0.001, 1), describe: 'radii log-uniform 0.001–1 (1:1000), fraction 0.1' },
-  far: { make: (n) => uniformHalfScene(n, 7, 1e6), describe: 'the uniform scene moved by 1e6 on every axis (f32 spacing 1/16 there)' },
+  'tiny-blob': {
+    make: (n) => tinyBlobScene(n),
+    describe:
+      'n/2 spheres of r≈0.001 in a ball (fraction 0.1) at the centre of a box of n/2 radius-1 spheres (fraction 0.1)',
+  },
+  radii1000: {
+    make: (n) => mixedRadiiScene(n, { seed: 12, fraction: 0.1 }, 0.001, 1),
+    describe: 'radii log-uniform 0.001–1 (1:1000), fraction 0.1',
+  },
+  far: {
+    make: (n) => uniformHalfScene(n, 7, 1e6),
+    describe: 'the uniform scene moved by 1e6 on every axis (f32 spacing 1/16 there)',
+  },
   slab: { make: (n) => slabScene(n), describe: 'radius 0.5, fraction 0.1, in a slab 4 deep' },
   long: { make: (n) => longScene(n), describe: 'radius 0.5, fraction 0.1, in a 4 × 4 cross-section along x' },
-  coincident: { make: (n) => coincidentGroupsScene(n), describe: 'groups of 8 identical spheres (r 0.5), groups uniform at fraction 0.1' },
-  points: { make: (n) => pointsScene(n), describe: 'radius 0 on a lattice of 1.25 n sites: pairs are points on one site' },
-  blobs: { make: (n) => blobsScene(n), describe: 'radius 0.5, 5 Gaussian blobs (σ 0.6·∛(n/5)) centred uniformly in ±1e4: some 800 blob widths apart' },
-  outliers: { make: (n) => outliersScene(n), describe: 'radius 1, uniform at fraction 0.1, 1 in 40,000 (at least one) moved about 1e6 away' },
-  lattice: { make: (n) => latticeScene(n), describe: 'radius 1/16 on a cubic lattice of spacing 1/8: each sphere touches its neighbours' },
-  'lattice-far': { make: (n) => latticeScene(n, 1e6), describe: 'the touching lattice moved to 1e6 on every axis (f32 spacing 1/16 there)' },
+  coincident: {
+    make: (n) => coincidentGroupsScene(n),
+    describe: 'groups of 8 identical spheres (r 0.5), groups uniform at fraction 0.1',
+  },
+  points: {
+    make: (n) => pointsScene(n),
+    describe: 'radius 0 on a lattice of 1.25 n sites: pairs are points on one site',
+  },
+  blobs: {
+    make: (n) => blobsScene(n),
+    describe: 'radius 0.5, 5 Gaussian blobs (σ 0.6·∛(n/5)) centred uniformly in ±1e4: some 800 blob widths apart',
+  },
+  outliers: {
+    make: (n) => outliersScene(n),
+    describe: 'radius 1, uniform at fraction 0.1, 1 in 40,000 (at least one) moved about 1e6 away',
+  },
+  lattice: {
+    make: (n) => latticeScene(n),
+    describe: 'radius 1/16 on a cubic lattice of spacing 1/8: each sphere touches its neighbours',
+  },
+  'lattice-far': {
+    make: (n) => latticeScene(n, 1e6),
+    describe: 'the touching lattice moved to 1e6 on every axis (f32 spacing 1/16 there)',
+  },
   line: { make: (n) => lineScene(n), describe: 'radius 0.5 along the x axis, one a unit of length' },
   plane: { make: (n) => planeScene(n), describe: 'radius 0.5 on the plane z = 0, area fraction 0.3' },
 };
@@ -243,18 +290,30 @@ export type BoxShape = 'aabb' | 'obb';
  * normalises). On the uniform kind (radius 0.5) the boxes are 1–5 across, as in the bench's
  * first sphere–box scene.
  */
-export function boxScene(kind: string, n: number, m: number, shape: BoxShape, seed = 21): { spheres: Float32Array; boxes: Float32Array } {
+export function boxScene(
+  kind: string,
+  n: number,
+  m: number,
+  shape: BoxShape,
+  seed = 21,
+): { spheres: Float32Array; boxes: Float32Array } {
   const spheres = pairScene(kind, n);
   const rand = mulberry32(seed);
-  const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+  const lo = [Infinity, Infinity, Infinity],
+    hi = [-Infinity, -Infinity, -Infinity];
   for (let i = 0; i < n; i++) {
     for (let a = 0; a < 3; a++) {
       lo[a] = Math.min(lo[a], spheres[4 * i + a]);
       hi[a] = Math.max(hi[a], spheres[4 * i + a]);
     }
   }
-  let volume = 1, axes = 0;
-  for (let a = 0; a < 3; a++) if (hi[a] > lo[a]) { volume *= hi[a] - lo[a]; axes++; }
+  let volume = 1,
+    axes = 0;
+  for (let a = 0; a < 3; a++)
+    if (hi[a] > lo[a]) {
+      volume *= hi[a] - lo[a];
+      axes++;
+    }
   const spacing = axes ? (volume / n) ** (1 / axes) : 1;
   const stride = shape === 'aabb' ? 6 : 10;
   const boxes = new Float32Array(stride * m);
@@ -263,9 +322,12 @@ export function boxScene(kind: string, n: number, m: number, shape: BoxShape, se
     const c = [spheres[4 * i], spheres[4 * i + 1], spheres[4 * i + 2]];
     const L = spheres[4 * i + 3] > 0 ? 2 * spheres[4 * i + 3] : spacing;
     const h = [0, 1, 2].map(() => (0.5 + 2 * rand()) * L);
-    boxes.set(shape === 'aabb'
-      ? [c[0] - h[0], c[1] - h[1], c[2] - h[2], c[0] + h[0], c[1] + h[1], c[2] + h[2]]
-      : [...c, ...h, gaussian(rand), gaussian(rand), gaussian(rand), gaussian(rand)], stride * k);
+    boxes.set(
+      shape === 'aabb'
+        ? [c[0] - h[0], c[1] - h[1], c[2] - h[2], c[0] + h[0], c[1] + h[1], c[2] + h[2]]
+        : [...c, ...h, gaussian(rand), gaussian(rand), gaussian(rand), gaussian(rand)],
+      stride * k,
+    );
   }
   return { spheres, boxes };
 }
@@ -280,10 +342,17 @@ export function boxScene(kind: string, n: number, m: number, shape: BoxShape, se
  * (the largest radius + the cast radius + a tenth of the widest extent) puts every cast's start
  * outside every sphere, where every peer agrees on what a hit is.
  */
-export function castSceneOf(kind: string, n: number, rays: number, radius: number, seed = 41): { spheres: Float32Array; casts: Float32Array; stride: 6 | 7 } {
+export function castSceneOf(
+  kind: string,
+  n: number,
+  rays: number,
+  radius: number,
+  seed = 41,
+): { spheres: Float32Array; casts: Float32Array; stride: 6 | 7 } {
   const spheres = pairScene(kind, n);
   const rand = mulberry32(seed);
-  const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+  const lo = [Infinity, Infinity, Infinity],
+    hi = [-Infinity, -Infinity, -Infinity];
   let maxR = 0;
   for (let i = 0; i < n; i++) {
     for (let a = 0; a < 3; a++) {
@@ -292,7 +361,11 @@ export function castSceneOf(kind: string, n: number, rays: number, radius: numbe
     }
     maxR = Math.max(maxR, spheres[4 * i + 3]);
   }
-  if (n === 0) for (let a = 0; a < 3; a++) { lo[a] = 0; hi[a] = 1; }
+  if (n === 0)
+    for (let a = 0; a < 3; a++) {
+      lo[a] = 0;
+      hi[a] = 1;
+    }
   const widest = Math.max(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2], 1e-3);
   const margin = 1.01 * (maxR + radius) + 0.1 * widest;
   const stride: 6 | 7 = radius > 0 ? 7 : 6;

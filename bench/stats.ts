@@ -55,20 +55,30 @@ const empty = (cell: string): boolean => cell === '' || cell === '–';
  * and a cell of the `notes` column (its header) too long to fit `width` is replaced by `[k]`,
  * its text listed under the table. Returns the table and those notes.
  */
-export function compactTable(header: string[], rows: string[][], notesColumn?: string, width = TABLE_WIDTH): { text: string; notes: string[] } {
+export function compactTable(
+  header: string[],
+  rows: string[][],
+  notesColumn?: string,
+  width = TABLE_WIDTH,
+): { text: string; notes: string[] } {
   const keep = header.map((_, c) => rows.some((r) => !empty(r[c])));
   let h = header.filter((_, c) => keep[c]);
   let body = rows.map((r) => r.filter((_, c) => keep[c]));
   const notes: string[] = [];
   const n = notesColumn === undefined ? -1 : h.indexOf(notesColumn);
   if (n >= 0) {
-    const others = h.reduce((sum, title, c) => sum + (c === n ? 0 : Math.max(title.length, ...body.map((r) => r[c].length)) + 3), 4);
+    const others = h.reduce(
+      (sum, title, c) => sum + (c === n ? 0 : Math.max(title.length, ...body.map((r) => r[c].length)) + 3),
+      4,
+    );
     const room = Math.max(width - others, notesColumn!.length, 6);
-    body = body.map((r) => r.map((cell, c) => {
-      if (c !== n || cell.length <= room) return cell;
-      notes.push(cell);
-      return `[${notes.length}]`;
-    }));
+    body = body.map((r) =>
+      r.map((cell, c) => {
+        if (c !== n || cell.length <= room) return cell;
+        notes.push(cell);
+        return `[${notes.length}]`;
+      }),
+    );
     if (body.every((r) => empty(r[n]))) {
       h = h.filter((_, c) => c !== n);
       body = body.map((r) => r.filter((_, c) => c !== n));

@@ -18,7 +18,14 @@ export class OrbitCamera {
 
   get eye(): Vec3 {
     const c = Math.cos(this.pitch);
-    return vec3.add(this.target, vec3.fromValues(Math.sin(this.yaw) * c * this.distance, Math.sin(this.pitch) * this.distance, Math.cos(this.yaw) * c * this.distance));
+    return vec3.add(
+      this.target,
+      vec3.fromValues(
+        Math.sin(this.yaw) * c * this.distance,
+        Math.sin(this.pitch) * this.distance,
+        Math.cos(this.yaw) * c * this.distance,
+      ),
+    );
   }
 
   viewProjection(aspect: number): Mat4 {

@@ -16,7 +16,16 @@
  */
 import GUI from 'lil-gui';
 import { vec3 } from 'wgpu-matrix';
-import { createParticleWorld, requestBrowserDevice, describeDevice, NoAdapterError, BROWSER_HELP, GPU_STRIDE, CastHitRecord, type ParticleWorld } from '../src/index.js';
+import {
+  createParticleWorld,
+  requestBrowserDevice,
+  describeDevice,
+  NoAdapterError,
+  BROWSER_HELP,
+  GPU_STRIDE,
+  CastHitRecord,
+  type ParticleWorld,
+} from '../src/index.js';
 import { OrbitCamera } from './camera.js';
 import { Renderer } from './renderer.js';
 import { runSelfTest, type SelfTest } from './selftest.js';
@@ -36,7 +45,14 @@ interface DemoHooks {
   /** Particles (all of them pour). */
   particleCount: number;
   /** The scene's walls and spout, and its box colliders: the hopper's static boxes (0 … hopperBoxes − 1), then the paddle (see demo/scene.ts). */
-  scene: { bounds: number[]; spoutY: number; hopperTop: number; hopperBoxes: number; paddle: number; boxes: number } | null;
+  scene: {
+    bounds: number[];
+    spoutY: number;
+    hopperTop: number;
+    hopperBoxes: number;
+    paddle: number;
+    boxes: number;
+  } | null;
   /** Seconds simulated since the last reset. */
   time: number;
   hovered: number;
@@ -129,7 +145,9 @@ function showMessage(text: string): void {
 }
 
 window.addEventListener('error', (event) => hooks.errors.push(String(event.message)));
-window.addEventListener('unhandledrejection', (event) => hooks.errors.push(String((event.reason as Error)?.message ?? event.reason)));
+window.addEventListener('unhandledrejection', (event) =>
+  hooks.errors.push(String((event.reason as Error)?.message ?? event.reason)),
+);
 
 main().catch((error: unknown) => {
   hooks.errors.push((error as Error).message);
@@ -153,7 +171,8 @@ async function main(): Promise<void> {
   }
   device.onuncapturederror = (event) => hooks.errors.push((event as GPUUncapturedErrorEvent).error.message);
   const info = describeDevice(device);
-  hooks.adapter = info?.description || [info?.vendor, info?.architecture].filter(Boolean).join(' ') || 'unknown adapter';
+  hooks.adapter =
+    info?.description || [info?.vendor, info?.architecture].filter(Boolean).join(' ') || 'unknown adapter';
   hooks.fallback = Boolean(info?.software || info?.isFallbackAdapter || info?.architecture === 'swiftshader');
   const size = sizeFor(hooks.fallback);
   hooks.frameDt = size.frameDt;
@@ -222,7 +241,12 @@ async function main(): Promise<void> {
   // The hourglass: every particle starts loose in the hopper and pours out of its spout.
   async function reset(): Promise<void> {
     const scene = pourScene(settings.particles);
-    const next = await createParticleWorld({ device, capacity: scene.spheres.length / 4, bounds: scene.bounds, ...parameters() });
+    const next = await createParticleWorld({
+      device,
+      capacity: scene.spheres.length / 4,
+      bounds: scene.bounds,
+      ...parameters(),
+    });
     next.setParticles(scene);
     boxes = scene.boxes.slice();
     boxVelocities = new Float32Array(6 * (boxes.length / 10));
@@ -243,7 +267,14 @@ async function main(): Promise<void> {
     hooks.hovered = -1;
     hooks.time = 0;
     hooks.particleCount = scene.poured;
-    hooks.scene = { bounds: [...scene.bounds], spoutY: scene.spoutY, hopperTop: scene.hopperTop, hopperBoxes: scene.hopperBoxes, paddle: scene.paddle, boxes: boxes.length / 10 };
+    hooks.scene = {
+      bounds: [...scene.bounds],
+      spoutY: scene.spoutY,
+      hopperTop: scene.hopperTop,
+      hopperBoxes: scene.hopperBoxes,
+      paddle: scene.paddle,
+      boxes: boxes.length / 10,
+    };
     const [width, height] = [bounds[3], bounds[4]];
     camera.target = vec3.fromValues(width / 2, height * 0.45, width / 2);
     camera.distance = 1.9 * Math.max(height, 1.2 * width);
@@ -253,7 +284,10 @@ async function main(): Promise<void> {
 
   const gui = new GUI({ title: 'webgpu-collide' });
   gui.add(settings, 'particles', 100, maxCount, 100).onFinishChange(() => void reset());
-  gui.add(settings, 'iterations', 1, 32, 1).name('solver iterations').onChange(() => world?.setParameters(parameters()));
+  gui
+    .add(settings, 'iterations', 1, 32, 1)
+    .name('solver iterations')
+    .onChange(() => world?.setParameters(parameters()));
   gui.add(settings, 'substeps', 1, 16, 1).onChange(() => world?.setParameters(parameters()));
   gui.add(settings, 'restitution', 0, 1, 0.05).onChange(() => world?.setParameters(parameters()));
   gui.add(settings, 'friction', 0, 1.5, 0.05).onChange(() => world?.setParameters(parameters()));
@@ -277,8 +311,16 @@ async function main(): Promise<void> {
       rain?.rays.destroy();
       rain?.hits.destroy();
       rain = {
-        rays: device.createBuffer({ label: 'rain rays', size: 4 * GPU_STRIDE.cast * count, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST }),
-        hits: device.createBuffer({ label: 'rain hits', size: CastHitRecord.size * count, usage: GPUBufferUsage.STORAGE }),
+        rays: device.createBuffer({
+          label: 'rain rays',
+          size: 4 * GPU_STRIDE.cast * count,
+          usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST,
+        }),
+        hits: device.createBuffer({
+          label: 'rain hits',
+          size: CastHitRecord.size * count,
+          usage: GPUBufferUsage.STORAGE,
+        }),
         capacity: count,
       };
     }
@@ -322,7 +364,11 @@ async function main(): Promise<void> {
       // v rotated by the conjugate quaternion (−q.xyz, q.w).
       const [x, y, z] = [v[0], v[1], v[2]];
       const t = [2 * (-qy * z + qz * y), 2 * (-qz * x + qx * z), 2 * (-qx * y + qy * x)];
-      return [x + qw * t[0] + (-qy * t[2] + qz * t[1]), y + qw * t[1] + (-qz * t[0] + qx * t[2]), z + qw * t[2] + (-qx * t[1] + qy * t[0])];
+      return [
+        x + qw * t[0] + (-qy * t[2] + qz * t[1]),
+        y + qw * t[1] + (-qz * t[0] + qx * t[2]),
+        z + qw * t[2] + (-qx * t[1] + qy * t[0]),
+      ];
     };
     const o = inverse([origin[0] - b[0], origin[1] - b[1], origin[2] - b[2]]);
     const d = inverse(direction);
@@ -358,7 +404,9 @@ async function main(): Promise<void> {
     if (!at) return [0, 0, 0];
     const b = boxes.subarray(10 * paddle, 10 * paddle + 10);
     // Its reach: the walls less its half extents (it turns about no axis: the half extents hold along x and z).
-    const target = [0, 2].map((a, k) => Math.min(Math.max(at[k] + boxDrag!.offset[k], bounds[a] + b[3 + a] + 0.05), bounds[a + 3] - b[3 + a] - 0.05));
+    const target = [0, 2].map((a, k) =>
+      Math.min(Math.max(at[k] + boxDrag!.offset[k], bounds[a] + b[3 + a] + 0.05), bounds[a + 3] - b[3 + a] - 0.05),
+    );
     const v = [(target[0] - b[0]) / dt, (target[1] - b[2]) / dt];
     const speed = Math.hypot(v[0], v[1]);
     const fastest = Math.max(12, MAX_BOX_SPEED * (bounds[3] - bounds[0]));
@@ -369,7 +417,10 @@ async function main(): Promise<void> {
    * What a press at a point of the page takes hold of: the paddle where it is nearer on the ray
    * than any particle, else the particle hit, else nothing (the press orbits the camera).
    */
-  const grabAt = async (clientX: number, clientY: number): Promise<{ kind: 'box' | 'particle' | 'none'; index: number; distance: number }> => {
+  const grabAt = async (
+    clientX: number,
+    clientY: number,
+  ): Promise<{ kind: 'box' | 'particle' | 'none'; index: number; distance: number }> => {
     const hit = await pick(clientX, clientY);
     const box = boxHit(clientX, clientY);
     if (box.index >= 0 && (hit.index < 0 || box.distance < hit.distance)) return { kind: 'box', ...box };
@@ -391,7 +442,11 @@ async function main(): Promise<void> {
     const buffers = world?.colliderBuffers;
     if (!buffers || buffers.count === 0) return new Float32Array(0);
     const size = 48 * buffers.count;
-    const staging = device.createBuffer({ label: 'demo box readback', size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    const staging = device.createBuffer({
+      label: 'demo box readback',
+      size,
+      usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+    });
     const encoder = device.createCommandEncoder();
     encoder.copyBufferToBuffer(buffers.poses, 0, staging, 0, size);
     device.queue.submit([encoder.finish()]);
@@ -408,7 +463,9 @@ async function main(): Promise<void> {
     let best = -1;
     let nearest = Infinity;
     for (let i = 0; i < (pouredOnly ? poured : spheres.length / 4); i++) {
-      const d = Math.hypot(spheres[4 * i] - eye[0], spheres[4 * i + 1] - eye[1], spheres[4 * i + 2] - eye[2]) - spheres[4 * i + 3];
+      const d =
+        Math.hypot(spheres[4 * i] - eye[0], spheres[4 * i + 1] - eye[1], spheres[4 * i + 2] - eye[2]) -
+        spheres[4 * i + 3];
       if (d < nearest) {
         nearest = d;
         best = i;
@@ -431,7 +488,10 @@ async function main(): Promise<void> {
       orbiting = { x: event.clientX, y: event.clientY };
     } else if (dragging && world) {
       const { origin, direction } = rayAt(event.clientX, event.clientY);
-      world.setParticle(dragging.index, { position: vec3.addScaled(origin, direction, dragging.distance), velocity: [0, 0, 0] });
+      world.setParticle(dragging.index, {
+        position: vec3.addScaled(origin, direction, dragging.distance),
+        velocity: [0, 0, 0],
+      });
     }
   });
   canvas.addEventListener('pointerleave', () => {
@@ -477,10 +537,14 @@ async function main(): Promise<void> {
     hooks.boxDragged = -1;
     orbiting = null;
   });
-  canvas.addEventListener('wheel', (event) => {
-    event.preventDefault();
-    camera.zoom(Math.exp(event.deltaY * 0.001));
-  }, { passive: false });
+  canvas.addEventListener(
+    'wheel',
+    (event) => {
+      event.preventDefault();
+      camera.zoom(Math.exp(event.deltaY * 0.001));
+    },
+    { passive: false },
+  );
 
   // Stats: frames per second and frame time, particles, touching pairs, particles asleep, GPU time per stage.
   let fps = 0;
@@ -531,7 +595,9 @@ async function main(): Promise<void> {
           const stages = new Map<string, number>();
           for (const s of current.lastProfile?.stages ?? []) stages.set(s.name, (stages.get(s.name) ?? 0) + s.ms);
           const total = current.lastProfile?.totalMs ?? 0;
-          stageText = `GPU step ${total.toFixed(2)} ms (${substeps} substeps × ${iterations} iterations): ` + [...stages].map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', ');
+          stageText =
+            `GPU step ${total.toFixed(2)} ms (${substeps} substeps × ${iterations} iterations): ` +
+            [...stages].map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', ');
         }, unlessReplaced);
       } else {
         current.encode(encoder, dt);
@@ -556,15 +622,23 @@ async function main(): Promise<void> {
     }
     const aspect = canvas.width / canvas.height;
     const colliders = current.colliderBuffers;
-    renderer.draw(encoder, {
-      viewProj: camera.viewProjection(aspect),
-      eye: camera.eye,
-      highlight: dragging?.index ?? hooks.hovered,
-      bounds,
-      speedScale: 0.1,
-      hitRadius: bounds[3] * 0.004,
-      hotBox: boxDrag ? paddle : hoveredBox,
-    }, current.buffers.spheres, current.buffers.velocities, current.count, colliders && { poses: colliders.poses, count: colliders.count, solidFrom: hopperBoxes }, hits);
+    renderer.draw(
+      encoder,
+      {
+        viewProj: camera.viewProjection(aspect),
+        eye: camera.eye,
+        highlight: dragging?.index ?? hooks.hovered,
+        bounds,
+        speedScale: 0.1,
+        hitRadius: bounds[3] * 0.004,
+        hotBox: boxDrag ? paddle : hoveredBox,
+      },
+      current.buffers.spheres,
+      current.buffers.velocities,
+      current.count,
+      colliders && { poses: colliders.poses, count: colliders.count, solidFrom: hopperBoxes },
+      hits,
+    );
     device.queue.submit([encoder.finish()]);
     hooks.frames++;
 
@@ -572,10 +646,12 @@ async function main(): Promise<void> {
     if (pointer.inside && pointer.moved && !picking && !dragging && !orbiting && !boxDrag) {
       picking = true;
       pointer.moved = false;
-      void grabAt(pointer.x, pointer.y).then((hit) => {
-        hoveredBox = hit.kind === 'box' ? hit.index : -1;
-        hooks.hovered = hit.kind === 'particle' ? hit.index : -1;
-      }, unlessReplaced).finally(() => (picking = false));
+      void grabAt(pointer.x, pointer.y)
+        .then((hit) => {
+          hoveredBox = hit.kind === 'box' ? hit.index : -1;
+          hooks.hovered = hit.kind === 'particle' ? hit.index : -1;
+        }, unlessReplaced)
+        .finally(() => (picking = false));
     }
     if (hooks.frames % 15 === 0) {
       void current.contactCount().then((n) => (hooks.pairs = n), unlessReplaced);
@@ -610,8 +686,16 @@ async function main(): Promise<void> {
       hooks.adapter,
       sizeText,
       stageText,
-      boxDrag ? `dragging the paddle at ${Math.hypot(...hooks.boxVelocity).toFixed(1)} units/s` : hoveredBox >= 0 ? 'the paddle under the pointer: drag it through the pile' : hooks.hovered >= 0 ? `particle ${hooks.hovered} under the pointer` : '',
-    ].filter(Boolean).join('\n');
+      boxDrag
+        ? `dragging the paddle at ${Math.hypot(...hooks.boxVelocity).toFixed(1)} units/s`
+        : hoveredBox >= 0
+          ? 'the paddle under the pointer: drag it through the pile'
+          : hooks.hovered >= 0
+            ? `particle ${hooks.hovered} under the pointer`
+            : '',
+    ]
+      .filter(Boolean)
+      .join('\n');
   };
   requestAnimationFrame(frame);
 
@@ -627,6 +711,8 @@ async function main(): Promise<void> {
     } finally {
       hooks.setPaused(wasPaused);
     }
-    panel.textContent = `selftest: ${hooks.selftest.ok ? 'PASS' : 'FAIL'}\n` + hooks.selftest.checks.map((c) => `${c.ok ? '✓' : '✗'} ${c.name}: ${c.detail}`).join('\n');
+    panel.textContent =
+      `selftest: ${hooks.selftest.ok ? 'PASS' : 'FAIL'}\n` +
+      hooks.selftest.checks.map((c) => `${c.ok ? '✓' : '✗'} ${c.name}: ${c.detail}`).join('\n');
   }
 }

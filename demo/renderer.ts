@@ -240,8 +240,16 @@ export class Renderer {
   private readonly box: GPURenderPipeline;
   private depth: GPUTexture | null = null;
 
-  constructor(private readonly device: GPUDevice, private readonly context: GPUCanvasContext, format: GPUTextureFormat) {
-    this.frame = device.createBuffer({ label: 'demo frame', size: Frame.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+  constructor(
+    private readonly device: GPUDevice,
+    private readonly context: GPUCanvasContext,
+    format: GPUTextureFormat,
+  ) {
+    this.frame = device.createBuffer({
+      label: 'demo frame',
+      size: Frame.size,
+      usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
+    });
     const depthStencil: GPUDepthStencilState = { format: 'depth24plus', depthWriteEnabled: true, depthCompare: 'less' };
     const impostorPipeline = (label: string, code: string): GPURenderPipeline => {
       const module = device.createShaderModule({ label, code });
@@ -257,15 +265,23 @@ export class Renderer {
     this.particles = impostorPipeline('demo particles', particlesShader);
     this.hits = impostorPipeline('demo ray-rain hits', hitsShader);
     const collidersModule = device.createShaderModule({ label: 'demo box colliders', code: collidersShader });
-    const blend: GPUBlendState = { color: { srcFactor: 'src-alpha', dstFactor: 'one-minus-src-alpha' }, alpha: { srcFactor: 'one', dstFactor: 'one-minus-src-alpha' } };
-    const boxPipeline = (glass: boolean): GPURenderPipeline => device.createRenderPipeline({
-      label: glass ? 'demo glass boxes' : 'demo solid boxes',
-      layout: 'auto',
-      vertex: { module: collidersModule, entryPoint: 'vs' },
-      fragment: { module: collidersModule, entryPoint: glass ? 'glass' : 'solid', targets: [glass ? { format, blend } : { format }] },
-      primitive: { topology: 'triangle-list', cullMode: 'back' },
-      depthStencil: glass ? { ...depthStencil, depthWriteEnabled: false } : depthStencil,
-    });
+    const blend: GPUBlendState = {
+      color: { srcFactor: 'src-alpha', dstFactor: 'one-minus-src-alpha' },
+      alpha: { srcFactor: 'one', dstFactor: 'one-minus-src-alpha' },
+    };
+    const boxPipeline = (glass: boolean): GPURenderPipeline =>
+      device.createRenderPipeline({
+        label: glass ? 'demo glass boxes' : 'demo solid boxes',
+        layout: 'auto',
+        vertex: { module: collidersModule, entryPoint: 'vs' },
+        fragment: {
+          module: collidersModule,
+          entryPoint: glass ? 'glass' : 'solid',
+          targets: [glass ? { format, blend } : { format }],
+        },
+        primitive: { topology: 'triangle-list', cullMode: 'back' },
+        depthStencil: glass ? { ...depthStencil, depthWriteEnabled: false } : depthStencil,
+      });
     this.solidBoxes = boxPipeline(false);
     this.glassBoxes = boxPipeline(true);
     const boxModule = device.createShaderModule({ label: 'demo box', code: boxShader });
@@ -283,58 +299,112 @@ export class Renderer {
    * Records the frame into `encoder`: walls, particles, the opaque boxes, (with hits) the
    * ray-rain points, and the translucent boxes last, over everything opaque.
    */
-  draw(encoder: GPUCommandEncoder, state: FrameState, spheres: GPUBuffer, velocities: GPUBuffer, count: number, boxes?: BoxesToDraw | null, hits?: { buffer: GPUBuffer; count: number }): void {
+  draw(
+    encoder: GPUCommandEncoder,
+    state: FrameState,
+    spheres: GPUBuffer,
+    velocities: GPUBuffer,
+    count: number,
+    boxes?: BoxesToDraw | null,
+    hits?: { buffer: GPUBuffer; count: number },
+  ): void {
     const texture = this.context.getCurrentTexture();
     if (!this.depth || this.depth.width !== texture.width || this.depth.height !== texture.height) {
       this.depth?.destroy();
-      this.depth = this.device.createTexture({ label: 'demo depth', size: [texture.width, texture.height], format: 'depth24plus', usage: GPUTextureUsage.RENDER_ATTACHMENT });
+      this.depth = this.device.createTexture({
+        label: 'demo depth',
+        size: [texture.width, texture.height],
+        format: 'depth24plus',
+        usage: GPUTextureUsage.RENDER_ATTACHMENT,
+      });
     }
     const b = state.bounds;
-    this.device.queue.writeBuffer(this.frame, 0, packStruct(Frame, {
-      viewProj: Array.from(state.viewProj),
-      eye: [state.eye[0], state.eye[1], state.eye[2]],
-      highlight: state.highlight,
-      boundsMin: [b[0], b[1], b[2]],
-      speedScale: state.speedScale,
-      boundsMax: [b[3], b[4], b[5]],
-      hitRadius: state.hitRadius,
-      hotBox: state.hotBox,
-    }));
+    this.device.queue.writeBuffer(
+      this.frame,
+      0,
+      packStruct(Frame, {
+        viewProj: Array.from(state.viewProj),
+        eye: [state.eye[0], state.eye[1], state.eye[2]],
+        highlight: state.highlight,
+        boundsMin: [b[0], b[1], b[2]],
+        speedScale: state.speedScale,
+        boundsMax: [b[3], b[4], b[5]],
+        hitRadius: state.hitRadius,
+        hotBox: state.hotBox,
+      }),
+    );
 
     const pass = encoder.beginRenderPass({
       label: 'demo frame',
-      colorAttachments: [{ view: texture.createView(), clearValue: { r: 0.06, g: 0.07, b: 0.09, a: 1 }, loadOp: 'clear', storeOp: 'store' }],
-      depthStencilAttachment: { view: this.depth.createView(), depthClearValue: 1, depthLoadOp: 'clear', depthStoreOp: 'store' },
+      colorAttachments: [
+        {
+          view: texture.createView(),
+          clearValue: { r: 0.06, g: 0.07, b: 0.09, a: 1 },
+          loadOp: 'clear',
+          storeOp: 'store',
+        },
+      ],
+      depthStencilAttachment: {
+        view: this.depth.createView(),
+        depthClearValue: 1,
+        depthLoadOp: 'clear',
+        depthStoreOp: 'store',
+      },
     });
     pass.setPipeline(this.box);
-    pass.setBindGroup(0, this.device.createBindGroup({ layout: this.box.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: this.frame } }] }));
+    pass.setBindGroup(
+      0,
+      this.device.createBindGroup({
+        layout: this.box.getBindGroupLayout(0),
+        entries: [{ binding: 0, resource: { buffer: this.frame } }],
+      }),
+    );
     pass.draw(24);
     if (count > 0) {
       pass.setPipeline(this.particles);
-      pass.setBindGroup(0, this.device.createBindGroup({
-        layout: this.particles.getBindGroupLayout(0),
-        entries: [{ binding: 0, resource: { buffer: this.frame } }, { binding: 1, resource: { buffer: spheres, size: 16 * count } }, { binding: 2, resource: { buffer: velocities, size: 16 * count } }],
-      }));
+      pass.setBindGroup(
+        0,
+        this.device.createBindGroup({
+          layout: this.particles.getBindGroupLayout(0),
+          entries: [
+            { binding: 0, resource: { buffer: this.frame } },
+            { binding: 1, resource: { buffer: spheres, size: 16 * count } },
+            { binding: 2, resource: { buffer: velocities, size: 16 * count } },
+          ],
+        }),
+      );
       pass.draw(6, count);
     }
     // The boxes, straight from the world's pose buffer (it moves the kinematic ones each step).
     const drawBoxes = (pipeline: GPURenderPipeline, first: number, instances: number): void => {
       if (!boxes || instances <= 0) return;
       pass.setPipeline(pipeline);
-      pass.setBindGroup(0, this.device.createBindGroup({
-        layout: pipeline.getBindGroupLayout(0),
-        entries: [{ binding: 0, resource: { buffer: this.frame } }, { binding: 1, resource: { buffer: boxes.poses, size: 48 * boxes.count } }],
-      }));
+      pass.setBindGroup(
+        0,
+        this.device.createBindGroup({
+          layout: pipeline.getBindGroupLayout(0),
+          entries: [
+            { binding: 0, resource: { buffer: this.frame } },
+            { binding: 1, resource: { buffer: boxes.poses, size: 48 * boxes.count } },
+          ],
+        }),
+      );
       pass.draw(36, instances, 0, first);
     };
     const solidFrom = boxes ? Math.min(boxes.solidFrom, boxes.count) : 0;
     if (boxes) drawBoxes(this.solidBoxes, solidFrom, boxes.count - solidFrom);
     if (hits && hits.count > 0) {
       pass.setPipeline(this.hits);
-      pass.setBindGroup(0, this.device.createBindGroup({
-        layout: this.hits.getBindGroupLayout(0),
-        entries: [{ binding: 0, resource: { buffer: this.frame } }, { binding: 1, resource: { buffer: hits.buffer, size: CastHitRecord.size * hits.count } }],
-      }));
+      pass.setBindGroup(
+        0,
+        this.device.createBindGroup({
+          layout: this.hits.getBindGroupLayout(0),
+          entries: [
+            { binding: 0, resource: { buffer: this.frame } },
+            { binding: 1, resource: { buffer: hits.buffer, size: CastHitRecord.size * hits.count } },
+          ],
+        }),
+      );
       pass.draw(6, hits.count);
     }
     // Translucent last, over everything opaque.

@@ -168,7 +168,7 @@ export function pourScene(n: number, seed = 7): PourScene {
 
   // The particles, on the lattice from the spout up, at rest but for a little sideways drift.
   let s = seed >>> 0;
-  const random = (): number => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  const random = (): number => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
   const jitter = (): number => (random() - 0.5) * 2 * JITTER;
   const spheres = new Float32Array(4 * n);
   const velocities = new Float32Array(3 * n);
@@ -187,9 +187,16 @@ export function pourScene(n: number, seed = 7): PourScene {
   }
   const hopperCount = hopper.length / 10;
   return {
-    spheres, velocities, inverseMasses, boxes,
-    hopperBoxes: hopperCount, paddle: hopperCount,
+    spheres,
+    velocities,
+    inverseMasses,
+    boxes,
+    hopperBoxes: hopperCount,
+    paddle: hopperCount,
     bounds: [0, 0, 0, width, hopperTop + 2 * PLATE, width],
-    poured: n, spoutY, spoutWidth, hopperTop,
+    poured: n,
+    spoutY,
+    spoutWidth,
+    hopperTop,
   };
 }

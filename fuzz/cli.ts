@@ -60,12 +60,18 @@ function parseCommandLine(): { scenes: number; first: number; queries: FuzzQuery
   };
   const scenes = whole('scenes', args.scenes, 1);
   const first = whole('seed', args.seed, 0);
-  if (first + scenes > 2 ** 32) usageError(`--seed + --scenes must stay below 2^32 (seeds are 32-bit), got ${first} + ${scenes}`);
-  const queries = args.queries.split(',').map((q) => q.trim()).filter((q) => q !== '');
+  if (first + scenes > 2 ** 32)
+    usageError(`--seed + --scenes must stay below 2^32 (seeds are 32-bit), got ${first} + ${scenes}`);
+  const queries = args.queries
+    .split(',')
+    .map((q) => q.trim())
+    .filter((q) => q !== '');
   if (queries.length === 0) usageError(`--queries names no query; valid: ${FUZZ_QUERIES.join(', ')}`);
   const unknown = queries.filter((q) => !(FUZZ_QUERIES as readonly string[]).includes(q));
   if (unknown.length > 0) {
-    usageError(`unknown ${unknown.length === 1 ? 'query' : 'queries'} ${unknown.map((q) => `'${q}'`).join(', ')}; valid: ${FUZZ_QUERIES.join(', ')}`);
+    usageError(
+      `unknown ${unknown.length === 1 ? 'query' : 'queries'} ${unknown.map((q) => `'${q}'`).join(', ')}; valid: ${FUZZ_QUERIES.join(', ')}`,
+    );
   }
   if (args.out.trim() === '') usageError('--out must name a directory');
   return { scenes, first, queries: queries as FuzzQuery[], out: args.out };
@@ -78,7 +84,9 @@ device.onuncapturederror = (event) => {
   process.exitCode = 1;
 };
 const collider = await createCollider({ device });
-console.log(`fuzzing ${queries.join(', ')}: ${scenes} scenes each from seed ${first} on ${describeDevice(device)?.description}`);
+console.log(
+  `fuzzing ${queries.join(', ')}: ${scenes} scenes each from seed ${first} on ${describeDevice(device)?.description}`,
+);
 let failures = 0;
 const started = performance.now();
 for (const query of queries) {
@@ -90,7 +98,9 @@ for (const query of queries) {
     if (performance.now() - shown > 10_000) {
       shown = performance.now();
       const done = seed - first;
-      console.error(`  ${query}: ${done} of ${scenes} scenes, ${done - passed} disagree (${((shown - t) / 1000).toFixed(0)} s)`);
+      console.error(
+        `  ${query}: ${done} of ${scenes} scenes, ${done - passed} disagree (${((shown - t) / 1000).toFixed(0)} s)`,
+      );
     }
     const c = generateCase(query, seed);
     let problems: string[];
@@ -108,12 +118,23 @@ for (const query of queries) {
     const small = problems[0].startsWith('threw') ? c : await shrinkCase(collider, c);
     mkdirSync(out, { recursive: true });
     const file = `${out}/${query}-seed${seed}.json`;
-    writeFileSync(file, JSON.stringify({ ...small, problems: (await checkCase(collider, small).catch((e) => [String(e)])).slice(0, 5) }, null, 1));
+    writeFileSync(
+      file,
+      JSON.stringify(
+        { ...small, problems: (await checkCase(collider, small).catch((e) => [String(e)])).slice(0, 5) },
+        null,
+        1,
+      ),
+    );
     console.log(`  shrunk to ${small.spheres.length / 4} spheres and ${small.others.length} other values: ${file}`);
   }
-  console.log(`${query}: ${passed} of ${scenes} scenes agree with the reference (${((performance.now() - t) / 1000).toFixed(0)} s)`);
+  console.log(
+    `${query}: ${passed} of ${scenes} scenes agree with the reference (${((performance.now() - t) / 1000).toFixed(0)} s)`,
+  );
 }
-console.log(`\n${failures === 0 ? 'clean' : `${failures} failing scenes`}: ${queries.length * scenes} scenes in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+console.log(
+  `\n${failures === 0 ? 'clean' : `${failures} failing scenes`}: ${queries.length * scenes} scenes in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+);
 collider.destroy();
 device.destroy();
 if (failures > 0) process.exitCode = 1;

@@ -24,7 +24,9 @@ if (!adapter) {
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
   if (root && existsSync('/usr/bin/apt-get')) {
     console.log('Installing SwiftShader (chromium) and the Vulkan loader: apt-get install -y chromium libvulkan1');
-    execSync('apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium libvulkan1', { stdio: 'inherit' });
+    execSync('apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium libvulkan1', {
+      stdio: 'inherit',
+    });
     adapter = await probe();
   }
 }

@@ -28,7 +28,8 @@ const COMPILERS = { ts5: '5.9.3', ts6: '6.0.3', ts7: '7.0.2' } as const;
 const consumerSource = join(root, 'scripts/package-consumer.ts');
 const problems: string[] = [];
 const started = performance.now();
-const lap = (what: string): void => console.log(`check-package: ${what} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+const lap = (what: string): void =>
+  console.log(`check-package: ${what} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
 
 function run(command: string, args: string[], cwd: string): string {
   try {
@@ -44,26 +45,46 @@ try {
   rmSync(join(root, 'dist'), { recursive: true, force: true }); // no stale files (source maps of an older build)
   run('npm', ['run', 'build', '--silent'], root); // as `npm pack`'s prepack does (skipped below: its output would mix with the JSON)
   lap('built');
-  const [packed] = JSON.parse(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', scratch], root)) as [
-    { filename: string; files: { path: string }[]; size: number; unpackedSize: number },
-  ];
+  const [packed] = JSON.parse(
+    run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', scratch], root),
+  ) as [{ filename: string; files: { path: string }[]; size: number; unpackedSize: number }];
   const files = new Set(packed.files.map((f) => f.path));
-  lap(`packed ${packed.filename}: ${files.size} files, ${(packed.size / 1024).toFixed(0)} KiB (${(packed.unpackedSize / 1024).toFixed(0)} KiB unpacked)`);
+  lap(
+    `packed ${packed.filename}: ${files.size} files, ${(packed.size / 1024).toFixed(0)} KiB (${(packed.unpackedSize / 1024).toFixed(0)} KiB unpacked)`,
+  );
 
   // What the tarball holds.
-  const typings = ['dist/src/typings/index.d.ts', 'dist/src/typings/node.d.ts', 'dist/src/typings/flags.d.ts', 'dist/src/typings/ts5/index.d.ts', 'dist/src/typings/ts5/node.d.ts'];
-  for (const file of ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/node.js', 'dist/src/node.d.ts', ...typings]) {
+  const typings = [
+    'dist/src/typings/index.d.ts',
+    'dist/src/typings/node.d.ts',
+    'dist/src/typings/flags.d.ts',
+    'dist/src/typings/ts5/index.d.ts',
+    'dist/src/typings/ts5/node.d.ts',
+  ];
+  for (const file of [
+    'package.json',
+    'README.md',
+    'CHANGELOG.md',
+    'LICENSE',
+    'dist/src/index.js',
+    'dist/src/index.d.ts',
+    'dist/src/node.js',
+    'dist/src/node.d.ts',
+    ...typings,
+  ]) {
     if (!files.has(file)) problems.push(`the tarball lacks ${file}`);
   }
   const maps = [...files].filter((f) => f.endsWith('.map'));
-  if (maps.length > 0) problems.push(`the tarball ships source maps whose sources it does not ship: ${maps.slice(0, 3).join(', ')}...`);
+  if (maps.length > 0)
+    problems.push(`the tarball ships source maps whose sources it does not ship: ${maps.slice(0, 3).join(', ')}...`);
   const stray = [...files].filter((f) => /^(src|test|bench|scripts|tools|demo)\//.test(f));
   if (stray.length > 0) problems.push(`the tarball ships development files: ${stray.slice(0, 3).join(', ')}...`);
   // TypeScript 5's entries bring WebGPU's types from @webgpu/types; nothing else may (TypeScript
   // 6 and later declare them in lib.dom: both at once are ~180 duplicate identifiers).
   for (const file of typings.filter((f) => files.has(f))) {
     const references = /\/\/\/ <reference types="@webgpu\/types"/.test(readFileSync(join(root, file), 'utf8'));
-    if (references !== file.includes('/ts5/')) problems.push(`${file} ${references ? 'references' : 'does not reference'} @webgpu/types`);
+    if (references !== file.includes('/ts5/'))
+      problems.push(`${file} ${references ? 'references' : 'does not reference'} @webgpu/types`);
   }
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
   for (const [, target] of readme.matchAll(/\]\(([^)\s]+)\)/g)) {
@@ -75,49 +96,112 @@ try {
   // A fresh project: the tarball and TypeScript's strictest settings, nothing else.
   const project = join(scratch, 'consumer');
   cpSync(consumerSource, join(project, 'src/index.ts'));
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }, null, 2));
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'consumer', private: true, type: 'module' }, null, 2),
+  );
   const compilers = Object.entries(COMPILERS).map(([alias, version]) => `${alias}@npm:typescript@${version}`);
-  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', join(scratch, packed.filename), ...compilers], project);
+  run(
+    'npm',
+    [
+      'install',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      '--ignore-scripts',
+      '--loglevel=error',
+      join(scratch, packed.filename),
+      ...compilers,
+    ],
+    project,
+  );
   lap(`installed into a fresh project, with TypeScript ${Object.values(COMPILERS).join(', ')}`);
   // Strict settings and no types of its own (`types: []`): the package's d.ts must bring what
   // WebGPU's types the compiler lacks by themselves. Every error fails, in lib files too.
-  const strict = { strict: true, noEmit: true, target: 'es2022', types: [], exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true };
-  const setups = [['nodenext', 'nodenext', false], ['esnext', 'bundler', true], ['es2022', 'node10', true]] as const;
+  const strict = {
+    strict: true,
+    noEmit: true,
+    target: 'es2022',
+    types: [],
+    exactOptionalPropertyTypes: true,
+    noUncheckedIndexedAccess: true,
+  };
+  const setups = [
+    ['nodenext', 'nodenext', false],
+    ['esnext', 'bundler', true],
+    ['es2022', 'node10', true],
+  ] as const;
   for (const [module, moduleResolution, skipLibCheck] of setups) {
-    writeFileSync(join(project, `tsconfig.${moduleResolution}.json`), JSON.stringify({ compilerOptions: { ...strict, module, moduleResolution, skipLibCheck }, files: ['src/index.ts'] }));
+    writeFileSync(
+      join(project, `tsconfig.${moduleResolution}.json`),
+      JSON.stringify({
+        compilerOptions: { ...strict, module, moduleResolution, skipLibCheck },
+        files: ['src/index.ts'],
+      }),
+    );
   }
   // node10 (typesVersions) only for TypeScript 5: 6 deprecates it and 7 removed it.
-  const checks = Object.keys(COMPILERS).flatMap((alias) => setups.filter(([, resolution]) => resolution !== 'node10' || alias === 'ts5').map(([, resolution, skip]) => ({ alias, resolution, skip })));
+  const checks = Object.keys(COMPILERS).flatMap((alias) =>
+    setups
+      .filter(([, resolution]) => resolution !== 'node10' || alias === 'ts5')
+      .map(([, resolution, skip]) => ({ alias, resolution, skip })),
+  );
   // Two at a time (the slow ones, skipLibCheck off under TypeScript 5 and 6, take ~10 s each).
   const tscs = async (queue: typeof checks): Promise<void> => {
     for (let next = queue.shift(); next; next = queue.shift()) {
       const { alias, resolution, skip } = next;
-      const output = await new Promise<string>((done) => execFile(process.execPath, [join(project, `node_modules/${alias}/bin/tsc`), '-p', `tsconfig.${resolution}.json`], { cwd: project, encoding: 'utf8' },
-        (error, stdout, stderr) => done(error ? `${stdout}${stderr}` || error.message : '')));
+      const output = await new Promise<string>((done) =>
+        execFile(
+          process.execPath,
+          [join(project, `node_modules/${alias}/bin/tsc`), '-p', `tsconfig.${resolution}.json`],
+          { cwd: project, encoding: 'utf8' },
+          (error, stdout, stderr) => done(error ? `${stdout}${stderr}` || error.message : ''),
+        ),
+      );
       if (output) {
         const version = COMPILERS[alias as keyof typeof COMPILERS];
-        problems.push(`tsc ${version} --strict (moduleResolution ${resolution}, skipLibCheck ${skip}) fails in a project that installed the package:\n${output.trim().split('\n').slice(0, 20).join('\n')}`);
+        problems.push(
+          `tsc ${version} --strict (moduleResolution ${resolution}, skipLibCheck ${skip}) fails in a project that installed the package:\n${output.trim().split('\n').slice(0, 20).join('\n')}`,
+        );
       }
     }
   };
   const queue = [...checks].sort((a, b) => Number(a.skip) - Number(b.skip));
   await Promise.all([tscs(queue), tscs(queue)]);
-  lap(`type-checked the consumer (${checks.map((c) => `${COMPILERS[c.alias as keyof typeof COMPILERS]} ${c.resolution}`).join(', ')})`);
+  lap(
+    `type-checked the consumer (${checks.map((c) => `${COMPILERS[c.alias as keyof typeof COMPILERS]} ${c.resolution}`).join(', ')})`,
+  );
 
   // Every runtime export is used by the consumer file, and both entries load.
   const consumer = readFileSync(consumerSource, 'utf8');
   const probe = `const a = await import('webgpu-collide'); const b = await import('webgpu-collide/node');
     console.log(JSON.stringify({ index: Object.keys(a), node: Object.keys(b) }));`;
-  const exported = JSON.parse(run(process.execPath, ['--input-type=module', '-e', probe], project)) as { index: string[]; node: string[] };
+  const exported = JSON.parse(run(process.execPath, ['--input-type=module', '-e', probe], project)) as {
+    index: string[];
+    node: string[];
+  };
   // Type-only exports too: the names in the entries' `export { ... }` lists and declarations.
   const declared = ['index', 'node'].flatMap((entry) => {
     const dts = readFileSync(join(root, `dist/src/${entry}.d.ts`), 'utf8');
     const listed = [...dts.matchAll(/^export (?:type )?\{([^}]*)\}/gm)].flatMap((m) => m[1].split(','));
-    const single = [...dts.matchAll(/^export (?:declare )?(?:const|function|class|interface|type|\* as) (\w+)/gm)].map((m) => m[1]);
-    return [...listed.map((n) => n.trim().replace(/^type /, '').split(/\s+as\s+/).pop()!), ...single].filter(Boolean);
+    const single = [...dts.matchAll(/^export (?:declare )?(?:const|function|class|interface|type|\* as) (\w+)/gm)].map(
+      (m) => m[1],
+    );
+    return [
+      ...listed.map(
+        (n) =>
+          n
+            .trim()
+            .replace(/^type /, '')
+            .split(/\s+as\s+/)
+            .pop()!,
+      ),
+      ...single,
+    ].filter(Boolean);
   });
   for (const name of new Set([...exported.index, ...exported.node, ...declared])) {
-    if (!new RegExp(`\\b${name}\\b`).test(consumer)) problems.push(`scripts/package-consumer.ts does not use the export ${name}`);
+    if (!new RegExp(`\\b${name}\\b`).test(consumer))
+      problems.push(`scripts/package-consumer.ts does not use the export ${name}`);
   }
   lap(`loaded both entries (${exported.index.length} and ${exported.node.length} exports)`);
 } catch (error) {
@@ -130,5 +214,7 @@ if (problems.length > 0) {
   console.error(`\ncheck-package: ${problems.length} problem(s):\n- ${problems.join('\n- ')}`);
   process.exitCode = 1;
 } else {
-  console.log(`check-package: the package installs and type-checks as a stranger gets it (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  console.log(
+    `check-package: the package installs and type-checks as a stranger gets it (${((performance.now() - started) / 1000).toFixed(1)} s)`,
+  );
 }

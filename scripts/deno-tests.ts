@@ -26,7 +26,10 @@ declare const Deno: {
   version: { deno: string };
   env: { get(name: string): string | undefined; set(name: string, value: string): void };
   statSync(path: string): unknown;
-  dlopen(path: string, symbols: { _exit: { parameters: ['i32']; result: 'void' } }): { symbols: { _exit(code: number): void } };
+  dlopen(
+    path: string,
+    symbols: { _exit: { parameters: ['i32']; result: 'void' } },
+  ): { symbols: { _exit(code: number): void } };
 };
 
 /**
@@ -131,8 +134,10 @@ const runner: VitestRunner = {
     if (result?.state === 'pass') console.log(`  ✓ ${path(test)}${ms}`);
     else if (result?.state === 'fail') {
       console.log(`  ✗ ${path(test)}${ms}`);
-      for (const error of result.errors ?? []) console.log(`      ${(error.stack ?? error.message ?? String(error)).split('\n').join('\n      ')}`);
-      if (result.errors?.some((e) => e.diff)) for (const e of result.errors) if (e.diff) console.log(`      ${e.diff.split('\n').join('\n      ')}`);
+      for (const error of result.errors ?? [])
+        console.log(`      ${(error.stack ?? error.message ?? String(error)).split('\n').join('\n      ')}`);
+      if (result.errors?.some((e) => e.diff))
+        for (const e of result.errors) if (e.diff) console.log(`      ${e.diff.split('\n').join('\n      ')}`);
     } else console.log(`  - ${path(test)} (skipped)`);
   },
 };
@@ -149,14 +154,20 @@ const adapter = describeDevice(probe)!;
 probe.destroy();
 console.log(`deno ${Deno.version.deno}: ${adapter.label}`);
 console.log(`running ${files.length} files: ${files.join(', ')}`);
-if (!only) console.log(`left out (test/support/wgpuRuns.ts): ${[...SLOW_ON_WGPU, ...DENO_DIFFERS].map((n) => `"${n}..."`).join(', ')}`);
+if (!only)
+  console.log(
+    `left out (test/support/wgpuRuns.ts): ${[...SLOW_ON_WGPU, ...DENO_DIFFERS].map((n) => `"${n}..."`).join(', ')}`,
+  );
 if (expectEngine && adapter.engine !== expectEngine) {
   console.error(`expected engine ${expectEngine}, got ${adapter.engine}`);
   Deno.exit(1);
 }
 
 const started = performance.now();
-const done: File[] = await startTests(files.map((f) => `${root}/${f}`), runner);
+const done: File[] = await startTests(
+  files.map((f) => `${root}/${f}`),
+  runner,
+);
 let passed = 0;
 let failed = 0;
 let skipped = 0;
@@ -173,7 +184,9 @@ for (const file of done) {
   }
 }
 failed += outside.length;
-console.log(`\ndeno (${adapter.engine}, ${adapter.driver || 'unnamed driver'}): ${done.length} files in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+console.log(
+  `\ndeno (${adapter.engine}, ${adapter.driver || 'unnamed driver'}): ${done.length} files in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+);
 console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
 if (passed === 0) console.error('no test passed: nothing ran?');
 exitNow(failed > 0 || passed === 0 ? 1 : 0);

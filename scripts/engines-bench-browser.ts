@@ -16,11 +16,20 @@ import { FIREFOX_WEBGPU_PREFS } from '../test/support/firefoxProvider.js';
 const browserName = process.argv[2];
 const driverAt = process.argv.indexOf('--driver');
 const driver = driverAt > 0 ? process.argv[driverAt + 1] : 'swiftshader';
-const ICDS: Record<string, string> = { swiftshader: SWIFTSHADER_ICD, lavapipe: '/usr/share/vulkan/icd.d/lvp_icd.x86_64.json' };
-if (browserName !== 'chromium' && browserName !== 'firefox') throw new Error('usage: engines-bench-browser.ts chromium|firefox [--driver swiftshader|lavapipe]');
+const ICDS: Record<string, string> = {
+  swiftshader: SWIFTSHADER_ICD,
+  lavapipe: '/usr/share/vulkan/icd.d/lvp_icd.x86_64.json',
+};
+if (browserName !== 'chromium' && browserName !== 'firefox')
+  throw new Error('usage: engines-bench-browser.ts chromium|firefox [--driver swiftshader|lavapipe]');
 if (!ICDS[driver]) throw new Error(`--driver: one of ${Object.keys(ICDS).join(', ')}`);
 
-const server = await createServer({ root: import.meta.dirname, configFile: false, logLevel: 'error', server: { host: '127.0.0.1', port: 0 } });
+const server = await createServer({
+  root: import.meta.dirname,
+  configFile: false,
+  logLevel: 'error',
+  server: { host: '127.0.0.1', port: 0 },
+});
 await server.listen();
 const url = `${server.resolvedUrls!.local[0]}engines-bench.html`;
 const done = (): boolean => document.querySelector('#out')!.textContent!.startsWith('DONE');
@@ -34,7 +43,14 @@ try {
     await browser.close();
   } else {
     const env = { ...process.env, VK_ICD_FILENAMES: ICDS[driver] } as Record<string, string>;
-    const browser = await puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX, headless: true, env, extraPrefsFirefox: FIREFOX_WEBGPU_PREFS, protocolTimeout: 0 });
+    const browser = await puppeteer.launch({
+      browser: 'firefox',
+      executablePath: FIREFOX,
+      headless: true,
+      env,
+      extraPrefsFirefox: FIREFOX_WEBGPU_PREFS,
+      protocolTimeout: 0,
+    });
     const page = await browser.newPage();
     await page.goto(url);
     await page.waitForFunction(done, { timeout: 600_000 });

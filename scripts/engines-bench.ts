@@ -11,7 +11,13 @@
  *
  * In a page, import `engineBench` and pass it a device.
  */
-import { createCollider, createParticleWorld, describeDevice, requestBrowserDevice, type RaycastResult } from '../src/index.js';
+import {
+  createCollider,
+  createParticleWorld,
+  describeDevice,
+  requestBrowserDevice,
+  type RaycastResult,
+} from '../src/index.js';
 
 export interface EngineRow {
   workload: string;
@@ -55,7 +61,9 @@ export async function engineBench(device: GPUDevice, log: (row: EngineRow) => vo
   // 100k spheres of radius 1 at a tenth of the volume.
   const { spheres, side } = cube(100_000, 1, 0.1, 42);
   let pairs = 0;
-  const pairsMs = await median(async () => (pairs = (await collider.spherePairs(spheres, { broadphase: 'grid' })).length / 2));
+  const pairsMs = await median(
+    async () => (pairs = (await collider.spherePairs(spheres, { broadphase: 'grid' })).length / 2),
+  );
   add({ workload: '100k spheres: spherePairs (grid)', ms: pairsMs, answer: `${pairs} pairs` });
 
   // 100k rays from random points in the cube, random directions, 10 radii long; nearest hit.
@@ -63,7 +71,9 @@ export async function engineBench(device: GPUDevice, log: (row: EngineRow) => vo
   const rays = new Float32Array(6 * 100_000);
   for (let k = 0; k < 100_000; k++) {
     const a = [random() * side, random() * side, random() * side];
-    const z = 2 * random() - 1, phi = 2 * Math.PI * random(), s = Math.sqrt(1 - z * z);
+    const z = 2 * random() - 1,
+      phi = 2 * Math.PI * random(),
+      s = Math.sqrt(1 - z * z);
     rays.set([...a, a[0] + 10 * s * Math.cos(phi), a[1] + 10 * s * Math.sin(phi), a[2] + 10 * z], 6 * k);
   }
   let hits = 0;
@@ -77,21 +87,34 @@ export async function engineBench(device: GPUDevice, log: (row: EngineRow) => vo
 
   // 20k particles of radius 0.5 at a fifth of the volume, under gravity; one step of 1/60 s.
   const box = cube(20_000, 0.5, 0.2, 31);
-  const world = await createParticleWorld({ device, capacity: 20_000, bounds: [0, 0, 0, box.side, box.side, box.side], gravity: [0, -9.8, 0] });
+  const world = await createParticleWorld({
+    device,
+    capacity: 20_000,
+    bounds: [0, 0, 0, box.side, box.side, box.side],
+    gravity: [0, -9.8, 0],
+  });
   world.setParticles({ spheres: box.spheres, velocities: new Float32Array(3 * 20_000) });
   for (let k = 0; k < 3; k++) await world.step(1 / 60);
   const stepMs = await median(() => world.step(1 / 60), 5);
-  add({ workload: '20k-particle world: one step (4 substeps)', ms: stepMs, answer: `${await world.contactCount()} contacts` });
+  add({
+    workload: '20k-particle world: one step (4 substeps)',
+    ms: stepMs,
+    answer: `${await world.contactCount()} contacts`,
+  });
   world.destroy();
   return rows;
 }
 
-const Deno = (globalThis as { Deno?: { env: { get(n: string): string | undefined; set(n: string, v: string): void } } }).Deno;
-const isNode = typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === 'string' && !Deno;
+const Deno = (globalThis as { Deno?: { env: { get(n: string): string | undefined; set(n: string, v: string): void } } })
+  .Deno;
+const isNode =
+  typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === 'string' && !Deno;
 if (typeof window === 'undefined' && (Deno || isNode)) {
   if (Deno && !Deno.env.get('XDG_RUNTIME_DIR')) Deno.env.set('XDG_RUNTIME_DIR', '/tmp');
   const NODE_ENTRY = '../src/node.js';
-  const device = Deno ? await requestBrowserDevice() : await ((await import(/* @vite-ignore */ NODE_ENTRY)) as typeof import('../src/node.js')).requestNodeDevice();
+  const device = Deno
+    ? await requestBrowserDevice()
+    : await ((await import(/* @vite-ignore */ NODE_ENTRY)) as typeof import('../src/node.js')).requestNodeDevice();
   console.log(describeDevice(device)?.label);
   await engineBench(device, (row) => console.log(`${row.workload}: ${row.ms.toFixed(1)} ms (${row.answer})`));
   device.destroy();

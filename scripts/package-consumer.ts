@@ -5,23 +5,90 @@
  * through tsconfig.json's paths). A new export must be used here, or check-package fails.
  */
 import {
-  createCollider, Collider, AUTO_GRID_MIN_SPHERES, AUTO_GRID_MIN_BOXES, BROADPHASES,
-  CollideError, InvalidInputError, CapacityError, NoAdapterError, WebGPUError, DeviceLostError, DestroyedError,
-  createParticleWorld, ParticleWorld, defaultInverseMass, SKIN_OF_RADIUS, SLEEP_SPEED_OF_RADIUS, ColliderContacts,
-  describeDevice, requestBrowserDevice, BROWSER_HELP,
-  STRIDE, GPU_STRIDE, PAIR_BYTES, CastHitRecord, PairCounter, ResidentStatus, EncodedPairs, EncodedHits, type HitsResult,
-  RULES, GpuTimer, workDone, reference,
-  type Broadphase, type PairOptions, type CastOptions, type CastOut, type ColliderOptions, type ColliderLimits,
-  type RaycastResult, type SphereCastResult, type AllHits, type RaycastAllHits, type SphereCastAllHits,
-  type ParticleWorldOptions, type ParticleSet, type ParticleParameters, type ParticleParametersNow, type ParticleBuffers, type ContactSearches,
-  type ColliderSet, type ColliderBuffers, type ColliderContactList,
-  type AdapterSummary, type DeviceOptions, type WebGPUEngine, type WebGPUHost,
-  type StructLayout, type FieldLayout, type FieldType, type ArrayField, type PrimitiveType,
-  type GpuRecords, type SceneBounds, type EncodeOptions, type EncodeCastOptions,
-  type SphereStats, type Profile, type StageTime, type GridPlan, type GridLevelPlan, type PlanOptions,
+  createCollider,
+  Collider,
+  AUTO_GRID_MIN_SPHERES,
+  AUTO_GRID_MIN_BOXES,
+  BROADPHASES,
+  CollideError,
+  InvalidInputError,
+  CapacityError,
+  NoAdapterError,
+  WebGPUError,
+  DeviceLostError,
+  DestroyedError,
+  createParticleWorld,
+  ParticleWorld,
+  defaultInverseMass,
+  SKIN_OF_RADIUS,
+  SLEEP_SPEED_OF_RADIUS,
+  ColliderContacts,
+  describeDevice,
+  requestBrowserDevice,
+  BROWSER_HELP,
+  STRIDE,
+  GPU_STRIDE,
+  PAIR_BYTES,
+  CastHitRecord,
+  PairCounter,
+  ResidentStatus,
+  EncodedPairs,
+  EncodedHits,
+  type HitsResult,
+  RULES,
+  GpuTimer,
+  workDone,
+  reference,
+  type Broadphase,
+  type PairOptions,
+  type CastOptions,
+  type CastOut,
+  type ColliderOptions,
+  type ColliderLimits,
+  type RaycastResult,
+  type SphereCastResult,
+  type AllHits,
+  type RaycastAllHits,
+  type SphereCastAllHits,
+  type ParticleWorldOptions,
+  type ParticleSet,
+  type ParticleParameters,
+  type ParticleParametersNow,
+  type ParticleBuffers,
+  type ContactSearches,
+  type ColliderSet,
+  type ColliderBuffers,
+  type ColliderContactList,
+  type AdapterSummary,
+  type DeviceOptions,
+  type WebGPUEngine,
+  type WebGPUHost,
+  type StructLayout,
+  type FieldLayout,
+  type FieldType,
+  type ArrayField,
+  type PrimitiveType,
+  type GpuRecords,
+  type SceneBounds,
+  type EncodeOptions,
+  type EncodeCastOptions,
+  type SphereStats,
+  type Profile,
+  type StageTime,
+  type GridPlan,
+  type GridLevelPlan,
+  type PlanOptions,
 } from 'webgpu-collide';
 import * as node from 'webgpu-collide/node';
-import { requestNodeDevice, SWIFTSHADER_ICDS, NODE_HELP, dawnInstanceCount, yieldWhileWaiting, WAIT_SLEEP_MS, type NodeDeviceOptions } from 'webgpu-collide/node';
+import {
+  requestNodeDevice,
+  SWIFTSHADER_ICDS,
+  NODE_HELP,
+  dawnInstanceCount,
+  yieldWhileWaiting,
+  WAIT_SLEEP_MS,
+  type NodeDeviceOptions,
+} from 'webgpu-collide/node';
 
 /** Everything the browser entry offers, in the calls a user makes. */
 export async function useIndex(device: GPUDevice): Promise<string[]> {
@@ -66,7 +133,10 @@ export async function useIndex(device: GPUDevice): Promise<string[]> {
   log.push(`${nearest.index[0]} ${swept.contact[0]} ${sweptAll.center.length} ${offsets.offsets.length}`);
 
   // GPU-resident: spheres and rays already in buffers, results left on the GPU.
-  const sphereBuffer = device.createBuffer({ size: spheres.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+  const sphereBuffer = device.createBuffer({
+    size: spheres.byteLength,
+    usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST,
+  });
   device.queue.writeBuffer(sphereBuffer, 0, spheres);
   const gpuSpheres: GpuRecords = { buffer: sphereBuffer, count: 2 };
   const scene: SceneBounds = { min: [0, 0, 0], max: [1.5, 0, 0], maxRadius: 1 };
@@ -81,11 +151,19 @@ export async function useIndex(device: GPUDevice): Promise<string[]> {
   };
   const encoded: EncodedPairs = submitted((e) => collider.encodeSpherePairs(e, gpuSpheres, encodeOptions));
   const boxed: EncodedPairs = submitted((e) => collider.encodeSphereBoxPairs(e, gpuSpheres, gpuSpheres, encodeOptions));
-  const turned: EncodedPairs = submitted((e) => collider.encodeSphereOrientedBoxPairs(e, gpuSpheres, gpuSpheres, encodeOptions));
-  const hits: EncodedHits<RaycastResult> = submitted((e) => collider.encodeRaycast(e, gpuSpheres, gpuSpheres, { ...castEncodeOptions, allHits: false }));
-  const castHits: EncodedHits<HitsResult> = submitted((e) => collider.encodeSphereCast(e, gpuSpheres, gpuSpheres, castEncodeOptions));
+  const turned: EncodedPairs = submitted((e) =>
+    collider.encodeSphereOrientedBoxPairs(e, gpuSpheres, gpuSpheres, encodeOptions),
+  );
+  const hits: EncodedHits<RaycastResult> = submitted((e) =>
+    collider.encodeRaycast(e, gpuSpheres, gpuSpheres, { ...castEncodeOptions, allHits: false }),
+  );
+  const castHits: EncodedHits<HitsResult> = submitted((e) =>
+    collider.encodeSphereCast(e, gpuSpheres, gpuSpheres, castEncodeOptions),
+  );
   await workDone(device);
-  log.push(`${(await encoded.read()).length} ${encoded.dispatch.size} ${boxed.capacity} ${turned.counter.size} ${(await hits.read()).point.length} ${castHits.hits.size} ${ResidentStatus.size}`);
+  log.push(
+    `${(await encoded.read()).length} ${encoded.dispatch.size} ${boxed.capacity} ${turned.counter.size} ${(await hits.read()).point.length} ${castHits.hits.size} ${ResidentStatus.size}`,
+  );
   for (const result of [encoded, boxed, turned, hits, castHits]) result.destroy();
   sphereBuffer.destroy();
 
@@ -95,10 +173,25 @@ export async function useIndex(device: GPUDevice): Promise<string[]> {
   log.push(`${level?.cellSize} ${cpu.length} ${reference.bruteForceSpherePairs(spheres).length}`);
   collider.destroy();
 
-  const parameters: ParticleParameters = { gravity: [0, -9.8, 0], restitution: 0.2, friction: 0.5, sleepSpeed: 0.05, sleepTime: 0.5 };
-  const worldOptions: ParticleWorldOptions = { device, capacity: 2, bounds: [-10, -10, -10, 10, 10, 10], ...parameters };
+  const parameters: ParticleParameters = {
+    gravity: [0, -9.8, 0],
+    restitution: 0.2,
+    friction: 0.5,
+    sleepSpeed: 0.05,
+    sleepTime: 0.5,
+  };
+  const worldOptions: ParticleWorldOptions = {
+    device,
+    capacity: 2,
+    bounds: [-10, -10, -10, 10, 10, 10],
+    ...parameters,
+  };
   const world: ParticleWorld = await createParticleWorld(worldOptions);
-  const set: ParticleSet = { spheres, velocities: new Float32Array(6), inverseMasses: new Float32Array([defaultInverseMass(1), 0]) };
+  const set: ParticleSet = {
+    spheres,
+    velocities: new Float32Array(6),
+    inverseMasses: new Float32Array([defaultInverseMass(1), 0]),
+  };
   world.setParticles(set);
   const now: Readonly<ParticleParametersNow> = world.parametersNow;
   log.push(`${now.friction} ${now.skin ?? 'default skin'}`);
@@ -113,7 +206,10 @@ export async function useIndex(device: GPUDevice): Promise<string[]> {
   const buffers: ParticleBuffers = world.buffers;
   const state = await world.read();
   const searches: ContactSearches = await world.contactSearches();
-  const colliderSet: ColliderSet = { boxes: new Float32Array([0, -2, 0, 5, 0.1, 5, 0, 0, 0, 1]), velocities: new Float32Array(6) };
+  const colliderSet: ColliderSet = {
+    boxes: new Float32Array([0, -2, 0, 5, 0.1, 5, 0, 0, 0, 1]),
+    velocities: new Float32Array(6),
+  };
   world.setColliders(colliderSet);
   await world.step(1 / 60);
   const colliderBuffers: Readonly<ColliderBuffers> | null = world.colliderBuffers;
@@ -121,9 +217,13 @@ export async function useIndex(device: GPUDevice): Promise<string[]> {
   const contactsEncoder = device.createCommandEncoder();
   const encodedContacts: ColliderContacts = world.encodeColliderContacts(contactsEncoder);
   device.queue.submit([contactsEncoder.finish()]);
-  log.push(`${colliderBuffers?.count} ${touching.particles.length} ${(await encodedContacts.read()).boxes.length} ${encodedContacts.capacity}`);
+  log.push(
+    `${colliderBuffers?.count} ${touching.particles.length} ${(await encodedContacts.read()).boxes.length} ${encodedContacts.capacity}`,
+  );
   encodedContacts.destroy();
-  log.push(`${timed.totalMs} ${buffers.spheres.size} ${state.spheres[1]} ${await world.contactCount()} ${searches.steps} ${searches.searches} ${SKIN_OF_RADIUS} ${SLEEP_SPEED_OF_RADIUS} ${await world.sleepingCount()}`);
+  log.push(
+    `${timed.totalMs} ${buffers.spheres.size} ${state.spheres[1]} ${await world.contactCount()} ${searches.steps} ${searches.searches} ${SKIN_OF_RADIUS} ${SLEEP_SPEED_OF_RADIUS} ${await world.sleepingCount()}`,
+  );
   world.destroy();
 
   // The record layouts, for a shader that reads the library's buffers.
@@ -131,8 +231,12 @@ export async function useIndex(device: GPUDevice): Promise<string[]> {
   const field: FieldLayout | undefined = hit.fields[0];
   const primitive: PrimitiveType = 'vec3f';
   const array: ArrayField = { array: PairCounter, length: 1 };
-  log.push(`${CastHitRecord.wgsl} ${CastHitRecord.offsets.index} ${CastHitRecord.size} ${field?.offset} ${primitive} ${array.length}`);
-  log.push(`${STRIDE.sphere} ${STRIDE.orientedBox} ${GPU_STRIDE.cast} ${GPU_STRIDE.sphere} ${GPU_STRIDE.ray} ${PAIR_BYTES} ${PairCounter.offsets.countHi}`);
+  log.push(
+    `${CastHitRecord.wgsl} ${CastHitRecord.offsets.index} ${CastHitRecord.size} ${field?.offset} ${primitive} ${array.length}`,
+  );
+  log.push(
+    `${STRIDE.sphere} ${STRIDE.orientedBox} ${GPU_STRIDE.cast} ${GPU_STRIDE.sphere} ${GPU_STRIDE.ray} ${PAIR_BYTES} ${PairCounter.offsets.countHi}`,
+  );
 
   const stats: SphereStats | undefined = undefined;
   log.push(String(stats));
@@ -142,7 +246,8 @@ export async function useIndex(device: GPUDevice): Promise<string[]> {
 /** Every error class, as a caller tells them apart. */
 export function explain(error: unknown): string {
   if (!(error instanceof CollideError)) return String(error);
-  if (error instanceof InvalidInputError) return `${error.argument}[${error.index}]: ${error.rule === RULES.finite ? 'not finite' : error.rule}`;
+  if (error instanceof InvalidInputError)
+    return `${error.argument}[${error.index}]: ${error.rule === RULES.finite ? 'not finite' : error.rule}`;
   if (error instanceof CapacityError) return `${error.what}: ${error.count} > ${error.capacity}`;
   if (error instanceof NoAdapterError) return `no adapter: ${error.message}`;
   if (error instanceof WebGPUError) return `WebGPU ${error.kind}`;
@@ -153,7 +258,12 @@ export function explain(error: unknown): string {
 
 /** The Node entry: a dawn.node device, and everything above re-exported. */
 export async function useNode(): Promise<string[]> {
-  const options: NodeDeviceOptions = { timeoutMs: 10_000, dawnOptions: [], forceFallbackAdapter: false, waiting: 'auto' };
+  const options: NodeDeviceOptions = {
+    timeoutMs: 10_000,
+    dawnOptions: [],
+    forceFallbackAdapter: false,
+    waiting: 'auto',
+  };
   const device: GPUDevice = await requestNodeDevice(options);
   yieldWhileWaiting(device, WAIT_SLEEP_MS.last > 0);
   const log = await useIndex(device);

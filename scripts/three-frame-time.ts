@@ -13,7 +13,9 @@ import { createServer } from 'vite';
 import { chromium } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS } from '../vitest.config.js';
 
-const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10000,100000' }, frames: { type: 'string', default: '5' } } });
+const { values } = parseArgs({
+  options: { sizes: { type: 'string', default: '10000,100000' }, frames: { type: 'string', default: '5' } },
+});
 const sizes = values.sizes.split(',').map(Number);
 const frames = Number(values.frames);
 if (sizes.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(frames) || frames < 2) {
@@ -21,7 +23,12 @@ if (sizes.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(frames
   process.exit(2);
 }
 
-const server = await createServer({ root: 'examples/three', configFile: false, logLevel: 'error', server: { host: '127.0.0.1', port: 0 } });
+const server = await createServer({
+  root: 'examples/three',
+  configFile: false,
+  logLevel: 'error',
+  server: { host: '127.0.0.1', port: 0 },
+});
 await server.listen();
 const url = server.resolvedUrls!.local[0];
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
@@ -49,7 +56,9 @@ try {
     }, frames);
     const gaps = stamps.slice(1).map((t, i) => t - stamps[i]);
     const status = (await page.locator('#status').textContent())?.split('\n')[0];
-    console.log(`${n.toLocaleString('en')} particles: frame ${median(gaps).toFixed(0)} ms median (${Math.min(...gaps).toFixed(0)}–${Math.max(...gaps).toFixed(0)}, ${gaps.length} frames); page shows "${status}"${errors.length ? `; errors: ${errors.join('; ')}` : ''}`);
+    console.log(
+      `${n.toLocaleString('en')} particles: frame ${median(gaps).toFixed(0)} ms median (${Math.min(...gaps).toFixed(0)}–${Math.max(...gaps).toFixed(0)}, ${gaps.length} frames); page shows "${status}"${errors.length ? `; errors: ${errors.join('; ')}` : ''}`,
+    );
     await page.close();
   }
 } finally {

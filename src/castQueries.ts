@@ -59,14 +59,21 @@ export function toRaycastResult({ records, offsets }: HitRecords, out: CastOut =
 }
 
 /** Records → { index, distance, center, contact } (a miss: −1 and NaN), into `out`'s arrays where they fit. */
-export function toSphereCastResult({ records, offsets }: HitRecords, out: CastOut = {}): SphereCastResult | SphereCastAllHits {
+export function toSphereCastResult(
+  { records, offsets }: HitRecords,
+  out: CastOut = {},
+): SphereCastResult | SphereCastAllHits {
   const { index, distance, point, contact } = unpack(records, out, 'center');
   const result: SphereCastResult = { index, distance, center: point, contact: contact! };
   return offsets ? { offsets: into(out.offsets, offsets, Uint32Array), ...result } : result;
 }
 
 /** The caller's array when it holds `length` values (its prefix), else a new one. */
-function target<T extends Int32Array | Float32Array | Uint32Array>(given: T | undefined, length: number, type: { new (length: number): T }): T {
+function target<T extends Int32Array | Float32Array | Uint32Array>(
+  given: T | undefined,
+  length: number,
+  type: { new (length: number): T },
+): T {
   return given && given.length >= length ? (given.subarray(0, length) as T) : new type(length);
 }
 
@@ -79,14 +86,23 @@ function into<T extends Uint32Array>(given: T | undefined, values: T, type: { ne
 }
 
 /** Unpacks hit records; `points` names the field of the hit points (point or center); sphere casts also fill contact. */
-function unpack(records: Float32Array, out: CastOut, points: 'point' | 'center'): { index: Int32Array; distance: Float32Array; point: Float32Array; contact?: Float32Array } {
+function unpack(
+  records: Float32Array,
+  out: CastOut,
+  points: 'point' | 'center',
+): { index: Int32Array; distance: Float32Array; point: Float32Array; contact?: Float32Array } {
   const hits = records.length / HIT_FLOATS;
   const ints = new Int32Array(records.buffer, records.byteOffset, records.length);
   const index = target(out.index, hits, Int32Array);
   const distance = target(out.distance, hits, Float32Array);
   const point = target(out[points], 3 * hits, Float32Array);
   const contact = points === 'center' ? target(out.contact, 3 * hits, Float32Array) : undefined;
-  const [at, far, pt, ct] = [CastHitRecord.offsets.index / 4, CastHitRecord.offsets.distance / 4, CastHitRecord.offsets.point / 4, CastHitRecord.offsets.contact / 4];
+  const [at, far, pt, ct] = [
+    CastHitRecord.offsets.index / 4,
+    CastHitRecord.offsets.distance / 4,
+    CastHitRecord.offsets.point / 4,
+    CastHitRecord.offsets.contact / 4,
+  ];
   for (let k = 0; k < hits; k++) {
     const o = HIT_FLOATS * k;
     const i = ints[o + at];
@@ -106,20 +122,37 @@ const OUT_FIELDS = {
   raycast: ['index', 'distance', 'point', 'offsets'],
   sphereCast: ['index', 'distance', 'center', 'contact', 'offsets'],
 } as const;
-const OUT_TYPES = { index: Int32Array, distance: Float32Array, point: Float32Array, center: Float32Array, contact: Float32Array, offsets: Uint32Array } as const;
+const OUT_TYPES = {
+  index: Int32Array,
+  distance: Float32Array,
+  point: Float32Array,
+  center: Float32Array,
+  contact: Float32Array,
+  offsets: Uint32Array,
+} as const;
 
 /** Validates a cast call's `options.out` (undefined, or an object of the call's result arrays). */
 export function checkCastOut(call: 'raycast' | 'sphereCast', value: unknown): CastOut | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'object' || value === null || ArrayBuffer.isView(value)) {
-    throw new InvalidInputError('options.out', -1, RULES.option, `expected an object of result arrays (${OUT_FIELDS[call].join(', ')}), got ${value === null ? 'null' : ArrayBuffer.isView(value) ? value.constructor.name : typeof value}`);
+    throw new InvalidInputError(
+      'options.out',
+      -1,
+      RULES.option,
+      `expected an object of result arrays (${OUT_FIELDS[call].join(', ')}), got ${value === null ? 'null' : ArrayBuffer.isView(value) ? value.constructor.name : typeof value}`,
+    );
   }
   const allowed: readonly string[] = OUT_FIELDS[call];
   for (const [key, field] of Object.entries(value)) {
     if (!allowed.includes(key)) {
       throw new InvalidInputError(`options.out.${key}`, -1, RULES.option, `${call} returns ${allowed.join(', ')}`);
     }
-    if (field !== undefined) checkOutArray(`options.out.${key}`, field, OUT_TYPES[key as keyof typeof OUT_TYPES] as { new (length: number): Float32Array });
+    if (field !== undefined)
+      checkOutArray(
+        `options.out.${key}`,
+        field,
+        OUT_TYPES[key as keyof typeof OUT_TYPES] as { new (length: number): Float32Array },
+      );
   }
   return value as CastOut;
 }
@@ -154,15 +187,15 @@ export function castCall(options: CastOptions): CastCall {
 
 /** The answer when there are no casts or no spheres: every cast misses. */
 export function noHits(count: number, allHits: boolean): HitRecords {
-  return allHits ? { records: new Float32Array(0), offsets: new Uint32Array(count + 1) } : { records: missRecords(count) };
+  return allHits
+    ? { records: new Float32Array(0), offsets: new Uint32Array(count + 1) }
+    : { records: missRecords(count) };
 }
-
 
 /** The reach of a batch over spheres whose coordinates are at most `sphereAbs`. */
 export function castReach(batch: CastBatch, sphereAbs: number, maxRadius: number): CastReach {
   return { maxAbs: Math.max(batch.maxAbs, sphereAbs), maxLength: batch.maxLength, maxRadius };
 }
-
 
 /**
  * The number of hits behind exclusive-scan offsets, exactly: the scan adds u32s and wraps past

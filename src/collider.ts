@@ -9,8 +9,21 @@
 import { createChecked } from './gpu/submit.js';
 import { CallQueue } from './gpu/calls.js';
 import {
-  validateSpheres, validateAabbs, validateOrientedBoxes, validateCasts, boxSampleOf,
-  checkOneOf, checkPositiveInteger, checkBoolean, checkOutArray, checkGridOptions, checkDevice, checkOptions, checkEncoder, type SphereStats, type CastBatch,
+  validateSpheres,
+  validateAabbs,
+  validateOrientedBoxes,
+  validateCasts,
+  boxSampleOf,
+  checkOneOf,
+  checkPositiveInteger,
+  checkBoolean,
+  checkOutArray,
+  checkGridOptions,
+  checkDevice,
+  checkOptions,
+  checkEncoder,
+  type SphereStats,
+  type CastBatch,
 } from './validate.js';
 import { requestBrowserDevice } from './device.js';
 import { colliderLimits, type ColliderOptions, type ColliderLimits } from './colliderOptions.js';
@@ -18,12 +31,33 @@ import { BufferUsage } from './gpu/flags.js';
 import { GrowableBuffer, upload } from './gpu/buffers.js';
 import { GpuTimer, type Profile } from './gpu/timer.js';
 import {
-  HIT_BYTES, toRaycastResult, toSphereCastResult, checkCastOut, castCall, noHits, castReach,
-  type HitRecords, type RaycastResult, type SphereCastResult, type RaycastAllHits, type SphereCastAllHits,
+  HIT_BYTES,
+  toRaycastResult,
+  toSphereCastResult,
+  checkCastOut,
+  castCall,
+  noHits,
+  castReach,
+  type HitRecords,
+  type RaycastResult,
+  type SphereCastResult,
+  type RaycastAllHits,
+  type SphereCastAllHits,
 } from './castQueries.js';
 import { checkServes } from './broadphase/index.js';
 import type { GridPlan, PlanOptions } from './spatial/plan.js';
-import { QueryRecorder, ResidentPool, collectPairs, collectHits, type ResultSlot, type EncodedPairs, type EncodedHits, type GpuRecords, type EncodeOptions, type EncodeCastOptions } from './resident.js';
+import {
+  QueryRecorder,
+  ResidentPool,
+  collectPairs,
+  collectHits,
+  type ResultSlot,
+  type EncodedPairs,
+  type EncodedHits,
+  type GpuRecords,
+  type EncodeOptions,
+  type EncodeCastOptions,
+} from './resident.js';
 import { GPU_STRIDE } from './layout.js';
 import type { BoxKind } from './queryKinds.js';
 import { BROADPHASES, type Broadphase, type PairOptions, type CastOptions } from './options.js';
@@ -99,9 +133,14 @@ export class Collider {
     this.spheres = new GrowableBuffer(device, 'input spheres', usage, binding);
     this.boxes = new GrowableBuffer(device, 'input boxes', usage, binding);
     this.casts = new GrowableBuffer(device, 'input casts', usage, binding);
-    const planOptions: PlanOptions = { ...checkGridOptions('options.grid', options.grid), maxBuckets: this.limits.maxBuckets };
+    const planOptions: PlanOptions = {
+      ...checkGridOptions('options.grid', options.grid),
+      maxBuckets: this.limits.maxBuckets,
+    };
     this.oneShot = new QueryRecorder(device, maxWorkgroupsPerDimension, planOptions, 'one-shot', binding);
-    this.resident = new ResidentPool(() => new QueryRecorder(device, maxWorkgroupsPerDimension, planOptions, 'resident', binding));
+    this.resident = new ResidentPool(
+      () => new QueryRecorder(device, maxWorkgroupsPerDimension, planOptions, 'resident', binding),
+    );
   }
 
   /**
@@ -127,7 +166,9 @@ export class Collider {
     const phase = this.oneShot.phaseFor(broadphase, { query: 'pairs', sphereCount: stats.count, stats }).name;
     if (stats.count < 2) return out ? out.subarray(0, 0) : new Uint32Array(0);
     const data = spheres.slice(); // what was validated is what runs, whatever the caller does next
-    return this.run(profile, (timer) => this.pairs(data, stats, undefined, { broadphase: phase, maxPairs, out, timer }));
+    return this.run(profile, (timer) =>
+      this.pairs(data, stats, undefined, { broadphase: phase, maxPairs, out, timer }),
+    );
   }
 
   /**
@@ -161,7 +202,11 @@ export class Collider {
    * const pairs = await collider.sphereOrientedBoxPairs(spheres, boxes);   // Uint32Array [0, 0]
    * ```
    */
-  async sphereOrientedBoxPairs(spheres: Float32Array, boxes: Float32Array, options?: PairOptions): Promise<Uint32Array> {
+  async sphereOrientedBoxPairs(
+    spheres: Float32Array,
+    boxes: Float32Array,
+    options?: PairOptions,
+  ): Promise<Uint32Array> {
     this.calls.checkUsable();
     options = checkOptions<PairOptions>('options', options);
     const stats = validateSpheres('spheres', spheres, this.limits.maxSpheres);
@@ -169,7 +214,14 @@ export class Collider {
     return this.boxPairs('obb', spheres, stats, packed, GPU_STRIDE.orientedBox, options);
   }
 
-  private async boxPairs(kind: BoxKind, spheres: Float32Array, stats: SphereStats, packedBoxes: Float32Array, stride: number, options: PairOptions): Promise<Uint32Array> {
+  private async boxPairs(
+    kind: BoxKind,
+    spheres: Float32Array,
+    stats: SphereStats,
+    packedBoxes: Float32Array,
+    stride: number,
+    options: PairOptions,
+  ): Promise<Uint32Array> {
     const broadphase = checkOneOf('options.broadphase', options.broadphase, BROADPHASES) ?? 'auto';
     const maxPairs = checkPositiveInteger('options.maxPairs', options.maxPairs) ?? Infinity;
     const profile = checkBoolean('options.profile', options.profile) ?? false;
@@ -179,7 +231,9 @@ export class Collider {
     const phase = this.oneShot.phaseFor(broadphase, { query: 'boxes', sphereCount: n, boxCount: m, stats }).name; // decided once
     if (n === 0 || m === 0) return out ? out.subarray(0, 0) : new Uint32Array(0);
     const data = spheres.slice(); // the boxes are already a packed copy
-    return this.run(profile, (timer) => this.pairs(data, stats, { kind, packed: packedBoxes, count: m }, { broadphase: phase, maxPairs, out, timer }));
+    return this.run(profile, (timer) =>
+      this.pairs(data, stats, { kind, packed: packedBoxes, count: m }, { broadphase: phase, maxPairs, out, timer }),
+    );
   }
 
   /**
@@ -188,9 +242,17 @@ export class Collider {
    * read in one round trip when they number no more than expected (PairList.readCounted), into
    * `out` when it holds them.
    */
-  private async pairs(spheres: Float32Array, stats: SphereStats, box: { kind: BoxKind; packed: Float32Array; count: number } | undefined, call: { broadphase: Broadphase; maxPairs: number; out?: Uint32Array; timer: GpuTimer }): Promise<Uint32Array> {
+  private async pairs(
+    spheres: Float32Array,
+    stats: SphereStats,
+    box: { kind: BoxKind; packed: Float32Array; count: number } | undefined,
+    call: { broadphase: Broadphase; maxPairs: number; out?: Uint32Array; timer: GpuTimer },
+  ): Promise<Uint32Array> {
     const sphereRecords: GpuRecords = { buffer: this.spheres.ensure(spheres.byteLength), count: stats.count };
-    const boxRecords = box && { kind: box.kind, records: { buffer: this.boxes.ensure(box.packed.byteLength), count: box.count } };
+    const boxRecords = box && {
+      kind: box.kind,
+      records: { buffer: this.boxes.ensure(box.packed.byteLength), count: box.count },
+    };
     const boxSample = box && boxSampleOf(box.kind, box.packed);
     const pairs = await collectPairs(
       (record) => this.calls.submit(record),
@@ -200,10 +262,22 @@ export class Collider {
           if (box && boxRecords) upload(this.device, boxRecords.records.buffer, box.packed);
         }
         return this.oneShot.recordPairs(encoder, sphereRecords, boxRecords, {
-          stats, boxes: boxSample, broadphase: call.broadphase, capacity, into, workgroupSize: 64, timer: call.timer, dispatchArguments: false, reuseBuild: again,
+          stats,
+          boxes: boxSample,
+          broadphase: call.broadphase,
+          capacity,
+          into,
+          workgroupSize: 64,
+          timer: call.timer,
+          dispatchArguments: false,
+          reuseBuild: again,
         });
       },
-      this.pairSlot, Math.min(Math.max(this.pairHint, 4096), this.limits.maxPairs), call.maxPairs, this.limits.maxPairs, call.out,
+      this.pairSlot,
+      Math.min(Math.max(this.pairHint, 4096), this.limits.maxPairs),
+      call.maxPairs,
+      this.limits.maxPairs,
+      call.out,
     );
     this.pairHint = pairs.length / 2;
     return pairs;
@@ -225,10 +299,18 @@ export class Collider {
    * ```
    */
   raycast(rays: Float32Array, spheres: Float32Array, options: CastOptions & { allHits: true }): Promise<RaycastAllHits>;
-  raycast(rays: Float32Array, spheres: Float32Array, options?: CastOptions & { allHits?: false }): Promise<RaycastResult>;
+  raycast(
+    rays: Float32Array,
+    spheres: Float32Array,
+    options?: CastOptions & { allHits?: false },
+  ): Promise<RaycastResult>;
   /** `allHits` not known until run time: either result (an all-hits result has `offsets`). */
   raycast(rays: Float32Array, spheres: Float32Array, options?: CastOptions): Promise<RaycastResult | RaycastAllHits>;
-  async raycast(rays: Float32Array, spheres: Float32Array, options?: CastOptions): Promise<RaycastResult | RaycastAllHits> {
+  async raycast(
+    rays: Float32Array,
+    spheres: Float32Array,
+    options?: CastOptions,
+  ): Promise<RaycastResult | RaycastAllHits> {
     this.calls.checkUsable();
     options = checkOptions<CastOptions>('options', options);
     const batch = validateCasts('rays', rays, 6, this.limits.maxCasts);
@@ -250,10 +332,26 @@ export class Collider {
    * // index [0]: the cast stops with its centre at (3.5, 0, 0), distance 3.5, touching at (4, 0, 0)
    * ```
    */
-  sphereCast(casts: Float32Array, spheres: Float32Array, options: CastOptions & { allHits: true }): Promise<SphereCastAllHits>;
-  sphereCast(casts: Float32Array, spheres: Float32Array, options?: CastOptions & { allHits?: false }): Promise<SphereCastResult>;
-  sphereCast(casts: Float32Array, spheres: Float32Array, options?: CastOptions): Promise<SphereCastResult | SphereCastAllHits>;
-  async sphereCast(casts: Float32Array, spheres: Float32Array, options?: CastOptions): Promise<SphereCastResult | SphereCastAllHits> {
+  sphereCast(
+    casts: Float32Array,
+    spheres: Float32Array,
+    options: CastOptions & { allHits: true },
+  ): Promise<SphereCastAllHits>;
+  sphereCast(
+    casts: Float32Array,
+    spheres: Float32Array,
+    options?: CastOptions & { allHits?: false },
+  ): Promise<SphereCastResult>;
+  sphereCast(
+    casts: Float32Array,
+    spheres: Float32Array,
+    options?: CastOptions,
+  ): Promise<SphereCastResult | SphereCastAllHits>;
+  async sphereCast(
+    casts: Float32Array,
+    spheres: Float32Array,
+    options?: CastOptions,
+  ): Promise<SphereCastResult | SphereCastAllHits> {
     this.calls.checkUsable();
     options = checkOptions<CastOptions>('options', options);
     const batch = validateCasts('casts', casts, 7, this.limits.maxCasts);
@@ -268,7 +366,13 @@ export class Collider {
    * expected; past the records' buffer, it grows to the total and the batch runs again:
    * collectHits).
    */
-  private async castAll(kind: 'raycast' | 'sphereCast', batch: CastBatch, spheres: Float32Array, stats: SphereStats, options: CastOptions): Promise<HitRecords> {
+  private async castAll(
+    kind: 'raycast' | 'sphereCast',
+    batch: CastBatch,
+    spheres: Float32Array,
+    stats: SphereStats,
+    options: CastOptions,
+  ): Promise<HitRecords> {
     const { broadphase: asked, allHits, maxHits, profile } = castCall(options);
     checkServes(asked, 'casts');
     const r = batch.count;
@@ -288,10 +392,24 @@ export class Collider {
             upload(this.device, castRecords.buffer, batch.packed);
           }
           return this.oneShot.recordCasts(encoder, castRecords, sphereRecords, {
-            kind, stats, shape: batch, reach, broadphase, allHits, capacity, into, workgroupSize: 64, timer, dispatchArguments: false, reuseBuild: again,
+            kind,
+            stats,
+            shape: batch,
+            reach,
+            broadphase,
+            allHits,
+            capacity,
+            into,
+            workgroupSize: 64,
+            timer,
+            dispatchArguments: false,
+            reuseBuild: again,
           });
         },
-        this.hitSlot, Math.min(Math.max(this.hitHint, r), this.limits.maxHits), maxHits, this.limits.maxHits,
+        this.hitSlot,
+        Math.min(Math.max(this.hitHint, r), this.limits.maxHits),
+        maxHits,
+        this.limits.maxHits,
       );
       if (allHits) this.hitHint = hits.records.length / (HIT_BYTES / 4);
       return hits;
@@ -304,10 +422,14 @@ export class Collider {
    * the layouts of sphereBoxPairs and sphereOrientedBoxPairs) for that box query.
    */
   planFor(spheres: Float32Array | SphereStats, boxes?: { kind: 'aabb' | 'obb'; boxes: Float32Array }): GridPlan {
-    const stats = spheres instanceof Float32Array ? validateSpheres('spheres', spheres, this.limits.maxSpheres) : spheres;
+    const stats =
+      spheres instanceof Float32Array ? validateSpheres('spheres', spheres, this.limits.maxSpheres) : spheres;
     if (!boxes) return this.oneShot.planFor(stats);
     const kind = checkOneOf('boxes.kind', boxes.kind ?? null, ['aabb', 'obb'] as const);
-    const packed = kind === 'aabb' ? validateAabbs('boxes.boxes', boxes.boxes, this.limits.maxBoxes) : validateOrientedBoxes('boxes.boxes', boxes.boxes, this.limits.maxBoxes);
+    const packed =
+      kind === 'aabb'
+        ? validateAabbs('boxes.boxes', boxes.boxes, this.limits.maxBoxes)
+        : validateOrientedBoxes('boxes.boxes', boxes.boxes, this.limits.maxBoxes);
     return this.oneShot.planFor(stats, boxSampleOf(kind!, packed));
   }
 
@@ -327,7 +449,6 @@ export class Collider {
       }
     });
   }
-
 
   // -------------------------------------------------------------------------------------------
   // GPU-resident calls: inputs in GPUBuffers, recorded into the caller's encoder, results left on
@@ -381,8 +502,17 @@ export class Collider {
    * const pairs = await result.read();   // [sphere, box, ...]: [0, 0] for spheres (0, 0, 0, 1), (5, 0, 0, 1)
    * ```
    */
-  encodeSphereBoxPairs(encoder: GPUCommandEncoder, spheres: GpuRecords, aabbs: GpuRecords, options: EncodeOptions): EncodedPairs {
-    return this.residentNow().encodePairs(checkEncoder(encoder), spheres, options, { kind: 'aabb', boxes: aabbs, argument: 'aabbs' });
+  encodeSphereBoxPairs(
+    encoder: GPUCommandEncoder,
+    spheres: GpuRecords,
+    aabbs: GpuRecords,
+    options: EncodeOptions,
+  ): EncodedPairs {
+    return this.residentNow().encodePairs(checkEncoder(encoder), spheres, options, {
+      kind: 'aabb',
+      boxes: aabbs,
+      argument: 'aabbs',
+    });
   }
 
   /**
@@ -403,8 +533,17 @@ export class Collider {
    * const pairs = await result.read();   // [0, 0] for the sphere (1.2, 0, 0, 0.5)
    * ```
    */
-  encodeSphereOrientedBoxPairs(encoder: GPUCommandEncoder, spheres: GpuRecords, boxes: GpuRecords, options: EncodeOptions): EncodedPairs {
-    return this.residentNow().encodePairs(checkEncoder(encoder), spheres, options, { kind: 'obb', boxes, argument: 'boxes' });
+  encodeSphereOrientedBoxPairs(
+    encoder: GPUCommandEncoder,
+    spheres: GpuRecords,
+    boxes: GpuRecords,
+    options: EncodeOptions,
+  ): EncodedPairs {
+    return this.residentNow().encodePairs(checkEncoder(encoder), spheres, options, {
+      kind: 'obb',
+      boxes,
+      argument: 'boxes',
+    });
   }
 
   /**
@@ -425,10 +564,30 @@ export class Collider {
    * const { index, distance } = await result.read();   // index [0, -1] for spheres (5, 0, 0, 1), (9, 0, 0, 1)
    * ```
    */
-  encodeRaycast(encoder: GPUCommandEncoder, rays: GpuRecords, spheres: GpuRecords, options: EncodeCastOptions & { allHits: true }): EncodedHits<RaycastAllHits>;
-  encodeRaycast(encoder: GPUCommandEncoder, rays: GpuRecords, spheres: GpuRecords, options: EncodeCastOptions & { allHits?: false }): EncodedHits<RaycastResult>;
-  encodeRaycast(encoder: GPUCommandEncoder, rays: GpuRecords, spheres: GpuRecords, options: EncodeCastOptions): EncodedHits<RaycastResult | RaycastAllHits>;
-  encodeRaycast(encoder: GPUCommandEncoder, rays: GpuRecords, spheres: GpuRecords, options: EncodeCastOptions): EncodedHits {
+  encodeRaycast(
+    encoder: GPUCommandEncoder,
+    rays: GpuRecords,
+    spheres: GpuRecords,
+    options: EncodeCastOptions & { allHits: true },
+  ): EncodedHits<RaycastAllHits>;
+  encodeRaycast(
+    encoder: GPUCommandEncoder,
+    rays: GpuRecords,
+    spheres: GpuRecords,
+    options: EncodeCastOptions & { allHits?: false },
+  ): EncodedHits<RaycastResult>;
+  encodeRaycast(
+    encoder: GPUCommandEncoder,
+    rays: GpuRecords,
+    spheres: GpuRecords,
+    options: EncodeCastOptions,
+  ): EncodedHits<RaycastResult | RaycastAllHits>;
+  encodeRaycast(
+    encoder: GPUCommandEncoder,
+    rays: GpuRecords,
+    spheres: GpuRecords,
+    options: EncodeCastOptions,
+  ): EncodedHits {
     return this.residentNow().encodeCasts(checkEncoder(encoder), 'raycast', rays, spheres, options);
   }
 
@@ -449,10 +608,30 @@ export class Collider {
    * const { index, center } = await result.read();   // [0], (3.5, 0, 0) for the sphere (5, 0, 0, 1)
    * ```
    */
-  encodeSphereCast(encoder: GPUCommandEncoder, casts: GpuRecords, spheres: GpuRecords, options: EncodeCastOptions & { allHits: true }): EncodedHits<SphereCastAllHits>;
-  encodeSphereCast(encoder: GPUCommandEncoder, casts: GpuRecords, spheres: GpuRecords, options: EncodeCastOptions & { allHits?: false }): EncodedHits<SphereCastResult>;
-  encodeSphereCast(encoder: GPUCommandEncoder, casts: GpuRecords, spheres: GpuRecords, options: EncodeCastOptions): EncodedHits<SphereCastResult | SphereCastAllHits>;
-  encodeSphereCast(encoder: GPUCommandEncoder, casts: GpuRecords, spheres: GpuRecords, options: EncodeCastOptions): EncodedHits {
+  encodeSphereCast(
+    encoder: GPUCommandEncoder,
+    casts: GpuRecords,
+    spheres: GpuRecords,
+    options: EncodeCastOptions & { allHits: true },
+  ): EncodedHits<SphereCastAllHits>;
+  encodeSphereCast(
+    encoder: GPUCommandEncoder,
+    casts: GpuRecords,
+    spheres: GpuRecords,
+    options: EncodeCastOptions & { allHits?: false },
+  ): EncodedHits<SphereCastResult>;
+  encodeSphereCast(
+    encoder: GPUCommandEncoder,
+    casts: GpuRecords,
+    spheres: GpuRecords,
+    options: EncodeCastOptions,
+  ): EncodedHits<SphereCastResult | SphereCastAllHits>;
+  encodeSphereCast(
+    encoder: GPUCommandEncoder,
+    casts: GpuRecords,
+    spheres: GpuRecords,
+    options: EncodeCastOptions,
+  ): EncodedHits {
     return this.residentNow().encodeCasts(checkEncoder(encoder), 'sphereCast', casts, spheres, options);
   }
 

@@ -42,10 +42,24 @@ export interface ColliderLimits {
 }
 
 /** The limits of a Collider made with `options` on `device`, and the largest buffer it binds. */
-export function colliderLimits(device: GPUDevice, options: ColliderOptions): { limits: ColliderLimits; binding: number } {
+export function colliderLimits(
+  device: GPUDevice,
+  options: ColliderOptions,
+): { limits: ColliderLimits; binding: number } {
   // At least one sphere's bytes; at least one workgroup a dimension.
-  const binding = Math.min(bindingLimit(device), checkPositiveInteger('options.maxBindingBytes', options.maxBindingBytes, Number.MAX_SAFE_INTEGER, 16) ?? Infinity);
-  const maxWorkgroupsPerDimension = Math.min(checkPositiveInteger('options.maxWorkgroupsPerDimension', options.maxWorkgroupsPerDimension, Number.MAX_SAFE_INTEGER, 1) ?? Infinity, device.limits.maxComputeWorkgroupsPerDimension);
+  const binding = Math.min(
+    bindingLimit(device),
+    checkPositiveInteger('options.maxBindingBytes', options.maxBindingBytes, Number.MAX_SAFE_INTEGER, 16) ?? Infinity,
+  );
+  const maxWorkgroupsPerDimension = Math.min(
+    checkPositiveInteger(
+      'options.maxWorkgroupsPerDimension',
+      options.maxWorkgroupsPerDimension,
+      Number.MAX_SAFE_INTEGER,
+      1,
+    ) ?? Infinity,
+    device.limits.maxComputeWorkgroupsPerDimension,
+  );
   const limits: ColliderLimits = {
     maxSpheres: Math.floor(binding / 16),
     maxBoxes: Math.floor(binding / (4 * GPU_STRIDE.orientedBox)),

@@ -94,22 +94,35 @@ export function webgpuHost(hint?: WebGPUHost): WebGPUHost {
 
 const SOFTWARE_DRIVERS = /swiftshader|llvmpipe|lavapipe|softpipe|microsoft basic render|\bwarp\b/i;
 
-function summarize(info: Partial<GPUAdapterInfo> & { isFallbackAdapter?: boolean }, fallback: boolean, where: WebGPUHost): AdapterSummary {
+function summarize(
+  info: Partial<GPUAdapterInfo> & { isFallbackAdapter?: boolean },
+  fallback: boolean,
+  where: WebGPUHost,
+): AdapterSummary {
   const vendor = info.vendor ?? '';
   const architecture = info.architecture ?? '';
   const device = info.device ?? '';
   const description = info.description ?? '';
   const driver = description || [vendor, architecture].filter(Boolean).join(' ');
   const software = fallback || SOFTWARE_DRIVERS.test(`${description} ${architecture} ${vendor}`);
-  const kind = software ? (fallback ? 'software (fallback adapter)' : 'software') : driver ? 'hardware' : 'not a fallback adapter';
-  const label = `${where.engine === 'unknown' ? 'WebGPU' : where.engine}${where.host ? ` in ${where.host}` : ''} on ` +
+  const kind = software
+    ? fallback
+      ? 'software (fallback adapter)'
+      : 'software'
+    : driver
+      ? 'hardware'
+      : 'not a fallback adapter';
+  const label =
+    `${where.engine === 'unknown' ? 'WebGPU' : where.engine}${where.host ? ` in ${where.host}` : ''} on ` +
     `${driver || 'an unnamed driver (the adapter does not say)'}, ${kind}`;
   return { vendor, architecture, device, description, isFallbackAdapter: fallback, ...where, driver, software, label };
 }
 
 export function summarizeAdapter(adapter: GPUAdapter, hint?: WebGPUHost): AdapterSummary {
   const info = (adapter.info ?? {}) as GPUAdapterInfo & { isFallbackAdapter?: boolean };
-  const fallback = Boolean(info.isFallbackAdapter ?? (adapter as GPUAdapter & { isFallbackAdapter?: boolean }).isFallbackAdapter);
+  const fallback = Boolean(
+    info.isFallbackAdapter ?? (adapter as GPUAdapter & { isFallbackAdapter?: boolean }).isFallbackAdapter,
+  );
   return summarize(info, fallback, webgpuHost(hint));
 }
 
@@ -120,7 +133,9 @@ export function summarizeAdapter(adapter: GPUAdapter, hint?: WebGPUHost): Adapte
 export function describeDevice(device: GPUDevice): AdapterSummary | undefined {
   const known = summaries.get(device);
   if (known) return known;
-  const info = (device as GPUDevice & { adapterInfo?: GPUAdapterInfo }).adapterInfo as (GPUAdapterInfo & { isFallbackAdapter?: boolean }) | undefined;
+  const info = (device as GPUDevice & { adapterInfo?: GPUAdapterInfo }).adapterInfo as
+    | (GPUAdapterInfo & { isFallbackAdapter?: boolean })
+    | undefined;
   if (!info) return undefined;
   return summarize(info, Boolean(info.isFallbackAdapter), webgpuHost());
 }
@@ -152,7 +167,12 @@ export function adapterLimits(adapter: GPUAdapter): Record<string, number> {
  * Requests an adapter and a device with the adapter's limits from a `GPU` (navigator.gpu or
  * dawn.node's); `engine` names the implementation where the host cannot tell (Node).
  */
-export async function requestDeviceFrom(gpu: GPU, options: DeviceOptions = {}, noAdapterHelp = '', engine?: WebGPUHost): Promise<GPUDevice> {
+export async function requestDeviceFrom(
+  gpu: GPU,
+  options: DeviceOptions = {},
+  noAdapterHelp = '',
+  engine?: WebGPUHost,
+): Promise<GPUDevice> {
   const adapter = await gpu.requestAdapter({
     powerPreference: options.powerPreference ?? 'high-performance',
     forceFallbackAdapter: options.forceFallbackAdapter ?? false,

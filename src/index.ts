@@ -18,17 +18,67 @@
 // src/typings/ts5/index.ts instead (package.json's `types@<6` condition), which references them.
 export { createCollider, Collider, AUTO_GRID_MIN_SPHERES, AUTO_GRID_MIN_BOXES, BROADPHASES } from './collider.js';
 export type {
-  Broadphase, PairOptions, CastOptions, CastOut, ColliderOptions, ColliderLimits,
-  RaycastResult, SphereCastResult, AllHits, RaycastAllHits, SphereCastAllHits,
+  Broadphase,
+  PairOptions,
+  CastOptions,
+  CastOut,
+  ColliderOptions,
+  ColliderLimits,
+  RaycastResult,
+  SphereCastResult,
+  AllHits,
+  RaycastAllHits,
+  SphereCastAllHits,
 } from './collider.js';
-export { CollideError, InvalidInputError, CapacityError, NoAdapterError, WebGPUError, DeviceLostError, DestroyedError } from './errors.js';
-export { createParticleWorld, ParticleWorld, defaultInverseMass, SKIN_OF_RADIUS, SLEEP_SPEED_OF_RADIUS, ColliderContacts, type ColliderContactList } from './particles/index.js';
-export type { ParticleWorldOptions, ParticleSet, ParticleParameters, ParticleParametersNow, ParticleBuffers, ContactSearches, ColliderSet, ColliderBuffers } from './particles/index.js';
-export { describeDevice, requestBrowserDevice, BROWSER_HELP, type AdapterSummary, type DeviceOptions, type WebGPUEngine, type WebGPUHost } from './device.js';
+export {
+  CollideError,
+  InvalidInputError,
+  CapacityError,
+  NoAdapterError,
+  WebGPUError,
+  DeviceLostError,
+  DestroyedError,
+} from './errors.js';
+export {
+  createParticleWorld,
+  ParticleWorld,
+  defaultInverseMass,
+  SKIN_OF_RADIUS,
+  SLEEP_SPEED_OF_RADIUS,
+  ColliderContacts,
+  type ColliderContactList,
+} from './particles/index.js';
+export type {
+  ParticleWorldOptions,
+  ParticleSet,
+  ParticleParameters,
+  ParticleParametersNow,
+  ParticleBuffers,
+  ContactSearches,
+  ColliderSet,
+  ColliderBuffers,
+} from './particles/index.js';
+export {
+  describeDevice,
+  requestBrowserDevice,
+  BROWSER_HELP,
+  type AdapterSummary,
+  type DeviceOptions,
+  type WebGPUEngine,
+  type WebGPUHost,
+} from './device.js';
 export { STRIDE, GPU_STRIDE, PAIR_BYTES, PairCounter } from './layout.js';
 export { CastHitRecord } from '../shaders/passes/layout.js';
 export { ResidentStatus } from '../shaders/resident/layout.js';
-export { EncodedPairs, EncodedHits, type HitsResult, type GpuRecords, type SceneBounds, type EncodeOptions, type EncodeCastOptions } from './resident.js';
+export {
+  EncodedPairs,
+  EncodedHits,
+  type HitsResult,
+  type GpuRecords,
+  type SceneBounds,
+  type EncodeOptions,
+  type EncodeCastOptions,
+} from './resident.js';
 export type { StructLayout, FieldLayout, FieldType, ArrayField, PrimitiveType } from './layout.js';
 export { RULES, type SphereStats } from './validate.js';
 export { GpuTimer, type Profile, type StageTime } from './gpu/timer.js';

@@ -41,10 +41,7 @@ export const GPU_STRIDE = {
 } as const;
 
 type Scalar = 'f32' | 'u32' | 'i32';
-type VectorType =
-  | 'vec2f' | 'vec3f' | 'vec4f'
-  | 'vec2u' | 'vec3u' | 'vec4u'
-  | 'vec2i' | 'vec3i' | 'vec4i';
+type VectorType = 'vec2f' | 'vec3f' | 'vec4f' | 'vec2u' | 'vec3u' | 'vec4u' | 'vec2i' | 'vec3i' | 'vec4i';
 /** A WGSL member type a struct layout knows: scalars, vectors, `atomic<u32>`, `mat4x4f`. */
 export type PrimitiveType = Scalar | VectorType | 'atomic<u32>' | 'mat4x4f';
 
@@ -199,13 +196,18 @@ export function writeStruct<F extends Record<string, FieldType>>(
       if (items.length > field.type.length) {
         throw new Error(`${layout.name}.${field.name} holds ${field.type.length} entries, got ${items.length}`);
       }
-      items.forEach((item, k) => writeStruct(element, item as StructValues<Record<string, FieldType>>, view, at + k * stride));
+      items.forEach((item, k) =>
+        writeStruct(element, item as StructValues<Record<string, FieldType>>, view, at + k * stride),
+      );
     }
   }
 }
 
 /** Packs one struct into a fresh ArrayBuffer of its size (for `queue.writeBuffer`). */
-export function packStruct<F extends Record<string, FieldType>>(layout: StructLayout<F>, values: StructValues<F>): ArrayBuffer {
+export function packStruct<F extends Record<string, FieldType>>(
+  layout: StructLayout<F>,
+  values: StructValues<F>,
+): ArrayBuffer {
   const buffer = new ArrayBuffer(layout.size);
   writeStruct(layout, values, new DataView(buffer));
   return buffer;

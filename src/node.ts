@@ -81,7 +81,13 @@ export function dawnInstanceCount(): number {
 type DawnModule = { create(options: string[]): GPU };
 
 /** The Vulkan loader's variables that choose drivers: when any is set, the user chose, and we leave the choice alone. */
-const DRIVER_VARIABLES = ['VK_ICD_FILENAMES', 'VK_DRIVER_FILES', 'VK_ADD_DRIVER_FILES', 'VK_LOADER_DRIVERS_SELECT', 'VK_LOADER_DRIVERS_DISABLE'] as const;
+const DRIVER_VARIABLES = [
+  'VK_ICD_FILENAMES',
+  'VK_DRIVER_FILES',
+  'VK_ADD_DRIVER_FILES',
+  'VK_LOADER_DRIVERS_SELECT',
+  'VK_LOADER_DRIVERS_DISABLE',
+] as const;
 
 /**
  * Before a new instance's first adapter request, when the user chose no Vulkan driver and
@@ -110,7 +116,9 @@ async function loadDawn(): Promise<DawnModule> {
   try {
     return (await import('webgpu')) as unknown as DawnModule;
   } catch (error) {
-    throw new NoAdapterError(`Cannot load dawn.node: install it with \`npm install webgpu@0.6.2\` (${(error as Error).message}).`);
+    throw new NoAdapterError(
+      `Cannot load dawn.node: install it with \`npm install webgpu@0.6.2\` (${(error as Error).message}).`,
+    );
   }
 }
 
@@ -130,11 +138,17 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 export async function requestNodeDevice(options: NodeDeviceOptions = {}): Promise<GPUDevice> {
   options = checkOptions('options', options);
   const waiting = checkOneOf('options.waiting', options.waiting, ['auto', 'yield', 'spin'] as const) ?? 'auto';
-  const timeoutMs = checkNumber('options.timeoutMs', options.timeoutMs, 0, 2 ** 31 - 1, true) /* setTimeout's range */ ?? 30_000;
+  const timeoutMs =
+    checkNumber('options.timeoutMs', options.timeoutMs, 0, 2 ** 31 - 1, true) /* setTimeout's range */ ?? 30_000;
   const dawnOptions = options.dawnOptions ?? [];
   // Dawn throws a plain Error for an entry that is not key=value.
   if (!Array.isArray(dawnOptions) || !dawnOptions.every((o) => typeof o === 'string' && /^[^=]+=/.test(o))) {
-    throw new InvalidInputError('options.dawnOptions', -1, RULES.option, `expected an array of 'key=value' strings, got ${JSON.stringify(dawnOptions)}`);
+    throw new InvalidInputError(
+      'options.dawnOptions',
+      -1,
+      RULES.option,
+      `expected an array of 'key=value' strings, got ${JSON.stringify(dawnOptions)}`,
+    );
   }
   const dawn = await loadDawn();
   // The Vulkan loader complains on every instance when this is unset; it only needs a directory.
@@ -142,7 +156,11 @@ export async function requestNodeDevice(options: NodeDeviceOptions = {}): Promis
   const instanceOptions = ['disable-dawn-features=timestamp_quantization', ...dawnOptions];
 
   const attempt = async (): Promise<GPUDevice> => {
-    const key = JSON.stringify([instanceOptions, process.env.VK_ICD_FILENAMES ?? '', process.env.VK_DRIVER_FILES ?? '']);
+    const key = JSON.stringify([
+      instanceOptions,
+      process.env.VK_ICD_FILENAMES ?? '',
+      process.env.VK_DRIVER_FILES ?? '',
+    ]);
     let gpu = instances.get(key);
     let restore: (() => void) | undefined;
     if (!gpu) {

@@ -20,7 +20,13 @@ export type Broadphase = 'auto' | 'all-pairs' | 'grid' | 'sweep' | 'bvh';
 export const BROADPHASES: readonly Broadphase[] = ['auto', ...BROADPHASE_NAMES];
 
 /** The registry's names are the `Broadphase` option's, no more, no fewer: a compile error otherwise. */
-export type NamesAgree = Assert<[BroadphaseName] extends [Exclude<Broadphase, 'auto'>] ? ([Exclude<Broadphase, 'auto'>] extends [BroadphaseName] ? true : false) : false>;
+export type NamesAgree = Assert<
+  [BroadphaseName] extends [Exclude<Broadphase, 'auto'>]
+    ? [Exclude<Broadphase, 'auto'>] extends [BroadphaseName]
+      ? true
+      : false
+    : false
+>;
 type Assert<T extends true> = T;
 
 /**

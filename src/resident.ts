@@ -20,7 +20,13 @@
  * (EncodedPairs, EncodedHits), resident/retry.ts (the one-shot calls' grow-and-run-again loop),
  * resident/pool.ts (recorders lent to encoded calls). This file is their public face.
  */
-export { type GpuRecords, type SceneBounds, type EncodeOptions, type EncodeCastOptions, statsFromScene } from './resident/inputs.js';
+export {
+  type GpuRecords,
+  type SceneBounds,
+  type EncodeOptions,
+  type EncodeCastOptions,
+  statsFromScene,
+} from './resident/inputs.js';
 export { EncodedPairs, EncodedHits, type HitsResult } from './resident/results.js';
 export { QueryRecorder, type PairJob, type CastJobSpec } from './resident/recorder.js';
 export { collectPairs, collectHits, type ResultSlot } from './resident/retry.js';

@@ -32,7 +32,8 @@ export const RULES = {
   detached: 'buffer is detached',
   count: 'record count must match the spheres',
   inverseMass: 'inverse mass must be >= 0',
-  defaultMass: 'the default inverse mass (1 / volume) must be a normal f32: pass inverseMasses for radii outside about [1e-13, 2.6e12]',
+  defaultMass:
+    'the default inverse mass (1 / volume) must be a normal f32: pass inverseMasses for radii outside about [1e-13, 2.6e12]',
   outside: 'centre must lie inside the world bounds',
   bounds: 'bounds must be 6 finite numbers with min < max on every axis',
   vector: 'must be finite numbers',
@@ -70,7 +71,14 @@ export { checkValue };
 
 export function checkFloat32Array(argument: string, value: unknown, stride: number): Float32Array {
   if (!(value instanceof Float32Array)) {
-    const got = value === null ? 'null' : Array.isArray(value) ? 'Array' : typeof value === 'object' ? (value as object).constructor?.name ?? 'object' : typeof value;
+    const got =
+      value === null
+        ? 'null'
+        : Array.isArray(value)
+          ? 'Array'
+          : typeof value === 'object'
+            ? ((value as object).constructor?.name ?? 'object')
+            : typeof value;
     throw new InvalidInputError(argument, -1, RULES.type, `got ${got}`);
   }
   // A detached ArrayBuffer reads as length 0; say so instead of silently treating it as empty.
@@ -98,7 +106,12 @@ function isDetached(buffer: ArrayBufferLike): boolean {
  * Throws on the first bad record. `maxRecords` is the limit for this argument (the device's,
  * or a world's capacity), `beyond` the CapacityError's hint past it.
  */
-export function validateSpheres(argument: string, value: unknown, maxRecords = Infinity, beyond: string = RULES.capacity): SphereStats {
+export function validateSpheres(
+  argument: string,
+  value: unknown,
+  maxRecords = Infinity,
+  beyond: string = RULES.capacity,
+): SphereStats {
   const spheres = checkFloat32Array(argument, value, STRIDE.sphere);
   const count = spheres.length / STRIDE.sphere;
   if (count > maxRecords) {
@@ -112,13 +125,36 @@ export function validateSpheres(argument: string, value: unknown, maxRecords = I
   const samples = new OctaveSamples(LOG2_BINS);
   const sampleStride = samples.stride;
   // Sums of the centres shifted by the first one (no cancellation far from the origin).
-  const x0 = count > 0 ? spheres[0] : 0, y0 = count > 0 ? spheres[1] : 0, z0 = count > 0 ? spheres[2] : 0;
-  let sx = 0, sy = 0, sz = 0, sxx = 0, syy = 0, szz = 0;
+  const x0 = count > 0 ? spheres[0] : 0,
+    y0 = count > 0 ? spheres[1] : 0,
+    z0 = count > 0 ? spheres[2] : 0;
+  let sx = 0,
+    sy = 0,
+    sz = 0,
+    sxx = 0,
+    syy = 0,
+    szz = 0;
   for (let i = 0, o = 0; i < count; i++, o += 4) {
-    const x = spheres[o], y = spheres[o + 1], z = spheres[o + 2], r = spheres[o + 3];
+    const x = spheres[o],
+      y = spheres[o + 1],
+      z = spheres[o + 2],
+      r = spheres[o + 3];
     // One comparison per value: false for NaN, ±Infinity and magnitudes past the limit.
-    if (!(Math.abs(x) <= MAX_MAGNITUDE && Math.abs(y) <= MAX_MAGNITUDE && Math.abs(z) <= MAX_MAGNITUDE && Math.abs(r) <= MAX_MAGNITUDE)) {
-      for (const [what, v] of [['x', x], ['y', y], ['z', z], ['radius', r]] as const) checkValue(argument, i, v, what);
+    if (
+      !(
+        Math.abs(x) <= MAX_MAGNITUDE &&
+        Math.abs(y) <= MAX_MAGNITUDE &&
+        Math.abs(z) <= MAX_MAGNITUDE &&
+        Math.abs(r) <= MAX_MAGNITUDE
+      )
+    ) {
+      for (const [what, v] of [
+        ['x', x],
+        ['y', y],
+        ['z', z],
+        ['radius', r],
+      ] as const)
+        checkValue(argument, i, v, what);
     }
     if (r < 0) throw new InvalidInputError(argument, i, RULES.radius, `got ${r}`);
     if (r !== 0 && r < MIN_SIZE) checkSize(argument, i, r, 'radius');
@@ -134,9 +170,15 @@ export function validateSpheres(argument: string, value: unknown, maxRecords = I
     if (x > binBounds[k + 3]) binBounds[k + 3] = x;
     if (y > binBounds[k + 4]) binBounds[k + 4] = y;
     if (z > binBounds[k + 5]) binBounds[k + 5] = z;
-    const dx = x - x0, dy = y - y0, dz = z - z0;
-    sx += dx; sy += dy; sz += dz;
-    sxx += dx * dx; syy += dy * dy; szz += dz * dz;
+    const dx = x - x0,
+      dy = y - y0,
+      dz = z - z0;
+    sx += dx;
+    sy += dy;
+    sz += dz;
+    sxx += dx * dx;
+    syy += dy * dy;
+    szz += dz * dz;
   }
   const min: [number, number, number] = [Infinity, Infinity, Infinity];
   const max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
@@ -149,12 +191,20 @@ export function validateSpheres(argument: string, value: unknown, maxRecords = I
     }
     maxRadius = Math.max(maxRadius, log2MaxRadius[bin]);
   }
-  const variance = (sum: number, squares: number): number => (count > 0 ? Math.max(0, squares / count - (sum / count) ** 2) : 0);
+  const variance = (sum: number, squares: number): number =>
+    count > 0 ? Math.max(0, squares / count - (sum / count) ** 2) : 0;
   const { binSpacing, centres: sampleCentres } = octaveDensity(spheres, samples, log2Hist);
   return {
-    count, min, max, maxRadius, log2Hist, log2MaxRadius,
+    count,
+    min,
+    max,
+    maxRadius,
+    log2Hist,
+    log2MaxRadius,
     variance: [variance(sx, sxx), variance(sy, syy), variance(sz, szz)],
-    binBounds, binSpacing, sampleCentres,
+    binBounds,
+    binSpacing,
+    sampleCentres,
   };
 }
 
@@ -179,7 +229,12 @@ export function validateAabbs(argument: string, value: unknown, maxRecords = Inf
     }
     for (let a = 0; a < 3; a++) {
       if (boxes[o + a] > boxes[o + 3 + a]) {
-        throw new InvalidInputError(argument, k, RULES.minMax, `axis ${'xyz'[a]}: min ${boxes[o + a]} > max ${boxes[o + 3 + a]}`);
+        throw new InvalidInputError(
+          argument,
+          k,
+          RULES.minMax,
+          `axis ${'xyz'[a]}: min ${boxes[o + a]} > max ${boxes[o + 3 + a]}`,
+        );
       }
       packed[GPU_STRIDE.aabb * k + a] = boxes[o + a];
       packed[GPU_STRIDE.aabb * k + 4 + a] = boxes[o + 3 + a];
@@ -208,7 +263,8 @@ export function validateOrientedBoxes(argument: string, value: unknown, maxRecor
       else if (v - v !== 0) throw new InvalidInputError(argument, k, RULES.finite, `value ${a} is ${v}`);
     }
     for (let a = 0; a < 3; a++) {
-      if (boxes[o + 3 + a] < 0) throw new InvalidInputError(argument, k, RULES.halfExtent, `axis ${'xyz'[a]}: ${boxes[o + 3 + a]}`);
+      if (boxes[o + 3 + a] < 0)
+        throw new InvalidInputError(argument, k, RULES.halfExtent, `axis ${'xyz'[a]}: ${boxes[o + 3 + a]}`);
       checkSize(argument, k, boxes[o + 3 + a], `half extent ${'xyz'[a]}`);
       packed[p + a] = boxes[o + a];
       packed[p + 4 + a] = boxes[o + 3 + a];
@@ -314,11 +370,25 @@ export function validateCasts(argument: string, value: unknown, stride: 6 | 7, m
  */
 export function checkGridOptions(argument: string, value: unknown): { levelStep?: number; denseFactor?: number } {
   if (value === undefined) return {};
-  if (typeof value !== 'object' || value === null) throw new InvalidInputError(argument, -1, RULES.option, `expected an object, got ${value === null ? 'null' : typeof value}`);
+  if (typeof value !== 'object' || value === null)
+    throw new InvalidInputError(
+      argument,
+      -1,
+      RULES.option,
+      `expected an object, got ${value === null ? 'null' : typeof value}`,
+    );
   const grid = value as { levelStep?: unknown; denseFactor?: unknown };
   const levelStep = grid.levelStep;
-  if (levelStep !== undefined && (typeof levelStep !== 'number' || !Number.isInteger(levelStep) || levelStep < 1 || levelStep > 8)) {
-    throw new InvalidInputError(`${argument}.levelStep`, -1, RULES.option, `expected an integer in [1, 8], got ${String(levelStep)}`);
+  if (
+    levelStep !== undefined &&
+    (typeof levelStep !== 'number' || !Number.isInteger(levelStep) || levelStep < 1 || levelStep > 8)
+  ) {
+    throw new InvalidInputError(
+      `${argument}.levelStep`,
+      -1,
+      RULES.option,
+      `expected an integer in [1, 8], got ${String(levelStep)}`,
+    );
   }
   const denseFactor = checkNumber(`${argument}.denseFactor`, grid.denseFactor, 0, 2 ** 32);
   return { levelStep: levelStep as number | undefined, denseFactor };
@@ -331,28 +401,65 @@ export function checkGridOptions(argument: string, value: unknown): { levelStep?
 export function checkDevice(argument: string, value: unknown): GPUDevice | undefined {
   if (value === undefined) return undefined;
   const device = value as { queue?: unknown; createBuffer?: unknown; createComputePipeline?: unknown };
-  if (typeof value !== 'object' || value === null || typeof device.createBuffer !== 'function' || typeof device.createComputePipeline !== 'function' || typeof device.queue !== 'object') {
-    const got = value === null ? 'null' : typeof value === 'object' ? (value as object).constructor?.name ?? 'object' : typeof value;
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    typeof device.createBuffer !== 'function' ||
+    typeof device.createComputePipeline !== 'function' ||
+    typeof device.queue !== 'object'
+  ) {
+    const got =
+      value === null
+        ? 'null'
+        : typeof value === 'object'
+          ? ((value as object).constructor?.name ?? 'object')
+          : typeof value;
     throw new InvalidInputError(argument, -1, RULES.device, `got ${got}`);
   }
   return value as GPUDevice;
 }
 
 /** A finite number option in [min, max] (or undefined). */
-export function checkNumber(argument: string, value: unknown, min: number, max: number, minExclusive = false): number | undefined {
+export function checkNumber(
+  argument: string,
+  value: unknown,
+  min: number,
+  max: number,
+  minExclusive = false,
+): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max || (minExclusive && value === min)) {
+  if (
+    typeof value !== 'number' ||
+    !Number.isFinite(value) ||
+    value < min ||
+    value > max ||
+    (minExclusive && value === min)
+  ) {
     const range = `${minExclusive ? '(' : '['}${min}, ${max}]`;
-    throw new InvalidInputError(argument, -1, RULES.option, `expected a finite number in ${range}, got ${String(value)}`);
+    throw new InvalidInputError(
+      argument,
+      -1,
+      RULES.option,
+      `expected a finite number in ${range}, got ${String(value)}`,
+    );
   }
   return value;
 }
 
 /** A vector of `length` finite numbers (array or typed array), or undefined. */
-export function checkVector(argument: string, value: unknown, length: number, rule: string = RULES.vector): number[] | undefined {
+export function checkVector(
+  argument: string,
+  value: unknown,
+  length: number,
+  rule: string = RULES.vector,
+): number[] | undefined {
   if (value === undefined) return undefined;
   const list = ArrayBuffer.isView(value) ? Array.from(value as unknown as ArrayLike<number>) : value;
-  if (!Array.isArray(list) || list.length !== length || !list.every((v) => typeof v === 'number' && Number.isFinite(v))) {
+  if (
+    !Array.isArray(list) ||
+    list.length !== length ||
+    !list.every((v) => typeof v === 'number' && Number.isFinite(v))
+  ) {
     throw new InvalidInputError(argument, -1, rule, `expected ${length} finite numbers, got ${String(value)}`);
   }
   return list as number[];
@@ -360,14 +467,28 @@ export function checkVector(argument: string, value: unknown, length: number, ru
 
 /** An optional result array of the caller's: a Uint32Array (not detached). */
 export function checkOutArray(argument: string, value: unknown): Uint32Array | undefined;
-export function checkOutArray<T extends Uint32Array | Int32Array | Float32Array>(argument: string, value: unknown, type: { new (length: number): T }): T | undefined;
-export function checkOutArray(argument: string, value: unknown, type: { new (length: number): ArrayBufferView } = Uint32Array): ArrayBufferView | undefined {
+export function checkOutArray<T extends Uint32Array | Int32Array | Float32Array>(
+  argument: string,
+  value: unknown,
+  type: { new (length: number): T },
+): T | undefined;
+export function checkOutArray(
+  argument: string,
+  value: unknown,
+  type: { new (length: number): ArrayBufferView } = Uint32Array,
+): ArrayBufferView | undefined {
   if (value === undefined) return undefined;
   if (!(value instanceof type)) {
-    const got = value === null ? 'null' : typeof value === 'object' ? (value as object).constructor?.name ?? 'object' : typeof value;
+    const got =
+      value === null
+        ? 'null'
+        : typeof value === 'object'
+          ? ((value as object).constructor?.name ?? 'object')
+          : typeof value;
     throw new InvalidInputError(argument, -1, RULES.out, `got ${got}`);
   }
-  if (value.buffer.byteLength === 0 && isDetached(value.buffer)) throw new InvalidInputError(argument, -1, RULES.detached);
+  if (value.buffer.byteLength === 0 && isDetached(value.buffer))
+    throw new InvalidInputError(argument, -1, RULES.detached);
   return value;
 }
 
@@ -378,7 +499,12 @@ export function checkOutArray(argument: string, value: unknown, type: { new (len
 export function checkOptions<T extends object>(argument: string, value: T | undefined): T {
   if (value === undefined) return {} as T;
   if (typeof value !== 'object' || value === null) {
-    throw new InvalidInputError(argument, -1, RULES.option, `expected an options object or undefined, got ${value === null ? 'null' : typeof value}`);
+    throw new InvalidInputError(
+      argument,
+      -1,
+      RULES.option,
+      `expected an options object or undefined, got ${value === null ? 'null' : typeof value}`,
+    );
   }
   return value;
 }
@@ -386,24 +512,40 @@ export function checkOptions<T extends object>(argument: string, value: T | unde
 /** A boolean option (or undefined). */
 export function checkBoolean(argument: string, value: unknown): boolean | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'boolean') throw new InvalidInputError(argument, -1, RULES.option, `expected true or false, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'boolean')
+    throw new InvalidInputError(argument, -1, RULES.option, `expected true or false, got ${JSON.stringify(value)}`);
   return value;
 }
 
 /** The caller's command encoder of an encode call (checked before anything is recorded or changed). */
 export function checkEncoder(value: unknown): GPUCommandEncoder {
   const encoder = value as GPUCommandEncoder | undefined;
-  if (!encoder || typeof encoder !== 'object' || typeof encoder.beginComputePass !== 'function' || typeof encoder.copyBufferToBuffer !== 'function') {
+  if (
+    !encoder ||
+    typeof encoder !== 'object' ||
+    typeof encoder.beginComputePass !== 'function' ||
+    typeof encoder.copyBufferToBuffer !== 'function'
+  ) {
     throw new InvalidInputError('encoder', -1, RULES.encoder, `got ${String(value)}`);
   }
   return encoder;
 }
 
 /** An integer option in [min, max] (or undefined); min is 0 unless given. */
-export function checkPositiveInteger(argument: string, value: unknown, max = Number.MAX_SAFE_INTEGER, min = 0): number | undefined {
+export function checkPositiveInteger(
+  argument: string,
+  value: unknown,
+  max = Number.MAX_SAFE_INTEGER,
+  min = 0,
+): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new InvalidInputError(argument, -1, RULES.option, `expected an integer in [${min}, ${max}], got ${String(value)}`);
+    throw new InvalidInputError(
+      argument,
+      -1,
+      RULES.option,
+      `expected an integer in [${min}, ${max}], got ${String(value)}`,
+    );
   }
   return value;
 }
@@ -411,7 +553,12 @@ export function checkPositiveInteger(argument: string, value: unknown, max = Num
 export function checkOneOf<T extends string>(argument: string, value: unknown, allowed: readonly T[]): T | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !allowed.includes(value as T)) {
-    throw new InvalidInputError(argument, -1, RULES.option, `expected one of ${allowed.map((a) => `'${a}'`).join(', ')}, got ${JSON.stringify(value)}`);
+    throw new InvalidInputError(
+      argument,
+      -1,
+      RULES.option,
+      `expected one of ${allowed.map((a) => `'${a}'`).join(', ')}, got ${JSON.stringify(value)}`,
+    );
   }
   return value as T;
 }

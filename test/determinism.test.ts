@@ -33,7 +33,9 @@ function hash(words: ArrayLike<number>): string {
 
 const spheres = mixedRadiiScene(3000, { seed: 1402 }, 0.2, 1); // seed chosen: nothing within 1e-4 of a threshold
 const rand = mulberry32(1403);
-const aabbs = Float32Array.from({ length: 6 * 300 }, (_, k) => (k % 6 < 3 ? rand() * 30 : 0)).map((v, k, a) => (k % 6 < 3 ? v : a[k - 3] + rand() * 3));
+const aabbs = Float32Array.from({ length: 6 * 300 }, (_, k) => (k % 6 < 3 ? rand() * 30 : 0)).map((v, k, a) =>
+  k % 6 < 3 ? v : a[k - 3] + rand() * 3,
+);
 const rays = Float32Array.from({ length: 6 * 500 }, () => rand() * 30);
 
 /** Hashes of the oracle's answers on these scenes (902 pairs), recorded 2026-11-21. */
@@ -54,8 +56,12 @@ describe('determinism', () => {
         if (!(Math.abs(margin) > 1e-4 || margin > 1)) near.push(`pair ${i}, ${j}`);
       }
     }
-    for (let i = 0; i < n; i++) for (let k = 0; k < 300; k++) if (!(Math.abs(sphereAabbDistance2(spheres, i, aabbs, k) / spheres[4 * i + 3] ** 2 - 1) > 1e-4)) near.push(`sphere ${i}, box ${k}`);
-    for (let k = 0; k < 500; k++) for (let i = 0; i < n; i++) if (classify(rays, 6, k, spheres, i).borderline) near.push(`ray ${k}, sphere ${i}`);
+    for (let i = 0; i < n; i++)
+      for (let k = 0; k < 300; k++)
+        if (!(Math.abs(sphereAabbDistance2(spheres, i, aabbs, k) / spheres[4 * i + 3] ** 2 - 1) > 1e-4))
+          near.push(`sphere ${i}, box ${k}`);
+    for (let k = 0; k < 500; k++)
+      for (let i = 0; i < n; i++) if (classify(rays, 6, k, spheres, i).borderline) near.push(`ray ${k}, sphere ${i}`);
     expect(near).toEqual([]);
   });
 
@@ -85,9 +91,18 @@ describe('determinism', () => {
   it('the particle step: bitwise the same state after 60 steps, twice (seed 1403)', async () => {
     const scene = uniformScene(2000, { seed: 1403, fraction: 0.3 });
     const run = async (): Promise<Float32Array> => {
-      const world = await createParticleWorld({ device: gpu.device, capacity: 2000, gravity: [0, -9.8, 0], restitution: 0.7, bounds: [0, 0, 0, 25, 25, 25] });
+      const world = await createParticleWorld({
+        device: gpu.device,
+        capacity: 2000,
+        gravity: [0, -9.8, 0],
+        restitution: 0.7,
+        bounds: [0, 0, 0, 25, 25, 25],
+      });
       try {
-        world.setParticles({ spheres: scene.map((v, k) => (k % 4 === 3 ? v : Math.min(v, 24))), velocities: new Float32Array(6000).map((_, k) => Math.sin(k)) });
+        world.setParticles({
+          spheres: scene.map((v, k) => (k % 4 === 3 ? v : Math.min(v, 24))),
+          velocities: new Float32Array(6000).map((_, k) => Math.sin(k)),
+        });
         await world.step(1 / 120, 60);
         const { spheres: s, velocities } = await world.read();
         return Float32Array.from([...s, ...velocities]);

@@ -50,7 +50,9 @@ describe('requestNodeDevice', () => {
     }
   });
 
-  it('keeps Dawn alive under forced GC between dispatches; devices share one instance', { timeout: 120_000 }, async () => {
+  it('keeps Dawn alive under forced GC between dispatches; devices share one instance', {
+    timeout: 120_000,
+  }, async () => {
     expect(gc, 'vitest must run node with --expose-gc').toBeTypeOf('function');
     // Only the device escapes this function: the GPU instance is unreachable from here on.
     const device = await (async () => requestNodeDevice())();
@@ -78,7 +80,9 @@ describe('requestNodeDevice', () => {
   // The crash CI met (std::system_error in Dawn, once in a few runs of the fault tests): the
   // instance was released when its device was lost, while callbacks of the calls the device was
   // destroyed under were still queued. Eight rounds crashed about one run in three before the fix.
-  it('a device destroyed with calls in flight, then forced GCs: the process lives and the next device works', { timeout: 300_000 }, async () => {
+  it('a device destroyed with calls in flight, then forced GCs: the process lives and the next device works', {
+    timeout: 300_000,
+  }, async () => {
     const scene = uniformScene(20_000, { seed: 302 });
     const small = uniformScene(500, { seed: 303 });
     const expected = bruteForceSpherePairs(small);
@@ -87,7 +91,12 @@ describe('requestNodeDevice', () => {
       const collider = await createCollider({ device });
       const world = await createParticleWorld({ device, capacity: 1000 });
       world.setParticles({ spheres: uniformScene(1000, { seed: round }), velocities: new Float32Array(3000) });
-      const pending = [collider.spherePairs(scene), collider.raycast(new Float32Array([0, 0, 0, 50, 50, 50]), scene), world.step(1 / 60, 10), world.read()];
+      const pending = [
+        collider.spherePairs(scene),
+        collider.raycast(new Float32Array([0, 0, 0, 50, 50, 50]), scene),
+        world.step(1 / 60, 10),
+        world.read(),
+      ];
       device.destroy();
       await Promise.allSettled(pending);
       collider.destroy();
@@ -114,7 +123,9 @@ describe('requestNodeDevice', () => {
   // shaders need. Measured by the CPU time of this process's main thread (vitest's 'forks' pool
   // runs the test there; Linux's /proc) while a readback, then workDone(), waits behind a long kernel.
   const mainThreadStat = `/proc/self/task/${process.pid}/stat`;
-  it('reads and workDone() wait asleep between polls on a software adapter (waiting: yield), busy with waiting: spin', { timeout: 120_000 }, async (context) => {
+  it('reads and workDone() wait asleep between polls on a software adapter (waiting: yield), busy with waiting: spin', {
+    timeout: 120_000,
+  }, async (context) => {
     const probe = await requestNodeDevice();
     const software = shadersRunOnCpu(probe);
     expect(hasDeviceWaiter(probe)).toBe(software);
@@ -140,9 +151,15 @@ describe('requestNodeDevice', () => {
               out[g.x] = x;
             }`,
         });
-        const pipeline = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main', constants: { ITERATIONS: 120_000 } } });
+        const pipeline = device.createComputePipeline({
+          layout: 'auto',
+          compute: { module, entryPoint: 'main', constants: { ITERATIONS: 120_000 } },
+        });
         const out = device.createBuffer({ size: 4096 * 4, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC });
-        const bindGroup = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: out } }] });
+        const bindGroup = device.createBindGroup({
+          layout: pipeline.getBindGroupLayout(0),
+          entries: [{ binding: 0, resource: { buffer: out } }],
+        });
         const run = async (wait: 'read' | 'workDone') => {
           const encoder = device.createCommandEncoder();
           const pass = encoder.beginComputePass();

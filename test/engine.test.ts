@@ -26,7 +26,11 @@ describe('describeDevice names the engine, host and driver', () => {
     expect(info.engine).toBe(expected);
     expect(info.label).toContain(expected);
     expect(info.label).toContain(info.host);
-    const host = inDeno ? /^Deno \d/ : expected === 'wgpu' ? /^Firefox \d+$/ : /^(Node \d+\.\d+\.\d+ \(dawn\.node\)|Chrome \d+)$/;
+    const host = inDeno
+      ? /^Deno \d/
+      : expected === 'wgpu'
+        ? /^Firefox \d+$/
+        : /^(Node \d+\.\d+\.\d+ \(dawn\.node\)|Chrome \d+)$/;
     expect(info.host).toMatch(host);
     expect(typeof info.isFallbackAdapter).toBe('boolean');
     // A fallback adapter is software; software drivers are named where the adapter names them.

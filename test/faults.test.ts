@@ -12,7 +12,9 @@ import { uniformScene } from './support/scenes.js';
 import { bruteForceSpherePairs, sortPairs } from '../src/reference/spherePairs.js';
 
 describe('device loss', () => {
-  it('a device destroyed mid-call: pending and later calls reject with DeviceLostError, nothing hangs, a new device works', { timeout: 30_000 }, async () => {
+  it('a device destroyed mid-call: pending and later calls reject with DeviceLostError, nothing hangs, a new device works', {
+    timeout: 30_000,
+  }, async () => {
     const device = await requestTestDevice();
     const collider = await createCollider({ device });
     const world = await createParticleWorld({ device, capacity: 1000 });
@@ -46,7 +48,9 @@ describe('device loss', () => {
     }
   });
 
-  it('a collider or world destroyed mid-call: the call rejects with DestroyedError (a read already copied still answers)', { timeout: 30_000 }, async () => {
+  it('a collider or world destroyed mid-call: the call rejects with DestroyedError (a read already copied still answers)', {
+    timeout: 30_000,
+  }, async () => {
     const device = await requestTestDevice();
     try {
       const collider = await createCollider({ device });
@@ -88,7 +92,9 @@ describe('lifetimes', () => {
     return live;
   }
 
-  it('destroy() frees every buffer a call made: one that ran again, one refused by maxPairs, one in flight (it rejects)', { timeout: 60_000 }, async () => {
+  it('destroy() frees every buffer a call made: one that ran again, one refused by maxPairs, one in flight (it rejects)', {
+    timeout: 60_000,
+  }, async () => {
     const device = await requestTestDevice();
     const live = trackBuffers(device);
     const remaining = (): string[] => [...live.values()].filter((label) => !label.includes('readback'));
@@ -104,7 +110,8 @@ describe('lifetimes', () => {
       expect(remaining(), 'after calls that ran again').toEqual([]);
 
       const refusing = await createCollider({ device });
-      for (let k = 0; k < 5; k++) await expect(refusing.spherePairs(dense, { maxPairs: 1 })).rejects.toBeInstanceOf(CapacityError);
+      for (let k = 0; k < 5; k++)
+        await expect(refusing.spherePairs(dense, { maxPairs: 1 })).rejects.toBeInstanceOf(CapacityError);
       refusing.destroy();
       expect(remaining(), 'after calls refused by maxPairs').toEqual([]);
 
@@ -123,7 +130,9 @@ describe('lifetimes', () => {
       device.queue.submit([encoder.finish()]);
       const check = world.checkContactCapacity();
       world.destroy();
-      await expect(check, 'checkContactCapacity in flight grows no list after destroy()').rejects.toBeInstanceOf(DestroyedError);
+      await expect(check, 'checkContactCapacity in flight grows no list after destroy()').rejects.toBeInstanceOf(
+        DestroyedError,
+      );
       expect(remaining(), 'after a world').toEqual([]);
     } finally {
       device.destroy();
@@ -133,40 +142,44 @@ describe('lifetimes', () => {
   // Dawn returns the memory of destroyed resources when the queue is next waited on; every cycle
   // here reads something back, as a user does. (A loop that never waits holds that memory until
   // it does: docs/RELIABILITY.md.)
-  it.skipIf(inBrowser)('1,000 collider and world create/query/destroy cycles: resident memory stays flat', { timeout: 300_000 }, async () => {
-    const device = await requestTestDevice();
-    const scene = uniformScene(300, { seed: 6 });
-    const expected = bruteForceSpherePairs(scene);
-    const cycle = async (): Promise<void> => {
-      const collider = await createCollider({ device });
-      expect(sortPairs(await collider.spherePairs(scene, { broadphase: 'grid' }))).toEqual(expected);
-      collider.destroy();
-      const world = await createParticleWorld({ device, capacity: 300 });
-      world.setParticles({ spheres: scene, velocities: new Float32Array(900) });
-      await world.step(1 / 60);
-      expect(await world.contactCount()).toBeGreaterThanOrEqual(0); // a readback, as any user makes
-      world.destroy();
-    };
-    const gc = (globalThis as { gc?: () => void }).gc;
-    // A destroyed buffer's wrapper still holds native memory until it is collected and its
-    // finaliser has run, which happens after the collection, in a later task: collect, let the
-    // finalisers run, collect again. (One bare gc() left 13–70 MiB uncollected, by timing.)
-    const settle = async (): Promise<void> => {
-      for (let k = 0; k < 3; k++) {
-        gc?.();
-        await new Promise((resolve) => setTimeout(resolve, 10));
+  it.skipIf(inBrowser)(
+    '1,000 collider and world create/query/destroy cycles: resident memory stays flat',
+    { timeout: 300_000 },
+    async () => {
+      const device = await requestTestDevice();
+      const scene = uniformScene(300, { seed: 6 });
+      const expected = bruteForceSpherePairs(scene);
+      const cycle = async (): Promise<void> => {
+        const collider = await createCollider({ device });
+        expect(sortPairs(await collider.spherePairs(scene, { broadphase: 'grid' }))).toEqual(expected);
+        collider.destroy();
+        const world = await createParticleWorld({ device, capacity: 300 });
+        world.setParticles({ spheres: scene, velocities: new Float32Array(900) });
+        await world.step(1 / 60);
+        expect(await world.contactCount()).toBeGreaterThanOrEqual(0); // a readback, as any user makes
+        world.destroy();
+      };
+      const gc = (globalThis as { gc?: () => void }).gc;
+      // A destroyed buffer's wrapper still holds native memory until it is collected and its
+      // finaliser has run, which happens after the collection, in a later task: collect, let the
+      // finalisers run, collect again. (One bare gc() left 13–70 MiB uncollected, by timing.)
+      const settle = async (): Promise<void> => {
+        for (let k = 0; k < 3; k++) {
+          gc?.();
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      };
+      try {
+        for (let k = 0; k < 100; k++) await cycle(); // warm up: caches, JIT, allocator pools
+        await settle();
+        const before = process.memoryUsage().rss;
+        for (let k = 0; k < 1000; k++) await cycle();
+        await settle();
+        const grown = (process.memoryUsage().rss - before) / 2 ** 20;
+        expect(grown, `resident memory grew by ${grown.toFixed(1)} MiB`).toBeLessThan(24);
+      } finally {
+        device.destroy();
       }
-    };
-    try {
-      for (let k = 0; k < 100; k++) await cycle(); // warm up: caches, JIT, allocator pools
-      await settle();
-      const before = process.memoryUsage().rss;
-      for (let k = 0; k < 1000; k++) await cycle();
-      await settle();
-      const grown = (process.memoryUsage().rss - before) / 2 ** 20;
-      expect(grown, `resident memory grew by ${grown.toFixed(1)} MiB`).toBeLessThan(24);
-    } finally {
-      device.destroy();
-    }
-  });
+    },
+  );
 });

@@ -24,6 +24,7 @@ describe('fuzz slice', () => {
 
   it('the scenes are varied: empty, tiny, degenerate and large-scale ones appear', () => {
     const notes = Array.from({ length: SCENES }, (_, k) => generateCase('raycast', k + 1).note).join('\n');
-    for (const word of ['zeros', 'giants', 'duplicates', 'touching', 'clustered', '0 spheres']) expect(notes).toContain(word);
+    for (const word of ['zeros', 'giants', 'duplicates', 'touching', 'clustered', '0 spheres'])
+      expect(notes).toContain(word);
   });
 });

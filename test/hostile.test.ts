@@ -17,7 +17,8 @@ const gpu = useGpu();
 
 const spheres = (): Float32Array => new Float32Array([0, 0, 0, 1, 1.5, 0, 0, 1, 10, 0, 0, 1]);
 const aabbs = (): Float32Array => new Float32Array([0, 0, 0, 1, 1, 1, 5, 5, 5, 6, 6, 6]);
-const boxes = (): Float32Array => new Float32Array([0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 5, 5, 5, 1, 2, 3, 0.1, 0.2, 0.3, 0.4]);
+const boxes = (): Float32Array =>
+  new Float32Array([0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 5, 5, 5, 1, 2, 3, 0.1, 0.2, 0.3, 0.4]);
 const rays = (): Float32Array => new Float32Array([-5, 0, 0, 5, 0, 0, 5, 5, 5, 6, 6, 6]);
 const casts = (): Float32Array => new Float32Array([-5, 0, 0, 5, 0, 0, 0.5, 5, 5, 5, 6, 6, 6, 0]);
 
@@ -32,7 +33,12 @@ const ARGUMENTS: { name: string; stride: number; valid: () => Float32Array; call
 ];
 
 async function rejection(promise: () => Promise<unknown>): Promise<unknown> {
-  return Promise.resolve().then(promise).then(() => new Error('expected a rejection'), (e: unknown) => e);
+  return Promise.resolve()
+    .then(promise)
+    .then(
+      () => new Error('expected a rejection'),
+      (e: unknown) => e,
+    );
 }
 
 function expectInvalid(error: unknown, argument: string, index: number, rule: string): void {
@@ -51,7 +57,13 @@ describe('hostile input catalogue (docs/RELIABILITY.md)', () => {
   });
 
   it('2. a length that is not a whole number of records: stride, for every argument', async () => {
-    for (const arg of ARGUMENTS) expectInvalid(await rejection(() => arg.call(gpu.collider, new Float32Array(arg.stride + 1))), arg.name, -1, RULES.stride);
+    for (const arg of ARGUMENTS)
+      expectInvalid(
+        await rejection(() => arg.call(gpu.collider, new Float32Array(arg.stride + 1))),
+        arg.name,
+        -1,
+        RULES.stride,
+      );
   });
 
   it('3–4. NaN, +Infinity or −Infinity in any field of any record: finite, naming the record', async () => {
@@ -89,7 +101,12 @@ describe('hostile input catalogue (docs/RELIABILITY.md)', () => {
   it('7. a negative half extent: halfExtent; zero half extents (flat and point boxes) are valid', async () => {
     const b = boxes();
     b[14] = -1;
-    expectInvalid(await rejection(() => gpu.collider.sphereOrientedBoxPairs(spheres(), b)), 'boxes', 1, RULES.halfExtent);
+    expectInvalid(
+      await rejection(() => gpu.collider.sphereOrientedBoxPairs(spheres(), b)),
+      'boxes',
+      1,
+      RULES.halfExtent,
+    );
     const flat = new Float32Array([0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
     expect(Array.from(await gpu.collider.sphereOrientedBoxPairs(spheres(), flat))).toEqual([0, 0]);
   });
@@ -98,16 +115,25 @@ describe('hostile input catalogue (docs/RELIABILITY.md)', () => {
     const a = aabbs();
     a[7] = 7; // min y of record 1 above its max (6)
     expectInvalid(await rejection(() => gpu.collider.sphereBoxPairs(spheres(), a)), 'aabbs', 1, RULES.minMax);
-    expect(Array.from(await gpu.collider.sphereBoxPairs(spheres(), new Float32Array([2, 0, 0, 2, 0, 0])))).toEqual([1, 0]);
+    expect(Array.from(await gpu.collider.sphereBoxPairs(spheres(), new Float32Array([2, 0, 0, 2, 0, 0])))).toEqual([
+      1, 0,
+    ]);
   });
 
   it('9. a zero quaternion: quaternion; tiny and huge unnormalised ones are normalised', async () => {
     const b = boxes();
     b.fill(0, 16, 20);
-    expectInvalid(await rejection(() => gpu.collider.sphereOrientedBoxPairs(spheres(), b)), 'boxes', 1, RULES.quaternion);
-    const turn = (scale: number) => new Float32Array([3, 0, 0, 2, 0.2, 0.2, 0, 0, Math.SQRT1_2 * scale, Math.SQRT1_2 * scale]);
+    expectInvalid(
+      await rejection(() => gpu.collider.sphereOrientedBoxPairs(spheres(), b)),
+      'boxes',
+      1,
+      RULES.quaternion,
+    );
+    const turn = (scale: number) =>
+      new Float32Array([3, 0, 0, 2, 0.2, 0.2, 0, 0, Math.SQRT1_2 * scale, Math.SQRT1_2 * scale]);
     // A quarter turn about z makes the 2 × 0.2 × 0.2 box reach x = 3 ± 0.2 only: the sphere at 1.5 (r 1) misses, at 10 misses.
-    for (const scale of [1e-30, 1, 1e30]) expect(Array.from(await gpu.collider.sphereOrientedBoxPairs(spheres(), turn(scale)))).toEqual([]);
+    for (const scale of [1e-30, 1, 1e30])
+      expect(Array.from(await gpu.collider.sphereOrientedBoxPairs(spheres(), turn(scale)))).toEqual([]);
   });
 
   it('10. empty arrays, for every call and argument: empty results (casts against nothing all miss)', async () => {
@@ -148,8 +174,14 @@ describe('hostile input catalogue (docs/RELIABILITY.md)', () => {
       const many = new Float32Array(4 * 65);
       const error = await rejection(() => small.spherePairs(many));
       expect(error).toBeInstanceOf(CapacityError);
-      expect([(error as CapacityError).what, (error as CapacityError).count, (error as CapacityError).capacity]).toEqual(['spheres', 65, 64]);
-      expect((await rejection(() => small.raycast(new Float32Array(6 * 40), spheres())) as CapacityError).count).toBe(40); // 32 hits of 32 bytes fit
+      expect([
+        (error as CapacityError).what,
+        (error as CapacityError).count,
+        (error as CapacityError).capacity,
+      ]).toEqual(['spheres', 65, 64]);
+      expect(((await rejection(() => small.raycast(new Float32Array(6 * 40), spheres()))) as CapacityError).count).toBe(
+        40,
+      ); // 32 hits of 32 bytes fit
       // The encoded calls keep the same limits.
       const buffer = gpu.device.createBuffer({ size: 48 * 33, usage: BufferUsage.STORAGE });
       const encoder = gpu.device.createCommandEncoder();
@@ -158,7 +190,10 @@ describe('hostile input catalogue (docs/RELIABILITY.md)', () => {
         const encoded = thrown(() => small.encodeSpherePairs(encoder, { buffer, count: 65 }, { scene }));
         expect(encoded).toBeInstanceOf(CapacityError);
         expect([(encoded as CapacityError).count, (encoded as CapacityError).capacity]).toEqual([65, 64]);
-        expect(() => small.encodeSpherePairs(encoder, { buffer, count: 64 }, { scene, capacity: 129 }), '129 pairs of 8 bytes pass 1 kB').toThrow(InvalidInputError);
+        expect(
+          () => small.encodeSpherePairs(encoder, { buffer, count: 64 }, { scene, capacity: 129 }),
+          '129 pairs of 8 bytes pass 1 kB',
+        ).toThrow(InvalidInputError);
         // Boxes and casts by their own limits: 21 boxes (maxBoxes), 32 casts (maxCasts) in 1 kB.
         const records = (call: () => unknown): [number, number] => {
           const e = thrown(call);
@@ -166,10 +201,20 @@ describe('hostile input catalogue (docs/RELIABILITY.md)', () => {
           return [(e as CapacityError).count, (e as CapacityError).capacity];
         };
         expect([small.limits.maxBoxes, small.limits.maxCasts]).toEqual([21, 32]);
-        expect(records(() => small.encodeSphereBoxPairs(encoder, { buffer, count: 1 }, { buffer, count: 22 }, { scene }))).toEqual([22, 21]);
-        expect(records(() => small.encodeSphereOrientedBoxPairs(encoder, { buffer, count: 1 }, { buffer, count: 22 }, { scene }))).toEqual([22, 21]);
-        expect(records(() => small.encodeRaycast(encoder, { buffer, count: 33 }, { buffer, count: 1 }, { scene }))).toEqual([33, 32]);
-        expect(records(() => small.encodeSphereCast(encoder, { buffer, count: 33 }, { buffer, count: 1 }, { scene }))).toEqual([33, 32]);
+        expect(
+          records(() => small.encodeSphereBoxPairs(encoder, { buffer, count: 1 }, { buffer, count: 22 }, { scene })),
+        ).toEqual([22, 21]);
+        expect(
+          records(() =>
+            small.encodeSphereOrientedBoxPairs(encoder, { buffer, count: 1 }, { buffer, count: 22 }, { scene }),
+          ),
+        ).toEqual([22, 21]);
+        expect(
+          records(() => small.encodeRaycast(encoder, { buffer, count: 33 }, { buffer, count: 1 }, { scene })),
+        ).toEqual([33, 32]);
+        expect(
+          records(() => small.encodeSphereCast(encoder, { buffer, count: 33 }, { buffer, count: 1 }, { scene })),
+        ).toEqual([33, 32]);
       } finally {
         encoder.finish();
         buffer.destroy();
@@ -188,7 +233,9 @@ describe('hostile input catalogue (docs/RELIABILITY.md)', () => {
       const full = await rejection(() => small.spherePairs(scene, { broadphase: 'grid' }));
       expect(full).toBeInstanceOf(CapacityError);
       expect([(full as CapacityError).count, (full as CapacityError).capacity]).toEqual([780, 512]);
-      expect(sortPairs(await small.spherePairs(coincidentScene(32)))).toEqual(bruteForceSpherePairs(coincidentScene(32))); // 496 fit
+      expect(sortPairs(await small.spherePairs(coincidentScene(32)))).toEqual(
+        bruteForceSpherePairs(coincidentScene(32)),
+      ); // 496 fit
     } finally {
       small.destroy();
     }
@@ -230,9 +277,26 @@ describe('hostile input catalogue (docs/RELIABILITY.md)', () => {
   });
 
   it('19. a nonzero radius or extent below 2^-60 (its square would underflow f32): tiny; tiny coordinates are valid', async () => {
-    expectInvalid(await rejection(() => gpu.collider.spherePairs(new Float32Array([0, 0, 0, 1, 0, 0, 0, 1e-20]))), 'spheres', 1, RULES.tiny);
-    expectInvalid(await rejection(() => gpu.collider.sphereOrientedBoxPairs(spheres(), new Float32Array([0, 0, 0, 1, 1e-30, 1, 0, 0, 0, 1]))), 'boxes', 0, RULES.tiny);
-    expectInvalid(await rejection(() => gpu.collider.sphereCast(new Float32Array([0, 0, 0, 1, 1, 1, 1e-25]), spheres())), 'casts', 0, RULES.tiny);
+    expectInvalid(
+      await rejection(() => gpu.collider.spherePairs(new Float32Array([0, 0, 0, 1, 0, 0, 0, 1e-20]))),
+      'spheres',
+      1,
+      RULES.tiny,
+    );
+    expectInvalid(
+      await rejection(() =>
+        gpu.collider.sphereOrientedBoxPairs(spheres(), new Float32Array([0, 0, 0, 1, 1e-30, 1, 0, 0, 0, 1])),
+      ),
+      'boxes',
+      0,
+      RULES.tiny,
+    );
+    expectInvalid(
+      await rejection(() => gpu.collider.sphereCast(new Float32Array([0, 0, 0, 1, 1, 1, 1e-25]), spheres())),
+      'casts',
+      0,
+      RULES.tiny,
+    );
     // Subnormal and tiny coordinates, with radii of a normal size: the oracle's answer.
     const tiny = new Float32Array([1e-40, 0, 0, 1e-3, 2e-39, 0, 0, 1e-3, 5e-3, 1e-30, 0, 1e-3]);
     for (const broadphase of ['all-pairs', 'grid'] as const) {

@@ -20,7 +20,11 @@ const require = createRequire(import.meta.url);
 const config = require('../.dependency-cruiser.cjs');
 
 async function graph(): Promise<ICruiseResult> {
-  const result = await cruise(['src', 'shaders'], { ...config.options, ruleSet: { forbidden: config.forbidden }, validate: true });
+  const result = await cruise(['src', 'shaders'], {
+    ...config.options,
+    ruleSet: { forbidden: config.forbidden },
+    validate: true,
+  });
   return result.output as ICruiseResult;
 }
 
@@ -41,15 +45,21 @@ describe('layering', () => {
   it("a broad phase's two folders import no other phase, and only its registry line and its CPU twin import them", async () => {
     const { modules } = await graph();
     for (const name of BROADPHASE_NAMES) {
-      const own = (path: string): boolean => path.startsWith(`src/broadphase/${name}/`) || path.startsWith(`shaders/broadphase/${name}/`);
+      const own = (path: string): boolean =>
+        path.startsWith(`src/broadphase/${name}/`) || path.startsWith(`shaders/broadphase/${name}/`);
       const folders = modules.filter((m) => own(m.source));
       expect(folders.length, name).toBeGreaterThan(1);
       for (const m of folders) {
         for (const d of m.dependencies) {
-          expect(/^(src|shaders)\/broadphase\/[^/]+\//.test(d.resolved) && !own(d.resolved), `${m.source} → ${d.resolved}`).toBe(false);
+          expect(
+            /^(src|shaders)\/broadphase\/[^/]+\//.test(d.resolved) && !own(d.resolved),
+            `${m.source} → ${d.resolved}`,
+          ).toBe(false);
         }
       }
-      const importers = new Set(modules.filter((m) => !own(m.source) && m.dependencies.some((d) => own(d.resolved))).map((m) => m.source));
+      const importers = new Set(
+        modules.filter((m) => !own(m.source) && m.dependencies.some((d) => own(d.resolved))).map((m) => m.source),
+      );
       importers.delete('src/broadphase/registry.ts');
       for (const twin of [...importers].filter((path) => path.startsWith('src/reference/'))) importers.delete(twin);
       expect([...importers].sort(), name).toEqual([]);

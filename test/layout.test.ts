@@ -17,12 +17,25 @@ import { shaderVariants } from './support/shaderVariants.js';
 
 type AnyStruct = StructLayout<Record<string, FieldType>>;
 /** Every module that declares structs: the shared ones (src/layout.ts) and each subsystem's, beside its kernels. */
-const modules = [layout, gridLayout, allPairsLayout, sweepLayout, bvhLayout, passesLayout, residentLayout, particlesLayout];
-const structs = (modules.flatMap((m) => Object.values(m)) as unknown[]).filter((v): v is AnyStruct => typeof v === 'object' && v !== null && 'wgsl' in v && 'offsets' in v);
+const modules = [
+  layout,
+  gridLayout,
+  allPairsLayout,
+  sweepLayout,
+  bvhLayout,
+  passesLayout,
+  residentLayout,
+  particlesLayout,
+];
+const structs = (modules.flatMap((m) => Object.values(m)) as unknown[]).filter(
+  (v): v is AnyStruct => typeof v === 'object' && v !== null && 'wgsl' in v && 'offsets' in v,
+);
 
 /** The WGSL of a struct and of the structs it contains, in declaration order. */
 function declaration(struct: AnyStruct): string {
-  const inner = struct.fields.flatMap((f) => (typeof f.type === 'string' ? [] : [declaration(f.type.array as AnyStruct)]));
+  const inner = struct.fields.flatMap((f) =>
+    typeof f.type === 'string' ? [] : [declaration(f.type.array as AnyStruct)],
+  );
   return [...inner, struct.wgsl].join('\n');
 }
 
@@ -39,9 +52,11 @@ function hostStructs(code: string): Set<string> {
     const struct = name ? byName.get(name) : undefined;
     if (!struct || out.has(struct.name)) return;
     out.add(struct.name);
-    for (const member of struct.members) add((member.type as { format?: { name: string } }).format?.name ?? member.type.name);
+    for (const member of struct.members)
+      add((member.type as { format?: { name: string } }).format?.name ?? member.type.name);
   };
-  for (const v of [...reflect.uniforms, ...reflect.storage]) add((v.type as { format?: { name: string } }).format?.name ?? v.type.name);
+  for (const v of [...reflect.uniforms, ...reflect.storage])
+    add((v.type as { format?: { name: string } }).format?.name ?? v.type.name);
   return out;
 }
 
@@ -84,11 +99,16 @@ describe('layouts', () => {
   });
 
   it('packs values at their offsets', () => {
-    const data = new DataView(packStruct(gridLayout.GridParams, {
-      sphereCount: 7,
-      levelBias: -5,
-      levels: [{ dims: [4, 5, 6], cellSize: 0.5 }, { origin: [1, 2, 3], count: 9 }],
-    }));
+    const data = new DataView(
+      packStruct(gridLayout.GridParams, {
+        sphereCount: 7,
+        levelBias: -5,
+        levels: [
+          { dims: [4, 5, 6], cellSize: 0.5 },
+          { origin: [1, 2, 3], count: 9 },
+        ],
+      }),
+    );
     expect(data.getUint32(gridLayout.GridParams.offsets.sphereCount, true)).toBe(7);
     expect(data.getInt32(gridLayout.GridParams.offsets.levelBias, true)).toBe(-5);
     const level0 = gridLayout.GridParams.offsets.levels;
@@ -96,7 +116,9 @@ describe('layouts', () => {
     expect(data.getUint32(level0 + gridLayout.GridLevel.offsets.dims + 4, true)).toBe(5);
     expect(data.getFloat32(level0 + gridLayout.GridLevel.offsets.cellSize, true)).toBe(0.5);
     expect(data.getUint32(level0 + stride + gridLayout.GridLevel.offsets.count, true)).toBe(9);
-    expect([0, 4, 8].map((o) => data.getFloat32(level0 + stride + gridLayout.GridLevel.offsets.origin + o, true))).toEqual([1, 2, 3]);
+    expect(
+      [0, 4, 8].map((o) => data.getFloat32(level0 + stride + gridLayout.GridLevel.offsets.origin + o, true)),
+    ).toEqual([1, 2, 3]);
   });
 
   it('rejects values of the wrong shape', () => {

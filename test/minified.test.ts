@@ -31,7 +31,15 @@ async function minifiedLibrary(): Promise<Lib> {
 describe('a minified build', () => {
   it('keeps every error class name, and a bad device is an InvalidInputError naming options.device', async () => {
     const lib = await minifiedLibrary();
-    const names = ['CollideError', 'InvalidInputError', 'CapacityError', 'NoAdapterError', 'WebGPUError', 'DeviceLostError', 'DestroyedError'] as const;
+    const names = [
+      'CollideError',
+      'InvalidInputError',
+      'CapacityError',
+      'NoAdapterError',
+      'WebGPUError',
+      'DeviceLostError',
+      'DestroyedError',
+    ] as const;
     const made = [
       new lib.CollideError('m'),
       new lib.InvalidInputError('a', 0, 'r'),
@@ -44,8 +52,14 @@ describe('a minified build', () => {
     expect(made.map((e) => e.name)).toEqual([...names]);
     expect(String(made[2])).toMatch(/^CapacityError: /);
     for (const device of [42, {}, null]) {
-      for (const create of [() => lib.createCollider({ device: device as never }), () => lib.createParticleWorld({ device: device as never, capacity: 1 })]) {
-        const error = await create().then(() => new Error('expected a rejection'), (e: unknown) => e);
+      for (const create of [
+        () => lib.createCollider({ device: device as never }),
+        () => lib.createParticleWorld({ device: device as never, capacity: 1 }),
+      ]) {
+        const error = await create().then(
+          () => new Error('expected a rejection'),
+          (e: unknown) => e,
+        );
         expect(error, JSON.stringify(device)).toBeInstanceOf(lib.InvalidInputError);
         expect((error as InstanceType<Lib['InvalidInputError']>).argument).toBe('options.device');
         expect((error as InstanceType<Lib['InvalidInputError']>).rule).toBe(RULES.device);

@@ -9,7 +9,9 @@ import { checkCase, type FuzzCase } from './support/fuzz.js';
 
 const gpu = useGpu();
 const dir = new URL('./repro/', import.meta.url);
-const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 describe('fuzzer repros', () => {
   it('the repro directory holds at least the format sample', () => {

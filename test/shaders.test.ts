@@ -56,7 +56,11 @@ describe('shaders', () => {
   // WebGPU's defaults: maxStorageBuffersPerShaderStage 8, maxUniformBuffersPerShaderStage 12.
   it('every variant declares at most 8 storage buffers and 12 uniform buffers (the default limits)', () => {
     const over = variants
-      .map(([name, code]) => ({ name, storage: code.match(/var<storage/g)?.length ?? 0, uniform: code.match(/var<uniform>/g)?.length ?? 0 }))
+      .map(([name, code]) => ({
+        name,
+        storage: code.match(/var<storage/g)?.length ?? 0,
+        uniform: code.match(/var<uniform>/g)?.length ?? 0,
+      }))
       .filter((v) => v.storage > 8 || v.uniform > 12);
     expect(over).toEqual([]);
   });
@@ -66,7 +70,10 @@ describe('compiledFor: kernels compiled for a plan of one level', () => {
   it('reads level 0 through the literal index everywhere, and only when the plan has one level', () => {
     for (const [name, code] of variants.filter(([n]) => n.includes('oneLevel=true'))) {
       expect(code.match(/grid\.levels\[[^\]]*\]/g) ?? [], name).not.toHaveLength(0);
-      expect((code.match(/grid\.levels\[[^\]]*\]/g) ?? []).filter((m) => m !== 'grid.levels[0u]'), name).toEqual([]);
+      expect(
+        (code.match(/grid\.levels\[[^\]]*\]/g) ?? []).filter((m) => m !== 'grid.levels[0u]'),
+        name,
+      ).toEqual([]);
     }
     for (const [name, code] of variants.filter(([n]) => n.includes('oneLevel=false'))) {
       expect(code.includes('grid.levels[0u]'), name).toBe(false);
@@ -76,8 +83,14 @@ describe('compiledFor: kernels compiled for a plan of one level', () => {
   });
 
   it('refuses an index it cannot rewrite, rather than leave a level read behind', () => {
-    expect(compiledFor('let a = grid.levels[b].dims;', { dense: true, oneLevel: false })).toBe('let a = grid.levels[b].dims;');
-    expect(compiledFor('let a = grid.levels[ b ].dims;', { dense: true, oneLevel: true })).toBe('let a = grid.levels[0u].dims;');
-    expect(() => compiledFor('let a = grid.levels[b + 1u].dims;', { dense: true, oneLevel: true })).toThrow(/not a name/);
+    expect(compiledFor('let a = grid.levels[b].dims;', { dense: true, oneLevel: false })).toBe(
+      'let a = grid.levels[b].dims;',
+    );
+    expect(compiledFor('let a = grid.levels[ b ].dims;', { dense: true, oneLevel: true })).toBe(
+      'let a = grid.levels[0u].dims;',
+    );
+    expect(() => compiledFor('let a = grid.levels[b + 1u].dims;', { dense: true, oneLevel: true })).toThrow(
+      /not a name/,
+    );
   });
 });

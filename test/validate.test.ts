@@ -29,7 +29,13 @@ function expectInvalid(error: unknown, argument: string, index: number, rule: st
 const good = (): Float32Array => new Float32Array([0, 0, 0, 1, 1, 0, 0, 1, 5, 5, 5, 2]);
 
 describe('sphere input validation', () => {
-  for (const [what, value] of [['an Array', [0, 0, 0, 1]], ['a Float64Array', new Float64Array(4)], ['null', null], ['undefined', undefined], ['a string', 'spheres']] as const) {
+  for (const [what, value] of [
+    ['an Array', [0, 0, 0, 1]],
+    ['a Float64Array', new Float64Array(4)],
+    ['null', null],
+    ['undefined', undefined],
+    ['a string', 'spheres'],
+  ] as const) {
     it(`rejects ${what}: must be a Float32Array`, async () => {
       expectInvalid(await rejection(value), 'spheres', -1, RULES.type);
     });
@@ -83,7 +89,9 @@ describe('sphere input validation', () => {
     })() as CapacityError;
     expect(error).toBeInstanceOf(CapacityError);
     expect([error.count, error.capacity]).toEqual([3, 2]);
-    expect(gpu.collider.limits.maxSpheres).toBe(Math.floor(Math.min(gpu.device.limits.maxStorageBufferBindingSize, gpu.device.limits.maxBufferSize) / 16));
+    expect(gpu.collider.limits.maxSpheres).toBe(
+      Math.floor(Math.min(gpu.device.limits.maxStorageBufferBindingSize, gpu.device.limits.maxBufferSize) / 16),
+    );
   });
 });
 
@@ -132,8 +140,14 @@ describe('option validation', () => {
     [42, 'options.grid'],
   ] as const) {
     it(`createCollider and createParticleWorld reject grid ${JSON.stringify(grid)}`, async () => {
-      for (const create of [() => createCollider({ device: gpu.device, grid: grid as never }), () => createParticleWorld({ device: gpu.device, capacity: 4, grid: grid as never })]) {
-        const error = await create().then(() => new Error('expected a rejection'), (e: unknown) => e);
+      for (const create of [
+        () => createCollider({ device: gpu.device, grid: grid as never }),
+        () => createParticleWorld({ device: gpu.device, capacity: 4, grid: grid as never }),
+      ]) {
+        const error = await create().then(
+          () => new Error('expected a rejection'),
+          (e: unknown) => e,
+        );
         expectInvalid(error, argument, -1, RULES.option);
       }
     });
@@ -143,7 +157,9 @@ describe('option validation', () => {
     const expected = sortPairs(await gpu.collider.spherePairs(spheres, { broadphase: 'all-pairs' }));
     for (let levelStep = 1; levelStep <= 8; levelStep++) {
       const collider = await createCollider({ device: gpu.device, grid: { levelStep } });
-      expect(sortPairs(await collider.spherePairs(spheres, { broadphase: 'grid' })), `levelStep ${levelStep}`).toEqual(expected);
+      expect(sortPairs(await collider.spherePairs(spheres, { broadphase: 'grid' })), `levelStep ${levelStep}`).toEqual(
+        expected,
+      );
       collider.destroy();
     }
   });
@@ -164,7 +180,11 @@ describe('box, ray and cast validation', () => {
     casts: () => new Float32Array([0, 0, 0, 1, 1, 1, 0.5, 5, 5, 5, 6, 6, 6, 0]),
   };
   const strides = { aabbs: 6, boxes: 10, rays: 6, casts: 7 };
-  const reject = (fn: (v: unknown) => Promise<unknown>, v: unknown): Promise<unknown> => fn(v).then(() => new Error('expected a rejection'), (e: unknown) => e);
+  const reject = (fn: (v: unknown) => Promise<unknown>, v: unknown): Promise<unknown> =>
+    fn(v).then(
+      () => new Error('expected a rejection'),
+      (e: unknown) => e,
+    );
 
   for (const arg of ['aabbs', 'boxes', 'rays', 'casts'] as const) {
     it(`${arg}: must be a Float32Array of whole records, all finite`, async () => {
@@ -186,7 +206,9 @@ describe('box, ray and cast validation', () => {
       v[6 + axis] = 1; // min of record 1 above its max (0)
       expectInvalid(await reject(call.aabbs, v), 'aabbs', 1, RULES.minMax);
     }
-    expect((await gpu.collider.sphereBoxPairs(spheres, new Float32Array([1, 0, 0, 1, 0, 0]))).length).toBeGreaterThan(0);
+    expect((await gpu.collider.sphereBoxPairs(spheres, new Float32Array([1, 0, 0, 1, 0, 0]))).length).toBeGreaterThan(
+      0,
+    );
   });
 
   it('boxes: negative half extents and a zero quaternion are rejected', async () => {
@@ -218,7 +240,9 @@ describe('box, ray and cast validation', () => {
     const miss = new Float32Array([100, 100, 100, 101, 100, 100]);
     const nearest = await gpu.collider.raycast(miss, spheres, { maxHits: 0 });
     expect(Array.from(nearest.index)).toEqual([-1]);
-    const cast = await gpu.collider.sphereCast(new Float32Array([100, 100, 100, 101, 100, 100, 0.5]), spheres, { maxHits: 0 });
+    const cast = await gpu.collider.sphereCast(new Float32Array([100, 100, 100, 101, 100, 100, 0.5]), spheres, {
+      maxHits: 0,
+    });
     expect(Array.from(cast.index)).toEqual([-1]);
     const all = await gpu.collider.raycast(miss, spheres, { allHits: true, maxHits: 0 });
     expect(all.index.length).toBe(0);
@@ -227,31 +251,93 @@ describe('box, ray and cast validation', () => {
   it('an options argument that is not an object (null, a number) is an option error, not a TypeError', async () => {
     const rays = valid.rays();
     for (const options of [null, 7, 'fast']) {
-      expectInvalid(await gpu.collider.spherePairs(spheres, options as never).catch((e) => e), 'options', -1, RULES.option);
-      expectInvalid(await gpu.collider.sphereBoxPairs(spheres, valid.aabbs(), options as never).catch((e) => e), 'options', -1, RULES.option);
-      expectInvalid(await gpu.collider.sphereOrientedBoxPairs(spheres, valid.boxes(), options as never).catch((e) => e), 'options', -1, RULES.option);
-      expectInvalid(await gpu.collider.raycast(rays, spheres, options as never).catch((e) => e), 'options', -1, RULES.option);
-      expectInvalid(await gpu.collider.sphereCast(valid.casts(), spheres, options as never).catch((e) => e), 'options', -1, RULES.option);
+      expectInvalid(
+        await gpu.collider.spherePairs(spheres, options as never).catch((e) => e),
+        'options',
+        -1,
+        RULES.option,
+      );
+      expectInvalid(
+        await gpu.collider.sphereBoxPairs(spheres, valid.aabbs(), options as never).catch((e) => e),
+        'options',
+        -1,
+        RULES.option,
+      );
+      expectInvalid(
+        await gpu.collider.sphereOrientedBoxPairs(spheres, valid.boxes(), options as never).catch((e) => e),
+        'options',
+        -1,
+        RULES.option,
+      );
+      expectInvalid(
+        await gpu.collider.raycast(rays, spheres, options as never).catch((e) => e),
+        'options',
+        -1,
+        RULES.option,
+      );
+      expectInvalid(
+        await gpu.collider.sphereCast(valid.casts(), spheres, options as never).catch((e) => e),
+        'options',
+        -1,
+        RULES.option,
+      );
       expectInvalid(await createCollider(options as never).catch((e) => e), 'options', -1, RULES.option);
     }
   });
 
   it('createCollider checks maxBindingBytes (an integer ≥ 16) and maxWorkgroupsPerDimension (an integer ≥ 1)', async () => {
     for (const maxBindingBytes of [NaN, 'x', -1, 0, 15, 100.5]) {
-      expectInvalid(await createCollider({ device: gpu.device, maxBindingBytes: maxBindingBytes as never }).catch((e) => e), 'options.maxBindingBytes', -1, RULES.option);
+      expectInvalid(
+        await createCollider({ device: gpu.device, maxBindingBytes: maxBindingBytes as never }).catch((e) => e),
+        'options.maxBindingBytes',
+        -1,
+        RULES.option,
+      );
     }
     for (const maxWorkgroupsPerDimension of [NaN, 'x', -1, 0, 1.5]) {
-      expectInvalid(await createCollider({ device: gpu.device, maxWorkgroupsPerDimension: maxWorkgroupsPerDimension as never }).catch((e) => e), 'options.maxWorkgroupsPerDimension', -1, RULES.option);
-      const world = await createParticleWorld({ device: gpu.device, capacity: 4, maxWorkgroupsPerDimension: maxWorkgroupsPerDimension as never }).catch((e) => e);
+      expectInvalid(
+        await createCollider({
+          device: gpu.device,
+          maxWorkgroupsPerDimension: maxWorkgroupsPerDimension as never,
+        }).catch((e) => e),
+        'options.maxWorkgroupsPerDimension',
+        -1,
+        RULES.option,
+      );
+      const world = await createParticleWorld({
+        device: gpu.device,
+        capacity: 4,
+        maxWorkgroupsPerDimension: maxWorkgroupsPerDimension as never,
+      }).catch((e) => e);
       expectInvalid(world, 'options.maxWorkgroupsPerDimension', -1, RULES.option);
     }
   });
 
   it('query options: broadphase, allHits, maxHits', async () => {
     const rays = valid.rays();
-    expectInvalid(await gpu.collider.raycast(rays, spheres, { broadphase: 'octree' as never }).catch((e) => e), 'options.broadphase', -1, RULES.option);
-    expectInvalid(await gpu.collider.raycast(rays, spheres, { allHits: 1 as never }).catch((e) => e), 'options.allHits', -1, RULES.option);
-    expectInvalid(await gpu.collider.raycast(rays, spheres, { allHits: true, maxHits: -2 }).catch((e) => e), 'options.maxHits', -1, RULES.option);
-    expectInvalid(await gpu.collider.sphereBoxPairs(spheres, valid.aabbs(), { maxPairs: 0.5 }).catch((e) => e), 'options.maxPairs', -1, RULES.option);
+    expectInvalid(
+      await gpu.collider.raycast(rays, spheres, { broadphase: 'octree' as never }).catch((e) => e),
+      'options.broadphase',
+      -1,
+      RULES.option,
+    );
+    expectInvalid(
+      await gpu.collider.raycast(rays, spheres, { allHits: 1 as never }).catch((e) => e),
+      'options.allHits',
+      -1,
+      RULES.option,
+    );
+    expectInvalid(
+      await gpu.collider.raycast(rays, spheres, { allHits: true, maxHits: -2 }).catch((e) => e),
+      'options.maxHits',
+      -1,
+      RULES.option,
+    );
+    expectInvalid(
+      await gpu.collider.sphereBoxPairs(spheres, valid.aabbs(), { maxPairs: 0.5 }).catch((e) => e),
+      'options.maxPairs',
+      -1,
+      RULES.option,
+    );
   });
 });

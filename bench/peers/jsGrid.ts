@@ -91,7 +91,8 @@ const f32 = (n: number) => new Float32Array(n);
 
 /** The first occupied cell of a sparse level whose linear index is ≥ key (binary search). */
 function lowerBound(cellKey: Float64Array, key: number): number {
-  let lo = 0, hi = cellKey.length;
+  let lo = 0,
+    hi = cellKey.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (cellKey[mid] < key) lo = mid + 1;
@@ -112,19 +113,42 @@ function countingPass(order: Uint32Array, digit: Uint32Array, range: number, to:
 function buildLevel(spheres: Float32Array, members: Uint32Array, rMax: number, bounds: number[], tag: number): Level {
   const m = members.length;
   const [minX, minY, minZ, maxX, maxY, maxZ] = bounds;
-  const ex = maxX - minX, ey = maxY - minY, ez = maxZ - minZ;
+  const ex = maxX - minX,
+    ey = maxY - minY,
+    ez = maxZ - minZ;
   let size = Math.max(2 * rMax * (1 + 1e-6), ex / (AXIS_CELLS - 2), ey / (AXIS_CELLS - 2), ez / (AXIS_CELLS - 2));
   if (rMax === 0) {
     // Points: any cell finds the coincident ones; take the mean spacing over the bounds (its non-flat axes).
-    let volume = 1, axes = 0;
-    for (const e of [ex, ey, ez]) if (e > 0) { volume *= e; axes++; }
+    let volume = 1,
+      axes = 0;
+    for (const e of [ex, ey, ez])
+      if (e > 0) {
+        volume *= e;
+        axes++;
+      }
     if (axes) size = Math.max(size, (volume / m) ** (1 / axes));
   }
   if (!(size > 0)) size = 1;
   const inv = 1 / size;
-  const nx = Math.floor(ex * inv) + 1, ny = Math.floor(ey * inv) + 1, nz = Math.floor(ez * inv) + 1;
+  const nx = Math.floor(ex * inv) + 1,
+    ny = Math.floor(ey * inv) + 1,
+    nz = Math.floor(ez * inv) + 1;
   const dense = nx * ny * nz <= DENSE_CELLS_PER_SPHERE * m + 4096;
-  const L: Level = { rMax, minX, minY, minZ, inv, nx, ny, nz, s: take(`s${tag}`, f32, 4 * m), id: take(`id${tag}`, u32, m), start: new Uint32Array(0), cells: 0, cellKey: null };
+  const L: Level = {
+    rMax,
+    minX,
+    minY,
+    minZ,
+    inv,
+    nx,
+    ny,
+    nz,
+    s: take(`s${tag}`, f32, 4 * m),
+    id: take(`id${tag}`, u32, m),
+    start: new Uint32Array(0),
+    cells: 0,
+    cellKey: null,
+  };
   if (dense) {
     // Two stable counting passes, so that neither reads or writes all over memory: by z layer
     // (copying x, y, z, r, cell and index into layer order), then by cell within that order,
@@ -140,11 +164,14 @@ function buildLevel(spheres: Float32Array, members: Uint32Array, rMax: number, b
       layerStart[z + 1]++;
     }
     for (let z = 0; z < nz; z++) layerStart[z + 1] += layerStart[z];
-    const ts = take('ts', f32, 4 * m), tcell = take('tcell', u32, m), tid = take('tid', u32, m);
+    const ts = take('ts', f32, 4 * m),
+      tcell = take('tcell', u32, m),
+      tid = take('tid', u32, m);
     for (let k = 0; k < m; k++) {
       const c = cellOf[k];
       const p = layerStart[Math.floor(c / plane)]++;
-      const i = members[k], b = 4 * i;
+      const i = members[k],
+        b = 4 * i;
       ts[4 * p] = spheres[b];
       ts[4 * p + 1] = spheres[b + 1];
       ts[4 * p + 2] = spheres[b + 2];
@@ -157,7 +184,8 @@ function buildLevel(spheres: Float32Array, members: Uint32Array, rMax: number, b
     for (let c = 0; c < L.cells; c++) start[c + 1] += start[c];
     const fill = take('fill', u32, L.cells);
     fill.set(start.subarray(0, L.cells));
-    const s = L.s, id = L.id;
+    const s = L.s,
+      id = L.id;
     for (let p = 0; p < m; p++) {
       const q = fill[tcell[p]]++;
       s[4 * q] = ts[4 * p];
@@ -171,14 +199,17 @@ function buildLevel(spheres: Float32Array, members: Uint32Array, rMax: number, b
   } else {
     // Sparse: a stable radix sort by cell (x, then y, then z: at most 2^17 values each), then
     // the runs of equal cells are the occupied cells.
-    const cx = new Uint32Array(m), cy = new Uint32Array(m), cz = new Uint32Array(m);
+    const cx = new Uint32Array(m),
+      cy = new Uint32Array(m),
+      cz = new Uint32Array(m);
     for (let k = 0; k < m; k++) {
       const b = 4 * members[k];
       cx[k] = Math.floor((spheres[b] - minX) * inv);
       cy[k] = Math.floor((spheres[b + 1] - minY) * inv);
       cz[k] = Math.floor((spheres[b + 2] - minZ) * inv);
     }
-    const a = new Uint32Array(m), b = new Uint32Array(m);
+    const a = new Uint32Array(m),
+      b = new Uint32Array(m);
     for (let k = 0; k < m; k++) a[k] = k;
     countingPass(a, cx, nx, b);
     countingPass(b, cy, ny, a);
@@ -186,7 +217,8 @@ function buildLevel(spheres: Float32Array, members: Uint32Array, rMax: number, b
     const order = b;
     const cellKey = new Float64Array(m);
     const start = new Uint32Array(m + 1);
-    let cells = 0, last = -1;
+    let cells = 0,
+      last = -1;
     for (let p = 0; p < m; p++) {
       const k = order[p];
       const key = cx[k] + nx * (cy[k] + ny * cz[k]);
@@ -201,9 +233,11 @@ function buildLevel(spheres: Float32Array, members: Uint32Array, rMax: number, b
     L.cellKey = cellKey.slice(0, cells);
     L.start = start.slice(0, cells + 1);
     // Copy the spheres into cell order.
-    const s = L.s, id = L.id;
+    const s = L.s,
+      id = L.id;
     for (let p = 0; p < m; p++) {
-      const i = members[order[p]], b = 4 * i;
+      const i = members[order[p]],
+        b = 4 * i;
       s[4 * p] = spheres[b];
       s[4 * p + 1] = spheres[b + 1];
       s[4 * p + 2] = spheres[b + 2];
@@ -230,15 +264,36 @@ function grow(out: Out, need: number): Uint32Array {
 }
 
 /** Tests entries a..e against entries a2..e2 (disjoint ranges of one level, or of two levels). */
-function testSpan(s: Float32Array, id: Uint32Array, a: number, e: number, s2: Float32Array, id2: Uint32Array, a2: number, e2: number, out: Out): void {
-  let buf = out.buf, len = out.len;
+function testSpan(
+  s: Float32Array,
+  id: Uint32Array,
+  a: number,
+  e: number,
+  s2: Float32Array,
+  id2: Uint32Array,
+  a2: number,
+  e2: number,
+  out: Out,
+): void {
+  let buf = out.buf,
+    len = out.len;
   for (let p = a; p < e; p++) {
-    const x = s[4 * p], y = s[4 * p + 1], z = s[4 * p + 2], r = s[4 * p + 3];
+    const x = s[4 * p],
+      y = s[4 * p + 1],
+      z = s[4 * p + 2],
+      r = s[4 * p + 3];
     for (let q = a2; q < e2; q++) {
-      const dx = s2[4 * q] - x, dy = s2[4 * q + 1] - y, dz = s2[4 * q + 2] - z, t = r + s2[4 * q + 3];
+      const dx = s2[4 * q] - x,
+        dy = s2[4 * q + 1] - y,
+        dz = s2[4 * q + 2] - z,
+        t = r + s2[4 * q + 3];
       if (dx * dx + dy * dy + dz * dz <= t * t) {
-        if (len + 2 > buf.length) { out.len = len; buf = grow(out, len + 2); }
-        const i = id[p], j = id2[q];
+        if (len + 2 > buf.length) {
+          out.len = len;
+          buf = grow(out, len + 2);
+        }
+        const i = id[p],
+          j = id2[q];
         buf[len++] = i < j ? i : j;
         buf[len++] = i < j ? j : i;
       }
@@ -263,19 +318,34 @@ function pairsWithin(L: Level, out: Out): void {
   const plane = nx * ny;
   const ptr = new Int32Array(4);
   for (let c = 0; c < cells; c++) {
-    const a = start[c], e = start[c + 1];
+    const a = start[c],
+      e = start[c + 1];
     if (a === e) continue;
     const key = cellKey === null ? c : cellKey[c];
-    const cx = key % nx, yz = (key - cx) / nx, cy = yz % ny, cz = (yz - cy) / ny;
+    const cx = key % nx,
+      yz = (key - cx) / nx,
+      cy = yz % ny,
+      cz = (yz - cy) / ny;
     // Own cell: each pair once.
-    let buf = out.buf, len = out.len;
+    let buf = out.buf,
+      len = out.len;
     for (let p = a; p < e; p++) {
-      const x = s[4 * p], y = s[4 * p + 1], z = s[4 * p + 2], r = s[4 * p + 3];
+      const x = s[4 * p],
+        y = s[4 * p + 1],
+        z = s[4 * p + 2],
+        r = s[4 * p + 3];
       for (let q = p + 1; q < e; q++) {
-        const dx = s[4 * q] - x, dy = s[4 * q + 1] - y, dz = s[4 * q + 2] - z, t = r + s[4 * q + 3];
+        const dx = s[4 * q] - x,
+          dy = s[4 * q + 1] - y,
+          dz = s[4 * q + 2] - z,
+          t = r + s[4 * q + 3];
         if (dx * dx + dy * dy + dz * dz <= t * t) {
-          if (len + 2 > buf.length) { out.len = len; buf = grow(out, len + 2); }
-          const i = id[p], j = id[q];
+          if (len + 2 > buf.length) {
+            out.len = len;
+            buf = grow(out, len + 2);
+          }
+          const i = id[p],
+            j = id[q];
           buf[len++] = i < j ? i : j;
           buf[len++] = i < j ? j : i;
         }
@@ -288,10 +358,12 @@ function pairsWithin(L: Level, out: Out): void {
       if (start[c + 2] > e) testSpan(s, id, a, e, s, id, e, start[c + 2], out);
     }
     for (let row = 0; row < 4; row++) {
-      const y2 = cy + ROWS_DY[row], z2 = cz + ROWS_DZ[row];
+      const y2 = cy + ROWS_DY[row],
+        z2 = cz + ROWS_DZ[row];
       if (y2 < 0 || y2 >= ny || z2 >= nz) continue;
       const base = key + nx * ROWS_DY[row] + plane * ROWS_DZ[row];
-      const lo = cx > 0 ? base - 1 : base, hi = cx + 1 < nx ? base + 1 : base;
+      const lo = cx > 0 ? base - 1 : base,
+        hi = cx + 1 < nx ? base + 1 : base;
       let a2: number, e2: number;
       if (cellKey === null) {
         a2 = start[lo];
@@ -316,22 +388,34 @@ function pairsWithin(L: Level, out: Out): void {
  * a row: by index when the coarse level is dense, by a binary search when sparse).
  */
 function pairsAcross(F: Level, C: Level, out: Out): void {
-  const s = F.s, id = F.id, cs = C.s, cid = C.id, cstart = C.start;
+  const s = F.s,
+    id = F.id,
+    cs = C.s,
+    cid = C.id,
+    cstart = C.start;
   const { minX, minY, minZ, inv, nx, ny, nz } = C;
-  const cellKey = C.cellKey, dense = cellKey === null;
+  const cellKey = C.cellKey,
+    dense = cellKey === null;
   const m = id.length;
   for (let p = 0; p < m; p++) {
-    const x = s[4 * p], y = s[4 * p + 1], z = s[4 * p + 2], r = s[4 * p + 3];
+    const x = s[4 * p],
+      y = s[4 * p + 1],
+      z = s[4 * p + 2],
+      r = s[4 * p + 3];
     const h = (r + C.rMax) * (1 + 1e-6);
-    const x0 = Math.max(Math.floor((x - h - minX) * inv), 0), x1 = Math.min(Math.floor((x + h - minX) * inv), nx - 1);
-    const y0 = Math.max(Math.floor((y - h - minY) * inv), 0), y1 = Math.min(Math.floor((y + h - minY) * inv), ny - 1);
-    const z0 = Math.max(Math.floor((z - h - minZ) * inv), 0), z1 = Math.min(Math.floor((z + h - minZ) * inv), nz - 1);
+    const x0 = Math.max(Math.floor((x - h - minX) * inv), 0),
+      x1 = Math.min(Math.floor((x + h - minX) * inv), nx - 1);
+    const y0 = Math.max(Math.floor((y - h - minY) * inv), 0),
+      y1 = Math.min(Math.floor((y + h - minY) * inv), ny - 1);
+    const z0 = Math.max(Math.floor((z - h - minZ) * inv), 0),
+      z1 = Math.min(Math.floor((z + h - minZ) * inv), nz - 1);
     if (x0 > x1) continue;
     for (let cz = z0; cz <= z1; cz++) {
       for (let cy = y0; cy <= y1; cy++) {
         if (dense) {
           const base = nx * (cy + ny * cz);
-          const a2 = cstart[base + x0], e2 = cstart[base + x1 + 1];
+          const a2 = cstart[base + x0],
+            e2 = cstart[base + x1 + 1];
           if (e2 > a2) testSpan(s, id, p, p + 1, cs, cid, a2, e2, out);
         } else {
           const base = nx * (cy + ny * cz);
@@ -377,7 +461,8 @@ function buildLevels(spheres: Float32Array, levelsOut?: JsGridLevels): Level[] {
   const binCount = new Uint32Array(bins);
   const binR = new Float64Array(bins);
   // Each bin's count, largest radius and bounds (to judge how sparse a finer bin is in a coarser level's cells).
-  const lo = new Float64Array(3 * bins).fill(Infinity), hi = new Float64Array(3 * bins).fill(-Infinity);
+  const lo = new Float64Array(3 * bins).fill(Infinity),
+    hi = new Float64Array(3 * bins).fill(-Infinity);
   const first = rMax / LEVEL_FACTOR;
   for (let i = 0; i < n; i++) {
     const r = spheres[4 * i + 3];
@@ -457,9 +542,12 @@ export function jsGridSphereBoxPairs(spheres: Float32Array, boxes: Float32Array,
   if (n === 0 || m === 0) return new Uint32Array(0);
   const levels = buildLevels(spheres);
   const out: Out = { buf: new Uint32Array(Math.max(1024, m)), len: 0 };
-  const lo = [0, 0, 0], hi = [0, 0, 0];
+  const lo = [0, 0, 0],
+    hi = [0, 0, 0];
   // An oriented box: centre, half extents, and its axes (the rotation's columns) as rows of R.
-  const c = [0, 0, 0], h = [0, 0, 0], R = new Float64Array(9);
+  const c = [0, 0, 0],
+    h = [0, 0, 0],
+    R = new Float64Array(9);
   for (let k = 0; k < m; k++) {
     const b = stride * k;
     if (shape === 'aabb') {
@@ -469,11 +557,20 @@ export function jsGridSphereBoxPairs(spheres: Float32Array, boxes: Float32Array,
       }
     } else {
       const len = Math.hypot(boxes[b + 6], boxes[b + 7], boxes[b + 8], boxes[b + 9]);
-      const x = boxes[b + 6] / len, y = boxes[b + 7] / len, z = boxes[b + 8] / len, w = boxes[b + 9] / len;
+      const x = boxes[b + 6] / len,
+        y = boxes[b + 7] / len,
+        z = boxes[b + 8] / len,
+        w = boxes[b + 9] / len;
       // R's rows are the box's axes in world space: in box space, v_a = R[3a..3a+2] · (S − centre).
-      R[0] = 1 - 2 * (y * y + z * z); R[1] = 2 * (x * y + w * z); R[2] = 2 * (x * z - w * y);
-      R[3] = 2 * (x * y - w * z); R[4] = 1 - 2 * (x * x + z * z); R[5] = 2 * (y * z + w * x);
-      R[6] = 2 * (x * z + w * y); R[7] = 2 * (y * z - w * x); R[8] = 1 - 2 * (x * x + y * y);
+      R[0] = 1 - 2 * (y * y + z * z);
+      R[1] = 2 * (x * y + w * z);
+      R[2] = 2 * (x * z - w * y);
+      R[3] = 2 * (x * y - w * z);
+      R[4] = 1 - 2 * (x * x + z * z);
+      R[5] = 2 * (y * z + w * x);
+      R[6] = 2 * (x * z + w * y);
+      R[7] = 2 * (y * z - w * x);
+      R[8] = 1 - 2 * (x * x + y * y);
       let size = 0;
       for (let a = 0; a < 3; a++) {
         c[a] = boxes[b + a];
@@ -491,9 +588,12 @@ export function jsGridSphereBoxPairs(spheres: Float32Array, boxes: Float32Array,
     for (const L of levels) {
       const { s, id, start, minX, minY, minZ, inv, nx, ny, nz, cellKey } = L;
       const g = L.rMax * (1 + 1e-6);
-      const x0 = Math.max(Math.floor((lo[0] - g - minX) * inv), 0), x1 = Math.min(Math.floor((hi[0] + g - minX) * inv), nx - 1);
-      const y0 = Math.max(Math.floor((lo[1] - g - minY) * inv), 0), y1 = Math.min(Math.floor((hi[1] + g - minY) * inv), ny - 1);
-      const z0 = Math.max(Math.floor((lo[2] - g - minZ) * inv), 0), z1 = Math.min(Math.floor((hi[2] + g - minZ) * inv), nz - 1);
+      const x0 = Math.max(Math.floor((lo[0] - g - minX) * inv), 0),
+        x1 = Math.min(Math.floor((hi[0] + g - minX) * inv), nx - 1);
+      const y0 = Math.max(Math.floor((lo[1] - g - minY) * inv), 0),
+        y1 = Math.min(Math.floor((hi[1] + g - minY) * inv), ny - 1);
+      const z0 = Math.max(Math.floor((lo[2] - g - minZ) * inv), 0),
+        z1 = Math.min(Math.floor((hi[2] + g - minZ) * inv), nz - 1);
       if (x0 > x1 || y0 > y1 || z0 > z1) continue;
       const test = shape === 'aabb' ? testAabb : testObb;
       if ((y1 - y0 + 1) * (z1 - z0 + 1) > id.length) {
@@ -523,14 +623,40 @@ export function jsGridSphereBoxPairs(spheres: Float32Array, boxes: Float32Array,
 }
 
 /** Entries a..e of a level against AABB k (lo, hi): the oracle's clamp, in double. */
-function testAabb(s: Float32Array, id: Uint32Array, a: number, e: number, k: number, lo: number[], hi: number[], _c: number[], _h: number[], _R: Float64Array, out: Out): void {
-  let buf = out.buf, len = out.len;
-  const lx = lo[0], ly = lo[1], lz = lo[2], hx = hi[0], hy = hi[1], hz = hi[2];
+function testAabb(
+  s: Float32Array,
+  id: Uint32Array,
+  a: number,
+  e: number,
+  k: number,
+  lo: number[],
+  hi: number[],
+  _c: number[],
+  _h: number[],
+  _R: Float64Array,
+  out: Out,
+): void {
+  let buf = out.buf,
+    len = out.len;
+  const lx = lo[0],
+    ly = lo[1],
+    lz = lo[2],
+    hx = hi[0],
+    hy = hi[1],
+    hz = hi[2];
   for (let p = a; p < e; p++) {
-    const x = s[4 * p], y = s[4 * p + 1], z = s[4 * p + 2], r = s[4 * p + 3];
-    const dx = (x < lx ? lx : x > hx ? hx : x) - x, dy = (y < ly ? ly : y > hy ? hy : y) - y, dz = (z < lz ? lz : z > hz ? hz : z) - z;
+    const x = s[4 * p],
+      y = s[4 * p + 1],
+      z = s[4 * p + 2],
+      r = s[4 * p + 3];
+    const dx = (x < lx ? lx : x > hx ? hx : x) - x,
+      dy = (y < ly ? ly : y > hy ? hy : y) - y,
+      dz = (z < lz ? lz : z > hz ? hz : z) - z;
     if (dx * dx + dy * dy + dz * dz <= r * r) {
-      if (len + 2 > buf.length) { out.len = len; buf = grow(out, len + 2); }
+      if (len + 2 > buf.length) {
+        out.len = len;
+        buf = grow(out, len + 2);
+      }
       buf[len++] = id[p];
       buf[len++] = k;
     }
@@ -540,15 +666,43 @@ function testAabb(s: Float32Array, id: Uint32Array, a: number, e: number, k: num
 }
 
 /** Entries a..e of a level against oriented box k (centre c, half extents h, rotation R): clamp in box space, in double. */
-function testObb(s: Float32Array, id: Uint32Array, a: number, e: number, k: number, _lo: number[], _hi: number[], c: number[], h: number[], R: Float64Array, out: Out): void {
-  let buf = out.buf, len = out.len;
-  const cx = c[0], cy = c[1], cz = c[2], hx = h[0], hy = h[1], hz = h[2];
+function testObb(
+  s: Float32Array,
+  id: Uint32Array,
+  a: number,
+  e: number,
+  k: number,
+  _lo: number[],
+  _hi: number[],
+  c: number[],
+  h: number[],
+  R: Float64Array,
+  out: Out,
+): void {
+  let buf = out.buf,
+    len = out.len;
+  const cx = c[0],
+    cy = c[1],
+    cz = c[2],
+    hx = h[0],
+    hy = h[1],
+    hz = h[2];
   for (let p = a; p < e; p++) {
-    const x = s[4 * p] - cx, y = s[4 * p + 1] - cy, z = s[4 * p + 2] - cz, r = s[4 * p + 3];
-    const u = R[0] * x + R[1] * y + R[2] * z, v = R[3] * x + R[4] * y + R[5] * z, w = R[6] * x + R[7] * y + R[8] * z;
-    const du = (u < -hx ? -hx : u > hx ? hx : u) - u, dv = (v < -hy ? -hy : v > hy ? hy : v) - v, dw = (w < -hz ? -hz : w > hz ? hz : w) - w;
+    const x = s[4 * p] - cx,
+      y = s[4 * p + 1] - cy,
+      z = s[4 * p + 2] - cz,
+      r = s[4 * p + 3];
+    const u = R[0] * x + R[1] * y + R[2] * z,
+      v = R[3] * x + R[4] * y + R[5] * z,
+      w = R[6] * x + R[7] * y + R[8] * z;
+    const du = (u < -hx ? -hx : u > hx ? hx : u) - u,
+      dv = (v < -hy ? -hy : v > hy ? hy : v) - v,
+      dw = (w < -hz ? -hz : w > hz ? hz : w) - w;
     if (du * du + dv * dv + dw * dw <= r * r) {
-      if (len + 2 > buf.length) { out.len = len; buf = grow(out, len + 2); }
+      if (len + 2 > buf.length) {
+        out.len = len;
+        buf = grow(out, len + 2);
+      }
       buf[len++] = id[p];
       buf[len++] = k;
     }
@@ -567,22 +721,37 @@ export function jsGridSpherePairsNaive(spheres: Float32Array): Uint32Array {
   const n = spheres.length / 4;
   if (n < 2) return new Uint32Array(0);
   let rMax = 0;
-  let minX = Infinity, minY = Infinity, minZ = Infinity, maxX = -Infinity, maxY = -Infinity, maxZ = -Infinity;
+  let minX = Infinity,
+    minY = Infinity,
+    minZ = Infinity,
+    maxX = -Infinity,
+    maxY = -Infinity,
+    maxZ = -Infinity;
   for (let i = 0; i < n; i++) {
-    const x = spheres[4 * i], y = spheres[4 * i + 1], z = spheres[4 * i + 2];
+    const x = spheres[4 * i],
+      y = spheres[4 * i + 1],
+      z = spheres[4 * i + 2];
     rMax = Math.max(rMax, spheres[4 * i + 3]);
-    minX = Math.min(minX, x); minY = Math.min(minY, y); minZ = Math.min(minZ, z);
-    maxX = Math.max(maxX, x); maxY = Math.max(maxY, y); maxZ = Math.max(maxZ, z);
+    minX = Math.min(minX, x);
+    minY = Math.min(minY, y);
+    minZ = Math.min(minZ, z);
+    maxX = Math.max(maxX, x);
+    maxY = Math.max(maxY, y);
+    maxZ = Math.max(maxZ, z);
   }
   // Cells no smaller than the largest diameter, and no more than ~8 per sphere.
   const extent = Math.max(maxX - minX, maxY - minY, maxZ - minZ);
   const size = Math.max(2 * rMax, extent / Math.cbrt(8 * n), 1e-30);
-  const dx = Math.floor((maxX - minX) / size) + 1, dy = Math.floor((maxY - minY) / size) + 1, dz = Math.floor((maxZ - minZ) / size) + 1;
+  const dx = Math.floor((maxX - minX) / size) + 1,
+    dy = Math.floor((maxY - minY) / size) + 1,
+    dz = Math.floor((maxZ - minZ) / size) + 1;
   const cells = dx * dy * dz;
   const start = new Uint32Array(cells + 1);
   const cellOf = new Uint32Array(n);
   for (let i = 0; i < n; i++) {
-    const c = Math.floor((spheres[4 * i] - minX) / size) + dx * (Math.floor((spheres[4 * i + 1] - minY) / size) + dy * Math.floor((spheres[4 * i + 2] - minZ) / size));
+    const c =
+      Math.floor((spheres[4 * i] - minX) / size) +
+      dx * (Math.floor((spheres[4 * i + 1] - minY) / size) + dy * Math.floor((spheres[4 * i + 2] - minZ) / size));
     cellOf[i] = c;
     start[c + 1]++;
   }
@@ -592,8 +761,13 @@ export function jsGridSpherePairsNaive(spheres: Float32Array): Uint32Array {
   for (let i = 0; i < n; i++) order[fill[cellOf[i]]++] = i;
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
-    const x = spheres[4 * i], y = spheres[4 * i + 1], z = spheres[4 * i + 2], r = spheres[4 * i + 3];
-    const cx = Math.floor((x - minX) / size), cy = Math.floor((y - minY) / size), cz = Math.floor((z - minZ) / size);
+    const x = spheres[4 * i],
+      y = spheres[4 * i + 1],
+      z = spheres[4 * i + 2],
+      r = spheres[4 * i + 3];
+    const cx = Math.floor((x - minX) / size),
+      cy = Math.floor((y - minY) / size),
+      cz = Math.floor((z - minZ) / size);
     for (let zz = Math.max(cz - 1, 0); zz <= Math.min(cz + 1, dz - 1); zz++) {
       for (let yy = Math.max(cy - 1, 0); yy <= Math.min(cy + 1, dy - 1); yy++) {
         for (let xx = Math.max(cx - 1, 0); xx <= Math.min(cx + 1, dx - 1); xx++) {
@@ -601,7 +775,10 @@ export function jsGridSpherePairsNaive(spheres: Float32Array): Uint32Array {
           for (let k = start[c]; k < start[c + 1]; k++) {
             const j = order[k];
             if (j <= i) continue;
-            const ex = spheres[4 * j] - x, ey = spheres[4 * j + 1] - y, ez = spheres[4 * j + 2] - z, s = r + spheres[4 * j + 3];
+            const ex = spheres[4 * j] - x,
+              ey = spheres[4 * j + 1] - y,
+              ez = spheres[4 * j + 2] - z,
+              s = r + spheres[4 * j + 3];
             if (ex * ex + ey * ey + ez * ez <= s * s) out.push(i, j);
           }
         }

@@ -29,8 +29,21 @@ export function rapierSpherePairs(spheres: Float32Array): Timed<Uint32Array> {
   const world = new RAPIER.World({ x: 0, y: 0, z: 0 });
   const colliders: RAPIER.Collider[] = [];
   for (let i = 0; i < n; i++) {
-    const body = world.createRigidBody(RAPIER.RigidBodyDesc.kinematicPositionBased().setTranslation(spheres[4 * i], spheres[4 * i + 1], spheres[4 * i + 2]));
-    colliders.push(world.createCollider(RAPIER.ColliderDesc.ball(spheres[4 * i + 3]).setSensor(true).setActiveCollisionTypes(RAPIER.ActiveCollisionTypes.ALL), body));
+    const body = world.createRigidBody(
+      RAPIER.RigidBodyDesc.kinematicPositionBased().setTranslation(
+        spheres[4 * i],
+        spheres[4 * i + 1],
+        spheres[4 * i + 2],
+      ),
+    );
+    colliders.push(
+      world.createCollider(
+        RAPIER.ColliderDesc.ball(spheres[4 * i + 3])
+          .setSensor(true)
+          .setActiveCollisionTypes(RAPIER.ActiveCollisionTypes.ALL),
+        body,
+      ),
+    );
   }
   const index = new Map<number, number>(colliders.map((c, i) => [c.handle, i]));
   const t1 = performance.now();
@@ -47,13 +60,22 @@ export function rapierSpherePairs(spheres: Float32Array): Timed<Uint32Array> {
   return { result: Uint32Array.from(out), setupMs: t1 - t0, queryMs: t2 - t1 };
 }
 
-export function rapierRaycast(rays: Float32Array, spheres: Float32Array): Timed<{ index: Int32Array; distance: Float32Array }> {
+export function rapierRaycast(
+  rays: Float32Array,
+  spheres: Float32Array,
+): Timed<{ index: Int32Array; distance: Float32Array }> {
   const n = spheres.length / 4;
   const t0 = performance.now();
   const world = new RAPIER.World({ x: 0, y: 0, z: 0 });
   const handles = new Map<number, number>();
   for (let i = 0; i < n; i++) {
-    const c = world.createCollider(RAPIER.ColliderDesc.ball(spheres[4 * i + 3]).setTranslation(spheres[4 * i], spheres[4 * i + 1], spheres[4 * i + 2]));
+    const c = world.createCollider(
+      RAPIER.ColliderDesc.ball(spheres[4 * i + 3]).setTranslation(
+        spheres[4 * i],
+        spheres[4 * i + 1],
+        spheres[4 * i + 2],
+      ),
+    );
     handles.set(c.handle, i);
   }
   world.step(); // builds the broad phase that castRay walks (fixed colliders make no contacts)

@@ -45,7 +45,10 @@ export interface RapierPile {
 
 const WALL_HALF_THICKNESS = 1;
 
-export function createRapierPile(scene: ParticleScene, { restitution, friction, gravity, dt = 1 / 60, boxes, moving = false }: RapierPileOptions): RapierPile {
+export function createRapierPile(
+  scene: ParticleScene,
+  { restitution, friction, gravity, dt = 1 / 60, boxes, moving = false }: RapierPileOptions,
+): RapierPile {
   const t0 = performance.now();
   const n = scene.spheres.length / 4;
   const world = new RAPIER.World({ x: gravity[0], y: gravity[1], z: gravity[2] });
@@ -68,7 +71,8 @@ export function createRapierPile(scene: ParticleScene, { restitution, friction, 
       );
     }
   }
-  if (boxes && boxes.length % 10 !== 0) throw new Error(`createRapierPile: boxes take 10 floats each, got ${boxes.length}`);
+  if (boxes && boxes.length % 10 !== 0)
+    throw new Error(`createRapierPile: boxes take 10 floats each, got ${boxes.length}`);
   const kinematic: RAPIER.RigidBody[] = [];
   for (let k = 0; boxes && k < boxes.length / 10; k++) {
     const b = boxes.subarray(10 * k, 10 * k + 10);
@@ -76,7 +80,9 @@ export function createRapierPile(scene: ParticleScene, { restitution, friction, 
     const rotation = { x: b[6] / l, y: b[7] / l, z: b[8] / l, w: b[9] / l };
     const cuboid = RAPIER.ColliderDesc.cuboid(b[3], b[4], b[5]).setRestitution(restitution).setFriction(friction);
     if (moving) {
-      const body = world.createRigidBody(RAPIER.RigidBodyDesc.kinematicPositionBased().setTranslation(b[0], b[1], b[2]).setRotation(rotation));
+      const body = world.createRigidBody(
+        RAPIER.RigidBodyDesc.kinematicPositionBased().setTranslation(b[0], b[1], b[2]).setRotation(rotation),
+      );
       world.createCollider(cuboid, body);
       kinematic.push(body);
     } else {
@@ -92,7 +98,13 @@ export function createRapierPile(scene: ParticleScene, { restitution, friction, 
         .setTranslation(s[4 * i], s[4 * i + 1], s[4 * i + 2])
         .setLinvel(v[3 * i], v[3 * i + 1], v[3 * i + 2]),
     );
-    world.createCollider(RAPIER.ColliderDesc.ball(s[4 * i + 3]).setDensity(1).setRestitution(restitution).setFriction(friction), body);
+    world.createCollider(
+      RAPIER.ColliderDesc.ball(s[4 * i + 3])
+        .setDensity(1)
+        .setRestitution(restitution)
+        .setFriction(friction),
+      body,
+    );
     bodies.push(body);
   }
   const setupMs = performance.now() - t0;

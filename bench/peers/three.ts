@@ -9,7 +9,10 @@ export const threeVersion = (): string => REVISION;
 
 export function threeRaycast(rays: Float32Array, spheres: Float32Array): { index: Int32Array; distance: Float32Array } {
   const n = spheres.length / 4;
-  const list = Array.from({ length: n }, (_, i) => new Sphere(new Vector3(spheres[4 * i], spheres[4 * i + 1], spheres[4 * i + 2]), spheres[4 * i + 3]));
+  const list = Array.from(
+    { length: n },
+    (_, i) => new Sphere(new Vector3(spheres[4 * i], spheres[4 * i + 1], spheres[4 * i + 2]), spheres[4 * i + 3]),
+  );
   const count = rays.length / 6;
   const index = new Int32Array(count).fill(-1);
   const distance = new Float32Array(count).fill(NaN);

@@ -17,11 +17,19 @@ import { requestNodeDevice, createCollider } from '../../src/node.js';
 import { PAIR_SCENES, mixedCasts, castSceneOf } from '../scenes.js';
 import { validateSpheres, validateCasts } from '../../src/validate.js';
 import { planGrid } from '../../src/spatial/plan.js';
-import { castCosts, castCostTerms, chooseBroadphase, phasesServing, type CastPhaseName } from '../../src/broadphase/index.js';
+import {
+  castCosts,
+  castCostTerms,
+  chooseBroadphase,
+  phasesServing,
+  type CastPhaseName,
+} from '../../src/broadphase/index.js';
 
 const n = Number(process.argv[2] || 16000);
 const kinds = process.argv[3] ? process.argv[3].split(',') : Object.keys(PAIR_SCENES);
-const phases = process.argv[4] ? (process.argv[4].split(',') as CastPhaseName[]) : (phasesServing('casts') as CastPhaseName[]);
+const phases = process.argv[4]
+  ? (process.argv[4].split(',') as CastPhaseName[])
+  : (phasesServing('casts') as CastPhaseName[]);
 const rays = Number(process.argv[5] || 2000);
 const radius = Number(process.argv[6] || 0);
 const source = process.argv[7] || 'mixed';
@@ -39,7 +47,8 @@ const cast = (casts: Float32Array, spheres: Float32Array, broadphase: CastPhaseN
 for (const kind of kinds) {
   const scene = source === 'mixed' ? { spheres: PAIR_SCENES[kind].make(n), ...{} } : castSceneOf(kind, n, rays, radius);
   const spheres = scene.spheres;
-  const { casts, stride } = source === 'mixed' ? mixedCasts(spheres, rays, radius) : (scene as ReturnType<typeof castSceneOf>);
+  const { casts, stride } =
+    source === 'mixed' ? mixedCasts(spheres, rays, radius) : (scene as ReturnType<typeof castSceneOf>);
   const stats = validateSpheres('spheres', spheres);
   const plan = planGrid(stats);
   const batch = validateCasts(stride === 7 ? 'casts' : 'rays', casts, stride);
@@ -59,11 +68,24 @@ for (const kind of kinds) {
     measured[broadphase] = +times[times.length >> 1].toFixed(1);
   }
   const best = Math.min(...Object.values(measured));
-  console.log(JSON.stringify({
-    kind, n, rays, radius, casts: source, ...measured,
-    terms: Object.fromEntries(Object.entries(terms).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).map(([t, x]) => [t, +x.toPrecision(4)]))])),
-    estimate: Object.fromEntries(Object.entries(estimate).map(([k, v]) => [k, Math.round(v)])),
-    pick, pickOverBest: measured[pick] !== undefined ? +(measured[pick] / best).toFixed(2) : null,
-  }));
+  console.log(
+    JSON.stringify({
+      kind,
+      n,
+      rays,
+      radius,
+      casts: source,
+      ...measured,
+      terms: Object.fromEntries(
+        Object.entries(terms).map(([k, v]) => [
+          k,
+          Object.fromEntries(Object.entries(v).map(([t, x]) => [t, +x.toPrecision(4)])),
+        ]),
+      ),
+      estimate: Object.fromEntries(Object.entries(estimate).map(([k, v]) => [k, Math.round(v)])),
+      pick,
+      pickOverBest: measured[pick] !== undefined ? +(measured[pick] / best).toFixed(2) : null,
+    }),
+  );
 }
 device.destroy();

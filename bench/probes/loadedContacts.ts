@@ -22,7 +22,9 @@ import { boxGeometry } from '../../src/reference/particles.js';
 import { readBuffer } from '../../src/gpu/buffers.js';
 import { drumScene, pegsScene, type ColliderScene } from '../colliderScene.js';
 
-const { values } = parseArgs({ options: { substeps: { type: 'string' }, iterations: { type: 'string' }, seed: { type: 'string', default: '7' } } });
+const { values } = parseArgs({
+  options: { substeps: { type: 'string' }, iterations: { type: 'string' }, seed: { type: 'string', default: '7' } },
+});
 const solver = {
   ...(values.substeps ? { substeps: Number(values.substeps) } : {}),
   ...(values.iterations ? { iterations: Number(values.iterations) } : {}),
@@ -38,7 +40,8 @@ async function depth(world: ParticleWorld, boxes: number): Promise<{ worst: numb
   let beyond = 0;
   for (let i = 0; i < spheres.length / 4; i++) {
     let d = 0;
-    for (let k = 0; k < boxes; k++) d = Math.max(d, -boxGeometry(spheres.subarray(4 * i, 4 * i + 4), poses, k).gap / spheres[4 * i + 3]);
+    for (let k = 0; k < boxes; k++)
+      d = Math.max(d, -boxGeometry(spheres.subarray(4 * i, 4 * i + 4), poses, k).gap / spheres[4 * i + 3]);
     worst = Math.max(worst, d);
     if (d > 0.25) beyond++;
   }
@@ -51,10 +54,23 @@ function median(xs: number[]): number {
 }
 
 /** Steps `scene` for `frames` frames (posing its boxes first where they move), sampling the depth every 10 frames from `from`. */
-async function run(name: string, scene: ColliderScene, physics: { restitution: number; friction: number }, frames: number, from: number): Promise<string> {
+async function run(
+  name: string,
+  scene: ColliderScene,
+  physics: { restitution: number; friction: number },
+  frames: number,
+  from: number,
+): Promise<string> {
   const n = scene.spheres.length / 4;
   const boxes = scene.boxes.length / 10;
-  const world = await createParticleWorld({ device, capacity: n, gravity: [0, -9.8, 0], bounds: scene.bounds, ...physics, ...solver });
+  const world = await createParticleWorld({
+    device,
+    capacity: n,
+    gravity: [0, -9.8, 0],
+    bounds: scene.bounds,
+    ...physics,
+    ...solver,
+  });
   world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
   if (!scene.pose) world.setColliders({ boxes: scene.boxes });
   let worst = 0;
@@ -77,7 +93,25 @@ async function run(name: string, scene: ColliderScene, physics: { restitution: n
   return `| ${name} | ${substeps} × ${iterations} | ${(100 * worst).toFixed(1)}% | ${most} | ${median(times).toFixed(1)} |`;
 }
 
-console.log(`seed ${seed}\n| scene | substeps × iterations | deepest in a box (r) | most beyond 0.25 r in a sample | median step ms |\n|---|---|---|---|---|`);
-console.log(await run('drum 1.5 rad/s, 1,500 balls, 12 planks', drumScene({ n: 1500, seed }), { restitution: 0.1, friction: 0.5 }, 200, 60));
-console.log(await run('pour, 2,000 balls through 40 pegs', pegsScene({ n: 2000, m: 40, seed, half: 5 }), { restitution: 0.2, friction: 0.3 }, 120, 10));
+console.log(
+  `seed ${seed}\n| scene | substeps × iterations | deepest in a box (r) | most beyond 0.25 r in a sample | median step ms |\n|---|---|---|---|---|`,
+);
+console.log(
+  await run(
+    'drum 1.5 rad/s, 1,500 balls, 12 planks',
+    drumScene({ n: 1500, seed }),
+    { restitution: 0.1, friction: 0.5 },
+    200,
+    60,
+  ),
+);
+console.log(
+  await run(
+    'pour, 2,000 balls through 40 pegs',
+    pegsScene({ n: 2000, m: 40, seed, half: 5 }),
+    { restitution: 0.2, friction: 0.3 },
+    120,
+    10,
+  ),
+);
 device.destroy();

@@ -52,52 +52,90 @@ const rows: { bytes: number; method: string; ms: number; gbps: number }[] = [];
 for (const bytes of SIZES) {
   const data = new Uint8Array(bytes);
   for (let i = 0; i < bytes; i += 4096) data[i] = i & 255;
-  const target = device.createBuffer({ label: 'probe target', size: bytes, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC });
-  const staging = device.createBuffer({ label: 'probe staging', size: bytes, usage: BufferUsage.MAP_WRITE | BufferUsage.COPY_SRC });
-  const readable = device.createBuffer({ label: 'probe read', size: bytes, usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST });
+  const target = device.createBuffer({
+    label: 'probe target',
+    size: bytes,
+    usage: BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC,
+  });
+  const staging = device.createBuffer({
+    label: 'probe staging',
+    size: bytes,
+    usage: BufferUsage.MAP_WRITE | BufferUsage.COPY_SRC,
+  });
+  const readable = device.createBuffer({
+    label: 'probe read',
+    size: bytes,
+    usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST,
+  });
   const copyFrom = (source: GPUBuffer, to: GPUBuffer) => {
     const encoder = device.createCommandEncoder({ label: 'probe copy' });
     encoder.copyBufferToBuffer(source, 0, to, 0, bytes);
     device.queue.submit([encoder.finish()]);
   };
   const methods: [string, () => Promise<void>][] = [
-    ['writeBuffer', async () => {
-      device.queue.writeBuffer(target, 0, data);
-      await workDone(device);
-    }],
-    ['writeBuffer 4 MiB', async () => {
-      for (let at = 0; at < bytes; at += CHUNK) device.queue.writeBuffer(target, at, data, at, Math.min(CHUNK, bytes - at));
-      await workDone(device);
-    }],
-    ['mapped fresh', async () => {
-      const fresh = device.createBuffer({ label: 'probe fresh staging', size: bytes, usage: BufferUsage.MAP_WRITE | BufferUsage.COPY_SRC, mappedAtCreation: true });
-      new Uint8Array(fresh.getMappedRange()).set(data);
-      fresh.unmap();
-      copyFrom(fresh, target);
-      await workDone(device);
-      fresh.destroy();
-    }],
-    ['mapped reused', async () => {
-      await staging.mapAsync(MapMode.WRITE);
-      new Uint8Array(staging.getMappedRange()).set(data);
-      staging.unmap();
-      copyFrom(staging, target);
-      await workDone(device);
-    }],
-    ['read', async () => {
-      copyFrom(target, readable);
-      await readable.mapAsync(MapMode.READ);
-      data.set(new Uint8Array(readable.getMappedRange()));
-      readable.unmap();
-    }],
-    ['host copy', async () => {
-      new Uint8Array(bytes).set(data);
-    }],
+    [
+      'writeBuffer',
+      async () => {
+        device.queue.writeBuffer(target, 0, data);
+        await workDone(device);
+      },
+    ],
+    [
+      'writeBuffer 4 MiB',
+      async () => {
+        for (let at = 0; at < bytes; at += CHUNK)
+          device.queue.writeBuffer(target, at, data, at, Math.min(CHUNK, bytes - at));
+        await workDone(device);
+      },
+    ],
+    [
+      'mapped fresh',
+      async () => {
+        const fresh = device.createBuffer({
+          label: 'probe fresh staging',
+          size: bytes,
+          usage: BufferUsage.MAP_WRITE | BufferUsage.COPY_SRC,
+          mappedAtCreation: true,
+        });
+        new Uint8Array(fresh.getMappedRange()).set(data);
+        fresh.unmap();
+        copyFrom(fresh, target);
+        await workDone(device);
+        fresh.destroy();
+      },
+    ],
+    [
+      'mapped reused',
+      async () => {
+        await staging.mapAsync(MapMode.WRITE);
+        new Uint8Array(staging.getMappedRange()).set(data);
+        staging.unmap();
+        copyFrom(staging, target);
+        await workDone(device);
+      },
+    ],
+    [
+      'read',
+      async () => {
+        copyFrom(target, readable);
+        await readable.mapAsync(MapMode.READ);
+        data.set(new Uint8Array(readable.getMappedRange()));
+        readable.unmap();
+      },
+    ],
+    [
+      'host copy',
+      async () => {
+        new Uint8Array(bytes).set(data);
+      },
+    ],
   ];
   for (const [method, run] of methods) {
     const ms = await timed(run);
     rows.push({ bytes, method, ms, gbps: bytes / (ms / 1000) / 1e9 });
-    console.log(`${(bytes / 2 ** 20).toFixed(0).padStart(3)} MiB  ${method.padEnd(18)} ${ms.toFixed(3).padStart(9)} ms  ${(bytes / (ms / 1000) / 1e9).toFixed(2).padStart(7)} GB/s`);
+    console.log(
+      `${(bytes / 2 ** 20).toFixed(0).padStart(3)} MiB  ${method.padEnd(18)} ${ms.toFixed(3).padStart(9)} ms  ${(bytes / (ms / 1000) / 1e9).toFixed(2).padStart(7)} GB/s`,
+    );
   }
   target.destroy();
   staging.destroy();
@@ -112,7 +150,11 @@ oneShot['spherePairs 1M, one-shot'] = await timed(async () => {
 oneShot['validateSpheres 1M'] = await timed(async () => {
   validateSpheres('spheres', spheres);
 });
-const target = device.createBuffer({ label: 'probe spheres', size: spheres.byteLength, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST });
+const target = device.createBuffer({
+  label: 'probe spheres',
+  size: spheres.byteLength,
+  usage: BufferUsage.STORAGE | BufferUsage.COPY_DST,
+});
 oneShot['writeBuffer 16 MB spheres'] = await timed(async () => {
   device.queue.writeBuffer(target, 0, spheres);
   await workDone(device);
@@ -120,6 +162,10 @@ oneShot['writeBuffer 16 MB spheres'] = await timed(async () => {
 target.destroy();
 for (const [what, ms] of Object.entries(oneShot)) console.log(`${what.padEnd(28)} ${ms.toFixed(3).padStart(9)} ms`);
 console.log(`adapter: ${info?.label ?? JSON.stringify(info)}`);
-if (jsonPath) writeFileSync(jsonPath, JSON.stringify({ adapter: info, date: new Date().toISOString(), runs: RUNS, rows, oneShot }, null, 1));
+if (jsonPath)
+  writeFileSync(
+    jsonPath,
+    JSON.stringify({ adapter: info, date: new Date().toISOString(), runs: RUNS, rows, oneShot }, null, 1),
+  );
 collider.destroy();
 device.destroy();

@@ -20,7 +20,13 @@ import { measureChecked, profileOf, type Context, type Row, type Sample } from '
 /** The GPU methods (bench/methods.ts: 'auto' and each phase serving boxes, from the registry), then the peers. */
 export const BOX_METHODS = [...gpuMethods('boxes'), 'cpu-grid', 'js-grid', 'cpu-bvh', 'cpu-brute'];
 
-export async function boxesSuite(ctx: Context, sizes: [number, number][], scenes: string[] = ['uniform'], methods = BOX_METHODS, shapes: BoxShape[] = ['aabb', 'obb']): Promise<Row[]> {
+export async function boxesSuite(
+  ctx: Context,
+  sizes: [number, number][],
+  scenes: string[] = ['uniform'],
+  methods = BOX_METHODS,
+  shapes: BoxShape[] = ['aabb', 'obb'],
+): Promise<Row[]> {
   const rows: Row[] = [];
   const { collider } = ctx;
   const rate: Record<string, number> = {};
@@ -45,24 +51,44 @@ export async function boxesSuite(ctx: Context, sizes: [number, number][], scenes
         const run = async (method: string): Promise<Sample> => {
           const broadphase = broadphaseOf(method);
           if (broadphase) {
-            const pairs = shape === 'aabb'
-              ? await collider.sphereBoxPairs(spheres, boxes, { broadphase, profile: ctx.profiling })
-              : await collider.sphereOrientedBoxPairs(spheres, boxes, { broadphase, profile: ctx.profiling });
+            const pairs =
+              shape === 'aabb'
+                ? await collider.sphereBoxPairs(spheres, boxes, { broadphase, profile: ctx.profiling })
+                : await collider.sphereOrientedBoxPairs(spheres, boxes, { broadphase, profile: ctx.profiling });
             return { answer: pairs.length / 2, output: pairs, ...(ctx.profiling ? profileOf(collider) : {}) };
           }
           let pairs: Uint32Array;
           if (method === 'cpu-grid') pairs = twin(spheres, boxes, plan);
           else if (method === 'js-grid') pairs = jsGridSphereBoxPairs(spheres, boxes, shape);
           else if (method === 'cpu-bvh') pairs = cpuBvhSphereBoxPairs(spheres, boxes, shape, bvh);
-          else if (method === 'cpu-brute') pairs = (shape === 'aabb' ? reference.bruteForceSphereAabbPairs : reference.bruteForceSphereObbPairs)(spheres, boxes);
+          else if (method === 'cpu-brute')
+            pairs = (shape === 'aabb' ? reference.bruteForceSphereAabbPairs : reference.bruteForceSphereObbPairs)(
+              spheres,
+              boxes,
+            );
           else throw new Error(`unknown box method "${method}": the methods are ${BOX_METHODS.join(', ')}`);
           return { answer: pairs.length / 2, output: pairs };
         };
         for (const method of methods) {
           const key = `${shape} ${method}`;
-          const work: Record<string, number> | undefined = method === gpuMethod('grid') || method === 'cpu-grid' ? { ...stats } : BRUTE_FORCE_METHODS.has(method) ? { tests: n * m } : undefined;
-          let row = await measureChecked(ctx, { suite: 'boxes', scene, size, method, ...(work ? { work } : {}) }, () => run(method), BRUTE_FORCE_METHODS.has(method) && rate[key] ? rate[key] * n * m : undefined, check);
-          if (method === 'cpu-bvh' && bvh.buildMs !== undefined) row = { ...row, note: `build ${bvh.buildMs.toFixed(1)} ms of it; ${bvh.leaves} leaves, depth ${bvh.depth}` };
+          const work: Record<string, number> | undefined =
+            method === gpuMethod('grid') || method === 'cpu-grid'
+              ? { ...stats }
+              : BRUTE_FORCE_METHODS.has(method)
+                ? { tests: n * m }
+                : undefined;
+          let row = await measureChecked(
+            ctx,
+            { suite: 'boxes', scene, size, method, ...(work ? { work } : {}) },
+            () => run(method),
+            BRUTE_FORCE_METHODS.has(method) && rate[key] ? rate[key] * n * m : undefined,
+            check,
+          );
+          if (method === 'cpu-bvh' && bvh.buildMs !== undefined)
+            row = {
+              ...row,
+              note: `build ${bvh.buildMs.toFixed(1)} ms of it; ${bvh.leaves} leaves, depth ${bvh.depth}`,
+            };
           const t = row.gpuMs?.median ?? row.wallMs?.median;
           if (t && BRUTE_FORCE_METHODS.has(method)) rate[key] = t / (n * m);
           rows.push(row);

@@ -27,7 +27,13 @@ import { castSceneOf, PAIR_SCENES } from '../scenes.js';
 import { measureChecked, profileOf, type Context, type Row } from '../harness.js';
 import { gpuMethods, broadphaseOf, BRUTE_FORCE_METHODS } from '../methods.js';
 
-export function castScene(n: number, rays: number, kind: 'coherent' | 'incoherent', radius: number, seed = 11): { spheres: Float32Array; casts: Float32Array; stride: 6 | 7 } {
+export function castScene(
+  n: number,
+  rays: number,
+  kind: 'coherent' | 'incoherent',
+  radius: number,
+  seed = 11,
+): { spheres: Float32Array; casts: Float32Array; stride: 6 | 7 } {
   const spheres = uniformScene(n, { seed, fraction: 0.1 });
   const side = Math.cbrt((n * 4.19) / 0.1);
   const rand = mulberry32(seed + 1);
@@ -70,7 +76,13 @@ export const CAST_SCENES = [...CAST_RAY_KINDS, ...Object.keys(PAIR_SCENES)];
  * `sizes` are [spheres, rays]; `kinds` are 'coherent' and 'incoherent' (the uniform scene of
  * castScene) or pair scene kinds (castSceneOf: mixed rays over that kind's spheres).
  */
-export async function castsSuite(ctx: Context, sizes: [number, number][], methods = CAST_METHODS, kinds: string[] = CAST_RAY_KINDS, radii: number[] = [0, 0.5]): Promise<Row[]> {
+export async function castsSuite(
+  ctx: Context,
+  sizes: [number, number][],
+  methods = CAST_METHODS,
+  kinds: string[] = CAST_RAY_KINDS,
+  radii: number[] = [0, 0.5],
+): Promise<Row[]> {
   const rows: Row[] = [];
   const { collider } = ctx;
   await initRapier();
@@ -80,14 +92,21 @@ export async function castsSuite(ctx: Context, sizes: [number, number][], method
     const what = radius > 0 ? 'sphereCast' : 'raycast';
     for (const kind of kinds) {
       for (const [n, r] of sizes) {
-        const { spheres, casts, stride } = kind === 'coherent' || kind === 'incoherent' ? castScene(n, r, kind, radius) : castSceneOf(kind, n, r, radius);
+        const { spheres, casts, stride } =
+          kind === 'coherent' || kind === 'incoherent'
+            ? castScene(n, r, kind, radius)
+            : castSceneOf(kind, n, r, radius);
         const plan = collider.planFor(spheres);
         // Rays checked against every sphere: at most SAMPLE, and at most CHECKS classifications.
         const sample = Math.max(1, Math.min(r, SAMPLE, Math.floor(CHECKS / n)));
         const stats = { rows: 0, candidates: 0, slabs: 0 };
         reference.gridCasts(casts.subarray(0, sample * stride), stride, spheres, plan, false, stats);
         const scale = r / sample;
-        const walkWork = { slabs: Math.round(stats.slabs * scale), rows: Math.round(stats.rows * scale), candidates: Math.round(stats.candidates * scale) };
+        const walkWork = {
+          slabs: Math.round(stats.slabs * scale),
+          rows: Math.round(stats.rows * scale),
+          candidates: Math.round(stats.candidates * scale),
+        };
         const bruteWork = { tests: r * n };
         const scene = `${what} ${kind}`;
         const size = { spheres: n, rays: r };
@@ -95,7 +114,14 @@ export async function castsSuite(ctx: Context, sizes: [number, number][], method
         let truth: NearestTruth | undefined;
         const check = (res: { index: Int32Array; distance: Float32Array }): string | null => {
           truth ??= nearestTruth(sampled, stride, spheres);
-          const problems = nearestViolations(sampled, stride, spheres, { index: res.index.subarray(0, sample), distance: res.distance.subarray(0, sample) }, 3, truth);
+          const problems = nearestViolations(
+            sampled,
+            stride,
+            spheres,
+            { index: res.index.subarray(0, sample), distance: res.distance.subarray(0, sample) },
+            3,
+            truth,
+          );
           return problems.length ? problems.join('; ') : null;
         };
         const hits = (index: Int32Array): number => index.reduce((sum, i) => sum + (i >= 0 ? 1 : 0), 0);
@@ -116,39 +142,78 @@ export async function castsSuite(ctx: Context, sizes: [number, number][], method
           let row: Row;
           const broadphase = broadphaseOf(method);
           if (broadphase) {
-            const work = broadphase === 'grid' ? { work: walkWork } : BRUTE_FORCE_METHODS.has(method) ? { work: bruteWork } : {};
-            row = await measureChecked(ctx, { ...base, ...work }, async () => {
-              const res = radius > 0
-                ? await collider.sphereCast(casts, spheres, { broadphase, profile: ctx.profiling })
-                : await collider.raycast(casts, spheres, { broadphase, profile: ctx.profiling });
-              return { answer: hits(res.index), output: res, ...(ctx.profiling ? profileOf(collider) : {}) };
-            }, estimate(method), check);
+            const work =
+              broadphase === 'grid' ? { work: walkWork } : BRUTE_FORCE_METHODS.has(method) ? { work: bruteWork } : {};
+            row = await measureChecked(
+              ctx,
+              { ...base, ...work },
+              async () => {
+                const res =
+                  radius > 0
+                    ? await collider.sphereCast(casts, spheres, { broadphase, profile: ctx.profiling })
+                    : await collider.raycast(casts, spheres, { broadphase, profile: ctx.profiling });
+                return { answer: hits(res.index), output: res, ...(ctx.profiling ? profileOf(collider) : {}) };
+              },
+              estimate(method),
+              check,
+            );
           } else if (method === 'cpu-walk' || method === 'cpu-brute') {
-            row = await measureChecked(ctx, { ...base, work: method === 'cpu-walk' ? walkWork : bruteWork }, async () => {
-              const res = method === 'cpu-walk' ? reference.gridCasts(casts, stride, spheres, plan) : reference.bruteForceNearestCasts(casts, stride, spheres);
-              const out = { index: res.index, distance: Float32Array.from(res.distance) };
-              return { answer: hits(out.index), output: out };
-            }, estimate(method), check);
+            row = await measureChecked(
+              ctx,
+              { ...base, work: method === 'cpu-walk' ? walkWork : bruteWork },
+              async () => {
+                const res =
+                  method === 'cpu-walk'
+                    ? reference.gridCasts(casts, stride, spheres, plan)
+                    : reference.bruteForceNearestCasts(casts, stride, spheres);
+                const out = { index: res.index, distance: Float32Array.from(res.distance) };
+                return { answer: hits(out.index), output: out };
+              },
+              estimate(method),
+              check,
+            );
           } else if (method === 'cpu-bvh') {
             const bvh: CpuBvhStats = {};
-            row = await measureChecked(ctx, base, async () => {
-              const res = cpuBvhCasts(casts, stride, spheres, bvh);
-              return { answer: hits(res.index), output: res };
-            }, estimate(method), check);
-            if (bvh.buildMs !== undefined) row = { ...row, note: `build ${bvh.buildMs.toFixed(1)} ms of it; ${bvh.leaves} leaves, depth ${bvh.depth}` };
+            row = await measureChecked(
+              ctx,
+              base,
+              async () => {
+                const res = cpuBvhCasts(casts, stride, spheres, bvh);
+                return { answer: hits(res.index), output: res };
+              },
+              estimate(method),
+              check,
+            );
+            if (bvh.buildMs !== undefined)
+              row = {
+                ...row,
+                note: `build ${bvh.buildMs.toFixed(1)} ms of it; ${bvh.leaves} leaves, depth ${bvh.depth}`,
+              };
           } else if (method === 'rapier') {
             let setup = 0;
-            row = await measureChecked(ctx, base, async () => {
-              const res = rapierRaycast(casts, spheres);
-              setup = res.setupMs;
-              return { answer: hits(res.result.index), output: res.result, timeMs: res.queryMs };
-            }, estimate(method), check);
+            row = await measureChecked(
+              ctx,
+              base,
+              async () => {
+                const res = rapierRaycast(casts, spheres);
+                setup = res.setupMs;
+                return { answer: hits(res.result.index), output: res.result, timeMs: res.queryMs };
+              },
+              estimate(method),
+              check,
+            );
             row = { ...row, note: `+ world build ${setup.toFixed(0)} ms` };
           } else {
-            row = await measureChecked(ctx, { ...base, work: bruteWork }, async () => {
-              const res = threeRaycast(casts, spheres);
-              return { answer: hits(res.index), output: res };
-            }, estimate(method), check);
+            row = await measureChecked(
+              ctx,
+              { ...base, work: bruteWork },
+              async () => {
+                const res = threeRaycast(casts, spheres);
+                return { answer: hits(res.index), output: res };
+              },
+              estimate(method),
+              check,
+            );
           }
           rows.push(learn(row));
         }

@@ -30,7 +30,17 @@
  */
 import { SLEEP_SPEED_OF_RADIUS, type ParticleWorld } from '../../src/index.js';
 import { pileStats } from '../../test/support/pile.js';
-import { colliderScene, colliderSceneName, pegsScene, pegsSceneName, drumScene, boxPenetration, BoxGrid, PARTICLE_RADIUS, type ColliderScene } from '../colliderScene.js';
+import {
+  colliderScene,
+  colliderSceneName,
+  pegsScene,
+  pegsSceneName,
+  drumScene,
+  boxPenetration,
+  BoxGrid,
+  PARTICLE_RADIUS,
+  type ColliderScene,
+} from '../colliderScene.js';
 import { gpuEngine, rapierEngine, short, statsWork, type Engine, type Physics } from './pile.js';
 import { summarize, table, wrap, TABLE_WIDTH } from '../stats.js';
 import type { Context, Row } from '../harness.js';
@@ -84,11 +94,22 @@ async function makeEngine(ctx: Context, method: string, scene: ColliderScene, ph
 }
 
 /** The quality numbers of a state: the pile suite's, the boxes' penetration (where the engine has them), resting and moving. */
-function qualityOf(state: { spheres: Float32Array; velocities: Float32Array; inverseMasses?: Float32Array }, scene: ColliderScene, grid: BoxGrid | null): Record<string, number> {
-  const out: Record<string, number> = { ...pileStats(state.spheres, state.velocities, scene.bounds, state.inverseMasses) };
+function qualityOf(
+  state: { spheres: Float32Array; velocities: Float32Array; inverseMasses?: Float32Array },
+  scene: ColliderScene,
+  grid: BoxGrid | null,
+): Record<string, number> {
+  const out: Record<string, number> = {
+    ...pileStats(state.spheres, state.velocities, scene.bounds, state.inverseMasses),
+  };
   if (grid) {
     const p = boxPenetration(state.spheres, scene.boxes, grid);
-    Object.assign(out, { maxBoxPenetration: p.maxPenetration, meanBoxPenetration: p.meanPenetration, boxTouching: p.boxTouching, insideBox: p.insideBox });
+    Object.assign(out, {
+      maxBoxPenetration: p.maxPenetration,
+      meanBoxPenetration: p.meanPenetration,
+      boxTouching: p.boxTouching,
+      insideBox: p.insideBox,
+    });
   }
   let resting = 0;
   const n = state.spheres.length / 4;
@@ -105,7 +126,17 @@ function qualityOf(state: { spheres: Float32Array; velocities: Float32Array; inv
  * machine's other work moves a step's time by 2× on SwiftShader; one engine after another would
  * put it into the ratio). Then each state is read and measured, and one step of ours profiled.
  */
-async function runColliders(ctx: Context, methods: string[], scene: ColliderScene, sceneName: string, warmup: number, steps: number, grid: BoxGrid, physics: Physics, endBoxes: Float32Array): Promise<Row[]> {
+async function runColliders(
+  ctx: Context,
+  methods: string[],
+  scene: ColliderScene,
+  sceneName: string,
+  warmup: number,
+  steps: number,
+  grid: BoxGrid,
+  physics: Physics,
+  endBoxes: Float32Array,
+): Promise<Row[]> {
   const n = scene.spheres.length / 4;
   const m = scene.boxes.length / 10;
   const engines: Engine[] = [];
@@ -123,12 +154,15 @@ async function runColliders(ctx: Context, methods: string[], scene: ColliderScen
         if (frame > warmup) times[e].push(t);
       }
       if (frame % 10 === 0 || frame === warmup + steps) {
-        const sofar = times[0].length ? `, median timed step so far ${engines.map((e, k) => `${e.method} ${short(summarize(times[k]).median)} ms`).join(', ')}` : '';
+        const sofar = times[0].length
+          ? `, median timed step so far ${engines.map((e, k) => `${e.method} ${short(summarize(times[k]).median)} ms`).join(', ')}`
+          : '';
         process.stderr.write(`colliders ${n}×${m}: frame ${frame} of ${warmup + steps}${sofar}\n`);
       }
     }
     for (let k = 0; k < engines.length; k++) {
-      const engine = engines[k], method = methods[k];
+      const engine = engines[k],
+        method = methods[k];
       const work: Record<string, number> = { frames: warmup + steps };
       // Moving boxes: where this engine left them (ours move along their velocities within a step).
       const boxes = scene.pose && engine.readBoxes ? await engine.readBoxes() : endBoxes;
@@ -137,8 +171,10 @@ async function runColliders(ctx: Context, methods: string[], scene: ColliderScen
       const counts = await engine.searches?.();
       if (counts) Object.assign(work, { steps: counts.steps, searches: counts.searches });
       const profile = (await engine.profile?.()) ?? null;
-      const alarm = method === 'gpu' && quality.insideBox > INSIDE_ALARM * n
-        ? `WARNING: ${quality.insideBox} centres inside boxes (over ${100 * INSIDE_ALARM}% of the particles): are the boxes acting?` : '';
+      const alarm =
+        method === 'gpu' && quality.insideBox > INSIDE_ALARM * n
+          ? `WARNING: ${quality.insideBox} centres inside boxes (over ${100 * INSIDE_ALARM}% of the particles): are the boxes acting?`
+          : '';
       if (alarm) process.stderr.write(`colliders ${n}×${m} ${engine.method}: ${alarm}\n`);
       const row: Row = {
         suite: 'colliders',
@@ -175,33 +211,62 @@ export async function collidersSuite(ctx: Context, options: CollidersSuiteOption
   const warmup = options.warmup ?? 30;
   const seed = options.seed ?? 1;
   const methods = options.methods ?? COLLIDER_METHODS;
-  if (!(Number.isInteger(steps) && steps >= 1)) throw new Error(`colliders: steps must be a positive integer, got ${steps}`);
-  if (!(Number.isInteger(warmup) && warmup >= 0)) throw new Error(`colliders: warm-up must be a whole number, got ${warmup}`);
-  for (const method of methods) if (!(method in METHOD_NAMES)) throw new Error(`colliders: unknown method ${method} (expected ${COLLIDER_METHODS.join(', ')})`);
+  if (!(Number.isInteger(steps) && steps >= 1))
+    throw new Error(`colliders: steps must be a positive integer, got ${steps}`);
+  if (!(Number.isInteger(warmup) && warmup >= 0))
+    throw new Error(`colliders: warm-up must be a whole number, got ${warmup}`);
+  for (const method of methods)
+    if (!(method in METHOD_NAMES))
+      throw new Error(`colliders: unknown method ${method} (expected ${COLLIDER_METHODS.join(', ')})`);
   const kind = options.scene ?? 'field';
   const rows: Row[] = [];
   for (const n of [...sizes].sort((a, b) => a - b)) {
-    const scene = kind === 'pegs' ? pegsScene({ n, m, seed }) : kind === 'drum' ? drumScene({ n, seed }) : colliderScene({ n, m, seed });
-    const sceneName = kind === 'pegs' ? pegsSceneName(scene) : kind === 'drum' ? 'drum of 12 planks, 1.5 rad/s' : colliderSceneName(scene);
+    const scene =
+      kind === 'pegs'
+        ? pegsScene({ n, m, seed })
+        : kind === 'drum'
+          ? drumScene({ n, seed })
+          : colliderScene({ n, m, seed });
+    const sceneName =
+      kind === 'pegs'
+        ? pegsSceneName(scene)
+        : kind === 'drum'
+          ? 'drum of 12 planks, 1.5 rad/s'
+          : colliderSceneName(scene);
     // The penetration measure's grid (boxes listed where a particle of the largest radius may
     // touch them), over the boxes where the run leaves them.
     const end = scene.pose ? scene.pose(warmup + steps).next : scene.boxes;
     const grid = new BoxGrid(end, 2 * (kind === 'field' ? PARTICLE_RADIUS : 0.22));
-    process.stderr.write(`colliders: ${sceneName}, ${n} particles, ${m} boxes (${scene.kinds.tiles} tiles, ${scene.kinds.ramps} ramps, `
-      + `${scene.kinds.blocks} blocks; field top ${short(scene.fieldTop)})\n`);
+    process.stderr.write(
+      `colliders: ${sceneName}, ${n} particles, ${m} boxes (${scene.kinds.tiles} tiles, ${scene.kinds.ramps} ramps, ` +
+        `${scene.kinds.blocks} blocks; field top ${short(scene.fieldTop)})\n`,
+    );
     const physics = kind === 'pegs' ? PEGS_PHYSICS : kind === 'drum' ? DRUM_PHYSICS : PHYSICS;
-    rows.push(...(await runColliders(ctx, COLLIDER_METHODS.filter((x) => methods.includes(x)), scene, sceneName, warmup, steps, grid, physics, end)));
+    rows.push(
+      ...(await runColliders(
+        ctx,
+        COLLIDER_METHODS.filter((x) => methods.includes(x)),
+        scene,
+        sceneName,
+        warmup,
+        steps,
+        grid,
+        physics,
+        end,
+      )),
+    );
   }
   return rows;
 }
 
 /** The scene's settings, for the table's footnotes. */
-export const COLLIDERS_FOOTNOTE = `wall ms: median of the timed steps after the untimed ones, the engines' steps interleaved (Rapier: world.step(); ours: world.step and the queue's `
-  + `onSubmittedWorkDone after it); GPU ms: one profiled step after the last. gpu-world-step: our world with the boxes `
-  + `(setColliders); gpu-world-step no boxes: the same world and particles without them (setColliders never called: the `
-  + `particles fall through where the field would be, to the floor). The scene (particles of radius 0.5 over the boxes in a world box, its size in the name): bench/colliderScene.ts; ${SETTINGS}; `
-  + 'the pour through pegs (--collider-scene pegs): balls of radius 0.1–0.2, friction 0.3. '
-  + 'Quality numbers: the next table.';
+export const COLLIDERS_FOOTNOTE =
+  `wall ms: median of the timed steps after the untimed ones, the engines' steps interleaved (Rapier: world.step(); ours: world.step and the queue's ` +
+  `onSubmittedWorkDone after it); GPU ms: one profiled step after the last. gpu-world-step: our world with the boxes ` +
+  `(setColliders); gpu-world-step no boxes: the same world and particles without them (setColliders never called: the ` +
+  `particles fall through where the field would be, to the floor). The scene (particles of radius 0.5 over the boxes in a world box, its size in the name): bench/colliderScene.ts; ${SETTINGS}; ` +
+  'the pour through pegs (--collider-scene pegs): balls of radius 0.1–0.2, friction 0.3. ' +
+  'Quality numbers: the next table.';
 
 /** The quality table: one line per collider row with numbers, and its footnote. Empty without such rows. */
 export function collidersQualityText(rows: Row[], sizeText: (size: Record<string, number>) => string): string {
@@ -209,7 +274,13 @@ export function collidersQualityText(rows: Row[], sizeText: (size: Record<string
   const lines: string[][] = [];
   const frames = new Set<number>();
   for (const r of rows.filter((row) => row.suite === 'colliders' && row.work)) {
-    const frame = [...new Set(Object.keys(r.work!).filter((k) => k.includes('@')).map((k) => Number(k.split('@')[1])))].pop();
+    const frame = [
+      ...new Set(
+        Object.keys(r.work!)
+          .filter((k) => k.includes('@'))
+          .map((k) => Number(k.split('@')[1])),
+      ),
+    ].pop();
     if (frame === undefined) continue;
     frames.add(frame);
     const q = (name: string): number => r.work![`${name}@${frame}`];
@@ -217,23 +288,33 @@ export function collidersQualityText(rows: Row[], sizeText: (size: Record<string
     // The method as --collider-methods names it: the table stays within 120 columns.
     const method = Object.keys(METHOD_NAMES).find((k) => METHOD_NAMES[k] === r.method) ?? r.method;
     lines.push([
-      sizeText(r.size).replace(' particles', '').replace(' boxes', ''), method, String(q('sunk')), boxed ? String(q('insideBox')) : '–',
+      sizeText(r.size).replace(' particles', '').replace(' boxes', ''),
+      method,
+      String(q('sunk')),
+      boxed ? String(q('insideBox')) : '–',
       `${q('touching')}/${boxed ? q('boxTouching') : '–'}`,
       `${g(100 * q('maxOverlap'))} / ${g(100 * q('meanOverlap'))}`,
       boxed ? `${g(100 * q('maxBoxPenetration'))} / ${g(100 * q('meanBoxPenetration'))}` : '–',
-      `${q('resting')}/${q('moving')}`, g(q('kineticPerParticle')),
+      `${q('resting')}/${q('moving')}`,
+      g(q('kineticPerParticle')),
     ]);
   }
   if (!lines.length) return '';
   return [
     `## colliders: quality (after the last step: frame ${[...frames].join(', ')})\n`,
-    table(['size', 'method', 'sunk', 'in box', 'contacts', 'p–p % max/mean', 'p–box % max/mean', 'rest/moving', 'KE'], lines),
+    table(
+      ['size', 'method', 'sunk', 'in box', 'contacts', 'p–p % max/mean', 'p–box % max/mean', 'rest/moving', 'KE'],
+      lines,
+    ),
     '',
-    wrap('size: particles × boxes; method: as --collider-methods names it (gpu: ours with the boxes). sunk: particles more '
-      + 'than 0.05 beyond a wall of the world box (the floor included) or not finite; in box: particles whose centre is inside '
-      + 'a box; contacts: touching particle pairs / particle–box pairs in contact; p–p: overlap of touching pairs, '
-      + '(rA + rB − distance) / min(rA, rB), in percent of a radius; p–box: penetration of particle–box contacts, (r − signed '
-      + 'distance from the centre to the box) / r, in percent (over 100: the centre inside); –: the engine has no boxes; '
-      + `rest: particles slower than ${RESTING_SPEED} (the world's default sleep speed); KE: mean ½mv² per particle (density 1).`, TABLE_WIDTH),
+    wrap(
+      'size: particles × boxes; method: as --collider-methods names it (gpu: ours with the boxes). sunk: particles more ' +
+        'than 0.05 beyond a wall of the world box (the floor included) or not finite; in box: particles whose centre is inside ' +
+        'a box; contacts: touching particle pairs / particle–box pairs in contact; p–p: overlap of touching pairs, ' +
+        '(rA + rB − distance) / min(rA, rB), in percent of a radius; p–box: penetration of particle–box contacts, (r − signed ' +
+        'distance from the centre to the box) / r, in percent (over 100: the centre inside); –: the engine has no boxes; ' +
+        `rest: particles slower than ${RESTING_SPEED} (the world's default sleep speed); KE: mean ½mv² per particle (density 1).`,
+      TABLE_WIDTH,
+    ),
   ].join('\n');
 }

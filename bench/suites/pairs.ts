@@ -18,7 +18,9 @@ import { PAIR_SCENES, pairScene } from '../scenes.js';
 import { gpuMethod, gpuMethods, broadphaseOf, BRUTE_FORCE_METHODS } from '../methods.js';
 
 /** The scene kinds, by name (bench/scenes.ts). */
-export const SCENES: Record<string, (n: number) => Float32Array> = Object.fromEntries(Object.entries(PAIR_SCENES).map(([k, v]) => [k, v.make]));
+export const SCENES: Record<string, (n: number) => Float32Array> = Object.fromEntries(
+  Object.entries(PAIR_SCENES).map(([k, v]) => [k, v.make]),
+);
 
 export const CROSSOVER_SIZES = [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384];
 /** The GPU methods (bench/methods.ts: 'auto' and each phase serving pairs, from the registry), then the peers. */
@@ -30,7 +32,13 @@ function gridBytes(n: number, buckets: number, rows: number, candidates: number,
 }
 
 /** A method's run on a scene: what it found, and its GPU time or its own timing where it has one. */
-async function runMethod(ctx: Context, method: string, spheres: Float32Array, levels?: JsGridLevels, bvh?: CpuBvhStats): Promise<Sample & { setupMs?: number }> {
+async function runMethod(
+  ctx: Context,
+  method: string,
+  spheres: Float32Array,
+  levels?: JsGridLevels,
+  bvh?: CpuBvhStats,
+): Promise<Sample & { setupMs?: number }> {
   const { collider } = ctx;
   const broadphase = broadphaseOf(method);
   if (broadphase) {
@@ -66,7 +74,13 @@ async function runMethod(ctx: Context, method: string, spheres: Float32Array, le
 const PROBE_FROM = 20_000;
 const PROBE_MAX = 8192;
 
-export async function pairsSuite(ctx: Context, sizes: number[], scenes: string[], crossover: boolean, methods = PAIR_METHODS): Promise<Row[]> {
+export async function pairsSuite(
+  ctx: Context,
+  sizes: number[],
+  scenes: string[],
+  crossover: boolean,
+  methods = PAIR_METHODS,
+): Promise<Row[]> {
   const rows: Row[] = [];
   const { collider } = ctx;
   await initRapier();
@@ -102,14 +116,24 @@ export async function pairsSuite(ctx: Context, sizes: number[], scenes: string[]
       return problems.length ? problems.slice(0, 3).join('; ') : null;
     };
     const answer = expected.length / 2;
-    const gridWork = { rows: stats.rows, candidates: stats.candidates, bytes: gridBytes(n, plan.bucketCount, stats.rows, stats.candidates, answer) };
+    const gridWork = {
+      rows: stats.rows,
+      candidates: stats.candidates,
+      bytes: gridBytes(n, plan.bucketCount, stats.rows, stats.candidates, answer),
+    };
     const work: Record<string, Record<string, number>> = {
       'gpu-grid': gridWork,
       'cpu-grid': gridWork,
       'gpu-all-pairs': { tests: (n * (n - 1)) / 2, bytes: 16 * n * Math.ceil(n / 64) + 8 * answer },
     };
     for (const method of methodNames) {
-      const base = { suite: 'pairs', scene: label, size: { spheres: n }, method, ...(work[method] ? { work: work[method] } : {}) };
+      const base = {
+        suite: 'pairs',
+        scene: label,
+        size: { spheres: n },
+        method,
+        ...(work[method] ? { work: work[method] } : {}),
+      };
       const key = `${label} ${method}`;
       let probed = '';
       if (!history[key] && n >= PROBE_FROM) {
@@ -131,16 +155,25 @@ export async function pairsSuite(ctx: Context, sizes: number[], scenes: string[]
       const levels = {} as JsGridLevels;
       const bvh: CpuBvhStats = {};
       let setup: number | undefined;
-      let row = await measureChecked(ctx, base, async () => {
-        const sample = await runMethod(ctx, method, spheres, levels, bvh);
-        setup = sample.setupMs;
-        return sample;
-      }, estimate(key, n), check);
+      let row = await measureChecked(
+        ctx,
+        base,
+        async () => {
+          const sample = await runMethod(ctx, method, spheres, levels, bvh);
+          setup = sample.setupMs;
+          return sample;
+        },
+        estimate(key, n),
+        check,
+      );
       const notes: string[] = [];
       if (method === 'js-grid' && levels.spheres) {
-        notes.push(`levels: ${levels.spheres.map((m, l) => `${m} spheres r ≤ ${levels.rMax[l].toPrecision(2)}${levels.sparse[l] ? ' (sparse cells)' : ''}`).join(', ')}`);
+        notes.push(
+          `levels: ${levels.spheres.map((m, l) => `${m} spheres r ≤ ${levels.rMax[l].toPrecision(2)}${levels.sparse[l] ? ' (sparse cells)' : ''}`).join(', ')}`,
+        );
       }
-      if (method === 'cpu-bvh' && bvh.buildMs !== undefined) notes.push(`build ${bvh.buildMs.toFixed(1)} ms of it; ${bvh.leaves} leaves, depth ${bvh.depth}`);
+      if (method === 'cpu-bvh' && bvh.buildMs !== undefined)
+        notes.push(`build ${bvh.buildMs.toFixed(1)} ms of it; ${bvh.leaves} leaves, depth ${bvh.depth}`);
       if (setup !== undefined) notes.push(`+ world build ${setup.toFixed(0)} ms`);
       if (row.skipped && probed) notes.push(probed);
       if (notes.length) row = { ...row, note: notes.join('; ') };
@@ -148,6 +181,8 @@ export async function pairsSuite(ctx: Context, sizes: number[], scenes: string[]
     }
   };
   for (const scene of scenes) for (const n of sizes) await runScene(scene, n, methods);
-  if (crossover) for (const n of CROSSOVER_SIZES) await runScene('uniform', n, [gpuMethod('all-pairs'), gpuMethod('grid')], 'crossover');
+  if (crossover)
+    for (const n of CROSSOVER_SIZES)
+      await runScene('uniform', n, [gpuMethod('all-pairs'), gpuMethod('grid')], 'crossover');
   return rows;
 }

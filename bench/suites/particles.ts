@@ -7,7 +7,11 @@ import { particleStep, type StepParams } from '../../src/reference/particles.js'
 import { mulberry32, gaussian } from '../../test/support/random.js';
 import { measureChecked, type Context, type Row } from '../harness.js';
 
-export function particleScene(n: number, fraction = 0.2, seed = 31): { spheres: Float32Array; velocities: Float32Array; bounds: number[] } {
+export function particleScene(
+  n: number,
+  fraction = 0.2,
+  seed = 31,
+): { spheres: Float32Array; velocities: Float32Array; bounds: number[] } {
   const rand = mulberry32(seed);
   const r = 0.5;
   const side = Math.cbrt((n * (4 / 3) * Math.PI * r ** 3) / fraction);
@@ -26,7 +30,13 @@ export async function particlesSuite(ctx: Context, sizes: number[]): Promise<Row
   let cpuPerParticle = 0;
   for (const n of sizes) {
     const scene = particleScene(n);
-    const world = await createParticleWorld({ device: ctx.collider.device, capacity: n, bounds: scene.bounds, gravity: [0, -9.8, 0], restitution: 0.8 });
+    const world = await createParticleWorld({
+      device: ctx.collider.device,
+      capacity: n,
+      bounds: scene.bounds,
+      gravity: [0, -9.8, 0],
+      restitution: 0.8,
+    });
     try {
       const reset = (): void => world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
       reset();
@@ -39,21 +49,38 @@ export async function particlesSuite(ctx: Context, sizes: number[]): Promise<Row
       await world.step(dt);
       const gpuState = await world.read();
       // One step from the same start each time (contacts checked equal across methods).
-      rows.push(await measureChecked(ctx, { suite: 'particles', scene: 'box, fraction 0.2', size, method: 'gpu-step', work }, async () => {
-        reset();
-        await world.step(dt, 1, { profile: ctx.profiling });
-        if (!ctx.profiling) return { answer: contacts }; // the same start each time: the same contacts (counted above)
-        const stages: Record<string, number> = {};
-        for (const s of world.lastProfile?.stages ?? []) stages[s.name] = (stages[s.name] ?? 0) + s.ms;
-        return { answer: await world.contactCount(), gpuMs: world.lastProfile?.totalMs, stages };
-      }, undefined));
-      const batch = await measureChecked(ctx, { suite: 'particles', scene: 'box, fraction 0.2', size, method: 'gpu-10-steps-per-submit', work }, async () => {
-        reset();
-        await world.step(dt, 10);
-        await world.read(); // waits for the GPU; counted in wall time
-        return { answer: contacts };
-      }, undefined);
-      rows.push({ ...batch, rate: batch.wallMs ? { unit: 'ms/step (wall, incl. one readback)', value: batch.wallMs.median / 10 } : undefined });
+      rows.push(
+        await measureChecked(
+          ctx,
+          { suite: 'particles', scene: 'box, fraction 0.2', size, method: 'gpu-step', work },
+          async () => {
+            reset();
+            await world.step(dt, 1, { profile: ctx.profiling });
+            if (!ctx.profiling) return { answer: contacts }; // the same start each time: the same contacts (counted above)
+            const stages: Record<string, number> = {};
+            for (const s of world.lastProfile?.stages ?? []) stages[s.name] = (stages[s.name] ?? 0) + s.ms;
+            return { answer: await world.contactCount(), gpuMs: world.lastProfile?.totalMs, stages };
+          },
+          undefined,
+        ),
+      );
+      const batch = await measureChecked(
+        ctx,
+        { suite: 'particles', scene: 'box, fraction 0.2', size, method: 'gpu-10-steps-per-submit', work },
+        async () => {
+          reset();
+          await world.step(dt, 10);
+          await world.read(); // waits for the GPU; counted in wall time
+          return { answer: contacts };
+        },
+        undefined,
+      );
+      rows.push({
+        ...batch,
+        rate: batch.wallMs
+          ? { unit: 'ms/step (wall, incl. one readback)', value: batch.wallMs.median / 10 }
+          : undefined,
+      });
       const params: StepParams = world.stepParams(dt);
       const velocities = new Float32Array(4 * n);
       for (let i = 0; i < n; i++) {
@@ -74,14 +101,24 @@ export async function particlesSuite(ctx: Context, sizes: number[]): Promise<Row
           worst = Math.max(worst, d);
           if (d > tolerance) apart++;
         }
-        return apart <= n / 1000 ? null : `${apart} of ${n} positions differ by more than ${tolerance} after one step (worst ${worst})`;
+        return apart <= n / 1000
+          ? null
+          : `${apart} of ${n} positions differ by more than ${tolerance} after one step (worst ${worst})`;
       };
-      rows.push(await measureChecked(ctx, { suite: 'particles', scene: 'box, fraction 0.2', size, method: 'cpu-step', work }, async () => {
-        return { answer: contacts, output: particleStep(scene.spheres, velocities, params, plan) };
-      }, cpuPerParticle ? cpuPerParticle * n : undefined, check).then((row) => {
-        if (row.wallMs) cpuPerParticle = row.wallMs.median / n;
-        return row;
-      }));
+      rows.push(
+        await measureChecked(
+          ctx,
+          { suite: 'particles', scene: 'box, fraction 0.2', size, method: 'cpu-step', work },
+          async () => {
+            return { answer: contacts, output: particleStep(scene.spheres, velocities, params, plan) };
+          },
+          cpuPerParticle ? cpuPerParticle * n : undefined,
+          check,
+        ).then((row) => {
+          if (row.wallMs) cpuPerParticle = row.wallMs.median / n;
+          return row;
+        }),
+      );
     } finally {
       world.destroy();
     }

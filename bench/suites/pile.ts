@@ -20,7 +20,14 @@
  */
 import { createParticleWorld, workDone, type ParticleWorld, type ParticleWorldOptions } from '../../src/index.js';
 import { readBuffer } from '../../src/gpu/buffers.js';
-import { pileScene, gasScene, pileStats, pileStatsText, type ParticleScene, type PileStats } from '../../test/support/pile.js';
+import {
+  pileScene,
+  gasScene,
+  pileStats,
+  pileStatsText,
+  type ParticleScene,
+  type PileStats,
+} from '../../test/support/pile.js';
 import { createRapierPile } from '../peers/rapierWorld.js';
 import { summarize } from '../stats.js';
 import type { Context, Row } from '../harness.js';
@@ -122,7 +129,12 @@ export function rapierEngine(scene: ParticleScene, physics: Physics, boxes?: Flo
 }
 
 /** Our world on `scene`; `prepare` (the collider suite's boxes) runs after the particles are set, inside the setup time. */
-export async function gpuEngine(ctx: Context, scene: ParticleScene, physics: Physics, prepare?: (world: ParticleWorld) => void): Promise<Engine> {
+export async function gpuEngine(
+  ctx: Context,
+  scene: ParticleScene,
+  physics: Physics,
+  prepare?: (world: ParticleWorld) => void,
+): Promise<Engine> {
   const t0 = performance.now();
   const n = scene.spheres.length / 4;
   const options: ParticleWorldOptions = { device: ctx.collider.device, capacity: n, bounds: scene.bounds, ...physics };
@@ -153,9 +165,19 @@ export async function gpuEngine(ctx: Context, scene: ParticleScene, physics: Phy
     readBoxes: async () => {
       // The GPU poses (centre, half extents, quaternion: three vec4 a box) as box records.
       const count = world.colliderBuffers?.count ?? 0;
-      const poses = new Float32Array(count ? await readBuffer(world.device, world.colliderBuffers!.poses, 0, 48 * count) : new ArrayBuffer(0));
+      const poses = new Float32Array(
+        count ? await readBuffer(world.device, world.colliderBuffers!.poses, 0, 48 * count) : new ArrayBuffer(0),
+      );
       const boxes = new Float32Array(10 * count);
-      for (let k = 0; k < count; k++) boxes.set([...poses.subarray(12 * k, 12 * k + 3), ...poses.subarray(12 * k + 4, 12 * k + 7), ...poses.subarray(12 * k + 8, 12 * k + 12)], 10 * k);
+      for (let k = 0; k < count; k++)
+        boxes.set(
+          [
+            ...poses.subarray(12 * k, 12 * k + 3),
+            ...poses.subarray(12 * k + 4, 12 * k + 7),
+            ...poses.subarray(12 * k + 8, 12 * k + 12),
+          ],
+          10 * k,
+        );
       return boxes;
     },
     profile: async () => {
@@ -172,8 +194,10 @@ export async function gpuEngine(ctx: Context, scene: ParticleScene, physics: Phy
 
 async function makeEngine(ctx: Context, method: string, scene: ParticleScene, physics: Physics): Promise<Engine> {
   if (method === 'rapier') return rapierEngine(scene, physics);
-  if (method === 'gpu-light') return { ...(await gpuEngine(ctx, scene, { ...physics, ...LIGHT })), method: METHOD_NAMES[method] };
-  if (method === 'gpu-awake') return { ...(await gpuEngine(ctx, scene, { ...physics, ...AWAKE })), method: METHOD_NAMES[method] };
+  if (method === 'gpu-light')
+    return { ...(await gpuEngine(ctx, scene, { ...physics, ...LIGHT })), method: METHOD_NAMES[method] };
+  if (method === 'gpu-awake')
+    return { ...(await gpuEngine(ctx, scene, { ...physics, ...AWAKE })), method: METHOD_NAMES[method] };
   return gpuEngine(ctx, scene, physics);
 }
 
@@ -196,7 +220,9 @@ async function runPile(ctx: Context, method: string, scene: ParticleScene, frame
     for (let frame = 1; frame <= frames; frame++) {
       times.push(await engine.step());
       if (frame % 100 === 0 || frame === frames) {
-        process.stderr.write(`pile ${n} ${engine.method}: frame ${frame} of ${frames}, median step so far ${short(summarize(times).median)} ms\n`);
+        process.stderr.write(
+          `pile ${n} ${engine.method}: frame ${frame} of ${frames}, median step so far ${short(summarize(times).median)} ms\n`,
+        );
       }
       if (at.includes(frame)) {
         const s = await statsOf(engine, scene.bounds);
@@ -233,12 +259,20 @@ async function runPile(ctx: Context, method: string, scene: ParticleScene, frame
     row.gpuMs = summarize([profile.totalMs]);
     row.stagesMs = profile.stages;
   }
-  process.stderr.write(`pile ${n} ${engine.method}: median step ${short(row.wallMs!.median)} ms (first 30: ${short(first.median)} ms, last 100: ${short(last.median)} ms)\n`);
+  process.stderr.write(
+    `pile ${n} ${engine.method}: median step ${short(row.wallMs!.median)} ms (first 30: ${short(first.median)} ms, last 100: ${short(last.median)} ms)\n`,
+  );
   return row;
 }
 
 /** The gas at one size: 2 warm-up steps, then 10 timed, stats at the start and the end. */
-async function runGas(ctx: Context, method: string, scene: ParticleScene, gasSteps: number, sceneName: string): Promise<Row> {
+async function runGas(
+  ctx: Context,
+  method: string,
+  scene: ParticleScene,
+  gasSteps: number,
+  sceneName: string,
+): Promise<Row> {
   const n = scene.spheres.length / 4;
   const engine = await makeEngine(ctx, method, scene, { gravity: [0, 0, 0], restitution: 1, friction: 0 });
   const times: number[] = [];
@@ -291,10 +325,14 @@ export async function pileSuite(ctx: Context, options: PileSuiteOptions = {}): P
   const frames = options.frames ?? 600;
   const gasSizes = options.gasSizes ?? [100_000];
   const gasSteps = options.gasSteps ?? 10;
-  if (!(Number.isInteger(gasSteps) && gasSteps >= 1)) throw new Error(`pile: gas steps must be a positive integer, got ${gasSteps}`);
+  if (!(Number.isInteger(gasSteps) && gasSteps >= 1))
+    throw new Error(`pile: gas steps must be a positive integer, got ${gasSteps}`);
   const methods = options.methods ?? ['rapier', 'gpu', 'gpu-light'];
-  if (!(Number.isInteger(frames) && frames >= 1)) throw new Error(`pile: frames must be a positive integer, got ${frames}`);
-  for (const m of methods) if (!(m in METHOD_NAMES)) throw new Error(`pile: unknown method ${m} (expected ${Object.keys(METHOD_NAMES).join(', ')})`);
+  if (!(Number.isInteger(frames) && frames >= 1))
+    throw new Error(`pile: frames must be a positive integer, got ${frames}`);
+  for (const m of methods)
+    if (!(m in METHOD_NAMES))
+      throw new Error(`pile: unknown method ${m} (expected ${Object.keys(METHOD_NAMES).join(', ')})`);
   const rows: Row[] = [];
 
   // Each engine's time per particle and frame of a whole pile run, from the largest size so far.
@@ -306,7 +344,13 @@ export async function pileSuite(ctx: Context, options: PileSuiteOptions = {}): P
       if (estimateMs !== undefined && estimateMs > ctx.budgetMs) {
         const skipped = `estimated ${(estimateMs / 1000).toFixed(0)} s > budget ${ctx.budgetMs / 1000} s`;
         process.stderr.write(`pile ${n} ${method}: skipped, ${skipped}\n`);
-        rows.push({ suite: 'pile', scene: pileSceneName(n), size: { particles: n }, method: METHOD_NAMES[method], skipped });
+        rows.push({
+          suite: 'pile',
+          scene: pileSceneName(n),
+          size: { particles: n },
+          method: METHOD_NAMES[method],
+          skipped,
+        });
         continue;
       }
       const t = performance.now();
@@ -318,24 +362,25 @@ export async function pileSuite(ctx: Context, options: PileSuiteOptions = {}): P
   // Each engine's time per particle for a whole gas run (setup and every step), from the largest size measured so far.
   const perParticle: Record<string, number> = { rapier: RAPIER_GUESS_MS_PER_PARTICLE };
   const fractions = options.gasFractions ?? [0.2];
-  for (const f of fractions) if (!(f > 0 && f <= 0.5)) throw new Error(`pile: gas fractions must be in (0, 0.5], got ${f}`);
+  for (const f of fractions)
+    if (!(f > 0 && f <= 0.5)) throw new Error(`pile: gas fractions must be in (0, 0.5], got ${f}`);
   for (const fraction of fractions) {
-  for (const n of [...gasSizes].sort((a, b) => a - b)) {
-    const scene = gasScene(n, fraction);
-    const sceneName = gasSceneName(fraction);
-    for (const method of methods) {
-      const estimateMs = perParticle[method] !== undefined ? perParticle[method] * n : undefined;
-      if (estimateMs !== undefined && estimateMs > ctx.budgetMs) {
-        const skipped = `estimated ${(estimateMs / 1000).toFixed(0)} s > budget ${ctx.budgetMs / 1000} s`;
-        process.stderr.write(`gas ${n} ${method}: skipped, ${skipped}\n`);
-        rows.push({ suite: 'pile', scene: sceneName, size: { particles: n }, method: METHOD_NAMES[method], skipped });
-        continue;
+    for (const n of [...gasSizes].sort((a, b) => a - b)) {
+      const scene = gasScene(n, fraction);
+      const sceneName = gasSceneName(fraction);
+      for (const method of methods) {
+        const estimateMs = perParticle[method] !== undefined ? perParticle[method] * n : undefined;
+        if (estimateMs !== undefined && estimateMs > ctx.budgetMs) {
+          const skipped = `estimated ${(estimateMs / 1000).toFixed(0)} s > budget ${ctx.budgetMs / 1000} s`;
+          process.stderr.write(`gas ${n} ${method}: skipped, ${skipped}\n`);
+          rows.push({ suite: 'pile', scene: sceneName, size: { particles: n }, method: METHOD_NAMES[method], skipped });
+          continue;
+        }
+        const t = performance.now();
+        rows.push(await runGas(ctx, method, scene, gasSteps, sceneName));
+        perParticle[method] = (performance.now() - t) / n;
       }
-      const t = performance.now();
-      rows.push(await runGas(ctx, method, scene, gasSteps, sceneName));
-      perParticle[method] = (performance.now() - t) / n;
     }
-  }
   }
   return rows;
 }

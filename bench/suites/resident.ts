@@ -23,7 +23,6 @@ import type { EncodedPairs } from '../../src/resident.js';
 
 const FRAMES = 20;
 
-
 export async function residentSuite(ctx: Context, sizes: number[]): Promise<Row[]> {
   const { collider } = ctx;
   const device = collider.device;
@@ -31,7 +30,11 @@ export async function residentSuite(ctx: Context, sizes: number[]): Promise<Row[
   for (const n of sizes) {
     const spheres = PAIR_SCENES.uniform.make(n);
     const scene = sceneBoundsOf(spheres);
-    const buffer = device.createBuffer({ label: 'resident bench spheres', size: spheres.byteLength, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST });
+    const buffer = device.createBuffer({
+      label: 'resident bench spheres',
+      size: spheres.byteLength,
+      usage: BufferUsage.STORAGE | BufferUsage.COPY_DST,
+    });
     device.queue.writeBuffer(buffer, 0, spheres);
     let result: EncodedPairs | undefined;
     const encodeFrame = async (): Promise<number> => {
@@ -48,7 +51,10 @@ export async function residentSuite(ctx: Context, sizes: number[]): Promise<Row[
     const encodedPairs = sortPairs(await result!.read()); // sizes the result (it grows to the count)
     await encodeFrame();
     const again = sortPairs(await result!.read());
-    if (encodedPairs.length !== oneShotPairs.length || again.some((v, k) => v !== oneShotPairs[k])) throw new Error(`resident bench: the encode path found ${again.length / 2} pairs, the one-shot call ${oneShotPairs.length / 2}`);
+    if (encodedPairs.length !== oneShotPairs.length || again.some((v, k) => v !== oneShotPairs[k]))
+      throw new Error(
+        `resident bench: the encode path found ${again.length / 2} pairs, the one-shot call ${oneShotPairs.length / 2}`,
+      );
     const pairs = oneShotPairs.length / 2;
 
     const oneShot = { wall: [] as number[], sync: [] as number[] };
@@ -70,9 +76,21 @@ export async function residentSuite(ctx: Context, sizes: number[]): Promise<Row[
       encode.wall.push(encodeWall);
     }
     const common = { suite: 'resident', scene: 'uniform', size: { spheres: n }, answer: pairs };
-    rows.push({ ...common, method: 'one-shot spherePairs', wallMs: summarize(oneShot.wall), work: { 'sync ms': summarize(oneShot.sync).median, 'bytes read back': 8 + 8 * pairs, 'bytes uploaded': 16 * n } });
-    rows.push({ ...common, method: 'encodeSpherePairs', wallMs: summarize(encode.wall), work: { 'sync ms': summarize(encode.sync).median, 'bytes read back': 0, 'bytes uploaded': 0 } });
-    console.log(`resident ${n}: one-shot wall ${summarize(oneShot.wall).median.toFixed(1)} ms (sync ${summarize(oneShot.sync).median.toFixed(2)}), encode wall ${summarize(encode.wall).median.toFixed(1)} ms (sync ${summarize(encode.sync).median.toFixed(2)})`);
+    rows.push({
+      ...common,
+      method: 'one-shot spherePairs',
+      wallMs: summarize(oneShot.wall),
+      work: { 'sync ms': summarize(oneShot.sync).median, 'bytes read back': 8 + 8 * pairs, 'bytes uploaded': 16 * n },
+    });
+    rows.push({
+      ...common,
+      method: 'encodeSpherePairs',
+      wallMs: summarize(encode.wall),
+      work: { 'sync ms': summarize(encode.sync).median, 'bytes read back': 0, 'bytes uploaded': 0 },
+    });
+    console.log(
+      `resident ${n}: one-shot wall ${summarize(oneShot.wall).median.toFixed(1)} ms (sync ${summarize(oneShot.sync).median.toFixed(2)}), encode wall ${summarize(encode.wall).median.toFixed(1)} ms (sync ${summarize(encode.sync).median.toFixed(2)})`,
+    );
     result?.destroy();
     buffer.destroy();
   }

@@ -34,15 +34,34 @@ function randomKeys(n: number): Uint32Array {
 }
 
 /** GPU time of copyBufferToBuffer of `bytes`, by the timestamps of empty passes around it; else null. */
-async function timeCopy(device: GPUDevice, source: GPUBuffer, target: GPUBuffer, bytes: number): Promise<number | null> {
+async function timeCopy(
+  device: GPUDevice,
+  source: GPUBuffer,
+  target: GPUBuffer,
+  bytes: number,
+): Promise<number | null> {
   if (!device.features.has('timestamp-query')) return null;
   const querySet = device.createQuerySet({ label: 'sort bench copy timestamps', type: 'timestamp', count: 4 });
-  const resolve = device.createBuffer({ label: 'sort bench copy resolve', size: 32, usage: BufferUsage.QUERY_RESOLVE | BufferUsage.COPY_SRC });
+  const resolve = device.createBuffer({
+    label: 'sort bench copy resolve',
+    size: 32,
+    usage: BufferUsage.QUERY_RESOLVE | BufferUsage.COPY_SRC,
+  });
   try {
     const encoder = device.createCommandEncoder({ label: 'sort bench copy' });
-    encoder.beginComputePass({ label: 'before copy', timestampWrites: { querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } }).end();
+    encoder
+      .beginComputePass({
+        label: 'before copy',
+        timestampWrites: { querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 },
+      })
+      .end();
     encoder.copyBufferToBuffer(source, 0, target, 0, bytes);
-    encoder.beginComputePass({ label: 'after copy', timestampWrites: { querySet, beginningOfPassWriteIndex: 2, endOfPassWriteIndex: 3 } }).end();
+    encoder
+      .beginComputePass({
+        label: 'after copy',
+        timestampWrites: { querySet, beginningOfPassWriteIndex: 2, endOfPassWriteIndex: 3 },
+      })
+      .end();
     encoder.resolveQuerySet(querySet, 0, 4, resolve, 0);
     device.queue.submit([encoder.finish()]);
     const ticks = new BigUint64Array(await readBuffer(device, resolve, 0, 32));
@@ -57,7 +76,13 @@ async function timeCopy(device: GPUDevice, source: GPUBuffer, target: GPUBuffer,
  * One timed submission of what `record` encodes (after the queued uploads are done): its wall
  * time, the GPU time and stages of its timer, and `output` read back the first time only.
  */
-function timedRun<T>(device: GPUDevice, upload: () => void, record: (encoder: GPUCommandEncoder, timer: GpuTimer) => void, output: () => Promise<T>, n: number): () => Promise<Sample> {
+function timedRun<T>(
+  device: GPUDevice,
+  upload: () => void,
+  record: (encoder: GPUCommandEncoder, timer: GpuTimer) => void,
+  output: () => Promise<T>,
+  n: number,
+): () => Promise<Sample> {
   let needOutput = true;
   return async () => {
     upload();
@@ -134,7 +159,8 @@ export async function sortSuite(ctx: Context, sizes: number[]): Promise<Row[]> {
                 device.queue.writeBuffer(keyBuffer, 0, keys);
                 if (withValues) device.queue.writeBuffer(valueBuffer, 0, values);
               },
-              (encoder, timer) => passes[strategy].encode(encoder, keyBuffer, n, { values: withValues ? valueBuffer : undefined, timer }),
+              (encoder, timer) =>
+                passes[strategy].encode(encoder, keyBuffer, n, { values: withValues ? valueBuffer : undefined, timer }),
               async () => ({
                 keys: new Uint32Array(await readBuffer(device, keyBuffer, 0, 4 * n)),
                 values: withValues ? new Uint32Array(await readBuffer(device, valueBuffer, 0, 4 * n)) : undefined,
@@ -149,25 +175,57 @@ export async function sortSuite(ctx: Context, sizes: number[]): Promise<Row[]> {
             };
             const estimate = perKey[method] ? perKey[method] * n : undefined;
             // Bytes a key a pass (src/passes/radixSort.ts), four passes.
-            const perPass = { thread: withValues ? 25 : 17, workgroup: withValues ? 22.5 : 14.5, subgroup: withValues ? 24 : 16 }[strategy];
-            rows.push(learn(await measureChecked(ctx, { suite: 'sort', scene, size, method, work: { bytes: perPass * 4 * n } }, run, estimate, check)));
+            const perPass = {
+              thread: withValues ? 25 : 17,
+              workgroup: withValues ? 22.5 : 14.5,
+              subgroup: withValues ? 24 : 16,
+            }[strategy];
+            rows.push(
+              learn(
+                await measureChecked(
+                  ctx,
+                  { suite: 'sort', scene, size, method, work: { bytes: perPass * 4 * n } },
+                  run,
+                  estimate,
+                  check,
+                ),
+              ),
+            );
           }
           // The same bytes copied once, on the same device: wall time of one copy, GPU time of another.
-          rows.push(learn(await measureChecked(ctx, { suite: 'sort', scene, size, method: `copy ${kind} bytes`, work: { bytes: 2 * bytes } }, async () => {
-            const t = performance.now();
-            const encoder = device.createCommandEncoder({ label: 'sort bench copy (wall)' });
-            encoder.copyBufferToBuffer(copySource, 0, copyTarget, 0, bytes);
-            device.queue.submit([encoder.finish()]);
-            await workDone(device);
-            const timeMs = performance.now() - t;
-            const gpuMs = await timeCopy(device, copySource, copyTarget, bytes);
-            return { answer: n, gpuMs: gpuMs ?? undefined, timeMs };
-          }, undefined)));
+          rows.push(
+            learn(
+              await measureChecked(
+                ctx,
+                { suite: 'sort', scene, size, method: `copy ${kind} bytes`, work: { bytes: 2 * bytes } },
+                async () => {
+                  const t = performance.now();
+                  const encoder = device.createCommandEncoder({ label: 'sort bench copy (wall)' });
+                  encoder.copyBufferToBuffer(copySource, 0, copyTarget, 0, bytes);
+                  device.queue.submit([encoder.finish()]);
+                  await workDone(device);
+                  const timeMs = performance.now() - t;
+                  const gpuMs = await timeCopy(device, copySource, copyTarget, bytes);
+                  return { answer: n, gpuMs: gpuMs ?? undefined, timeMs };
+                },
+                undefined,
+              ),
+            ),
+          );
         }
-        rows.push(learn(await measureChecked(ctx, { suite: 'sort', scene, size, method: 'cpu-twin pairs' }, async () => {
-          radixSortByKey(keys, values);
-          return { answer: n };
-        }, perKey['cpu-twin pairs'] ? perKey['cpu-twin pairs'] * n : undefined)));
+        rows.push(
+          learn(
+            await measureChecked(
+              ctx,
+              { suite: 'sort', scene, size, method: 'cpu-twin pairs' },
+              async () => {
+                radixSortByKey(keys, values);
+                return { answer: n };
+              },
+              perKey['cpu-twin pairs'] ? perKey['cpu-twin pairs'] * n : undefined,
+            ),
+          ),
+        );
       } finally {
         keyBuffer.destroy();
         valueBuffer.destroy();
@@ -183,12 +241,22 @@ export async function sortSuite(ctx: Context, sizes: number[]): Promise<Row[]> {
 }
 
 /** Both scan variants over `values` (wrapping u32 sums), checked against a CPU prefix sum. */
-async function scanRows(ctx: Context, scans: Record<ScanVariant, ExclusiveScanPass>, values: Uint32Array, perKey: Record<string, number>, learn: (row: Row) => Row): Promise<Row[]> {
+async function scanRows(
+  ctx: Context,
+  scans: Record<ScanVariant, ExclusiveScanPass>,
+  values: Uint32Array,
+  perKey: Record<string, number>,
+  learn: (row: Row) => Row,
+): Promise<Row[]> {
   const device = ctx.collider.device;
   const n = values.length;
   const want = new Uint32Array(n + 1);
   for (let i = 0; i < n; i++) want[i + 1] = (want[i] + values[i]) >>> 0;
-  const data = device.createBuffer({ label: 'scan bench data', size: scanBufferBytes(n), usage: BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC });
+  const data = device.createBuffer({
+    label: 'scan bench data',
+    size: scanBufferBytes(n),
+    usage: BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC,
+  });
   const rows: Row[] = [];
   try {
     for (const variant of ['serial', 'tiled'] as const) {
@@ -206,7 +274,17 @@ async function scanRows(ctx: Context, scans: Record<ScanVariant, ExclusiveScanPa
       };
       const estimate = perKey[method] ? perKey[method] * n : undefined;
       // Read twice, written once (the levels above add 3% for 'serial', 0.05% for 'tiled').
-      rows.push(learn(await measureChecked(ctx, { suite: 'sort', scene: 'random u32', size: { keys: n }, method, work: { bytes: 12 * n } }, run, estimate, check)));
+      rows.push(
+        learn(
+          await measureChecked(
+            ctx,
+            { suite: 'sort', scene: 'random u32', size: { keys: n }, method, work: { bytes: 12 * n } },
+            run,
+            estimate,
+            check,
+          ),
+        ),
+      );
     }
   } finally {
     data.destroy();

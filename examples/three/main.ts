@@ -66,11 +66,30 @@ const height = columnY + layers * spacing + 2;
 const [binNear, binFar] = [rampLow + 1, 0.9 * half];
 
 /** A box collider record (10 floats): centre, half extents, a turn about z by `angle`. */
-const boxRecord = (cx: number, cy: number, cz: number, hx: number, hy: number, hz: number, angle = 0): number[] => [cx, cy, cz, hx, hy, hz, 0, 0, Math.sin(angle / 2), Math.cos(angle / 2)];
+const boxRecord = (cx: number, cy: number, cz: number, hx: number, hy: number, hz: number, angle = 0): number[] => [
+  cx,
+  cy,
+  cz,
+  hx,
+  hy,
+  hz,
+  0,
+  0,
+  Math.sin(angle / 2),
+  Math.cos(angle / 2),
+];
 const rampLength = (rampLow - rampHigh) / Math.cos(tilt);
 const boxes = new Float32Array([
   // The ramp: its centre half its thickness below the middle of its top face, turned by −35° about z.
-  ...boxRecord((rampHigh + rampLow) / 2 - slab * Math.sin(tilt), (rampTop + rampY) / 2 - slab * Math.cos(tilt), 0, rampLength / 2, slab, footprint, -tilt),
+  ...boxRecord(
+    (rampHigh + rampLow) / 2 - slab * Math.sin(tilt),
+    (rampTop + rampY) / 2 - slab * Math.cos(tilt),
+    0,
+    rampLength / 2,
+    slab,
+    footprint,
+    -tilt,
+  ),
   // The bin: walls at x = binNear and binFar, and at z = ±footprint, standing on the floor.
   ...boxRecord(binNear, binHeight / 2, 0, slab, binHeight / 2, footprint + slab),
   ...boxRecord(binFar, binHeight / 2, 0, slab, binHeight / 2, footprint + slab),
@@ -81,13 +100,31 @@ const boxes = new Float32Array([
 const spheres = new Float32Array(4 * n);
 const velocities = new Float32Array(3 * n);
 for (let i = 0; i < n; i++) {
-  const x = i % side, z = Math.floor(i / side) % side, y = Math.floor(i / (side * side));
+  const x = i % side,
+    z = Math.floor(i / side) % side,
+    y = Math.floor(i / (side * side));
   const jitter = () => (Math.random() - 0.5) * 0.1;
-  spheres.set([columnX + (x - (side - 1) / 2) * spacing + jitter(), columnY + y * spacing, (z - (side - 1) / 2) * spacing + jitter(), 0.4 + 0.2 * ((i * 0.618034) % 1)], 4 * i);
+  spheres.set(
+    [
+      columnX + (x - (side - 1) / 2) * spacing + jitter(),
+      columnY + y * spacing,
+      (z - (side - 1) / 2) * spacing + jitter(),
+      0.4 + 0.2 * ((i * 0.618034) % 1),
+    ],
+    4 * i,
+  );
   velocities.set([Math.random() - 0.5, 0, Math.random() - 0.5], 3 * i);
 }
 // The library's 8 substeps a step on a GPU; 4 on a software adapter, where every pass runs on the CPU.
-const world = await createParticleWorld({ device, capacity: n, bounds: [-half, 0, -half, half, height, half], gravity: [0, -15, 0], restitution: 0.1, friction: 0.5, substeps: software ? 4 : 8 });
+const world = await createParticleWorld({
+  device,
+  capacity: n,
+  bounds: [-half, 0, -half, half, height, half],
+  gravity: [0, -15, 0],
+  restitution: 0.1,
+  friction: 0.5,
+  substeps: software ? 4 : 8,
+});
 world.setParticles({ spheres, velocities });
 world.setColliders({ boxes });
 
@@ -95,7 +132,8 @@ world.setColliders({ boxes });
 // GPUBuffer, but it only creates an attribute's buffer when its backend has none yet: give it the
 // world's before the first render (vec4<f32> x, y, z, radius; STORAGE | VERTEX usage, as three's).
 const sphereAttribute = new THREE.StorageInstancedBufferAttribute(n, 4);
-(renderer.backend as unknown as { get(object: object): { buffer?: GPUBuffer } }).get(sphereAttribute).buffer = world.buffers.spheres;
+(renderer.backend as unknown as { get(object: object): { buffer?: GPUBuffer } }).get(sphereAttribute).buffer =
+  world.buffers.spheres;
 const sphere = storage(sphereAttribute, 'vec4', n).toReadOnly().element(instanceIndex);
 
 // One low-poly unit sphere (20 triangles on a software adapter, 80 on a GPU), instanced n times: scaled by the radius, moved to the centre.
@@ -119,7 +157,10 @@ sun.position.set(1, 3, 2);
 scene.add(sun);
 const box = new THREE.Box3(new THREE.Vector3(-half, 0, -half), new THREE.Vector3(half, height, half));
 scene.add(new THREE.Box3Helper(box, 0x556080));
-const floor = new THREE.Mesh(new THREE.PlaneGeometry(2 * half, 2 * half), new THREE.MeshStandardNodeMaterial({ color: 0x1c2030 }));
+const floor = new THREE.Mesh(
+  new THREE.PlaneGeometry(2 * half, 2 * half),
+  new THREE.MeshStandardNodeMaterial({ color: 0x1c2030 }),
+);
 floor.rotation.x = -Math.PI / 2;
 scene.add(floor);
 
@@ -129,7 +170,13 @@ scene.add(floor);
 // box: centre, half extents, quaternion) in a TSL storage node as the particles are read.
 // Translucent, like glass, so that no particle in the bin hides behind a wall (the picked one
 // must stay visible), and writing no depth, so the particles behind still draw.
-const boxMaterial = new THREE.MeshStandardNodeMaterial({ color: 0xa0825a, roughness: 0.8, transparent: true, opacity: 0.45, depthWrite: false });
+const boxMaterial = new THREE.MeshStandardNodeMaterial({
+  color: 0xa0825a,
+  roughness: 0.8,
+  transparent: true,
+  opacity: 0.45,
+  depthWrite: false,
+});
 const unitBox = new THREE.BoxGeometry(1, 1, 1);
 for (let k = 0; k < boxes.length / 10; k++) {
   const [cx, cy, cz, hx, hy, hz, qx, qy, qz, qw] = boxes.subarray(10 * k, 10 * k + 10);
@@ -163,7 +210,8 @@ async function pickAt(clientX: number, clientY: number): Promise<number> {
   const index = hit.index[0];
   picked.value = index;
   hooks.picked = index;
-  pickText = index < 0 ? 'missed: no particle there' : `picked particle #${index} at distance ${hit.distance[0].toFixed(2)}`;
+  pickText =
+    index < 0 ? 'missed: no particle there' : `picked particle #${index} at distance ${hit.distance[0].toFixed(2)}`;
   return index;
 }
 let down = { x: 0, y: 0 };
@@ -173,11 +221,22 @@ renderer.domElement.addEventListener('pointerup', (e) => {
 });
 
 // State for tests and the curious: `window.__three`.
-const hooks = { count: n, software, boxes: boxes.length / 10, frames: 0, time: 0, picked: null as number | null, pickAt };
+const hooks = {
+  count: n,
+  software,
+  boxes: boxes.length / 10,
+  frames: 0,
+  time: 0,
+  picked: null as number | null,
+  pickAt,
+};
 (window as unknown as { __three: typeof hooks }).__three = hooks;
 
 // Each frame: record a world step, submit it, then render; the queue keeps them in that order.
-let fps = 0, fpsFrames = 0, fpsStart = performance.now(), statusAt = 0;
+let fps = 0,
+  fpsFrames = 0,
+  fpsStart = performance.now(),
+  statusAt = 0;
 renderer.setAnimationLoop(() => {
   const encoder = device.createCommandEncoder();
   world.encode(encoder, size.dt);

@@ -30,6 +30,7 @@ export function seededSpheres(n: number, seed: number): Float32Array {
   const random = (): number => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
   const side = Math.cbrt((n * (4 / 3) * Math.PI * 0.5) / 0.1);
   const spheres = new Float32Array(4 * n);
-  for (let i = 0; i < n; i++) spheres.set([random() * side, random() * side, random() * side, 0.5 + 0.5 * random()], 4 * i);
+  for (let i = 0; i < n; i++)
+    spheres.set([random() * side, random() * side, random() * side, 0.5 + 0.5 * random()], 4 * i);
   return spheres;
 }

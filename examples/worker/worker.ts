@@ -19,7 +19,12 @@ async function run({ n, seed, particles, steps }: WorkerRequest): Promise<Worker
     // A small world: particles in a box under gravity, stepped at 60 Hz.
     const before = seededSpheres(particles, seed + 1);
     const side = Math.max(...before.filter((_, k) => k % 4 !== 3)) + 1;
-    const world = await createParticleWorld({ device, capacity: particles, bounds: [-1, -1, -1, side, side, side], gravity: [0, -9.8, 0] });
+    const world = await createParticleWorld({
+      device,
+      capacity: particles,
+      bounds: [-1, -1, -1, side, side, side],
+      gravity: [0, -9.8, 0],
+    });
     world.setParticles({ spheres: before, velocities: new Float32Array(3 * particles) });
     t = performance.now();
     for (let k = 0; k < steps; k++) await world.step(1 / 60);

@@ -112,7 +112,6 @@ export const colliderMoveBindings = bindings({
  */
 export const EMPTY_SLOT = 0;
 
-
 const header = () => /* wgsl */ `
 ${ParticleParams.wgsl}
 ${ParticleBody.wgsl}
@@ -187,7 +186,8 @@ export const colliderFindEntry = entry({ name: 'colliderFind', index: 'k', bound
  * search: the hashed walk filters candidates by their cell, and a particle has moved up to half
  * the skin since, possibly into another cell); the test reads where it is now (`current`).
  */
-export const colliderFindShader = (layout: GridLayout) => compiledFor(colliderFindCode(layout).replaceAll('sorted[u]', 'binned(u)'), layout);
+export const colliderFindShader = (layout: GridLayout) =>
+  compiledFor(colliderFindCode(layout).replaceAll('sorted[u]', 'binned(u)'), layout);
 
 const colliderFindCode = ({ dense }: GridLayout) => wgsl`
 ${gridHelpers(dense)}
@@ -213,7 +213,10 @@ ${colliderFindEntry.wgsl}
   let span = e.x + e.y + e.z;
   // A particle binned at the last search has moved at most half the skin since (particleGather).
   let grow = params.margin + params.skin + fastest + travel;
-  ${levelLoop('b', 'grid.firstLevel', `
+  ${levelLoop(
+    'b',
+    'grid.firstLevel',
+    `
         let ext = (grid.levels[b].maxRadius + grow) * EXT_SCALE;
         let rel = center - grid.levels[b].origin;
         let reach = e + vec3f(ext) + (abs(rel) + vec3f(span + ext)) * (1.0 / 65536.0);
@@ -236,7 +239,8 @@ ${colliderFindEntry.wgsl}
                   atomicMax(&stats.boxSlotsNeeded, slot + 1u);
                 }
               }`,
-        })}`)}
+        })}`,
+  )}
 }
 `;
 
@@ -376,12 +380,16 @@ export const iterateColliders = (friction: boolean): string => /* wgsl */ `
       let normal = max(c.impulse.x + (c.surface.w - vn) / wm, 0.0);
       var lt = c.impulse.yzw;
       var dlt = vec3f(0.0);
-${friction ? `      if (params.friction > 0.0) {
+${
+  friction
+    ? `      if (params.friction > 0.0) {
         var next = lt - (rel - vn * n) / wm;
         next = next * coneScale(dot(next, next), params.friction * normal);
         dlt = next - lt;
         lt = next;
-      }` : ''}
+      }`
+    : ''
+}
       dv -= w * ((normal - c.impulse.x) * n + dlt);
       slots[base + i].impulse = vec4f(normal, lt);
       let pushed = max(c.pseudo + (c.normal.w + dot(vp, n)) / wm, 0.0);
@@ -390,7 +398,11 @@ ${friction ? `      if (params.friction > 0.0) {
     }
   }`;
 
-export const colliderCellsEntry = entry({ name: 'colliderCells', index: 'k', bound: 'min(arrayLength(&cellStart), arrayLength(&saved))' });
+export const colliderCellsEntry = entry({
+  name: 'colliderCells',
+  index: 'k',
+  bound: 'min(arrayLength(&cellStart), arrayLength(&saved))',
+});
 
 /** One thread per bucket offset: keep a search's offsets aside (`saved`), or put them back on a step that did not search. */
 export const colliderCellsShader = () => wgsl`
@@ -406,7 +418,12 @@ ${colliderCellsEntry.wgsl}
 }
 `;
 
-export const colliderContactsEntry = entry({ name: 'colliderContacts', index: 'id', exit: 'params.boxCount == 0u', bound: 'params.count' });
+export const colliderContactsEntry = entry({
+  name: 'colliderContacts',
+  index: 'id',
+  exit: 'params.boxCount == 0u',
+  bound: 'params.count',
+});
 
 /**
  * The last step's collider contacts out (world.encodeColliderContacts), one thread per particle:

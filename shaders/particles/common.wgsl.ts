@@ -3,7 +3,16 @@
  * the header every kernel opens with (structs, constants), the contact geometry, the test of
  * which listed pairs a step solves, and a particle's list range.
  */
-import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleStats, ParticleReuse, ParticleRest, ParticleColliderContact } from './layout.js';
+import {
+  ParticleParams,
+  ParticleBody,
+  ParticleContact,
+  ParticleWalls,
+  ParticleStats,
+  ParticleReuse,
+  ParticleRest,
+  ParticleColliderContact,
+} from './layout.js';
 import { flatWorkgroup } from '../common.wgsl.js';
 import { WG } from '../../src/gpu/kernel.js';
 import { EXT_SCALE } from '../../src/spatial/level.js';
@@ -76,4 +85,3 @@ export const entriesOf = /* wgsl */ `
   let first = params.entryBase + min(start[t], params.entryCapacity);
   let last = params.entryBase + min(start[t + 1u], params.entryCapacity);
 `;
-

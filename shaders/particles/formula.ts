@@ -4,7 +4,6 @@
  * TypeScript (src/reference/particles.ts).
  */
 
-
 /**
  * The solver's small formulas, as WGSL expressions of their arguments, inlined wherever they are
  * used (on SwiftShader a function call per contact or candidate costs more than its work). `h`
@@ -36,4 +35,3 @@ export const formula = {
    */
   push: (gap: string): string => `min(params.percent * (-(${gap}) - params.slop) / params.dt, params.maxPushSpeed)`,
 };
-

@@ -166,7 +166,12 @@ ${particleDecideEntry.wgsl}
 }
 `;
 
-export const particleCarryEntry = entry({ name: 'particleCarry', index: 't', exit: 'params.searching != 0u', bound: 'params.count' });
+export const particleCarryEntry = entry({
+  name: 'particleCarry',
+  index: 't',
+  exit: 'params.searching != 0u',
+  bound: 'params.count',
+});
 
 /**
  * A step that keeps the lists: each particle's entries, impulses and all, move to this step's
@@ -195,7 +200,12 @@ ${particleCarryEntry.wgsl}
 }
 `;
 
-export const particleScatterIdsEntry = entry({ name: 'particleScatterIds', index: 'i', exit: 'params.searching == 0u', bound: 'grid.sphereCount' });
+export const particleScatterIdsEntry = entry({
+  name: 'particleScatterIds',
+  index: 'i',
+  exit: 'params.searching == 0u',
+  bound: 'grid.sphereCount',
+});
 export const particleScatterIdsShader = () => wgsl`
 ${gridHelpers()}
 ${header()}
@@ -212,7 +222,12 @@ ${particleScatterIdsEntry.wgsl}
 }
 `;
 
-export const particleStableEntry = entry({ name: 'particleStable', index: 'i', exit: 'params.searching == 0u', bound: 'grid.sphereCount' });
+export const particleStableEntry = entry({
+  name: 'particleStable',
+  index: 'i',
+  exit: 'params.searching == 0u',
+  bound: 'grid.sphereCount',
+});
 export const particleStableShader = () => wgsl`
 ${gridHelpers()}
 ${header()}
@@ -254,12 +269,22 @@ ${particleStableEntry.wgsl}
 function partners(dense: boolean, visit: string): string {
   return /* wgsl */ `
   let vmaxReach = bitcast<f32>(atomicLoad(&stats.maxSpeedBits)) * params.frameDt;
-  ${levelLoop('b', 'grid.firstLevel', `
+  ${levelLoop(
+    'b',
+    'grid.firstLevel',
+    `
         let maxR = grid.levels[b].maxRadius;
         let ext = (s.w + maxR + (params.margin + params.skin) + reach + min(vmaxReach, maxR)) * EXT_SCALE;
         let lo = cellOf(s.xyz - vec3f(ext), b);
         let hi = cellOf(s.xyz + vec3f(ext), b);
-        ${walkRows({ dense, level: 'b', lo: 'lo', hi: 'hi', flat: true, eagerRowMove: true, visit: `if (u != t) {
+        ${walkRows({
+          dense,
+          level: 'b',
+          lo: 'lo',
+          hi: 'hi',
+          flat: true,
+          eagerRowMove: true,
+          visit: `if (u != t) {
                 let ub = bodies[u].v;
                 if (me.w + ub.w > 0.0) {
                   let d = q.xyz - s.xyz;
@@ -269,11 +294,17 @@ function partners(dense: boolean, visit: string): string {
                     ${visit}
                   }
                 }
-              }` })}`)}`;
+              }`,
+        })}`,
+  )}`;
 }
 
-
-export const particleCountEntry = entry({ name: 'particleCount', index: 't', exit: 'params.searching == 0u', bound: 'params.count' });
+export const particleCountEntry = entry({
+  name: 'particleCount',
+  index: 't',
+  exit: 'params.searching == 0u',
+  bound: 'params.count',
+});
 export const particleCountShader = (layout: GridLayout) => compiledFor(particleCountCode(layout), layout);
 
 const particleCountCode = ({ dense }: GridLayout) => wgsl`
@@ -294,10 +325,13 @@ ${particleCountEntry.wgsl}
   // The first PARTNERS_KEPT partners go to this particle's scratch row after the counts, so that
   // the fill need not walk the grid again.
   let row = params.count + 1u + t * PARTNERS_KEPT;
-  ${partners(dense, `if (found < PARTNERS_KEPT) {
+  ${partners(
+    dense,
+    `if (found < PARTNERS_KEPT) {
                 counts[row + found] = u;
               }
-              found += 1u;`)}
+              found += 1u;`,
+  )}
   counts[t] = found;
 }
 `;
@@ -334,7 +368,12 @@ const addEntry = /* wgsl */ `if (slot < params.entryCapacity) {
       }
       slot += 1u;`;
 
-export const particleFillEntry = entry({ name: 'particleFill', index: 't', exit: 'params.searching == 0u', bound: 'params.count' });
+export const particleFillEntry = entry({
+  name: 'particleFill',
+  index: 't',
+  exit: 'params.searching == 0u',
+  bound: 'params.count',
+});
 export const particleFillShader = (layout: GridLayout) => compiledFor(particleFillCode(layout), layout);
 
 const particleFillCode = ({ dense }: GridLayout) => wgsl`
@@ -383,4 +422,3 @@ ${particleFillEntry.wgsl}
   }
 }
 `;
-

@@ -198,4 +198,3 @@ ${particleWriteBackEntry.wgsl}
   rest[id] = ParticleRest(x.xyz, select(0.0, at.time + params.frameDt, still), select(0u, 1u, body.p.w < 0.0), at.entries, select(0u, 1u, before.w == 0.0), 0u);
 }
 `;
-

@@ -64,6 +64,19 @@
  */
 
 export { DORMANT_BIT, PARTNERS_KEPT, contactGeometry } from './common.wgsl.js';
-export { particleGatherShader, particleDecideShader, particleCarryShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader } from './search.wgsl.js';
-export { particlePrepareShader, particleIterateShader, particleSplitShader, particleBusyArgsShader } from './substep.wgsl.js';
+export {
+  particleGatherShader,
+  particleDecideShader,
+  particleCarryShader,
+  particleScatterIdsShader,
+  particleStableShader,
+  particleCountShader,
+  particleFillShader,
+} from './search.wgsl.js';
+export {
+  particlePrepareShader,
+  particleIterateShader,
+  particleSplitShader,
+  particleBusyArgsShader,
+} from './substep.wgsl.js';
 export { particleSleepShader, particleWriteBackShader } from './sleep.wgsl.js';

@@ -54,7 +54,13 @@ export const iterateCollidersBindings = bindings({ ...step(readOnly('array<vec4f
 export const iterateIntegrateCollidersBindings = bindings({ ...step(readWrite('array<vec4f>')), ...SLOTS });
 /** The sweep's bindings: with or without the integration, with or without colliders. */
 const sweepBindings = (integrate: boolean, colliders: boolean) =>
-  colliders ? (integrate ? iterateIntegrateCollidersBindings : iterateCollidersBindings) : integrate ? iterateIntegrateBindings : iterateBindings;
+  colliders
+    ? integrate
+      ? iterateIntegrateCollidersBindings
+      : iterateCollidersBindings
+    : integrate
+      ? iterateIntegrateBindings
+      : iterateBindings;
 
 const AXES = [0, 1, 2] as const;
 const X = 'xyz';
@@ -281,7 +287,15 @@ export const particleIterateEntry = entry({ name: 'particleIterate', ...busyThre
  * friction is 0) the friction code is left out: on SwiftShader a loop pays for a branch no lane
  * takes (docs/ARCHITECTURE.md, Passes), and the results are the same bit for bit.
  */
-export const particleIterateShader = ({ integrate, friction = true, colliders = false }: { integrate: boolean; friction?: boolean; colliders?: boolean }) => wgsl`
+export const particleIterateShader = ({
+  integrate,
+  friction = true,
+  colliders = false,
+}: {
+  integrate: boolean;
+  friction?: boolean;
+  colliders?: boolean;
+}) => wgsl`
 
 ${header()}
 ${sweepBindings(integrate, colliders).wgsl}
@@ -488,4 +502,3 @@ ${particleBusyArgsEntry.wgsl}
   args[2] = 1u;
 }
 `;
-

@@ -18,7 +18,12 @@ export const gridCountBindings = bindings({
   keys: readWrite('array<vec2u>'),
 });
 
-export const gridCountEntry = entry({ name: 'gridCount', index: 'i', exit: 'grid.skip != 0u', bound: 'grid.sphereCount' });
+export const gridCountEntry = entry({
+  name: 'gridCount',
+  index: 'i',
+  exit: 'grid.skip != 0u',
+  bound: 'grid.sphereCount',
+});
 
 /** gridCount for a plan's layout (each sphere's cell and bucket read the plan's levels). */
 export const gridCountShader = (layout: GridLayout = { dense: true }) => compiledFor(gridCountCode(layout), layout);

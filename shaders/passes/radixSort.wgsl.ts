@@ -57,7 +57,11 @@ export interface RadixSortShaderOptions {
  * shift, w = mask), keys in, keys out, histograms (bins · tiles + 1 values), then with values:
  * values in, values out.
  */
-const RADIX_KEYS = { params: uniform('vec4u'), keysIn: readOnly('array<u32>'), keysOut: readWrite('array<u32>') } as const;
+const RADIX_KEYS = {
+  params: uniform('vec4u'),
+  keysIn: readOnly('array<u32>'),
+  keysOut: readWrite('array<u32>'),
+} as const;
 const RADIX_VALUES = { valuesIn: readOnly('array<u32>'), valuesOut: readWrite('array<u32>') } as const;
 export const radixKeysBindings = bindings({ ...RADIX_KEYS, hist: readWrite('array<u32>') });
 export const radixPairsBindings = bindings({ ...RADIX_KEYS, hist: readWrite('array<u32>'), ...RADIX_VALUES });
@@ -73,9 +77,21 @@ const THREAD_SIZE = constSize('THREAD_WG', RADIX_THREAD_WG);
  */
 export const radixEntries = {
   countTile: entry({ name: 'radixCountTile', size: TILE_SIZE, index: 'tile', per: 'workgroup', bound: 'params.y' }),
-  scatterTile: entry({ name: 'radixScatterTile', size: TILE_SIZE, index: 'tile', per: 'workgroup', exit: 'tile * TILE >= params.x' }),
+  scatterTile: entry({
+    name: 'radixScatterTile',
+    size: TILE_SIZE,
+    index: 'tile',
+    per: 'workgroup',
+    exit: 'tile * TILE >= params.x',
+  }),
   countThread: entry({ name: 'radixCountThread', size: THREAD_SIZE, index: 'unit', bound: 'params.y' }),
-  scatterThread: entry({ name: 'radixScatterThread', size: THREAD_SIZE, index: 'unit', exit: 'unit * CHUNK >= params.x', bound: 'params.y' }),
+  scatterThread: entry({
+    name: 'radixScatterThread',
+    size: THREAD_SIZE,
+    index: 'unit',
+    exit: 'unit * CHUNK >= params.x',
+    bound: 'params.y',
+  }),
 } as const;
 
 export const radixSortShader = ({ values }: RadixSortShaderOptions) => wgsl`
@@ -235,10 +251,14 @@ export const RADIX_SUBGROUP_WG = WORKGROUP_SIZE.radixSubgroup;
  * Bindings of the 'subgroup' kernels: params, keys in, keys out, counts (atomic), unit counters
  * (two per pass: count, scatter), then with values: values in, values out.
  */
-const SUBGROUP_COUNTS = { hist: readWrite('array<atomic<u32>>'), unitCounters: readWrite('array<atomic<u32>>') } as const;
+const SUBGROUP_COUNTS = {
+  hist: readWrite('array<atomic<u32>>'),
+  unitCounters: readWrite('array<atomic<u32>>'),
+} as const;
 export const radixSubgroupKeysBindings = bindings({ ...RADIX_KEYS, ...SUBGROUP_COUNTS });
 export const radixSubgroupPairsBindings = bindings({ ...RADIX_KEYS, ...SUBGROUP_COUNTS, ...RADIX_VALUES });
-export const radixSortSubgroupBindings = (values: boolean) => (values ? radixSubgroupPairsBindings : radixSubgroupKeysBindings);
+export const radixSortSubgroupBindings = (values: boolean) =>
+  values ? radixSubgroupPairsBindings : radixSubgroupKeysBindings;
 
 /**
  * The 'subgroup' strategy (only where the device has `subgroups`): the units, layout and scan of

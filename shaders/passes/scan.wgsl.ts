@@ -51,11 +51,12 @@ export const SCAN_UNITS: Readonly<Record<ScanVariant, { chunk: number; chunksPer
  * SCAN_ALIGN-aligned bytes past them: src/passes/scan.ts, scanBufferBytes; 'serial' reads them
  * as vec4u), chunk sums (the level above: its offsets). One layout for both.
  */
-const scanDeclaration = (data: string) => bindings({
-  params: uniform('ScanParams'),
-  data: readWrite(data),
-  chunkSums: readWrite('array<u32>'),
-});
+const scanDeclaration = (data: string) =>
+  bindings({
+    params: uniform('ScanParams'),
+    data: readWrite(data),
+    chunkSums: readWrite('array<u32>'),
+  });
 export const scanBindings = { serial: scanDeclaration('array<vec4u>'), tiled: scanDeclaration('array<u32>') } as const;
 
 /** A scanned binding holds whole groups of this many bytes ('serial' reads four values at once). */
@@ -67,7 +68,8 @@ ${scanBindings[variant].wgsl}
 ${flatWorkgroup}
 `;
 
-export const scanShader = (options: { variant?: ScanVariant } = {}) => (options.variant === 'tiled' ? tiledShader() : serialShader());
+export const scanShader = (options: { variant?: ScanVariant } = {}) =>
+  options.variant === 'tiled' ? tiledShader() : serialShader();
 
 const SERIAL_SIZE = constSize('WG', SCAN_WG);
 /** 'serial': one chunk of QUADS vec4s a thread; a chunk past the values (or a skipped pass) returns. */

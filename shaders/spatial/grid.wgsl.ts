@@ -21,7 +21,8 @@ export function gridLayoutOf(plan: { dense: boolean; levels: readonly unknown[] 
 }
 
 /** A name for the layout, for pipeline keys and labels. */
-export const gridLayoutName = ({ dense, oneLevel = false }: GridLayout): string => `${dense ? 'dense' : 'hashed'}${oneLevel ? ' one-level' : ''}`;
+export const gridLayoutName = ({ dense, oneLevel = false }: GridLayout): string =>
+  `${dense ? 'dense' : 'hashed'}${oneLevel ? ' one-level' : ''}`;
 
 /**
  * A kernel's code for its layout: with `oneLevel`, every read of `grid.levels[i]` becomes
@@ -34,7 +35,10 @@ export function compiledFor(code: string, { oneLevel = false }: GridLayout): str
   if (!oneLevel) return code;
   const out = code.replace(/grid\.levels\[\s*\w+\s*\]/g, 'grid.levels[0u]');
   const left = /grid\.levels\[(?!0u\])/.exec(out);
-  if (left) throw new Error(`compiledFor: an index into grid.levels that is not a name: ${out.slice(left.index, left.index + 40)}`);
+  if (left)
+    throw new Error(
+      `compiledFor: an index into grid.levels that is not a name: ${out.slice(left.index, left.index + 40)}`,
+    );
   return out;
 }
 
@@ -119,10 +123,16 @@ fn hashRow(level: u32, y: u32, z: u32) -> u32 {
 
 // The bucket of cell (0, y, z) of a level; cell (x, y, z) is at (rowKey + x) & bucketMask.
 fn rowKey(level: u32, y: u32, z: u32) -> u32 {
-  ${dense === undefined ? `if (grid.dense != 0u) {
+  ${
+    dense === undefined
+      ? `if (grid.dense != 0u) {
     return denseRowKey(level, y, z);
   }
-  return hashRow(level, y, z);` : dense ? 'return denseRowKey(level, y, z);' : 'return hashRow(level, y, z);'}
+  return hashRow(level, y, z);`
+      : dense
+        ? 'return denseRowKey(level, y, z);'
+        : 'return hashRow(level, y, z);'
+  }
 }
 
 fn denseRowKey(level: u32, y: u32, z: u32) -> u32 {

@@ -111,38 +111,73 @@ function checkedWalk<W extends { visit: string }>(generate: (walk: W) => string,
   // A name, not a member (a vector's .y).
   for (const [, name] of code.matchAll(/\b(?:let|var)\s+(\w+)/g)) {
     if (!VISIT_NAMES.has(name) && new RegExp(`(?<![.\\w])${name}\\b`).test(walk.visit)) {
-      throw new Error(`walk: the visit body names \`${name}\`, which the walk declares and would shadow there; give the kernel's value another name`);
+      throw new Error(
+        `walk: the visit body names \`${name}\`, which the walk declares and would shadow there; give the kernel's value another name`,
+      );
     }
   }
   return code.replaceAll(VISIT_PLACEHOLDER, () => walk.visit);
 }
 
 /** Visits the spheres of `level` (all of them, or those whose cell is in [lo, hi] with `box`). */
-export function visitLevel(scan: { dense: boolean; level: string; lo?: string; hi?: string; visit: string; box?: boolean }): string {
+export function visitLevel(scan: {
+  dense: boolean;
+  level: string;
+  lo?: string;
+  hi?: string;
+  visit: string;
+  box?: boolean;
+}): string {
   return checkedWalk(levelVisit, scan);
 }
 
-function levelVisit({ dense, level, lo, hi, visit, box = true }: { dense: boolean; level: string; lo?: string; hi?: string; visit: string; box?: boolean }): string {
-  const inBox = box ? `let cellAt = cellOf(q.xyz, scanLevel);
+function levelVisit({
+  dense,
+  level,
+  lo,
+  hi,
+  visit,
+  box = true,
+}: {
+  dense: boolean;
+  level: string;
+  lo?: string;
+  hi?: string;
+  visit: string;
+  box?: boolean;
+}): string {
+  const inBox = box
+    ? `let cellAt = cellOf(q.xyz, scanLevel);
           if (all(cellAt >= ${lo}) && all(cellAt <= ${hi})) {
             ${visit}
-          }` : visit;
+          }`
+    : visit;
   if (dense) {
     return /* wgsl */ `{
     let scanLevel = ${level};
     let scanDims = grid.levels[scanLevel].dims;
     let scanFirst = grid.levels[scanLevel].keyBase;
     let scanEnd = cellStart[scanFirst + scanDims.x * scanDims.y * scanDims.z];
-    ${forLoop('var u = cellStart[scanFirst]', 'u < scanEnd', 'u++', `let q = sorted[u];
-      ${inBox}`)}
+    ${forLoop(
+      'var u = cellStart[scanFirst]',
+      'u < scanEnd',
+      'u++',
+      `let q = sorted[u];
+      ${inBox}`,
+    )}
   }`;
   }
   return /* wgsl */ `{
     let scanLevel = ${level};
-    ${forLoop('var u = 0u', 'u < grid.sphereCount', 'u++', `let q = sorted[u];
+    ${forLoop(
+      'var u = 0u',
+      'u < grid.sphereCount',
+      'u++',
+      `let q = sorted[u];
       if (inLevel(q.w, scanLevel)) {
         ${inBox}
-      }`)}
+      }`,
+    )}
   }`;
 }
 
@@ -190,7 +225,8 @@ const clippedRow = (rowClip: string, y: string, z: string): string => `let rowY 
         let rowHiX = min(rowX.y, walkHi.x);`;
 
 function rowWalk({ dense, level, lo, hi, head, first, visit, flat, eagerRowMove, rowClip }: RowWalk): string {
-  if (rowClip && (first || head || flat)) throw new Error('walkRows: rowClip narrows the nested walk\'s whole rows (no first, head or flat)');
+  if (rowClip && (first || head || flat))
+    throw new Error("walkRows: rowClip narrows the nested walk's whole rows (no first, head or flat)");
   const skip = first ? `max(cellStart[k0], ${first})` : 'cellStart[k0]';
   if (dense && flat) {
     const from = head ?? lo;
@@ -209,8 +245,12 @@ function rowWalk({ dense, level, lo, hi, head, first, visit, flat, eagerRowMove,
         walkAt += 1u;
         let q = sorted[u];
         ${visit}
-      }${eagerRowMove ? `
-      if (walkAt >= walkEnd) {` : ` else {`}
+      }${
+        eagerRowMove
+          ? `
+      if (walkAt >= walkEnd) {`
+          : ` else {`
+      }
         walkY += 1u;
         walkKey += walkDims.x;
         if (walkY > walkHi.y) {
@@ -233,16 +273,35 @@ function rowWalk({ dense, level, lo, hi, head, first, visit, flat, eagerRowMove,
     return /* wgsl */ `{
     ${denseWalkStart(level, lo, hi, from)}
     var plane = rowKey(walkLevel, walkLo.y, walkFrom.z) + walkLo.x;
-    ${forLoop('var z = walkFrom.z', 'z <= walkHi.z', 'z++', `let y0 = select(walkLo.y, walkFrom.y, z == walkFrom.z);
+    ${forLoop(
+      'var z = walkFrom.z',
+      'z <= walkHi.z',
+      'z++',
+      `let y0 = select(walkLo.y, walkFrom.y, z == walkFrom.z);
       var k0 = plane + (y0 - walkLo.y) * walkDims.x;
-      ${forLoop('var y = y0', 'y <= walkHi.y', 'y++', `${rowClip ? `${clippedRow(rowClip, 'y', 'z')}
+      ${forLoop(
+        'var y = y0',
+        'y <= walkHi.y',
+        'y++',
+        `${
+          rowClip
+            ? `${clippedRow(rowClip, 'y', 'z')}
         let begin = cellStart[k0 + rowLoX - walkLo.x];
-        let end = cellStart[k0 + max(rowHiX + 1u, rowLoX) - walkLo.x];` : `let begin = ${skip};
-        let end = cellStart[k0 + walkWidth];`}
-        ${forLoop('var u = begin', 'u < end', 'u++', `let q = sorted[u];
-          ${visit}`)}
-        k0 += walkDims.x;`)}
-      plane += walkDims.x * walkDims.y;`)}
+        let end = cellStart[k0 + max(rowHiX + 1u, rowLoX) - walkLo.x];`
+            : `let begin = ${skip};
+        let end = cellStart[k0 + walkWidth];`
+        }
+        ${forLoop(
+          'var u = begin',
+          'u < end',
+          'u++',
+          `let q = sorted[u];
+          ${visit}`,
+        )}
+        k0 += walkDims.x;`,
+      )}
+      plane += walkDims.x * walkDims.y;`,
+    )}
   }`;
   }
   return /* wgsl */ `{
@@ -252,14 +311,26 @@ function rowWalk({ dense, level, lo, hi, head, first, visit, flat, eagerRowMove,
     let walkWidth = walkHi.x - walkLo.x + 1u;
     let bucketCount = grid.bucketMask + 1u;
     let walkFilter = levelFilter(walkLevel);
-    ${forLoop('var z = walkLo.z', 'z <= walkHi.z', 'z++', forLoop('var y = walkLo.y', 'y <= walkHi.y', 'y++', `
-        ${rowClip ? `${clippedRow(rowClip, 'y', 'z')}
+    ${forLoop(
+      'var z = walkLo.z',
+      'z <= walkHi.z',
+      'z++',
+      forLoop(
+        'var y = walkLo.y',
+        'y <= walkHi.y',
+        'y++',
+        `
+        ${
+          rowClip
+            ? `${clippedRow(rowClip, 'y', 'z')}
         if (rowLoX > rowHiX) {
           continue;
         }
-        let rowWidth = rowHiX - rowLoX + 1u;` : `let rowLoX = walkLo.x;
+        let rowWidth = rowHiX - rowLoX + 1u;`
+            : `let rowLoX = walkLo.x;
         let rowHiX = walkHi.x;
-        let rowWidth = walkWidth;`}
+        let rowWidth = walkWidth;`
+        }
         // The row's buckets: [k0, k1), and [0, wrapEnd) when it wraps past the last bucket.
         let rowLo = vec3f(f32(rowLoX), f32(y), f32(z));
         let rowHi = vec3f(f32(rowHiX), f32(y), f32(z));
@@ -276,17 +347,23 @@ function rowWalk({ dense, level, lo, hi, head, first, visit, flat, eagerRowMove,
         }
         loop {
           let end = cellStart[k1];
-          ${forLoop(`var u = ${skip}`, 'u < end', 'u++', `let q = sorted[u];
+          ${forLoop(
+            `var u = ${skip}`,
+            'u < end',
+            'u++',
+            `let q = sorted[u];
             if (inRow(q, walkFilter, rowLo, rowHi)) {
               ${visit}
-            }`)}
+            }`,
+          )}
           if (wrapEnd == 0u) {
             break;
           }
           k0 = 0u;
           k1 = wrapEnd;
           wrapEnd = 0u;
-        }`))}
+        }`,
+      ),
+    )}
   }`;
 }
-

@@ -15,16 +15,41 @@ import type { SphereStats } from '../validate.js';
 import { estimateGridCastWork, type CastShapeWithRecords } from '../spatial/castWork.js';
 import type { CastReach } from '../spatial/reach.js';
 import { LOG2_BINS, LOG2_BIAS, ceilLog2 } from '../spatial/level.js';
-import { REGISTRY, BROADPHASE_NAMES, phasesServing, autoCandidates, entryOf, type BroadphaseName, type CastPhaseName } from './registry.js';
+import {
+  REGISTRY,
+  BROADPHASE_NAMES,
+  phasesServing,
+  autoCandidates,
+  entryOf,
+  type BroadphaseName,
+  type CastPhaseName,
+} from './registry.js';
 import type { BroadPhase, BroadPhaseContext, CastShape, QueryKind, QueryShape } from './types.js';
 
 export type { BroadPhase, BroadPhaseContext, CellBinning, QueryKind, CastJob, CastShape, QueryShape } from './types.js';
-export { REGISTRY, BROADPHASE_NAMES, WITHOUT_SPHERES, phasesServing, autoCandidates, entryOf, createCellBinning, type BroadphaseName, type CastPhaseName, type BroadPhaseEntry, type AutoRule, type AutoThresholds } from './registry.js';
+export {
+  REGISTRY,
+  BROADPHASE_NAMES,
+  WITHOUT_SPHERES,
+  phasesServing,
+  autoCandidates,
+  entryOf,
+  createCellBinning,
+  type BroadphaseName,
+  type CastPhaseName,
+  type BroadPhaseEntry,
+  type AutoRule,
+  type AutoThresholds,
+} from './registry.js';
 
 /** One instance of each broad phase, made for one owner (a Collider, a world's queries), by name. */
 export type BroadPhases = { readonly [N in BroadphaseName]: BroadPhase<N> };
 
-export function createBroadPhases(context: BroadPhaseContext, planOptions: PlanOptions, label = 'sphere grid'): BroadPhases {
+export function createBroadPhases(
+  context: BroadPhaseContext,
+  planOptions: PlanOptions,
+  label = 'sphere grid',
+): BroadPhases {
   const phases: Partial<Record<BroadphaseName, BroadPhase>> = {};
   for (const name of BROADPHASE_NAMES) phases[name] = REGISTRY[name].create(context, planOptions, label);
   return phases as BroadPhases; // each line's `create` makes the phase of its name
@@ -41,7 +66,11 @@ export function destroyBroadPhases(phases: BroadPhases): void {
  * about log2(spheres) nodes. Constants fitted on SwiftShader over the bench's scene kinds
  * (docs/PERFORMANCE.md, "Casts: 'auto'").
  */
-export function castCosts(plan: GridPlan, stats: SphereStats, batch: CastShapeWithRecords): Record<CastPhaseName, number> {
+export function castCosts(
+  plan: GridPlan,
+  stats: SphereStats,
+  batch: CastShapeWithRecords,
+): Record<CastPhaseName, number> {
   const terms = castCostTerms(plan, stats, batch);
   const costs: Partial<Record<CastPhaseName, number>> = {};
   for (const name of phasesServing('casts') as CastPhaseName[]) {
@@ -52,10 +81,15 @@ export function castCosts(plan: GridPlan, stats: SphereStats, batch: CastShapeWi
 }
 
 /** Each phase's cost terms for a cast batch, before their constants (what bench/probes/castFit.ts records to fit them). */
-export function castCostTerms(plan: GridPlan, stats: SphereStats, batch: CastShapeWithRecords): Record<CastPhaseName, Readonly<Record<string, number>>> {
+export function castCostTerms(
+  plan: GridPlan,
+  stats: SphereStats,
+  batch: CastShapeWithRecords,
+): Record<CastPhaseName, Readonly<Record<string, number>>> {
   const phases = phasesServing('casts') as CastPhaseName[];
   // The spheres near the walked paths are counted within the widest reach slack a phase declares.
-  const nearSlack = (reach: CastReach): number => Math.max(0, ...phases.map((name) => entryOf(name).castCost?.reachSlack?.(reach) ?? 0));
+  const nearSlack = (reach: CastReach): number =>
+    Math.max(0, ...phases.map((name) => entryOf(name).castCost?.reachSlack?.(reach) ?? 0));
   const work = estimateGridCastWork(plan, stats, batch, nearSlack);
   const terms: Partial<Record<CastPhaseName, Readonly<Record<string, number>>>> = {};
   for (const name of phases) terms[name] = REGISTRY[name].castCost.terms({ plan, stats, batch, work });
@@ -89,7 +123,8 @@ function autoPick(shape: QueryShape): BroadphaseName {
     return weighed.reduce((best, name) => (costs[name] < costs[best] ? name : best));
   }
   const otherwise = candidates.find((name) => rule(name).otherwise);
-  if (otherwise === undefined) throw new Error(`the broad-phase registry has no rule for 'auto' to end on for ${shape.query}`);
+  if (otherwise === undefined)
+    throw new Error(`the broad-phase registry has no rule for 'auto' to end on for ${shape.query}`);
   return otherwise;
 }
 
@@ -115,20 +150,38 @@ function statsOfPlan(plan: GridPlan): SphereStats {
       max[a] = Math.max(max[a], level.origin[a] + level.dims[a] * level.cellSize);
     }
   });
-  return { count: plan.sphereCount, min, max, maxRadius: Math.max(...plan.levels.map((l) => l.maxRadius)), log2Hist, log2MaxRadius, variance: [0, 0, 0] };
+  return {
+    count: plan.sphereCount,
+    min,
+    max,
+    maxRadius: Math.max(...plan.levels.map((l) => l.maxRadius)),
+    log2Hist,
+    log2MaxRadius,
+    variance: [0, 0, 0],
+  };
 }
 
 /** The queries each broad phase serves (the registry's). */
-export const SERVES: Readonly<Record<BroadphaseName, readonly QueryKind[]>> = Object.fromEntries(BROADPHASE_NAMES.map((name) => [name, REGISTRY[name].serves])) as Record<BroadphaseName, readonly QueryKind[]>;
+export const SERVES: Readonly<Record<BroadphaseName, readonly QueryKind[]>> = Object.fromEntries(
+  BROADPHASE_NAMES.map((name) => [name, REGISTRY[name].serves]),
+) as Record<BroadphaseName, readonly QueryKind[]>;
 
 /** Throws a typed error if the broad phase the caller named cannot serve `query` ('auto' always can). */
 export function checkServes(name: Broadphase, query: QueryKind, argument = 'options.broadphase'): void {
   if (name !== 'auto' && !SERVES[name].includes(query)) {
-    const what = query === 'casts' ? 'raycasts and sphere casts' : query === 'boxes' ? 'sphere–box pairs' : 'sphere pairs';
+    const what =
+      query === 'casts' ? 'raycasts and sphere casts' : query === 'boxes' ? 'sphere–box pairs' : 'sphere pairs';
     const serving = phasesServing(query);
-    throw new InvalidInputError(argument, -1, RULES.option, `broadphase '${name}' does not serve ${what}; use 'auto', ${serving.map((o) => `'${o}'`).join(', ')}`);
+    throw new InvalidInputError(
+      argument,
+      -1,
+      RULES.option,
+      `broadphase '${name}' does not serve ${what}; use 'auto', ${serving.map((o) => `'${o}'`).join(', ')}`,
+    );
   }
 }
 
 /** Each cast-serving phase's cost constants (its registry line's castCost.constants). */
-export const CAST_COST = Object.fromEntries(phasesServing('casts').map((name) => [name, entryOf(name).castCost!.constants])) as Readonly<Record<CastPhaseName, Readonly<Record<string, number>>>>;
+export const CAST_COST = Object.fromEntries(
+  phasesServing('casts').map((name) => [name, entryOf(name).castCost!.constants]),
+) as Readonly<Record<CastPhaseName, Readonly<Record<string, number>>>>;

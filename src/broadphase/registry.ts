@@ -62,24 +62,45 @@ export interface BroadPhaseEntry {
 const ALL: readonly QueryKind[] = ['pairs', 'boxes', 'casts'];
 
 /** Fewer spheres than the grid pays for (AUTO_GRID_MIN_SPHERES, src/options.ts): all-pairs' for every query. */
-const fewSpheres = ({ sphereCount }: QueryShape, { AUTO_GRID_MIN_SPHERES }: AutoThresholds): boolean => sphereCount < AUTO_GRID_MIN_SPHERES;
+const fewSpheres = ({ sphereCount }: QueryShape, { AUTO_GRID_MIN_SPHERES }: AutoThresholds): boolean =>
+  sphereCount < AUTO_GRID_MIN_SPHERES;
 
 /** The table. Its order is `BROADPHASES`' (after 'auto'), the tests' and bench's, and the order 'auto' reads the rules in. */
 export const REGISTRY = {
   'all-pairs': {
-    serves: ALL, capacity: allPairsCapacity, create: (context) => new AllPairsBroadPhase(context),
-    auto: { pairs: { when: fewSpheres }, boxes: OTHERWISE, casts: { when: (shape, thresholds) => fewSpheres(shape, thresholds) || !shape.casts?.count } },
+    serves: ALL,
+    capacity: allPairsCapacity,
+    create: (context) => new AllPairsBroadPhase(context),
+    auto: {
+      pairs: { when: fewSpheres },
+      boxes: OTHERWISE,
+      casts: { when: (shape, thresholds) => fewSpheres(shape, thresholds) || !shape.casts?.count },
+    },
     castCost: ALL_PAIRS_CAST_COST,
   },
   grid: {
-    serves: ALL, create: (context, planOptions, label) => new GridBroadPhase(context, planOptions, label),
+    serves: ALL,
+    create: (context, planOptions, label) => new GridBroadPhase(context, planOptions, label),
     binning: (context, planOptions, label) => new GridBroadPhase(context, planOptions, label),
-    auto: { pairs: OTHERWISE, boxes: { when: (shape, thresholds) => !fewSpheres(shape, thresholds) && (shape.boxCount ?? 0) >= thresholds.AUTO_GRID_MIN_BOXES }, casts: WEIGHED },
+    auto: {
+      pairs: OTHERWISE,
+      boxes: {
+        when: (shape, thresholds) =>
+          !fewSpheres(shape, thresholds) && (shape.boxCount ?? 0) >= thresholds.AUTO_GRID_MIN_BOXES,
+      },
+      casts: WEIGHED,
+    },
     castCost: GRID_CAST_COST,
   },
-  sweep: { serves: ['pairs', 'boxes'], auto: { pairs: { when: ({ stats }) => stats !== undefined && sweepPays(stats) } }, create: (context) => new SweepBroadPhase(context) },
+  sweep: {
+    serves: ['pairs', 'boxes'],
+    auto: { pairs: { when: ({ stats }) => stats !== undefined && sweepPays(stats) } },
+    create: (context) => new SweepBroadPhase(context),
+  },
   bvh: {
-    serves: ALL, auto: { casts: WEIGHED }, create: (context) => new BvhBroadPhase(context),
+    serves: ALL,
+    auto: { casts: WEIGHED },
+    create: (context) => new BvhBroadPhase(context),
     castCost: BVH_CAST_COST,
   },
 } as const satisfies Record<string, BroadPhaseEntry>;
@@ -91,7 +112,9 @@ export type BroadphaseName = keyof typeof REGISTRY;
 export const BROADPHASE_NAMES = Object.keys(REGISTRY) as BroadphaseName[];
 
 /** The phases that serve casts (those with a cast cost). */
-export type CastPhaseName = { [N in BroadphaseName]: (typeof REGISTRY)[N] extends { castCost: unknown } ? N : never }[BroadphaseName];
+export type CastPhaseName = {
+  [N in BroadphaseName]: (typeof REGISTRY)[N] extends { castCost: unknown } ? N : never;
+}[BroadphaseName];
 
 /** The phase a query with no spheres runs on: the one that builds nothing (its kernels test zero spheres, and every cast misses). */
 export const WITHOUT_SPHERES: BroadphaseName = 'all-pairs';

@@ -20,12 +20,12 @@ import type { CastReach } from '../spatial/reach.js';
 import type { GpuGrid } from '../passes/gridBuild.js';
 import type { Dispatcher, SkipSwitch } from '../gpu/dispatch.js';
 
-
 /** The kinds of query a broad phase may serve. */
 export type QueryKind = 'pairs' | 'boxes' | 'casts';
 
 /** What 'auto' knows of a cast batch: how many and their total length, and for one-shot calls the records and their extent. */
-export type CastShape = Pick<CastBatch, 'count' | 'totalLength'> & Partial<Pick<CastBatch, 'packed' | 'maxLength' | 'maxAbs'>>;
+export type CastShape = Pick<CastBatch, 'count' | 'totalLength'> &
+  Partial<Pick<CastBatch, 'packed' | 'maxLength' | 'maxAbs'>>;
 
 /** What 'auto' knows of a query (chooseBroadphase; the registry's rules read it). */
 export interface QueryShape {
@@ -60,7 +60,14 @@ export interface BroadPhase<N extends string = string> {
   /** Records the search for every overlapping sphere pair (i < j, original indices) into `out`. */
   encodeSpherePairs(encoder: GPUCommandEncoder, out: PairList, timer?: GpuTimer): void;
   /** Records the search for every overlapping (sphere, box) into `out`. One per submission. */
-  encodeBoxPairs(encoder: GPUCommandEncoder, kind: BoxKind, boxes: GPUBuffer, boxCount: number, out: PairList, timer?: GpuTimer): void;
+  encodeBoxPairs(
+    encoder: GPUCommandEncoder,
+    kind: BoxKind,
+    boxes: GPUBuffer,
+    boxCount: number,
+    out: PairList,
+    timer?: GpuTimer,
+  ): void;
   /** Records one cast kernel over the built structure (only those the registry serves 'casts' with): `job.kernels.encode` with its CastKernel. */
   encodeCasts(encoder: GPUCommandEncoder, job: CastJob, timer?: GpuTimer): void;
   /** The rounding slack its cast walk adds (each phase's castSlack.ts; the grid's walk adds its own, gridWalkSlack). */
@@ -92,7 +99,13 @@ export interface CellBinning extends BroadPhase {
    * `grid.cellStart`), without the scatter: the caller scatters in its own order. `skip` and
    * `dispatch` as GridBuildPass.encodeCountAndScan's.
    */
-  encodeBinning(encoder: GPUCommandEncoder, spheres: GPUBuffer, timer?: GpuTimer, skip?: SkipSwitch, dispatch?: Dispatcher): void;
+  encodeBinning(
+    encoder: GPUCommandEncoder,
+    spheres: GPUBuffer,
+    timer?: GpuTimer,
+    skip?: SkipSwitch,
+    dispatch?: Dispatcher,
+  ): void;
 }
 
 /** What 'auto' knows of a cast batch when it weighs the phases that serve casts. */

@@ -187,7 +187,13 @@ export function clearStagingPool(device: GPUDevice): void {
  * submits, and returns a copy of the bytes, or writes them into `into` (at least `size` bytes)
  * and returns its buffer (readRanges, one range).
  */
-export async function readBuffer(device: GPUDevice, source: GPUBuffer, offset: number, size: number, into?: ArrayBufferView): Promise<ArrayBuffer> {
+export async function readBuffer(
+  device: GPUDevice,
+  source: GPUBuffer,
+  offset: number,
+  size: number,
+  into?: ArrayBufferView,
+): Promise<ArrayBuffer> {
   if (size === 0) return into ? (into.buffer as ArrayBuffer) : new ArrayBuffer(0);
   return readRanges(device, [{ source, offset, size }], ([bytes]) => {
     if (!into) return bytes.slice(0);
@@ -227,7 +233,11 @@ export interface ReadRange {
  * LARGE_READ_POOL larger ones, in size classes, LARGE_READ_POOL_BYTES in all, each reused for
  * reads of half its size or more.
  */
-export async function readRanges<T>(device: GPUDevice, ranges: readonly ReadRange[], consume: (bytes: ArrayBuffer[]) => T): Promise<T> {
+export async function readRanges<T>(
+  device: GPUDevice,
+  ranges: readonly ReadRange[],
+  consume: (bytes: ArrayBuffer[]) => T,
+): Promise<T> {
   const at: number[] = [];
   let size = 0;
   for (const range of ranges) {
@@ -244,11 +254,13 @@ export async function readRanges<T>(device: GPUDevice, ranges: readonly ReadRang
   // A read that could be kept takes its size class (nearby sizes then share it); one too big
   // to keep takes its own size.
   const kept = small || sizeClass(size) <= LARGE_READ_POOL_BYTES;
-  const staging = idleStaging(pool, size) ?? device.createBuffer({
-    label: small ? 'webgpu-collide small readback' : 'webgpu-collide readback',
-    size: small ? SMALL_READ_BYTES : kept ? sizeClass(size) : size,
-    usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST,
-  });
+  const staging =
+    idleStaging(pool, size) ??
+    device.createBuffer({
+      label: small ? 'webgpu-collide small readback' : 'webgpu-collide readback',
+      size: small ? SMALL_READ_BYTES : kept ? sizeClass(size) : size,
+      usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST,
+    });
   let reusable = false;
   try {
     // A copy WebGPU refuses (a destroyed source) would leave a reused staging buffer holding an
@@ -272,7 +284,9 @@ export async function readRanges<T>(device: GPUDevice, ranges: readonly ReadRang
     }
     let result: T;
     try {
-      result = consume(ranges.map((range, k) => (range.size > 0 ? staging.getMappedRange(at[k], range.size) : new ArrayBuffer(0))));
+      result = consume(
+        ranges.map((range, k) => (range.size > 0 ? staging.getMappedRange(at[k], range.size) : new ArrayBuffer(0))),
+      );
     } finally {
       staging.unmap();
     }

@@ -12,7 +12,12 @@ export function foldWorkgroups(groups: number, maxPerDimension: number): [number
   if (groups <= maxPerDimension) return [groups, 1];
   const y = Math.ceil(groups / maxPerDimension);
   if (y > maxPerDimension) {
-    throw new CapacityError('workgroups in one dispatch', groups, maxPerDimension * maxPerDimension, 'the 2-D dispatch limit');
+    throw new CapacityError(
+      'workgroups in one dispatch',
+      groups,
+      maxPerDimension * maxPerDimension,
+      'the 2-D dispatch limit',
+    );
   }
   return [Math.ceil(groups / y), y];
 }

@@ -30,7 +30,12 @@ export class DispatchGate {
     readonly slots = 64,
   ) {
     this.args = createBuffer(device, `${label} arguments`, 12 * slots, BufferUsage.STORAGE | BufferUsage.INDIRECT);
-    this.template = createBuffer(device, `${label} template`, 16 * (slots + 1), BufferUsage.STORAGE | BufferUsage.COPY_DST);
+    this.template = createBuffer(
+      device,
+      `${label} template`,
+      16 * (slots + 1),
+      BufferUsage.STORAGE | BufferUsage.COPY_DST,
+    );
   }
 
   /** Starts a recording: the next gated dispatch takes the first slot. */

@@ -54,7 +54,11 @@ export interface Bindings<N extends string> {
   bind(device: GPUDevice, label: string, resources: Readonly<Record<N, BindingResource>>): GPUBindGroup;
 }
 
-const ACCESS: Record<BindingKind, string> = { uniform: 'uniform', 'read-only-storage': 'storage, read', storage: 'storage, read_write' };
+const ACCESS: Record<BindingKind, string> = {
+  uniform: 'uniform',
+  'read-only-storage': 'storage, read',
+  storage: 'storage, read_write',
+};
 
 /** The WGSL declaration of one binding of group 0. */
 export function bindingLine(entry: BindingEntry): string {
@@ -79,7 +83,12 @@ export function bindings<const S extends Record<string, BindingSpec>>(specs: S):
     bind(device, label, resources) {
       const missing = entries.filter((e) => resources[e.name] === undefined).map((e) => e.name);
       if (missing.length > 0) throw new Error(`${label}: no resource for ${missing.join(', ')}`);
-      return bindGroup(device, label, bindGroupLayout(device, `${label} layout`, kinds), entries.map((e) => resources[e.name]));
+      return bindGroup(
+        device,
+        label,
+        bindGroupLayout(device, `${label} layout`, kinds),
+        entries.map((e) => resources[e.name]),
+      );
     },
   };
 }
@@ -103,11 +112,15 @@ export interface WorkgroupSize {
 }
 
 /** A workgroup size set when the pipeline is made: `override NAME: u32;`. */
-export const overrideSize = (name: string): WorkgroupSize => ({ name: identifier(name, 'workgroup size'), wgsl: `override ${name}: u32; // src/gpu/workgroups.ts` });
+export const overrideSize = (name: string): WorkgroupSize => ({
+  name: identifier(name, 'workgroup size'),
+  wgsl: `override ${name}: u32; // src/gpu/workgroups.ts`,
+});
 
 /** A workgroup size fixed in the module: `const NAME: u32 = value;`. */
 export const constSize = (name: string, value: number): WorkgroupSize => {
-  if (!Number.isInteger(value) || value < 1) throw new Error(`workgroup size ${name} = ${value} is not a positive integer`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`workgroup size ${name} = ${value} is not a positive integer`);
   return { name: identifier(name, 'workgroup size'), value, wgsl: `const ${name}: u32 = ${value}u;` };
 };
 
@@ -196,24 +209,38 @@ function identifier(name: string, what: string): string {
 export function entry(spec: EntrySpec): Entry {
   const { name, size = WG, index, per = 'thread', bound, exit, builtins = {} } = spec;
   identifier(name, 'entry point');
-  if (index === undefined && (bound !== undefined || spec.per !== undefined)) throw new Error(`${name}: a bound or per without an index`);
+  if (index === undefined && (bound !== undefined || spec.per !== undefined))
+    throw new Error(`${name}: a bound or per without an index`);
   const parameters: [string, string, string][] = [];
   if (index !== undefined) {
     identifier(index, 'index');
-    parameters.push(['wid', 'workgroup_id', 'vec3u'], ['nwg', 'num_workgroups', 'vec3u'], ['lid', 'local_invocation_index', 'u32']);
+    parameters.push(
+      ['wid', 'workgroup_id', 'vec3u'],
+      ['nwg', 'num_workgroups', 'vec3u'],
+      ['lid', 'local_invocation_index', 'u32'],
+    );
   }
-  for (const [param, builtin] of Object.entries(builtins)) parameters.push([identifier(param, 'parameter'), builtin, BUILTIN_TYPES[builtin]]);
+  for (const [param, builtin] of Object.entries(builtins))
+    parameters.push([identifier(param, 'parameter'), builtin, BUILTIN_TYPES[builtin]]);
   const names = parameters.map(([param]) => param);
-  if (new Set(names).size !== names.length || (index !== undefined && names.includes(index))) throw new Error(`${name}: parameter names repeat (${[...names, index ?? ''].join(', ')})`);
+  if (new Set(names).size !== names.length || (index !== undefined && names.includes(index)))
+    throw new Error(`${name}: parameter names repeat (${[...names, index ?? ''].join(', ')})`);
   const lines = [
     `@compute @workgroup_size(${size.name})`,
     `fn ${name}(${parameters.map(([param, builtin, type]) => `@builtin(${builtin}) ${param}: ${type}`).join(', ')}) {`,
   ];
   if (index !== undefined) {
-    lines.push(per === 'workgroup' ? `  let ${index} = flatWorkgroup(wid, nwg);` : `  let ${index} = flatWorkgroup(wid, nwg) * ${size.name} + lid;`);
+    lines.push(
+      per === 'workgroup'
+        ? `  let ${index} = flatWorkgroup(wid, nwg);`
+        : `  let ${index} = flatWorkgroup(wid, nwg) * ${size.name} + lid;`,
+    );
   }
   // WGSL does not mix || and && without parentheses.
-  const exits = [exit?.includes('&&') ? `(${exit})` : exit, bound === undefined ? undefined : `${index} >= ${bound}`].filter((c): c is string => c !== undefined);
+  const exits = [
+    exit?.includes('&&') ? `(${exit})` : exit,
+    bound === undefined ? undefined : `${index} >= ${bound}`,
+  ].filter((c): c is string => c !== undefined);
   if (exits.length > 0) lines.push(`  if (${exits.join(' || ')}) {`, '    return;', '  }');
   return { name, size, index, parameters, wgsl: lines.join('\n') };
 }

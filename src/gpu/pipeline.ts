@@ -52,7 +52,11 @@ export function bindGroupLayout(device: GPUDevice, label: string, kinds: readonl
  * The pipeline a pass keeps under `key` (a variant: a grid layout, a cast mode…), made by
  * `make` on first use. (Compiling is cached per device anyway; this spares the code generation.)
  */
-export function variant<K>(pipelines: Map<K, GPUComputePipeline>, key: K, make: () => GPUComputePipeline): GPUComputePipeline {
+export function variant<K>(
+  pipelines: Map<K, GPUComputePipeline>,
+  key: K,
+  make: () => GPUComputePipeline,
+): GPUComputePipeline {
   let pipeline = pipelines.get(key);
   if (!pipeline) {
     pipeline = make();
@@ -63,11 +67,19 @@ export function variant<K>(pipelines: Map<K, GPUComputePipeline>, key: K, make: 
 
 export type BindingResource = GPUBuffer | { buffer: GPUBuffer; offset?: number; size?: number };
 
-export function bindGroup(device: GPUDevice, label: string, layout: GPUBindGroupLayout, resources: readonly BindingResource[]): GPUBindGroup {
+export function bindGroup(
+  device: GPUDevice,
+  label: string,
+  layout: GPUBindGroupLayout,
+  resources: readonly BindingResource[],
+): GPUBindGroup {
   const group = device.createBindGroup({
     label,
     layout,
-    entries: resources.map((resource, binding) => ({ binding, resource: 'buffer' in resource ? resource : { buffer: resource } })),
+    entries: resources.map((resource, binding) => ({
+      binding,
+      resource: 'buffer' in resource ? resource : { buffer: resource },
+    })),
   });
   groupResources.set(group, resources);
   return group;
@@ -94,7 +106,19 @@ export function computePipeline(
     });
     if (!ids.includes(-1)) cache.pipelines.set(key, pipeline);
     const arrays = runtimeArrays(code);
-    if (arrays.length > 0) sizable.set(pipeline, { device, label, bindGroupLayouts: [...layouts], code, entryPoint, constants, arrays, variants: new Map(), runsSinceCompile: 0, compiles: 0 });
+    if (arrays.length > 0)
+      sizable.set(pipeline, {
+        device,
+        label,
+        bindGroupLayouts: [...layouts],
+        code,
+        entryPoint,
+        constants,
+        arrays,
+        variants: new Map(),
+        runsSinceCompile: 0,
+        compiles: 0,
+      });
   }
   return pipeline;
 }
@@ -193,7 +217,8 @@ export function sizedPipelineCount(): number {
   return sizedCompiles;
 }
 
-const DECLARATION = /@group\(0\)\s*@binding\((\d+)\)\s*var<storage(?:,\s*(?:read|read_write))?>\s*(\w+)\s*:\s*(array<(atomic<u32>|\w+)>)/g;
+const DECLARATION =
+  /@group\(0\)\s*@binding\((\d+)\)\s*var<storage(?:,\s*(?:read|read_write))?>\s*(\w+)\s*:\s*(array<(atomic<u32>|\w+)>)/g;
 
 /** The runtime-sized arrays of group 0 in `code` whose element type has a known stride. */
 export function runtimeArrays(code: string): RuntimeArray[] {
@@ -202,7 +227,14 @@ export function runtimeArrays(code: string): RuntimeArray[] {
     const stride = arrayStride(match[4]);
     if (stride === undefined) continue;
     const start = match.index + match[0].length - match[3].length;
-    arrays.push({ binding: Number(match[1]), name: match[2], type: match[4], stride, start, end: start + match[3].length });
+    arrays.push({
+      binding: Number(match[1]),
+      name: match[2],
+      type: match[4],
+      stride,
+      start,
+      end: start + match[3].length,
+    });
   }
   return arrays;
 }
@@ -256,7 +288,10 @@ export function pipelineFor(pipeline: GPUComputePipeline, group: GPUBindGroup): 
     entry.runsSinceCompile = 0;
     entry.compiles++;
     const { device, label, code, entryPoint, constants } = entry;
-    const module = device.createShaderModule({ label: `${label} (sized)`, code: sizeArrays(code, entry.arrays, lengths) });
+    const module = device.createShaderModule({
+      label: `${label} (sized)`,
+      code: sizeArrays(code, entry.arrays, lengths),
+    });
     variant = device.createComputePipeline({
       label: `${label} (sized)`,
       layout: device.createPipelineLayout({ label, bindGroupLayouts: entry.bindGroupLayouts }),
@@ -269,7 +304,11 @@ export function pipelineFor(pipeline: GPUComputePipeline, group: GPUBindGroup): 
 }
 
 /** Sets `pipeline` (sized to `group` where arrays are sized) and `group` at 0 on `pass`. */
-export function setPipelineAndGroup(pass: GPUComputePassEncoder, pipeline: GPUComputePipeline, group: GPUBindGroup): void {
+export function setPipelineAndGroup(
+  pass: GPUComputePassEncoder,
+  pipeline: GPUComputePipeline,
+  group: GPUBindGroup,
+): void {
   pass.setPipeline(pipelineFor(pipeline, group));
   pass.setBindGroup(0, group);
 }
@@ -280,8 +319,14 @@ export function setPipelineAndGroup(pass: GPUComputePassEncoder, pipeline: GPUCo
  * labelled `label` and timed under that name when `timer` is given.
  */
 export function recordPass(
-  encoder: GPUCommandEncoder, label: string, pipeline: GPUComputePipeline, group: GPUBindGroup,
-  groups: number, maxPerDimension: number, timer?: GpuTimer, dispatch?: Dispatcher,
+  encoder: GPUCommandEncoder,
+  label: string,
+  pipeline: GPUComputePipeline,
+  group: GPUBindGroup,
+  groups: number,
+  maxPerDimension: number,
+  timer?: GpuTimer,
+  dispatch?: Dispatcher,
 ): void {
   const pass = encoder.beginComputePass(timer?.pass(label) ?? { label });
   setPipelineAndGroup(pass, pipeline, group);

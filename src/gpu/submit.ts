@@ -9,7 +9,12 @@ import { settle } from './wait.js';
 
 const KINDS = ['validation', 'out-of-memory', 'internal'] as const;
 
-export async function submitChecked(device: GPUDevice, label: string, record: (encoder: GPUCommandEncoder) => void, lost: () => GPUDeviceLostInfo | null): Promise<void> {
+export async function submitChecked(
+  device: GPUDevice,
+  label: string,
+  record: (encoder: GPUCommandEncoder) => void,
+  lost: () => GPUDeviceLostInfo | null,
+): Promise<void> {
   device.pushErrorScope('internal');
   device.pushErrorScope('out-of-memory');
   device.pushErrorScope('validation');
@@ -53,7 +58,12 @@ export async function createChecked<T extends { destroy(): void }>(device: GPUDe
  * DeviceLostError when the device was (or is about to be reported) lost, else the error itself.
  * Calls never hang on a lost device: WebGPU rejects or resolves every pending promise.
  */
-export async function callFailure(error: unknown, device: GPUDevice, destroyed: () => boolean, what: string): Promise<unknown> {
+export async function callFailure(
+  error: unknown,
+  device: GPUDevice,
+  destroyed: () => boolean,
+  what: string,
+): Promise<unknown> {
   if (error instanceof CollideError && !(error instanceof WebGPUError)) return error;
   if (destroyed()) return new DestroyedError(`this ${what} was destroyed while the call was running`);
   const lost = await lostAfter(device, error);

@@ -53,9 +53,15 @@ export class GpuTimer {
     readonly capacity = 64,
   ) {
     this.enabled = enabled && device.features.has('timestamp-query');
-    this.querySet = this.enabled ? device.createQuerySet({ label: 'webgpu-collide timer', type: 'timestamp', count: 2 * capacity }) : null;
+    this.querySet = this.enabled
+      ? device.createQuerySet({ label: 'webgpu-collide timer', type: 'timestamp', count: 2 * capacity })
+      : null;
     this.resolveBuffer = this.enabled
-      ? device.createBuffer({ label: 'webgpu-collide timer resolve', size: 16 * capacity, usage: BufferUsage.QUERY_RESOLVE | BufferUsage.COPY_SRC })
+      ? device.createBuffer({
+          label: 'webgpu-collide timer resolve',
+          size: 16 * capacity,
+          usage: BufferUsage.QUERY_RESOLVE | BufferUsage.COPY_SRC,
+        })
       : null;
   }
 
@@ -64,7 +70,10 @@ export class GpuTimer {
     if (!this.querySet || this.names.length >= this.capacity) return { label: name };
     const k = this.names.length;
     this.names.push(name);
-    return { label: name, timestampWrites: { querySet: this.querySet, beginningOfPassWriteIndex: 2 * k, endOfPassWriteIndex: 2 * k + 1 } };
+    return {
+      label: name,
+      timestampWrites: { querySet: this.querySet, beginningOfPassWriteIndex: 2 * k, endOfPassWriteIndex: 2 * k + 1 },
+    };
   }
 
   /** Records the resolution of every query written so far. */
@@ -77,7 +86,11 @@ export class GpuTimer {
   async read(): Promise<Profile> {
     if (!this.resolveBuffer || this.names.length === 0) return { stages: [], totalMs: 0, spanMs: 0 };
     const bytes = 16 * this.names.length;
-    const staging = this.device.createBuffer({ label: 'webgpu-collide timer readback', size: bytes, usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST });
+    const staging = this.device.createBuffer({
+      label: 'webgpu-collide timer readback',
+      size: bytes,
+      usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST,
+    });
     try {
       const encoder = this.device.createCommandEncoder({ label: 'webgpu-collide timer readback' });
       encoder.copyBufferToBuffer(this.resolveBuffer, 0, staging, 0, bytes);

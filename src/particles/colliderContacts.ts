@@ -35,14 +35,32 @@ export class ColliderContacts {
   lastCount = 0;
 
   /** @internal Made by the world's `encodeColliderContacts`. */
-  constructor(private readonly device: GPUDevice, capacity: number) {
+  constructor(
+    private readonly device: GPUDevice,
+    capacity: number,
+  ) {
     this.records = ColliderContacts.recordsBuffer(device, capacity);
-    this.counter = createBuffer(device, 'collider contacts counter', 8, BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST);
-    this.dispatch = createBuffer(device, 'collider contacts dispatch', 12, BufferUsage.STORAGE | BufferUsage.INDIRECT | BufferUsage.COPY_SRC);
+    this.counter = createBuffer(
+      device,
+      'collider contacts counter',
+      8,
+      BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+    );
+    this.dispatch = createBuffer(
+      device,
+      'collider contacts dispatch',
+      12,
+      BufferUsage.STORAGE | BufferUsage.INDIRECT | BufferUsage.COPY_SRC,
+    );
   }
 
   private static recordsBuffer(device: GPUDevice, capacity: number): GPUBuffer {
-    return createBuffer(device, 'collider contacts', COLLIDER_CONTACT_BYTES * Math.max(1, capacity), BufferUsage.STORAGE | BufferUsage.COPY_SRC);
+    return createBuffer(
+      device,
+      'collider contacts',
+      COLLIDER_CONTACT_BYTES * Math.max(1, capacity),
+      BufferUsage.STORAGE | BufferUsage.COPY_SRC,
+    );
   }
 
   /** The most records one binding holds. */
@@ -59,9 +77,13 @@ export class ColliderContacts {
   reserve(count: number): void {
     if (count <= this.capacity) return;
     const max = ColliderContacts.maxCapacity(this.device);
-    if (count > max) throw new CapacityError('collider contacts', count, max, 'the device cannot bind more collider contacts');
+    if (count > max)
+      throw new CapacityError('collider contacts', count, max, 'the device cannot bind more collider contacts');
     this.records.destroy();
-    this.records = ColliderContacts.recordsBuffer(this.device, Math.min(max, Math.max(count, Math.ceil(this.capacity * 1.5))));
+    this.records = ColliderContacts.recordsBuffer(
+      this.device,
+      Math.min(max, Math.max(count, Math.ceil(this.capacity * 1.5))),
+    );
   }
 
   /**
@@ -71,7 +93,13 @@ export class ColliderContacts {
   async read(): Promise<ColliderContactList> {
     const count = new Uint32Array(await readBuffer(this.device, this.counter, 0, 4))[0];
     this.lastCount = count;
-    if (count > this.capacity) throw new CapacityError('collider contacts', count, this.capacity, 'encode into this result again (it grows to the count)');
+    if (count > this.capacity)
+      throw new CapacityError(
+        'collider contacts',
+        count,
+        this.capacity,
+        'encode into this result again (it grows to the count)',
+      );
     const words = new Uint32Array(await readBuffer(this.device, this.records, 0, COLLIDER_CONTACT_BYTES * count));
     const floats = new Float32Array(words.buffer);
     const particles = new Uint32Array(count);

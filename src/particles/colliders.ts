@@ -46,13 +46,20 @@ const VELOCITY_BYTES = 32;
  * rule; more than `maxBoxes` boxes is a CapacityError) and packs it for the GPU.
  */
 export function packColliders(set: ColliderSet, maxBoxes: number): PackedColliders {
-  if (typeof set !== 'object' || set === null) throw new InvalidInputError('colliders', -1, RULES.option, 'expected { boxes, velocities? }');
+  if (typeof set !== 'object' || set === null)
+    throw new InvalidInputError('colliders', -1, RULES.option, 'expected { boxes, velocities? }');
   const poses = validateOrientedBoxes('colliders.boxes', set.boxes, maxBoxes);
   const count = poses.length / 12;
   const velocities = new Float32Array(8 * count);
   if (set.velocities !== undefined) {
     const given = checkFloat32Array('colliders.velocities', set.velocities, 6);
-    if (given.length !== 6 * count) throw new InvalidInputError('colliders.velocities', -1, RULES.count, `${given.length / 6} velocities for ${count} boxes (6 floats a box)`);
+    if (given.length !== 6 * count)
+      throw new InvalidInputError(
+        'colliders.velocities',
+        -1,
+        RULES.count,
+        `${given.length / 6} velocities for ${count} boxes (6 floats a box)`,
+      );
     for (let k = 0; k < count; k++) {
       for (let a = 0; a < 6; a++) {
         checkValue('colliders.velocities', k, given[6 * k + a], `${a < 3 ? 'v' : 'w'}${'xyz'[a % 3]}`);
@@ -104,12 +111,14 @@ export class WorldColliders {
 
   /** Records a copy of the poses (a step moves the kinematic boxes), for `restore`. */
   save(encoder: GPUCommandEncoder): void {
-    if (this.buffers && this.buffers.count > 0) encoder.copyBufferToBuffer(this.buffers.poses, 0, this.backup!, 0, POSE_BYTES * this.buffers.count);
+    if (this.buffers && this.buffers.count > 0)
+      encoder.copyBufferToBuffer(this.buffers.poses, 0, this.backup!, 0, POSE_BYTES * this.buffers.count);
   }
 
   /** Records putting back what `save` copied. */
   restore(encoder: GPUCommandEncoder): void {
-    if (this.buffers && this.buffers.count > 0) encoder.copyBufferToBuffer(this.backup!, 0, this.buffers.poses, 0, POSE_BYTES * this.buffers.count);
+    if (this.buffers && this.buffers.count > 0)
+      encoder.copyBufferToBuffer(this.backup!, 0, this.buffers.poses, 0, POSE_BYTES * this.buffers.count);
   }
 
   destroy(): void {

@@ -1,4 +1,19 @@
 /** The particle world: its API (world.ts) over its settings, state, step, contact solver, colliders and queries (the other files here). */
-export { createParticleWorld, ParticleWorld, defaultInverseMass, SKIN_OF_RADIUS, SLEEP_SPEED_OF_RADIUS } from './world.js';
-export type { ParticleWorldOptions, ParticleSet, ParticleParameters, ParticleParametersNow, ParticleBuffers, ContactSearches, ColliderSet, ColliderBuffers } from './world.js';
+export {
+  createParticleWorld,
+  ParticleWorld,
+  defaultInverseMass,
+  SKIN_OF_RADIUS,
+  SLEEP_SPEED_OF_RADIUS,
+} from './world.js';
+export type {
+  ParticleWorldOptions,
+  ParticleSet,
+  ParticleParameters,
+  ParticleParametersNow,
+  ParticleBuffers,
+  ContactSearches,
+  ColliderSet,
+  ColliderBuffers,
+} from './world.js';
 export { ColliderContacts, type ColliderContactList } from './colliderContacts.js';

@@ -10,7 +10,14 @@
  */
 import { CastPass } from '../passes/casts.js';
 import { castCall, noHits, castReach, HIT_BYTES, type HitRecords } from '../castQueries.js';
-import { checkServes, chooseBroadphase, createBroadPhases, destroyBroadPhases, WITHOUT_SPHERES, type BroadPhases } from '../broadphase/index.js';
+import {
+  checkServes,
+  chooseBroadphase,
+  createBroadPhases,
+  destroyBroadPhases,
+  WITHOUT_SPHERES,
+  type BroadPhases,
+} from '../broadphase/index.js';
 import { QueryRecorder, collectHits, type ResultSlot, type EncodedHits } from '../resident.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, upload, GrowableBuffer } from '../gpu/buffers.js';
@@ -34,17 +41,45 @@ export const RAYCAST_LOG_SLOTS = 256;
  * (B, 0)), at most `maxCasts`; `hits` holding one CastHitRecord a ray, another STORAGE buffer;
  * `maxRayLength` a finite bound of their lengths.
  */
-export function checkGpuRaycast(rays: GPUBuffer, count: number, hits: GPUBuffer, maxRayLength: number, maxCasts: number): void {
-  if (checkPositiveInteger('count', count, maxCasts) === undefined) throw new InvalidInputError('count', -1, RULES.option, 'required');
-  for (const [argument, buffer, bytes] of [['rays', rays, 32], ['hits', hits, HIT_BYTES]] as const) {
+export function checkGpuRaycast(
+  rays: GPUBuffer,
+  count: number,
+  hits: GPUBuffer,
+  maxRayLength: number,
+  maxCasts: number,
+): void {
+  if (checkPositiveInteger('count', count, maxCasts) === undefined)
+    throw new InvalidInputError('count', -1, RULES.option, 'required');
+  for (const [argument, buffer, bytes] of [
+    ['rays', rays, 32],
+    ['hits', hits, HIT_BYTES],
+  ] as const) {
     const b = buffer as GPUBuffer | undefined;
-    if (!b || typeof b.size !== 'number' || typeof b.usage !== 'number' || b.size < bytes * count || (b.usage & BufferUsage.STORAGE) === 0) {
-      throw new InvalidInputError(argument, -1, RULES.gpuRecords, `a GPUBuffer with STORAGE usage holding ${count} records of ${bytes} bytes`);
+    if (
+      !b ||
+      typeof b.size !== 'number' ||
+      typeof b.usage !== 'number' ||
+      b.size < bytes * count ||
+      (b.usage & BufferUsage.STORAGE) === 0
+    ) {
+      throw new InvalidInputError(
+        argument,
+        -1,
+        RULES.gpuRecords,
+        `a GPUBuffer with STORAGE usage holding ${count} records of ${bytes} bytes`,
+      );
     }
   }
-  if (rays === hits) throw new InvalidInputError('hits', -1, RULES.gpuRecords, 'a buffer other than rays (the pass reads one and writes the other)');
+  if (rays === hits)
+    throw new InvalidInputError(
+      'hits',
+      -1,
+      RULES.gpuRecords,
+      'a buffer other than rays (the pass reads one and writes the other)',
+    );
   // The longest ray widens the walk's rounding slack: it must be a true bound, and finite.
-  if (checkNumber('maxRayLength', maxRayLength, 0, 4 * MAX_MAGNITUDE) === undefined) throw new InvalidInputError('maxRayLength', -1, RULES.option, 'required');
+  if (checkNumber('maxRayLength', maxRayLength, 0, 4 * MAX_MAGNITUDE) === undefined)
+    throw new InvalidInputError('maxRayLength', -1, RULES.option, 'required');
 }
 
 export class ParticleQueries {
@@ -79,8 +114,17 @@ export class ParticleQueries {
     this.recorder = new QueryRecorder(device, maxWorkgroupsPerDimension, planOptions, 'particle query');
     this.casts = new GrowableBuffer(device, 'particle query casts', BufferUsage.STORAGE | BufferUsage.COPY_DST);
     this.encodedPass = new CastPass(device, maxWorkgroupsPerDimension);
-    this.encodedPhases = createBroadPhases({ device, maxWorkgroupsPerDimension }, planOptions, 'particle encoded query grid');
-    this.paramLog = createBuffer(device, 'particle raycast params log', RAYCAST_LOG_SLOTS * CastParams.size, BufferUsage.COPY_SRC | BufferUsage.COPY_DST);
+    this.encodedPhases = createBroadPhases(
+      { device, maxWorkgroupsPerDimension },
+      planOptions,
+      'particle encoded query grid',
+    );
+    this.paramLog = createBuffer(
+      device,
+      'particle raycast params log',
+      RAYCAST_LOG_SLOTS * CastParams.size,
+      BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+    );
     this.noCounts = createBuffer(device, 'particle query no counts', 4, BufferUsage.STORAGE);
   }
 
@@ -90,7 +134,14 @@ export class ParticleQueries {
    * (the grid broad phase then plans what the world's grid has); `extentAbs` is the largest
    * |coordinate| a particle can have.
    */
-  run(batch: CastBatch, options: Omit<CastOptions, 'profile'>, spheres: GPUBuffer, stats: SphereStats, extentAbs: number, kind: 'raycast' | 'sphereCast'): Promise<HitRecords> {
+  run(
+    batch: CastBatch,
+    options: Omit<CastOptions, 'profile'>,
+    spheres: GPUBuffer,
+    stats: SphereStats,
+    extentAbs: number,
+    kind: 'raycast' | 'sphereCast',
+  ): Promise<HitRecords> {
     const count = stats.count;
     const { broadphase: asked, allHits, maxHits } = castCall({ ...options, profile: undefined });
     checkServes(asked, 'casts');
@@ -98,7 +149,11 @@ export class ParticleQueries {
     const r = batch.count;
     if (r === 0 || count === 0) return Promise.resolve(noHits(r, allHits));
     const reach = castReach(batch, extentAbs, stats.maxRadius);
-    const snapshot = this.device.createBuffer({ label: 'particle query snapshot', size: 16 * count, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST });
+    const snapshot = this.device.createBuffer({
+      label: 'particle query snapshot',
+      size: 16 * count,
+      usage: BufferUsage.STORAGE | BufferUsage.COPY_DST,
+    });
     const copied = this.calls.submit((encoder) => encoder.copyBufferToBuffer(spheres, 0, snapshot, 0, 16 * count));
     copied.catch(() => undefined); // awaited in turn below
     const query = this.calls.serialize(async () => {
@@ -107,10 +162,29 @@ export class ParticleQueries {
       upload(this.device, casts.buffer, batch.packed);
       const hits = await collectHits(
         (record) => this.calls.submit(record),
-        (encoder, capacity, again, into) => this.recorder.recordCasts(encoder, casts, { buffer: snapshot, count }, {
-          kind, stats, shape: batch, reach, broadphase, allHits, capacity, into, workgroupSize: 64, dispatchArguments: false, reuseBuild: again,
-        }),
-        this.slot, Math.min(Math.max(this.hitHint, r), this.maxHits), maxHits, this.maxHits,
+        (encoder, capacity, again, into) =>
+          this.recorder.recordCasts(
+            encoder,
+            casts,
+            { buffer: snapshot, count },
+            {
+              kind,
+              stats,
+              shape: batch,
+              reach,
+              broadphase,
+              allHits,
+              capacity,
+              into,
+              workgroupSize: 64,
+              dispatchArguments: false,
+              reuseBuild: again,
+            },
+          ),
+        this.slot,
+        Math.min(Math.max(this.hitHint, r), this.maxHits),
+        maxHits,
+        this.maxHits,
       );
       if (allHits) this.hitHint = hits.records.length / (CastHitRecord.size / 4);
       return hits;
@@ -127,21 +201,49 @@ export class ParticleQueries {
    * `extentAbs` bounds |coordinate| of a particle, `maxRayLength` a ray's length. The
    * parameters are this call's own (a slot of the log), so calls share a submission.
    */
-  encodeRaycast(encoder: GPUCommandEncoder, spheres: GPUBuffer, stats: SphereStats | undefined, rays: GPUBuffer, count: number, hits: GPUBuffer, reach: { extentAbs: number; maxRayLength: number }): void {
+  encodeRaycast(
+    encoder: GPUCommandEncoder,
+    spheres: GPUBuffer,
+    stats: SphereStats | undefined,
+    rays: GPUBuffer,
+    count: number,
+    hits: GPUBuffer,
+    reach: { extentAbs: number; maxRayLength: number },
+  ): void {
     const sphereCount = stats?.count ?? 0;
     // No particles: the phase that builds nothing tests zero spheres, and every ray writes its miss.
-    const name = !stats || sphereCount === 0
-      ? WITHOUT_SPHERES
-      : chooseBroadphase(this.auto('auto'), { query: 'casts', sphereCount, stats, casts: { count, totalLength: count * reach.maxRayLength }, gridPlan: () => planGrid(stats, this.planOptions) });
+    const name =
+      !stats || sphereCount === 0
+        ? WITHOUT_SPHERES
+        : chooseBroadphase(this.auto('auto'), {
+            query: 'casts',
+            sphereCount,
+            stats,
+            casts: { count, totalLength: count * reach.maxRayLength },
+            gridPlan: () => planGrid(stats, this.planOptions),
+          });
     const phase = this.encodedPhases[name];
-    const slack = stats && sphereCount > 0 ? phase.castSlack({ maxAbs: reach.extentAbs, maxLength: reach.maxRayLength, maxRadius: stats.maxRadius }) : 0;
+    const slack =
+      stats && sphereCount > 0
+        ? phase.castSlack({ maxAbs: reach.extentAbs, maxLength: reach.maxRayLength, maxRadius: stats.maxRadius })
+        : 0;
     this.logSlot = (this.logSlot + 1) % RAYCAST_LOG_SLOTS;
     const offset = this.logSlot * CastParams.size;
-    this.device.queue.writeBuffer(this.paramLog, offset, packStruct(CastParams, { castCount: count, sphereCount, slack }));
+    this.device.queue.writeBuffer(
+      this.paramLog,
+      offset,
+      packStruct(CastParams, { castCount: count, sphereCount, slack }),
+    );
     this.encodedPass.copyParams(encoder, this.paramLog, offset);
     if (stats) phase.prepare(stats); // with no stats the phase is all-pairs, its kernels told of 0 spheres by the parameters
     phase.encodeBuild(encoder, spheres);
-    phase.encodeCasts(encoder, { kernels: this.encodedPass, mode: 'nearest', casts: rays, castCount: count, targets: { hits, counts: this.noCounts } });
+    phase.encodeCasts(encoder, {
+      kernels: this.encodedPass,
+      mode: 'nearest',
+      casts: rays,
+      castCount: count,
+      targets: { hits, counts: this.noCounts },
+    });
   }
 
   /** The world's 'auto': the grid when the world is unbounded (see `bounded`). */

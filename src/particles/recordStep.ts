@@ -4,10 +4,32 @@
  * the sleep and the split, the substeps' prepares and sweeps, the write-back.
  */
 import type { GridLayout } from '../../shaders/spatial/grid.wgsl.js';
-import { gatherBindings, decideBindings, carryBindings, scatterIdsBindings, stableBindings, countBindings, fillBindings } from '../../shaders/particles/search.wgsl.js';
-import { prepareBindings, iterateBindings, iterateIntegrateBindings, iterateCollidersBindings, iterateIntegrateCollidersBindings, splitBindings, busyArgsBindings } from '../../shaders/particles/substep.wgsl.js';
+import {
+  gatherBindings,
+  decideBindings,
+  carryBindings,
+  scatterIdsBindings,
+  stableBindings,
+  countBindings,
+  fillBindings,
+} from '../../shaders/particles/search.wgsl.js';
+import {
+  prepareBindings,
+  iterateBindings,
+  iterateIntegrateBindings,
+  iterateCollidersBindings,
+  iterateIntegrateCollidersBindings,
+  splitBindings,
+  busyArgsBindings,
+} from '../../shaders/particles/substep.wgsl.js';
 import { sleepBindings, writeBackBindings } from '../../shaders/particles/sleep.wgsl.js';
-import { colliderFindBindings, colliderListBindings, colliderPrepareBindings, colliderCellsBindings, colliderMoveBindings } from '../../shaders/particles/colliders.wgsl.js';
+import {
+  colliderFindBindings,
+  colliderListBindings,
+  colliderPrepareBindings,
+  colliderCellsBindings,
+  colliderMoveBindings,
+} from '../../shaders/particles/colliders.wgsl.js';
 import { ParticleParams, ParticleStats, ParticleReuse } from '../../shaders/particles/layout.js';
 import { setPipelineAndGroup } from '../gpu/pipeline.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
@@ -92,7 +114,12 @@ export class StepRecorder {
    * count ('busy'). With indirect dispatch, those run from arguments written on the GPU: the
    * gate's (zero workgroups for the outcome not taken) and particleBusyArgs'.
    */
-  private run(label: string, pipeline: GPUComputePipeline, group: GPUBindGroup, over: 'all' | 'one' | 'on' | 'off' | 'busy' = 'all'): void {
+  private run(
+    label: string,
+    pipeline: GPUComputePipeline,
+    group: GPUBindGroup,
+    over: 'all' | 'one' | 'on' | 'off' | 'busy' = 'all',
+  ): void {
     const pass = this.encoder.beginComputePass(this.timer?.pass(label) ?? { label });
     setPipelineAndGroup(pass, pipeline, group);
     if (over === 'one') pass.dispatchWorkgroups(1);
@@ -118,20 +145,118 @@ export class StepRecorder {
     const contacts = b.contacts.buffer;
     // particleDecide's choice, for the shared passes that run on a search only.
     const skipSearch = { buffer: b.reuse, offset: ParticleReuse.offsets.skipSearch };
-    const searching = this.indirect ? (pass: GPUComputePassEncoder, count: number): void => b.gate.dispatch(pass, count, max, 'on') : undefined;
+    const searching = this.indirect
+      ? (pass: GPUComputePassEncoder, count: number): void => b.gate.dispatch(pass, count, max, 'on')
+      : undefined;
     const A = b.bodies[0];
     encoder.clearBuffer(b.stats, 0, ParticleStats.offsets.entriesNeeded); // largest speed, touching pairs, moves
-    this.run('particle gather', pipelines.fixed.gather, groups.get(`gather ${p}`, gatherBindings, { params, spheres: state.spheres, velocities: state.velocities, sortedId: grid.sortedId.buffer, sorted: grid.sorted.buffer, bodies: A, anchors: b.anchors, stats: b.stats, rest: b.rest }));
-    this.run('particle decide', pipelines.fixed.decide, groups.get(`decide ${p}`, decideBindings, { params, stats: b.stats, reuse: b.reuse, gateTemplate: b.gate.template, gateArgs: b.gate.args, start: b.start }), 'one');
+    this.run(
+      'particle gather',
+      pipelines.fixed.gather,
+      groups.get(`gather ${p}`, gatherBindings, {
+        params,
+        spheres: state.spheres,
+        velocities: state.velocities,
+        sortedId: grid.sortedId.buffer,
+        sorted: grid.sorted.buffer,
+        bodies: A,
+        anchors: b.anchors,
+        stats: b.stats,
+        rest: b.rest,
+      }),
+    );
+    this.run(
+      'particle decide',
+      pipelines.fixed.decide,
+      groups.get(`decide ${p}`, decideBindings, {
+        params,
+        stats: b.stats,
+        reuse: b.reuse,
+        gateTemplate: b.gate.template,
+        gateArgs: b.gate.args,
+        start: b.start,
+      }),
+      'one',
+    );
     encoder.copyBufferToBuffer(b.reuse, ParticleReuse.offsets.searching, params, ParticleParams.offsets.searching, 4);
     b.gate.begin();
     this.parts.binning.encodeBinning(encoder, state.spheres, this.timer, skipSearch, searching);
-    this.run('particle scatter', pipelines.fixed.scatterIds, groups.get(`scatter ${p}`, scatterIdsBindings, { grid: grid.params, params, keys: grid.keys.buffer, cellStart: grid.cellStart.buffer, scratchId: b.scratchId, velocities: state.velocities, stats: b.stats }), 'on');
-    this.run('particle stable sort', pipelines.fixed.stable, groups.get(`stable ${p}`, stableBindings, { grid: grid.params, params, keys: grid.keys.buffer, cellStart: grid.cellStart.buffer, scratchId: b.scratchId, spheres: state.spheres, velocities: state.velocities, sorted: grid.sorted.buffer, bodies: A, sortedId: grid.sortedId.buffer }), 'on');
-    this.run('contact count', pipelines.search('count', layout), groups.get(`count ${p}`, countBindings, { grid: grid.params, params, cellStart: grid.cellStart.buffer, sorted: grid.sorted.buffer, bodies: A, counts: b.start, stats: b.stats, anchors: b.anchors }), 'on');
+    this.run(
+      'particle scatter',
+      pipelines.fixed.scatterIds,
+      groups.get(`scatter ${p}`, scatterIdsBindings, {
+        grid: grid.params,
+        params,
+        keys: grid.keys.buffer,
+        cellStart: grid.cellStart.buffer,
+        scratchId: b.scratchId,
+        velocities: state.velocities,
+        stats: b.stats,
+      }),
+      'on',
+    );
+    this.run(
+      'particle stable sort',
+      pipelines.fixed.stable,
+      groups.get(`stable ${p}`, stableBindings, {
+        grid: grid.params,
+        params,
+        keys: grid.keys.buffer,
+        cellStart: grid.cellStart.buffer,
+        scratchId: b.scratchId,
+        spheres: state.spheres,
+        velocities: state.velocities,
+        sorted: grid.sorted.buffer,
+        bodies: A,
+        sortedId: grid.sortedId.buffer,
+      }),
+      'on',
+    );
+    this.run(
+      'contact count',
+      pipelines.search('count', layout),
+      groups.get(`count ${p}`, countBindings, {
+        grid: grid.params,
+        params,
+        cellStart: grid.cellStart.buffer,
+        sorted: grid.sorted.buffer,
+        bodies: A,
+        counts: b.start,
+        stats: b.stats,
+        anchors: b.anchors,
+      }),
+      'on',
+    );
     this.parts.scan.encode(encoder, b.start, n, this.timer, skipSearch, searching, this.parts.capacity); // the counts; the kept partners follow them
-    this.run('contact fill', pipelines.search('fill', layout), groups.get(`fill ${p}`, fillBindings, { grid: grid.params, params, cellStart: grid.cellStart.buffer, sorted: grid.sorted.buffer, bodies: A, sortedId: grid.sortedId.buffer, start: b.start, contacts, ranges: b.ranges, stats: b.stats }), 'on');
-    this.run('contact carry', pipelines.fixed.carry, groups.get(`carry ${p}`, carryBindings, { params, sortedId: grid.sortedId.buffer, start: b.start, contacts, ranges: b.ranges }), 'off');
+    this.run(
+      'contact fill',
+      pipelines.search('fill', layout),
+      groups.get(`fill ${p}`, fillBindings, {
+        grid: grid.params,
+        params,
+        cellStart: grid.cellStart.buffer,
+        sorted: grid.sorted.buffer,
+        bodies: A,
+        sortedId: grid.sortedId.buffer,
+        start: b.start,
+        contacts,
+        ranges: b.ranges,
+        stats: b.stats,
+      }),
+      'on',
+    );
+    this.run(
+      'contact carry',
+      pipelines.fixed.carry,
+      groups.get(`carry ${p}`, carryBindings, {
+        params,
+        sortedId: grid.sortedId.buffer,
+        start: b.start,
+        contacts,
+        ranges: b.ranges,
+      }),
+      'off',
+    );
     b.gate.finish();
   }
 
@@ -142,10 +267,48 @@ export class StepRecorder {
     // The grid build cleared the offsets even if it did not search: the last search's, back.
     const cells = grid.cellStart.buffer;
     b.savedCells.ensure(cells.size);
-    this.runGroups('collider cells', pipelines.fixed.colliderCells, groups.get(`collider cells ${p}`, colliderCellsBindings, { params, cellStart: cells, saved: b.savedCells.buffer }), ceilDiv(cells.size / 4, WG));
+    this.runGroups(
+      'collider cells',
+      pipelines.fixed.colliderCells,
+      groups.get(`collider cells ${p}`, colliderCellsBindings, {
+        params,
+        cellStart: cells,
+        saved: b.savedCells.buffer,
+      }),
+      ceilDiv(cells.size / 4, WG),
+    );
     encoder.clearBuffer(b.found.buffer, 0, 4 * n);
-    this.runGroups('collider find', pipelines.find(layout), groups.get(`collider find ${p}`, colliderFindBindings, { grid: grid.params, params, colliderPoses: colliders.poses, colliderVelocities: colliders.velocities, cellStart: grid.cellStart.buffer, current: grid.sorted.buffer, bodies: b.bodies[0], found: b.found.buffer, stats: b.stats, anchors: b.anchors }), ceilDiv(colliders.count, WG));
-    this.run('collider list', pipelines.fixed.colliderList, groups.get(`collider list ${p}`, colliderListBindings, { params, sortedId: grid.sortedId.buffer, sorted: grid.sorted.buffer, found: b.found.buffer, slots: b.slots.buffer, colliderPoses: colliders.poses, colliderVelocities: colliders.velocities, rest: b.rest }));
+    this.runGroups(
+      'collider find',
+      pipelines.find(layout),
+      groups.get(`collider find ${p}`, colliderFindBindings, {
+        grid: grid.params,
+        params,
+        colliderPoses: colliders.poses,
+        colliderVelocities: colliders.velocities,
+        cellStart: grid.cellStart.buffer,
+        current: grid.sorted.buffer,
+        bodies: b.bodies[0],
+        found: b.found.buffer,
+        stats: b.stats,
+        anchors: b.anchors,
+      }),
+      ceilDiv(colliders.count, WG),
+    );
+    this.run(
+      'collider list',
+      pipelines.fixed.colliderList,
+      groups.get(`collider list ${p}`, colliderListBindings, {
+        params,
+        sortedId: grid.sortedId.buffer,
+        sorted: grid.sorted.buffer,
+        found: b.found.buffer,
+        slots: b.slots.buffer,
+        colliderPoses: colliders.poses,
+        colliderVelocities: colliders.velocities,
+        rest: b.rest,
+      }),
+    );
   }
 
   /**
@@ -158,10 +321,43 @@ export class StepRecorder {
     const { buffers: b, pipelines, groups, grid } = this.parts;
     const [A, B] = b.bodies;
     const contacts = b.contacts.buffer;
-    this.run('particle sleep', pipelines.fixed.sleep, groups.get(`sleep ${p}`, sleepBindings, { params, sorted: grid.sorted.buffer, sortedId: grid.sortedId.buffer, start: b.start, bodiesA: A, bodiesB: B, contacts, rest: b.rest, stats: b.stats }));
+    this.run(
+      'particle sleep',
+      pipelines.fixed.sleep,
+      groups.get(`sleep ${p}`, sleepBindings, {
+        params,
+        sorted: grid.sorted.buffer,
+        sortedId: grid.sortedId.buffer,
+        start: b.start,
+        bodiesA: A,
+        bodiesB: B,
+        contacts,
+        rest: b.rest,
+        stats: b.stats,
+      }),
+    );
     encoder.clearBuffer(b.start, 4 * (n + 1), 4);
-    this.run('particle split', pipelines.fixed.split, groups.get(`split ${p}`, splitBindings, { params, sorted: grid.sorted.buffer, sortedId: grid.sortedId.buffer, start: b.start, bodiesA: A, bodiesB: B, walls: b.walls, slots: b.slots.buffer }));
-    if (this.indirect) this.run('particle busy args', pipelines.fixed.busyArgs, groups.get(`busyArgs ${p}`, busyArgsBindings, { params, start: b.start, args: b.busyArgs }), 'one');
+    this.run(
+      'particle split',
+      pipelines.fixed.split,
+      groups.get(`split ${p}`, splitBindings, {
+        params,
+        sorted: grid.sorted.buffer,
+        sortedId: grid.sortedId.buffer,
+        start: b.start,
+        bodiesA: A,
+        bodiesB: B,
+        walls: b.walls,
+        slots: b.slots.buffer,
+      }),
+    );
+    if (this.indirect)
+      this.run(
+        'particle busy args',
+        pipelines.fixed.busyArgs,
+        groups.get(`busyArgs ${p}`, busyArgsBindings, { params, start: b.start, args: b.busyArgs }),
+        'one',
+      );
   }
 
   /**
@@ -175,34 +371,93 @@ export class StepRecorder {
     const [A, B] = b.bodies;
     const contacts = b.contacts.buffer;
     const boxGroups = colliders ? ceilDiv(colliders.count, WG) : 0;
-    const step = (bodiesIn: GPUBuffer, bodiesOut: GPUBuffer) => ({ params, sorted: grid.sorted.buffer, sortedId: grid.sortedId.buffer, start: b.start, bodiesIn, bodiesOut, contacts, walls: b.walls });
+    const step = (bodiesIn: GPUBuffer, bodiesOut: GPUBuffer) => ({
+      params,
+      sorted: grid.sorted.buffer,
+      sortedId: grid.sortedId.buffer,
+      start: b.start,
+      bodiesIn,
+      bodiesOut,
+      contacts,
+      walls: b.walls,
+    });
     let current = 0; // A holds the bodies
     const sweeps = settings.friction > 0 ? '' : 'NoFriction';
     const withBoxes = colliders ? 'Colliders' : '';
     const sweep = (integrate: boolean, i: GPUBuffer, o: GPUBuffer): GPUBindGroup => {
       const name = `iterate${integrate ? 'Integrate' : ''}${withBoxes} ${p} ${current}`;
-      if (colliders) return groups.get(name, integrate ? iterateIntegrateCollidersBindings : iterateCollidersBindings, { ...step(i, o), slots: b.slots.buffer });
+      if (colliders)
+        return groups.get(name, integrate ? iterateIntegrateCollidersBindings : iterateCollidersBindings, {
+          ...step(i, o),
+          slots: b.slots.buffer,
+        });
       return groups.get(name, integrate ? iterateIntegrateBindings : iterateBindings, step(i, o));
     };
     for (let sub = 0; sub < settings.substeps; sub++) {
       const [from, to] = current === 0 ? [A, B] : [B, A];
       if (colliders) {
-        this.run('collider prepare', pipelines.fixed.colliderPrepare, groups.get(`collider prepare ${p} ${current}`, colliderPrepareBindings, { params, sorted: grid.sorted.buffer, sortedId: grid.sortedId.buffer, start: b.start, bodies: from, slots: b.slots.buffer, colliderPoses: colliders.poses, colliderVelocities: colliders.velocities }), 'busy');
+        this.run(
+          'collider prepare',
+          pipelines.fixed.colliderPrepare,
+          groups.get(`collider prepare ${p} ${current}`, colliderPrepareBindings, {
+            params,
+            sorted: grid.sorted.buffer,
+            sortedId: grid.sortedId.buffer,
+            start: b.start,
+            bodies: from,
+            slots: b.slots.buffer,
+            colliderPoses: colliders.poses,
+            colliderVelocities: colliders.velocities,
+          }),
+          'busy',
+        );
       }
-      this.run('solver prepare', pipelines.fixed[`prepare${sub === 0 ? 'First' : ''}${withBoxes}`], groups.get(`prepare ${p} ${current}`, prepareBindings, { ...step(from, to), stats: b.stats }), 'busy');
+      this.run(
+        'solver prepare',
+        pipelines.fixed[`prepare${sub === 0 ? 'First' : ''}${withBoxes}`],
+        groups.get(`prepare ${p} ${current}`, prepareBindings, { ...step(from, to), stats: b.stats }),
+        'busy',
+      );
       current = 1 - current;
       for (let k = 0; k < settings.iterations; k++) {
         const [i, o] = current === 0 ? [A, B] : [B, A];
         if (k < settings.iterations - 1) {
           this.run('solver iterate', pipelines.fixed[`iterate${sweeps}${withBoxes}`], sweep(false, i, o), 'busy');
         } else {
-          this.run('solver iterate + integrate', pipelines.fixed[`iterateIntegrate${sweeps}${withBoxes}`], sweep(true, i, o), 'busy');
+          this.run(
+            'solver iterate + integrate',
+            pipelines.fixed[`iterateIntegrate${sweeps}${withBoxes}`],
+            sweep(true, i, o),
+            'busy',
+          );
         }
         current = 1 - current;
       }
-      if (colliders) this.runGroups('collider move', pipelines.fixed.colliderMove, groups.get(`collider move ${p}`, colliderMoveBindings, { params, colliderPoses: colliders.poses, colliderVelocities: colliders.velocities }), boxGroups);
+      if (colliders)
+        this.runGroups(
+          'collider move',
+          pipelines.fixed.colliderMove,
+          groups.get(`collider move ${p}`, colliderMoveBindings, {
+            params,
+            colliderPoses: colliders.poses,
+            colliderVelocities: colliders.velocities,
+          }),
+          boxGroups,
+        );
     }
     const result = current === 0 ? A : B;
-    this.run('solver write back', pipelines.fixed.writeBack, groups.get(`writeBack ${p} ${current}`, writeBackBindings, { params, sorted: grid.sorted.buffer, sortedId: grid.sortedId.buffer, bodies: result, spheres: this.state.spheres, velocities: this.state.velocities, rest: b.rest }));
+    this.run(
+      'solver write back',
+      pipelines.fixed.writeBack,
+      groups.get(`writeBack ${p} ${current}`, writeBackBindings, {
+        params,
+        sorted: grid.sorted.buffer,
+        sortedId: grid.sortedId.buffer,
+        bodies: result,
+        spheres: this.state.spheres,
+        velocities: this.state.velocities,
+        rest: b.rest,
+      }),
+    );
   }
 }

@@ -4,7 +4,15 @@
  * (`StepParams`) a step of dt takes from them.
  */
 import { InvalidInputError, CapacityError } from '../errors.js';
-import { checkNumber, checkVector, checkPositiveInteger, checkValue, RULES, MAX_MAGNITUDE, checkGridOptions } from '../validate.js';
+import {
+  checkNumber,
+  checkVector,
+  checkPositiveInteger,
+  checkValue,
+  RULES,
+  MAX_MAGNITUDE,
+  checkGridOptions,
+} from '../validate.js';
 import { describeDevice } from '../device.js';
 import { bindingLimit } from '../gpu/buffers.js';
 import type { PlanOptions } from '../spatial/plan.js';
@@ -102,7 +110,8 @@ export interface ParticleWorldOptions extends ParticleParameters {
  * defaults (2·|g|·dt, and shares of the largest radius: {@link SKIN_OF_RADIUS},
  * {@link SLEEP_SPEED_OF_RADIUS}).
  */
-export interface ParticleParametersNow extends Required<Omit<ParticleParameters, 'gravity' | 'restitutionThreshold' | 'skin' | 'sleepSpeed'>> {
+export interface ParticleParametersNow
+  extends Required<Omit<ParticleParameters, 'gravity' | 'restitutionThreshold' | 'skin' | 'sleepSpeed'>> {
   /** Gravity (x, y, z). */
   gravity: number[];
   /** Undefined: 2·|gravity|·dt of each step. */
@@ -115,7 +124,20 @@ export interface ParticleParametersNow extends Required<Omit<ParticleParameters,
 
 /** The parameters of a new world, before its options are applied. */
 export function defaultParameters(): ParticleParametersNow {
-  return { gravity: [0, 0, 0], restitution: 1, restitutionThreshold: undefined, friction: 0, percent: 0.8, slop: 0.01, maxPushSpeed: 3, substeps: 8, iterations: 2, skin: undefined, sleepSpeed: undefined, sleepTime: 0.5 };
+  return {
+    gravity: [0, 0, 0],
+    restitution: 1,
+    restitutionThreshold: undefined,
+    friction: 0,
+    percent: 0.8,
+    slop: 0.01,
+    maxPushSpeed: 3,
+    substeps: 8,
+    iterations: 2,
+    skin: undefined,
+    sleepSpeed: undefined,
+    sleepTime: 0.5,
+  };
 }
 
 /** Options that only `createParticleWorld` takes: `setParameters` refuses them. */
@@ -125,23 +147,55 @@ const CREATION_ONLY = ['device', 'capacity', 'bounds', 'dispatch', 'grid', 'maxW
 const MIN_SUBSTEP = 2 ** -60;
 
 /** The world's size and walls, validated: `options.capacity` and `options.bounds`. */
-export function checkWorldShape(device: GPUDevice, options: ParticleWorldOptions): { capacity: number; bounds: [number, number, number, number, number, number] | null } {
+export function checkWorldShape(
+  device: GPUDevice,
+  options: ParticleWorldOptions,
+): { capacity: number; bounds: [number, number, number, number, number, number] | null } {
   // The largest per-particle record the solver binds is its wall contacts.
   const maxParticles = Math.floor(bindingLimit(device) / ParticleWalls.size);
   const capacity = options.capacity as unknown;
-  if (typeof capacity !== 'number' || !Number.isInteger(capacity) || capacity < 1) throw new InvalidInputError('options.capacity', -1, RULES.option, `expected a number of particles: an integer of at least 1, got ${String(capacity)}`);
-  if (capacity > maxParticles) throw new CapacityError('options.capacity', capacity, maxParticles, 'the device cannot bind more particles');
+  if (typeof capacity !== 'number' || !Number.isInteger(capacity) || capacity < 1)
+    throw new InvalidInputError(
+      'options.capacity',
+      -1,
+      RULES.option,
+      `expected a number of particles: an integer of at least 1, got ${String(capacity)}`,
+    );
+  if (capacity > maxParticles)
+    throw new CapacityError('options.capacity', capacity, maxParticles, 'the device cannot bind more particles');
   const bounds = checkVector('options.bounds', options.bounds, 6, RULES.bounds);
-  if (bounds && !(bounds.every((b) => Math.abs(b) <= MAX_MAGNITUDE) && bounds[0] < bounds[3] && bounds[1] < bounds[4] && bounds[2] < bounds[5])) {
+  if (
+    bounds &&
+    !(
+      bounds.every((b) => Math.abs(b) <= MAX_MAGNITUDE) &&
+      bounds[0] < bounds[3] &&
+      bounds[1] < bounds[4] &&
+      bounds[2] < bounds[5]
+    )
+  ) {
     throw new InvalidInputError('options.bounds', -1, RULES.bounds, `got ${bounds.join(', ')}`);
   }
   return { capacity, bounds: bounds ? (bounds as [number, number, number, number, number, number]) : null };
 }
 
 /** The fold limit of dispatches and the grid plan's options, validated: `options.maxWorkgroupsPerDimension` and `options.grid`. */
-export function checkWorldLimits(device: GPUDevice, options: ParticleWorldOptions): { maxWorkgroupsPerDimension: number; planOptions: PlanOptions } {
-  const maxWorkgroupsPerDimension = Math.min(checkPositiveInteger('options.maxWorkgroupsPerDimension', options.maxWorkgroupsPerDimension, Number.MAX_SAFE_INTEGER, 1) ?? Infinity, device.limits.maxComputeWorkgroupsPerDimension);
-  const planOptions = { ...checkGridOptions('options.grid', options.grid), maxBuckets: 2 ** Math.floor(Math.log2(bindingLimit(device) / 4 - 1)) };
+export function checkWorldLimits(
+  device: GPUDevice,
+  options: ParticleWorldOptions,
+): { maxWorkgroupsPerDimension: number; planOptions: PlanOptions } {
+  const maxWorkgroupsPerDimension = Math.min(
+    checkPositiveInteger(
+      'options.maxWorkgroupsPerDimension',
+      options.maxWorkgroupsPerDimension,
+      Number.MAX_SAFE_INTEGER,
+      1,
+    ) ?? Infinity,
+    device.limits.maxComputeWorkgroupsPerDimension,
+  );
+  const planOptions = {
+    ...checkGridOptions('options.grid', options.grid),
+    maxBuckets: 2 ** Math.floor(Math.log2(bindingLimit(device) / 4 - 1)),
+  };
   return { maxWorkgroupsPerDimension, planOptions };
 }
 
@@ -149,7 +203,12 @@ export function checkWorldLimits(device: GPUDevice, options: ParticleWorldOption
 export function checkDispatch(device: GPUDevice, options: ParticleWorldOptions): 'direct' | 'indirect' {
   const dispatch = options.dispatch ?? 'auto';
   if (!['auto', 'direct', 'indirect'].includes(dispatch)) {
-    throw new InvalidInputError('options.dispatch', -1, RULES.option, `expected 'auto', 'direct' or 'indirect', got ${String(dispatch)}`);
+    throw new InvalidInputError(
+      'options.dispatch',
+      -1,
+      RULES.option,
+      `expected 'auto', 'direct' or 'indirect', got ${String(dispatch)}`,
+    );
   }
   return dispatch === 'auto' ? (describeDevice(device)?.software ? 'indirect' : 'direct') : dispatch;
 }
@@ -159,11 +218,22 @@ export function checkDispatch(device: GPUDevice, options: ParticleWorldOptions):
  * so the options fixed at creation are refused, not silently ignored (a settings object passed
  * back whole would seem to change them).
  */
-export function mergeParameters(current: Readonly<ParticleParametersNow>, parameters: ParticleParameters, created: boolean): ParticleParametersNow {
-  if (typeof parameters !== 'object' || parameters === null) throw new InvalidInputError('parameters', -1, RULES.option, 'expected an object');
+export function mergeParameters(
+  current: Readonly<ParticleParametersNow>,
+  parameters: ParticleParameters,
+  created: boolean,
+): ParticleParametersNow {
+  if (typeof parameters !== 'object' || parameters === null)
+    throw new InvalidInputError('parameters', -1, RULES.option, 'expected an object');
   if (created) {
     for (const key of CREATION_ONLY) {
-      if ((parameters as Record<string, unknown>)[key] !== undefined) throw new InvalidInputError(`options.${key}`, -1, RULES.option, `${key} is fixed when the world is made: make a new world to change it`);
+      if ((parameters as Record<string, unknown>)[key] !== undefined)
+        throw new InvalidInputError(
+          `options.${key}`,
+          -1,
+          RULES.option,
+          `${key} is fixed when the world is made: make a new world to change it`,
+        );
     }
   }
   const gravity = checkVector('options.gravity', parameters.gravity, 3);
@@ -172,7 +242,10 @@ export function mergeParameters(current: Readonly<ParticleParametersNow>, parame
   return {
     gravity: gravity ?? s.gravity,
     restitution: checkNumber('options.restitution', parameters.restitution, 0, 1) ?? s.restitution,
-    restitutionThreshold: parameters.restitutionThreshold === undefined ? s.restitutionThreshold : checkNumber('options.restitutionThreshold', parameters.restitutionThreshold, 0, MAX_MAGNITUDE),
+    restitutionThreshold:
+      parameters.restitutionThreshold === undefined
+        ? s.restitutionThreshold
+        : checkNumber('options.restitutionThreshold', parameters.restitutionThreshold, 0, MAX_MAGNITUDE),
     friction: checkNumber('options.friction', parameters.friction, 0, MAX_MAGNITUDE) ?? s.friction,
     percent: checkNumber('options.percent', parameters.percent, 0, 1) ?? s.percent,
     slop: checkNumber('options.slop', parameters.slop, 0, MAX_MAGNITUDE) ?? s.slop,
@@ -181,7 +254,10 @@ export function mergeParameters(current: Readonly<ParticleParametersNow>, parame
     iterations: checkCount('options.iterations', parameters.iterations) ?? s.iterations,
     skin: checkNumber('options.skin', parameters.skin, 0, MAX_MAGNITUDE) ?? s.skin,
     sleepSpeed: checkNumber('options.sleepSpeed', parameters.sleepSpeed, 0, MAX_MAGNITUDE) ?? s.sleepSpeed,
-    sleepTime: parameters.sleepTime === Infinity ? Infinity : (checkNumber('options.sleepTime', parameters.sleepTime, 0, MAX_MAGNITUDE) ?? s.sleepTime),
+    sleepTime:
+      parameters.sleepTime === Infinity
+        ? Infinity
+        : (checkNumber('options.sleepTime', parameters.sleepTime, 0, MAX_MAGNITUDE) ?? s.sleepTime),
   };
 }
 
@@ -194,10 +270,16 @@ function checkCount(argument: string, value: unknown): number | undefined {
 
 /** Validates a step call's `dt` and `steps` (the substep dt / substeps must stay above MIN_SUBSTEP). */
 export function checkStepArguments(dt: number, steps: number, substeps: number): void {
-  if (typeof dt !== 'number') throw new InvalidInputError('dt', -1, RULES.option, `dt is required (seconds), got ${String(dt)}`);
+  if (typeof dt !== 'number')
+    throw new InvalidInputError('dt', -1, RULES.option, `dt is required (seconds), got ${String(dt)}`);
   checkNumber('dt', dt, 0, MAX_MAGNITUDE, true);
   if (dt / substeps < MIN_SUBSTEP) {
-    throw new InvalidInputError('dt', -1, RULES.option, `dt / substeps must be at least 2^-60, got ${dt} / ${substeps}`);
+    throw new InvalidInputError(
+      'dt',
+      -1,
+      RULES.option,
+      `dt / substeps must be at least 2^-60, got ${dt} / ${substeps}`,
+    );
   }
   checkPositiveInteger('steps', steps, Number.MAX_SAFE_INTEGER, 1);
 }
@@ -206,7 +288,12 @@ export function checkStepArguments(dt: number, steps: number, substeps: number):
  * The settings of a step of `dt` with the parameters `s`, for particles whose largest radius is
  * `maxRadius` (0 with none), inside `bounds`.
  */
-export function stepParamsOf(s: Readonly<ParticleParametersNow>, dt: number, maxRadius: number, bounds: readonly number[] | null): StepParams {
+export function stepParamsOf(
+  s: Readonly<ParticleParametersNow>,
+  dt: number,
+  maxRadius: number,
+  bounds: readonly number[] | null,
+): StepParams {
   const g = Math.hypot(s.gravity[0], s.gravity[1], s.gravity[2]);
   return {
     dt,

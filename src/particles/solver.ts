@@ -32,7 +32,13 @@ import type { GpuGrid } from '../passes/gridBuild.js';
 import { createCellBinning, type CellBinning } from '../broadphase/index.js';
 import { ExclusiveScanPass } from '../passes/scan.js';
 import { packStruct } from '../layout.js';
-import { ParticleParams, ParticleContact, ParticleReuse, ParticleRest, ParticleColliderContact } from '../../shaders/particles/layout.js';
+import {
+  ParticleParams,
+  ParticleContact,
+  ParticleReuse,
+  ParticleRest,
+  ParticleColliderContact,
+} from '../../shaders/particles/layout.js';
 import { CapacityError } from '../errors.js';
 import type { GpuTimer } from '../gpu/timer.js';
 import { wakeKey } from './step.js';
@@ -114,9 +120,16 @@ export class ParticleSolver implements SolverParts {
    */
   ensureBoxSlots(slots: number): void {
     const max = this.maxBoxSlots();
-    if (slots > max) throw new CapacityError('collider contacts', slots, max, 'the device cannot bind that many collider contacts a particle (boxes near one particle)');
+    if (slots > max)
+      throw new CapacityError(
+        'collider contacts',
+        slots,
+        max,
+        'the device cannot bind that many collider contacts a particle (boxes near one particle)',
+      );
     // More: at least twice as many; fewer than now only where a binding holds no more.
-    const grown = slots > this.boxSlots ? Math.min(max, Math.max(slots, 2 * this.boxSlots)) : Math.min(this.boxSlots, max);
+    const grown =
+      slots > this.boxSlots ? Math.min(max, Math.max(slots, 2 * this.boxSlots)) : Math.min(this.boxSlots, max);
     const bytes = 2 * this.capacity * grown * ParticleColliderContact.size;
     if (grown === this.boxSlots && this.buffers.slots.buffer.size >= bytes) return;
     this.boxSlots = grown;
@@ -152,7 +165,8 @@ export class ParticleSolver implements SolverParts {
     const max = this.maxEntries();
     // Whatever happens next, lists that overflowed are not kept (particleDecide checks too).
     this.forceSearch();
-    if (entries > max) throw new CapacityError('particle contacts', entries, max, 'the device cannot bind more contact-list entries');
+    if (entries > max)
+      throw new CapacityError('particle contacts', entries, max, 'the device cannot bind more contact-list entries');
     this.entryCapacity = Math.min(max, Math.max(entries, Math.ceil(this.entryCapacity * 1.25)));
     this.buffers.contacts.ensure(2 * this.entryCapacity * ParticleContact.size);
     this.groups.clear();
@@ -188,7 +202,11 @@ export class ParticleSolver implements SolverParts {
   /** The search order (4 bytes a particle), sorted copies (16) and anchors (16), into orderBackup or back. */
   private copyOrder(encoder: GPUCommandEncoder, count: number, way: 'save' | 'restore'): void {
     if (!this.grid.plan) return; // no step has run: nothing to compare against yet
-    const parts: [GPUBuffer, number, number][] = [[this.grid.sortedId.buffer, 4, 0], [this.grid.sorted.buffer, 16, 4 * this.capacity], [this.buffers.anchors, 16, 20 * this.capacity]];
+    const parts: [GPUBuffer, number, number][] = [
+      [this.grid.sortedId.buffer, 4, 0],
+      [this.grid.sorted.buffer, 16, 4 * this.capacity],
+      [this.buffers.anchors, 16, 20 * this.capacity],
+    ];
     for (const [buffer, stride, at] of parts) {
       if (way === 'save') encoder.copyBufferToBuffer(buffer, 0, this.buffers.orderBackup, at, stride * count);
       else encoder.copyBufferToBuffer(this.buffers.orderBackup, at, buffer, 0, stride * count);
@@ -200,7 +218,11 @@ export class ParticleSolver implements SolverParts {
    * than sleepSpeed, it is awake for the next step). Through the queue.
    */
   unrest(id: number): void {
-    this.device.queue.writeBuffer(this.buffers.rest, ParticleRest.size * id + ParticleRest.offsets.time, new Float32Array([0]));
+    this.device.queue.writeBuffer(
+      this.buffers.rest,
+      ParticleRest.size * id + ParticleRest.offsets.time,
+      new Float32Array([0]),
+    );
   }
 
   /**
@@ -263,37 +285,41 @@ export class ParticleSolver implements SolverParts {
     const b = settings.bounds ?? [0, 0, 0, 0, 0, 0];
     this.logSlot = (this.logSlot + 1) % PARAM_LOG_SLOTS;
     for (const parity of [0, 1]) {
-      this.device.queue.writeBuffer(this.buffers.paramLog, (2 * this.logSlot + parity) * ParticleParams.size, packStruct(ParticleParams, {
-        count: settings.count,
-        dt: h,
-        frameDt: settings.dt,
-        restitution: settings.restitution,
-        gravity: settings.gravity,
-        friction: settings.friction,
-        boundsMin: [b[0], b[1], b[2]],
-        bounded: settings.bounds ? 1 : 0,
-        boundsMax: [b[3], b[4], b[5]],
-        percent: settings.percent,
-        slop: settings.slop,
-        maxPushSpeed: settings.maxPushSpeed,
-        restitutionThreshold: settings.restitutionThreshold,
-        margin: settings.margin,
-        skin: settings.skin,
-        entryCapacity: this.entryCapacity,
-        entryBase: parity * this.entryCapacity,
-        prevEntryBase: (1 - parity) * this.entryCapacity,
-        rangeBase: parity * this.capacity,
-        prevRangeBase: (1 - parity) * this.capacity,
-        substeps: settings.substeps,
-        iterations: settings.iterations,
-        maxGroups: this.maxWorkgroupsPerDimension,
-        searching: 0, // particleDecide's choice, copied here on the GPU every step
-        resultInB: (settings.substeps * (1 + settings.iterations)) % 2,
-        sleepSpeed: settings.sleepSpeed,
-        sleepTime: settings.sleepTime,
-        boxCount,
-        boxSlots: this.boxSlots,
-      }));
+      this.device.queue.writeBuffer(
+        this.buffers.paramLog,
+        (2 * this.logSlot + parity) * ParticleParams.size,
+        packStruct(ParticleParams, {
+          count: settings.count,
+          dt: h,
+          frameDt: settings.dt,
+          restitution: settings.restitution,
+          gravity: settings.gravity,
+          friction: settings.friction,
+          boundsMin: [b[0], b[1], b[2]],
+          bounded: settings.bounds ? 1 : 0,
+          boundsMax: [b[3], b[4], b[5]],
+          percent: settings.percent,
+          slop: settings.slop,
+          maxPushSpeed: settings.maxPushSpeed,
+          restitutionThreshold: settings.restitutionThreshold,
+          margin: settings.margin,
+          skin: settings.skin,
+          entryCapacity: this.entryCapacity,
+          entryBase: parity * this.entryCapacity,
+          prevEntryBase: (1 - parity) * this.entryCapacity,
+          rangeBase: parity * this.capacity,
+          prevRangeBase: (1 - parity) * this.capacity,
+          substeps: settings.substeps,
+          iterations: settings.iterations,
+          maxGroups: this.maxWorkgroupsPerDimension,
+          searching: 0, // particleDecide's choice, copied here on the GPU every step
+          resultInB: (settings.substeps * (1 + settings.iterations)) % 2,
+          sleepSpeed: settings.sleepSpeed,
+          sleepTime: settings.sleepTime,
+          boxCount,
+          boxSlots: this.boxSlots,
+        }),
+      );
     }
   }
 
@@ -311,7 +337,13 @@ export class ParticleSolver implements SolverParts {
     this.parity = 1 - parity;
     const params = this.buffers.params[parity];
     // This step's parameters: the last setStep's, copied in command order.
-    encoder.copyBufferToBuffer(this.buffers.paramLog, (2 * this.logSlot + parity) * ParticleParams.size, params, 0, ParticleParams.size);
+    encoder.copyBufferToBuffer(
+      this.buffers.paramLog,
+      (2 * this.logSlot + parity) * ParticleParams.size,
+      params,
+      0,
+      ParticleParams.size,
+    );
     new StepRecorder(this, encoder, state, settings, params, `p${parity}`, timer).record(gridLayoutOf(plan));
   }
 
@@ -320,15 +352,37 @@ export class ParticleSolver implements SolverParts {
    * normal impulse's bits, 0), their true count into `counter` (2 u32, cleared here) and the
    * indirect arguments covering them into `dispatch`.
    */
-  encodeColliderContacts(encoder: GPUCommandEncoder, count: number, out: { records: GPUBuffer; counter: GPUBuffer; dispatch: GPUBuffer }): void {
+  encodeColliderContacts(
+    encoder: GPUCommandEncoder,
+    count: number,
+    out: { records: GPUBuffer; counter: GPUBuffer; dispatch: GPUBuffer },
+  ): void {
     const params = this.buffers.params[1 - this.parity];
     encoder.clearBuffer(out.counter);
     const pass = encoder.beginComputePass({ label: 'collider contacts' });
-    setPipelineAndGroup(pass, this.pipelines.fixed.colliderContacts, colliderContactsBindings.bind(this.device, 'collider contacts', { params, slots: this.buffers.slots.buffer, records: out.records, counter: out.counter }));
+    setPipelineAndGroup(
+      pass,
+      this.pipelines.fixed.colliderContacts,
+      colliderContactsBindings.bind(this.device, 'collider contacts', {
+        params,
+        slots: this.buffers.slots.buffer,
+        records: out.records,
+        counter: out.counter,
+      }),
+    );
     dispatchFolded(pass, ceilDiv(Math.max(count, 1), WG), this.maxWorkgroupsPerDimension);
     pass.end();
     const args = encoder.beginComputePass({ label: 'collider contacts args' });
-    setPipelineAndGroup(args, this.pipelines.fixed.colliderContactsArgs, colliderContactsArgsBindings.bind(this.device, 'collider contacts args', { params, counter: out.counter, args: out.dispatch, records: out.records }));
+    setPipelineAndGroup(
+      args,
+      this.pipelines.fixed.colliderContactsArgs,
+      colliderContactsArgsBindings.bind(this.device, 'collider contacts args', {
+        params,
+        counter: out.counter,
+        args: out.dispatch,
+        records: out.records,
+      }),
+    );
     args.dispatchWorkgroups(1);
     args.end();
   }

@@ -7,7 +7,16 @@ import { PARTNERS_KEPT } from '../../shaders/particles/solver.wgsl.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, GrowableBuffer } from '../gpu/buffers.js';
 import { DispatchGate } from '../gpu/gate.js';
-import { ParticleParams, ParticleBody, ParticleContact, ParticleWalls, ParticleStats, ParticleReuse, ParticleRest, ParticleColliderContact } from '../../shaders/particles/layout.js';
+import {
+  ParticleParams,
+  ParticleBody,
+  ParticleContact,
+  ParticleWalls,
+  ParticleStats,
+  ParticleReuse,
+  ParticleRest,
+  ParticleColliderContact,
+} from '../../shaders/particles/layout.js';
 
 /**
  * Step parameters a world keeps in its log (setStep writes a slot; each recorded step copies its
@@ -60,12 +69,28 @@ export class SolverBuffers {
   constructor(device: GPUDevice, capacity: number, entryCapacity: number) {
     const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
     const uniform = BufferUsage.UNIFORM | BufferUsage.COPY_DST;
-    this.params = [createBuffer(device, 'particle params even', ParticleParams.size, uniform), createBuffer(device, 'particle params odd', ParticleParams.size, uniform)];
-    this.paramLog = createBuffer(device, 'particle params log', 2 * PARAM_LOG_SLOTS * ParticleParams.size, BufferUsage.COPY_SRC | BufferUsage.COPY_DST);
+    this.params = [
+      createBuffer(device, 'particle params even', ParticleParams.size, uniform),
+      createBuffer(device, 'particle params odd', ParticleParams.size, uniform),
+    ];
+    this.paramLog = createBuffer(
+      device,
+      'particle params log',
+      2 * PARAM_LOG_SLOTS * ParticleParams.size,
+      BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+    );
     this.scratchId = createBuffer(device, 'particle scratch ids', 4 * capacity, storage);
-    this.bodies = [createBuffer(device, 'particle bodies A', ParticleBody.size * capacity, storage), createBuffer(device, 'particle bodies B', ParticleBody.size * capacity, storage)];
+    this.bodies = [
+      createBuffer(device, 'particle bodies A', ParticleBody.size * capacity, storage),
+      createBuffer(device, 'particle bodies B', ParticleBody.size * capacity, storage),
+    ];
     // The counts (scanned into list starts), then the partners the count keeps for the fill.
-    this.start = createBuffer(device, 'particle contact starts', 4 * (capacity + 1 + PARTNERS_KEPT * capacity), storage);
+    this.start = createBuffer(
+      device,
+      'particle contact starts',
+      4 * (capacity + 1 + PARTNERS_KEPT * capacity),
+      storage,
+    );
     this.ranges = createBuffer(device, 'particle contact ranges', 8 * 2 * capacity, storage);
     this.walls = createBuffer(device, 'particle wall contacts', ParticleWalls.size * capacity, storage);
     this.stats = createBuffer(device, 'particle step stats', ParticleStats.size, storage);
@@ -88,7 +113,24 @@ export class SolverBuffers {
   }
 
   destroy(): void {
-    for (const buffer of [...this.params, this.paramLog, this.scratchId, ...this.bodies, this.start, this.ranges, this.walls, this.stats, this.reuse, this.reuseBackup, this.anchors, this.rest, this.restBackup, this.orderBackup, this.busyArgs]) buffer.destroy();
+    for (const buffer of [
+      ...this.params,
+      this.paramLog,
+      this.scratchId,
+      ...this.bodies,
+      this.start,
+      this.ranges,
+      this.walls,
+      this.stats,
+      this.reuse,
+      this.reuseBackup,
+      this.anchors,
+      this.rest,
+      this.restBackup,
+      this.orderBackup,
+      this.busyArgs,
+    ])
+      buffer.destroy();
     this.gate.destroy();
     this.contacts.destroy();
     this.found.destroy();

@@ -2,13 +2,59 @@
  * The particle solver's compute pipelines (the kernels of shaders/particles/, one pipeline per
  * variant a step may take) and its bind groups, cached by name.
  */
-import { particleGatherShader, particleDecideShader, particleCarryShader, particleSleepShader, particleSplitShader, particleBusyArgsShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader } from '../../shaders/particles/solver.wgsl.js';
-import { colliderFindShader, colliderListShader, colliderPrepareShader, colliderMoveShader, colliderCellsShader, colliderContactsShader, colliderContactsArgsShader } from '../../shaders/particles/colliders.wgsl.js';
+import {
+  particleGatherShader,
+  particleDecideShader,
+  particleCarryShader,
+  particleSleepShader,
+  particleSplitShader,
+  particleBusyArgsShader,
+  particleScatterIdsShader,
+  particleStableShader,
+  particleCountShader,
+  particleFillShader,
+  particlePrepareShader,
+  particleIterateShader,
+  particleWriteBackShader,
+} from '../../shaders/particles/solver.wgsl.js';
+import {
+  colliderFindShader,
+  colliderListShader,
+  colliderPrepareShader,
+  colliderMoveShader,
+  colliderCellsShader,
+  colliderContactsShader,
+  colliderContactsArgsShader,
+} from '../../shaders/particles/colliders.wgsl.js';
 import { gridLayoutName, type GridLayout } from '../../shaders/spatial/grid.wgsl.js';
-import { gatherBindings, decideBindings, carryBindings, scatterIdsBindings, stableBindings, countBindings, fillBindings } from '../../shaders/particles/search.wgsl.js';
-import { prepareBindings, iterateBindings, iterateIntegrateBindings, iterateCollidersBindings, iterateIntegrateCollidersBindings, splitBindings, busyArgsBindings } from '../../shaders/particles/substep.wgsl.js';
+import {
+  gatherBindings,
+  decideBindings,
+  carryBindings,
+  scatterIdsBindings,
+  stableBindings,
+  countBindings,
+  fillBindings,
+} from '../../shaders/particles/search.wgsl.js';
+import {
+  prepareBindings,
+  iterateBindings,
+  iterateIntegrateBindings,
+  iterateCollidersBindings,
+  iterateIntegrateCollidersBindings,
+  splitBindings,
+  busyArgsBindings,
+} from '../../shaders/particles/substep.wgsl.js';
 import { sleepBindings, writeBackBindings } from '../../shaders/particles/sleep.wgsl.js';
-import { colliderFindBindings, colliderListBindings, colliderPrepareBindings, colliderCellsBindings, colliderContactsBindings, colliderContactsArgsBindings, colliderMoveBindings } from '../../shaders/particles/colliders.wgsl.js';
+import {
+  colliderFindBindings,
+  colliderListBindings,
+  colliderPrepareBindings,
+  colliderCellsBindings,
+  colliderContactsBindings,
+  colliderContactsArgsBindings,
+  colliderMoveBindings,
+} from '../../shaders/particles/colliders.wgsl.js';
 import type { Bindings, BindingResource } from '../gpu/kernel.js';
 import { computePipeline, variant } from '../gpu/pipeline.js';
 import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
@@ -38,15 +84,47 @@ export class SolverPipelines {
       iterate: make(iterateBindings, 'particleIterate', particleIterateShader({ integrate: false })),
       iterateIntegrate: make(iterateIntegrateBindings, 'particleIterate', particleIterateShader({ integrate: true })),
       // Friction 0 (the default): the sweeps without the friction code.
-      iterateNoFriction: make(iterateBindings, 'particleIterate', particleIterateShader({ integrate: false, friction: false })),
-      iterateIntegrateNoFriction: make(iterateIntegrateBindings, 'particleIterate', particleIterateShader({ integrate: true, friction: false })),
+      iterateNoFriction: make(
+        iterateBindings,
+        'particleIterate',
+        particleIterateShader({ integrate: false, friction: false }),
+      ),
+      iterateIntegrateNoFriction: make(
+        iterateIntegrateBindings,
+        'particleIterate',
+        particleIterateShader({ integrate: true, friction: false }),
+      ),
       // With box colliders: the prepare adds colliderPrepare's warm start, the sweeps solve the slots.
-      prepareFirstColliders: make(prepareBindings, 'particlePrepare', particlePrepareShader({ first: true, colliders: true })),
-      prepareColliders: make(prepareBindings, 'particlePrepare', particlePrepareShader({ first: false, colliders: true })),
-      iterateColliders: make(iterateCollidersBindings, 'particleIterate', particleIterateShader({ integrate: false, colliders: true })),
-      iterateIntegrateColliders: make(iterateIntegrateCollidersBindings, 'particleIterate', particleIterateShader({ integrate: true, colliders: true })),
-      iterateNoFrictionColliders: make(iterateCollidersBindings, 'particleIterate', particleIterateShader({ integrate: false, friction: false, colliders: true })),
-      iterateIntegrateNoFrictionColliders: make(iterateIntegrateCollidersBindings, 'particleIterate', particleIterateShader({ integrate: true, friction: false, colliders: true })),
+      prepareFirstColliders: make(
+        prepareBindings,
+        'particlePrepare',
+        particlePrepareShader({ first: true, colliders: true }),
+      ),
+      prepareColliders: make(
+        prepareBindings,
+        'particlePrepare',
+        particlePrepareShader({ first: false, colliders: true }),
+      ),
+      iterateColliders: make(
+        iterateCollidersBindings,
+        'particleIterate',
+        particleIterateShader({ integrate: false, colliders: true }),
+      ),
+      iterateIntegrateColliders: make(
+        iterateIntegrateCollidersBindings,
+        'particleIterate',
+        particleIterateShader({ integrate: true, colliders: true }),
+      ),
+      iterateNoFrictionColliders: make(
+        iterateCollidersBindings,
+        'particleIterate',
+        particleIterateShader({ integrate: false, friction: false, colliders: true }),
+      ),
+      iterateIntegrateNoFrictionColliders: make(
+        iterateIntegrateCollidersBindings,
+        'particleIterate',
+        particleIterateShader({ integrate: true, friction: false, colliders: true }),
+      ),
       colliderList: make(colliderListBindings, 'colliderList', colliderListShader()),
       colliderPrepare: make(colliderPrepareBindings, 'colliderPrepare', colliderPrepareShader()),
       colliderMove: make(colliderMoveBindings, 'colliderMove', colliderMoveShader()),
@@ -63,7 +141,15 @@ export class SolverPipelines {
   /** colliderFind for the grid `layout`. */
   find(layout: GridLayout): GPUComputePipeline {
     return variant(this.findPipelines, gridLayoutName(layout), () =>
-      computePipeline(this.device, `colliderFind ${gridLayoutName(layout)}`, [colliderFindBindings.layout(this.device, 'colliderFind')], colliderFindShader(layout), 'colliderFind', { WG }));
+      computePipeline(
+        this.device,
+        `colliderFind ${gridLayoutName(layout)}`,
+        [colliderFindBindings.layout(this.device, 'colliderFind')],
+        colliderFindShader(layout),
+        'colliderFind',
+        { WG },
+      ),
+    );
   }
 
   /** The search's count or fill for the grid `layout`. */
@@ -71,7 +157,14 @@ export class SolverPipelines {
     return variant(this.searchPipelines, `${name} ${gridLayoutName(layout)}`, () => {
       const entry = name === 'count' ? 'particleCount' : 'particleFill';
       const code = name === 'count' ? particleCountShader(layout) : particleFillShader(layout);
-      return computePipeline(this.device, `${entry} ${gridLayoutName(layout)}`, [(name === 'count' ? countBindings : fillBindings).layout(this.device, entry)], code, entry, { WG });
+      return computePipeline(
+        this.device,
+        `${entry} ${gridLayoutName(layout)}`,
+        [(name === 'count' ? countBindings : fillBindings).layout(this.device, entry)],
+        code,
+        entry,
+        { WG },
+      );
     });
   }
 }

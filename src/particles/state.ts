@@ -42,14 +42,26 @@ export function defaultInverseMass(radius: number): number {
  * Validates `setParticles`' argument for a world of `capacity` particles inside `bounds`, and
  * packs the velocities with the inverse masses (vx, vy, vz, w per particle) as the GPU holds them.
  */
-export function packParticles(set: ParticleSet, capacity: number, bounds: readonly number[] | null): { stats: SphereStats; packed: Float32Array } {
-  if (typeof set !== 'object' || set === null) throw new InvalidInputError('particles', -1, RULES.option, 'expected { spheres, velocities }');
-  const stats = validateSpheres('spheres', set.spheres, capacity, 'more particles than the world holds: make a world of a larger capacity');
+export function packParticles(
+  set: ParticleSet,
+  capacity: number,
+  bounds: readonly number[] | null,
+): { stats: SphereStats; packed: Float32Array } {
+  if (typeof set !== 'object' || set === null)
+    throw new InvalidInputError('particles', -1, RULES.option, 'expected { spheres, velocities }');
+  const stats = validateSpheres(
+    'spheres',
+    set.spheres,
+    capacity,
+    'more particles than the world holds: make a world of a larger capacity',
+  );
   const n = stats.count;
   const velocities = checkFloat32Array('velocities', set.velocities, STRIDE.velocity);
-  if (velocities.length / 3 !== n) throw new InvalidInputError('velocities', -1, RULES.count, `${velocities.length / 3} velocities for ${n} spheres`);
+  if (velocities.length / 3 !== n)
+    throw new InvalidInputError('velocities', -1, RULES.count, `${velocities.length / 3} velocities for ${n} spheres`);
   const masses = set.inverseMasses === undefined ? undefined : checkFloat32Array('inverseMasses', set.inverseMasses, 1);
-  if (masses && masses.length !== n) throw new InvalidInputError('inverseMasses', -1, RULES.count, `${masses.length} inverse masses for ${n} spheres`);
+  if (masses && masses.length !== n)
+    throw new InvalidInputError('inverseMasses', -1, RULES.count, `${masses.length} inverse masses for ${n} spheres`);
   const packed = new Float32Array(4 * n);
   for (let i = 0; i < n; i++) {
     for (let a = 0; a < 3; a++) {
@@ -73,7 +85,8 @@ export function packParticles(set: ParticleSet, capacity: number, bounds: readon
     if (bounds) {
       for (let a = 0; a < 3; a++) {
         const x = set.spheres[4 * i + a];
-        if (x < bounds[a] || x > bounds[a + 3]) throw new InvalidInputError('spheres', i, RULES.outside, `axis ${'xyz'[a]}: ${x}`);
+        if (x < bounds[a] || x > bounds[a + 3])
+          throw new InvalidInputError('spheres', i, RULES.outside, `axis ${'xyz'[a]}: ${x}`);
       }
     }
   }
@@ -115,7 +128,10 @@ export class WorldState {
   /** The state at the start of a `step` call, restored when the step must run again. */
   private readonly backup: ParticleBuffers;
 
-  constructor(private readonly device: GPUDevice, capacity: number) {
+  constructor(
+    private readonly device: GPUDevice,
+    capacity: number,
+  ) {
     const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
     // The state buffers may also be bound as vertex buffers by a renderer.
     const state = storage | BufferUsage.VERTEX;
@@ -148,7 +164,10 @@ export class WorldState {
   }
 
   /** Reads back the first `n` particles: spheres, velocities (vx, vy, vz) and inverse masses. */
-  async read(calls: CallQueue, n: number): Promise<{ spheres: Float32Array; velocities: Float32Array; inverseMasses: Float32Array }> {
+  async read(
+    calls: CallQueue,
+    n: number,
+  ): Promise<{ spheres: Float32Array; velocities: Float32Array; inverseMasses: Float32Array }> {
     const reads = Promise.all([
       readBuffer(this.device, this.buffers.spheres, 0, 16 * n),
       readBuffer(this.device, this.buffers.velocities, 0, 16 * n),

@@ -43,7 +43,19 @@ export interface StepParams {
 
 /** The settings whose change wakes every particle (the world's setStep and the twin compare them). */
 export function wakeKey(p: StepParams): string {
-  return JSON.stringify([p.gravity, p.restitution, p.friction, p.percent, p.slop, p.maxPushSpeed, p.substeps, p.iterations, p.bounds, p.sleepSpeed, p.sleepTime]);
+  return JSON.stringify([
+    p.gravity,
+    p.restitution,
+    p.friction,
+    p.percent,
+    p.slop,
+    p.maxPushSpeed,
+    p.substeps,
+    p.iterations,
+    p.bounds,
+    p.sleepSpeed,
+    p.sleepTime,
+  ]);
 }
 
 /**

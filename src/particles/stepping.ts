@@ -44,7 +44,11 @@ export class WorldStepper {
       // What this attempt's lists hold: an earlier step read back after it was submitted may grow them.
       const capacity = this.solver.entryCapacity;
       // Passes a step: about 14 outside the substeps (the search's scans take a few each), 1 + iterations a substep.
-      const timer = new GpuTimer(this.device, call.profile, Math.min(Math.max(64, (24 + 2 * call.substeps * (1 + call.iterations)) * call.steps), 4096));
+      const timer = new GpuTimer(
+        this.device,
+        call.profile,
+        Math.min(Math.max(64, (24 + 2 * call.substeps * (1 + call.iterations)) * call.steps), 4096),
+      );
       const submitted = this.calls.submit((encoder) => {
         this.state.save(encoder, count);
         this.colliders.save(encoder);
@@ -108,7 +112,9 @@ export class WorldStepper {
    * last `step` call asked for (8 bytes read back).
    */
   private async entriesNeeded(): Promise<[number, number]> {
-    const bytes = await this.calls.typed(readBuffer(this.device, this.solver.stats, ParticleStats.offsets.entriesNeeded, 8));
+    const bytes = await this.calls.typed(
+      readBuffer(this.device, this.solver.stats, ParticleStats.offsets.entriesNeeded, 8),
+    );
     const words = new Uint32Array(bytes);
     return [words[0], words[1]];
   }

@@ -13,7 +13,18 @@
 import { InvalidInputError, CapacityError } from '../errors.js';
 import { createChecked } from '../gpu/submit.js';
 import { CallQueue } from '../gpu/calls.js';
-import { validateCasts, checkVector, checkBoolean, checkValue, RULES, checkDevice, checkOptions, checkEncoder, type SphereStats, type CastBatch } from '../validate.js';
+import {
+  validateCasts,
+  checkVector,
+  checkBoolean,
+  checkValue,
+  RULES,
+  checkDevice,
+  checkOptions,
+  checkEncoder,
+  type SphereStats,
+  type CastBatch,
+} from '../validate.js';
 import { requestBrowserDevice } from '../device.js';
 import { readBuffer, bindingLimit } from '../gpu/buffers.js';
 import { GpuTimer, type Profile } from '../gpu/timer.js';
@@ -25,11 +36,31 @@ import { WorldColliders, packColliders, type ColliderSet, type ColliderBuffers }
 import type { StepParams } from './step.js';
 import { ParticleQueries, checkGpuRaycast } from './queries.js';
 import { checkServes } from '../broadphase/index.js';
-import { HIT_BYTES, toRaycastResult, toSphereCastResult, checkCastOut, castCall, noHits, type HitRecords, type RaycastResult, type SphereCastResult, type RaycastAllHits, type SphereCastAllHits } from '../castQueries.js';
+import {
+  HIT_BYTES,
+  toRaycastResult,
+  toSphereCastResult,
+  checkCastOut,
+  castCall,
+  noHits,
+  type HitRecords,
+  type RaycastResult,
+  type SphereCastResult,
+  type RaycastAllHits,
+  type SphereCastAllHits,
+} from '../castQueries.js';
 import type { CastOptions } from '../options.js';
 import {
-  defaultParameters, checkWorldShape, checkWorldLimits, checkDispatch, mergeParameters, checkStepArguments, stepParamsOf,
-  type ParticleParameters, type ParticleParametersNow, type ParticleWorldOptions,
+  defaultParameters,
+  checkWorldShape,
+  checkWorldLimits,
+  checkDispatch,
+  mergeParameters,
+  checkStepArguments,
+  stepParamsOf,
+  type ParticleParameters,
+  type ParticleParametersNow,
+  type ParticleWorldOptions,
 } from './settings.js';
 import { WorldState, packParticles, planStatsFor, extentAbs, type ParticleSet, type ParticleBuffers } from './state.js';
 import { WorldStepper } from './stepping.js';
@@ -68,7 +99,8 @@ export interface ContactSearches {
  * ```
  */
 export async function createParticleWorld(options: ParticleWorldOptions): Promise<ParticleWorld> {
-  if (typeof options !== 'object' || options === null) throw new InvalidInputError('options', -1, RULES.option, 'expected an object');
+  if (typeof options !== 'object' || options === null)
+    throw new InvalidInputError('options', -1, RULES.option, 'expected an object');
   const device = checkDevice('options.device', options.device) ?? (await requestBrowserDevice());
   return createChecked(device, () => new ParticleWorld(device, options, options.device === undefined));
 }
@@ -208,7 +240,8 @@ export class ParticleWorld {
     this.calls.checkUsable();
     checkEncoder(encoder);
     this.checkStep(dt, steps);
-    if (timer !== undefined && !(timer instanceof GpuTimer)) throw new InvalidInputError('timer', -1, RULES.option, `a GpuTimer, got ${String(timer)}`);
+    if (timer !== undefined && !(timer instanceof GpuTimer))
+      throw new InvalidInputError('timer', -1, RULES.option, `a GpuTimer, got ${String(timer)}`);
     this.edits++;
     this.record(encoder, dt, steps, timer);
   }
@@ -234,7 +267,15 @@ export class ParticleWorld {
     const edits = ++this.edits; // a later step is a change too
     const { substeps, iterations } = this.settings;
     const record = (encoder: GPUCommandEncoder, timer: GpuTimer): void => this.record(encoder, dt, steps, timer);
-    const times = await this.stepper.run({ count: this.count, steps, substeps, iterations, profile, record, unchanged: () => this.edits === edits });
+    const times = await this.stepper.run({
+      count: this.count,
+      steps,
+      substeps,
+      iterations,
+      profile,
+      record,
+      unchanged: () => this.edits === edits,
+    });
     if (times) this.lastProfile = times;
   }
 
@@ -276,7 +317,8 @@ export class ParticleWorld {
     this.calls.checkUsable();
     const packed = packColliders(set, WorldColliders.maxBoxes(this.device));
     // Collider slots for every particle (4 at first, fewer where one binding holds no more).
-    if (packed.count > 0) this.solver.ensureBoxSlots(Math.max(1, Math.min(this.solver.boxSlots, this.solver.maxBoxSlots())));
+    if (packed.count > 0)
+      this.solver.ensureBoxSlots(Math.max(1, Math.min(this.solver.boxSlots, this.solver.maxBoxSlots())));
     // Boxes added or removed: every particle wakes, cold (a sleeper on a box that went would
     // hang in the air; other boxes under the same indices would warm-start wrong contacts).
     if (packed.count !== this.colliders.count) this.solver.wake();
@@ -294,7 +336,8 @@ export class ParticleWorld {
   encodeColliderContacts(encoder: GPUCommandEncoder, into?: ColliderContacts): ColliderContacts {
     this.calls.checkUsable();
     checkEncoder(encoder);
-    if (into !== undefined && !(into instanceof ColliderContacts)) throw new InvalidInputError('into', -1, RULES.option, 'the ColliderContacts of an earlier call, or undefined');
+    if (into !== undefined && !(into instanceof ColliderContacts))
+      throw new InvalidInputError('into', -1, RULES.option, 'the ColliderContacts of an earlier call, or undefined');
     const contacts = into ?? new ColliderContacts(this.device, Math.max(1024, this.count));
     contacts.reserve(contacts.lastCount);
     this.solver.encodeColliderContacts(encoder, this.count, contacts);
@@ -319,7 +362,8 @@ export class ParticleWorld {
       try {
         return await this.calls.typed(contacts.read());
       } catch (error) {
-        if (!(error instanceof CapacityError) || contacts.lastCount > ColliderContacts.maxCapacity(this.device)) throw error;
+        if (!(error instanceof CapacityError) || contacts.lastCount > ColliderContacts.maxCapacity(this.device))
+          throw error;
       }
     }
   }
@@ -340,8 +384,15 @@ export class ParticleWorld {
    */
   setParticle(index: number, change: { position?: ArrayLike<number>; velocity?: ArrayLike<number> }): void {
     this.calls.checkUsable();
-    if (!Number.isInteger(index) || index < 0 || index >= this.count) throw new InvalidInputError('index', -1, RULES.option, `expected an integer in [0, ${this.count - 1}], got ${index}`);
-    if (typeof change !== 'object' || change === null) throw new InvalidInputError('change', -1, RULES.option, 'expected { position?, velocity? }');
+    if (!Number.isInteger(index) || index < 0 || index >= this.count)
+      throw new InvalidInputError(
+        'index',
+        -1,
+        RULES.option,
+        `expected an integer in [0, ${this.count - 1}], got ${index}`,
+      );
+    if (typeof change !== 'object' || change === null)
+      throw new InvalidInputError('change', -1, RULES.option, 'expected { position?, velocity? }');
     const p = checkVector('position', change.position, 3);
     const v = checkVector('velocity', change.velocity, 3);
     p?.forEach((x, a) => checkValue('position', index, x, 'xyz'[a]));
@@ -374,10 +425,22 @@ export class ParticleWorld {
   }
 
   /** Sphere casts against the particles as they are now (the contract's sphereCast). */
-  sphereCast(casts: Float32Array, options: Omit<CastOptions, 'profile'> & { allHits: true }): Promise<SphereCastAllHits>;
-  sphereCast(casts: Float32Array, options?: Omit<CastOptions, 'profile'> & { allHits?: false }): Promise<SphereCastResult>;
-  sphereCast(casts: Float32Array, options?: Omit<CastOptions, 'profile'>): Promise<SphereCastResult | SphereCastAllHits>;
-  async sphereCast(casts: Float32Array, options?: Omit<CastOptions, 'profile'>): Promise<SphereCastResult | SphereCastAllHits> {
+  sphereCast(
+    casts: Float32Array,
+    options: Omit<CastOptions, 'profile'> & { allHits: true },
+  ): Promise<SphereCastAllHits>;
+  sphereCast(
+    casts: Float32Array,
+    options?: Omit<CastOptions, 'profile'> & { allHits?: false },
+  ): Promise<SphereCastResult>;
+  sphereCast(
+    casts: Float32Array,
+    options?: Omit<CastOptions, 'profile'>,
+  ): Promise<SphereCastResult | SphereCastAllHits>;
+  async sphereCast(
+    casts: Float32Array,
+    options?: Omit<CastOptions, 'profile'>,
+  ): Promise<SphereCastResult | SphereCastAllHits> {
     this.calls.checkUsable();
     options = checkOptions('options', options);
     const batch = validateCasts('casts', casts, 7, this.maxCasts);
@@ -405,29 +468,56 @@ export class ParticleWorld {
    * device.queue.submit([encoder.finish()]);
    * ```
    */
-  encodeRaycast(encoder: GPUCommandEncoder, rays: GPUBuffer, count: number, hits: GPUBuffer, maxRayLength: number): void {
+  encodeRaycast(
+    encoder: GPUCommandEncoder,
+    rays: GPUBuffer,
+    count: number,
+    hits: GPUBuffer,
+    maxRayLength: number,
+  ): void {
     this.calls.checkUsable();
     checkEncoder(encoder);
     checkGpuRaycast(rays, count, hits, maxRayLength, this.maxCasts);
     if (count === 0) return;
     // With no particles every ray misses: the hits are still written (index −1), not left as they were.
     const stats = this.count > 0 && this.planStats ? this.planStats : undefined;
-    this.queriesNow().encodeRaycast(encoder, this.buffers.spheres, stats, rays, count, hits, { extentAbs: stats ? extentAbs(this.bounds, this.plan!) : 0, maxRayLength });
+    this.queriesNow().encodeRaycast(encoder, this.buffers.spheres, stats, rays, count, hits, {
+      extentAbs: stats ? extentAbs(this.bounds, this.plan!) : 0,
+      maxRayLength,
+    });
   }
 
   /** Casts against the particles now; with no particles yet, every cast misses. */
-  private castAll(kind: 'raycast' | 'sphereCast', batch: CastBatch, options: Omit<CastOptions, 'profile'>): Promise<HitRecords> {
+  private castAll(
+    kind: 'raycast' | 'sphereCast',
+    batch: CastBatch,
+    options: Omit<CastOptions, 'profile'>,
+  ): Promise<HitRecords> {
     this.edits++; // it answers for this state (see `edits`)
     if (!this.planStats || this.count === 0) {
       const { broadphase, allHits } = castCall({ ...options, profile: undefined }); // validates the options
       checkServes(broadphase, 'casts');
       return Promise.resolve(noHits(batch.count, allHits));
     }
-    return this.queriesNow().run(batch, options, this.buffers.spheres, this.planStats, extentAbs(this.bounds, this.plan!), kind);
+    return this.queriesNow().run(
+      batch,
+      options,
+      this.buffers.spheres,
+      this.planStats,
+      extentAbs(this.bounds, this.plan!),
+      kind,
+    );
   }
 
   private queriesNow(): ParticleQueries {
-    this.queries ??= new ParticleQueries(this.device, this.calls, this.maxWorkgroupsPerDimension, this.maxCasts, this.planOptions, this.bounds !== null);
+    this.queries ??= new ParticleQueries(
+      this.device,
+      this.calls,
+      this.maxWorkgroupsPerDimension,
+      this.maxCasts,
+      this.planOptions,
+      this.bounds !== null,
+    );
     return this.queries;
   }
 

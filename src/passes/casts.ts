@@ -75,10 +75,30 @@ export class CastPass {
   }
 
   /** Records one cast kernel of a broad phase over its structure's buffers (`structure`: every binding but the pass's own). */
-  encode<N extends string>(encoder: GPUCommandEncoder, kernel: CastKernel<N>, run: CastRun, structure: Readonly<Record<Exclude<N, CastOwn>, BindingResource>>, timer?: GpuTimer): void {
+  encode<N extends string>(
+    encoder: GPUCommandEncoder,
+    kernel: CastKernel<N>,
+    run: CastRun,
+    structure: Readonly<Record<Exclude<N, CastOwn>, BindingResource>>,
+    timer?: GpuTimer,
+  ): void {
     const label = `cast ${kernel.name} ${run.mode}`;
-    const resources = { ...structure, params: this.params, casts: run.casts, hits: run.targets.hits, counts: run.targets.counts } as Readonly<Record<N, BindingResource>>;
-    recordPass(encoder, label, this.pipeline(kernel, run.mode), kernel.bindings.bind(this.device, label, resources), ceilDiv(run.castCount, WG), this.maxWorkgroupsPerDimension, timer);
+    const resources = {
+      ...structure,
+      params: this.params,
+      casts: run.casts,
+      hits: run.targets.hits,
+      counts: run.targets.counts,
+    } as Readonly<Record<N, BindingResource>>;
+    recordPass(
+      encoder,
+      label,
+      this.pipeline(kernel, run.mode),
+      kernel.bindings.bind(this.device, label, resources),
+      ceilDiv(run.castCount, WG),
+      this.maxWorkgroupsPerDimension,
+      timer,
+    );
   }
 
   destroy(): void {

@@ -4,7 +4,12 @@
  * what the narrow phases read: cellStart (bucketCount + 1 offsets), the spheres in bucket order
  * and their original indices.
  */
-import { gridCountShader, gridCountBindings, gridScatterShader, gridScatterBindings } from '../../shaders/passes/gridBuild.wgsl.js';
+import {
+  gridCountShader,
+  gridCountBindings,
+  gridScatterShader,
+  gridScatterBindings,
+} from '../../shaders/passes/gridBuild.wgsl.js';
 import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../shaders/spatial/grid.wgsl.js';
 import { ExclusiveScanPass, scanBufferBytes } from './scan.js';
 import { computePipeline, variant, recordPass } from '../gpu/pipeline.js';
@@ -27,9 +32,16 @@ export class GpuGrid {
   readonly sorted: GrowableBuffer;
   readonly sortedId: GrowableBuffer;
 
-  constructor(readonly device: GPUDevice, readonly label = 'grid') {
+  constructor(
+    readonly device: GPUDevice,
+    readonly label = 'grid',
+  ) {
     const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
-    this.params = device.createBuffer({ label: `${label} params`, size: GridParams.size, usage: BufferUsage.UNIFORM | BufferUsage.COPY_DST });
+    this.params = device.createBuffer({
+      label: `${label} params`,
+      size: GridParams.size,
+      usage: BufferUsage.UNIFORM | BufferUsage.COPY_DST,
+    });
     this.cellStart = new GrowableBuffer(device, `${label} cellStart`, storage);
     this.keys = new GrowableBuffer(device, `${label} keys`, storage);
     this.sorted = new GrowableBuffer(device, `${label} sorted spheres`, storage);
@@ -38,7 +50,12 @@ export class GpuGrid {
 
   /** What a grid reader binds (GRID_PARAMS and GRID_READ of shaders/spatial/grid.wgsl.ts), by name. */
   readBindings(): { grid: GPUBuffer; cellStart: GPUBuffer; sorted: GPUBuffer; sortedId: GPUBuffer } {
-    return { grid: this.params, cellStart: this.cellStart.buffer, sorted: this.sorted.buffer, sortedId: this.sortedId.buffer };
+    return {
+      grid: this.params,
+      cellStart: this.cellStart.buffer,
+      sorted: this.sorted.buffer,
+      sortedId: this.sortedId.buffer,
+    };
   }
 
   /** Sizes the buffers for `plan` and uploads its parameters. */
@@ -71,13 +88,29 @@ export class GridBuildPass {
     private readonly device: GPUDevice,
     private readonly maxWorkgroupsPerDimension: number,
   ) {
-    this.scatterPipeline = computePipeline(device, 'gridScatter', [gridScatterBindings.layout(device, 'gridScatter')], gridScatterShader(), 'gridScatter', { WG });
+    this.scatterPipeline = computePipeline(
+      device,
+      'gridScatter',
+      [gridScatterBindings.layout(device, 'gridScatter')],
+      gridScatterShader(),
+      'gridScatter',
+      { WG },
+    );
     this.scan = new ExclusiveScanPass(device, maxWorkgroupsPerDimension, 'grid scan');
   }
 
   private countPipeline(layout: GridLayout): GPUComputePipeline {
     const key = gridLayoutName(layout);
-    return variant(this.countPipelines, key, () => computePipeline(this.device, `gridCount ${key}`, [gridCountBindings.layout(this.device, 'gridCount')], gridCountShader(layout), 'gridCount', { WG }));
+    return variant(this.countPipelines, key, () =>
+      computePipeline(
+        this.device,
+        `gridCount ${key}`,
+        [gridCountBindings.layout(this.device, 'gridCount')],
+        gridCountShader(layout),
+        'gridCount',
+        { WG },
+      ),
+    );
   }
 
   /**
@@ -88,7 +121,22 @@ export class GridBuildPass {
   encode(encoder: GPUCommandEncoder, spheres: GPUBuffer, grid: GpuGrid, timer?: GpuTimer): void {
     this.encodeCountAndScan(encoder, spheres, grid, timer);
     const groups = ceilDiv(grid.plan!.sphereCount, WG);
-    recordPass(encoder, 'grid scatter', this.scatterPipeline, gridScatterBindings.bind(this.device, 'gridScatter', { grid: grid.params, spheres, keys: grid.keys.buffer, cellStart: grid.cellStart.buffer, sorted: grid.sorted.buffer, sortedId: grid.sortedId.buffer }), groups, this.maxWorkgroupsPerDimension, timer);
+    recordPass(
+      encoder,
+      'grid scatter',
+      this.scatterPipeline,
+      gridScatterBindings.bind(this.device, 'gridScatter', {
+        grid: grid.params,
+        spheres,
+        keys: grid.keys.buffer,
+        cellStart: grid.cellStart.buffer,
+        sorted: grid.sorted.buffer,
+        sortedId: grid.sortedId.buffer,
+      }),
+      groups,
+      this.maxWorkgroupsPerDimension,
+      timer,
+    );
   }
 
   /**
@@ -99,14 +147,35 @@ export class GridBuildPass {
    * into `grid.params`, which such a caller owns: its skip stays as the last copy left it).
    * `dispatch` records the dispatches (a caller that gates them indirectly; default: folded).
    */
-  encodeCountAndScan(encoder: GPUCommandEncoder, spheres: GPUBuffer, grid: GpuGrid, timer?: GpuTimer, skip?: SkipSwitch, dispatch?: Dispatcher): void {
+  encodeCountAndScan(
+    encoder: GPUCommandEncoder,
+    spheres: GPUBuffer,
+    grid: GpuGrid,
+    timer?: GpuTimer,
+    skip?: SkipSwitch,
+    dispatch?: Dispatcher,
+  ): void {
     const plan = grid.plan;
     if (!plan) throw new Error('GpuGrid.prepare(plan) must be called before encoding its build');
     const groups = ceilDiv(plan.sphereCount, WG);
     encoder.clearBuffer(grid.cellStart.buffer, 0, 4 * (plan.bucketCount + 1));
     if (skip) encoder.copyBufferToBuffer(skip.buffer, skip.offset, grid.params, GridParams.offsets.skip, 4);
 
-    recordPass(encoder, 'grid count', this.countPipeline(gridLayoutOf(plan)), gridCountBindings.bind(this.device, 'gridCount', { grid: grid.params, spheres, counts: grid.cellStart.buffer, keys: grid.keys.buffer }), groups, this.maxWorkgroupsPerDimension, timer, dispatch);
+    recordPass(
+      encoder,
+      'grid count',
+      this.countPipeline(gridLayoutOf(plan)),
+      gridCountBindings.bind(this.device, 'gridCount', {
+        grid: grid.params,
+        spheres,
+        counts: grid.cellStart.buffer,
+        keys: grid.keys.buffer,
+      }),
+      groups,
+      this.maxWorkgroupsPerDimension,
+      timer,
+      dispatch,
+    );
 
     this.scan.encode(encoder, grid.cellStart.buffer, plan.bucketCount, timer, skip, dispatch);
   }

@@ -35,8 +35,22 @@
  * share count and keyBits (as for ExclusiveScanPass).
  */
 import {
-  radixSortShader, radixSortBindings, radixKeysBindings, radixPairsBindings, radixSubgroupKeysBindings, radixSubgroupPairsBindings, RADIX_WG, RADIX_TILE, RADIX_BITS, RADIX_BINS, RADIX_WORKGROUP_BYTES,
-  RADIX_CHUNK, RADIX_THREAD_WG, RADIX_SUBGROUP_WG, radixSortSubgroupShader, radixSortSubgroupBindings,
+  radixSortShader,
+  radixSortBindings,
+  radixKeysBindings,
+  radixPairsBindings,
+  radixSubgroupKeysBindings,
+  radixSubgroupPairsBindings,
+  RADIX_WG,
+  RADIX_TILE,
+  RADIX_BITS,
+  RADIX_BINS,
+  RADIX_WORKGROUP_BYTES,
+  RADIX_CHUNK,
+  RADIX_THREAD_WG,
+  RADIX_SUBGROUP_WG,
+  radixSortSubgroupShader,
+  radixSortSubgroupBindings,
 } from '../../shaders/passes/radixSort.wgsl.js';
 import { ExclusiveScanPass, scanBufferBytes } from './scan.js';
 import { computePipeline, setPipelineAndGroup } from '../gpu/pipeline.js';
@@ -120,20 +134,40 @@ export class RadixSortPass {
     options: RadixSortPassOptions = {},
   ) {
     const asked = options.strategy ?? 'auto';
-    this.strategy = asked === 'auto' || (asked === 'subgroup' && !device.features.has('subgroups')) ? autoStrategy(device) : asked;
+    this.strategy =
+      asked === 'auto' || (asked === 'subgroup' && !device.features.has('subgroups')) ? autoStrategy(device) : asked;
     this.label = options.label ?? 'radix sort';
-    this.maxWorkgroupsPerDimension = options.maxWorkgroupsPerDimension ?? device.limits.maxComputeWorkgroupsPerDimension;
+    this.maxWorkgroupsPerDimension =
+      options.maxWorkgroupsPerDimension ?? device.limits.maxComputeWorkgroupsPerDimension;
     const { label } = this;
     const { limits } = device;
     const wg = { thread: RADIX_THREAD_WG, workgroup: RADIX_WG, subgroup: RADIX_SUBGROUP_WG }[this.strategy];
     if (limits.maxComputeInvocationsPerWorkgroup < wg || limits.maxComputeWorkgroupSizeX < wg) {
-      throw new CapacityError('radix sort workgroup size', wg, Math.min(limits.maxComputeInvocationsPerWorkgroup, limits.maxComputeWorkgroupSizeX));
+      throw new CapacityError(
+        'radix sort workgroup size',
+        wg,
+        Math.min(limits.maxComputeInvocationsPerWorkgroup, limits.maxComputeWorkgroupSizeX),
+      );
     }
     if (this.strategy === 'workgroup' && limits.maxComputeWorkgroupStorageSize < RADIX_WORKGROUP_BYTES) {
-      throw new CapacityError('radix sort workgroup memory (bytes)', RADIX_WORKGROUP_BYTES, limits.maxComputeWorkgroupStorageSize);
+      throw new CapacityError(
+        'radix sort workgroup memory (bytes)',
+        RADIX_WORKGROUP_BYTES,
+        limits.maxComputeWorkgroupStorageSize,
+      );
     }
-    this.params = createBuffer(device, `${label} params`, PARAM_STRIDE * MAX_PASSES, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
-    this.unitCounters = createBuffer(device, `${label} unit counters`, 4 * 2 * MAX_PASSES, BufferUsage.STORAGE | BufferUsage.COPY_DST);
+    this.params = createBuffer(
+      device,
+      `${label} params`,
+      PARAM_STRIDE * MAX_PASSES,
+      BufferUsage.UNIFORM | BufferUsage.COPY_DST,
+    );
+    this.unitCounters = createBuffer(
+      device,
+      `${label} unit counters`,
+      4 * 2 * MAX_PASSES,
+      BufferUsage.STORAGE | BufferUsage.COPY_DST,
+    );
   }
 
   /** Keys the scratch holds now (0 before the first sort); grows, never shrinks. */
@@ -151,7 +185,10 @@ export class RadixSortPass {
     let v = this.variants[name];
     if (!v) {
       const subgroup = this.strategy === 'subgroup';
-      const layout = (subgroup ? radixSortSubgroupBindings(values) : radixSortBindings(values)).layout(this.device, `${this.label} ${name}`);
+      const layout = (subgroup ? radixSortSubgroupBindings(values) : radixSortBindings(values)).layout(
+        this.device,
+        `${this.label} ${name}`,
+      );
       const code = subgroup ? radixSortSubgroupShader({ values }) : radixSortShader({ values });
       const suffix = { thread: 'Thread', workgroup: 'Tile', subgroup: 'Subgroup' }[this.strategy];
       v = {
@@ -179,8 +216,14 @@ export class RadixSortPass {
     }
     const usage = BufferUsage.STORAGE | BufferUsage.COPY_SRC;
     this.scratchKeys ??= createBuffer(this.device, `${this.label} scratch keys`, 4 * this.capacity, usage);
-    if (values) this.scratchValues ??= createBuffer(this.device, `${this.label} scratch values`, 4 * this.capacity, usage);
-    this.hist ??= createBuffer(this.device, `${this.label} counts`, scanBufferBytes(RADIX_BINS * (this.capacity / RADIX_SORT_UNIT[this.strategy])), BufferUsage.STORAGE | BufferUsage.COPY_DST);
+    if (values)
+      this.scratchValues ??= createBuffer(this.device, `${this.label} scratch values`, 4 * this.capacity, usage);
+    this.hist ??= createBuffer(
+      this.device,
+      `${this.label} counts`,
+      scanBufferBytes(RADIX_BINS * (this.capacity / RADIX_SORT_UNIT[this.strategy])),
+      BufferUsage.STORAGE | BufferUsage.COPY_DST,
+    );
   }
 
   private scanFor(bins: number): ExclusiveScanPass {
@@ -198,12 +241,22 @@ export class RadixSortPass {
    */
   encode(encoder: GPUCommandEncoder, keys: GPUBuffer, count: number, options: RadixSortEncodeOptions = {}): void {
     const { values, keyBits = 32, timer } = options;
-    if (!Number.isInteger(count) || count < 0) throw new RangeError(`${this.label}: count must be a non-negative integer, got ${count}`);
-    if (!Number.isInteger(keyBits) || keyBits < 0 || keyBits > 32) throw new RangeError(`${this.label}: keyBits must be an integer in 0–32, got ${keyBits}`);
-    if (4 * count > keys.size) throw new CapacityError(`${this.label} keys`, count, Math.floor(keys.size / 4), 'the keys buffer is too small');
-    if (values && 4 * count > values.size) throw new CapacityError(`${this.label} values`, count, Math.floor(values.size / 4), 'the values buffer is too small');
+    if (!Number.isInteger(count) || count < 0)
+      throw new RangeError(`${this.label}: count must be a non-negative integer, got ${count}`);
+    if (!Number.isInteger(keyBits) || keyBits < 0 || keyBits > 32)
+      throw new RangeError(`${this.label}: keyBits must be an integer in 0–32, got ${keyBits}`);
+    if (4 * count > keys.size)
+      throw new CapacityError(`${this.label} keys`, count, Math.floor(keys.size / 4), 'the keys buffer is too small');
+    if (values && 4 * count > values.size)
+      throw new CapacityError(
+        `${this.label} values`,
+        count,
+        Math.floor(values.size / 4),
+        'the values buffer is too small',
+      );
     if (values === keys) throw new RangeError(`${this.label}: keys and values must be different buffers`);
-    if (count > this.maxCount) throw new CapacityError(`${this.label} keys`, count, this.maxCount, 'the largest storage binding of the device');
+    if (count > this.maxCount)
+      throw new CapacityError(`${this.label} keys`, count, this.maxCount, 'the largest storage binding of the device');
     const passes = radixPasses(keyBits);
     if (count <= 1 || passes === 0) return;
 
@@ -216,9 +269,14 @@ export class RadixSortPass {
     const subgroup = this.strategy === 'subgroup';
     // 'subgroup': about one subgroup per unit if subgroups have the adapter's smallest size
     // (they take units from a counter, so any size works with any dispatch).
-    const minLanes = (this.device as GPUDevice & { adapterInfo?: { subgroupMinSize?: number } }).adapterInfo?.subgroupMinSize ?? 4;
+    const minLanes =
+      (this.device as GPUDevice & { adapterInfo?: { subgroupMinSize?: number } }).adapterInfo?.subgroupMinSize ?? 4;
     const workgroups = (u: number): number =>
-      this.strategy === 'thread' ? ceilDiv(u, RADIX_THREAD_WG) : subgroup ? ceilDiv(u * minLanes, RADIX_SUBGROUP_WG) : u;
+      this.strategy === 'thread'
+        ? ceilDiv(u, RADIX_THREAD_WG)
+        : subgroup
+          ? ceilDiv(u * minLanes, RADIX_SUBGROUP_WG)
+          : u;
 
     // Parameters per pass: count, units (the counts' row stride), shift, mask.
     for (let k = 0; k < passes; k++) {
@@ -241,15 +299,29 @@ export class RadixSortPass {
       const groups: GPUBindGroup[] = [];
       for (let k = 0; k < MAX_PASSES; k++) {
         const caller = { keys: { buffer: keys, size: bytes }, values: values && { buffer: values, size: bytes } };
-        const scratch = { keys: { buffer: scratchKeys, size: bytes }, values: scratchValues && { buffer: scratchValues, size: bytes } };
+        const scratch = {
+          keys: { buffer: scratchKeys, size: bytes },
+          values: scratchValues && { buffer: scratchValues, size: bytes },
+        };
         const [src, dst] = k % 2 === 0 ? [caller, scratch] : [scratch, caller];
         const label = `${this.label} pass ${k}`;
-        const base = { params: { buffer: this.params, offset: PARAM_STRIDE * k, size: 16 }, keysIn: src.keys, keysOut: dst.keys, hist };
+        const base = {
+          params: { buffer: this.params, offset: PARAM_STRIDE * k, size: 16 },
+          keysIn: src.keys,
+          keysOut: dst.keys,
+          hist,
+        };
         const moved = withValues ? { valuesIn: src.values!, valuesOut: dst.values! } : undefined;
         const unitCounters = this.unitCounters;
-        groups.push(subgroup
-          ? moved ? radixSubgroupPairsBindings.bind(this.device, label, { ...base, unitCounters, ...moved }) : radixSubgroupKeysBindings.bind(this.device, label, { ...base, unitCounters })
-          : moved ? radixPairsBindings.bind(this.device, label, { ...base, ...moved }) : radixKeysBindings.bind(this.device, label, base));
+        groups.push(
+          subgroup
+            ? moved
+              ? radixSubgroupPairsBindings.bind(this.device, label, { ...base, unitCounters, ...moved })
+              : radixSubgroupKeysBindings.bind(this.device, label, { ...base, unitCounters })
+            : moved
+              ? radixPairsBindings.bind(this.device, label, { ...base, ...moved })
+              : radixKeysBindings.bind(this.device, label, base),
+        );
       }
       this.groups = { key, groups };
     }

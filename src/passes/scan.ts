@@ -87,21 +87,37 @@ export class ExclusiveScanPass {
 
   /** Prepares the levels for scanning `count` values of `data` (which holds count + 1), of at most `capacity`. */
   private bind(data: GPUBuffer, count: number, capacity: number): void {
-    if (this.boundTo && this.boundTo.data === data && this.boundTo.count === count && this.boundTo.capacity === capacity) return;
+    if (
+      this.boundTo &&
+      this.boundTo.data === data &&
+      this.boundTo.count === count &&
+      this.boundTo.capacity === capacity
+    )
+      return;
     this.releaseLevels();
     let buffer = data;
     let n = count;
     for (let depth = 0; ; depth++) {
       const chunks = ceilDiv(n, this.unit.chunk);
       const multi = chunks > 1;
-      const params = createUniform(this.device, `${this.label} params ${depth}`, packStruct(ScanParams, { count: n, useOffsets: multi ? 1 : 0, skip: 0 }));
+      const params = createUniform(
+        this.device,
+        `${this.label} params ${depth}`,
+        packStruct(ScanParams, { count: n, useOffsets: multi ? 1 : 0, skip: 0 }),
+      );
       // Sized for the most values the level is ever scanned with, not for this count: scans of
       // different counts in one buffer (a grid's cellStart, which only grows) then bind the same
       // sizes, and share the pipelines compiled for them (src/gpu/pipeline.ts, sized arrays).
       const most = depth === 0 ? Math.max(capacity, n) : Math.max(buffer.size / 4 - 1, n);
       const sumsBytes = scanBufferBytes(ceilDiv(most, this.unit.chunk));
-      const sums = multi ? createBuffer(this.device, `${this.label} chunk sums ${depth}`, sumsBytes, BufferUsage.STORAGE) : this.dummy;
-      const group = scanBindings[this.variant].bind(this.device, `${this.label} level ${depth}`, { params, data: buffer, chunkSums: sums });
+      const sums = multi
+        ? createBuffer(this.device, `${this.label} chunk sums ${depth}`, sumsBytes, BufferUsage.STORAGE)
+        : this.dummy;
+      const group = scanBindings[this.variant].bind(this.device, `${this.label} level ${depth}`, {
+        params,
+        data: buffer,
+        chunkSums: sums,
+      });
       this.levels.push({ count: n, chunks, params, sums, group, gated: false });
       if (!multi) break;
       buffer = sums;
@@ -121,11 +137,24 @@ export class ExclusiveScanPass {
    * `capacity`: the most values `data` is ever scanned with (default: all it holds but the
    * total), which sizes the levels' buffers.
    */
-  encode(encoder: GPUCommandEncoder, data: GPUBuffer, count: number, timer?: GpuTimer, skip?: SkipSwitch, dispatch?: Dispatcher, capacity = data.size / 4 - 1): void {
+  encode(
+    encoder: GPUCommandEncoder,
+    data: GPUBuffer,
+    count: number,
+    timer?: GpuTimer,
+    skip?: SkipSwitch,
+    dispatch?: Dispatcher,
+    capacity = data.size / 4 - 1,
+  ): void {
     if (data.size < scanBufferBytes(count)) {
-      throw new Error(`${this.label}: a scan of ${count} values needs a buffer of ${scanBufferBytes(count)} bytes (scanBufferBytes), got ${data.size}`);
+      throw new Error(
+        `${this.label}: a scan of ${count} values needs a buffer of ${scanBufferBytes(count)} bytes (scanBufferBytes), got ${data.size}`,
+      );
     }
-    const run = dispatch ?? ((pass: GPUComputePassEncoder, groups: number): void => dispatchFolded(pass, groups, this.maxWorkgroupsPerDimension));
+    const run =
+      dispatch ??
+      ((pass: GPUComputePassEncoder, groups: number): void =>
+        dispatchFolded(pass, groups, this.maxWorkgroupsPerDimension));
     if (count === 0) {
       encoder.clearBuffer(data, 0, 4);
       return;

@@ -63,7 +63,9 @@ export function mortonCodes(spheres: Float32Array): MortonCodes {
   const low = new Uint32Array(n);
   const interleave = (c: number[]): number => ((spread(c[0]) << 2) | (spread(c[1]) << 1) | spread(c[2])) >>> 0;
   for (let i = 0; i < n; i++) {
-    const cell = [0, 1, 2].map((a) => Math.floor(Math.min(Math.max(f32(f32(spheres[4 * i + a] - f32(origin[a])) * scale[a]), 0), MORTON_CELLS - 1)));
+    const cell = [0, 1, 2].map((a) =>
+      Math.floor(Math.min(Math.max(f32(f32(spheres[4 * i + a] - f32(origin[a])) * scale[a]), 0), MORTON_CELLS - 1)),
+    );
     high[i] = interleave(cell.map((c) => c >>> 10));
     low[i] = interleave(cell);
   }
@@ -77,7 +79,9 @@ export function buildBvh(spheres: Float32Array): CpuBvh {
   const stats = validateSpheres('spheres', spheres);
   const n = stats.count;
   const unsorted = mortonCodes(spheres);
-  const order = Uint32Array.from({ length: n }, (_, i) => i).sort((a, b) => unsorted.high[a] - unsorted.high[b] || unsorted.low[a] - unsorted.low[b] || a - b);
+  const order = Uint32Array.from({ length: n }, (_, i) => i).sort(
+    (a, b) => unsorted.high[a] - unsorted.high[b] || unsorted.low[a] - unsorted.low[b] || a - b,
+  );
   const high = Uint32Array.from(order, (i) => unsorted.high[i]);
   const low = Uint32Array.from(order, (i) => unsorted.low[i]);
   const delta = (i: number, j: number): number => {
@@ -106,15 +110,27 @@ export function buildBvh(spheres: Float32Array): CpuBvh {
     const gamma = i + s * d + Math.min(d, 0);
     const first = Math.min(i, j);
     const last = Math.max(i, j);
-    nodes.push({ lo: [], hi: [], left: first === gamma ? (gamma | BVH_LEAF) >>> 0 : gamma, right: last === gamma + 1 ? ((gamma + 1) | BVH_LEAF) >>> 0 : gamma + 1 });
+    nodes.push({
+      lo: [],
+      hi: [],
+      left: first === gamma ? (gamma | BVH_LEAF) >>> 0 : gamma,
+      right: last === gamma + 1 ? ((gamma + 1) | BVH_LEAF) >>> 0 : gamma + 1,
+    });
     ranges.push([first, last]);
   }
   // Node boxes: the union of the f32 leaf boxes in the node's range (min and max are exact, so
   // any grouping gives the GPU pyramid's boxes).
-  const leafLo = (u: number, a: number): number => f32(spheres[4 * order[u] + a] - bvhPaddedRadius(spheres[4 * order[u] + 3]));
-  const leafHi = (u: number, a: number): number => f32(spheres[4 * order[u] + a] + bvhPaddedRadius(spheres[4 * order[u] + 3]));
+  const leafLo = (u: number, a: number): number =>
+    f32(spheres[4 * order[u] + a] - bvhPaddedRadius(spheres[4 * order[u] + 3]));
+  const leafHi = (u: number, a: number): number =>
+    f32(spheres[4 * order[u] + a] + bvhPaddedRadius(spheres[4 * order[u] + 3]));
   const boxOf = (child: number): { lo: number[]; hi: number[] } =>
-    child & BVH_LEAF ? { lo: [0, 1, 2].map((a) => leafLo(child & ~BVH_LEAF, a)), hi: [0, 1, 2].map((a) => leafHi(child & ~BVH_LEAF, a)) } : nodes[child];
+    child & BVH_LEAF
+      ? {
+          lo: [0, 1, 2].map((a) => leafLo(child & ~BVH_LEAF, a)),
+          hi: [0, 1, 2].map((a) => leafHi(child & ~BVH_LEAF, a)),
+        }
+      : nodes[child];
   // Children cover sub-ranges: fill boxes from the shortest ranges up.
   const byLength = nodes.map((_, i) => i).sort((a, b) => ranges[a][1] - ranges[a][0] - (ranges[b][1] - ranges[b][0]));
   for (const i of byLength) {
@@ -140,7 +156,13 @@ export function buildBvh(spheres: Float32Array): CpuBvh {
  * the nearer passing child (the right one on a tie) and stacks the farther. Returns the deepest
  * the stack got.
  */
-export function walkBvh(tree: CpuBvh, test: (node: CpuBvhNode) => number, visit: (u: number) => void, skip?: (key: number) => boolean, dropLeft?: (child: number) => boolean): number {
+export function walkBvh(
+  tree: CpuBvh,
+  test: (node: CpuBvhNode) => number,
+  visit: (u: number) => void,
+  skip?: (key: number) => boolean,
+  dropLeft?: (child: number) => boolean,
+): number {
   if (tree.order.length === 0) return 0;
   if (tree.order.length === 1) {
     visit(0);
@@ -189,7 +211,10 @@ export function walkBvh(tree: CpuBvh, test: (node: CpuBvhNode) => number, visit:
   }
 }
 
-const boxKey = (lo: number[], hi: number[]) => (node: CpuBvhNode): number => ([0, 1, 2].every((a) => node.lo[a] <= hi[a] && node.hi[a] >= lo[a]) ? 0 : -1);
+const boxKey =
+  (lo: number[], hi: number[]) =>
+  (node: CpuBvhNode): number =>
+    [0, 1, 2].every((a) => node.lo[a] <= hi[a] && node.hi[a] >= lo[a]) ? 0 : -1;
 
 /** The work of walks: internal nodes whose box was tested, and leaves reached (each a narrow test, or, in the pair walk, skipped as a sphere earlier in sorted order). */
 export interface BvhWork {
@@ -199,15 +224,20 @@ export interface BvhWork {
 }
 
 /** `test`, counting its calls in `work.nodeTests`. */
-const counted = (test: (node: CpuBvhNode) => number, work: BvhWork) => (node: CpuBvhNode): number => {
-  work.nodeTests++;
-  return test(node);
-};
+const counted =
+  (test: (node: CpuBvhNode) => number, work: BvhWork) =>
+  (node: CpuBvhNode): number => {
+    work.nodeTests++;
+    return test(node);
+  };
 
 /** The pair query's box of sphere i: its centre ± P(r), as bvhPairs computes it. */
 function pairQueryBox(spheres: Float32Array, i: number): { lo: number[]; hi: number[] } {
   const p = bvhPaddedRadius(spheres[4 * i + 3]);
-  return { lo: [0, 1, 2].map((a) => f32(spheres[4 * i + a] - p)), hi: [0, 1, 2].map((a) => f32(spheres[4 * i + a] + p)) };
+  return {
+    lo: [0, 1, 2].map((a) => f32(spheres[4 * i + a] - p)),
+    hi: [0, 1, 2].map((a) => f32(spheres[4 * i + a] + p)),
+  };
 }
 
 /**
@@ -221,11 +251,17 @@ export function bvhSpherePairs(spheres: Float32Array, tree = buildBvh(spheres), 
     const { lo, hi } = pairQueryBox(spheres, i);
     const test = boxKey(lo, hi);
     if (work) work.queries++;
-    walkBvh(tree, work ? counted(test, work) : test, (u) => {
-      if (work) work.leafVisits++;
-      const j = tree.order[u];
-      if (u > k && spheresOverlap(spheres, i, j)) out.push(Math.min(i, j), Math.max(i, j));
-    }, undefined, (child) => child <= k);
+    walkBvh(
+      tree,
+      work ? counted(test, work) : test,
+      (u) => {
+        if (work) work.leafVisits++;
+        const j = tree.order[u];
+        if (u > k && spheresOverlap(spheres, i, j)) out.push(Math.min(i, j), Math.max(i, j));
+      },
+      undefined,
+      (child) => child <= k,
+    );
   });
   return Uint32Array.from(out);
 }
@@ -240,7 +276,13 @@ export function bvhPairWork(spheres: Float32Array, tree = buildBvh(spheres), ste
     const { lo, hi } = pairQueryBox(spheres, tree.order[k]);
     const test = boxKey(lo, hi);
     work.queries++;
-    walkBvh(tree, counted(test, work), () => work.leafVisits++, undefined, (child) => child <= k);
+    walkBvh(
+      tree,
+      counted(test, work),
+      () => work.leafVisits++,
+      undefined,
+      (child) => child <= k,
+    );
   }
   return work;
 }
@@ -261,7 +303,12 @@ export function bvhBoxBounds(boxes: Float32Array, kind: 'aabb' | 'obb', k: numbe
 }
 
 /** The box walk's work (node tests, leaf visits) for each box, as bvhBoxes does it. */
-export function bvhBoxWork(spheres: Float32Array, boxes: Float32Array, kind: 'aabb' | 'obb', tree = buildBvh(spheres)): BvhWork {
+export function bvhBoxWork(
+  spheres: Float32Array,
+  boxes: Float32Array,
+  kind: 'aabb' | 'obb',
+  tree = buildBvh(spheres),
+): BvhWork {
   const work: BvhWork = { queries: 0, nodeTests: 0, leafVisits: 0 };
   const boxCount = boxes.length / (kind === 'aabb' ? 6 : 10);
   for (let k = 0; k < boxCount; k++) {
@@ -274,14 +321,20 @@ export function bvhBoxWork(spheres: Float32Array, boxes: Float32Array, kind: 'aa
 }
 
 /** Every (sphere, box) that overlap. `kind` 'aabb': (min, max), 6 floats; 'obb': 10 floats. */
-export function bvhSphereBoxPairs(spheres: Float32Array, boxes: Float32Array, kind: 'aabb' | 'obb', tree = buildBvh(spheres)): Uint32Array {
+export function bvhSphereBoxPairs(
+  spheres: Float32Array,
+  boxes: Float32Array,
+  kind: 'aabb' | 'obb',
+  tree = buildBvh(spheres),
+): Uint32Array {
   const boxCount = boxes.length / (kind === 'aabb' ? 6 : 10);
   const out: number[] = [];
   for (let k = 0; k < boxCount; k++) {
     const b = bvhBoxBounds(boxes, kind, k);
     walkBvh(tree, boxKey(b.slice(0, 3), b.slice(3)), (u) => {
       const i = tree.order[u];
-      if (kind === 'aabb' ? sphereAabbOverlap(spheres, i, boxes, k) : sphereObbOverlap(spheres, i, boxes, k)) out.push(i, k);
+      if (kind === 'aabb' ? sphereAabbOverlap(spheres, i, boxes, k) : sphereObbOverlap(spheres, i, boxes, k))
+        out.push(i, k);
     });
   }
   return Uint32Array.from(out);
@@ -310,7 +363,13 @@ function rayBoxEntry(a: number[], n: number[], tStop: number, lo: number[], hi: 
  * Nearest hit of every ray (stride 6) or cast (stride 7) by the nearest-first walk, pruned by the
  * best distance so far (ties to the lowest index); index −1 and distance NaN for a miss.
  */
-export function bvhNearestCasts(rays: Float32Array, stride: 6 | 7, spheres: Float32Array, tree = buildBvh(spheres), work?: BvhWork): { index: Int32Array; distance: Float32Array } {
+export function bvhNearestCasts(
+  rays: Float32Array,
+  stride: 6 | 7,
+  spheres: Float32Array,
+  tree = buildBvh(spheres),
+  work?: BvhWork,
+): { index: Int32Array; distance: Float32Array } {
   const count = rays.length / stride;
   const stats = validateSpheres('spheres', spheres);
   let abs = Math.max(0, ...stats.min.map(Math.abs), ...stats.max.map(Math.abs));
@@ -318,7 +377,10 @@ export function bvhNearestCasts(rays: Float32Array, stride: 6 | 7, spheres: Floa
   for (let k = 0; k < count; k++) {
     const o = stride * k;
     for (let c = 0; c < 6; c++) abs = Math.max(abs, Math.abs(rays[o + c]));
-    maxLength = Math.max(maxLength, Math.hypot(rays[o + 3] - rays[o], rays[o + 4] - rays[o + 1], rays[o + 5] - rays[o + 2]));
+    maxLength = Math.max(
+      maxLength,
+      Math.hypot(rays[o + 3] - rays[o], rays[o + 4] - rays[o + 1], rays[o + 5] - rays[o + 2]),
+    );
   }
   // The GPU walk's slack (BroadPhase.castSlack: 2^-24 of the coordinates, 2^-20 of the length and reach).
   const slack = bvhCastSlack({ maxAbs: abs, maxLength, maxRadius: stats.count > 0 ? stats.maxRadius : 0 });
@@ -344,7 +406,19 @@ export function bvhNearestCasts(rays: Float32Array, stride: 6 | 7, spheres: Floa
       (u) => {
         if (work) work.leafVisits++;
         const i = tree.order[u];
-        const hit = castHit(a[0], a[1], a[2], rays[o + 3], rays[o + 4], rays[o + 5], r1, spheres[4 * i], spheres[4 * i + 1], spheres[4 * i + 2], spheres[4 * i + 3]);
+        const hit = castHit(
+          a[0],
+          a[1],
+          a[2],
+          rays[o + 3],
+          rays[o + 4],
+          rays[o + 5],
+          r1,
+          spheres[4 * i],
+          spheres[4 * i + 1],
+          spheres[4 * i + 2],
+          spheres[4 * i + 3],
+        );
         if (hit && (hit.t < best || (hit.t === best && i < bestIndex))) {
           best = hit.t;
           bestIndex = i;

@@ -26,14 +26,27 @@ export interface CastHit {
  * sphere (S, r2), or null. Also gives the discriminant so tests can tell tangent cases.
  */
 export function castHit(
-  ax: number, ay: number, az: number, bx: number, by: number, bz: number, r1: number,
-  sx: number, sy: number, sz: number, r2: number,
+  ax: number,
+  ay: number,
+  az: number,
+  bx: number,
+  by: number,
+  bz: number,
+  r1: number,
+  sx: number,
+  sy: number,
+  sz: number,
+  r2: number,
 ): CastHit | null {
-  const lx = bx - ax, ly = by - ay, lz = bz - az;
+  const lx = bx - ax,
+    ly = by - ay,
+    lz = bz - az;
   const l2 = lx * lx + ly * ly + lz * lz;
   if (l2 === 0) return null;
   const length = Math.sqrt(l2);
-  const dx = sx - ax, dy = sy - ay, dz = sz - az;
+  const dx = sx - ax,
+    dy = sy - ay,
+    dz = sz - az;
   const R = r1 + r2;
   const as2 = dx * dx + dy * dy + dz * dz;
   if (as2 < R * R) return null; // starts inside (ray) or overlapping (cast): ignored
@@ -42,7 +55,9 @@ export function castHit(
   // same), and with AB not normalised first: its components are differences of f32 values, so a
   // point exactly on the segment gives a cross product of exactly 0 (a rounded n = AB / |AB|
   // would give a tiny positive |CS|² there, and a miss).
-  const cx = dy * lz - dz * ly, cy = dz * lx - dx * lz, cz = dx * ly - dy * lx;
+  const cx = dy * lz - dz * ly,
+    cy = dz * lx - dx * lz,
+    cz = dx * ly - dy * lx;
   const disc = (R * R * l2 - (cx * cx + cy * cy + cz * cz)) / l2;
   if (disc < 0) return null;
   // t·|AB| = AS·AB − √disc·|AB|, compared with 0 and |AB|² before the division: a point at A or
@@ -75,7 +90,19 @@ export function bruteForceNearestCasts(rays: Float32Array, stride: 6 | 7, sphere
     let best = Infinity;
     let bestIndex = -1;
     for (let i = 0; i < n; i++) {
-      const hit = castHit(rays[o], rays[o + 1], rays[o + 2], rays[o + 3], rays[o + 4], rays[o + 5], r1, spheres[4 * i], spheres[4 * i + 1], spheres[4 * i + 2], spheres[4 * i + 3]);
+      const hit = castHit(
+        rays[o],
+        rays[o + 1],
+        rays[o + 2],
+        rays[o + 3],
+        rays[o + 4],
+        rays[o + 5],
+        r1,
+        spheres[4 * i],
+        spheres[4 * i + 1],
+        spheres[4 * i + 2],
+        spheres[4 * i + 3],
+      );
       if (hit && hit.t < best) {
         best = hit.t;
         bestIndex = i;
@@ -88,7 +115,11 @@ export function bruteForceNearestCasts(rays: Float32Array, stride: 6 | 7, sphere
 }
 
 /** Every hit of every ray or cast: hits of ray k are [offsets[k], offsets[k+1]), by distance then index. */
-export function bruteForceAllCasts(rays: Float32Array, stride: 6 | 7, spheres: Float32Array): { offsets: Uint32Array; index: Int32Array; distance: Float64Array } {
+export function bruteForceAllCasts(
+  rays: Float32Array,
+  stride: 6 | 7,
+  spheres: Float32Array,
+): { offsets: Uint32Array; index: Int32Array; distance: Float64Array } {
   const count = rays.length / stride;
   const n = spheres.length / 4;
   const offsets = new Uint32Array(count + 1);
@@ -99,7 +130,19 @@ export function bruteForceAllCasts(rays: Float32Array, stride: 6 | 7, spheres: F
     const r1 = stride === 7 ? rays[o + 6] : 0;
     const hits: [number, number][] = [];
     for (let i = 0; i < n; i++) {
-      const hit = castHit(rays[o], rays[o + 1], rays[o + 2], rays[o + 3], rays[o + 4], rays[o + 5], r1, spheres[4 * i], spheres[4 * i + 1], spheres[4 * i + 2], spheres[4 * i + 3]);
+      const hit = castHit(
+        rays[o],
+        rays[o + 1],
+        rays[o + 2],
+        rays[o + 3],
+        rays[o + 4],
+        rays[o + 5],
+        r1,
+        spheres[4 * i],
+        spheres[4 * i + 1],
+        spheres[4 * i + 2],
+        spheres[4 * i + 3],
+      );
       if (hit) hits.push([hit.t, i]);
     }
     hits.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
@@ -115,13 +158,20 @@ export function bruteForceAllCasts(rays: Float32Array, stride: 6 | 7, spheres: F
 /** The hit point D = A + n·t of a ray (or the centre at contact C of a cast). */
 export function pointAlong(rays: Float32Array, stride: number, k: number, t: number): [number, number, number] {
   const o = stride * k;
-  const lx = rays[o + 3] - rays[o], ly = rays[o + 4] - rays[o + 1], lz = rays[o + 5] - rays[o + 2];
+  const lx = rays[o + 3] - rays[o],
+    ly = rays[o + 4] - rays[o + 1],
+    lz = rays[o + 5] - rays[o + 2];
   const length = Math.hypot(lx, ly, lz);
   return [rays[o] + (lx / length) * t, rays[o + 1] + (ly / length) * t, rays[o + 2] + (lz / length) * t];
 }
 
 /** The contact point E = C + (S − C)·r1/(r1 + r2) of a cast whose centre at contact is C. */
-export function contactPoint(center: [number, number, number], spheres: Float32Array, i: number, r1: number): [number, number, number] {
+export function contactPoint(
+  center: [number, number, number],
+  spheres: Float32Array,
+  i: number,
+  r1: number,
+): [number, number, number] {
   const R = r1 + spheres[4 * i + 3];
   const f = R > 0 ? r1 / R : 0;
   return [0, 1, 2].map((a) => center[a] + (spheres[4 * i + a] - center[a]) * f) as [number, number, number];

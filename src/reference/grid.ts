@@ -69,7 +69,13 @@ export function buildGrid(spheres: Float32Array, plan: GridPlan): CpuGrid {
   const cellStart = new Uint32Array(m + 1);
   for (let i = 0; i < n; i++) {
     const level = sphereLevel(plan, spheres[4 * i + 3]);
-    const k = bucketOf(plan, level, cellOf(plan, level, 0, spheres[4 * i]), cellOf(plan, level, 1, spheres[4 * i + 1]), cellOf(plan, level, 2, spheres[4 * i + 2]));
+    const k = bucketOf(
+      plan,
+      level,
+      cellOf(plan, level, 0, spheres[4 * i]),
+      cellOf(plan, level, 1, spheres[4 * i + 1]),
+      cellOf(plan, level, 2, spheres[4 * i + 2]),
+    );
     bucket[i] = k;
     cellStart[k]++;
   }
@@ -124,7 +130,12 @@ export function checkedGrid(spheres: Float32Array, plan: GridPlan): WalkableGrid
     for (let a = 0; a < 3; a++) {
       const v = spheres[4 * i + a];
       if (!level || !(v >= level.lower[a] && v <= level.upper[a])) {
-        throw new InvalidInputError('plan', i, RULES.option, `a plan made for these spheres (collider.planFor(spheres)): sphere ${i} lies outside its level's bounds`);
+        throw new InvalidInputError(
+          'plan',
+          i,
+          RULES.option,
+          `a plan made for these spheres (collider.planFor(spheres)): sphere ${i} lies outside its level's bounds`,
+        );
       }
     }
   }
@@ -140,19 +151,31 @@ export function checkedGrid(spheres: Float32Array, plan: GridPlan): WalkableGrid
  * `visit(u, id)` gets the sorted position and the sphere's index.
  */
 export function walkRows(
-  grid: WalkableGrid, level: number, lo: number[], hi: number[], first: number,
-  visit: (u: number, id: number) => void, stats?: WalkStats, head: number[] = lo, levelScan = false,
+  grid: WalkableGrid,
+  level: number,
+  lo: number[],
+  hi: number[],
+  first: number,
+  visit: (u: number, id: number) => void,
+  stats?: WalkStats,
+  head: number[] = lo,
+  levelScan = false,
   rowClip?: (y: number, z: number) => [number, number],
 ): void {
   const { plan, cellStart, order, spheres, levelOf } = grid;
   if (levelScan && (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1) > plan.levels[level].count) {
-    visitLevel(grid, level, (u, id) => {
-      for (let a = 0; a < 3; a++) {
-        const c = cellOf(plan, level, a, spheres[4 * id + a]);
-        if (c < lo[a] || c > hi[a]) return;
-      }
-      visit(u, id);
-    }, stats);
+    visitLevel(
+      grid,
+      level,
+      (u, id) => {
+        for (let a = 0; a < 3; a++) {
+          const c = cellOf(plan, level, a, spheres[4 * id + a]);
+          if (c < lo[a] || c > hi[a]) return;
+        }
+        visit(u, id);
+      },
+      stats,
+    );
     return;
   }
   const m = plan.bucketCount;
@@ -161,7 +184,8 @@ export function walkRows(
       const id = order[u];
       if (!plan.dense) {
         if (levelOf[id] !== level) continue;
-        if (cellOf(plan, level, 1, spheres[4 * id + 1]) !== y || cellOf(plan, level, 2, spheres[4 * id + 2]) !== z) continue;
+        if (cellOf(plan, level, 1, spheres[4 * id + 1]) !== y || cellOf(plan, level, 2, spheres[4 * id + 2]) !== z)
+          continue;
         const cx = cellOf(plan, level, 0, spheres[4 * id]);
         if (cx < x0 || cx > x1) continue;
       }
@@ -173,7 +197,8 @@ export function walkRows(
     for (let y = plan.dense && z === head[2] ? head[1] : lo[1]; y <= hi[1]; y++) {
       if (stats) stats.rows++;
       // The row's cells along x: the range's, or narrowed by rowClip (the casts' walk).
-      let x0 = lo[0], x1 = hi[0];
+      let x0 = lo[0],
+        x1 = hi[0];
       if (rowClip) {
         const [a, b] = rowClip(y, z);
         x0 = Math.max(a, lo[0]);
@@ -197,7 +222,12 @@ export function walkRows(
 }
 
 /** The twin of `visitLevel`: every sphere of a level, in bucket order. */
-export function visitLevel(grid: WalkableGrid, level: number, visit: (u: number, id: number) => void, stats?: WalkStats): void {
+export function visitLevel(
+  grid: WalkableGrid,
+  level: number,
+  visit: (u: number, id: number) => void,
+  stats?: WalkStats,
+): void {
   const { plan, cellStart, order, levelOf } = grid;
   let from = 0;
   let to = order.length;
@@ -220,7 +250,13 @@ export function levelTouches(level: GridLevelPlan, min: readonly number[], max: 
 }
 
 /** The cell range [lo, hi] of a level covering the box [min − ext, max + ext] (f32, as the GPU). */
-export function cellRange(plan: GridPlan, level: number, min: number[], max: number[], ext: number): { lo: number[]; hi: number[] } {
+export function cellRange(
+  plan: GridPlan,
+  level: number,
+  min: number[],
+  max: number[],
+  ext: number,
+): { lo: number[]; hi: number[] } {
   return {
     lo: [0, 1, 2].map((a) => cellOf(plan, level, a, f32(min[a] - ext))),
     hi: [0, 1, 2].map((a) => cellOf(plan, level, a, f32(max[a] + ext))),
@@ -245,16 +281,32 @@ export function gridSpherePairs(spheres: Float32Array, plan: GridPlan, stats?: W
       const level = plan.levels[b];
       if (level.count === 0) continue;
       const ext = f32(f32(r + level.maxRadius) * f32(EXT_SCALE));
-      if (!levelTouches(level, p.map((v) => f32(v - ext)), p.map((v) => f32(v + ext)))) continue;
+      if (
+        !levelTouches(
+          level,
+          p.map((v) => f32(v - ext)),
+          p.map((v) => f32(v + ext)),
+        )
+      )
+        continue;
       const { lo, hi } = cellRange(plan, b, p, p, ext);
       const head = b === a ? [0, 1, 2].map((axis) => cellOf(plan, a, axis, p[axis])) : lo;
-      walkRows(grid, b, lo, hi, b === a ? t + 1 : 0, (_, other) => {
-        const dx = spheres[4 * other] - p[0];
-        const dy = spheres[4 * other + 1] - p[1];
-        const dz = spheres[4 * other + 2] - p[2];
-        const s = r + spheres[4 * other + 3];
-        if (dx * dx + dy * dy + dz * dz <= s * s) out.push(Math.min(id, other), Math.max(id, other));
-      }, stats, head);
+      walkRows(
+        grid,
+        b,
+        lo,
+        hi,
+        b === a ? t + 1 : 0,
+        (_, other) => {
+          const dx = spheres[4 * other] - p[0];
+          const dy = spheres[4 * other + 1] - p[1];
+          const dz = spheres[4 * other + 2] - p[2];
+          const s = r + spheres[4 * other + 3];
+          if (dx * dx + dy * dy + dz * dz <= s * s) out.push(Math.min(id, other), Math.max(id, other));
+        },
+        stats,
+        head,
+      );
     }
   }
   return Uint32Array.from(out);

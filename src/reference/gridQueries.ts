@@ -7,15 +7,27 @@
  */
 import { EXT_SCALE, SLAB_X } from '../spatial/level.js';
 import type { GridPlan } from '../spatial/plan.js';
-import { checkedGrid, walkRows, visitLevel, cellRange, levelTouches, type WalkStats, type WalkableGrid } from './grid.js';
+import {
+  checkedGrid,
+  walkRows,
+  visitLevel,
+  cellRange,
+  levelTouches,
+  type WalkStats,
+  type WalkableGrid,
+} from './grid.js';
 import { validateAabbs, validateOrientedBoxes, validateCasts } from '../validate.js';
 import { sphereAabbOverlap, sphereObbOverlap } from './sphereBox.js';
 import { castHit } from './casts.js';
 import { gridWalkSlack, GRID_WALK_SLACK } from '../spatial/reach.js';
 
-
 /** (sphere, box) pairs of AABBs (6 floats each), each box walking the sphere grid. */
-export function gridSphereAabbPairs(spheres: Float32Array, aabbs: Float32Array, plan: GridPlan, stats?: WalkStats): Uint32Array {
+export function gridSphereAabbPairs(
+  spheres: Float32Array,
+  aabbs: Float32Array,
+  plan: GridPlan,
+  stats?: WalkStats,
+): Uint32Array {
   const grid = checkedGrid(spheres, plan);
   validateAabbs('aabbs', aabbs);
   const out: number[] = [];
@@ -30,7 +42,12 @@ export function gridSphereAabbPairs(spheres: Float32Array, aabbs: Float32Array, 
 }
 
 /** (sphere, box) pairs of oriented boxes (10 floats each), each box walking the grid over its world bounds. */
-export function gridSphereObbPairs(spheres: Float32Array, boxes: Float32Array, plan: GridPlan, stats?: WalkStats): Uint32Array {
+export function gridSphereObbPairs(
+  spheres: Float32Array,
+  boxes: Float32Array,
+  plan: GridPlan,
+  stats?: WalkStats,
+): Uint32Array {
   const grid = checkedGrid(spheres, plan);
   validateOrientedBoxes('boxes', boxes);
   const out: number[] = [];
@@ -47,19 +64,38 @@ export function gridSphereObbPairs(spheres: Float32Array, boxes: Float32Array, p
     const e0 = rows.map((row) => row.reduce((sum, v, j) => sum + Math.abs(v) * boxes[b + 3 + j], 0));
     const span = e0[0] + e0[1] + e0[2];
     const e = e0.map((v) => v + span * 2 ** -16);
-    queryBox(grid, [0, 1, 2].map((a) => boxes[b + a] - e[a]), [0, 1, 2].map((a) => boxes[b + a] + e[a]), stats, (id) => {
-      if (sphereObbOverlap(spheres, id, boxes, k)) out.push(id, k);
-    });
+    queryBox(
+      grid,
+      [0, 1, 2].map((a) => boxes[b + a] - e[a]),
+      [0, 1, 2].map((a) => boxes[b + a] + e[a]),
+      stats,
+      (id) => {
+        if (sphereObbOverlap(spheres, id, boxes, k)) out.push(id, k);
+      },
+    );
   }
   return Uint32Array.from(out);
 }
 
-function queryBox(grid: WalkableGrid, min: number[], max: number[], stats: WalkStats | undefined, visit: (id: number) => void): void {
+function queryBox(
+  grid: WalkableGrid,
+  min: number[],
+  max: number[],
+  stats: WalkStats | undefined,
+  visit: (id: number) => void,
+): void {
   const { plan } = grid;
   plan.levels.forEach((level, b) => {
     if (level.count === 0) return;
     const ext = Math.fround(level.maxRadius * EXT_SCALE);
-    if (!levelTouches(level, min.map((v) => Math.fround(v - ext)), max.map((v) => Math.fround(v + ext)))) return;
+    if (
+      !levelTouches(
+        level,
+        min.map((v) => Math.fround(v - ext)),
+        max.map((v) => Math.fround(v + ext)),
+      )
+    )
+      return;
     const { lo, hi } = cellRange(plan, b, min, max, ext);
     walkRows(grid, b, lo, hi, 0, (_, id) => visit(id), stats, lo, true);
   });
@@ -80,7 +116,14 @@ export interface WalkedCasts {
  * dominant axis, as the GPU does: nearest hit (stopping at the first slab past the best hit),
  * or every hit.
  */
-export function gridCasts(rays: Float32Array, stride: 6 | 7, spheres: Float32Array, plan: GridPlan, allHits = false, stats?: WalkStats & { slabs?: number }): WalkedCasts {
+export function gridCasts(
+  rays: Float32Array,
+  stride: 6 | 7,
+  spheres: Float32Array,
+  plan: GridPlan,
+  allHits = false,
+  stats?: WalkStats & { slabs?: number },
+): WalkedCasts {
   const grid = checkedGrid(spheres, plan);
   validateCasts(stride === 6 ? 'rays' : 'casts', rays, stride);
   const count = rays.length / stride;
@@ -110,7 +153,9 @@ export function gridCasts(rays: Float32Array, stride: 6 | 7, spheres: Float32Arr
         // with its slack for this cast and level (gridWalkSlack): a hit the double-precision
         // test accepts next to a level's bounds or a cell's edge is then never walked past.
         const al = a.map((v, c) => v - level.origin[c]);
-        const h = (level.maxRadius + r1) * EXT_SCALE + gridWalkSlack(Math.max(...al.map(Math.abs)), len, r1, level.maxRadius, level.cellSize);
+        const h =
+          (level.maxRadius + r1) * EXT_SCALE +
+          gridWalkSlack(Math.max(...al.map(Math.abs)), len, r1, level.maxRadius, level.cellSize);
         const stop = (): number => (allHits ? len : Math.min(len, best));
         const thickness = axis === 0 ? SLAB_X : 1;
         // The stretch [tLo, tHi] within reach of the level's bounds, grown as the kernel grows
@@ -132,12 +177,32 @@ export function gridCasts(rays: Float32Array, stride: 6 | 7, spheres: Float32Arr
         if (tLo > tHi) continue;
         const start = a.map((v, c) => v + n[c] * tLo);
         const end = a.map((v, c) => v + n[c] * tHi);
-        if (!levelTouches(level, start.map((v, c) => Math.min(v, end[c]) - h), start.map((v, c) => Math.max(v, end[c]) + h))) continue;
-        const cellAt = (c: number, d: number): number => Math.min(Math.max(Math.floor(d * level.invCellSize), 0), level.dims[c] - 1);
+        if (
+          !levelTouches(
+            level,
+            start.map((v, c) => Math.min(v, end[c]) - h),
+            start.map((v, c) => Math.max(v, end[c]) + h),
+          )
+        )
+          continue;
+        const cellAt = (c: number, d: number): number =>
+          Math.min(Math.max(Math.floor(d * level.invCellSize), 0), level.dims[c] - 1);
         const slabFirst = cellAt(axis, al[axis] + n[axis] * tLo - dir * h);
         const slabLast = cellAt(axis, al[axis] + n[axis] * tHi + dir * h);
         const test = (id: number): void => {
-          const hit = castHit(a[0], a[1], a[2], rays[o + 3], rays[o + 4], rays[o + 5], r1, spheres[4 * id], spheres[4 * id + 1], spheres[4 * id + 2], spheres[4 * id + 3]);
+          const hit = castHit(
+            a[0],
+            a[1],
+            a[2],
+            rays[o + 3],
+            rays[o + 4],
+            rays[o + 5],
+            r1,
+            spheres[4 * id],
+            spheres[4 * id + 1],
+            spheres[4 * id + 2],
+            spheres[4 * id + 3],
+          );
           if (!hit) return;
           if (allHits) hits.push([hit.t, id]);
           else if (hit.t < best || (hit.t === best && id < bestIndex)) {
@@ -151,22 +216,26 @@ export function gridCasts(rays: Float32Array, stride: 6 | 7, spheres: Float32Arr
         }
         // A row's cells along x within h of the stretch [t0, t1] of the slab's where the cast is
         // within h of the row's cells in y and z, up to the best hit so far (the kernel's rowClip).
-        const rowClip = (tIn: number, tOut: number) => (y: number, z: number): [number, number] => {
-          let t0 = tIn;
-          let t1 = Math.min(tOut, stop());
-          [y, z].forEach((cell, i) => {
-            const c = i + 1;
-            if (!(Math.abs(n[c]) >= 2 ** -20)) return;
-            const low = cell === 0 ? -Infinity : cell * level.cellSize - h;
-            const high = cell === level.dims[c] - 1 ? Infinity : (cell + 1) * level.cellSize + h;
-            const ta = (low - al[c]) / n[c], tb = (high - al[c]) / n[c];
-            t0 = Math.max(t0, Math.min(ta, tb));
-            t1 = Math.min(t1, Math.max(ta, tb));
-          });
-          if (t0 > t1) return [1, 0];
-          const xa = al[0] + n[0] * t0, xb = al[0] + n[0] * t1;
-          return [cellAt(0, Math.min(xa, xb) - h), cellAt(0, Math.max(xa, xb) + h)];
-        };
+        const rowClip =
+          (tIn: number, tOut: number) =>
+          (y: number, z: number): [number, number] => {
+            let t0 = tIn;
+            let t1 = Math.min(tOut, stop());
+            [y, z].forEach((cell, i) => {
+              const c = i + 1;
+              if (!(Math.abs(n[c]) >= 2 ** -20)) return;
+              const low = cell === 0 ? -Infinity : cell * level.cellSize - h;
+              const high = cell === level.dims[c] - 1 ? Infinity : (cell + 1) * level.cellSize + h;
+              const ta = (low - al[c]) / n[c],
+                tb = (high - al[c]) / n[c];
+              t0 = Math.max(t0, Math.min(ta, tb));
+              t1 = Math.min(t1, Math.max(ta, tb));
+            });
+            if (t0 > t1) return [1, 0];
+            const xa = al[0] + n[0] * t0,
+              xb = al[0] + n[0] * t1;
+            return [cellAt(0, Math.min(xa, xb) - h), cellAt(0, Math.max(xa, xb) + h)];
+          };
         for (let slab = slabFirst; ; slab += dir * thickness) {
           const first = dir > 0 ? slab : Math.max(slab - thickness + 1, 0);
           const last = dir > 0 ? Math.min(slab + thickness - 1, lastSlab) : slab;
@@ -201,5 +270,9 @@ export function gridCasts(rays: Float32Array, stride: 6 | 7, spheres: Float32Arr
       distance.push(bestIndex >= 0 ? best : NaN);
     }
   }
-  return { index: Int32Array.from(index), distance: Float64Array.from(distance), offsets: allHits ? offsets : undefined };
+  return {
+    index: Int32Array.from(index),
+    distance: Float64Array.from(distance),
+    offsets: allHits ? offsets : undefined,
+  };
 }

@@ -6,10 +6,34 @@ export { spheresOverlap, pairMargin, bruteForceSpherePairs, sortPairs } from './
 export { sphereLevel, cellOf, hashRow, rowKey, bucketOf, buildGrid, gridSpherePairs, type CpuGrid } from './grid.js';
 export { ceilLog2 } from '../spatial/level.js';
 export {
-  sphereAabbOverlap, sphereAabbDistance2, bruteForceSphereAabbPairs,
-  rotateInverse, sphereInBoxSpace, sphereObbDistance2, sphereObbOverlap, bruteForceSphereObbPairs,
+  sphereAabbOverlap,
+  sphereAabbDistance2,
+  bruteForceSphereAabbPairs,
+  rotateInverse,
+  sphereInBoxSpace,
+  sphereObbDistance2,
+  sphereObbOverlap,
+  bruteForceSphereObbPairs,
 } from './sphereBox.js';
-export { castHit, bruteForceNearestCasts, bruteForceAllCasts, pointAlong, contactPoint, type CastHit, type NearestHits } from './casts.js';
+export {
+  castHit,
+  bruteForceNearestCasts,
+  bruteForceAllCasts,
+  pointAlong,
+  contactPoint,
+  type CastHit,
+  type NearestHits,
+} from './casts.js';
 export { walkRows, walkableGrid, cellRange, type WalkStats, type WalkableGrid } from './grid.js';
 export { gridSphereAabbPairs, gridSphereObbPairs, gridCasts, type WalkedCasts } from './gridQueries.js';
-export { particleStep, ParticleSolverTwin, pairGeometry, coincidentNormal, boxGeometry, type StepParams, type Geometry, type ColliderState, type BoxGeometry } from './particles.js';
+export {
+  particleStep,
+  ParticleSolverTwin,
+  pairGeometry,
+  coincidentNormal,
+  boxGeometry,
+  type StepParams,
+  type Geometry,
+  type ColliderState,
+  type BoxGeometry,
+} from './particles.js';

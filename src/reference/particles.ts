@@ -38,8 +38,26 @@
 import type { GridPlan } from '../spatial/plan.js';
 import { walkableGrid } from './grid.js';
 import { wakeKey, type StepParams } from '../particles/step.js';
-import { emptyRest, noWall, settingsOf, type BoxSlot, type ColliderState, type Contacts, type Entry, type StepState, type Wall } from './particles/state.js';
-import { wakeMoved, movedTooFar, particleDecide, particleGather, particleFill, particleCarry, type Found } from './particles/search.js';
+import {
+  emptyRest,
+  noWall,
+  settingsOf,
+  type BoxSlot,
+  type ColliderState,
+  type Contacts,
+  type Entry,
+  type StepState,
+  type Wall,
+} from './particles/state.js';
+import {
+  wakeMoved,
+  movedTooFar,
+  particleDecide,
+  particleGather,
+  particleFill,
+  particleCarry,
+  type Found,
+} from './particles/search.js';
 import { colliderList, colliderMove } from './particles/colliders.js';
 import { particlePrepare, particleIterate, particleIntegrate } from './particles/solve.js';
 import { particleSleep, particleWriteBack } from './particles/sleep.js';
@@ -86,7 +104,13 @@ export class ParticleSolverTwin {
    * order: gather and decide, search or carry, collider lists, sleep, then per substep prepare,
    * sweeps, integration and the boxes' motion, and last the write-back.
    */
-  step(spheres: Float32Array, velocities: Float32Array, p: StepParams, plan: GridPlan, colliders?: ColliderState): { spheres: Float32Array; velocities: Float32Array } {
+  step(
+    spheres: Float32Array,
+    velocities: Float32Array,
+    p: StepParams,
+    plan: GridPlan,
+    colliders?: ColliderState,
+  ): { spheres: Float32Array; velocities: Float32Array } {
     const n = spheres.length / 4;
     const settings = settingsOf(p);
     const listing = [n, p.margin, p.skin, p.dt].join(' ');
@@ -98,7 +122,9 @@ export class ParticleSolverTwin {
     this.waking = waking;
     const last = { order: this.order, ...this.last };
     wakeMoved(this.rest, spheres, velocities, last, settings.sleepSpeed);
-    const search = particleDecide(this.order !== null, wakeAll, this.listing === listing, () => movedTooFar(last, this.anchors, spheres, velocities, settings));
+    const search = particleDecide(this.order !== null, wakeAll, this.listing === listing, () =>
+      movedTooFar(last, this.anchors, spheres, velocities, settings),
+    );
     this.listing = listing;
     this.steps++;
     if (search) this.searches++;
@@ -107,9 +133,10 @@ export class ParticleSolverTwin {
     let found: Found;
     if (grid) {
       const previousOf = new Map<number, Entry[]>();
-      if (this.order && !wakeAll) this.order.forEach((id, t) => {
-        previousOf.set(id, this.lists[t]);
-      });
+      if (this.order && !wakeAll)
+        this.order.forEach((id, t) => {
+          previousOf.set(id, this.lists[t]);
+        });
       const filled = particleFill(state, grid, plan, previousOf);
       this.anchors = filled.anchors;
       found = filled;
@@ -141,7 +168,11 @@ export class ParticleSolverTwin {
    * particleWriteBack's state: positions and velocities back by index (the inverse mass stays:
    * a sleeper's body holds 0), and the contacts and radii the next step starts from.
    */
-  private remember(state: StepState, contacts: Contacts, velocities: Float32Array): { spheres: Float32Array; velocities: Float32Array } {
+  private remember(
+    state: StepState,
+    contacts: Contacts,
+    velocities: Float32Array,
+  ): { spheres: Float32Array; velocities: Float32Array } {
     const { n, order, pos, body } = state;
     const outSpheres = new Float32Array(4 * n);
     const outVelocities = new Float32Array(4 * n);
@@ -164,6 +195,11 @@ export class ParticleSolverTwin {
 }
 
 /** One step of a world with no memory of earlier steps (no warm start from before it). */
-export function particleStep(spheres: Float32Array, velocities: Float32Array, params: StepParams, plan: GridPlan): { spheres: Float32Array; velocities: Float32Array } {
+export function particleStep(
+  spheres: Float32Array,
+  velocities: Float32Array,
+  params: StepParams,
+  plan: GridPlan,
+): { spheres: Float32Array; velocities: Float32Array } {
   return new ParticleSolverTwin().step(spheres, velocities, params, plan);
 }

@@ -15,7 +15,8 @@ export interface SortedByKey {
 
 /** Sorts copies of `keys` (and `values`) stably by their `keyBits` low bits. */
 export function radixSortByKey(keys: Uint32Array, values?: Uint32Array, keyBits = 32): SortedByKey {
-  if (!Number.isInteger(keyBits) || keyBits < 0 || keyBits > 32) throw new RangeError(`keyBits must be an integer in 0–32, got ${keyBits}`);
+  if (!Number.isInteger(keyBits) || keyBits < 0 || keyBits > 32)
+    throw new RangeError(`keyBits must be an integer in 0–32, got ${keyBits}`);
   if (values && values.length < keys.length) throw new RangeError('fewer values than keys');
   const n = keys.length;
   let k = keys.slice();

@@ -34,10 +34,20 @@ export function bruteForceSphereAabbPairs(spheres: Float32Array, aabbs: Float32A
 }
 
 /** v rotated by the inverse of the unit quaternion (x, y, z, w): q⁻¹ v q = conj(q) v q. */
-export function rotateInverse(qx: number, qy: number, qz: number, qw: number, vx: number, vy: number, vz: number): [number, number, number] {
+export function rotateInverse(
+  qx: number,
+  qy: number,
+  qz: number,
+  qw: number,
+  vx: number,
+  vy: number,
+  vz: number,
+): [number, number, number] {
   // For a unit quaternion, the inverse rotation is the rotation by (−x, −y, −z, w):
   // v' = v + 2w' (u × v) + 2 u × (u × v), with u = −(x, y, z), w' = w.
-  const ux = -qx, uy = -qy, uz = -qz;
+  const ux = -qx,
+    uy = -qy,
+    uz = -qz;
   const tx = 2 * (uy * vz - uz * vy);
   const ty = 2 * (uz * vx - ux * vz);
   const tz = 2 * (ux * vy - uy * vx);
@@ -45,12 +55,22 @@ export function rotateInverse(qx: number, qy: number, qz: number, qw: number, vx
 }
 
 /** The sphere centre in box space and the box's half extents, for sphere i and oriented box k (10 floats). */
-export function sphereInBoxSpace(spheres: Float32Array, i: number, boxes: Float32Array, k: number): { v: [number, number, number]; h: [number, number, number] } {
+export function sphereInBoxSpace(
+  spheres: Float32Array,
+  i: number,
+  boxes: Float32Array,
+  k: number,
+): { v: [number, number, number]; h: [number, number, number] } {
   const b = 10 * k;
   const len = Math.hypot(boxes[b + 6], boxes[b + 7], boxes[b + 8], boxes[b + 9]);
   const v = rotateInverse(
-    boxes[b + 6] / len, boxes[b + 7] / len, boxes[b + 8] / len, boxes[b + 9] / len,
-    spheres[4 * i] - boxes[b], spheres[4 * i + 1] - boxes[b + 1], spheres[4 * i + 2] - boxes[b + 2],
+    boxes[b + 6] / len,
+    boxes[b + 7] / len,
+    boxes[b + 8] / len,
+    boxes[b + 9] / len,
+    spheres[4 * i] - boxes[b],
+    spheres[4 * i + 1] - boxes[b + 1],
+    spheres[4 * i + 2] - boxes[b + 2],
   );
   return { v, h: [boxes[b + 3], boxes[b + 4], boxes[b + 5]] };
 }

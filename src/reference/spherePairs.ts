@@ -40,7 +40,10 @@ export function bruteForceSpherePairs(spheres: Float32Array): Uint32Array {
   const n = spheres.length / 4;
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
-    const ax = spheres[4 * i], ay = spheres[4 * i + 1], az = spheres[4 * i + 2], ar = spheres[4 * i + 3];
+    const ax = spheres[4 * i],
+      ay = spheres[4 * i + 1],
+      az = spheres[4 * i + 2],
+      ar = spheres[4 * i + 3];
     for (let j = i + 1; j < n; j++) {
       const dx = spheres[4 * j] - ax;
       const dy = spheres[4 * j + 1] - ay;

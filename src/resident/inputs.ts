@@ -89,15 +89,38 @@ export function checkScene(scene: unknown): SceneBounds {
   const s = scene as SceneBounds | undefined;
   const vector = (name: 'min' | 'max'): void => {
     const v = s?.[name];
-    if (!v || typeof v !== 'object' || (v as ArrayLike<number>).length !== 3 || !Array.from(v as ArrayLike<number>).every((x) => typeof x === 'number' && Math.abs(x) <= MAX_MAGNITUDE)) {
-      throw new InvalidInputError(`options.scene.${name}`, -1, RULES.vector, 'three finite numbers, at most 2^60 in magnitude');
+    if (
+      !v ||
+      typeof v !== 'object' ||
+      (v as ArrayLike<number>).length !== 3 ||
+      !Array.from(v as ArrayLike<number>).every((x) => typeof x === 'number' && Math.abs(x) <= MAX_MAGNITUDE)
+    ) {
+      throw new InvalidInputError(
+        `options.scene.${name}`,
+        -1,
+        RULES.vector,
+        'three finite numbers, at most 2^60 in magnitude',
+      );
     }
   };
-  if (!s || typeof s !== 'object') throw new InvalidInputError('options.scene', -1, RULES.option, 'the scene bounds { min, max, maxRadius } are required for spheres on the GPU');
+  if (!s || typeof s !== 'object')
+    throw new InvalidInputError(
+      'options.scene',
+      -1,
+      RULES.option,
+      'the scene bounds { min, max, maxRadius } are required for spheres on the GPU',
+    );
   vector('min');
   vector('max');
-  for (let a = 0; a < 3; a++) if (!(s.min[a] <= s.max[a])) throw new InvalidInputError('options.scene', -1, RULES.minMax, `axis ${'xyz'[a]}`);
-  if (typeof s.maxRadius !== 'number' || !(s.maxRadius >= 0) || s.maxRadius > MAX_MAGNITUDE) throw new InvalidInputError('options.scene.maxRadius', -1, RULES.option, `a finite number >= 0, got ${String(s.maxRadius)}`);
+  for (let a = 0; a < 3; a++)
+    if (!(s.min[a] <= s.max[a])) throw new InvalidInputError('options.scene', -1, RULES.minMax, `axis ${'xyz'[a]}`);
+  if (typeof s.maxRadius !== 'number' || !(s.maxRadius >= 0) || s.maxRadius > MAX_MAGNITUDE)
+    throw new InvalidInputError(
+      'options.scene.maxRadius',
+      -1,
+      RULES.option,
+      `a finite number >= 0, got ${String(s.maxRadius)}`,
+    );
   return s;
 }
 
@@ -107,7 +130,12 @@ export function checkTimer(argument: string, value: unknown): GpuTimer | undefin
   throw new InvalidInputError(argument, -1, RULES.option, `a GpuTimer, got ${String(value)}`);
 }
 
-export function checkRecords(argument: string, value: unknown, recordBytes: number, maxRecords: number): GpuRecords & { offset: number } {
+export function checkRecords(
+  argument: string,
+  value: unknown,
+  recordBytes: number,
+  maxRecords: number,
+): GpuRecords & { offset: number } {
   const r = value as GpuRecords | undefined;
   const buffer = r?.buffer as GPUBuffer | undefined;
   if (!r || typeof r !== 'object' || !buffer || typeof buffer.size !== 'number' || typeof buffer.usage !== 'number') {
@@ -116,13 +144,31 @@ export function checkRecords(argument: string, value: unknown, recordBytes: numb
   const count = checkPositiveInteger(`${argument}.count`, r.count) ?? NaN;
   if (Number.isNaN(count)) throw new InvalidInputError(`${argument}.count`, -1, RULES.option, 'required');
   // As the one-shot calls: more records than a binding holds (the collider's limits) is a capacity.
-  if (count > maxRecords) throw new CapacityError(argument, count, maxRecords, 'more records than the device can bind (limits; maxBindingBytes)');
+  if (count > maxRecords)
+    throw new CapacityError(
+      argument,
+      count,
+      maxRecords,
+      'more records than the device can bind (limits; maxBindingBytes)',
+    );
   const offset = checkPositiveInteger(`${argument}.offset`, r.offset) ?? 0;
-  if (offset % 4 !== 0) throw new InvalidInputError(`${argument}.offset`, -1, RULES.option, `a multiple of 4, got ${offset}`);
+  if (offset % 4 !== 0)
+    throw new InvalidInputError(`${argument}.offset`, -1, RULES.option, `a multiple of 4, got ${offset}`);
   if (offset + count * recordBytes > buffer.size) {
-    throw new InvalidInputError(argument, -1, RULES.gpuRecords, `${count} records of ${recordBytes} bytes from byte ${offset} pass the buffer's ${buffer.size} bytes`);
+    throw new InvalidInputError(
+      argument,
+      -1,
+      RULES.gpuRecords,
+      `${count} records of ${recordBytes} bytes from byte ${offset} pass the buffer's ${buffer.size} bytes`,
+    );
   }
   const needs = offset === 0 ? BufferUsage.STORAGE : BufferUsage.COPY_SRC;
-  if ((buffer.usage & needs) === 0) throw new InvalidInputError(argument, -1, RULES.gpuRecords, `the buffer needs ${offset === 0 ? 'STORAGE' : 'COPY_SRC'} usage`);
+  if ((buffer.usage & needs) === 0)
+    throw new InvalidInputError(
+      argument,
+      -1,
+      RULES.gpuRecords,
+      `the buffer needs ${offset === 0 ? 'STORAGE' : 'COPY_SRC'} usage`,
+    );
   return { buffer, count, offset };
 }

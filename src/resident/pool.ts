@@ -8,7 +8,6 @@ import { type EncodeOptions, type EncodeCastOptions } from './inputs.js';
 import { EncodedPairs, EncodedHits, type Lease } from './results.js';
 import { QueryRecorder } from './recorder.js';
 
-
 /**
  * A recorder lent to one encoded result: given back when the result's `read()` has seen its call
  * run, when the result is encoded into on another recorder, destroyed, or garbage-collected.
@@ -64,16 +63,33 @@ export class ResidentPool {
   }
 
   /** `QueryRecorder.encodePairs` on the result's recorder, or a free one. */
-  encodePairs(encoder: GPUCommandEncoder, spheres: unknown, options: EncodeOptions, box?: { kind: BoxKind; boxes: unknown; argument: string }): EncodedPairs {
+  encodePairs(
+    encoder: GPUCommandEncoder,
+    spheres: unknown,
+    options: EncodeOptions,
+    box?: { kind: BoxKind; boxes: unknown; argument: string },
+  ): EncodedPairs {
     return this.leased(options, EncodedPairs, (recorder) => recorder.encodePairs(encoder, spheres, options, box));
   }
 
   /** `QueryRecorder.encodeCasts` on the result's recorder, or a free one. */
-  encodeCasts(encoder: GPUCommandEncoder, kind: 'raycast' | 'sphereCast', casts: unknown, spheres: unknown, options: EncodeCastOptions): EncodedHits {
-    return this.leased(options, EncodedHits, (recorder) => recorder.encodeCasts(encoder, kind, casts, spheres, options));
+  encodeCasts(
+    encoder: GPUCommandEncoder,
+    kind: 'raycast' | 'sphereCast',
+    casts: unknown,
+    spheres: unknown,
+    options: EncodeCastOptions,
+  ): EncodedHits {
+    return this.leased(options, EncodedHits, (recorder) =>
+      recorder.encodeCasts(encoder, kind, casts, spheres, options),
+    );
   }
 
-  private leased<T extends EncodedPairs | EncodedHits>(options: unknown, type: abstract new (...args: never[]) => T, record: (recorder: QueryRecorder) => T): T {
+  private leased<T extends EncodedPairs | EncodedHits>(
+    options: unknown,
+    type: abstract new (...args: never[]) => T,
+    record: (recorder: QueryRecorder) => T,
+  ): T {
     const into = options && typeof options === 'object' ? (options as { into?: unknown }).into : undefined;
     const lease = into instanceof type ? into.lease : undefined;
     const held = lease instanceof RecorderLease && lease.held && lease.pool === this ? lease : undefined;

@@ -10,7 +10,16 @@ import { PairCounter } from '../layout.js';
 import { ResidentStatus } from '../../shaders/resident/layout.js';
 import { CastHitRecord } from '../../shaders/passes/layout.js';
 import { RULES } from '../validate.js';
-import { toRaycastResult, toSphereCastResult, trueTotal, type HitRecords, type RaycastResult, type SphereCastResult, type RaycastAllHits, type SphereCastAllHits } from '../castQueries.js';
+import {
+  toRaycastResult,
+  toSphereCastResult,
+  trueTotal,
+  type HitRecords,
+  type RaycastResult,
+  type SphereCastResult,
+  type RaycastAllHits,
+  type SphereCastAllHits,
+} from '../castQueries.js';
 
 /** What a result holds of its recorder until the call has run: the pool's lease (src/resident/pool.ts). */
 export interface Lease {
@@ -23,12 +32,22 @@ export interface Lease {
  */
 export function checkStatusWords(words: Uint32Array, maxRadius: number, call: number): void {
   if (words[ResidentStatus.offsets.call / 4] !== call) {
-    throw new InvalidInputError('encoder', -1, RULES.submitFirst, 'the call has not run: read() after submitting the encoder it was recorded into');
+    throw new InvalidInputError(
+      'encoder',
+      -1,
+      RULES.submitFirst,
+      'the call has not run: read() after submitting the encoder it was recorded into',
+    );
   }
   const violations = words[ResidentStatus.offsets.violations / 4];
   if (violations > 0) {
     const first = words[ResidentStatus.offsets.firstViolation / 4];
-    throw new InvalidInputError('spheres', first, RULES.sceneBounds, `${violations} sphere(s) with a radius above scene.maxRadius = ${maxRadius}, or a value not finite`);
+    throw new InvalidInputError(
+      'spheres',
+      first,
+      RULES.sceneBounds,
+      `${violations} sphere(s) with a radius above scene.maxRadius = ${maxRadius}, or a value not finite`,
+    );
   }
 }
 
@@ -38,7 +57,12 @@ export function ran(words: Uint32Array, call: number): boolean {
 }
 
 export function statusBuffer(device: GPUDevice, label: string): GPUBuffer {
-  return createBuffer(device, `${label} status`, ResidentStatus.size, BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST);
+  return createBuffer(
+    device,
+    `${label} status`,
+    ResidentStatus.size,
+    BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+  );
 }
 
 /** The initial status: no violation, the first one at 0xffffffff (atomicMin lowers it). */
@@ -84,7 +108,12 @@ export class EncodedPairs {
   constructor(device: GPUDevice, capacity: number, label = 'encoded pairs') {
     this.list = new PairList(device, label);
     this.list.reserve(capacity);
-    this.dispatch = createBuffer(device, `${label} dispatch`, 12, BufferUsage.STORAGE | BufferUsage.INDIRECT | BufferUsage.COPY_SRC);
+    this.dispatch = createBuffer(
+      device,
+      `${label} dispatch`,
+      12,
+      BufferUsage.STORAGE | BufferUsage.INDIRECT | BufferUsage.COPY_SRC,
+    );
     this.status = statusBuffer(device, label);
   }
 
@@ -110,12 +139,20 @@ export class EncodedPairs {
    */
   async read(): Promise<Uint32Array> {
     // The status, the count and the pairs in one round trip (PairList.readCounted).
-    const { count, pairs, also } = await this.list.readCounted(this.expected(), undefined, [{ source: this.status, offset: 0, size: ResidentStatus.size }]);
+    const { count, pairs, also } = await this.list.readCounted(this.expected(), undefined, [
+      { source: this.status, offset: 0, size: ResidentStatus.size },
+    ]);
     this.lastCount = count;
     const words = new Uint32Array(also[0]);
     if (ran(words, this.call)) this.lease?.release();
     checkStatusWords(words, this.maxRadius, this.call);
-    if (!pairs) throw new CapacityError('pairs', count, this.capacity, 'encode into this result again (it grows to the count) or pass a larger options.capacity');
+    if (!pairs)
+      throw new CapacityError(
+        'pairs',
+        count,
+        this.capacity,
+        'encode into this result again (it grows to the count) or pass a larger options.capacity',
+      );
     return pairs;
   }
 
@@ -186,12 +223,29 @@ export class EncodedHits<R extends HitsResult = HitsResult> {
   lease?: Lease;
 
   /** @internal Made by the Collider's encode calls. */
-  constructor(private readonly device: GPUDevice, label = 'encoded hits') {
+  constructor(
+    private readonly device: GPUDevice,
+    label = 'encoded hits',
+  ) {
     this.records = new GrowableBuffer(device, `${label} records`, BufferUsage.STORAGE | BufferUsage.COPY_SRC);
     this.status = statusBuffer(device, label);
-    this.counts = new GrowableBuffer(device, `${label} offsets`, BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST);
-    this.total = createBuffer(device, `${label} total`, PairCounter.size, BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST);
-    this.dispatch = createBuffer(device, `${label} dispatch`, 12, BufferUsage.STORAGE | BufferUsage.INDIRECT | BufferUsage.COPY_SRC);
+    this.counts = new GrowableBuffer(
+      device,
+      `${label} offsets`,
+      BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+    );
+    this.total = createBuffer(
+      device,
+      `${label} total`,
+      PairCounter.size,
+      BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+    );
+    this.dispatch = createBuffer(
+      device,
+      `${label} dispatch`,
+      12,
+      BufferUsage.STORAGE | BufferUsage.INDIRECT | BufferUsage.COPY_SRC,
+    );
   }
 
   /** The CastHitRecords: one per cast (nearest), or every hit cast by cast (all hits). */
@@ -215,7 +269,13 @@ export class EncodedHits<R extends HitsResult = HitsResult> {
     const { total, hits, status } = await this.readAll(true);
     if (ran(status!, this.call)) this.lease?.release();
     checkStatusWords(status!, this.maxRadius, this.call);
-    if (!hits) throw new CapacityError('hits', total, this.capacity, 'encode into this result again (it grows to the total) or pass a larger options.capacity');
+    if (!hits)
+      throw new CapacityError(
+        'hits',
+        total,
+        this.capacity,
+        'encode into this result again (it grows to the total) or pass a larger options.capacity',
+      );
     return (this.kind === 'raycast' ? toRaycastResult : toSphereCastResult)(hits) as R;
   }
 
@@ -231,32 +291,47 @@ export class EncodedHits<R extends HitsResult = HitsResult> {
 
   private async readAll(withStatus: boolean): Promise<{ total: number; hits?: HitRecords; status?: Uint32Array }> {
     const also: ReadRange[] = withStatus ? [{ source: this.status, offset: 0, size: ResidentStatus.size }] : [];
-    const statusOf = (bytes: ArrayBuffer[]): Uint32Array | undefined => (withStatus ? new Uint32Array(bytes[0].slice(0)) : undefined);
+    const statusOf = (bytes: ArrayBuffer[]): Uint32Array | undefined =>
+      withStatus ? new Uint32Array(bytes[0].slice(0)) : undefined;
     const recordBytes = CastHitRecord.size;
     if (!this.allHits) {
-      return readRanges(this.device, [...also, { source: this.records.buffer, offset: 0, size: recordBytes * this.count }], (bytes) => ({
-        total: this.count,
-        hits: { records: new Float32Array(bytes[also.length].slice(0)) },
-        status: statusOf(bytes),
-      }));
+      return readRanges(
+        this.device,
+        [...also, { source: this.records.buffer, offset: 0, size: recordBytes * this.count }],
+        (bytes) => ({
+          total: this.count,
+          hits: { records: new Float32Array(bytes[also.length].slice(0)) },
+          status: statusOf(bytes),
+        }),
+      );
     }
     const ahead = Math.min(this.capacity, Math.max(SPECULATIVE_HITS, Math.ceil(1.25 * this.lastCount)));
     let have = 0;
-    const read = await readRanges(this.device, [
-      ...also,
-      { source: this.counts.buffer, offset: 0, size: 4 * (this.count + 1) },
-      { source: this.records.buffer, offset: 0, size: recordBytes * ahead },
-    ], (bytes): { total: number; hits?: HitRecords; status?: Uint32Array } => {
-      const offsets = new Uint32Array(bytes[also.length].slice(0));
-      const total = trueTotal(offsets);
-      if (total > this.capacity) return { total, status: statusOf(bytes) };
-      have = Math.min(total, ahead);
-      const records = new Float32Array(copyMapped(bytes[also.length + 1], have * recordBytes, total * recordBytes));
-      return { total, hits: { records, offsets }, status: statusOf(bytes) };
-    });
+    const read = await readRanges(
+      this.device,
+      [
+        ...also,
+        { source: this.counts.buffer, offset: 0, size: 4 * (this.count + 1) },
+        { source: this.records.buffer, offset: 0, size: recordBytes * ahead },
+      ],
+      (bytes): { total: number; hits?: HitRecords; status?: Uint32Array } => {
+        const offsets = new Uint32Array(bytes[also.length].slice(0));
+        const total = trueTotal(offsets);
+        if (total > this.capacity) return { total, status: statusOf(bytes) };
+        have = Math.min(total, ahead);
+        const records = new Float32Array(copyMapped(bytes[also.length + 1], have * recordBytes, total * recordBytes));
+        return { total, hits: { records, offsets }, status: statusOf(bytes) };
+      },
+    );
     this.lastCount = read.total;
     if (read.hits && read.total > have) {
-      await readBuffer(this.device, this.records.buffer, recordBytes * have, recordBytes * (read.total - have), read.hits.records.subarray((have * recordBytes) / 4));
+      await readBuffer(
+        this.device,
+        this.records.buffer,
+        recordBytes * have,
+        recordBytes * (read.total - have),
+        read.hits.records.subarray((have * recordBytes) / 4),
+      );
     }
     return read;
   }

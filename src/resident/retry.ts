@@ -25,14 +25,25 @@ export interface ResultSlot<T> {
  * or `deviceMaxPairs` throws CapacityError with that count. `slot` holds the result throughout.
  */
 export async function collectPairs(
-  submit: Submit, record: (encoder: GPUCommandEncoder, capacity: number, again: boolean, into: EncodedPairs | undefined) => EncodedPairs,
-  slot: ResultSlot<EncodedPairs>, capacity: number, maxPairs: number, deviceMaxPairs: number, out?: Uint32Array,
+  submit: Submit,
+  record: (
+    encoder: GPUCommandEncoder,
+    capacity: number,
+    again: boolean,
+    into: EncodedPairs | undefined,
+  ) => EncodedPairs,
+  slot: ResultSlot<EncodedPairs>,
+  capacity: number,
+  maxPairs: number,
+  deviceMaxPairs: number,
+  out?: Uint32Array,
 ): Promise<Uint32Array> {
   for (let again = false; ; again = true) {
     await submit((encoder) => (slot.result = record(encoder, capacity, again, slot.result)));
     const { count, pairs } = await slot.result!.readCounted(out);
     if (count > maxPairs) throw new CapacityError('pairs', count, maxPairs, 'raise options.maxPairs');
-    if (count > deviceMaxPairs) throw new CapacityError('pairs', count, deviceMaxPairs, 'the device cannot hold that many pairs in one buffer');
+    if (count > deviceMaxPairs)
+      throw new CapacityError('pairs', count, deviceMaxPairs, 'the device cannot hold that many pairs in one buffer');
     if (pairs) return pairs;
     capacity = count;
   }
@@ -40,14 +51,19 @@ export async function collectPairs(
 
 /** `collectPairs` for all hits (nearest hits always fit: one record a cast). */
 export async function collectHits(
-  submit: Submit, record: (encoder: GPUCommandEncoder, capacity: number, again: boolean, into: EncodedHits | undefined) => EncodedHits,
-  slot: ResultSlot<EncodedHits>, capacity: number, maxHits: number, deviceMaxHits: number,
+  submit: Submit,
+  record: (encoder: GPUCommandEncoder, capacity: number, again: boolean, into: EncodedHits | undefined) => EncodedHits,
+  slot: ResultSlot<EncodedHits>,
+  capacity: number,
+  maxHits: number,
+  deviceMaxHits: number,
 ): Promise<HitRecords> {
   for (let again = false; ; again = true) {
     await submit((encoder) => (slot.result = record(encoder, capacity, again, slot.result)));
     const { total, hits } = await slot.result!.readCounted();
     if (total > maxHits) throw new CapacityError('hits', total, maxHits, 'raise options.maxHits');
-    if (total > deviceMaxHits) throw new CapacityError('hits', total, deviceMaxHits, 'the device cannot hold that many hits in one buffer');
+    if (total > deviceMaxHits)
+      throw new CapacityError('hits', total, deviceMaxHits, 'the device cannot hold that many hits in one buffer');
     if (hits) return hits;
     capacity = total;
   }

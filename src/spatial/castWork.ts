@@ -74,7 +74,11 @@ function sampleCasts(packed: Float32Array, count: number): SampledCast[] {
  * density, and an octave's balls give merged stretches [lo, hi] of the cast. A dense blob of
  * tiny spheres then counts inside the blob only, and large spheres around it where they are.
  */
-function stretchesAlong(cast: SampledCast, centres: Float64Array, reach: Float64Array): Map<number, [number, number][]> {
+function stretchesAlong(
+  cast: SampledCast,
+  centres: Float64Array,
+  reach: Float64Array,
+): Map<number, [number, number][]> {
   const byBin = new Map<number, [number, number][]>();
   for (let o = 0; o < centres.length; o += 4) {
     const bin = centres[o + 3];
@@ -84,7 +88,8 @@ function stretchesAlong(cast: SampledCast, centres: Float64Array, reach: Float64
     const d2 = p[0] * p[0] + p[1] * p[1] + p[2] * p[2] - t * t;
     if (d2 >= R * R) continue;
     const w = Math.sqrt(R * R - d2);
-    const lo = Math.max(t - w, 0), hi = Math.min(t + w, cast.length);
+    const lo = Math.max(t - w, 0),
+      hi = Math.min(t + w, cast.length);
     if (lo < hi) {
       let list = byBin.get(bin);
       if (!list) byBin.set(bin, (list = []));
@@ -109,14 +114,20 @@ function stretchesAlong(cast: SampledCast, centres: Float64Array, reach: Float64
  * and hits where the collisions met along it (each octave's `rate` a unit of length inside its
  * stretches: density × cross section) sum to 1. The cast's length when they never do.
  */
-function walkUntilHit(stretches: Map<number, [number, number][]>, rate: (bin: number) => number, length: number): number {
+function walkUntilHit(
+  stretches: Map<number, [number, number][]>,
+  rate: (bin: number) => number,
+  length: number,
+): number {
   const events: [number, number][] = [];
   for (const [bin, list] of stretches) {
     const k = rate(bin);
     if (k > 0) for (const [lo, hi] of list) events.push([lo, k], [hi, -k]);
   }
   events.sort((p, q) => p[0] - q[0]);
-  let depth = 0, current = 0, t = 0;
+  let depth = 0,
+    current = 0,
+    t = 0;
   for (const [at, change] of events) {
     if (current > 0 && depth + current * (at - t) >= 1) return t + (1 - depth) / current;
     depth += current * (at - t);
@@ -139,7 +150,12 @@ function coveredBefore(list: [number, number][] | undefined, t: number): number 
  * the reach on each side), within the level's cells; candidates: the spheres in the tube the walk
  * sweeps through populated space.
  */
-export function estimateGridCastWork(plan: GridPlan, stats: SphereStats, shape: CastShapeWithRecords, nearSlack: (reach: CastReach) => number): GridCastWork {
+export function estimateGridCastWork(
+  plan: GridPlan,
+  stats: SphereStats,
+  shape: CastShapeWithRecords,
+  nearSlack: (reach: CastReach) => number,
+): GridCastWork {
   const work: GridCastWork = { slabs: 0, rows: 0, candidates: 0, near: 0 };
   if (shape.count === 0) return work;
   // Each octave's density where it lies, its reach (its sample spacing: the spacing times
@@ -149,7 +165,9 @@ export function estimateGridCastWork(plan: GridPlan, stats: SphereStats, shape: 
   const density0 = new Float64Array(stats.log2Hist.length); // each octave's density where it lies
   const cross = new Float64Array(stats.log2Hist.length); // and its radius, for the cross section
   const levelDensity = plan.levels.map(() => 0);
-  const levelOfBin = Array.from(stats.log2Hist, (_, bin) => levelOfLog2(bin - LOG2_BIAS, plan.levelBias, plan.levelStep, plan.levels.length));
+  const levelOfBin = Array.from(stats.log2Hist, (_, bin) =>
+    levelOfLog2(bin - LOG2_BIAS, plan.levelBias, plan.levelStep, plan.levels.length),
+  );
   let collision = 0; // Σ ρ π r²
   let radial = 0; // Σ ρ 2π r (times the cast's radius)
   let density = 0; // Σ ρ (times π rc²)
@@ -176,17 +194,35 @@ export function estimateGridCastWork(plan: GridPlan, stats: SphereStats, shape: 
   // (gridWalkSlack, below; the scene's extent there for casts not sampled).
   let extent = 0;
   for (let a = 0; a < 3; a++) extent = Math.max(extent, Math.abs(stats.min[a]), Math.abs(stats.max[a]));
-  const castReach = { maxAbs: Math.max(extent, shape.maxAbs ?? 0), maxLength: shape.maxLength ?? shape.totalLength / shape.count, maxRadius: stats.maxRadius };
+  const castReach = {
+    maxAbs: Math.max(extent, shape.maxAbs ?? 0),
+    maxLength: shape.maxLength ?? shape.totalLength / shape.count,
+    maxRadius: stats.maxRadius,
+  };
   const descentSlack = nearSlack(castReach);
   const localExtent = plan.levels.map((level) => {
     let e = 0;
-    for (let a = 0; a < 3; a++) e = Math.max(e, Math.abs(stats.min[a] - level.origin[a]), Math.abs(stats.max[a] - level.origin[a]));
+    for (let a = 0; a < 3; a++)
+      e = Math.max(e, Math.abs(stats.min[a] - level.origin[a]), Math.abs(stats.max[a] - level.origin[a]));
     return e;
   });
 
-  const sampled = shape.packed && stats.binBounds && stats.sampleCentres && stats.sampleCentres.length > 0 ? sampleCasts(shape.packed, shape.count) : [];
+  const sampled =
+    shape.packed && stats.binBounds && stats.sampleCentres && stats.sampleCentres.length > 0
+      ? sampleCasts(shape.packed, shape.count)
+      : [];
   // Without sampled casts: one cast of the mean length, walking it whole through spheres spread over the bounds.
-  const casts: SampledCast[] = sampled.length > 0 ? sampled : [{ a: [0, 0, 0], n: [1 / Math.sqrt(3), 1 / Math.sqrt(3), 1 / Math.sqrt(3)], length: shape.totalLength / shape.count, radius: 0 }];
+  const casts: SampledCast[] =
+    sampled.length > 0
+      ? sampled
+      : [
+          {
+            a: [0, 0, 0],
+            n: [1 / Math.sqrt(3), 1 / Math.sqrt(3), 1 / Math.sqrt(3)],
+            length: shape.totalLength / shape.count,
+            radius: 0,
+          },
+        ];
   const scale = shape.count / casts.length;
   const spread = shape.count > 0 && sampled.length === 0;
   for (const cast of casts) {
@@ -203,7 +239,9 @@ export function estimateGridCastWork(plan: GridPlan, stats: SphereStats, shape: 
       // walk stops at the first hit among the octaves of levels from b up. Its candidates come
       // from its own octaves, along the length of their stretches it walks.
       const walkedBefore = (bin: number): boolean => levelOfBin[bin] >= b;
-      const walk = spread ? cast.length : walkUntilHit(stretches!, (bin) => (walkedBefore(bin) ? rate[bin] : 0), cast.length);
+      const walk = spread
+        ? cast.length
+        : walkUntilHit(stretches!, (bin) => (walkedBefore(bin) ? rate[bin] : 0), cast.length);
       let met = 0;
       for (let bin = 0; bin < rate.length; bin++) {
         if (levelOfBin[bin] !== b || density0[bin] === 0) continue;
@@ -211,7 +249,12 @@ export function estimateGridCastWork(plan: GridPlan, stats: SphereStats, shape: 
       }
       const c = level.cellSize;
       let offset = localExtent[b];
-      if (!spread) offset = Math.max(Math.abs(cast.a[0] - level.origin[0]), Math.abs(cast.a[1] - level.origin[1]), Math.abs(cast.a[2] - level.origin[2]));
+      if (!spread)
+        offset = Math.max(
+          Math.abs(cast.a[0] - level.origin[0]),
+          Math.abs(cast.a[1] - level.origin[1]),
+          Math.abs(cast.a[2] - level.origin[2]),
+        );
       const h = level.maxRadius * EXT_SCALE + rc + gridWalkSlack(offset, cast.length, rc, level.maxRadius, c);
       const thickness = axis === 0 ? SLAB_X : 1;
       // The stretch the kernel walks: the cast, up to its hit, clipped to where it is within
@@ -234,7 +277,8 @@ export function estimateGridCastWork(plan: GridPlan, stats: SphereStats, shape: 
         const lo = Math.min(cast.a[o] + cast.n[o] * from, cast.a[o] + cast.n[o] * to) - h;
         const hi = Math.max(cast.a[o] + cast.n[o] * from, cast.a[o] + cast.n[o] * to) + h;
         if (spread) return Math.min((hi - lo) / c + 1, level.dims[o]);
-        const cell = (x: number): number => Math.min(Math.max(Math.floor((x - level.origin[o]) / c), 0), level.dims[o] - 1);
+        const cell = (x: number): number =>
+          Math.min(Math.max(Math.floor((x - level.origin[o]) / c), 0), level.dims[o] - 1);
         return cell(hi) - cell(lo) + 1;
       };
       const slabs = Math.floor((span(axis) - 1) / thickness) + 1;

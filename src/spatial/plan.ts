@@ -165,7 +165,9 @@ export function planGrid(stats: SphereStats, options: PlanOptions = {}, boxes?: 
   const cFloor = stats.binBounds ? -Infinity : countFloor(stats);
   let best: GridPlan | null = null;
   let bestCost = Infinity;
-  const estimate = boxes ? (plan: GridPlan): number => estimateBoxCost(plan, stats, boxes) : (plan: GridPlan): number => estimateCost(plan, stats);
+  const estimate = boxes
+    ? (plan: GridPlan): number => estimateBoxCost(plan, stats, boxes)
+    : (plan: GridPlan): number => estimateCost(plan, stats);
   // Levels one octave of radius apart (step 1) keep candidates few but make small spheres visit
   // many levels; coarser steps trade those rows for candidates. Take the cheapest estimate.
   let bestShape = { step: 1, shift: 0, cellShift: 0 };
@@ -199,7 +201,17 @@ export function planGrid(stats: SphereStats, options: PlanOptions = {}, boxes?: 
     // cells larger than the boxes look cheaper than they are.
     const shape = bestShape;
     const sampled = boxes.lo.length / 3;
-    const extents = Array.from({ length: sampled }, (_, k) => (boxes.hi[3 * k] - boxes.lo[3 * k] + boxes.hi[3 * k + 1] - boxes.lo[3 * k + 1] + boxes.hi[3 * k + 2] - boxes.lo[3 * k + 2]) / 3).sort((a, b) => a - b);
+    const extents = Array.from(
+      { length: sampled },
+      (_, k) =>
+        (boxes.hi[3 * k] -
+          boxes.lo[3 * k] +
+          boxes.hi[3 * k + 1] -
+          boxes.lo[3 * k + 1] +
+          boxes.hi[3 * k + 2] -
+          boxes.lo[3 * k + 2]) /
+        3,
+    ).sort((a, b) => a - b);
     const largest = extents[Math.floor(sampled / 2)] / 2;
     for (let coarsen = 1; coarsen <= MAX_BOX_COARSEN; coarsen++) {
       const plan = planWithStep(stats, options, shape.step, shape.shift, shape.cellShift, cFloor, coarsen);
@@ -222,7 +234,11 @@ export function levelOfLog2(c: number, levelBias: number, levelStep: number, lev
 /** Cells per axis of a level with cells of side 2^e from `origin` to `max` (the plan's `dims`). */
 function dimsAt(max: readonly number[], origin: readonly number[], e: number): [number, number, number] {
   const inv = 2 ** -e;
-  return [0, 1, 2].map((a) => Math.min(Math.floor(f32(f32(max[a] - origin[a]) * inv)) + 1, MAX_CELLS_PER_AXIS)) as [number, number, number];
+  return [0, 1, 2].map((a) => Math.min(Math.floor(f32(f32(max[a] - origin[a]) * inv)) + 1, MAX_CELLS_PER_AXIS)) as [
+    number,
+    number,
+    number,
+  ];
 }
 
 /**
@@ -265,7 +281,15 @@ export function countFloor(stats: SphereStats): number {
  * above `cFloor`, see countFloor, when the radii spread wide), and cells 2^cellShift times the
  * smallest that fit their level's largest sphere (then 2^coarsen times that: box queries).
  */
-function planWithStep(stats: SphereStats, options: PlanOptions, step: number, shift: number, cellShift: number, cFloor: number, coarsen = 0): GridPlan {
+function planWithStep(
+  stats: SphereStats,
+  options: PlanOptions,
+  step: number,
+  shift: number,
+  cellShift: number,
+  cFloor: number,
+  coarsen = 0,
+): GridPlan {
   const { count, min, max } = stats;
   const denseFactor = options.denseFactor ?? 8;
   const maxBuckets = prevPow2(options.maxBuckets ?? 2 ** 28);
@@ -291,12 +315,23 @@ function planWithStep(stats: SphereStats, options: PlanOptions, step: number, sh
   for (let a = 0; a < 3; a++) extent = Math.max(extent, count ? f32(max[a] - min[a]) : 0);
   const cExtent = extent > 0 ? ceilLog2(extent) : -LOG2_BIAS;
   const cLow = cMin < cMax - SPREAD_OCTAVES ? Math.max(cMin, cFloor) : cMin;
-  const c0 = Math.max(Math.min(cLow + shift, cMax), cMax - step * (MAX_LEVELS - 1), cExtent - Math.log2(MAX_CELLS_PER_AXIS) - 1, -121);
+  const c0 = Math.max(
+    Math.min(cLow + shift, cMax),
+    cMax - step * (MAX_LEVELS - 1),
+    cExtent - Math.log2(MAX_CELLS_PER_AXIS) - 1,
+    -121,
+  );
   const levelCount = Math.max(1, Math.ceil((cMax - c0) / step) + 1);
 
   // Each level's members, largest radius and centres' bounds (from its octaves' bounds, or all
   // the centres' when the stats have none per octave).
-  const members = Array.from({ length: levelCount }, () => ({ count: 0, maxRadius: 0, spacing: Infinity, lo: [Infinity, Infinity, Infinity], hi: [-Infinity, -Infinity, -Infinity] }));
+  const members = Array.from({ length: levelCount }, () => ({
+    count: 0,
+    maxRadius: 0,
+    spacing: Infinity,
+    lo: [Infinity, Infinity, Infinity],
+    hi: [-Infinity, -Infinity, -Infinity],
+  }));
   const { binBounds, binSpacing } = stats;
   for (let bin = 0; bin < LOG2_BINS; bin++) {
     const n = stats.log2Hist[bin];
@@ -320,12 +355,27 @@ function planWithStep(stats: SphereStats, options: PlanOptions, step: number, sh
     // over the level's bounds and over its measured spacing (a few far outliers or far-apart
     // clusters inflate the bounds, and a floor from them alone could put 200,000 spheres in one cell).
     let e = Math.min(c0 + step * k, Math.max(cMax, c0), 126 - cellShift) + 1 + cellShift;
-    if (binBounds && m.count) e = Math.min(Math.max(e, Math.min(floorExponent(m.hi, origin, CELLS_PER_SPHERE * m.count), spacingExponent(m.spacing))), 127);
+    if (binBounds && m.count)
+      e = Math.min(
+        Math.max(e, Math.min(floorExponent(m.hi, origin, CELLS_PER_SPHERE * m.count), spacingExponent(m.spacing))),
+        127,
+      );
     e = Math.min(e + coarsen, 127);
     const dims: [number, number, number] = m.count ? dimsAt(m.hi, origin, e) : [1, 1, 1];
     const lower: [number, number, number] = binBounds && m.count ? origin : [-F32_MAX, -F32_MAX, -F32_MAX];
-    const upper: [number, number, number] = binBounds && m.count ? [f32(m.hi[0]), f32(m.hi[1]), f32(m.hi[2])] : [F32_MAX, F32_MAX, F32_MAX];
-    return { origin, lower, upper, cellSize: 2 ** e, invCellSize: 2 ** -e, maxRadius: m.maxRadius, count: m.count, dims, keyBase: 0 };
+    const upper: [number, number, number] =
+      binBounds && m.count ? [f32(m.hi[0]), f32(m.hi[1]), f32(m.hi[2])] : [F32_MAX, F32_MAX, F32_MAX];
+    return {
+      origin,
+      lower,
+      upper,
+      cellSize: 2 ** e,
+      invCellSize: 2 ** -e,
+      maxRadius: m.maxRadius,
+      count: m.count,
+      dims,
+      keyBase: 0,
+    };
   });
 
   let totalCells = 0;
@@ -344,7 +394,10 @@ function planWithStep(stats: SphereStats, options: PlanOptions, step: number, sh
 }
 
 /** The stats' non-empty octaves of radius: count, largest radius, level in `plan`, centres' bounds (the scene's without bounds per octave). */
-function octaveBins(plan: GridPlan, stats: SphereStats): { count: number; radius: number; level: number; lo: number[]; hi: number[] }[] {
+function octaveBins(
+  plan: GridPlan,
+  stats: SphereStats,
+): { count: number; radius: number; level: number; lo: number[]; hi: number[] }[] {
   const bins: { count: number; radius: number; level: number; lo: number[]; hi: number[] }[] = [];
   for (let bin = 0; bin < LOG2_BINS; bin++) {
     const count = stats.log2Hist[bin];
@@ -486,7 +539,15 @@ export function nextLevelWithSpheres(plan: GridPlan, b: number): number {
  * The radius bins (ceilLog2 r) of level b, [lo, hi] inclusive, open-ended (±2^30) at the first
  * and last level: levelOfLog2(c) === b exactly when lo ≤ c ≤ hi.
  */
-export function log2RangeOfLevel(b: number, levelBias: number, levelStep: number, levelCount: number): [number, number] {
+export function log2RangeOfLevel(
+  b: number,
+  levelBias: number,
+  levelStep: number,
+  levelCount: number,
+): [number, number] {
   const open = 2 ** 30;
-  return [b === 0 ? -open : levelBias + (b - 1) * levelStep + 1, b === levelCount - 1 ? open : levelBias + b * levelStep];
+  return [
+    b === 0 ? -open : levelBias + (b - 1) * levelStep + 1,
+    b === levelCount - 1 ? open : levelBias + b * levelStep,
+  ];
 }

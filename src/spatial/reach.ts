@@ -24,6 +24,12 @@ export const GRID_WALK_SLACK = 2 ** -20;
  * rounded by ulps of the same magnitude; 2^-20 of it covers 16 such roundings. Far from the
  * world's origin (a lattice at 1e6) this is ulps of the scene's extent, not of 1e6.
  */
-export function gridWalkSlack(offset: number, length: number, castRadius: number, levelRadius: number, cellSize: number): number {
+export function gridWalkSlack(
+  offset: number,
+  length: number,
+  castRadius: number,
+  levelRadius: number,
+  cellSize: number,
+): number {
   return (offset + length + castRadius + levelRadius + cellSize) * GRID_WALK_SLACK;
 }

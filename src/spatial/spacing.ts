@@ -68,10 +68,14 @@ export function sampleSpacing(spheres: Float32Array, samples: OctaveSamples, bin
   for (let j = 0; j < m; j++) for (let a = 0; a < 3; a++) xs[3 * j + a] = spheres[4 * samples.indices[base + j] + a];
   const nearest = new Float64Array(m).fill(Infinity);
   for (let i = 0; i < m; i++) {
-    const x = xs[3 * i], y = xs[3 * i + 1], z = xs[3 * i + 2];
+    const x = xs[3 * i],
+      y = xs[3 * i + 1],
+      z = xs[3 * i + 2];
     let best = nearest[i];
     for (let j = i + 1; j < m; j++) {
-      const dx = xs[3 * j] - x, dy = xs[3 * j + 1] - y, dz = xs[3 * j + 2] - z;
+      const dx = xs[3 * j] - x,
+        dy = xs[3 * j + 1] - y,
+        dz = xs[3 * j + 2] - z;
       const d = dx * dx + dy * dy + dz * dz;
       if (d < best) best = d;
       if (d < nearest[j]) nearest[j] = d;

@@ -7,7 +7,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { reference } from '../../src/index.js';
-import { cpuBvhSpherePairs, cpuBvhSphereBoxPairs, cpuBvhRaycast, cpuBvhSphereCast, buildCpuBvh, LEAF_SIZE } from '../../bench/peers/cpuBvh.js';
+import {
+  cpuBvhSpherePairs,
+  cpuBvhSphereBoxPairs,
+  cpuBvhRaycast,
+  cpuBvhSphereCast,
+  buildCpuBvh,
+  LEAF_SIZE,
+} from '../../bench/peers/cpuBvh.js';
 import { PAIR_SCENES, boxScene, castSceneOf } from '../../bench/scenes.js';
 import { diffPairs, bandViolations } from '../support/pairs.js';
 import { obbMargin } from '../support/boxes.js';
@@ -42,11 +49,23 @@ function expectCasts(casts: Float32Array, stride: 6 | 7, spheres: Float32Array):
     expect(Math.abs(got.distance[k] - want.distance[k])).toBeLessThanOrEqual(1e-6 * (1 + Math.abs(want.distance[k])));
     const [px, py, pz] = reference.pointAlong(casts, stride, k, want.distance[k]);
     const p = 'point' in got ? got.point : got.center;
-    const scale = 1e-5 * (1 + Math.abs(casts[stride * k]) + Math.abs(casts[stride * k + 1]) + Math.abs(casts[stride * k + 2]) + want.distance[k]);
-    expect(Math.abs(p[3 * k] - px) + Math.abs(p[3 * k + 1] - py) + Math.abs(p[3 * k + 2] - pz)).toBeLessThanOrEqual(3 * scale);
+    const scale =
+      1e-5 *
+      (1 +
+        Math.abs(casts[stride * k]) +
+        Math.abs(casts[stride * k + 1]) +
+        Math.abs(casts[stride * k + 2]) +
+        want.distance[k]);
+    expect(Math.abs(p[3 * k] - px) + Math.abs(p[3 * k + 1] - py) + Math.abs(p[3 * k + 2] - pz)).toBeLessThanOrEqual(
+      3 * scale,
+    );
     if ('contact' in got) {
       const e = reference.contactPoint([px, py, pz], spheres, want.index[k], casts[stride * k + 6]);
-      expect(Math.abs(got.contact[3 * k] - e[0]) + Math.abs(got.contact[3 * k + 1] - e[1]) + Math.abs(got.contact[3 * k + 2] - e[2])).toBeLessThanOrEqual(3 * scale);
+      expect(
+        Math.abs(got.contact[3 * k] - e[0]) +
+          Math.abs(got.contact[3 * k + 1] - e[1]) +
+          Math.abs(got.contact[3 * k + 2] - e[2]),
+      ).toBeLessThanOrEqual(3 * scale);
     }
   }
   if (count >= 100) expect(hits).toBeGreaterThan(0);
@@ -66,7 +85,8 @@ describe('CPU BVH peer: sphere pairs equal the oracle', () => {
     ['none', () => new Float32Array(0)],
   ];
   for (const [name, make] of scenes) it(name, () => expectPairs(make()));
-  for (const kind of Object.keys(PAIR_SCENES)) it(`bench scene: ${kind}`, () => expectPairs(PAIR_SCENES[kind].make(1500)));
+  for (const kind of Object.keys(PAIR_SCENES))
+    it(`bench scene: ${kind}`, () => expectPairs(PAIR_SCENES[kind].make(1500)));
 
   it('exactly touching spheres count (a lattice of spacing 1, radius 0.5), points 1e-30 apart do not', () => {
     const out = new Float32Array(4 * 512);
@@ -111,20 +131,35 @@ describe('CPU BVH peer: sphere–box pairs equal the oracle', () => {
   it('identity-quaternion boxes give the AABB pairs', () => {
     const spheres = uniformScene(1000, { seed: 4 });
     const rand = mulberry32(5);
-    const aabbs = new Float32Array(6 * 200), obbs = new Float32Array(10 * 200);
+    const aabbs = new Float32Array(6 * 200),
+      obbs = new Float32Array(10 * 200);
     for (let k = 0; k < 200; k++) {
-      const c = [rand() * 20, rand() * 20, rand() * 20], h = [rand() * 3, rand() * 3, rand() * 3];
+      const c = [rand() * 20, rand() * 20, rand() * 20],
+        h = [rand() * 3, rand() * 3, rand() * 3];
       aabbs.set([c[0] - h[0], c[1] - h[1], c[2] - h[2], c[0] + h[0], c[1] + h[1], c[2] + h[2]], 6 * k);
       obbs.set([...c, ...h, 0, 0, 0, 1], 10 * k);
     }
     const a = cpuBvhSphereBoxPairs(spheres, aabbs, 'aabb');
     expect(a.length).toBeGreaterThan(0);
-    expect(bandViolations(diffPairs(spheres, cpuBvhSphereBoxPairs(spheres, obbs, 'obb'), a, obbMargin(obbs), false), 1)).toEqual([]);
+    expect(
+      bandViolations(diffPairs(spheres, cpuBvhSphereBoxPairs(spheres, obbs, 'obb'), a, obbMargin(obbs), false), 1),
+    ).toEqual([]);
   });
 });
 
 describe('CPU BVH peer: nearest cast hits equal the oracle', () => {
-  for (const kind of ['uniform', 'mixed', 'clustered', 'blobs', 'outliers', 'lattice', 'line', 'plane', 'coincident', 'points']) {
+  for (const kind of [
+    'uniform',
+    'mixed',
+    'clustered',
+    'blobs',
+    'outliers',
+    'lattice',
+    'line',
+    'plane',
+    'coincident',
+    'points',
+  ]) {
     for (const radius of [0, 0.3]) {
       it(`${radius ? 'sphere casts' : 'rays'} on ${kind}`, () => {
         const { spheres, casts, stride } = castSceneOf(kind, 1500, 400, radius);
@@ -136,12 +171,42 @@ describe('CPU BVH peer: nearest cast hits equal the oracle', () => {
     // Spheres 0 and 2 coincide (a tie); sphere 1 contains the second ray's origin; 3 is tangent to the third ray.
     const spheres = new Float32Array([5, 0, 0, 1, 5, 10, 0, 2, 5, 0, 0, 1, 5, 0, 3, 1]);
     const rays = new Float32Array([
-      -10, 0, 0, 10, 0, 0, // hits 0 (tie with 2) at 14
-      5, 10, 0, 5, -10, 0, // starts inside 1: hits 0 at 9
-      -10, 0, 4, 10, 0, 4, // tangent to 3 at x = 5
-      1, 1, 1, 1, 1, 1, // zero length
-      -10, 0, 0, 3.9, 0, 0, // ends short
-      -10, 0, 0, 4, 0, 0, // ends on the surface: hits
+      -10,
+      0,
+      0,
+      10,
+      0,
+      0, // hits 0 (tie with 2) at 14
+      5,
+      10,
+      0,
+      5,
+      -10,
+      0, // starts inside 1: hits 0 at 9
+      -10,
+      0,
+      4,
+      10,
+      0,
+      4, // tangent to 3 at x = 5
+      1,
+      1,
+      1,
+      1,
+      1,
+      1, // zero length
+      -10,
+      0,
+      0,
+      3.9,
+      0,
+      0, // ends short
+      -10,
+      0,
+      0,
+      4,
+      0,
+      0, // ends on the surface: hits
     ]);
     const got = cpuBvhRaycast(rays, spheres);
     expect([...got.index]).toEqual([0, 0, 3, -1, -1, 0]);

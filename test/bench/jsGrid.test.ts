@@ -7,11 +7,24 @@
 import { describe, expect, it } from 'vitest';
 import { bruteForceSpherePairs, sortPairs } from '../../src/reference/spherePairs.js';
 import { bruteForceSphereAabbPairs, bruteForceSphereObbPairs } from '../../src/reference/sphereBox.js';
-import { jsGridSpherePairs, jsGridSpherePairsNaive, jsGridSphereBoxPairs, type JsGridLevels } from '../../bench/peers/jsGrid.js';
+import {
+  jsGridSpherePairs,
+  jsGridSpherePairsNaive,
+  jsGridSphereBoxPairs,
+  type JsGridLevels,
+} from '../../bench/peers/jsGrid.js';
 import { PAIR_SCENES, boxScene, type BoxShape } from '../../bench/scenes.js';
 import { diffPairs, bandViolations } from '../support/pairs.js';
 import { obbMargin } from '../support/boxes.js';
-import { uniformScene, mixedRadiiScene, clusteredScene, giantsScene, coincidentScene, separatedScene, outlierScene } from '../support/scenes.js';
+import {
+  uniformScene,
+  mixedRadiiScene,
+  clusteredScene,
+  giantsScene,
+  coincidentScene,
+  separatedScene,
+  outlierScene,
+} from '../support/scenes.js';
 import { mulberry32 } from '../support/random.js';
 
 function expectOracle(spheres: Float32Array): JsGridLevels {
@@ -33,7 +46,8 @@ function sparseTwoLevelScene(seed: number): Float32Array {
   const rand = mulberry32(seed);
   const out = new Float32Array(4 * 2200);
   for (let i = 0; i < 200; i++) out.set([rand() * 1e4, rand() * 1e4, rand() * 1e4, 1], 4 * i);
-  for (let i = 200; i < 2200; i++) out.set([out[0] + 3 * (rand() - 0.5), out[1] + 3 * (rand() - 0.5), out[2] + 3 * (rand() - 0.5), 0.01], 4 * i);
+  for (let i = 200; i < 2200; i++)
+    out.set([out[0] + 3 * (rand() - 0.5), out[1] + 3 * (rand() - 0.5), out[2] + 3 * (rand() - 0.5), 0.01], 4 * i);
   return out;
 }
 
@@ -53,7 +67,8 @@ describe('careful JS grid (bench peer) equals the oracle', () => {
   ];
   for (const [name, make] of shared) it(name, () => expectOracle(make()));
 
-  for (const kind of Object.keys(PAIR_SCENES)) it(`bench scene: ${kind}`, () => expectOracle(PAIR_SCENES[kind].make(3000)));
+  for (const kind of Object.keys(PAIR_SCENES))
+    it(`bench scene: ${kind}`, () => expectOracle(PAIR_SCENES[kind].make(3000)));
 
   it('exactly touching spheres count (a lattice of spacing 1, radius 0.5)', () => {
     const out = new Float32Array(4 * 1000);
@@ -65,7 +80,11 @@ describe('careful JS grid (bench peer) equals the oracle', () => {
   it('points (radius 0) among spheres, and on a plane', () => {
     const rand = mulberry32(10);
     const mixed = new Float32Array(4 * 2000);
-    for (let i = 0; i < 2000; i++) mixed.set([Math.floor(rand() * 12), Math.floor(rand() * 12), Math.floor(rand() * 12), i % 3 === 0 ? 0 : 0.3 * rand()], 4 * i);
+    for (let i = 0; i < 2000; i++)
+      mixed.set(
+        [Math.floor(rand() * 12), Math.floor(rand() * 12), Math.floor(rand() * 12), i % 3 === 0 ? 0 : 0.3 * rand()],
+        4 * i,
+      );
     expectOracle(mixed);
     const plane = new Float32Array(4 * 2000);
     for (let i = 0; i < 2000; i++) plane.set([Math.floor(rand() * 50), Math.floor(rand() * 50), 7, 0], 4 * i);
@@ -130,7 +149,24 @@ describe('careful JS grid for sphere–box pairs (bench peer) equals the oracle'
   }
 
   it('touching counts: points on a box face and a sphere touching a corner', () => {
-    const spheres = new Float32Array([1, 0.5, 0.5, 0, 0, 0, 0, 0, 2, 1, 1, 0, 2.5, 2.5, 2.5, Math.sqrt(0.75) * 1.0000001]);
+    const spheres = new Float32Array([
+      1,
+      0.5,
+      0.5,
+      0,
+      0,
+      0,
+      0,
+      0,
+      2,
+      1,
+      1,
+      0,
+      2.5,
+      2.5,
+      2.5,
+      Math.sqrt(0.75) * 1.0000001,
+    ]);
     const aabb = new Float32Array([0, 0, 0, 1, 1, 1]);
     expect(sortPairs(jsGridSphereBoxPairs(spheres, aabb, 'aabb'))).toEqual(Uint32Array.from([0, 0, 1, 0]));
     expectBoxOracle(spheres, aabb, 'aabb');
@@ -141,7 +177,11 @@ describe('careful JS grid for sphere–box pairs (bench peer) equals the oracle'
   it('a box over every row of a fine level tests its spheres directly; boxes away from every sphere find none', () => {
     const blob = PAIR_SCENES['tiny-blob'].make(4000);
     let cx = 0;
-    for (let i = 0; i < 4000; i++) if (blob[4 * i + 3] < 0.01) { cx = blob[4 * i]; break; }
+    for (let i = 0; i < 4000; i++)
+      if (blob[4 * i + 3] < 0.01) {
+        cx = blob[4 * i];
+        break;
+      }
     const huge = new Float32Array([cx - 5, cx - 5, cx - 5, cx + 5, cx + 5, cx + 5, -1e3, -1e3, -1e3, -999, -999, -999]);
     expect(expectBoxOracle(blob, huge, 'aabb')).toBeGreaterThan(2000);
     const turned = new Float32Array([cx, cx, cx, 5, 5, 5, 0.3, 0.1, -0.2, 0.9]);

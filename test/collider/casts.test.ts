@@ -28,8 +28,15 @@ const unit = (rand: () => number): Vec => {
   return v.map((x) => x / l) as Vec;
 };
 const add = (a: Vec, b: Vec, s = 1): Vec => [a[0] + s * b[0], a[1] + s * b[1], a[2] + s * b[2]];
-const cross = (a: Vec, b: Vec): Vec => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
-const sphereAt = (s: Float32Array, i: number): { c: Vec; r: number } => ({ c: [s[4 * i], s[4 * i + 1], s[4 * i + 2]], r: s[4 * i + 3] });
+const cross = (a: Vec, b: Vec): Vec => [
+  a[1] * b[2] - a[2] * b[1],
+  a[2] * b[0] - a[0] * b[2],
+  a[0] * b[1] - a[1] * b[0],
+];
+const sphereAt = (s: Float32Array, i: number): { c: Vec; r: number } => ({
+  c: [s[4 * i], s[4 * i + 1], s[4 * i + 2]],
+  r: s[4 * i + 3],
+});
 
 /**
  * Rays of every kind the seeds call out, over a sphere cloud: random through and around it,
@@ -39,8 +46,13 @@ const sphereAt = (s: Float32Array, i: number): { c: Vec; r: number } => ({ c: [s
 function mixedRays(spheres: Float32Array, count: number, seed: number, radius = 0): Float32Array {
   const rand = mulberry32(seed);
   const n = spheres.length / 4;
-  let lo = Infinity, hi = -Infinity;
-  for (let i = 0; i < spheres.length; i++) if (i % 4 !== 3) { lo = Math.min(lo, spheres[i]); hi = Math.max(hi, spheres[i]); }
+  let lo = Infinity,
+    hi = -Infinity;
+  for (let i = 0; i < spheres.length; i++)
+    if (i % 4 !== 3) {
+      lo = Math.min(lo, spheres[i]);
+      hi = Math.max(hi, spheres[i]);
+    }
   const span = hi - lo;
   const randomPoint = (): Vec => [0, 1, 2].map(() => lo - 0.2 * span + rand() * 1.4 * span) as Vec;
   const stride = radius > 0 ? 7 : 6;
@@ -55,14 +67,39 @@ function mixedRays(spheres: Float32Array, count: number, seed: number, radius = 
     let a: Vec;
     let b: Vec;
     switch (k % 9) {
-      case 0: case 1: a = randomPoint(); b = randomPoint(); break; // through and around the cloud
-      case 2: a = add(c, u, 0.5 * R); b = randomPoint(); break; // starts inside (overlapping, for a cast)
-      case 3: a = add(c, u, R + 2); b = add(c, u, R + 20); break; // points away; the sphere is behind
-      case 4: a = add(c, u, R + 2); b = add(c, u, R + 1.5); break; // too short to reach
-      case 5: a = add(c, u, R + 5); b = add(c, u, R); break; // ends exactly on the surface
-      case 6: a = add(add(c, w, R), u, -5); b = add(add(c, w, R), u, 5); break; // tangent
-      case 7: a = randomPoint(); b = a; break; // zero length
-      default: a = add(c, u, R + 3 * rand()); b = add(c, u, -(R + 3)); break; // head-on through the centre
+      case 0:
+      case 1:
+        a = randomPoint();
+        b = randomPoint();
+        break; // through and around the cloud
+      case 2:
+        a = add(c, u, 0.5 * R);
+        b = randomPoint();
+        break; // starts inside (overlapping, for a cast)
+      case 3:
+        a = add(c, u, R + 2);
+        b = add(c, u, R + 20);
+        break; // points away; the sphere is behind
+      case 4:
+        a = add(c, u, R + 2);
+        b = add(c, u, R + 1.5);
+        break; // too short to reach
+      case 5:
+        a = add(c, u, R + 5);
+        b = add(c, u, R);
+        break; // ends exactly on the surface
+      case 6:
+        a = add(add(c, w, R), u, -5);
+        b = add(add(c, w, R), u, 5);
+        break; // tangent
+      case 7:
+        a = randomPoint();
+        b = a;
+        break; // zero length
+      default:
+        a = add(c, u, R + 3 * rand());
+        b = add(c, u, -(R + 3));
+        break; // head-on through the centre
     }
     out.set(radius > 0 ? [...a, ...b, r1] : [...a, ...b], stride * k);
   }
@@ -71,20 +108,31 @@ function mixedRays(spheres: Float32Array, count: number, seed: number, radius = 
 
 /** The result's points agree with its distances: D (or C) = A + n·t, E = C + (S − C)·r1/R. */
 function pointViolations(
-  rays: Float32Array, stride: 6 | 7, spheres: Float32Array,
-  res: { index: Int32Array; distance: Float32Array; point?: Float32Array; center?: Float32Array; contact?: Float32Array; offsets?: Uint32Array },
+  rays: Float32Array,
+  stride: 6 | 7,
+  spheres: Float32Array,
+  res: {
+    index: Int32Array;
+    distance: Float32Array;
+    point?: Float32Array;
+    center?: Float32Array;
+    contact?: Float32Array;
+    offsets?: Uint32Array;
+  },
 ): string[] {
   const out: string[] = [];
   // With all hits, hit k belongs to the ray whose offsets range holds it.
   const rayOf = new Uint32Array(res.index.length).map((_, k) => k);
-  if (res.offsets) for (let ray = 0; ray + 1 < res.offsets.length; ray++) rayOf.fill(ray, res.offsets[ray], res.offsets[ray + 1]);
+  if (res.offsets)
+    for (let ray = 0; ray + 1 < res.offsets.length; ray++) rayOf.fill(ray, res.offsets[ray], res.offsets[ray + 1]);
   for (let k = 0; k < res.index.length && out.length < 10; k++) {
     const rayIndex = rayOf[k];
     const o = stride * rayIndex;
     const i = res.index[k];
     const p = res.point ?? res.center!;
     if (i < 0) {
-      if (!Number.isNaN(res.distance[k]) || !Number.isNaN(p[3 * k])) out.push(`ray ${k}: a miss must have NaN distance and point`);
+      if (!Number.isNaN(res.distance[k]) || !Number.isNaN(p[3 * k]))
+        out.push(`ray ${k}: a miss must have NaN distance and point`);
       continue;
     }
     const a: Vec = [rays[o], rays[o + 1], rays[o + 2]];
@@ -92,12 +140,20 @@ function pointViolations(
     const len = Math.hypot(...ab);
     const expected = add(a, ab, res.distance[k] / len);
     const tol = 1e-5 * (Math.hypot(...a) + len + 1);
-    for (let c = 0; c < 3; c++) if (Math.abs(p[3 * k + c] - expected[c]) > tol) out.push(`ray ${k}: point ${c} is ${p[3 * k + c]}, A + n·t gives ${expected[c]}`);
+    for (let c = 0; c < 3; c++)
+      if (Math.abs(p[3 * k + c] - expected[c]) > tol)
+        out.push(`ray ${k}: point ${c} is ${p[3 * k + c]}, A + n·t gives ${expected[c]}`);
     if (res.contact) {
       const r1 = rays[o + 6];
       const { c: s, r } = sphereAt(spheres, i);
-      const e = add(expected, [s[0] - expected[0], s[1] - expected[1], s[2] - expected[2]], r1 + r > 0 ? r1 / (r1 + r) : 0);
-      for (let c = 0; c < 3; c++) if (Math.abs(res.contact[3 * k + c] - e[c]) > tol) out.push(`ray ${k}: contact ${c} is ${res.contact[3 * k + c]}, expected ${e[c]}`);
+      const e = add(
+        expected,
+        [s[0] - expected[0], s[1] - expected[1], s[2] - expected[2]],
+        r1 + r > 0 ? r1 / (r1 + r) : 0,
+      );
+      for (let c = 0; c < 3; c++)
+        if (Math.abs(res.contact[3 * k + c] - e[c]) > tol)
+          out.push(`ray ${k}: contact ${c} is ${res.contact[3 * k + c]}, expected ${e[c]}`);
     }
   }
   return out;
@@ -109,10 +165,26 @@ function pointViolations(
  */
 const scenes: [string, () => Float32Array, () => Float32Array][] = [
   ['uniform 3000, seed 501', () => uniformScene(3000, { seed: 501 }), () => uniformScene(3000, { seed: 501 })],
-  ['mixed radii 1:100, seed 502', () => mixedRadiiScene(3000, { seed: 502 }), () => mixedRadiiScene(3000, { seed: 502 })],
-  ['far outliers (hashed grid), seed 503', () => outlierScene(2000, { seed: 503 }), () => uniformScene(2000, { seed: 503 })],
-  ['huge scale (×1e4, offset 1e5), seed 504', () => uniformScene(2000, { seed: 504 }).map((v) => v * 1e4 + 1e5), () => uniformScene(2000, { seed: 504 }).map((v) => v * 1e4 + 1e5)],
-  ['tiny scale (×1e-4), seed 505', () => uniformScene(2000, { seed: 505 }).map((v) => v * 1e-4), () => uniformScene(2000, { seed: 505 }).map((v) => v * 1e-4)],
+  [
+    'mixed radii 1:100, seed 502',
+    () => mixedRadiiScene(3000, { seed: 502 }),
+    () => mixedRadiiScene(3000, { seed: 502 }),
+  ],
+  [
+    'far outliers (hashed grid), seed 503',
+    () => outlierScene(2000, { seed: 503 }),
+    () => uniformScene(2000, { seed: 503 }),
+  ],
+  [
+    'huge scale (×1e4, offset 1e5), seed 504',
+    () => uniformScene(2000, { seed: 504 }).map((v) => v * 1e4 + 1e5),
+    () => uniformScene(2000, { seed: 504 }).map((v) => v * 1e4 + 1e5),
+  ],
+  [
+    'tiny scale (×1e-4), seed 505',
+    () => uniformScene(2000, { seed: 505 }).map((v) => v * 1e-4),
+    () => uniformScene(2000, { seed: 505 }).map((v) => v * 1e-4),
+  ],
 ];
 
 describe('raycast: nearest hit', () => {
@@ -137,13 +209,17 @@ describe('raycast: nearest hit', () => {
   it('ties go to the lowest index: three copies of every sphere (seed 506)', async () => {
     const base = uniformScene(500, { seed: 506 });
     const spheres = new Float32Array(3 * base.length);
-    for (let i = 0; i < 500; i++) for (let copy = 0; copy < 3; copy++) spheres.set(base.subarray(4 * i, 4 * i + 4), 4 * (copy * 500 + i));
+    for (let i = 0; i < 500; i++)
+      for (let copy = 0; copy < 3; copy++) spheres.set(base.subarray(4 * i, 4 * i + 4), 4 * (copy * 500 + i));
     const rays = mixedRays(base, 600, 506);
     for (const broadphase of phasesServing('casts')) {
       const res = await gpu.collider.raycast(rays, spheres, { broadphase });
       const hits = Array.from(res.index).filter((i) => i >= 0);
       expect(hits.length).toBeGreaterThan(100);
-      expect(hits.every((i) => i < 500), `${broadphase}: always the first copy`).toBe(true);
+      expect(
+        hits.every((i) => i < 500),
+        `${broadphase}: always the first copy`,
+      ).toBe(true);
     }
   });
 
@@ -161,13 +237,48 @@ describe('raycast: nearest hit', () => {
   it('the seed rules on a unit sphere: inside ignored, tangent hits, the segment bounds the hit', async () => {
     const spheres = new Float32Array([0, 0, 0, 1]);
     const rays = new Float32Array([
-      -5, 0, 0, 5, 0, 0, // through: hit at 4
-      0, 0, 0, 5, 0, 0, // from the centre (inside): ignored
-      -5, 1, 0, 5, 1, 0, // tangent at (0, 1, 0): hit at 5
-      -5, 0, 0, -2, 0, 0, // stops short: miss
-      -5, 0, 0, -1, 0, 0, // ends on the surface: hit at 4
-      5, 0, 0, 10, 0, 0, // sphere behind: miss
-      -1, 0, 0, -5, 0, 0, // starts on the surface, pointing away: miss
+      -5,
+      0,
+      0,
+      5,
+      0,
+      0, // through: hit at 4
+      0,
+      0,
+      0,
+      5,
+      0,
+      0, // from the centre (inside): ignored
+      -5,
+      1,
+      0,
+      5,
+      1,
+      0, // tangent at (0, 1, 0): hit at 5
+      -5,
+      0,
+      0,
+      -2,
+      0,
+      0, // stops short: miss
+      -5,
+      0,
+      0,
+      -1,
+      0,
+      0, // ends on the surface: hit at 4
+      5,
+      0,
+      0,
+      10,
+      0,
+      0, // sphere behind: miss
+      -1,
+      0,
+      0,
+      -5,
+      0,
+      0, // starts on the surface, pointing away: miss
     ]);
     for (const broadphase of phasesServing('casts')) {
       const res = await gpu.collider.raycast(rays, spheres, { broadphase });
@@ -191,17 +302,43 @@ describe('sphereCast: nearest hit', () => {
         expect(pointViolations(casts, 7, spheres, res), broadphase).toEqual([]);
         expect(res.index.filter((i) => i >= 0).length).toBeGreaterThan(100);
       }
-      expect(Array.from(gridCasts(casts, 7, spheres, gpu.collider.planFor(spheres)).index)).toEqual(Array.from(bruteForceNearestCasts(casts, 7, spheres).index));
+      expect(Array.from(gridCasts(casts, 7, spheres, gpu.collider.planFor(spheres)).index)).toEqual(
+        Array.from(bruteForceNearestCasts(casts, 7, spheres).index),
+      );
     });
   }
 
   it('the seed rules: contact point, starting overlap ignored, no contact past B', async () => {
     const spheres = new Float32Array([0, 0, 0, 1]);
     const casts = new Float32Array([
-      -5, 0, 0, 5, 0, 0, 1, // centre at contact (-2, 0, 0), contact (-1, 0, 0)
-      -1.5, 0, 0, 5, 0, 0, 1, // starts overlapping: ignored
-      -5, 0, 0, -2.5, 0, 0, 1, // contact would be at |AC| = 3 > |AB| = 2.5: no hit (the seed's gap)
-      -5, 2, 0, 5, 2, 0, 1, // grazes: tangent, contact (0, 1, 0)
+      -5,
+      0,
+      0,
+      5,
+      0,
+      0,
+      1, // centre at contact (-2, 0, 0), contact (-1, 0, 0)
+      -1.5,
+      0,
+      0,
+      5,
+      0,
+      0,
+      1, // starts overlapping: ignored
+      -5,
+      0,
+      0,
+      -2.5,
+      0,
+      0,
+      1, // contact would be at |AC| = 3 > |AB| = 2.5: no hit (the seed's gap)
+      -5,
+      2,
+      0,
+      5,
+      2,
+      0,
+      1, // grazes: tangent, contact (0, 1, 0)
     ]);
     for (const broadphase of phasesServing('casts')) {
       const res = await gpu.collider.sphereCast(casts, spheres, { broadphase });
@@ -303,7 +440,7 @@ describe('all-hits totals past 2^32', () => {
   });
 });
 
-describe('options.out: results into the caller\'s arrays', () => {
+describe("options.out: results into the caller's arrays", () => {
   it('nearest hits fill the arrays given and return views of them; the rest is allocated (seed 951)', async () => {
     const spheres = uniformScene(1500, { seed: 951 });
     const rays = mixedRays(spheres, 400, 951);
@@ -329,7 +466,13 @@ describe('options.out: results into the caller\'s arrays', () => {
     const fresh = await gpu.collider.sphereCast(casts, spheres, { allHits: true });
     const hits = fresh.index.length;
     expect(hits).toBeGreaterThan(0);
-    const out = { index: new Int32Array(hits), distance: new Float32Array(hits), center: new Float32Array(3 * hits), contact: new Float32Array(3 * hits + 5), offsets: new Uint32Array(301) };
+    const out = {
+      index: new Int32Array(hits),
+      distance: new Float32Array(hits),
+      center: new Float32Array(3 * hits),
+      contact: new Float32Array(3 * hits + 5),
+      offsets: new Uint32Array(301),
+    };
     const res = await gpu.collider.sphereCast(casts, spheres, { allHits: true, out });
     for (const key of ['index', 'distance', 'center', 'contact', 'offsets'] as const) {
       expect(res[key].buffer, key).toBe(out[key].buffer);
@@ -357,11 +500,31 @@ describe('options.out: results into the caller\'s arrays', () => {
     const rays = mixedRays(spheres, 4, 953);
     const casts = mixedRays(spheres, 4, 953, 0.5);
     const cases: Array<[() => Promise<unknown>, string, string]> = [
-      [() => gpu.collider.raycast(rays, spheres, { out: { index: new Uint32Array(4) as never } }), 'options.out.index', RULES.out],
-      [() => gpu.collider.raycast(rays, spheres, { out: { point: [0, 0, 0] as never } }), 'options.out.point', RULES.out],
-      [() => gpu.collider.raycast(rays, spheres, { out: { center: new Float32Array(12) } }), 'options.out.center', RULES.option],
-      [() => gpu.collider.sphereCast(casts, spheres, { out: { point: new Float32Array(12) } }), 'options.out.point', RULES.option],
-      [() => gpu.collider.sphereCast(casts, spheres, { out: new Float32Array(4) as never }), 'options.out', RULES.option],
+      [
+        () => gpu.collider.raycast(rays, spheres, { out: { index: new Uint32Array(4) as never } }),
+        'options.out.index',
+        RULES.out,
+      ],
+      [
+        () => gpu.collider.raycast(rays, spheres, { out: { point: [0, 0, 0] as never } }),
+        'options.out.point',
+        RULES.out,
+      ],
+      [
+        () => gpu.collider.raycast(rays, spheres, { out: { center: new Float32Array(12) } }),
+        'options.out.center',
+        RULES.option,
+      ],
+      [
+        () => gpu.collider.sphereCast(casts, spheres, { out: { point: new Float32Array(12) } }),
+        'options.out.point',
+        RULES.option,
+      ],
+      [
+        () => gpu.collider.sphereCast(casts, spheres, { out: new Float32Array(4) as never }),
+        'options.out',
+        RULES.option,
+      ],
     ];
     for (const [call, argument, rule] of cases) {
       await expect(call()).rejects.toMatchObject({ name: 'InvalidInputError', argument, rule });
@@ -391,7 +554,11 @@ describe('the exported CPU reference (casts)', () => {
     }
     expect(checked).toBeGreaterThan(1500);
     expect(misses).toBe(0);
-    expect(Array.from(bruteForceNearestCasts(new Float32Array([5, 4, -1, 5, 6, 9]), 6, new Float32Array([5, 5, 4, 0])).index)).toEqual([0]);
+    expect(
+      Array.from(
+        bruteForceNearestCasts(new Float32Array([5, 4, -1, 5, 6, 9]), 6, new Float32Array([5, 5, 4, 0])).index,
+      ),
+    ).toEqual([0]);
   });
 
   it('gridCasts checks its inputs: a ray with Infinity, a sphere with NaN, a ragged array, a plan for other spheres are InvalidInputError, not a walk that never ends', () => {
@@ -400,9 +567,27 @@ describe('the exported CPU reference (casts)', () => {
     const ray = new Float32Array([0, 0, 0, 10, 10, 10]);
     const bad: [() => unknown, string][] = [
       [() => gridCasts(new Float32Array([-Infinity, 0, 0, 10, 0, 0]), 6, spheres, plan), 'rays'],
-      [() => gridCasts(ray, 6, Float32Array.from(spheres, (v, i) => (i === 5 ? NaN : v)), plan), 'spheres'],
+      [
+        () =>
+          gridCasts(
+            ray,
+            6,
+            Float32Array.from(spheres, (v, i) => (i === 5 ? NaN : v)),
+            plan,
+          ),
+        'spheres',
+      ],
       [() => gridCasts(new Float32Array(7), 6, spheres, plan), 'rays'],
-      [() => gridCasts(ray, 6, Float32Array.from(spheres, (v, i) => (i % 4 === 0 ? v + 1000 : v)), plan), 'plan'],
+      [
+        () =>
+          gridCasts(
+            ray,
+            6,
+            Float32Array.from(spheres, (v, i) => (i % 4 === 0 ? v + 1000 : v)),
+            plan,
+          ),
+        'plan',
+      ],
     ];
     for (const [call, argument] of bad) {
       const error = thrown(call);

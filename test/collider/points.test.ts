@@ -24,7 +24,9 @@ describe('points', () => {
     const oracle = bruteForceSpherePairs(spheres);
     expect(Array.from(oracle)).toEqual([0, 2]);
     for (const broadphase of PAIR_PHASES) {
-      expect(Array.from(sortPairs(await gpu.collider.spherePairs(spheres, { broadphase }))), broadphase).toEqual([0, 2]);
+      expect(Array.from(sortPairs(await gpu.collider.spherePairs(spheres, { broadphase }))), broadphase).toEqual([
+        0, 2,
+      ]);
     }
   });
 
@@ -83,17 +85,26 @@ describe('points', () => {
     const casts = new Float32Array([-(2 ** -58), r, 2 ** -64, 2 ** -58, r, 2 ** -64, r]);
     expect(Array.from(bruteForceNearestCasts(rays, 6, new Float32Array([0, 0, 0, r])).index)).toEqual([-1]);
     for (const broadphase of CAST_PHASES) {
-      expect(Array.from((await gpu.collider.raycast(rays, new Float32Array([0, 0, 0, r]), { broadphase })).index), broadphase).toEqual([-1]);
-      expect(Array.from((await gpu.collider.sphereCast(casts, new Float32Array([0, 0, 0, 0]), { broadphase })).index), broadphase).toEqual([-1]);
+      expect(
+        Array.from((await gpu.collider.raycast(rays, new Float32Array([0, 0, 0, r]), { broadphase })).index),
+        broadphase,
+      ).toEqual([-1]);
+      expect(
+        Array.from((await gpu.collider.sphereCast(casts, new Float32Array([0, 0, 0, 0]), { broadphase })).index),
+        broadphase,
+      ).toEqual([-1]);
     }
     // The same scaled test still finds what touches: the pair 2^-59 apart on x alone.
     const touching = new Float32Array([0, 0, 0, r, 2 ** -59, 0, 0, r]);
-    for (const broadphase of PAIR_PHASES) expect(Array.from(await gpu.collider.spherePairs(touching, { broadphase })), broadphase).toEqual([0, 1]);
+    for (const broadphase of PAIR_PHASES)
+      expect(Array.from(await gpu.collider.spherePairs(touching, { broadphase })), broadphase).toEqual([0, 1]);
   });
 
   it('a segment shorter than 2^-60 is refused; zero length is valid and hits nothing', async () => {
     const spheres = new Float32Array([0, 0, 0, 1]);
-    const error = await gpu.collider.raycast(new Float32Array([1e-30, 0, 0, 2e-30, 0, 0]), spheres).catch((e: unknown) => e);
+    const error = await gpu.collider
+      .raycast(new Float32Array([1e-30, 0, 0, 2e-30, 0, 0]), spheres)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidInputError);
     expect((error as InvalidInputError).rule).toBe(RULES.tiny);
     expect((error as InvalidInputError).index).toBe(0);

@@ -15,8 +15,12 @@ const rand = mulberry32(1501);
 const eighth = (range: number): number => Math.round(rand() * range * 8) / 8;
 const N = 2000;
 const spheres = Float32Array.from({ length: 4 * N }, (_, k) => (k % 4 === 3 ? 0.25 + eighth(0.75) : eighth(48)));
-const aabbs = Float32Array.from({ length: 6 * 200 }, () => eighth(48)).map((v, k, a) => (k % 6 < 3 ? v : a[k - 3] + eighth(4)));
-const boxes = Float32Array.from({ length: 10 * 200 }, (_, k) => (k % 10 < 3 ? eighth(48) : k % 10 < 6 ? eighth(3) : [0, 0, 0.6, 0.8][k % 10 - 6]));
+const aabbs = Float32Array.from({ length: 6 * 200 }, () => eighth(48)).map((v, k, a) =>
+  k % 6 < 3 ? v : a[k - 3] + eighth(4),
+);
+const boxes = Float32Array.from({ length: 10 * 200 }, (_, k) =>
+  k % 10 < 3 ? eighth(48) : k % 10 < 6 ? eighth(3) : [0, 0, 0.6, 0.8][(k % 10) - 6],
+);
 const rays = Float32Array.from({ length: 6 * 400 }, () => eighth(48));
 
 const shifted = (records: Float32Array, stride: number, translated: number, offset: number): Float32Array =>
@@ -41,12 +45,24 @@ describe('precision far from the origin', () => {
       expect(here.pairs).toEqual(bruteForceSpherePairs(spheres));
       const s = shifted(spheres, 4, 3, offset);
       for (const broadphase of ['all-pairs', 'grid'] as const) {
-        expect(sortPairs(await gpu.collider.spherePairs(s, { broadphase })), `pairs, ${broadphase}`).toEqual(here.pairs);
-        expect(sortPairs(await gpu.collider.sphereBoxPairs(s, shifted(aabbs, 6, 6, offset), { broadphase })), `boxes, ${broadphase}`).toEqual(here.boxes);
-        expect(sortPairs(await gpu.collider.sphereOrientedBoxPairs(s, shifted(boxes, 10, 3, offset), { broadphase })), `oriented boxes, ${broadphase}`).toEqual(here.oriented);
+        expect(sortPairs(await gpu.collider.spherePairs(s, { broadphase })), `pairs, ${broadphase}`).toEqual(
+          here.pairs,
+        );
+        expect(
+          sortPairs(await gpu.collider.sphereBoxPairs(s, shifted(aabbs, 6, 6, offset), { broadphase })),
+          `boxes, ${broadphase}`,
+        ).toEqual(here.boxes);
+        expect(
+          sortPairs(await gpu.collider.sphereOrientedBoxPairs(s, shifted(boxes, 10, 3, offset), { broadphase })),
+          `oriented boxes, ${broadphase}`,
+        ).toEqual(here.oriented);
         const far = await gpu.collider.raycast(shifted(rays, 6, 6, offset), s, { broadphase });
         expect(Array.from(far.index), `ray hits, ${broadphase}`).toEqual(Array.from(here.rays.index));
-        for (let k = 0; k < far.index.length; k++) if (far.index[k] >= 0) expect(Math.abs(far.distance[k] - here.rays.distance[k])).toBeLessThanOrEqual(1e-5 * (1 + here.rays.distance[k]));
+        for (let k = 0; k < far.index.length; k++)
+          if (far.index[k] >= 0)
+            expect(Math.abs(far.distance[k] - here.rays.distance[k])).toBeLessThanOrEqual(
+              1e-5 * (1 + here.rays.distance[k]),
+            );
       }
     });
   }

@@ -5,7 +5,15 @@
 import { describe, it, expect } from 'vitest';
 import { useGpu } from '../support/gpu.js';
 import { diffPairs, bandViolations } from '../support/pairs.js';
-import { uniformScene, clusteredScene, mixedRadiiScene, giantsScene, coincidentScene, separatedScene, outlierScene } from '../support/scenes.js';
+import {
+  uniformScene,
+  clusteredScene,
+  mixedRadiiScene,
+  giantsScene,
+  coincidentScene,
+  separatedScene,
+  outlierScene,
+} from '../support/scenes.js';
 import { mulberry32 } from '../support/random.js';
 import { bruteForceSpherePairs, sortPairs } from '../../src/reference/spherePairs.js';
 import { gridSpherePairs } from '../../src/reference/grid.js';
@@ -26,12 +34,21 @@ const scenes: [string, () => Float32Array][] = [
   ['uniform at large coordinates (1e5), seed 106', () => uniformScene(4000, { seed: 106, offset: 1e5 })],
   ['four far outliers (hashed grid), seed 107', () => outlierScene(4000, { seed: 107 })],
   ['tiny scale (1e-3 box, radii 1e-5), seed 108', () => mixedRadiiScene(3000, { seed: 108 }, 1e-5, 1e-4)],
-  ['points (radius 0) with repeated positions, seed 109', () => {
-    const rand = mulberry32(109);
-    const s = new Float32Array(4 * 2000);
-    for (let i = 0; i < 2000; i++) s.set(i % 3 === 0 && i > 0 ? s.slice(4 * (i - 1), 4 * i) : [Math.floor(rand() * 20), Math.floor(rand() * 20), Math.floor(rand() * 20), 0], 4 * i);
-    return s;
-  }],
+  [
+    'points (radius 0) with repeated positions, seed 109',
+    () => {
+      const rand = mulberry32(109);
+      const s = new Float32Array(4 * 2000);
+      for (let i = 0; i < 2000; i++)
+        s.set(
+          i % 3 === 0 && i > 0
+            ? s.slice(4 * (i - 1), 4 * i)
+            : [Math.floor(rand() * 20), Math.floor(rand() * 20), Math.floor(rand() * 20), 0],
+          4 * i,
+        );
+      return s;
+    },
+  ],
   ['all coincident, 300 spheres', () => coincidentScene(300)],
   ['none overlapping, 4000 spheres, seed 110', () => separatedScene(4000, { seed: 110 })],
 ];
@@ -72,7 +89,9 @@ describe('spherePairs matches the brute-force oracle', () => {
   it('empty input and a single sphere give no pairs', async () => {
     for (const broadphase of ['auto', ...phasesServing('pairs')] as const) {
       expect(await gpu.collider.spherePairs(new Float32Array(0), { broadphase })).toEqual(new Uint32Array(0));
-      expect(await gpu.collider.spherePairs(new Float32Array([1, 2, 3, 4]), { broadphase })).toEqual(new Uint32Array(0));
+      expect(await gpu.collider.spherePairs(new Float32Array([1, 2, 3, 4]), { broadphase })).toEqual(
+        new Uint32Array(0),
+      );
     }
   });
 
@@ -128,7 +147,11 @@ describe('the rounding band, and nothing wider', () => {
     return Float32Array.from(out);
   }
 
-  for (const [seed, base] of [[201, 0], [202, 1e4], [203, -3e4]]) {
+  for (const [seed, base] of [
+    [201, 0],
+    [202, 1e4],
+    [203, -3e4],
+  ]) {
     it(`pairs outside 1e-5 of touching are exact, seed ${seed}, base ${base}`, async () => {
       const spheres = touchingScene(seed, base);
       const oracle = bruteForceSpherePairs(spheres);
@@ -144,8 +167,12 @@ describe('the rounding band, and nothing wider', () => {
   it('the comparison itself fails on a missing pair outside the band', () => {
     const spheres = new Float32Array([0, 0, 0, 1, 1.5, 0, 0, 1, 10, 0, 0, 1]);
     expect(bandViolations(diffPairs(spheres, new Uint32Array(0), bruteForceSpherePairs(spheres)))).toHaveLength(1);
-    expect(bandViolations(diffPairs(spheres, new Uint32Array([0, 1, 0, 1]), bruteForceSpherePairs(spheres))).length).toBeGreaterThan(0);
-    expect(bandViolations(diffPairs(spheres, new Uint32Array([1, 0]), bruteForceSpherePairs(spheres))).length).toBeGreaterThan(0);
+    expect(
+      bandViolations(diffPairs(spheres, new Uint32Array([0, 1, 0, 1]), bruteForceSpherePairs(spheres))).length,
+    ).toBeGreaterThan(0);
+    expect(
+      bandViolations(diffPairs(spheres, new Uint32Array([1, 0]), bruteForceSpherePairs(spheres))).length,
+    ).toBeGreaterThan(0);
   });
 });
 
@@ -181,7 +208,10 @@ describe('dispatches fold past the workgroup limit', () => {
   // With a tiny per-dimension limit, every dispatch larger than it folds into 2-D: all-pairs
   // 600 spheres = 55 tiles (limit 8: 8 × 7); grid 3000 spheres: count and scatter 12
   // workgroups, pairs 24 (limit 5: 5 × 3, 5 × 5). test/passes/scan.test.ts folds the scan.
-  for (const [broadphase, limit, n, seed] of [['all-pairs', 8, 600, 113], ['grid', 5, 3000, 114]] as const) {
+  for (const [broadphase, limit, n, seed] of [
+    ['all-pairs', 8, 600, 113],
+    ['grid', 5, 3000, 114],
+  ] as const) {
     it(`${broadphase} with at most ${limit} workgroups per dimension gives the same pairs (seed ${seed})`, async () => {
       const collider = await createCollider({ device: gpu.device, maxWorkgroupsPerDimension: limit });
       try {
@@ -195,14 +225,14 @@ describe('dispatches fold past the workgroup limit', () => {
   }
 });
 
-describe('options.out: the caller\'s array for the pairs', () => {
+describe("options.out: the caller's array for the pairs", () => {
   it('a large enough array receives the pairs and comes back as a view of it (seed 131)', async () => {
     const spheres = uniformScene(3000, { seed: 131 });
     const fresh = await gpu.collider.spherePairs(spheres);
     const out = new Uint32Array(2 * fresh.length).fill(0xdeadbeef);
     for (let frame = 0; frame < 3; frame++) {
       const pairs = await gpu.collider.spherePairs(spheres, { out });
-      expect(pairs.buffer, 'the result is a view of the caller\'s array').toBe(out.buffer);
+      expect(pairs.buffer, "the result is a view of the caller's array").toBe(out.buffer);
       expect(pairs.byteOffset).toBe(0);
       expect(sortPairs(pairs)).toEqual(sortPairs(fresh));
     }
@@ -210,7 +240,7 @@ describe('options.out: the caller\'s array for the pairs', () => {
     expect(out[fresh.length]).toBe(0xdeadbeef);
   });
 
-  it('an array too small for the pairs: a new array with all of them, the caller\'s untouched (seed 132)', async () => {
+  it("an array too small for the pairs: a new array with all of them, the caller's untouched (seed 132)", async () => {
     const spheres = uniformScene(3000, { seed: 132 });
     const out = new Uint32Array(4).fill(7);
     const pairs = await gpu.collider.spherePairs(spheres, { out });

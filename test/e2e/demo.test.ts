@@ -20,7 +20,11 @@ let url: string;
 
 beforeAll(async () => {
   await build({ configFile: 'vite.config.ts', logLevel: 'warn' });
-  server = await preview({ configFile: 'vite.config.ts', preview: { host: '127.0.0.1', port: 0, strictPort: false }, logLevel: 'warn' });
+  server = await preview({
+    configFile: 'vite.config.ts',
+    preview: { host: '127.0.0.1', port: 0, strictPort: false },
+    logLevel: 'warn',
+  });
   url = server.resolvedUrls!.local[0];
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
   mkdirSync('test-results', { recursive: true });
@@ -42,7 +46,9 @@ async function open(path: string): Promise<Page> {
     if (message.type() === 'error') seen.push(`console: ${message.text()}`);
   });
   page.on('pageerror', (error) => seen.push(`page: ${error.message}`));
-  page.on('requestfailed', (request) => seen.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`));
+  page.on('requestfailed', (request) =>
+    seen.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`),
+  );
   page.on('response', (response) => {
     if (response.status() >= 400) seen.push(`HTTP ${response.status()}: ${response.url()}`);
   });
@@ -57,7 +63,8 @@ async function simulateUntil(page: Page, seconds: number, timeout: number): Prom
   await page.waitForFunction(`window.__demo.time >= ${seconds}`, undefined, { timeout, polling: 250 });
 }
 
-const positions = (page: Page): Promise<number[]> => demo<number[]>(page, 'window.__demo.positions().then((p) => Array.from(p))');
+const positions = (page: Page): Promise<number[]> =>
+  demo<number[]>(page, 'window.__demo.positions().then((p) => Array.from(p))');
 
 describe('the particle demo in Chromium', () => {
   it('renders colliding particles, picks the particle under the pointer, passes its self-check, pours a pile', async () => {
@@ -70,20 +77,34 @@ describe('the particle demo in Chromium', () => {
       await page.waitForFunction('window.__demo.frames > 20', undefined, { timeout: 90_000 });
       expect(await demo<string[]>(page, 'window.__demo.errors'), 'page errors').toEqual([]);
       expect(await demo<number>(page, 'window.__demo.particleCount')).toBe(count);
-      const scene = (await demo<{ bounds: number[]; spoutY: number; hopperTop: number; hopperBoxes: number; paddle: number; boxes: number }>(page, 'window.__demo.scene'))!;
+      const scene = (await demo<{
+        bounds: number[];
+        spoutY: number;
+        hopperTop: number;
+        hopperBoxes: number;
+        paddle: number;
+        boxes: number;
+      }>(page, 'window.__demo.scene'))!;
       expect(scene.hopperBoxes, 'the hopper and its spout are box colliders').toBeGreaterThan(0);
       expect(scene.boxes, 'and one more, the paddle').toBe(scene.hopperBoxes + 1);
-      const boxPoses = (): Promise<number[]> => demo<number[]>(page, 'window.__demo.boxes().then((p) => Array.from(p))');
+      const boxPoses = (): Promise<number[]> =>
+        demo<number[]>(page, 'window.__demo.boxes().then((p) => Array.from(p))');
       expect(await page.locator('#stats').textContent()).toMatch(/fps · frame \d+(\.\d)? ms · 600 particles/);
 
       // Particles move: the state changes from one moment to the next (they start loose in the
       // hopper and fall); the hopper's boxes (and the paddle, not dragged) are static.
       const before = await positions(page);
       const boxesBefore = await boxPoses();
-      await page.waitForFunction(`window.__demo.frames > ${(await demo<number>(page, 'window.__demo.frames')) + 10}`, undefined, { timeout: 60_000 });
+      await page.waitForFunction(
+        `window.__demo.frames > ${(await demo<number>(page, 'window.__demo.frames')) + 10}`,
+        undefined,
+        { timeout: 60_000 },
+      );
       const after = await positions(page);
       let moved = 0;
-      for (let i = 0; i < 4 * count; i += 4) if (Math.hypot(after[i] - before[i], after[i + 1] - before[i + 1], after[i + 2] - before[i + 2]) > 1e-3) moved++;
+      for (let i = 0; i < 4 * count; i += 4)
+        if (Math.hypot(after[i] - before[i], after[i + 1] - before[i + 1], after[i + 2] - before[i + 2]) > 1e-3)
+          moved++;
       expect(moved, 'particles that moved').toBeGreaterThan(0.5 * count);
       expect(boxesBefore.length).toBe(12 * scene.boxes);
       expect(await boxPoses(), 'the hopper and the paddle stay put').toEqual(boxesBefore);
@@ -100,7 +121,10 @@ describe('the particle demo in Chromium', () => {
       await page.mouse.move(1, 1); // off the particles, so that the pour below is not hovered
 
       await page.waitForFunction('window.__demo.selftest !== null', undefined, { timeout: 90_000 });
-      const selftest = await demo<{ ok: boolean; checks: { name: string; ok: boolean; detail: string }[] }>(page, 'window.__demo.selftest');
+      const selftest = await demo<{ ok: boolean; checks: { name: string; ok: boolean; detail: string }[] }>(
+        page,
+        'window.__demo.selftest',
+      );
       expect(selftest.checks.filter((c) => !c.ok)).toEqual([]);
       expect(selftest.ok).toBe(true);
 
@@ -119,7 +143,15 @@ describe('the particle demo in Chromium', () => {
       for (let i = 0; i < count; i++) {
         const [x, y, z, r] = pile.slice(4 * i, 4 * i + 4);
         const slack = 1e-3 * (1 + x1);
-        if (x - r < x0 - slack || x + r > x1 + slack || y - r < y0 - slack || y + r > y1 + slack || z - r < z0 - slack || z + r > z1 + slack) outside++;
+        if (
+          x - r < x0 - slack ||
+          x + r > x1 + slack ||
+          y - r < y0 - slack ||
+          y + r > y1 + slack ||
+          z - r < z0 - slack ||
+          z + r > z1 + slack
+        )
+          outside++;
         if (y < scene.spoutY) poured++;
         if (y < (y0 + y1) / 2) lowerHalf++;
         if (Math.hypot(x - first[4 * i], y - first[4 * i + 1], z - first[4 * i + 2]) < 0.05) resting++;
@@ -134,7 +166,10 @@ describe('the particle demo in Chromium', () => {
       // particle follows the pointer.
       await demo(page, 'window.__demo.setPaused(true)');
       const target = await demo<{ index: number; x: number; y: number }>(page, 'window.__demo.frontParticle(true)');
-      expect(await demo<number>(page, `window.__demo.pickAt(${target.x}, ${target.y})`), 'the pile particle is in front').toBe(target.index);
+      expect(
+        await demo<number>(page, `window.__demo.pickAt(${target.x}, ${target.y})`),
+        'the pile particle is in front',
+      ).toBe(target.index);
       await page.mouse.move(target.x, target.y);
       await page.mouse.down();
       await page.waitForFunction(`window.__demo.dragged === ${target.index}`, undefined, { timeout: 30_000 });
@@ -142,10 +177,16 @@ describe('the particle demo in Chromium', () => {
       await page.mouse.move(x, y, { steps: 4 });
       await page.mouse.up();
       const lifted = await positions(page);
-      expect(lifted[4 * target.index + 1] - pile[4 * target.index + 1], 'height gained by the dragged particle').toBeGreaterThan(1);
+      expect(
+        lifted[4 * target.index + 1] - pile[4 * target.index + 1],
+        'height gained by the dragged particle',
+      ).toBeGreaterThan(1);
 
       // Push: shift-click the lifted particle; stepping again, it flies off (15 units/s).
-      expect(await demo<number>(page, `window.__demo.pickAt(${x}, ${y})`), 'the lifted particle is under the pointer').toBe(target.index);
+      expect(
+        await demo<number>(page, `window.__demo.pickAt(${x}, ${y})`),
+        'the lifted particle is under the pointer',
+      ).toBe(target.index);
       await page.keyboard.down('Shift');
       await page.mouse.click(x, y);
       await page.keyboard.up('Shift');
@@ -165,11 +206,25 @@ describe('the particle demo in Chromium', () => {
       // length), drag the mouse towards the far wall, as a person would: it follows at its
       // capped speed, pushes the pile ahead of it, and no particle ends inside it.
       const poses = await boxPoses();
-      expect(poses.slice(0, 12 * scene.hopperBoxes), 'the hopper has not moved').toEqual(boxesBefore.slice(0, 12 * scene.hopperBoxes));
+      expect(poses.slice(0, 12 * scene.hopperBoxes), 'the hopper has not moved').toEqual(
+        boxesBefore.slice(0, 12 * scene.hopperBoxes),
+      );
       const [cx, cy, cz, , hx, hy, hz] = poses.slice(12 * scene.paddle, 12 * scene.paddle + 7);
       let grab: { x: number; y: number } | null = null;
-      for (const [dy, dz] of [[0.9, 0], [0.9, 0.4], [0.9, -0.4], [0.9, 0.8], [0.9, -0.8], [0.5, 0], [0.5, 0.6], [0.5, -0.6]]) {
-        const at = await demo<{ x: number; y: number }>(page, `window.__demo.screenOf([${cx + hx}, ${cy + dy * hy}, ${cz + dz * hz}])`);
+      for (const [dy, dz] of [
+        [0.9, 0],
+        [0.9, 0.4],
+        [0.9, -0.4],
+        [0.9, 0.8],
+        [0.9, -0.8],
+        [0.5, 0],
+        [0.5, 0.6],
+        [0.5, -0.6],
+      ]) {
+        const at = await demo<{ x: number; y: number }>(
+          page,
+          `window.__demo.screenOf([${cx + hx}, ${cy + dy * hy}, ${cz + dz * hz}])`,
+        );
         const takes = await demo<{ kind: string; index: number }>(page, `window.__demo.grabAt(${at.x}, ${at.y})`);
         if (takes.kind === 'box' && takes.index === scene.paddle) {
           grab = at;
@@ -188,7 +243,13 @@ describe('the particle demo in Chromium', () => {
       await page.mouse.down();
       await page.waitForFunction(`window.__demo.boxDragged === ${scene.paddle}`, undefined, { timeout: 30_000 });
       await page.mouse.move(grab!.x + toCentre.x - fromCentre.x, grab!.y + toCentre.y - fromCentre.y, { steps: 8 });
-      await expect.poll(async () => (await boxPoses())[12 * scene.paddle] - cx, { timeout: 120_000, interval: 250, message: 'distance the paddle moved along x' }).toBeGreaterThan(5);
+      await expect
+        .poll(async () => (await boxPoses())[12 * scene.paddle] - cx, {
+          timeout: 120_000,
+          interval: 250,
+          message: 'distance the paddle moved along x',
+        })
+        .toBeGreaterThan(5);
       const boxSpeed = Math.hypot(...(await demo<number[]>(page, 'window.__demo.boxVelocity')));
       await page.mouse.up();
       await page.waitForFunction(`window.__demo.boxDragged === -1`, undefined, { timeout: 30_000 });
@@ -199,19 +260,22 @@ describe('the particle demo in Chromium', () => {
       expect(paddleAt[0] - cx, 'the paddle moved about 6 along x').toBeGreaterThan(5);
       expect(paddleAt[0] - cx).toBeLessThan(7);
       expect(Math.abs(paddleAt[1] - cy) + Math.abs(paddleAt[2] - cz), 'and not up or sideways').toBeLessThan(0.6);
-      expect(done.slice(0, 12 * scene.hopperBoxes), 'the hopper has not moved').toEqual(boxesBefore.slice(0, 12 * scene.hopperBoxes));
+      expect(done.slice(0, 12 * scene.hopperBoxes), 'the hopper has not moved').toEqual(
+        boxesBefore.slice(0, 12 * scene.hopperBoxes),
+      );
       const pileAfter = await positions(page);
       let shoved = 0;
       let inside = 0;
       for (let i = 0; i < count; i++) {
         if (pileAfter[4 * i] - pileBefore[4 * i] > 0.5) shoved++;
         const [x, y, z] = pileAfter.slice(4 * i, 4 * i + 3);
-        if (Math.abs(x - paddleAt[0]) < hx && Math.abs(y - paddleAt[1]) < hy && Math.abs(z - paddleAt[2]) < hz) inside++;
+        if (Math.abs(x - paddleAt[0]) < hx && Math.abs(y - paddleAt[1]) < hy && Math.abs(z - paddleAt[2]) < hz)
+          inside++;
       }
       expect(shoved, 'particles the paddle pushed along x by 0.5 or more').toBeGreaterThan(20);
       expect(inside, 'particle centres inside the paddle').toBe(0);
       await page.screenshot({ path: 'test-results/demo-paddle.png' });
-      expect(boxSpeed, 'the paddle\'s speed while dragged (units/s)').toBeLessThanOrEqual(12 + 1e-6);
+      expect(boxSpeed, "the paddle's speed while dragged (units/s)").toBeLessThanOrEqual(12 + 1e-6);
 
       expect(await demo<string[]>(page, 'window.__demo.errors'), 'page errors').toEqual([]);
       expect(problems.get(page), 'console errors and failed requests').toEqual([]);
@@ -230,7 +294,9 @@ describe('the particle demo in Chromium', () => {
       expect(await demo<number>(page, 'window.__demo.particleCount')).toBe(software ? 400 : 100_000);
       if (software) {
         expect(await demo<number>(page, 'window.__demo.frameDt')).toBeCloseTo(1 / 30, 9);
-        await expect.poll(() => page.locator('#stats').textContent()).toMatch(/software adapter.*400 particles by default.*\?count=N/);
+        await expect
+          .poll(() => page.locator('#stats').textContent())
+          .toMatch(/software adapter.*400 particles by default.*\?count=N/);
       }
       // Turn on the GUI toggle as a person would.
       await page.getByText('ray rain', { exact: true }).click();

@@ -24,7 +24,12 @@ let outDir: string;
 
 beforeAll(async () => {
   outDir = mkdtempSync(join(tmpdir(), 'three-example-'));
-  const config: InlineConfig = { root: 'examples/three', configFile: false, logLevel: 'warn', build: { outDir, emptyOutDir: true, target: 'es2022' } };
+  const config: InlineConfig = {
+    root: 'examples/three',
+    configFile: false,
+    logLevel: 'warn',
+    build: { outDir, emptyOutDir: true, target: 'es2022' },
+  };
   await build(config);
   server = await preview({ ...config, preview: { host: '127.0.0.1', port: 0, strictPort: false } });
   url = server.resolvedUrls!.local[0];
@@ -44,13 +49,16 @@ afterAll(async () => {
  */
 async function shot(page: Page, name: string): Promise<void> {
   const png = await page.screenshot({ path: `test-results/three-${name}.png` });
-  await page.evaluate(async ([name, base64]) => {
-    const bitmap = await createImageBitmap(await (await fetch(`data:image/png;base64,${base64}`)).blob());
-    const context = new OffscreenCanvas(bitmap.width, bitmap.height).getContext('2d')!;
-    context.drawImage(bitmap, 0, 0);
-    const shots = ((window as unknown as { __shots?: Record<string, ImageData> }).__shots ??= {});
-    shots[name] = context.getImageData(0, 0, bitmap.width, bitmap.height);
-  }, [name, png.toString('base64')]);
+  await page.evaluate(
+    async ([name, base64]) => {
+      const bitmap = await createImageBitmap(await (await fetch(`data:image/png;base64,${base64}`)).blob());
+      const context = new OffscreenCanvas(bitmap.width, bitmap.height).getContext('2d')!;
+      context.drawImage(bitmap, 0, 0);
+      const shots = ((window as unknown as { __shots?: Record<string, ImageData> }).__shots ??= {});
+      shots[name] = context.getImageData(0, 0, bitmap.width, bitmap.height);
+    },
+    [name, png.toString('base64')],
+  );
 }
 
 /**
@@ -58,31 +66,39 @@ async function shot(page: Page, name: string): Promise<void> {
  * are dark and grey) and in the picked particle's red, the share that changed from `before`, and
  * the spot nearest the middle whose 5×5 neighbourhood is all particle (a sure place to click).
  */
-function measure(page: Page, name: string, before?: string): Promise<{ particle: number; red: number; changed: number; spot: { x: number; y: number } | null }> {
-  return page.evaluate(([name, before]) => {
-    const shots = (window as unknown as { __shots: Record<string, ImageData> }).__shots;
-    const { data, width, height } = shots[name];
-    const particle = (i: number): boolean => data[i + 2] > 100 && data[i + 2] > data[i] + 50;
-    const red = (i: number): boolean => data[i] > 150 && data[i] > data[i + 1] + 60 && data[i] > data[i + 2] + 40;
-    let [blues, reds, changed] = [0, 0, 0];
-    for (let i = 0; i < data.length; i += 4) {
-      if (particle(i)) blues++;
-      if (red(i)) reds++;
-      if (before && Math.abs(data[i + 2] - shots[before].data[i + 2]) > 30) changed++;
-    }
-    let spot: { x: number; y: number } | null = null;
-    let best = Infinity;
-    for (let y = 8; y < height - 8; y += 4) {
-      for (let x = 8; x < width - 8; x += 4) {
-        const d = Math.hypot(x - width / 2, y - height / 2);
-        let inside = d < best;
-        for (let dy = -2; dy <= 2 && inside; dy++) for (let dx = -2; dx <= 2 && inside; dx++) inside = particle(4 * ((y + dy) * width + x + dx));
-        if (inside) [spot, best] = [{ x, y }, d];
+function measure(
+  page: Page,
+  name: string,
+  before?: string,
+): Promise<{ particle: number; red: number; changed: number; spot: { x: number; y: number } | null }> {
+  return page.evaluate(
+    ([name, before]) => {
+      const shots = (window as unknown as { __shots: Record<string, ImageData> }).__shots;
+      const { data, width, height } = shots[name];
+      const particle = (i: number): boolean => data[i + 2] > 100 && data[i + 2] > data[i] + 50;
+      const red = (i: number): boolean => data[i] > 150 && data[i] > data[i + 1] + 60 && data[i] > data[i + 2] + 40;
+      let [blues, reds, changed] = [0, 0, 0];
+      for (let i = 0; i < data.length; i += 4) {
+        if (particle(i)) blues++;
+        if (red(i)) reds++;
+        if (before && Math.abs(data[i + 2] - shots[before].data[i + 2]) > 30) changed++;
       }
-    }
-    const area = width * height;
-    return { particle: blues / area, red: reds / area, changed: changed / area, spot };
-  }, [name, before] as const);
+      let spot: { x: number; y: number } | null = null;
+      let best = Infinity;
+      for (let y = 8; y < height - 8; y += 4) {
+        for (let x = 8; x < width - 8; x += 4) {
+          const d = Math.hypot(x - width / 2, y - height / 2);
+          let inside = d < best;
+          for (let dy = -2; dy <= 2 && inside; dy++)
+            for (let dx = -2; dx <= 2 && inside; dx++) inside = particle(4 * ((y + dy) * width + x + dx));
+          if (inside) [spot, best] = [{ x, y }, d];
+        }
+      }
+      const area = width * height;
+      return { particle: blues / area, red: reds / area, changed: changed / area, spot };
+    },
+    [name, before] as const,
+  );
 }
 
 describe('the three.js example in Chromium', () => {
@@ -93,21 +109,30 @@ describe('the three.js example in Chromium', () => {
       if (message.type() === 'error') problems.push(`console: ${message.text()}`);
     });
     page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
-    page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`));
+    page.on('requestfailed', (request) =>
+      problems.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`),
+    );
     page.on('response', (response) => {
       if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
     });
     const three = <T>(expression: string): Promise<T> => page.evaluate(expression) as Promise<T>;
     const framesPast = async (more: number): Promise<void> => {
       const now = await three<number>('window.__three.frames');
-      await page.waitForFunction(`window.__three.frames >= ${now + more}`, undefined, { timeout: 30_000, polling: 100 });
+      await page.waitForFunction(`window.__three.frames >= ${now + more}`, undefined, {
+        timeout: 30_000,
+        polling: 100,
+      });
     };
     try {
       await page.goto(url);
       await page.waitForFunction('window.__three?.frames >= 5', undefined, { timeout: 60_000, polling: 100 });
       expect(await three<boolean>('window.__three.software'), 'SwiftShader counts as a software adapter').toBe(true);
       expect(await three<number>('window.__three.count')).toBe(N);
-      await expect.poll(() => page.locator('#status').textContent()).toMatch(/1,000 particles · \d+ fps · t \d+\.\d s\nsoftware adapter: 1,000 particles by default.*\?n=N for more/);
+      await expect
+        .poll(() => page.locator('#status').textContent())
+        .toMatch(
+          /1,000 particles · \d+ fps · t \d+\.\d s\nsoftware adapter: 1,000 particles by default.*\?n=N for more/,
+        );
 
       // Not blank, and moving: two screenshots some frames apart, both full of particles, differ.
       await shot(page, '1');
@@ -128,17 +153,22 @@ describe('the three.js example in Chromium', () => {
       expect(picked).toBeGreaterThanOrEqual(0);
       expect(picked).toBeLessThan(N);
       await framesPast(2);
-      await expect.poll(() => page.locator('#status').textContent()).toContain(`picked particle #${picked} at distance`);
+      await expect
+        .poll(() => page.locator('#status').textContent())
+        .toContain(`picked particle #${picked} at distance`);
       // The pile keeps moving (around 10 fps here, slower on a loaded machine): the particle that was
       // frontmost at the click can be behind a neighbour a frame later. It shows red within a few
       // frames; a picked particle that is never drawn red fails.
       let frame = 0;
       await expect
-        .poll(async () => {
-          if (frame++ > 0) await framesPast(1);
-          await shot(page, 'picked');
-          return (await measure(page, 'picked')).red;
-        }, { timeout: 60_000, interval: 0, message: 'red pixels of the picked particle' })
+        .poll(
+          async () => {
+            if (frame++ > 0) await framesPast(1);
+            await shot(page, 'picked');
+            return (await measure(page, 'picked')).red;
+          },
+          { timeout: 60_000, interval: 0, message: 'red pixels of the picked particle' },
+        )
         .toBeGreaterThan(0);
 
       // A click on the sky (top right, above the box) misses.

@@ -14,47 +14,161 @@
 import { describe, it, expect } from 'vitest';
 import { WgslReflect } from 'wgsl_reflect/wgsl_reflect.module.js';
 import { useGpu } from '../support/gpu.js';
-import { bindings, uniform, readOnly, readWrite, entry, constSize, overrideSize, WG, TILE, ONE_THREAD, type Bindings, type BindingKind, type Entry } from '../../src/gpu/kernel.js';
+import {
+  bindings,
+  uniform,
+  readOnly,
+  readWrite,
+  entry,
+  constSize,
+  overrideSize,
+  WG,
+  TILE,
+  ONE_THREAD,
+  type Bindings,
+  type BindingKind,
+  type Entry,
+} from '../../src/gpu/kernel.js';
 import { runtimeArrays } from '../../src/gpu/pipeline.js';
 import { BufferUsage, MapMode } from '../../src/gpu/flags.js';
 import { flatWorkgroup } from '../../shaders/common.wgsl.js';
 import { allPairsShader, allPairsBindings, allPairsEntry } from '../../shaders/broadphase/all-pairs/pairs.wgsl.js';
-import { boxAllPairsShader, boxAllPairsBindings, boxAllPairsEntry } from '../../shaders/broadphase/all-pairs/boxes.wgsl.js';
-import { boxGridPairsShader, boxGridPairsBindings, boxGridPairsEntry, pairMergeShader, pairMergeBindings, pairMergeMoveEntry, pairMergeCountEntry } from '../../shaders/broadphase/grid/boxes.wgsl.js';
+import {
+  boxAllPairsShader,
+  boxAllPairsBindings,
+  boxAllPairsEntry,
+} from '../../shaders/broadphase/all-pairs/boxes.wgsl.js';
+import {
+  boxGridPairsShader,
+  boxGridPairsBindings,
+  boxGridPairsEntry,
+  pairMergeShader,
+  pairMergeBindings,
+  pairMergeMoveEntry,
+  pairMergeCountEntry,
+} from '../../shaders/broadphase/grid/boxes.wgsl.js';
 import { castMainEntry } from '../../shaders/passes/casts.wgsl.js';
 import { walkRows, visitLevel } from '../../shaders/spatial/walk.wgsl.js';
 import { castAllPairsShader, castAllPairsBindings } from '../../shaders/broadphase/all-pairs/casts.wgsl.js';
 import { castGridShader, castGridBindings } from '../../shaders/broadphase/grid/casts.wgsl.js';
 import { castBvhShader, castBvhBindings } from '../../shaders/broadphase/bvh/casts.wgsl.js';
-import { gridCountShader, gridCountBindings, gridCountEntry, gridScatterShader, gridScatterBindings, gridScatterEntry } from '../../shaders/passes/gridBuild.wgsl.js';
+import {
+  gridCountShader,
+  gridCountBindings,
+  gridCountEntry,
+  gridScatterShader,
+  gridScatterBindings,
+  gridScatterEntry,
+} from '../../shaders/passes/gridBuild.wgsl.js';
 import { gridPairsShader, gridPairsBindings, gridPairsEntry } from '../../shaders/broadphase/grid/pairs.wgsl.js';
-import { residentCheckShader, residentCheckBindings, residentCheckEntry, residentDispatchShader, residentDispatchBindings, residentDispatchEntry } from '../../shaders/resident/resident.wgsl.js';
+import {
+  residentCheckShader,
+  residentCheckBindings,
+  residentCheckEntry,
+  residentDispatchShader,
+  residentDispatchBindings,
+  residentDispatchEntry,
+} from '../../shaders/resident/resident.wgsl.js';
 import { scanShader, scanBindings, scanSerialEntries, scanTiledEntries } from '../../shaders/passes/scan.wgsl.js';
 import {
-  sweepKeysShader, sweepKeysBindings, sweepKeysEntry, sweepGatherShader, sweepGatherBindings, sweepGatherEntry, sweepPairsShader, sweepPairsBindings, sweepPairsEntry,
-  sweepBoxesShader, sweepBoxesBindings, sweepBoxesEntry,
+  sweepKeysShader,
+  sweepKeysBindings,
+  sweepKeysEntry,
+  sweepGatherShader,
+  sweepGatherBindings,
+  sweepGatherEntry,
+  sweepPairsShader,
+  sweepPairsBindings,
+  sweepPairsEntry,
+  sweepBoxesShader,
+  sweepBoxesBindings,
+  sweepBoxesEntry,
 } from '../../shaders/broadphase/sweep/sweep.wgsl.js';
 import {
-  bvhCodesShader, bvhCodesBindings, bvhCodesHiShader, bvhCodesHiBindings, bvhGatherShader, bvhGatherBindings, bvhPyramidShader, bvhPyramidBindings,
-  bvhNodesShader, bvhNodesBindings, bvhCodesEntry, bvhCodesHiEntry, bvhGatherEntry, bvhPyramidEntry, bvhNodesEntry,
+  bvhCodesShader,
+  bvhCodesBindings,
+  bvhCodesHiShader,
+  bvhCodesHiBindings,
+  bvhGatherShader,
+  bvhGatherBindings,
+  bvhPyramidShader,
+  bvhPyramidBindings,
+  bvhNodesShader,
+  bvhNodesBindings,
+  bvhCodesEntry,
+  bvhCodesHiEntry,
+  bvhGatherEntry,
+  bvhPyramidEntry,
+  bvhNodesEntry,
 } from '../../shaders/broadphase/bvh/bvh.wgsl.js';
 import {
-  bvhPairsShader, bvhPairsBindings, bvhBoxesShader, bvhBoxesBindings, bvhBoxCodesShader, bvhBoxCodesBindings, bvhBoxCodesEntry, bvhPairsEntry, bvhBoxesEntry,
+  bvhPairsShader,
+  bvhPairsBindings,
+  bvhBoxesShader,
+  bvhBoxesBindings,
+  bvhBoxCodesShader,
+  bvhBoxCodesBindings,
+  bvhBoxCodesEntry,
+  bvhPairsEntry,
+  bvhBoxesEntry,
 } from '../../shaders/broadphase/bvh/walk.wgsl.js';
 import {
-  radixSortShader, radixKeysBindings, radixPairsBindings, radixSortSubgroupShader, radixSubgroupKeysBindings, radixSubgroupPairsBindings, radixEntries, radixSubgroupEntries,
+  radixSortShader,
+  radixKeysBindings,
+  radixPairsBindings,
+  radixSortSubgroupShader,
+  radixSubgroupKeysBindings,
+  radixSubgroupPairsBindings,
+  radixEntries,
+  radixSubgroupEntries,
 } from '../../shaders/passes/radixSort.wgsl.js';
 import {
-  particleGatherShader, particleGatherEntry, particleDecideShader, particleDecideEntry, particleCarryShader, particleCarryEntry, particleScatterIdsShader, particleScatterIdsEntry,
-  particleStableShader, particleStableEntry, particleCountShader, particleCountEntry, particleFillShader, particleFillEntry,
+  particleGatherShader,
+  particleGatherEntry,
+  particleDecideShader,
+  particleDecideEntry,
+  particleCarryShader,
+  particleCarryEntry,
+  particleScatterIdsShader,
+  particleScatterIdsEntry,
+  particleStableShader,
+  particleStableEntry,
+  particleCountShader,
+  particleCountEntry,
+  particleFillShader,
+  particleFillEntry,
 } from '../../shaders/particles/search.wgsl.js';
 import {
-  particlePrepareShader, particlePrepareEntry, particleIterateShader, particleIterateEntry, particleSplitShader, particleSplitEntry, particleBusyArgsShader, particleBusyArgsEntry,
+  particlePrepareShader,
+  particlePrepareEntry,
+  particleIterateShader,
+  particleIterateEntry,
+  particleSplitShader,
+  particleSplitEntry,
+  particleBusyArgsShader,
+  particleBusyArgsEntry,
 } from '../../shaders/particles/substep.wgsl.js';
-import { particleSleepShader, particleSleepEntry, particleWriteBackShader, particleWriteBackEntry } from '../../shaders/particles/sleep.wgsl.js';
 import {
-  colliderFindShader, colliderFindEntry, colliderListShader, colliderListEntry, colliderPrepareShader, colliderPrepareEntry, colliderCellsShader, colliderCellsEntry,
-  colliderContactsShader, colliderContactsEntry, colliderContactsArgsShader, colliderContactsArgsEntry, colliderMoveShader, colliderMoveEntry,
+  particleSleepShader,
+  particleSleepEntry,
+  particleWriteBackShader,
+  particleWriteBackEntry,
+} from '../../shaders/particles/sleep.wgsl.js';
+import {
+  colliderFindShader,
+  colliderFindEntry,
+  colliderListShader,
+  colliderListEntry,
+  colliderPrepareShader,
+  colliderPrepareEntry,
+  colliderCellsShader,
+  colliderCellsEntry,
+  colliderContactsShader,
+  colliderContactsEntry,
+  colliderContactsArgsShader,
+  colliderContactsArgsEntry,
+  colliderMoveShader,
+  colliderMoveEntry,
 } from '../../shaders/particles/colliders.wgsl.js';
 
 const gpu = useGpu();
@@ -74,10 +188,20 @@ const RADIX_SUBGROUP = [radixSubgroupEntries.count, radixSubgroupEntries.scatter
 const KERNELS: [string, Bindings<string>, EntryPoint[], string[]][] = [
   ['allPairs', allPairsBindings, [allPairsEntry], [allPairsShader()]],
   ['boxAllPairs', boxAllPairsBindings, [boxAllPairsEntry], KINDS.map((kind) => boxAllPairsShader({ kind }))],
-  ['boxGridPairs', boxGridPairsBindings, [boxGridPairsEntry], KINDS.flatMap((kind) => LAYOUTS.map((layout) => boxGridPairsShader({ kind, ...layout })))],
+  [
+    'boxGridPairs',
+    boxGridPairsBindings,
+    [boxGridPairsEntry],
+    KINDS.flatMap((kind) => LAYOUTS.map((layout) => boxGridPairsShader({ kind, ...layout }))),
+  ],
   ['pairMerge', pairMergeBindings, [pairMergeMoveEntry, pairMergeCountEntry], [pairMergeShader()]],
   ['cast all-pairs', castAllPairsBindings, [castMainEntry], MODES.map((mode) => castAllPairsShader({ mode }))],
-  ['cast grid', castGridBindings, [castMainEntry], MODES.flatMap((mode) => LAYOUTS.map((layout) => castGridShader({ mode, ...layout })))],
+  [
+    'cast grid',
+    castGridBindings,
+    [castMainEntry],
+    MODES.flatMap((mode) => LAYOUTS.map((layout) => castGridShader({ mode, ...layout }))),
+  ],
   ['cast bvh', castBvhBindings, [castMainEntry], MODES.map((mode) => castBvhShader({ mode }))],
   ['gridCount', gridCountBindings, [gridCountEntry], LAYOUTS.map((layout) => gridCountShader(layout))],
   ['gridScatter', gridScatterBindings, [gridScatterEntry], [gridScatterShader()]],
@@ -114,8 +238,18 @@ const PARTICLE_KERNELS: [string, EntryPoint[], string[]][] = [
   ['particleStable', [particleStableEntry], [particleStableShader()]],
   ['particleCount', [particleCountEntry], LAYOUTS.map((layout) => particleCountShader(layout))],
   ['particleFill', [particleFillEntry], LAYOUTS.map((layout) => particleFillShader(layout))],
-  ['particlePrepare', [particlePrepareEntry], BOTH.flatMap((first) => BOTH.map((colliders) => particlePrepareShader({ first, colliders })))],
-  ['particleIterate', [particleIterateEntry], BOTH.flatMap((integrate) => BOTH.flatMap((friction) => BOTH.map((colliders) => particleIterateShader({ integrate, friction, colliders }))))],
+  [
+    'particlePrepare',
+    [particlePrepareEntry],
+    BOTH.flatMap((first) => BOTH.map((colliders) => particlePrepareShader({ first, colliders }))),
+  ],
+  [
+    'particleIterate',
+    [particleIterateEntry],
+    BOTH.flatMap((integrate) =>
+      BOTH.flatMap((friction) => BOTH.map((colliders) => particleIterateShader({ integrate, friction, colliders }))),
+    ),
+  ],
   ['particleSplit', [particleSplitEntry], [particleSplitShader()]],
   ['particleBusyArgs', [particleBusyArgsEntry], [particleBusyArgsShader()]],
   ['particleSleep', [particleSleepEntry], [particleSleepShader()]],
@@ -147,18 +281,36 @@ function reflectedBindings(code: string): [number, string, BindingKind, string][
   const reflect = new WgslReflect(code);
   const vars = [
     ...reflect.uniforms.map((v) => ({ v, kind: 'uniform' as BindingKind })),
-    ...reflect.storage.map((v) => ({ v, kind: ((v as unknown as { access: string }).access === 'read_write' ? 'storage' : 'read-only-storage') as BindingKind })),
+    ...reflect.storage.map((v) => ({
+      v,
+      kind: ((v as unknown as { access: string }).access === 'read_write'
+        ? 'storage'
+        : 'read-only-storage') as BindingKind,
+    })),
   ];
-  expect(vars.every(({ v }) => v.group === 0), 'every binding in group 0').toBe(true);
+  expect(
+    vars.every(({ v }) => v.group === 0),
+    'every binding in group 0',
+  ).toBe(true);
   return vars
-    .map(({ v, kind }): [number, string, BindingKind, string] => [v.binding, v.name, kind, typeString(v.type as unknown as ReflectedType)])
+    .map(({ v, kind }): [number, string, BindingKind, string] => [
+      v.binding,
+      v.name,
+      kind,
+      typeString(v.type as unknown as ReflectedType),
+    ])
     .sort((a, b) => a[0] - b[0]);
 }
 
 describe('kernel declarations', () => {
   for (const [name, decl, , codes] of KERNELS) {
     it(`${name}: the WGSL of each of its ${codes.length} variant(s) declares exactly its bindings, in order`, () => {
-      const declared = decl.entries.map((e): [number, string, BindingKind, string] => [e.binding, e.name, e.kind, e.type]);
+      const declared = decl.entries.map((e): [number, string, BindingKind, string] => [
+        e.binding,
+        e.name,
+        e.kind,
+        e.type,
+      ]);
       expect(declared.map(([binding]) => binding)).toEqual(declared.map((_, k) => k));
       for (const code of codes) {
         expect(reflectedBindings(code)).toEqual(declared);
@@ -172,7 +324,13 @@ describe('kernel declarations', () => {
   });
 
   it('writes lines the array sizing finds (src/gpu/pipeline.ts, runtimeArrays), with their bindings and strides', () => {
-    const decl = bindings({ params: uniform('P'), spheres: readOnly('array<vec4f>'), pairs: readWrite('array<vec2u>'), counts: readWrite('array<atomic<u32>>'), fixed: readOnly('array<u32, 3>') });
+    const decl = bindings({
+      params: uniform('P'),
+      spheres: readOnly('array<vec4f>'),
+      pairs: readWrite('array<vec2u>'),
+      counts: readWrite('array<atomic<u32>>'),
+      fixed: readOnly('array<u32, 3>'),
+    });
     expect(decl.wgsl.split('\n')).toEqual([
       '@group(0) @binding(0) var<uniform> params: P;',
       '@group(0) @binding(1) var<storage, read> spheres: array<vec4f>;',
@@ -180,7 +338,11 @@ describe('kernel declarations', () => {
       '@group(0) @binding(3) var<storage, read_write> counts: array<atomic<u32>>;',
       '@group(0) @binding(4) var<storage, read> fixed: array<u32, 3>;',
     ]);
-    expect(runtimeArrays(decl.wgsl).map((a) => [a.binding, a.name, a.stride])).toEqual([[1, 'spheres', 16], [2, 'pairs', 8], [3, 'counts', 4]]);
+    expect(runtimeArrays(decl.wgsl).map((a) => [a.binding, a.name, a.stride])).toEqual([
+      [1, 'spheres', 16],
+      [2, 'pairs', 8],
+      [3, 'counts', 4],
+    ]);
     expect(decl.index).toEqual({ params: 0, spheres: 1, pairs: 2, counts: 3, fixed: 4 });
     expect(decl.kinds).toEqual(['uniform', 'read-only-storage', 'storage', 'storage', 'read-only-storage']);
     expect(() => bindings({ 'not a name': uniform('P') })).toThrow(/identifier/);
@@ -194,7 +356,10 @@ describe('kernel declarations', () => {
       code: `${decl.wgsl}
         @compute @workgroup_size(1) fn main() { data[params.x] = params.y; }`,
     });
-    const pipeline = gpu.device.createComputePipeline({ layout: gpu.device.createPipelineLayout({ bindGroupLayouts: [decl.layout(gpu.device)] }), compute: { module, entryPoint: 'main' } });
+    const pipeline = gpu.device.createComputePipeline({
+      layout: gpu.device.createPipelineLayout({ bindGroupLayouts: [decl.layout(gpu.device)] }),
+      compute: { module, entryPoint: 'main' },
+    });
     const params = gpu.device.createBuffer({ size: 16, usage: BufferUsage.UNIFORM | BufferUsage.COPY_DST });
     const data = gpu.device.createBuffer({ size: 16, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC });
     const staging = gpu.device.createBuffer({ size: 16, usage: BufferUsage.COPY_DST | BufferUsage.MAP_READ });
@@ -224,10 +389,14 @@ interface ReflectedFunction {
   workgroupSize: number[] | null;
 }
 
-const attribute = (f: { attributes?: { name: string; value: unknown }[] }, name: string): unknown => f.attributes?.find((a) => a.name === name)?.value;
+const attribute = (f: { attributes?: { name: string; value: unknown }[] }, name: string): unknown =>
+  f.attributes?.find((a) => a.name === name)?.value;
 
 describe('entry points', () => {
-  const all: [string, EntryPoint[], string[]][] = [...KERNELS.map(([name, , entries, codes]): [string, EntryPoint[], string[]] => [name, entries, codes]), ...PARTICLE_KERNELS];
+  const all: [string, EntryPoint[], string[]][] = [
+    ...KERNELS.map(([name, , entries, codes]): [string, EntryPoint[], string[]] => [name, entries, codes]),
+    ...PARTICLE_KERNELS,
+  ];
   for (const [name, entries, codes] of all) {
     it(`${name}: each of its ${codes.length} variant(s) has exactly its declared entry points, workgroup sizes and parameters`, () => {
       for (const code of codes) {
@@ -268,20 +437,33 @@ describe('entry points', () => {
       '    return;',
       '  }',
     ]);
-    expect(threads.parameters).toEqual([['wid', 'workgroup_id', 'vec3u'], ['nwg', 'num_workgroups', 'vec3u'], ['lid', 'local_invocation_index', 'u32']]);
-    expect(entry({ name: 'tiles', size: TILE, index: 'tile', per: 'workgroup', bound: 'params.tiles' }).wgsl.split('\n').slice(2)).toEqual([
-      '  let tile = flatWorkgroup(wid, nwg);',
-      '  if (tile >= params.tiles) {',
-      '    return;',
-      '  }',
+    expect(threads.parameters).toEqual([
+      ['wid', 'workgroup_id', 'vec3u'],
+      ['nwg', 'num_workgroups', 'vec3u'],
+      ['lid', 'local_invocation_index', 'u32'],
     ]);
+    expect(
+      entry({ name: 'tiles', size: TILE, index: 'tile', per: 'workgroup', bound: 'params.tiles' })
+        .wgsl.split('\n')
+        .slice(2),
+    ).toEqual(['  let tile = flatWorkgroup(wid, nwg);', '  if (tile >= params.tiles) {', '    return;', '  }']);
     // No bound: threads past the work stay (a kernel whose threads meet at barriers).
-    expect(entry({ name: 'all', index: 'k' }).wgsl.split('\n').slice(2)).toEqual(['  let k = flatWorkgroup(wid, nwg) * WG + lid;']);
+    expect(entry({ name: 'all', index: 'k' }).wgsl.split('\n').slice(2)).toEqual([
+      '  let k = flatWorkgroup(wid, nwg) * WG + lid;',
+    ]);
     expect(entry({ name: 'one', size: ONE_THREAD }).wgsl).toBe('@compute @workgroup_size(1)\nfn one() {');
-    const lanes = entry({ name: 'lanes', size: constSize('SG', 64), builtins: { lane: 'subgroup_invocation_id', width: 'subgroup_size' } });
-    expect(lanes.wgsl).toBe('@compute @workgroup_size(SG)\nfn lanes(@builtin(subgroup_invocation_id) lane: u32, @builtin(subgroup_size) width: u32) {');
+    const lanes = entry({
+      name: 'lanes',
+      size: constSize('SG', 64),
+      builtins: { lane: 'subgroup_invocation_id', width: 'subgroup_size' },
+    });
+    expect(lanes.wgsl).toBe(
+      '@compute @workgroup_size(SG)\nfn lanes(@builtin(subgroup_invocation_id) lane: u32, @builtin(subgroup_size) width: u32) {',
+    );
     // WGSL mixes || and && only in parentheses.
-    expect(entry({ name: 'both', index: 't', exit: 'a && b', bound: 'n' }).wgsl).toContain('  if ((a && b) || t >= n) {');
+    expect(entry({ name: 'both', index: 't', exit: 'a && b', bound: 'n' }).wgsl).toContain(
+      '  if ((a && b) || t >= n) {',
+    );
     expect(() => entry({ name: 'not a name' })).toThrow(/identifier/);
     expect(() => entry({ name: 'k', bound: 'n' })).toThrow(/without an index/);
     expect(() => entry({ name: 'k', index: 'lid' })).toThrow(/repeat/);
@@ -304,7 +486,9 @@ ${tiles.wgsl}
 }`,
     });
     const layout = gpu.device.createPipelineLayout({ bindGroupLayouts: [decl.layout(gpu.device)] });
-    const pipelines = [threads, tiles].map((e) => gpu.device.createComputePipeline({ layout, compute: { module, entryPoint: e.name, constants: { WG: 4 } } }));
+    const pipelines = [threads, tiles].map((e) =>
+      gpu.device.createComputePipeline({ layout, compute: { module, entryPoint: e.name, constants: { WG: 4 } } }),
+    );
     // count 10, skip, tiles 5; 3 × 2 workgroups of 4: 24 threads, 6 workgroups.
     const run = async (params: number[]): Promise<number[]> => {
       const uniforms = gpu.device.createBuffer({ size: 16, usage: BufferUsage.UNIFORM | BufferUsage.COPY_DST });
@@ -327,11 +511,12 @@ ${tiles.wgsl}
       for (const b of [uniforms, data, staging]) b.destroy();
       return out;
     };
-    const expected = (skip: boolean): number[] => Array.from({ length: 96 }, (_, i) => {
-      if (i < 64) return !skip && i < 10 ? i + 1 : 0;
-      const tile = Math.floor((i - 64) / 4);
-      return tile < 5 ? tile + 1 : 0;
-    });
+    const expected = (skip: boolean): number[] =>
+      Array.from({ length: 96 }, (_, i) => {
+        if (i < 64) return !skip && i < 10 ? i + 1 : 0;
+        const tile = Math.floor((i - 64) / 4);
+        return tile < 5 ? tile + 1 : 0;
+      });
     expect(await run([10, 0, 5, 0])).toEqual(expected(false));
     expect(await run([10, 1, 5, 0])).toEqual(expected(true));
   });
@@ -343,8 +528,15 @@ describe('grid walks (shaders/spatial/walk.wgsl.ts)', () => {
     it(`a visit body that names what the ${dense ? 'dense' : 'hashed'} walk declares is refused, naming it; q, u and members are its own`, () => {
       expect(() => walkRows({ ...walk, dense, visit: 'appendPairAt(end, sortedId[u], k);' })).toThrow(/`end`/);
       expect(() => walkRows({ ...walk, dense, levelScan: true, visit: 'let w = k0 + 1u;' })).toThrow(/`k0`/);
-      expect(() => visitLevel({ dense, level: '0u', lo: 'vec3u(0u)', hi: 'vec3u(1u)', visit: 'total += scanLevel;' })).toThrow(/`scanLevel`/);
-      const code = walkRows({ ...walk, dense, levelScan: true, visit: 'if (q.w > previous.y) { appendPairAt(pairEnd, sortedId[u], k); }' });
+      expect(() =>
+        visitLevel({ dense, level: '0u', lo: 'vec3u(0u)', hi: 'vec3u(1u)', visit: 'total += scanLevel;' }),
+      ).toThrow(/`scanLevel`/);
+      const code = walkRows({
+        ...walk,
+        dense,
+        levelScan: true,
+        visit: 'if (q.w > previous.y) { appendPairAt(pairEnd, sortedId[u], k); }',
+      });
       expect(code.split('appendPairAt(pairEnd, sortedId[u], k)').length - 1).toBe(2); // the row walk's and the level scan's
     });
   }

@@ -38,7 +38,10 @@ async function stagingCreated(body: () => Promise<void>): Promise<number> {
 /** A storage buffer of `words` u32 holding 7919·k + 13 at word k. */
 function sourceOf(words: number): { buffer: GPUBuffer; expected: (from: number, count: number) => Uint32Array } {
   const values = Uint32Array.from({ length: words }, (_, k) => (7919 * k + 13) >>> 0);
-  const buffer = gpu.device.createBuffer({ size: 4 * words, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST });
+  const buffer = gpu.device.createBuffer({
+    size: 4 * words,
+    usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+  });
   gpu.device.queue.writeBuffer(buffer, 0, values);
   sources.push(buffer);
   return { buffer, expected: (from, count) => values.slice(from, from + count) };
@@ -74,7 +77,9 @@ describe('readBuffer', () => {
       expect(new Uint32Array(await readBuffer(gpu.device, buffer, 0, 4 * 30_000))).toEqual(expected(0, 30_000));
     });
     const again = await stagingCreated(async () => {
-      expect(new Uint32Array(await readBuffer(gpu.device, buffer, 4 * 1000, 4 * 29_000))).toEqual(expected(1000, 29_000));
+      expect(new Uint32Array(await readBuffer(gpu.device, buffer, 4 * 1000, 4 * 29_000))).toEqual(
+        expected(1000, 29_000),
+      );
       const into = new Uint32Array(30_000 + 3);
       await readBuffer(gpu.device, buffer, 4 * 10_000, 4 * 30_000, into.subarray(3));
       expect(into.subarray(3)).toEqual(expected(10_000, 30_000));
@@ -83,7 +88,7 @@ describe('readBuffer', () => {
       expect(new Uint32Array(await readBuffer(gpu.device, buffer, 4 * 5, 8))).toEqual(expected(5, 2));
     });
     expect(first, 'the first read').toBe(1);
-    expect(again, 'staging buffers created by the later reads (the small read\'s)').toBe(1);
+    expect(again, "staging buffers created by the later reads (the small read's)").toBe(1);
   });
 
   it('a read much smaller than the idle buffers takes its own; concurrent reads each get the right bytes', async () => {
@@ -115,12 +120,13 @@ describe('readBuffer', () => {
     const { buffer, expected } = sourceOf(60_000);
     for (const bytes of [400, 1200, 5000, 20_000, 80_000, 200_000]) await readBuffer(gpu.device, buffer, 0, bytes);
     const created = await stagingCreated(async () => {
-      for (let k = 0; k < 20; k++) expect(new Uint32Array(await readBuffer(gpu.device, buffer, 0, 200_000))).toEqual(expected(0, 50_000));
+      for (let k = 0; k < 20; k++)
+        expect(new Uint32Array(await readBuffer(gpu.device, buffer, 0, 200_000))).toEqual(expected(0, 50_000));
     });
     expect(created, 'staging buffers created by 20 reads of the latest size').toBe(0);
   });
 
-  it('a copy WebGPU refuses (a destroyed source) throws WebGPUError, not an earlier read\'s bytes', async () => {
+  it("a copy WebGPU refuses (a destroyed source) throws WebGPUError, not an earlier read's bytes", async () => {
     const { buffer: a } = sourceOf(10_000);
     const { buffer: b, expected } = sourceOf(10_000);
     await readBuffer(gpu.device, a, 0, 40_000); // leaves its staging buffer, holding a's words, idle
@@ -141,12 +147,16 @@ describe('readRanges', () => {
     let created = 0;
     const { count } = await submissions(async () => {
       created = await stagingCreated(async () => {
-        got = await readRanges(gpu.device, [
-          { source: a, offset: 4 * 7, size: 4 * 3 }, // 12 bytes: the next range starts on an 8-byte boundary
-          { source: b, offset: 0, size: 0 },
-          { source: b, offset: 4 * 100, size: 4 * 200 },
-          { source: a, offset: 4 * 1000, size: 4 * 4000 },
-        ], (bytes) => bytes.map((range) => new Uint32Array(range.slice(0))));
+        got = await readRanges(
+          gpu.device,
+          [
+            { source: a, offset: 4 * 7, size: 4 * 3 }, // 12 bytes: the next range starts on an 8-byte boundary
+            { source: b, offset: 0, size: 0 },
+            { source: b, offset: 4 * 100, size: 4 * 200 },
+            { source: a, offset: 4 * 1000, size: 4 * 4000 },
+          ],
+          (bytes) => bytes.map((range) => new Uint32Array(range.slice(0))),
+        );
       });
     });
     expect(count, 'submissions').toBe(1);
@@ -158,16 +168,22 @@ describe('readRanges', () => {
   });
 });
 
-
 describe('results read their count and records in one round trip', () => {
   /** A result of `encodeSpherePairs` over the spheres, submitted: its pair list holds them (capacity as asked). */
   function encoded(spheres: Float32Array, capacity?: number): EncodedPairs {
-    const buffer = gpu.device.createBuffer({ size: spheres.byteLength, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST });
+    const buffer = gpu.device.createBuffer({
+      size: spheres.byteLength,
+      usage: BufferUsage.STORAGE | BufferUsage.COPY_DST,
+    });
     sources.push(buffer);
     gpu.device.queue.writeBuffer(buffer, 0, spheres);
     const { min, max, maxRadius } = sceneBoundsOf(spheres);
     const encoder = gpu.device.createCommandEncoder();
-    const result = gpu.collider.encodeSpherePairs(encoder, { buffer, count: spheres.length / 4 }, { scene: { min, max, maxRadius }, capacity });
+    const result = gpu.collider.encodeSpherePairs(
+      encoder,
+      { buffer, count: spheres.length / 4 },
+      { scene: { min, max, maxRadius }, capacity },
+    );
     gpu.device.queue.submit([encoder.finish()]);
     results.push(result);
     return result;
@@ -215,26 +231,37 @@ describe('results read their count and records in one round trip', () => {
     expect((await list.readCounted(4_096)).count).toBe(2 ** 32 + 5);
   });
 
-  it('a one-shot spherePairs call submits its search and one read; a promised scene\'s encoded result reads status, count and pairs in one (seed 431)', async () => {
+  it("a one-shot spherePairs call submits its search and one read; a promised scene's encoded result reads status, count and pairs in one (seed 431)", async () => {
     const spheres = uniformScene(3_000, { seed: 431 });
     const expected = bruteForceSpherePairs(spheres);
     await gpu.collider.spherePairs(spheres); // the collider learns the count
     const call = await submissions(() => gpu.collider.spherePairs(spheres));
     expect(sortPairs(call.value)).toEqual(expected);
     expect(call.count, 'the search and one read').toBe(2);
-    const buffer = gpu.device.createBuffer({ size: spheres.byteLength, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST });
+    const buffer = gpu.device.createBuffer({
+      size: spheres.byteLength,
+      usage: BufferUsage.STORAGE | BufferUsage.COPY_DST,
+    });
     sources.push(buffer);
     gpu.device.queue.writeBuffer(buffer, 0, spheres);
     const { min, max, maxRadius } = sceneBoundsOf(spheres);
     const encoder = gpu.device.createCommandEncoder();
-    const result = gpu.collider.encodeSpherePairs(encoder, { buffer, count: 3_000 }, { scene: { min, max, maxRadius } });
+    const result = gpu.collider.encodeSpherePairs(
+      encoder,
+      { buffer, count: 3_000 },
+      { scene: { min, max, maxRadius } },
+    );
     gpu.device.queue.submit([encoder.finish()]);
     const read = await submissions(() => result.read());
     expect(read.count).toBe(1);
     expect(sortPairs(read.value)).toEqual(expected);
     // A broken promise is still found, from the same read.
     const liar = gpu.device.createCommandEncoder();
-    const broken = gpu.collider.encodeSpherePairs(liar, { buffer, count: 3_000 }, { scene: { min, max, maxRadius: maxRadius / 2 } });
+    const broken = gpu.collider.encodeSpherePairs(
+      liar,
+      { buffer, count: 3_000 },
+      { scene: { min, max, maxRadius: maxRadius / 2 } },
+    );
     gpu.device.queue.submit([liar.finish()]);
     await expect(broken.read()).rejects.toBeInstanceOf(InvalidInputError);
     broken.destroy();
@@ -246,7 +273,8 @@ describe('results read their count and records in one round trip', () => {
     const side = sceneBoundsOf(spheres).max[1];
     // Rays along +y through the whole scene, each crossing a dozen spheres or so.
     const rays = new Float32Array(6 * 500);
-    for (let k = 0; k < 500; k++) rays.set([(k * 0.37) % side, -5, (k * 0.61) % side, (k * 0.37) % side, side + 5, (k * 0.61) % side], 6 * k);
+    for (let k = 0; k < 500; k++)
+      rays.set([(k * 0.37) % side, -5, (k * 0.61) % side, (k * 0.37) % side, side + 5, (k * 0.61) % side], 6 * k);
     const hits = await gpu.collider.raycast(rays, spheres, { allHits: true });
     expect(hits.offsets[500]).toBeGreaterThan(1024); // more than the first read expects
     // The nearest of each ray is the first of its hits, as the oracle finds it.

@@ -12,7 +12,19 @@ import { uniformScene } from '../support/scenes.js';
 import { pileScene } from '../support/pile.js';
 import { sortPairs } from '../../src/reference/spherePairs.js';
 import { createParticleWorld } from '../../src/particles/index.js';
-import { bindGroupLayout, bindGroup, computePipeline, pipelineFor, setArraySizing, sizedPipelineCount, sizesArrays, MAX_SIZED_VARIANTS, MIN_SIZED_ELEMENTS, RECOMPILE_AFTER_RUNS, MAX_SIZED_COMPILES } from '../../src/gpu/pipeline.js';
+import {
+  bindGroupLayout,
+  bindGroup,
+  computePipeline,
+  pipelineFor,
+  setArraySizing,
+  sizedPipelineCount,
+  sizesArrays,
+  MAX_SIZED_VARIANTS,
+  MIN_SIZED_ELEMENTS,
+  RECOMPILE_AFTER_RUNS,
+  MAX_SIZED_COMPILES,
+} from '../../src/gpu/pipeline.js';
 import { readBuffer, sizeClass } from '../../src/gpu/buffers.js';
 import { ExclusiveScanPass, scanBufferBytes } from '../../src/passes/scan.js';
 import { BufferUsage } from '../../src/gpu/flags.js';
@@ -34,7 +46,8 @@ afterEach(() => {
 const TEST_BINDINGS = /* wgsl */ `
 @group(0) @binding(0) var<storage, read> data: array<vec4f>;
 @group(0) @binding(1) var<storage, read_write> out: array<u32>;`;
-const testLayout = (): GPUBindGroupLayout => bindGroupLayout(gpu.device, 'sized test layout', ['read-only-storage', 'storage']);
+const testLayout = (): GPUBindGroupLayout =>
+  bindGroupLayout(gpu.device, 'sized test layout', ['read-only-storage', 'storage']);
 
 describe('pipelines sized to their bindings', () => {
   it('arrayLength() reads the binding length; past MAX_SIZED_VARIANTS sizes a kernel compiles again only after RECOMPILE_AFTER_RUNS runs, dropping the least recently used', async () => {
@@ -104,7 +117,9 @@ describe('pipelines sized to their bindings', () => {
     const pipeline = computePipeline(device, 'sized alternating', [layout], code, 'alternating');
     const sizes = MAX_SIZED_VARIANTS + 2;
     const out = device.createBuffer({ size: 16, usage: BufferUsage.STORAGE });
-    const datas = Array.from({ length: sizes }, (_, k) => device.createBuffer({ size: 16 * (MIN_SIZED_ELEMENTS + k), usage: BufferUsage.STORAGE }));
+    const datas = Array.from({ length: sizes }, (_, k) =>
+      device.createBuffer({ size: 16 * (MIN_SIZED_ELEMENTS + k), usage: BufferUsage.STORAGE }),
+    );
     const groups = datas.map((data) => bindGroup(device, 'alternating', layout, [data, out]));
     const before = sizedPipelineCount();
     const runs = RECOMPILE_AFTER_RUNS * (MAX_SIZED_COMPILES + 4);
@@ -116,7 +131,12 @@ describe('pipelines sized to their bindings', () => {
     }
     expect(sizedPipelineCount() - before, 'compiles in all').toBe(MAX_SIZED_COMPILES);
     compiledAt = compiledAt.slice(MAX_SIZED_VARIANTS);
-    compiledAt.forEach((r, k) => expect(r - (k === 0 ? MAX_SIZED_VARIANTS - 1 : compiledAt[k - 1]), 'runs between compiles').toBeGreaterThanOrEqual(RECOMPILE_AFTER_RUNS));
+    compiledAt.forEach((r, k) =>
+      expect(
+        r - (k === 0 ? MAX_SIZED_VARIANTS - 1 : compiledAt[k - 1]),
+        'runs between compiles',
+      ).toBeGreaterThanOrEqual(RECOMPILE_AFTER_RUNS),
+    );
     for (const buffer of [out, ...datas]) buffer.destroy();
   });
 
@@ -143,7 +163,7 @@ describe('pipelines sized to their bindings', () => {
       expect(size).toBeGreaterThanOrEqual(last);
       if (bytes > 64) {
         expect(size, `${bytes}`).toBeLessThanOrEqual(bytes * 1.25 + 4);
-        expect(size / 2 ** (Math.floor(Math.log2(size)) - 2) % 1, `${bytes} → ${size}`).toBe(0);
+        expect((size / 2 ** (Math.floor(Math.log2(size)) - 2)) % 1, `${bytes} → ${size}`).toBe(0);
       }
       last = size;
     }
@@ -155,7 +175,10 @@ describe('pipelines sized to their bindings', () => {
     const device = gpu.device;
     const scan = new ExclusiveScanPass(device, 65535, 'sizes scan', 'serial');
     const capacity = 300_000;
-    const data = device.createBuffer({ size: scanBufferBytes(capacity), usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST });
+    const data = device.createBuffer({
+      size: scanBufferBytes(capacity),
+      usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+    });
     let compiled = 0;
     for (const count of [capacity, 250_001, 123_457, 200_000, 99_999, 280_000]) {
       device.queue.writeBuffer(data, 0, new Uint32Array(count).fill(1));
@@ -198,7 +221,14 @@ describe('pipelines sized to their bindings', () => {
     for (const on of [false, true]) {
       sizing(on);
       const before = sizedPipelineCount();
-      const world = await createParticleWorld({ device: gpu.device, capacity: 5000, bounds: scene.bounds, gravity: [0, -9.8, 0], restitution: 0.2, friction: 0.5 });
+      const world = await createParticleWorld({
+        device: gpu.device,
+        capacity: 5000,
+        bounds: scene.bounds,
+        gravity: [0, -9.8, 0],
+        restitution: 0.2,
+        friction: 0.5,
+      });
       world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
       for (let step = 0; step < 40; step++) await world.step(1 / 60);
       const state = await world.read();

@@ -8,22 +8,61 @@ import { describe, it, expect } from 'vitest';
 import { WgslReflect } from 'wgsl_reflect/wgsl_reflect.module.js';
 import type { Bindings, BindingKind } from '../../src/gpu/kernel.js';
 import {
-  particleGatherShader, gatherBindings, particleDecideShader, decideBindings, particleCarryShader, carryBindings, particleScatterIdsShader, scatterIdsBindings,
-  particleStableShader, stableBindings, particleCountShader, countBindings, particleFillShader, fillBindings,
+  particleGatherShader,
+  gatherBindings,
+  particleDecideShader,
+  decideBindings,
+  particleCarryShader,
+  carryBindings,
+  particleScatterIdsShader,
+  scatterIdsBindings,
+  particleStableShader,
+  stableBindings,
+  particleCountShader,
+  countBindings,
+  particleFillShader,
+  fillBindings,
 } from '../../shaders/particles/search.wgsl.js';
 import {
-  particlePrepareShader, prepareBindings, particleIterateShader, iterateBindings, iterateIntegrateBindings, iterateCollidersBindings, iterateIntegrateCollidersBindings,
-  particleSplitShader, splitBindings, particleBusyArgsShader, busyArgsBindings,
+  particlePrepareShader,
+  prepareBindings,
+  particleIterateShader,
+  iterateBindings,
+  iterateIntegrateBindings,
+  iterateCollidersBindings,
+  iterateIntegrateCollidersBindings,
+  particleSplitShader,
+  splitBindings,
+  particleBusyArgsShader,
+  busyArgsBindings,
 } from '../../shaders/particles/substep.wgsl.js';
-import { particleSleepShader, sleepBindings, particleWriteBackShader, writeBackBindings } from '../../shaders/particles/sleep.wgsl.js';
 import {
-  colliderFindShader, colliderFindBindings, colliderListShader, colliderListBindings, colliderPrepareShader, colliderPrepareBindings, colliderCellsShader, colliderCellsBindings,
-  colliderContactsShader, colliderContactsBindings, colliderContactsArgsShader, colliderContactsArgsBindings, colliderMoveShader, colliderMoveBindings,
+  particleSleepShader,
+  sleepBindings,
+  particleWriteBackShader,
+  writeBackBindings,
+} from '../../shaders/particles/sleep.wgsl.js';
+import {
+  colliderFindShader,
+  colliderFindBindings,
+  colliderListShader,
+  colliderListBindings,
+  colliderPrepareShader,
+  colliderPrepareBindings,
+  colliderCellsShader,
+  colliderCellsBindings,
+  colliderContactsShader,
+  colliderContactsBindings,
+  colliderContactsArgsShader,
+  colliderContactsArgsBindings,
+  colliderMoveShader,
+  colliderMoveBindings,
 } from '../../shaders/particles/colliders.wgsl.js';
 
 const LAYOUTS = [true, false].flatMap((dense) => [false, true].map((oneLevel) => ({ dense, oneLevel })));
 const BOTH = [false, true];
-const sweeps = (integrate: boolean, colliders: boolean): string[] => BOTH.map((friction) => particleIterateShader({ integrate, friction, colliders }));
+const sweeps = (integrate: boolean, colliders: boolean): string[] =>
+  BOTH.map((friction) => particleIterateShader({ integrate, friction, colliders }));
 
 const KERNELS: [string, Bindings<string>, string[]][] = [
   ['particleGather', gatherBindings, [particleGatherShader()]],
@@ -33,7 +72,11 @@ const KERNELS: [string, Bindings<string>, string[]][] = [
   ['particleStable', stableBindings, [particleStableShader()]],
   ['particleCount', countBindings, LAYOUTS.map((layout) => particleCountShader(layout))],
   ['particleFill', fillBindings, LAYOUTS.map((layout) => particleFillShader(layout))],
-  ['particlePrepare', prepareBindings, BOTH.flatMap((first) => BOTH.map((colliders) => particlePrepareShader({ first, colliders })))],
+  [
+    'particlePrepare',
+    prepareBindings,
+    BOTH.flatMap((first) => BOTH.map((colliders) => particlePrepareShader({ first, colliders }))),
+  ],
   ['particleIterate', iterateBindings, sweeps(false, false)],
   ['particleIterate integrate', iterateIntegrateBindings, sweeps(true, false)],
   ['particleIterate colliders', iterateCollidersBindings, sweeps(false, true)],
@@ -68,16 +111,36 @@ function reflectedBindings(code: string): [number, string, BindingKind, string][
   const reflect = new WgslReflect(code);
   const vars = [
     ...reflect.uniforms.map((v) => ({ v, kind: 'uniform' as BindingKind })),
-    ...reflect.storage.map((v) => ({ v, kind: ((v as unknown as { access: string }).access === 'read_write' ? 'storage' : 'read-only-storage') as BindingKind })),
+    ...reflect.storage.map((v) => ({
+      v,
+      kind: ((v as unknown as { access: string }).access === 'read_write'
+        ? 'storage'
+        : 'read-only-storage') as BindingKind,
+    })),
   ];
-  expect(vars.every(({ v }) => v.group === 0), 'every binding in group 0').toBe(true);
-  return vars.map(({ v, kind }): [number, string, BindingKind, string] => [v.binding, v.name, kind, typeString(v.type as unknown as ReflectedType)]).sort((a, b) => a[0] - b[0]);
+  expect(
+    vars.every(({ v }) => v.group === 0),
+    'every binding in group 0',
+  ).toBe(true);
+  return vars
+    .map(({ v, kind }): [number, string, BindingKind, string] => [
+      v.binding,
+      v.name,
+      kind,
+      typeString(v.type as unknown as ReflectedType),
+    ])
+    .sort((a, b) => a[0] - b[0]);
 }
 
 describe('particle kernel declarations', () => {
   for (const [name, decl, codes] of KERNELS) {
     it(`${name}: each of its ${codes.length} variant(s) declares exactly its bindings, in order, and at most 8 storage buffers`, () => {
-      const declared = decl.entries.map((e): [number, string, BindingKind, string] => [e.binding, e.name, e.kind, e.type]);
+      const declared = decl.entries.map((e): [number, string, BindingKind, string] => [
+        e.binding,
+        e.name,
+        e.kind,
+        e.type,
+      ]);
       for (const code of codes) {
         expect(reflectedBindings(code)).toEqual(declared);
         expect(code).not.toMatch(/@binding\((?!\d+\) var<)/);

@@ -6,7 +6,13 @@ import { describe, it, expect } from 'vitest';
 import { useGpu } from '../support/gpu.js';
 import { sameBits } from '../support/device.js';
 import { describeDevice } from '../../src/device.js';
-import { createParticleWorld, defaultInverseMass, type ParticleWorld, type ParticleWorldOptions, type ParticleSet } from '../../src/particles/index.js';
+import {
+  createParticleWorld,
+  defaultInverseMass,
+  type ParticleWorld,
+  type ParticleWorldOptions,
+  type ParticleSet,
+} from '../../src/particles/index.js';
 import { particleStep, ParticleSolverTwin } from '../../src/reference/particles.js';
 import { InvalidInputError, CapacityError, DestroyedError } from '../../src/errors.js';
 import { RULES } from '../../src/validate.js';
@@ -22,7 +28,10 @@ const gpu = useGpu();
 /** Tests that step thousands of particles for hundreds of steps: minutes on a software adapter shared with other test projects. */
 const LONG = 600_000;
 
-async function withWorld<T>(options: Omit<ParticleWorldOptions, 'device'>, body: (world: ParticleWorld) => Promise<T>): Promise<T> {
+async function withWorld<T>(
+  options: Omit<ParticleWorldOptions, 'device'>,
+  body: (world: ParticleWorld) => Promise<T>,
+): Promise<T> {
   const world = await createParticleWorld({ device: gpu.device, ...options });
   try {
     return await body(world);
@@ -59,13 +68,20 @@ const packed = (velocities: Float32Array, spheres: Float32Array, inverseMasses?:
 function kinetic(velocities: Float32Array, inverseMasses: Float32Array): number {
   let e = 0;
   for (let i = 0; i < inverseMasses.length; i++) {
-    if (inverseMasses[i] > 0) e += (0.5 / inverseMasses[i]) * (velocities[3 * i] ** 2 + velocities[3 * i + 1] ** 2 + velocities[3 * i + 2] ** 2);
+    if (inverseMasses[i] > 0)
+      e +=
+        (0.5 / inverseMasses[i]) * (velocities[3 * i] ** 2 + velocities[3 * i + 1] ** 2 + velocities[3 * i + 2] ** 2);
   }
   return e;
 }
 
 /** Largest difference between the GPU's state and the twin's, relative to `length` and `speed`. */
-function difference(gpuState: { spheres: Float32Array; velocities: Float32Array }, cpu: { spheres: Float32Array; velocities: Float32Array }, length: number, speed: number): number {
+function difference(
+  gpuState: { spheres: Float32Array; velocities: Float32Array },
+  cpu: { spheres: Float32Array; velocities: Float32Array },
+  length: number,
+  speed: number,
+): number {
   let worst = 0;
   for (let i = 0; i < gpuState.spheres.length / 4; i++) {
     for (let a = 0; a < 3; a++) {
@@ -84,13 +100,22 @@ describe('GPU step vs the CPU twin', () => {
   ] as const) {
     it(`${name}, seed ${seed}: 10 steps particle by particle, warm-started`, async () => {
       const scene = boxScene(seed === 1003 ? 1500 : 2000, seed, { mixed });
-      const options = { capacity: 4000, gravity, restitution: 0.7, friction, bounds: bounded ? scene.bounds : undefined };
+      const options = {
+        capacity: 4000,
+        gravity,
+        restitution: 0.7,
+        friction,
+        bounds: bounded ? scene.bounds : undefined,
+      };
       await withWorld(options, async (world) => {
         world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
         expect(world.plan!.dense).toBe(bounded);
         const twin = new ParticleSolverTwin();
         const params = world.stepParams(1 / 60);
-        let cpu: { spheres: Float32Array; velocities: Float32Array } = { spheres: scene.spheres.slice(), velocities: packed(scene.velocities, scene.spheres) };
+        let cpu: { spheres: Float32Array; velocities: Float32Array } = {
+          spheres: scene.spheres.slice(),
+          velocities: packed(scene.velocities, scene.spheres),
+        };
         for (let step = 1; step <= 10; step++) {
           await world.step(params.dt);
           cpu = twin.step(cpu.spheres, cpu.velocities, params, world.plan!);
@@ -115,7 +140,10 @@ describe('contact lists kept between searches (the skin)', () => {
     for (let i = 0; i < 12 ** 3; i++) {
       const cell = [i % 12, Math.floor(i / 12) % 12, Math.floor(i / 144)];
       spheres.set([...cell.map((c) => 1 + 1.08 * c + 0.03 * (2 * rand() - 1)), 0.5], 4 * i);
-      velocities.set([0, 1, 2].map(() => 0.3 * gaussian(rand)), 3 * i);
+      velocities.set(
+        [0, 1, 2].map(() => 0.3 * gaussian(rand)),
+        3 * i,
+      );
     }
     const scene = { spheres, velocities, bounds: [0, 0, 0, side, side, side], side };
     await withWorld({ capacity: 12 ** 3, restitution: 0.7, friction: 0.3, bounds: scene.bounds }, async (world) => {
@@ -123,15 +151,25 @@ describe('contact lists kept between searches (the skin)', () => {
       const twin = new ParticleSolverTwin();
       const params = world.stepParams(1 / 60);
       expect(params.skin).toBeCloseTo(0.05, 6); // 0.1 × the radius, by default
-      let cpu: { spheres: Float32Array; velocities: Float32Array } = { spheres: scene.spheres.slice(), velocities: packed(scene.velocities, scene.spheres) };
+      let cpu: { spheres: Float32Array; velocities: Float32Array } = {
+        spheres: scene.spheres.slice(),
+        velocities: packed(scene.velocities, scene.spheres),
+      };
       for (let step = 1; step <= 20; step++) {
         await world.step(params.dt);
         cpu = twin.step(cpu.spheres, cpu.velocities, params, world.plan!);
-        expect(difference(await world.read(), cpu, scene.side, 1), `step ${step}: largest difference`).toBeLessThan(1e-4);
+        expect(difference(await world.read(), cpu, scene.side, 1), `step ${step}: largest difference`).toBeLessThan(
+          1e-4,
+        );
         expect(await world.contactCount(), `step ${step}: touching pairs`).toBe(twin.touching);
-        expect(await world.contactSearches(), `step ${step}: searches`).toEqual({ steps: twin.steps, searches: twin.searches });
+        expect(await world.contactSearches(), `step ${step}: searches`).toEqual({
+          steps: twin.steps,
+          searches: twin.searches,
+        });
       }
-      expect(twin.touching, 'pairs in contact at the end (9 with 8 substeps, 4 bounce less cleanly)').toBeGreaterThan(5);
+      expect(twin.touching, 'pairs in contact at the end (9 with 8 substeps, 4 bounce less cleanly)').toBeGreaterThan(
+        5,
+      );
       expect(twin.searches).toBeGreaterThan(1);
       expect(twin.searches).toBeLessThan(15);
     });
@@ -160,7 +198,10 @@ describe('contact lists kept between searches (the skin)', () => {
       world.setParameters({ skin: 0.3 });
       await world.step(1 / 30, 2);
       expect(await world.contactSearches()).toEqual({ steps: 6, searches: 3 });
-      world.setParticles({ spheres: new Float32Array([0, 0, 0, 1, 5, 0, 0, 1, -5, 0, 0, 1]), velocities: new Float32Array(9) });
+      world.setParticles({
+        spheres: new Float32Array([0, 0, 0, 1, 5, 0, 0, 1, -5, 0, 0, 1]),
+        velocities: new Float32Array(9),
+      });
       await world.step(1 / 30, 2);
       expect(await world.contactSearches()).toEqual({ steps: 2, searches: 1 });
     });
@@ -187,7 +228,8 @@ function ulps(a: Float32Array, b: Float32Array): number {
   const x = new Int32Array(a.buffer, a.byteOffset, a.length);
   const y = new Int32Array(b.buffer, b.byteOffset, b.length);
   let worst = a.length === b.length ? 0 : Infinity;
-  for (let i = 0; i < x.length; i++) worst = Math.max(worst, a[i] === b[i] ? 0 : Math.sign(a[i]) === Math.sign(b[i]) ? Math.abs(x[i] - y[i]) : Infinity);
+  for (let i = 0; i < x.length; i++)
+    worst = Math.max(worst, a[i] === b[i] ? 0 : Math.sign(a[i]) === Math.sign(b[i]) ? Math.abs(x[i] - y[i]) : Infinity);
   return worst;
 }
 
@@ -208,7 +250,10 @@ describe('particles with nothing to solve run their step in the split', () => {
         world.setParticles({ spheres, velocities, inverseMasses });
         const twin = new ParticleSolverTwin();
         const params = world.stepParams(1 / 60);
-        let cpu: { spheres: Float32Array; velocities: Float32Array } = { spheres: spheres.slice(), velocities: packed(velocities, spheres, inverseMasses) };
+        let cpu: { spheres: Float32Array; velocities: Float32Array } = {
+          spheres: spheres.slice(),
+          velocities: packed(velocities, spheres, inverseMasses),
+        };
         for (let step = 1; step <= 20; step++) cpu = twin.step(cpu.spheres, cpu.velocities, params, world.plan!);
         await world.step(1 / 60, 20);
         const state = await world.read();
@@ -231,7 +276,12 @@ describe('folded dispatches', () => {
     await withWorld({ capacity: 1000, bounds: scene.bounds, maxWorkgroupsPerDimension: 3 }, async (world) => {
       world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
       await world.step(1 / 120);
-      const cpu = particleStep(scene.spheres, packed(scene.velocities, scene.spheres), world.stepParams(1 / 120), world.plan!);
+      const cpu = particleStep(
+        scene.spheres,
+        packed(scene.velocities, scene.spheres),
+        world.stepParams(1 / 120),
+        world.plan!,
+      );
       expect(difference(await world.read(), cpu, scene.side, 10)).toBeLessThan(2e-5);
     });
   });
@@ -278,7 +328,7 @@ describe('textbook collisions', () => {
     expect(b).toBeCloseTo(0, 6);
   });
 
-  it('unequal masses: v1\' = ((m1 − e m2) v1 + (1 + e) m2 v2) / (m1 + m2), and symmetrically', async () => {
+  it("unequal masses: v1' = ((m1 − e m2) v1 + (1 + e) m2 v2) / (m1 + m2), and symmetrically", async () => {
     for (const e of [1, 0.5]) {
       const [m1, m2, v1, v2] = [3, 1, 2, -1];
       const [a, b] = await headOn(e, 1 / m1, 1 / m2, v1, v2);
@@ -304,16 +354,23 @@ describe('textbook collisions', () => {
   });
 
   it('the positional correction splits the overlap by inverse mass (seed gap: the seed split by radius)', async () => {
-    await withWorld({ capacity: 2, percent: 1, slop: 0, maxPushSpeed: 1e15, substeps: 1, iterations: 1 }, async (world) => {
-      // Overlap 0.5 along x; B is 3 times lighter (inverse mass 3 vs 1): it moves 3/4 of it.
-      world.setParticles({ spheres: new Float32Array([0, 0, 0, 1, 1.5, 0, 0, 1]), velocities: new Float32Array(6), inverseMasses: new Float32Array([1, 3]) });
-      await world.step(1e-6);
-      const { spheres } = await world.read();
-      expect(spheres[0]).toBeCloseTo(-0.125, 5);
-      expect(spheres[4]).toBeCloseTo(1.5 + 0.375, 5);
-      // The correction moved them apart without giving them any velocity.
-      expect(Array.from((await world.read()).velocities)).toEqual([0, 0, 0, 0, 0, 0]);
-    });
+    await withWorld(
+      { capacity: 2, percent: 1, slop: 0, maxPushSpeed: 1e15, substeps: 1, iterations: 1 },
+      async (world) => {
+        // Overlap 0.5 along x; B is 3 times lighter (inverse mass 3 vs 1): it moves 3/4 of it.
+        world.setParticles({
+          spheres: new Float32Array([0, 0, 0, 1, 1.5, 0, 0, 1]),
+          velocities: new Float32Array(6),
+          inverseMasses: new Float32Array([1, 3]),
+        });
+        await world.step(1e-6);
+        const { spheres } = await world.read();
+        expect(spheres[0]).toBeCloseTo(-0.125, 5);
+        expect(spheres[4]).toBeCloseTo(1.5 + 0.375, 5);
+        // The correction moved them apart without giving them any velocity.
+        expect(Array.from((await world.read()).velocities)).toEqual([0, 0, 0, 0, 0, 0]);
+      },
+    );
   });
 
   it('a fast particle bounces off a wall: it neither sticks nor leaves the box', async () => {
@@ -332,27 +389,38 @@ describe('textbook collisions', () => {
       expect(minX).toBeGreaterThanOrEqual(0.5);
       // Several bounces at 0.8 each: |v| = 200·0.8^k, never stuck at a wall.
       const speed = Math.abs(velocities[0]);
-      expect([200 * 0.8 ** 2, 200 * 0.8 ** 3, 200 * 0.8 ** 4, 200 * 0.8 ** 5, 200 * 0.8 ** 6].some((v) => Math.abs(speed - v) < 1e-3 * v)).toBe(true);
+      expect(
+        [200 * 0.8 ** 2, 200 * 0.8 ** 3, 200 * 0.8 ** 4, 200 * 0.8 ** 5, 200 * 0.8 ** 6].some(
+          (v) => Math.abs(speed - v) < 1e-3 * v,
+        ),
+      ).toBe(true);
     });
   });
 
   it('Coulomb friction: a particle sliding on the floor stops after v²/(2μg), then rests', async () => {
     const [mu, g, v0] = [0.5, 9.8, 2];
-    await withWorld({ capacity: 1, friction: mu, gravity: [0, -g, 0], restitution: 0, bounds: [-10, 0, -10, 10, 10, 10] }, async (world) => {
-      world.setParticles({ spheres: new Float32Array([0, 0.5, 0, 0.5]), velocities: new Float32Array([v0, 0, 0]) });
-      await world.step(1 / 60, 60);
-      const { spheres, velocities } = await world.read();
-      expect(spheres[0]).toBeCloseTo(v0 ** 2 / (2 * mu * g), 2);
-      expect(spheres[1]).toBeCloseTo(0.5, 4);
-      expect(Math.abs(velocities[0]) + Math.abs(velocities[1])).toBeLessThan(1e-3);
-    });
+    await withWorld(
+      { capacity: 1, friction: mu, gravity: [0, -g, 0], restitution: 0, bounds: [-10, 0, -10, 10, 10, 10] },
+      async (world) => {
+        world.setParticles({ spheres: new Float32Array([0, 0.5, 0, 0.5]), velocities: new Float32Array([v0, 0, 0]) });
+        await world.step(1 / 60, 60);
+        const { spheres, velocities } = await world.read();
+        expect(spheres[0]).toBeCloseTo(v0 ** 2 / (2 * mu * g), 2);
+        expect(spheres[1]).toBeCloseTo(0.5, 4);
+        expect(Math.abs(velocities[0]) + Math.abs(velocities[1])).toBeLessThan(1e-3);
+      },
+    );
   });
 });
 
 describe('static particles', () => {
   it('a static particle never moves, whatever its velocity, and gravity does not act on it', async () => {
     await withWorld({ capacity: 2, gravity: [0, -9.8, 0], bounds: [-10, -10, -10, 10, 10, 10] }, async (world) => {
-      world.setParticles({ spheres: new Float32Array([0, 0, 0, 1, 5, 5, 5, 1]), velocities: new Float32Array([3, 4, 5, 0, 0, 0]), inverseMasses: new Float32Array([0, 1]) });
+      world.setParticles({
+        spheres: new Float32Array([0, 0, 0, 1, 5, 5, 5, 1]),
+        velocities: new Float32Array([3, 4, 5, 0, 0, 0]),
+        inverseMasses: new Float32Array([0, 1]),
+      });
       await world.step(1 / 60, 30);
       const { spheres, velocities } = await world.read();
       expect(Array.from(spheres.subarray(0, 4))).toEqual([0, 0, 0, 1]);
@@ -361,41 +429,66 @@ describe('static particles', () => {
     });
   });
 
-  it('particles dropped on a floor of static particles come to rest on it without sinking (seed 1105)', async () => {
-    const rand = mulberry32(1105);
-    const floor: number[] = [];
-    for (let x = 0; x < 10; x++) for (let z = 0; z < 10; z++) floor.push(x + 0.5, 0.5, z + 0.5, 0.5);
-    const falling: number[] = [];
-    for (let k = 0; k < 60; k++) falling.push(1 + rand() * 8, 2 + rand() * 6, 1 + rand() * 8, 0.5);
-    const spheres = new Float32Array([...floor, ...falling]);
-    const n = spheres.length / 4;
-    const inverseMasses = new Float32Array(n).map((_, i) => (i < 100 ? 0 : 1));
-    await withWorld({ capacity: n, gravity: [0, -9.8, 0], restitution: 0.2, friction: 0.5, bounds: [0, 0, 0, 10, 20, 10] }, async (world) => {
-      world.setParticles({ spheres, velocities: new Float32Array(3 * n), inverseMasses });
-      await world.step(1 / 60, 240);
-      const state = await world.read();
-      expect(Array.from(state.spheres.subarray(0, 400))).toEqual(floor);
-      const stats = pileStats(state.spheres, state.velocities, [0, 0, 0, 10, 20, 10], inverseMasses);
-      // The floor's centres are a diameter apart at y = 0.5: a particle resting in a hollow
-      // between four of them sits at 0.5 + √(1 − 1/2) ≈ 1.207, none lower.
-      for (let i = 100; i < n; i++) expect(state.spheres[4 * i + 1], `particle ${i}`).toBeGreaterThan(1.2);
-      expect(stats.maxOverlap).toBeLessThan(0.1);
-      expect(stats.kineticPerParticle).toBeLessThan(1e-3);
-    });
-  }, LONG);
+  it(
+    'particles dropped on a floor of static particles come to rest on it without sinking (seed 1105)',
+    async () => {
+      const rand = mulberry32(1105);
+      const floor: number[] = [];
+      for (let x = 0; x < 10; x++) for (let z = 0; z < 10; z++) floor.push(x + 0.5, 0.5, z + 0.5, 0.5);
+      const falling: number[] = [];
+      for (let k = 0; k < 60; k++) falling.push(1 + rand() * 8, 2 + rand() * 6, 1 + rand() * 8, 0.5);
+      const spheres = new Float32Array([...floor, ...falling]);
+      const n = spheres.length / 4;
+      const inverseMasses = new Float32Array(n).map((_, i) => (i < 100 ? 0 : 1));
+      await withWorld(
+        { capacity: n, gravity: [0, -9.8, 0], restitution: 0.2, friction: 0.5, bounds: [0, 0, 0, 10, 20, 10] },
+        async (world) => {
+          world.setParticles({ spheres, velocities: new Float32Array(3 * n), inverseMasses });
+          await world.step(1 / 60, 240);
+          const state = await world.read();
+          expect(Array.from(state.spheres.subarray(0, 400))).toEqual(floor);
+          const stats = pileStats(state.spheres, state.velocities, [0, 0, 0, 10, 20, 10], inverseMasses);
+          // The floor's centres are a diameter apart at y = 0.5: a particle resting in a hollow
+          // between four of them sits at 0.5 + √(1 − 1/2) ≈ 1.207, none lower.
+          for (let i = 100; i < n; i++) expect(state.spheres[4 * i + 1], `particle ${i}`).toBeGreaterThan(1.2);
+          expect(stats.maxOverlap).toBeLessThan(0.1);
+          expect(stats.kineticPerParticle).toBeLessThan(1e-3);
+        },
+      );
+    },
+    LONG,
+  );
 });
 
 describe('contact lists that overflow in encode() are not kept', () => {
   // 4 × 4³ particles of radius 0.5 touching their 12 neighbours (FCC), at rest with no gravity:
   // more than the 8 entries a particle the lists start with, and nothing moves.
-  const base = [[0, 0, 0], [0, 0.5, 0.5], [0.5, 0, 0.5], [0.5, 0.5, 0]];
+  const base = [
+    [0, 0, 0],
+    [0, 0.5, 0.5],
+    [0.5, 0, 0.5],
+    [0.5, 0.5, 0],
+  ];
   const spheres: number[] = [];
-  for (let x = 0; x < 4; x++) for (let y = 0; y < 4; y++) for (let z = 0; z < 4; z++) for (const b of base) spheres.push(...[x + b[0], y + b[1], z + b[2]].map((c) => 1 + c * Math.SQRT2), 0.5);
+  for (let x = 0; x < 4; x++)
+    for (let y = 0; y < 4; y++)
+      for (let z = 0; z < 4; z++)
+        for (const b of base) spheres.push(...[x + b[0], y + b[1], z + b[2]].map((c) => 1 + c * Math.SQRT2), 0.5);
   const n = spheres.length / 4;
   // Every touching pair, listed from both ends: 1,176 pairs, 9.2 per particle.
   let pairs = 0;
-  for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) if (Math.hypot(spheres[4 * i] - spheres[4 * j], spheres[4 * i + 1] - spheres[4 * j + 1], spheres[4 * i + 2] - spheres[4 * j + 2]) < 1.01) pairs++;
-  const fcc = (world: ParticleWorld): void => world.setParticles({ spheres: new Float32Array(spheres), velocities: new Float32Array(3 * n) });
+  for (let i = 0; i < n; i++)
+    for (let j = i + 1; j < n; j++)
+      if (
+        Math.hypot(
+          spheres[4 * i] - spheres[4 * j],
+          spheres[4 * i + 1] - spheres[4 * j + 1],
+          spheres[4 * i + 2] - spheres[4 * j + 2],
+        ) < 1.01
+      )
+        pairs++;
+  const fcc = (world: ParticleWorld): void =>
+    world.setParticles({ spheres: new Float32Array(spheres), velocities: new Float32Array(3 * n) });
   const encodeSteps = (world: ParticleWorld, steps: number): void => {
     const encoder = gpu.device.createCommandEncoder();
     world.encode(encoder, 1 / 60, steps);
@@ -429,33 +522,43 @@ describe('contact lists that overflow in encode() are not kept', () => {
 });
 
 describe("a pile comes to rest and stays (the library's first use)", () => {
-  it('2,000 particles dropped into a 10 × 40 × 10 box: none through a wall, overlap ≤ 0.1 r, at rest (seed 1104)', async () => {
-    const scene = pileScene({ n: 2000, bounds: [0, 0, 0, 10, 40, 10], seed: 1104 });
-    await withWorld({ capacity: 2000, gravity: [0, -9.8, 0], restitution: 0.2, friction: 0.5, bounds: scene.bounds }, async (world) => {
-      world.setParticles(scene);
-      const at = async () => {
-        const state = await world.read();
-        return pileStats(state.spheres, state.velocities, scene.bounds, state.inverseMasses);
-      };
-      await world.step(1 / 60, 360);
-      const settled = await at();
-      const searchedBefore = (await world.contactSearches()).searches;
-      await world.step(1 / 60, 120);
-      const later = await at();
-      // At rest, the contact lists last: most steps keep them.
-      const searches = (await world.contactSearches()).searches - searchedBefore;
-      expect(searches, 'searches in the last 120 steps').toBeLessThan(40);
-      for (const [when, stats] of [['after 6 s', settled], ['after 8 s', later]] as const) {
-        expect(stats.sunk, when).toBe(0);
-        expect(stats.maxOverlap, when).toBeLessThanOrEqual(0.1);
-        expect(stats.meanOverlap, when).toBeLessThanOrEqual(0.02);
-        expect(stats.kineticPerParticle, when).toBeLessThan(1e-3);
-      }
-      // The pile stands (about 2,000 × 0.52 / 0.6 / 100 ≈ 17 high), and stays where it stood.
-      expect(later.top).toBeGreaterThan(12);
-      expect(Math.abs(later.top - settled.top)).toBeLessThan(0.1);
-    });
-  }, LONG);
+  it(
+    '2,000 particles dropped into a 10 × 40 × 10 box: none through a wall, overlap ≤ 0.1 r, at rest (seed 1104)',
+    async () => {
+      const scene = pileScene({ n: 2000, bounds: [0, 0, 0, 10, 40, 10], seed: 1104 });
+      await withWorld(
+        { capacity: 2000, gravity: [0, -9.8, 0], restitution: 0.2, friction: 0.5, bounds: scene.bounds },
+        async (world) => {
+          world.setParticles(scene);
+          const at = async () => {
+            const state = await world.read();
+            return pileStats(state.spheres, state.velocities, scene.bounds, state.inverseMasses);
+          };
+          await world.step(1 / 60, 360);
+          const settled = await at();
+          const searchedBefore = (await world.contactSearches()).searches;
+          await world.step(1 / 60, 120);
+          const later = await at();
+          // At rest, the contact lists last: most steps keep them.
+          const searches = (await world.contactSearches()).searches - searchedBefore;
+          expect(searches, 'searches in the last 120 steps').toBeLessThan(40);
+          for (const [when, stats] of [
+            ['after 6 s', settled],
+            ['after 8 s', later],
+          ] as const) {
+            expect(stats.sunk, when).toBe(0);
+            expect(stats.maxOverlap, when).toBeLessThanOrEqual(0.1);
+            expect(stats.meanOverlap, when).toBeLessThanOrEqual(0.02);
+            expect(stats.kineticPerParticle, when).toBeLessThan(1e-3);
+          }
+          // The pile stands (about 2,000 × 0.52 / 0.6 / 100 ≈ 17 high), and stays where it stood.
+          expect(later.top).toBeGreaterThan(12);
+          expect(Math.abs(later.top - settled.top)).toBeLessThan(0.1);
+        },
+      );
+    },
+    LONG,
+  );
 });
 
 describe('sleep', () => {
@@ -467,7 +570,8 @@ describe('sleep', () => {
     const velocities: number[] = [];
     const inverseMasses: number[] = [];
     for (let i = 0; i < 24; i++) {
-      const x = 1 + 2.5 * (i % 6), z = 1 + 2.5 * Math.floor(i / 6);
+      const x = 1 + 2.5 * (i % 6),
+        z = 1 + 2.5 * Math.floor(i / 6);
       const drop = 0.5 + 0.05 * rand();
       spheres.push(x, drop, z, 0.5);
       velocities.push(0, 0, 0);
@@ -484,117 +588,160 @@ describe('sleep', () => {
     velocities.push(0, 0, 0, 0, 0, 0);
     inverseMasses.push(0, 1);
     const n = inverseMasses.length;
-    const scene = { spheres: new Float32Array(spheres), velocities: new Float32Array(velocities), inverseMasses: new Float32Array(inverseMasses) };
-    await withWorld({ capacity: n, gravity: [0, -9.8, 0], restitution: 0, friction: 0.5, bounds: [0, 0, 0, 18, 6, 11], sleepTime: 0.1 }, async (world) => {
-      world.setParticles(scene);
-      const twin = new ParticleSolverTwin();
-      let params = world.stepParams(1 / 60);
-      expect(params.sleepSpeed).toBeCloseTo(0.05, 6); // 0.1 × the radius per second, by default
-      let cpu: { spheres: Float32Array; velocities: Float32Array } = { spheres: scene.spheres.slice(), velocities: packed(scene.velocities, scene.spheres, scene.inverseMasses) };
-      const asleep: number[] = [];
-      const compare = async (step: number) => {
-        await world.step(params.dt);
-        cpu = twin.step(cpu.spheres, cpu.velocities, params, world.plan!);
-        expect(difference(await world.read(), cpu, 18, 10), `step ${step}: largest difference`).toBeLessThan(1e-5);
-        expect(await world.sleepingCount(), `step ${step}: asleep`).toBe(twin.asleep);
-        expect(await world.contactCount(), `step ${step}: touching pairs`).toBe(twin.touching);
-        asleep.push(twin.asleep);
-      };
-      for (let step = 1; step <= 30; step++) await compare(step);
-      // Everything dynamic sleeps, at velocity exactly 0.
-      expect(asleep[asleep.length - 1]).toBe(n - 1);
-      expect(Array.from((await world.read()).velocities).every((v) => v === 0)).toBe(true);
-      // Pushing one wakes it (and its partner) at the next step.
-      world.setParticle(1, { velocity: [0, 0, 1] });
-      cpu.velocities.set([0, 0, 1], 4);
-      await compare(31);
-      expect(asleep[30]).toBe(n - 3);
-      // The woken pair's entries (and every other pair of two awake particles) are equal and
-      // opposite again: the woken particle took its partner's impulses, not its stale ones.
-      const internals = twin as unknown as { order: Uint32Array; lists: { id: number; nbr: number; impulse: number[] }[][]; rest: { slept: Uint8Array } };
-      let pairs = 0;
-      internals.lists.forEach((list, t) => {
-        const id = internals.order[t];
-        for (const c of list) {
-          if (internals.rest.slept[id] || internals.rest.slept[c.id]) continue;
-          const back = internals.lists[c.nbr].find((e) => e.id === id)!;
-          expect(back.impulse[0], `pair ${id}–${c.id}: normal impulses`).toBe(c.impulse[0]);
-          // (=== : a zero friction impulse's mirror is −0)
-          for (let a = 1; a < 4; a++) expect(back.impulse[a] === -c.impulse[a], `pair ${id}–${c.id}: friction impulses opposite`).toBe(true);
-          pairs++;
-        }
-      });
-      expect(pairs).toBeGreaterThan(0);
-      // It slides to a stop (v²/(2μg) ≈ 0.1) and sleeps again.
-      for (let step = 32; step <= 60; step++) await compare(step);
-      expect(asleep[59]).toBe(n - 1);
-      // The static particle made dynamic (a write to the world's buffer) wakes, and so does the
-      // particle resting on it: a support taken away never leaves a sleeper hanging.
-      const held = n - 2;
-      gpu.device.queue.writeBuffer(world.buffers.velocities, 16 * held + 12, new Float32Array([1]));
-      cpu.velocities[4 * held + 3] = 1;
-      await compare(61);
-      expect(asleep[60]).toBe(n - 2);
-      // New settings wake every particle.
-      world.setParameters({ gravity: [2, -9.8, 0] });
-      params = world.stepParams(1 / 60);
-      await compare(62);
-      expect(asleep[61]).toBe(0);
-    });
+    const scene = {
+      spheres: new Float32Array(spheres),
+      velocities: new Float32Array(velocities),
+      inverseMasses: new Float32Array(inverseMasses),
+    };
+    await withWorld(
+      {
+        capacity: n,
+        gravity: [0, -9.8, 0],
+        restitution: 0,
+        friction: 0.5,
+        bounds: [0, 0, 0, 18, 6, 11],
+        sleepTime: 0.1,
+      },
+      async (world) => {
+        world.setParticles(scene);
+        const twin = new ParticleSolverTwin();
+        let params = world.stepParams(1 / 60);
+        expect(params.sleepSpeed).toBeCloseTo(0.05, 6); // 0.1 × the radius per second, by default
+        let cpu: { spheres: Float32Array; velocities: Float32Array } = {
+          spheres: scene.spheres.slice(),
+          velocities: packed(scene.velocities, scene.spheres, scene.inverseMasses),
+        };
+        const asleep: number[] = [];
+        const compare = async (step: number) => {
+          await world.step(params.dt);
+          cpu = twin.step(cpu.spheres, cpu.velocities, params, world.plan!);
+          expect(difference(await world.read(), cpu, 18, 10), `step ${step}: largest difference`).toBeLessThan(1e-5);
+          expect(await world.sleepingCount(), `step ${step}: asleep`).toBe(twin.asleep);
+          expect(await world.contactCount(), `step ${step}: touching pairs`).toBe(twin.touching);
+          asleep.push(twin.asleep);
+        };
+        for (let step = 1; step <= 30; step++) await compare(step);
+        // Everything dynamic sleeps, at velocity exactly 0.
+        expect(asleep[asleep.length - 1]).toBe(n - 1);
+        expect(Array.from((await world.read()).velocities).every((v) => v === 0)).toBe(true);
+        // Pushing one wakes it (and its partner) at the next step.
+        world.setParticle(1, { velocity: [0, 0, 1] });
+        cpu.velocities.set([0, 0, 1], 4);
+        await compare(31);
+        expect(asleep[30]).toBe(n - 3);
+        // The woken pair's entries (and every other pair of two awake particles) are equal and
+        // opposite again: the woken particle took its partner's impulses, not its stale ones.
+        const internals = twin as unknown as {
+          order: Uint32Array;
+          lists: { id: number; nbr: number; impulse: number[] }[][];
+          rest: { slept: Uint8Array };
+        };
+        let pairs = 0;
+        internals.lists.forEach((list, t) => {
+          const id = internals.order[t];
+          for (const c of list) {
+            if (internals.rest.slept[id] || internals.rest.slept[c.id]) continue;
+            const back = internals.lists[c.nbr].find((e) => e.id === id)!;
+            expect(back.impulse[0], `pair ${id}–${c.id}: normal impulses`).toBe(c.impulse[0]);
+            // (=== : a zero friction impulse's mirror is −0)
+            for (let a = 1; a < 4; a++)
+              expect(back.impulse[a] === -c.impulse[a], `pair ${id}–${c.id}: friction impulses opposite`).toBe(true);
+            pairs++;
+          }
+        });
+        expect(pairs).toBeGreaterThan(0);
+        // It slides to a stop (v²/(2μg) ≈ 0.1) and sleeps again.
+        for (let step = 32; step <= 60; step++) await compare(step);
+        expect(asleep[59]).toBe(n - 1);
+        // The static particle made dynamic (a write to the world's buffer) wakes, and so does the
+        // particle resting on it: a support taken away never leaves a sleeper hanging.
+        const held = n - 2;
+        gpu.device.queue.writeBuffer(world.buffers.velocities, 16 * held + 12, new Float32Array([1]));
+        cpu.velocities[4 * held + 3] = 1;
+        await compare(61);
+        expect(asleep[60]).toBe(n - 2);
+        // New settings wake every particle.
+        world.setParameters({ gravity: [2, -9.8, 0] });
+        params = world.stepParams(1 / 60);
+        await compare(62);
+        expect(asleep[61]).toBe(0);
+      },
+    );
   });
 
-  it('a pile falls asleep and stays still to the bit; a fast particle wakes it and lands without sinking (seed 1008)', async () => {
-    const scene = pileScene({ n: 600, bounds: [0, 0, 0, 6, 30, 6], seed: 1008 });
-    await withWorld({ capacity: 600, gravity: [0, -9.8, 0], restitution: 0.2, friction: 0.5, bounds: scene.bounds }, async (world) => {
-      world.setParticles(scene);
-      await world.step(1 / 60, 420);
-      expect(await world.sleepingCount(), 'asleep after 7 s').toBeGreaterThan(0.9 * 600);
-      // Asleep it does not move at all: every sleeper keeps its bits, and an awake particle moves
-      // less than the sleep speed allows.
-      let before = await world.read();
-      await world.step(1 / 60, 30);
-      let after = await world.read();
-      let moved = 0;
-      for (let i = 0; i < 600; i++) {
-        const d = Math.hypot(...[0, 1, 2].map((a) => after.spheres[4 * i + a] - before.spheres[4 * i + a]));
-        if (d > 0) moved++;
-        expect(d).toBeLessThan(0.05 * 0.5);
-      }
-      expect(moved, 'particles that moved in 30 steps').toBeLessThan(60);
-      // The topmost particle thrown down at 15 m/s into the sleeping pile.
-      let top = 0;
-      for (let i = 1; i < 600; i++) if (after.spheres[4 * i + 1] > after.spheres[4 * top + 1]) top = i;
-      world.setParticle(top, { velocity: [0, -15, 0] });
-      await world.step(1 / 60, 3);
-      // It bounces off the sleepers it strikes (static to it in that step: CONTRACT, "Sleep") and
-      // wakes them: the thrown particle and at least one it struck are awake.
-      const awake = 600 - (await world.sleepingCount());
-      expect(awake, 'awake 3 steps after the impact').toBeGreaterThan(1);
-      await world.step(1 / 60, 240);
-      after = await world.read();
-      const stats = pileStats(after.spheres, after.velocities, scene.bounds, after.inverseMasses);
-      expect(stats.sunk).toBe(0);
-      expect(stats.maxOverlap).toBeLessThanOrEqual(0.1);
-      expect(stats.kineticPerParticle).toBeLessThan(1e-3);
-      expect(await world.sleepingCount(), 'asleep again').toBeGreaterThan(0.9 * 600);
-      before = after;
-    });
-  }, LONG);
+  it(
+    'a pile falls asleep and stays still to the bit; a fast particle wakes it and lands without sinking (seed 1008)',
+    async () => {
+      const scene = pileScene({ n: 600, bounds: [0, 0, 0, 6, 30, 6], seed: 1008 });
+      await withWorld(
+        { capacity: 600, gravity: [0, -9.8, 0], restitution: 0.2, friction: 0.5, bounds: scene.bounds },
+        async (world) => {
+          world.setParticles(scene);
+          await world.step(1 / 60, 420);
+          expect(await world.sleepingCount(), 'asleep after 7 s').toBeGreaterThan(0.9 * 600);
+          // Asleep it does not move at all: every sleeper keeps its bits, and an awake particle moves
+          // less than the sleep speed allows.
+          let before = await world.read();
+          await world.step(1 / 60, 30);
+          let after = await world.read();
+          let moved = 0;
+          for (let i = 0; i < 600; i++) {
+            const d = Math.hypot(...[0, 1, 2].map((a) => after.spheres[4 * i + a] - before.spheres[4 * i + a]));
+            if (d > 0) moved++;
+            expect(d).toBeLessThan(0.05 * 0.5);
+          }
+          expect(moved, 'particles that moved in 30 steps').toBeLessThan(60);
+          // The topmost particle thrown down at 15 m/s into the sleeping pile.
+          let top = 0;
+          for (let i = 1; i < 600; i++) if (after.spheres[4 * i + 1] > after.spheres[4 * top + 1]) top = i;
+          world.setParticle(top, { velocity: [0, -15, 0] });
+          await world.step(1 / 60, 3);
+          // It bounces off the sleepers it strikes (static to it in that step: CONTRACT, "Sleep") and
+          // wakes them: the thrown particle and at least one it struck are awake.
+          const awake = 600 - (await world.sleepingCount());
+          expect(awake, 'awake 3 steps after the impact').toBeGreaterThan(1);
+          await world.step(1 / 60, 240);
+          after = await world.read();
+          const stats = pileStats(after.spheres, after.velocities, scene.bounds, after.inverseMasses);
+          expect(stats.sunk).toBe(0);
+          expect(stats.maxOverlap).toBeLessThanOrEqual(0.1);
+          expect(stats.kineticPerParticle).toBeLessThan(1e-3);
+          expect(await world.sleepingCount(), 'asleep again').toBeGreaterThan(0.9 * 600);
+          before = after;
+        },
+      );
+    },
+    LONG,
+  );
 
   it('a sleeper falls when its support is taken away (moved off, or shrunk by a buffer write)', async () => {
     for (const how of ['moved', 'shrunk'] as const) {
-      await withWorld({ capacity: 2, gravity: [0, -9.8, 0], friction: 0.5, restitution: 0, bounds: [0, 0, 0, 8, 6, 8], sleepTime: 0.2 }, async (world) => {
-        // A particle resting on a static one.
-        world.setParticles({ spheres: new Float32Array([2, 0.5, 2, 0.5, 2, 1.5, 2, 0.5]), velocities: new Float32Array(6), inverseMasses: new Float32Array([0, 1]) });
-        await world.step(1 / 60, 40);
-        expect(await world.sleepingCount()).toBe(1);
-        const resting = (await world.read()).spheres[5];
-        if (how === 'moved') world.setParticle(0, { position: [6, 0.5, 6] });
-        else gpu.device.queue.writeBuffer(world.buffers.spheres, 12, new Float32Array([0.3]));
-        await world.step(1 / 60, 30);
-        const { spheres } = await world.read();
-        expect(spheres[5], `${how}: the particle on it fell`).toBeLessThan(resting - 0.15);
-      });
+      await withWorld(
+        {
+          capacity: 2,
+          gravity: [0, -9.8, 0],
+          friction: 0.5,
+          restitution: 0,
+          bounds: [0, 0, 0, 8, 6, 8],
+          sleepTime: 0.2,
+        },
+        async (world) => {
+          // A particle resting on a static one.
+          world.setParticles({
+            spheres: new Float32Array([2, 0.5, 2, 0.5, 2, 1.5, 2, 0.5]),
+            velocities: new Float32Array(6),
+            inverseMasses: new Float32Array([0, 1]),
+          });
+          await world.step(1 / 60, 40);
+          expect(await world.sleepingCount()).toBe(1);
+          const resting = (await world.read()).spheres[5];
+          if (how === 'moved') world.setParticle(0, { position: [6, 0.5, 6] });
+          else gpu.device.queue.writeBuffer(world.buffers.spheres, 12, new Float32Array([0.3]));
+          await world.step(1 / 60, 30);
+          const { spheres } = await world.read();
+          expect(spheres[5], `${how}: the particle on it fell`).toBeLessThan(resting - 0.15);
+        },
+      );
     }
   });
 
@@ -617,37 +764,52 @@ describe('sleep', () => {
 
   it('sleepTime 0 sleeps only what has come to rest: a falling particle keeps falling, one at the top of its flight never hangs there', async () => {
     for (const vy of [-5, 0.45]) {
-      await withWorld({ capacity: 1, gravity: [0, -9.8, 0], bounds: [0, 0, 0, 4, 24, 4], sleepTime: 0, restitution: 0 }, async (world) => {
-        world.setParticles({ spheres: new Float32Array([2, 20, 2, 0.5]), velocities: new Float32Array([0, vy, 0]) });
-        await world.step(1 / 60, 20);
-        expect(await world.sleepingCount(), `thrown at ${vy}`).toBe(0);
-        expect((await world.read()).spheres[1], `thrown at ${vy}`).toBeLessThan(20 - 0.2);
-        // It lands and sleeps on the floor.
-        await world.step(1 / 60, 150);
-        expect((await world.read()).spheres[1]).toBeCloseTo(0.5, 3);
-        expect(await world.sleepingCount()).toBe(1);
-      });
+      await withWorld(
+        { capacity: 1, gravity: [0, -9.8, 0], bounds: [0, 0, 0, 4, 24, 4], sleepTime: 0, restitution: 0 },
+        async (world) => {
+          world.setParticles({ spheres: new Float32Array([2, 20, 2, 0.5]), velocities: new Float32Array([0, vy, 0]) });
+          await world.step(1 / 60, 20);
+          expect(await world.sleepingCount(), `thrown at ${vy}`).toBe(0);
+          expect((await world.read()).spheres[1], `thrown at ${vy}`).toBeLessThan(20 - 0.2);
+          // It lands and sleeps on the floor.
+          await world.step(1 / 60, 150);
+          expect((await world.read()).spheres[1]).toBeCloseTo(0.5, 3);
+          expect(await world.sleepingCount()).toBe(1);
+        },
+      );
     }
   });
 
   it('sleepTime Infinity never sleeps; a lone particle at rest sleeps after sleepTime', async () => {
     for (const sleepTime of [0.5, Infinity]) {
-      await withWorld({ capacity: 1, gravity: [0, -9.8, 0], friction: 0.5, restitution: 0, bounds: [0, 0, 0, 4, 4, 4], sleepTime }, async (world) => {
-        world.setParticles({ spheres: new Float32Array([2, 0.5, 2, 0.5]), velocities: new Float32Array(3) });
-        await world.step(1 / 60, 29);
-        expect(await world.sleepingCount()).toBe(0);
-        await world.step(1 / 60, 6);
-        expect(await world.sleepingCount(), `sleepTime ${sleepTime}`).toBe(sleepTime === Infinity ? 0 : 1);
-        const { spheres } = await world.read();
-        expect(spheres[1]).toBeCloseTo(0.5, 5);
-      });
+      await withWorld(
+        { capacity: 1, gravity: [0, -9.8, 0], friction: 0.5, restitution: 0, bounds: [0, 0, 0, 4, 4, 4], sleepTime },
+        async (world) => {
+          world.setParticles({ spheres: new Float32Array([2, 0.5, 2, 0.5]), velocities: new Float32Array(3) });
+          await world.step(1 / 60, 29);
+          expect(await world.sleepingCount()).toBe(0);
+          await world.step(1 / 60, 6);
+          expect(await world.sleepingCount(), `sleepTime ${sleepTime}`).toBe(sleepTime === Infinity ? 0 : 1);
+          const { spheres } = await world.read();
+          expect(spheres[1]).toBeCloseTo(0.5, 5);
+        },
+      );
     }
   });
 
   it('sleepSpeed and sleepTime: negative, NaN or infinite speed refused with the argument named; capacity, bounds and dispatch cannot change', async () => {
     await withWorld({ capacity: 1 }, async (world) => {
       // The options only createParticleWorld takes are refused too, not ignored.
-      for (const [key, value] of [['sleepSpeed', -1], ['sleepSpeed', NaN], ['sleepSpeed', Infinity], ['sleepTime', -0.5], ['sleepTime', NaN], ['capacity', 5], ['bounds', [0, 0, 0, 1, 1, 1]], ['dispatch', 'direct']] as const) {
+      for (const [key, value] of [
+        ['sleepSpeed', -1],
+        ['sleepSpeed', NaN],
+        ['sleepSpeed', Infinity],
+        ['sleepTime', -0.5],
+        ['sleepTime', NaN],
+        ['capacity', 5],
+        ['bounds', [0, 0, 0, 1, 1, 1]],
+        ['dispatch', 'direct'],
+      ] as const) {
         let error: unknown;
         try {
           world.setParameters({ [key]: value });
@@ -669,12 +831,16 @@ describe('conservation and stability', () => {
       const momentum = async (): Promise<number[]> => {
         const { velocities, inverseMasses } = await world.read();
         const p = [0, 0, 0];
-        for (let i = 0; i < inverseMasses.length; i++) for (let a = 0; a < 3; a++) p[a] += velocities[3 * i + a] / inverseMasses[i];
+        for (let i = 0; i < inverseMasses.length; i++)
+          for (let a = 0; a < 3; a++) p[a] += velocities[3 * i + a] / inverseMasses[i];
         return p;
       };
       const before = await momentum();
       let scale = 0;
-      for (let i = 0; i < 2000; i++) scale += Math.hypot(scene.velocities[3 * i], scene.velocities[3 * i + 1], scene.velocities[3 * i + 2]) / defaultInverseMass(scene.spheres[4 * i + 3]);
+      for (let i = 0; i < 2000; i++)
+        scale +=
+          Math.hypot(scene.velocities[3 * i], scene.velocities[3 * i + 1], scene.velocities[3 * i + 2]) /
+          defaultInverseMass(scene.spheres[4 * i + 3]);
       await world.step(1 / 120, 50);
       expect(await world.contactCount()).toBeGreaterThan(100);
       const after = await momentum();
@@ -702,23 +868,30 @@ describe('conservation and stability', () => {
     });
   }
 
-  it('2,000 substeps of a dense box under gravity: nothing escapes, no NaN (seed 1103)', async () => {
-    const scene = boxScene(1000, 1103, { fraction: 0.35, mixed: true, speed: 5 });
-    await withWorld({ capacity: 1000, gravity: [0, -9.8, 0], restitution: 0.9, bounds: scene.bounds }, async (world) => {
-      world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
-      for (let batch = 0; batch < 5; batch++) await world.step(1 / 60, 100);
-      const { spheres, velocities } = await world.read();
-      for (let i = 0; i < 1000; i++) {
-        for (let a = 0; a < 3; a++) {
-          expect(Number.isFinite(spheres[4 * i + a]) && Number.isFinite(velocities[3 * i + a])).toBe(true);
-          // The whole sphere, not only its centre, stays inside (to f32 rounding).
-          const r = spheres[4 * i + 3];
-          expect(spheres[4 * i + a] - r).toBeGreaterThanOrEqual(scene.bounds[a] - 1e-5);
-          expect(spheres[4 * i + a] + r).toBeLessThanOrEqual(scene.bounds[a + 3] + 1e-5);
-        }
-      }
-    });
-  }, LONG);
+  it(
+    '2,000 substeps of a dense box under gravity: nothing escapes, no NaN (seed 1103)',
+    async () => {
+      const scene = boxScene(1000, 1103, { fraction: 0.35, mixed: true, speed: 5 });
+      await withWorld(
+        { capacity: 1000, gravity: [0, -9.8, 0], restitution: 0.9, bounds: scene.bounds },
+        async (world) => {
+          world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
+          for (let batch = 0; batch < 5; batch++) await world.step(1 / 60, 100);
+          const { spheres, velocities } = await world.read();
+          for (let i = 0; i < 1000; i++) {
+            for (let a = 0; a < 3; a++) {
+              expect(Number.isFinite(spheres[4 * i + a]) && Number.isFinite(velocities[3 * i + a])).toBe(true);
+              // The whole sphere, not only its centre, stays inside (to f32 rounding).
+              const r = spheres[4 * i + 3];
+              expect(spheres[4 * i + a] - r).toBeGreaterThanOrEqual(scene.bounds[a] - 1e-5);
+              expect(spheres[4 * i + a] + r).toBeLessThanOrEqual(scene.bounds[a + 3] + 1e-5);
+            }
+          }
+        },
+      );
+    },
+    LONG,
+  );
 
   it('coincident particles separate, without NaN', async () => {
     await withWorld({ capacity: 20, bounds: [-10, -10, -10, 10, 10, 10] }, async (world) => {
@@ -729,49 +902,79 @@ describe('conservation and stability', () => {
       const { spheres: out, velocities } = await world.read();
       expect(Array.from(out).every(Number.isFinite) && Array.from(velocities).every(Number.isFinite)).toBe(true);
       let closest = Infinity;
-      for (let i = 0; i < 20; i++) for (let j = i + 1; j < 20; j++) closest = Math.min(closest, Math.hypot(out[4 * i] - out[4 * j], out[4 * i + 1] - out[4 * j + 1], out[4 * i + 2] - out[4 * j + 2]));
+      for (let i = 0; i < 20; i++)
+        for (let j = i + 1; j < 20; j++)
+          closest = Math.min(
+            closest,
+            Math.hypot(out[4 * i] - out[4 * j], out[4 * i + 1] - out[4 * j + 1], out[4 * i + 2] - out[4 * j + 2]),
+          );
       expect(closest).toBeGreaterThan(0.5); // no longer coincident: well apart (touching is 1)
     });
   });
 });
 
 describe('determinism', () => {
-  it('the same start gives bitwise-identical states after 100 steps (seed 1201)', async () => {
-    const scene = boxScene(3000, 1201, { fraction: 0.3, mixed: true });
-    const run = () => withWorld({ capacity: 3000, gravity: [0, -9.8, 0], restitution: 0.8, bounds: scene.bounds }, async (world) => {
-      world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
-      await world.step(1 / 120, 100);
-      return world.read();
-    });
-    const a = await run();
-    const b = await run();
-    expect(sameBits(a.spheres, b.spheres)).toBe(true);
-    expect(sameBits(a.velocities, b.velocities)).toBe(true);
-  }, LONG);
+  it(
+    'the same start gives bitwise-identical states after 100 steps (seed 1201)',
+    async () => {
+      const scene = boxScene(3000, 1201, { fraction: 0.3, mixed: true });
+      const run = () =>
+        withWorld({ capacity: 3000, gravity: [0, -9.8, 0], restitution: 0.8, bounds: scene.bounds }, async (world) => {
+          world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
+          await world.step(1 / 120, 100);
+          return world.read();
+        });
+      const a = await run();
+      const b = await run();
+      expect(sameBits(a.spheres, b.spheres)).toBe(true);
+      expect(sameBits(a.velocities, b.velocities)).toBe(true);
+    },
+    LONG,
+  );
 
-  it("direct and indirect dispatch give bitwise-identical states: a pile that searches, keeps its lists and sleeps (seed 1202)", async () => {
-    // (A box tall enough for the pile: in one 12 high the 1,200 balls were jammed to the lid,
-    // overlapping by 16% of a radius on average, and particles pressed that deep no longer sleep.)
-    const scene = pileScene({ n: 1200, bounds: [0, 0, 0, 8, 24, 8], seed: 1202 });
-    const run = (dispatch: 'direct' | 'indirect') => withWorld({ capacity: 1200, gravity: [0, -9.8, 0], restitution: 0.2, friction: 0.5, bounds: scene.bounds, dispatch, sleepTime: 0.25 }, async (world) => {
-      expect(world.dispatch).toBe(dispatch);
-      world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
-      // One step a call, then several steps a submission.
-      for (let k = 0; k < 60; k++) await world.step(1 / 60);
-      for (let k = 0; k < 12; k++) await world.step(1 / 60, 30);
-      return { state: await world.read(), searches: await world.contactSearches(), asleep: await world.sleepingCount() };
-    });
-    const direct = await run('direct');
-    const indirect = await run('indirect');
-    // Every branch ran: steps that searched, steps that kept the lists, sleepers.
-    expect(direct.searches.searches).toBeGreaterThan(0);
-    expect(direct.searches.searches).toBeLessThan(direct.searches.steps);
-    expect(direct.asleep).toBeGreaterThan(0);
-    expect(indirect.searches).toEqual(direct.searches);
-    expect(indirect.asleep).toBe(direct.asleep);
-    expect(sameBits(direct.state.spheres, indirect.state.spheres)).toBe(true);
-    expect(sameBits(direct.state.velocities, indirect.state.velocities)).toBe(true);
-  }, LONG);
+  it(
+    'direct and indirect dispatch give bitwise-identical states: a pile that searches, keeps its lists and sleeps (seed 1202)',
+    async () => {
+      // (A box tall enough for the pile: in one 12 high the 1,200 balls were jammed to the lid,
+      // overlapping by 16% of a radius on average, and particles pressed that deep no longer sleep.)
+      const scene = pileScene({ n: 1200, bounds: [0, 0, 0, 8, 24, 8], seed: 1202 });
+      const run = (dispatch: 'direct' | 'indirect') =>
+        withWorld(
+          {
+            capacity: 1200,
+            gravity: [0, -9.8, 0],
+            restitution: 0.2,
+            friction: 0.5,
+            bounds: scene.bounds,
+            dispatch,
+            sleepTime: 0.25,
+          },
+          async (world) => {
+            expect(world.dispatch).toBe(dispatch);
+            world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
+            // One step a call, then several steps a submission.
+            for (let k = 0; k < 60; k++) await world.step(1 / 60);
+            for (let k = 0; k < 12; k++) await world.step(1 / 60, 30);
+            return {
+              state: await world.read(),
+              searches: await world.contactSearches(),
+              asleep: await world.sleepingCount(),
+            };
+          },
+        );
+      const direct = await run('direct');
+      const indirect = await run('indirect');
+      // Every branch ran: steps that searched, steps that kept the lists, sleepers.
+      expect(direct.searches.searches).toBeGreaterThan(0);
+      expect(direct.searches.searches).toBeLessThan(direct.searches.steps);
+      expect(direct.asleep).toBeGreaterThan(0);
+      expect(indirect.searches).toEqual(direct.searches);
+      expect(indirect.asleep).toBe(direct.asleep);
+      expect(sameBits(direct.state.spheres, indirect.state.spheres)).toBe(true);
+      expect(sameBits(direct.state.velocities, indirect.state.velocities)).toBe(true);
+    },
+    LONG,
+  );
 
   it("'auto' dispatch is indirect on a software adapter, direct on a GPU", async () => {
     await withWorld({ capacity: 2 }, async (world) => {
@@ -784,13 +987,26 @@ describe('bad parameters get typed errors', () => {
   const spheres = new Float32Array([0, 0, 0, 1, 3, 0, 0, 1]);
   const velocities = new Float32Array(6);
   const invalid = async (fn: () => unknown, argument: string, rule: string, index = -1): Promise<void> => {
-    const error = await Promise.resolve().then(fn).then(() => null, (e: unknown) => e);
+    const error = await Promise.resolve()
+      .then(fn)
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(error).toBeInstanceOf(InvalidInputError);
-    expect({ argument: (error as InvalidInputError).argument, rule: (error as InvalidInputError).rule, index: (error as InvalidInputError).index }).toEqual({ argument, rule, index });
+    expect({
+      argument: (error as InvalidInputError).argument,
+      rule: (error as InvalidInputError).rule,
+      index: (error as InvalidInputError).index,
+    }).toEqual({ argument, rule, index });
   };
 
   it("options.dispatch not 'auto', 'direct' or 'indirect'", async () => {
-    await invalid(() => createParticleWorld({ device: gpu.device, capacity: 2, dispatch: 'fast' as never }), 'options.dispatch', RULES.option);
+    await invalid(
+      () => createParticleWorld({ device: gpu.device, capacity: 2, dispatch: 'fast' as never }),
+      'options.dispatch',
+      RULES.option,
+    );
   });
 
   it('dt ≤ 0, NaN or infinite; steps not a positive integer', async () => {
@@ -807,18 +1023,53 @@ describe('bad parameters get typed errors', () => {
   });
 
   it('gravity beyond 2^60, friction < 0, iterations and substeps outside 1–64', async () => {
-    await invalid(() => createParticleWorld({ device: gpu.device, capacity: 2, gravity: [0, 1e39, 0] }), 'options.gravity', RULES.magnitude);
-    await invalid(() => createParticleWorld({ device: gpu.device, capacity: 2, friction: -0.1 }), 'options.friction', RULES.option);
-    await invalid(() => createParticleWorld({ device: gpu.device, capacity: 2, friction: Infinity }), 'options.friction', RULES.option);
-    for (const iterations of [0, 65, 1.5]) await invalid(() => createParticleWorld({ device: gpu.device, capacity: 2, iterations }), 'options.iterations', RULES.option);
-    await invalid(() => createParticleWorld({ device: gpu.device, capacity: 2, substeps: 0 }), 'options.substeps', RULES.option);
-    await invalid(() => createParticleWorld({ device: gpu.device, capacity: 2, maxPushSpeed: -1 }), 'options.maxPushSpeed', RULES.option);
+    await invalid(
+      () => createParticleWorld({ device: gpu.device, capacity: 2, gravity: [0, 1e39, 0] }),
+      'options.gravity',
+      RULES.magnitude,
+    );
+    await invalid(
+      () => createParticleWorld({ device: gpu.device, capacity: 2, friction: -0.1 }),
+      'options.friction',
+      RULES.option,
+    );
+    await invalid(
+      () => createParticleWorld({ device: gpu.device, capacity: 2, friction: Infinity }),
+      'options.friction',
+      RULES.option,
+    );
+    for (const iterations of [0, 65, 1.5])
+      await invalid(
+        () => createParticleWorld({ device: gpu.device, capacity: 2, iterations }),
+        'options.iterations',
+        RULES.option,
+      );
+    await invalid(
+      () => createParticleWorld({ device: gpu.device, capacity: 2, substeps: 0 }),
+      'options.substeps',
+      RULES.option,
+    );
+    await invalid(
+      () => createParticleWorld({ device: gpu.device, capacity: 2, maxPushSpeed: -1 }),
+      'options.maxPushSpeed',
+      RULES.option,
+    );
   });
 
   it('huge inverse masses (1e38, 3e38) are refused; large but finite ones give a finite state', async () => {
     await withWorld({ capacity: 2, gravity: [0, -9.8, 0], bounds: [-5, -5, -5, 5, 5, 5] }, async (world) => {
-      for (const w of [1e38, 3e38]) await invalid(() => world.setParticles({ spheres, velocities, inverseMasses: new Float32Array([1, w]) }), 'inverseMasses', RULES.magnitude, 1);
-      world.setParticles({ spheres: new Float32Array([0, 0, 0, 1, 1.5, 0, 0, 1]), velocities, inverseMasses: new Float32Array([1, 2 ** 60]) });
+      for (const w of [1e38, 3e38])
+        await invalid(
+          () => world.setParticles({ spheres, velocities, inverseMasses: new Float32Array([1, w]) }),
+          'inverseMasses',
+          RULES.magnitude,
+          1,
+        );
+      world.setParticles({
+        spheres: new Float32Array([0, 0, 0, 1, 1.5, 0, 0, 1]),
+        velocities,
+        inverseMasses: new Float32Array([1, 2 ** 60]),
+      });
       await world.step(1 / 60, 10);
       const state = await world.read();
       expect([...state.spheres, ...state.velocities].every(Number.isFinite)).toBe(true);
@@ -827,7 +1078,11 @@ describe('bad parameters get typed errors', () => {
 
   it('a bounded world holding a radius-0 particle steps (it hung once in the grid plan)', async () => {
     await withWorld({ capacity: 3, gravity: [0, -9.8, 0], bounds: [0, 0, 0, 20, 60, 20] }, async (world) => {
-      world.setParticles({ spheres: new Float32Array([5, 5, 5, 0.5, 6, 5, 5, 0.5, 10, 10, 10, 0]), velocities: new Float32Array(9), inverseMasses: new Float32Array([1, 1, 1]) });
+      world.setParticles({
+        spheres: new Float32Array([5, 5, 5, 0.5, 6, 5, 5, 0.5, 10, 10, 10, 0]),
+        velocities: new Float32Array(9),
+        inverseMasses: new Float32Array([1, 1, 1]),
+      });
       await world.step(1 / 60, 10);
       const state = await world.read();
       expect([...state.spheres, ...state.velocities].every(Number.isFinite)).toBe(true);
@@ -836,11 +1091,32 @@ describe('bad parameters get typed errors', () => {
   });
 
   it('restitution, percent outside [0, 1]; negative slop; bad gravity, bounds, capacity', async () => {
-    for (const restitution of [-0.1, 1.1, NaN]) await invalid(() => createParticleWorld({ device: gpu.device, capacity: 2, restitution }), 'options.restitution', RULES.option);
-    await invalid(() => createParticleWorld({ device: gpu.device, capacity: 2, percent: 2 }), 'options.percent', RULES.option);
-    await invalid(() => createParticleWorld({ device: gpu.device, capacity: 2, slop: -1 }), 'options.slop', RULES.option);
-    await invalid(() => createParticleWorld({ device: gpu.device, capacity: 2, gravity: [0, NaN, 0] }), 'options.gravity', RULES.vector);
-    await invalid(() => createParticleWorld({ device: gpu.device, capacity: 2, bounds: [0, 0, 0, 1, -1, 1] }), 'options.bounds', RULES.bounds);
+    for (const restitution of [-0.1, 1.1, NaN])
+      await invalid(
+        () => createParticleWorld({ device: gpu.device, capacity: 2, restitution }),
+        'options.restitution',
+        RULES.option,
+      );
+    await invalid(
+      () => createParticleWorld({ device: gpu.device, capacity: 2, percent: 2 }),
+      'options.percent',
+      RULES.option,
+    );
+    await invalid(
+      () => createParticleWorld({ device: gpu.device, capacity: 2, slop: -1 }),
+      'options.slop',
+      RULES.option,
+    );
+    await invalid(
+      () => createParticleWorld({ device: gpu.device, capacity: 2, gravity: [0, NaN, 0] }),
+      'options.gravity',
+      RULES.vector,
+    );
+    await invalid(
+      () => createParticleWorld({ device: gpu.device, capacity: 2, bounds: [0, 0, 0, 1, -1, 1] }),
+      'options.bounds',
+      RULES.bounds,
+    );
     await invalid(() => createParticleWorld({ device: gpu.device, capacity: 0 }), 'options.capacity', RULES.option);
     await invalid(() => createParticleWorld({ device: gpu.device, capacity: 2.5 }), 'options.capacity', RULES.option);
   });
@@ -863,20 +1139,58 @@ describe('bad parameters get typed errors', () => {
   it('particles: mismatched counts, bad inverse masses, a centre outside the bounds', async () => {
     await withWorld({ capacity: 4, bounds: [-5, -5, -5, 5, 5, 5] }, async (world) => {
       await invalid(() => world.setParticles({ spheres, velocities: new Float32Array(3) }), 'velocities', RULES.count);
-      await invalid(() => world.setParticles({ spheres, velocities: new Float32Array([0, 0, 0, 0, NaN, 0]) }), 'velocities', RULES.finite, 1);
-      await invalid(() => world.setParticles({ spheres, velocities, inverseMasses: new Float32Array([1, -1]) }), 'inverseMasses', RULES.inverseMass, 1);
-      await invalid(() => world.setParticles({ spheres, velocities, inverseMasses: new Float32Array([1]) }), 'inverseMasses', RULES.count);
-      await invalid(() => world.setParticles({ spheres: new Float32Array([0, 0, 0, 1, 0, 6, 0, 1]), velocities }), 'spheres', RULES.outside, 1);
-      await invalid(() => world.setParticles({ spheres: new Float32Array([0, 0, 0, -1]), velocities: new Float32Array(3) }), 'spheres', RULES.radius, 0);
+      await invalid(
+        () => world.setParticles({ spheres, velocities: new Float32Array([0, 0, 0, 0, NaN, 0]) }),
+        'velocities',
+        RULES.finite,
+        1,
+      );
+      await invalid(
+        () => world.setParticles({ spheres, velocities, inverseMasses: new Float32Array([1, -1]) }),
+        'inverseMasses',
+        RULES.inverseMass,
+        1,
+      );
+      await invalid(
+        () => world.setParticles({ spheres, velocities, inverseMasses: new Float32Array([1]) }),
+        'inverseMasses',
+        RULES.count,
+      );
+      await invalid(
+        () => world.setParticles({ spheres: new Float32Array([0, 0, 0, 1, 0, 6, 0, 1]), velocities }),
+        'spheres',
+        RULES.outside,
+        1,
+      );
+      await invalid(
+        () => world.setParticles({ spheres: new Float32Array([0, 0, 0, -1]), velocities: new Float32Array(3) }),
+        'spheres',
+        RULES.radius,
+        0,
+      );
     });
   });
 
   it('a radius whose default inverse mass (1 / volume) leaves f32: defaultMass, unless inverseMasses are given', async () => {
     await withWorld({ capacity: 2 }, async (world) => {
       const v = new Float32Array(6);
-      await invalid(() => world.setParticles({ spheres: new Float32Array([0, 0, 0, 1, 5, 0, 0, 1e-14]), velocities: v }), 'spheres', RULES.defaultMass, 1);
-      await invalid(() => world.setParticles({ spheres: new Float32Array([0, 0, 0, 1e14, 5, 0, 0, 1]), velocities: v }), 'spheres', RULES.defaultMass, 0);
-      world.setParticles({ spheres: new Float32Array([0, 0, 0, 1e14, 5, 0, 0, 1e-14]), velocities: v, inverseMasses: new Float32Array([0, 1]) });
+      await invalid(
+        () => world.setParticles({ spheres: new Float32Array([0, 0, 0, 1, 5, 0, 0, 1e-14]), velocities: v }),
+        'spheres',
+        RULES.defaultMass,
+        1,
+      );
+      await invalid(
+        () => world.setParticles({ spheres: new Float32Array([0, 0, 0, 1e14, 5, 0, 0, 1]), velocities: v }),
+        'spheres',
+        RULES.defaultMass,
+        0,
+      );
+      world.setParticles({
+        spheres: new Float32Array([0, 0, 0, 1e14, 5, 0, 0, 1e-14]),
+        velocities: v,
+        inverseMasses: new Float32Array([0, 1]),
+      });
       world.setParticles({ spheres: new Float32Array([0, 0, 0, 1e12, 5e12, 0, 0, 1e-12]), velocities: v });
       expect(Array.from((await world.read()).inverseMasses).every((w) => w > 0 && Number.isFinite(w))).toBe(true);
     });
@@ -884,7 +1198,10 @@ describe('bad parameters get typed errors', () => {
 });
 
 describe('reads and queries see the world as it was when they were called', () => {
-  const moving = (): ParticleSet => ({ spheres: new Float32Array([0, 0, 0, 1, 10, 0, 0, 1]), velocities: new Float32Array([0, 0, 0, 100, 0, 0]) });
+  const moving = (): ParticleSet => ({
+    spheres: new Float32Array([0, 0, 0, 1, 10, 0, 0, 1]),
+    velocities: new Float32Array([0, 0, 0, 100, 0, 0]),
+  });
 
   it('read() and contactCount() called before a step return the state before it', async () => {
     await withWorld({ capacity: 2 }, async (world) => {
@@ -937,7 +1254,11 @@ describe('queries against the particles', () => {
       const { spheres } = await world.read();
       const rand = mulberry32(1301);
       const rays = new Float32Array(6 * 500);
-      for (let k = 0; k < 500; k++) rays.set([0, 1, 2, 3, 4, 5].map(() => (rand() * 1.4 - 0.2) * scene.side), 6 * k);
+      for (let k = 0; k < 500; k++)
+        rays.set(
+          [0, 1, 2, 3, 4, 5].map(() => (rand() * 1.4 - 0.2) * scene.side),
+          6 * k,
+        );
       const casts = new Float32Array(7 * 300);
       for (let k = 0; k < 300; k++) casts.set([...rays.subarray(6 * k, 6 * k + 6), 0.3], 7 * k);
       for (const broadphase of ['all-pairs', 'grid'] as const) {
@@ -946,7 +1267,9 @@ describe('queries against the particles', () => {
         expect(hits.index.filter((i) => i >= 0).length).toBeGreaterThan(100);
         const all = await world.raycast(rays, { broadphase, allHits: true });
         expect(allHitsViolations(rays, 6, spheres, all), broadphase).toEqual([]);
-        expect(nearestViolations(casts, 7, spheres, await world.sphereCast(casts, { broadphase })), broadphase).toEqual([]);
+        expect(nearestViolations(casts, 7, spheres, await world.sphereCast(casts, { broadphase })), broadphase).toEqual(
+          [],
+        );
       }
     });
   });
@@ -965,8 +1288,14 @@ describe('queries against the particles', () => {
         packedRays.set([...ray.slice(0, 3), 0, ...ray.slice(3), 0], 8 * k);
       }
       const device = gpu.device;
-      const raysBuffer = device.createBuffer({ size: packedRays.byteLength, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST });
-      const hitsBuffer = device.createBuffer({ size: CastHitRecord.size * count, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC });
+      const raysBuffer = device.createBuffer({
+        size: packedRays.byteLength,
+        usage: BufferUsage.STORAGE | BufferUsage.COPY_DST,
+      });
+      const hitsBuffer = device.createBuffer({
+        size: CastHitRecord.size * count,
+        usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC,
+      });
       try {
         device.queue.writeBuffer(raysBuffer, 0, packedRays);
         const encoder = device.createCommandEncoder();
@@ -974,7 +1303,10 @@ describe('queries against the particles', () => {
         device.queue.submit([encoder.finish()]);
         const records = new Int32Array(await readBuffer(device, hitsBuffer, 0, CastHitRecord.size * count));
         const expected = await world.raycast(rays, { broadphase: 'grid' });
-        const got = Array.from({ length: count }, (_, k) => records[(CastHitRecord.size / 4) * k + CastHitRecord.offsets.index / 4]);
+        const got = Array.from(
+          { length: count },
+          (_, k) => records[(CastHitRecord.size / 4) * k + CastHitRecord.offsets.index / 4],
+        );
         expect(got).toEqual(Array.from(expected.index));
       } finally {
         raysBuffer.destroy();
@@ -987,7 +1319,10 @@ describe('queries against the particles', () => {
     await withWorld({ capacity: 4, bounds: [-10, -10, -10, 10, 10, 10] }, async (world) => {
       const device = gpu.device;
       const rays = device.createBuffer({ size: 2 * 32, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST });
-      const hits = device.createBuffer({ size: 2 * CastHitRecord.size, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC });
+      const hits = device.createBuffer({
+        size: 2 * CastHitRecord.size,
+        usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC,
+      });
       try {
         device.queue.writeBuffer(rays, 0, new Float32Array([-9, 0, 0, 0, 9, 0, 0, 0, -9, 5, 5, 0, 9, 5, 5, 0]));
         const indices = async (): Promise<number[]> => {
@@ -997,7 +1332,9 @@ describe('queries against the particles', () => {
           const records = new Int32Array(await readBuffer(device, hits, 0, 2 * CastHitRecord.size));
           return [0, 1].map((k) => records[(CastHitRecord.size / 4) * k + CastHitRecord.offsets.index / 4]);
         };
-        expect(await indices(), 'a world never given particles (a zeroed record would read as sphere 0)').toEqual([-1, -1]);
+        expect(await indices(), 'a world never given particles (a zeroed record would read as sphere 0)').toEqual([
+          -1, -1,
+        ]);
         world.setParticles({ spheres: new Float32Array([0, 0, 0, 1]), velocities: new Float32Array(3) });
         expect(await indices()).toEqual([0, -1]);
         world.setParticles({ spheres: new Float32Array(0), velocities: new Float32Array(0) });
@@ -1014,7 +1351,10 @@ describe('queries against the particles', () => {
       world.setParticles({ spheres: new Float32Array([0, 0, 0, 1, 5, 0, 0, 1]), velocities: new Float32Array(6) });
       const device = gpu.device;
       const rays = device.createBuffer({ size: 3 * 32, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST });
-      const hits = device.createBuffer({ size: 3 * CastHitRecord.size, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC });
+      const hits = device.createBuffer({
+        size: 3 * CastHitRecord.size,
+        usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC,
+      });
       const uniform = device.createBuffer({ size: 3 * 32, usage: BufferUsage.UNIFORM });
       try {
         const encoder = device.createCommandEncoder();
@@ -1061,7 +1401,8 @@ describe('queries against the particles', () => {
   it('calls made while a step runs are kept when that step overflows its lists (setParticle, setParticles)', async () => {
     // 100 particles 0.01 apart: each lists all the others, far past the 8 entries a particle lists at first.
     const cluster = new Float32Array(400);
-    for (let i = 0; i < 100; i++) cluster.set([5 + 0.01 * (i % 5), 5 + 0.01 * (Math.floor(i / 5) % 5), 5 + 0.01 * Math.floor(i / 25), 0.5], 4 * i);
+    for (let i = 0; i < 100; i++)
+      cluster.set([5 + 0.01 * (i % 5), 5 + 0.01 * (Math.floor(i / 5) % 5), 5 + 0.01 * Math.floor(i / 25), 0.5], 4 * i);
     await withWorld({ capacity: 200, bounds: [0, 0, 0, 10, 10, 10] }, async (world) => {
       world.setParticles({ spheres: cluster, velocities: new Float32Array(300) });
       const capacity = world.contactCapacity;
@@ -1072,7 +1413,10 @@ describe('queries against the particles', () => {
       expect(Array.from((await world.read()).spheres.subarray(0, 3))).toEqual([1, 9, 1]);
       world.setParticles({ spheres: cluster, velocities: new Float32Array(300) });
       const again = world.step(1 / 60);
-      world.setParticles({ spheres: new Float32Array([1, 1, 1, 0.5, 9, 9, 9, 0.5]), velocities: new Float32Array([1, 0, 0, 0, 0, 0]) });
+      world.setParticles({
+        spheres: new Float32Array([1, 1, 1, 0.5, 9, 9, 9, 0.5]),
+        velocities: new Float32Array([1, 0, 0, 0, 0, 0]),
+      });
       await again;
       const { spheres } = await world.read();
       expect(world.count).toBe(2);
@@ -1082,7 +1426,8 @@ describe('queries against the particles', () => {
 
   it('reads and queries made while a step runs answer for a state the world had: that step then keeps its result (it does not run again)', async () => {
     const cluster = new Float32Array(400);
-    for (let i = 0; i < 100; i++) cluster.set([5 + 0.01 * (i % 5), 5 + 0.01 * (Math.floor(i / 5) % 5), 5 + 0.01 * Math.floor(i / 25), 0.5], 4 * i);
+    for (let i = 0; i < 100; i++)
+      cluster.set([5 + 0.01 * (i % 5), 5 + 0.01 * (Math.floor(i / 5) % 5), 5 + 0.01 * Math.floor(i / 25), 0.5], 4 * i);
     const ray = new Float32Array([0, 5.02, 5.02, 10, 5.02, 5.02]);
     for (const name of ['read', 'contactCount', 'raycast'] as const) {
       // A world each: the lists, once grown, stay grown.
@@ -1107,7 +1452,8 @@ describe('queries against the particles', () => {
 
   it('of two steps not awaited, the one that nothing changed after runs again when its lists overflow', async () => {
     const cluster = new Float32Array(400);
-    for (let i = 0; i < 100; i++) cluster.set([5 + 0.01 * (i % 5), 5 + 0.01 * (Math.floor(i / 5) % 5), 5 + 0.01 * Math.floor(i / 25), 0.5], 4 * i);
+    for (let i = 0; i < 100; i++)
+      cluster.set([5 + 0.01 * (i % 5), 5 + 0.01 * (Math.floor(i / 5) % 5), 5 + 0.01 * Math.floor(i / 25), 0.5], 4 * i);
     await withWorld({ capacity: 200, bounds: [0, 0, 0, 10, 10, 10] }, async (world) => {
       world.setParticles({ spheres: cluster, velocities: new Float32Array(300) });
       // Counted from outside: a step runs again through the solver's restore.
@@ -1129,26 +1475,37 @@ describe('queries against the particles', () => {
   it('a static support made dynamic falls with its sleeper, also when the step that sees it runs again', async () => {
     for (const overflow of [false, true]) {
       const n = 22;
-      await withWorld({ capacity: n, gravity: [0, -9.8, 0], restitution: 0, friction: 0.5, bounds: [0, 0, 0, 40, 20, 40], sleepTime: 0.2 }, async (world) => {
-        const spheres = new Float32Array(4 * n);
-        const inverseMasses = new Float32Array(n).fill(1);
-        spheres.set([5, 5, 5, 0.5, 5, 6, 5, 0.5]); // 1 rests on 0, which floats, static
-        inverseMasses[0] = 0;
-        for (let i = 2; i < n; i++) spheres.set([10 + 2 * ((i - 2) % 5), 0.5, 10 + 2 * Math.floor((i - 2) / 5), 0.5], 4 * i);
-        world.setParticles({ spheres, velocities: new Float32Array(3 * n), inverseMasses });
-        await world.step(1 / 60, 60);
-        expect(await world.sleepingCount()).toBe(n - 1);
-        gpu.device.queue.writeBuffer(world.buffers.velocities, 12, new Float32Array([1])); // particle 0 made dynamic
-        // Teleported onto one spot, the others overflow the lists of the step that sees the change.
-        if (overflow) for (let i = 2; i < n; i++) world.setParticle(i, { position: [30, 10, 30] });
-        const capacity = world.contactCapacity;
-        await world.step(1 / 60, 30);
-        if (overflow) expect(world.contactCapacity).toBeGreaterThan(capacity);
-        const { spheres: after } = await world.read();
-        // Half a second of free fall from y 5 and 6: about 3.77 and 4.77.
-        expect(after[1], `overflow ${overflow}`).toBeLessThan(3.8);
-        expect(after[5], `overflow ${overflow}`).toBeLessThan(4.8);
-      });
+      await withWorld(
+        {
+          capacity: n,
+          gravity: [0, -9.8, 0],
+          restitution: 0,
+          friction: 0.5,
+          bounds: [0, 0, 0, 40, 20, 40],
+          sleepTime: 0.2,
+        },
+        async (world) => {
+          const spheres = new Float32Array(4 * n);
+          const inverseMasses = new Float32Array(n).fill(1);
+          spheres.set([5, 5, 5, 0.5, 5, 6, 5, 0.5]); // 1 rests on 0, which floats, static
+          inverseMasses[0] = 0;
+          for (let i = 2; i < n; i++)
+            spheres.set([10 + 2 * ((i - 2) % 5), 0.5, 10 + 2 * Math.floor((i - 2) / 5), 0.5], 4 * i);
+          world.setParticles({ spheres, velocities: new Float32Array(3 * n), inverseMasses });
+          await world.step(1 / 60, 60);
+          expect(await world.sleepingCount()).toBe(n - 1);
+          gpu.device.queue.writeBuffer(world.buffers.velocities, 12, new Float32Array([1])); // particle 0 made dynamic
+          // Teleported onto one spot, the others overflow the lists of the step that sees the change.
+          if (overflow) for (let i = 2; i < n; i++) world.setParticle(i, { position: [30, 10, 30] });
+          const capacity = world.contactCapacity;
+          await world.step(1 / 60, 30);
+          if (overflow) expect(world.contactCapacity).toBeGreaterThan(capacity);
+          const { spheres: after } = await world.read();
+          // Half a second of free fall from y 5 and 6: about 3.77 and 4.77.
+          expect(after[1], `overflow ${overflow}`).toBeLessThan(3.8);
+          expect(after[5], `overflow ${overflow}`).toBeLessThan(4.8);
+        },
+      );
     }
   });
 

@@ -45,7 +45,11 @@ function largestOverlap(spheres: Float32Array): number {
   let worst = 0;
   for (let i = 0; i < spheres.length / 4; i++) {
     for (let j = i + 1; j < spheres.length / 4; j++) {
-      const d = Math.hypot(spheres[4 * j] - spheres[4 * i], spheres[4 * j + 1] - spheres[4 * i + 1], spheres[4 * j + 2] - spheres[4 * i + 2]);
+      const d = Math.hypot(
+        spheres[4 * j] - spheres[4 * i],
+        spheres[4 * j + 1] - spheres[4 * i + 1],
+        spheres[4 * j + 2] - spheres[4 * i + 2],
+      );
       worst = Math.max(worst, (2 * R - d) / R);
     }
   }
@@ -55,20 +59,34 @@ function largestOverlap(spheres: Float32Array): number {
 describe('sleep never freezes an overlap deeper than slop + SLEEP_OVERLAP × r', () => {
   // slop 0.01 is 2% of the radius: the limit is 4% of it. Squeezed by 0.15, each of the row's
   // three contacts overlaps by 0.05 (10%); by 0.045, by 0.015 (3%).
-  for (const [squeeze, deep] of [[0.15, true], [0.045, false]] as const) {
+  for (const [squeeze, deep] of [
+    [0.15, true],
+    [0.045, false],
+  ] as const) {
     it(`a row squeezed by ${squeeze}${deep ? ', a ball on it: they stay awake' : ': it falls asleep'}, on the same steps as the CPU twin`, async () => {
       // (The shallow row has no ball on it: there the ball's weight, shared by two balls of a
       // row that cannot give, keeps part of it flickering between asleep and awake, as it did
       // before the fix.)
       const scene = squeezedRow(squeeze, deep);
       const n = scene.spheres.length / 4;
-      const world = await createParticleWorld({ device: gpu.device, capacity: n, bounds: scene.bounds, gravity: [0, -9.8, 0], restitution: 0, friction: 0.5, sleepTime: 0.1 });
+      const world = await createParticleWorld({
+        device: gpu.device,
+        capacity: n,
+        bounds: scene.bounds,
+        gravity: [0, -9.8, 0],
+        restitution: 0,
+        friction: 0.5,
+        sleepTime: 0.1,
+      });
       try {
         world.setParticles({ spheres: scene.spheres, velocities: new Float32Array(3 * n) });
         const params = world.stepParams(1 / 60);
         expect(params.slop).toBe(0.01);
         const twin = new ParticleSolverTwin();
-        let cpu: { spheres: Float32Array; velocities: Float32Array } = { spheres: scene.spheres.slice(), velocities: scene.velocities.slice() };
+        let cpu: { spheres: Float32Array; velocities: Float32Array } = {
+          spheres: scene.spheres.slice(),
+          velocities: scene.velocities.slice(),
+        };
         let slept = 0;
         for (let step = 1; step <= 30; step++) {
           await world.step(params.dt);
@@ -76,7 +94,9 @@ describe('sleep never freezes an overlap deeper than slop + SLEEP_OVERLAP × r',
           const state = await world.read();
           for (let k = 0; k < 4 * n; k++) {
             if (k % 4 === 3) continue;
-            expect(Math.abs(state.spheres[k] - cpu.spheres[k]), `step ${step}: sphere component ${k}`).toBeLessThan(1e-6);
+            expect(Math.abs(state.spheres[k] - cpu.spheres[k]), `step ${step}: sphere component ${k}`).toBeLessThan(
+              1e-6,
+            );
           }
           const asleep = await world.sleepingCount();
           expect(asleep, `step ${step}: asleep`).toBe(twin.asleep);

@@ -25,10 +25,38 @@ describe('world.encode: several steps in one submission', () => {
       spheres.set([-4 + (i % 20) * 0.42, 0.5 + Math.floor(i / 20) * 0.42, 0.2 * (rand() - 0.5), 0.2], 4 * i);
       velocities.set([rand() - 0.5, -rand(), rand() - 0.5], 3 * i);
     }
-    const boxes = new Float32Array([0, 0, 0, 6, 0.1, 3, 0, 0, Math.sin(0.1), Math.cos(0.1), 2, 1, 0, 0.3, 0.3, 0.3, 0, 0, 0, 1]);
+    const boxes = new Float32Array([
+      0,
+      0,
+      0,
+      6,
+      0.1,
+      3,
+      0,
+      0,
+      Math.sin(0.1),
+      Math.cos(0.1),
+      2,
+      1,
+      0,
+      0.3,
+      0.3,
+      0.3,
+      0,
+      0,
+      0,
+      1,
+    ]);
     const boxVelocities = new Float32Array([0, 0, 0, 0, 0, 0, -1, 0, 0, 0, 0, 2]);
     const make = async () => {
-      const world = await createParticleWorld({ device: gpu.device, capacity: 500, bounds: [-8, -2, -3, 8, 12, 3], gravity: [0, -9.8, 0], restitution: 0.3, friction: 0.4 });
+      const world = await createParticleWorld({
+        device: gpu.device,
+        capacity: 500,
+        bounds: [-8, -2, -3, 8, 12, 3],
+        gravity: [0, -9.8, 0],
+        restitution: 0.3,
+        friction: 0.4,
+      });
       world.setParticles({ spheres, velocities });
       world.setColliders({ boxes, velocities: boxVelocities });
       return world;
@@ -50,7 +78,8 @@ describe('world.encode: several steps in one submission', () => {
       expect(sameBits(sa.spheres, sb.spheres), 'positions').toBe(true);
       expect(sameBits(sa.velocities, sb.velocities), 'velocities').toBe(true);
       const got = await contacts.read();
-      const key = (r: { particles: Uint32Array; boxes: Uint32Array }): string[] => Array.from(r.particles, (p, k) => `${p} ${r.boxes[k]}`).sort();
+      const key = (r: { particles: Uint32Array; boxes: Uint32Array }): string[] =>
+        Array.from(r.particles, (p, k) => `${p} ${r.boxes[k]}`).sort();
       expect(key(got)).toEqual(key(expected));
       expect(got.particles.length).toBeGreaterThan(0);
     } finally {
@@ -83,15 +112,28 @@ describe('world.encodeRaycast shares a submission', () => {
         spheres.set([-4 + 8 * rand(), 0.3 + 6 * rand(), -4 + 8 * rand(), 0.1 + 0.15 * rand()], 4 * i);
         velocities.set([rand() - 0.5, -2 * rand(), rand() - 0.5], 3 * i);
       }
-      const options = { device: gpu.device, capacity: n, gravity: [0, -9.8, 0] as [number, number, number], restitution: 0.3, friction: 0.4, ...(bounded ? { bounds: [-5, 0, -5, 5, 8, 5] as [number, number, number, number, number, number] } : {}) };
+      const options = {
+        device: gpu.device,
+        capacity: n,
+        gravity: [0, -9.8, 0] as [number, number, number],
+        restitution: 0.3,
+        friction: 0.4,
+        ...(bounded ? { bounds: [-5, 0, -5, 5, 8, 5] as [number, number, number, number, number, number] } : {}),
+      };
       const a = await createParticleWorld(options);
       const b = await createParticleWorld(options);
       const device = gpu.device;
       const batches = [raysIn(300, -5, 8, rand), raysIn(200, -5, 8, rand), raysIn(77, -5, 8, rand)];
       const buffers = batches.map(({ packed }) => {
-        const rays = device.createBuffer({ size: packed.byteLength, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST });
+        const rays = device.createBuffer({
+          size: packed.byteLength,
+          usage: BufferUsage.STORAGE | BufferUsage.COPY_DST,
+        });
         device.queue.writeBuffer(rays, 0, packed);
-        const hits = device.createBuffer({ size: CastHitRecord.size * (packed.length / 8), usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC });
+        const hits = device.createBuffer({
+          size: CastHitRecord.size * (packed.length / 8),
+          usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC,
+        });
         return { rays, hits, count: packed.length / 8 };
       });
       try {
@@ -111,12 +153,18 @@ describe('world.encodeRaycast shares a submission', () => {
           const words = CastHitRecord.size / 4;
           const index = new Int32Array(records);
           const floats = new Float32Array(records);
-          const got = Array.from({ length: buffers[k].count }, (_, r) => index[words * r + CastHitRecord.offsets.index / 4]);
+          const got = Array.from(
+            { length: buffers[k].count },
+            (_, r) => index[words * r + CastHitRecord.offsets.index / 4],
+          );
           expect(got, `batch ${k}`).toEqual(Array.from(expected[k].index));
           expect(got.filter((i) => i >= 0).length, `batch ${k} hits something`).toBeGreaterThan(10);
           for (let r = 0; r < buffers[k].count; r++) {
             if (got[r] < 0) continue;
-            expect(Math.abs(floats[words * r + CastHitRecord.offsets.distance / 4] - expected[k].distance[r]), `batch ${k} ray ${r}`).toBeLessThan(1e-4);
+            expect(
+              Math.abs(floats[words * r + CastHitRecord.offsets.distance / 4] - expected[k].distance[r]),
+              `batch ${k} ray ${r}`,
+            ).toBeLessThan(1e-4);
           }
         }
       } finally {

@@ -18,19 +18,27 @@ const gpu = useGpu();
 let shared: RadixSortPass | null = null;
 afterAll(() => shared?.destroy());
 /** One pass ('thread') for most tests, reused across sizes and key widths as a caller would. */
-const sorter = (): RadixSortPass => (shared ??= new RadixSortPass(gpu.device, { strategy: 'thread', label: 'test radix sort' }));
+const sorter = (): RadixSortPass =>
+  (shared ??= new RadixSortPass(gpu.device, { strategy: 'thread', label: 'test radix sort' }));
 
 interface GpuSorted {
   keys: Uint32Array;
   values?: Uint32Array;
 }
 
-async function sortOnGpu(keys: Uint32Array, values: Uint32Array | undefined, keyBits = 32, pass = sorter()): Promise<GpuSorted> {
+async function sortOnGpu(
+  keys: Uint32Array,
+  values: Uint32Array | undefined,
+  keyBits = 32,
+  pass = sorter(),
+): Promise<GpuSorted> {
   const { device } = gpu;
   const usage = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
   const n = keys.length;
   const keyBuffer = device.createBuffer({ label: 'sort keys', size: Math.max(4, 4 * n), usage });
-  const valueBuffer = values ? device.createBuffer({ label: 'sort values', size: Math.max(4, 4 * n), usage }) : undefined;
+  const valueBuffer = values
+    ? device.createBuffer({ label: 'sort values', size: Math.max(4, 4 * n), usage })
+    : undefined;
   try {
     device.queue.writeBuffer(keyBuffer, 0, keys);
     if (valueBuffer && values) device.queue.writeBuffer(valueBuffer, 0, values);
@@ -71,7 +79,8 @@ function stabilityProblem(input: Uint32Array, keys: Uint32Array, values: Uint32A
       const a = lowBits(keys[i - 1], bits);
       const b = lowBits(keys[i], bits);
       if (a > b) return `keys out of order at ${i}: ${a} > ${b}`;
-      if (a === b && values[i - 1] >= values[i]) return `unstable at ${i}: equal keys ${a} with indices ${values[i - 1]}, ${values[i]}`;
+      if (a === b && values[i - 1] >= values[i])
+        return `unstable at ${i}: equal keys ${a} with indices ${values[i - 1]}, ${values[i]}`;
     }
   }
   return null;
@@ -108,7 +117,10 @@ describe('radix sort: the shader', () => {
       const info = await module.getCompilationInfo();
       expect(info.messages.map((m) => `${m.type} ${m.lineNum}:${m.linePos} ${m.message}`)).toEqual([]);
       if (!gpu.device.features.has('subgroups')) return;
-      const subgroup = gpu.device.createShaderModule({ label: 'radix sort subgroup', code: radixSortSubgroupShader({ values }) });
+      const subgroup = gpu.device.createShaderModule({
+        label: 'radix sort subgroup',
+        code: radixSortSubgroupShader({ values }),
+      });
       const subgroupInfo = await subgroup.getCompilationInfo();
       expect(subgroupInfo.messages.map((m) => `${m.type} ${m.lineNum}:${m.linePos} ${m.message}`)).toEqual([]);
     });
@@ -129,7 +141,23 @@ describe('radix sort: the CPU twin', () => {
 
 describe('radix sort: key–value, 32-bit keys', () => {
   const unit = RADIX_SORT_UNIT.thread;
-  for (const n of [0, 1, 2, 3, 127, 128, 129, unit - 1, unit, unit + 1, 64 * unit - 1, 64 * unit + 1, 65_535, 65_536, 65_537]) {
+  for (const n of [
+    0,
+    1,
+    2,
+    3,
+    127,
+    128,
+    129,
+    unit - 1,
+    unit,
+    unit + 1,
+    64 * unit - 1,
+    64 * unit + 1,
+    65_535,
+    65_536,
+    65_537,
+  ]) {
     it(`${n} random keys (seed ${n + 11})`, async () => {
       await expectSorted(randomKeys(n, n + 11));
     });
@@ -159,7 +187,16 @@ describe('radix sort: key–value, 32-bit keys', () => {
 
 describe('radix sort: fewer key bits', () => {
   // Keys carry random bits above keyBits, which must be ignored: equal low bits keep input order.
-  for (const [bits, n] of [[30, 70_001], [24, 50_000], [20, 40_961], [17, 4097], [12, 30_000], [8, 9000], [4, 5000], [1, 3000]] as const) {
+  for (const [bits, n] of [
+    [30, 70_001],
+    [24, 50_000],
+    [20, 40_961],
+    [17, 4097],
+    [12, 30_000],
+    [8, 9000],
+    [4, 5000],
+    [1, 3000],
+  ] as const) {
     it(`${bits} bits: ${n} keys with random high bits (seed ${bits})`, async () => {
       await expectSorted(randomKeys(n, bits), bits);
     });
@@ -174,7 +211,12 @@ describe('radix sort: fewer key bits', () => {
 });
 
 describe('radix sort: keys only', () => {
-  for (const [bits, n, seed] of [[32, 100_003, 21], [30, 33_333, 22], [20, 12_345, 23], [8, 2, 24]] as const) {
+  for (const [bits, n, seed] of [
+    [32, 100_003, 21],
+    [30, 33_333, 22],
+    [20, 12_345, 23],
+    [8, 2, 24],
+  ] as const) {
     it(`${bits} bits, ${n} keys (seed ${seed})`, async () => {
       const input = randomKeys(n, seed);
       const got = await sortOnGpu(input, undefined, bits);
@@ -189,7 +231,8 @@ describe('radix sort: keys only', () => {
 describe("radix sort: the 'workgroup' strategy (tiles ranked in workgroup memory)", () => {
   const tile = RADIX_SORT_UNIT.workgroup;
   let pass: RadixSortPass | null = null;
-  const tiled = (): RadixSortPass => (pass ??= new RadixSortPass(gpu.device, { strategy: 'workgroup', label: 'tiled radix sort' }));
+  const tiled = (): RadixSortPass =>
+    (pass ??= new RadixSortPass(gpu.device, { strategy: 'workgroup', label: 'tiled radix sort' }));
   afterAll(() => pass?.destroy());
   const cases: [string, number, number, (i: number, rand: () => number) => number][] = [
     ['random', 32, 3 * tile + 129, (_, rand) => Math.floor(rand() * 2 ** 32)],
@@ -204,7 +247,11 @@ describe("radix sort: the 'workgroup' strategy (tiles ranked in workgroup memory
   for (const [name, bits, n, key] of cases) {
     it(`${name}: ${n} keys, ${bits} bits (seed 9)`, async () => {
       const rand = mulberry32(9);
-      await expectSorted(Uint32Array.from({ length: n }, (_, i) => key(i, rand) >>> 0), bits, tiled());
+      await expectSorted(
+        Uint32Array.from({ length: n }, (_, i) => key(i, rand) >>> 0),
+        bits,
+        tiled(),
+      );
     });
   }
 
@@ -213,7 +260,11 @@ describe("radix sort: the 'workgroup' strategy (tiles ranked in workgroup memory
     const got = await sortOnGpu(input, undefined, 24, tiled());
     const want = radixSortByKey(input, undefined, 24).keys;
     expect(got.keys.findIndex((x, i) => x !== want[i])).toBe(-1);
-    const folded = new RadixSortPass(gpu.device, { strategy: 'workgroup', maxWorkgroupsPerDimension: 4, label: 'folded tiled radix sort' });
+    const folded = new RadixSortPass(gpu.device, {
+      strategy: 'workgroup',
+      maxWorkgroupsPerDimension: 4,
+      label: 'folded tiled radix sort',
+    });
     try {
       await expectSorted(input, 32, folded);
     } finally {
@@ -230,7 +281,8 @@ describe("radix sort: the 'workgroup' strategy (tiles ranked in workgroup memory
 describe("radix sort: the 'subgroup' strategy (ballots across a subgroup's lanes; SwiftShader's have 4)", () => {
   const unit = RADIX_SORT_UNIT.subgroup;
   let pass: RadixSortPass | null = null;
-  const matched = (): RadixSortPass => (pass ??= new RadixSortPass(gpu.device, { strategy: 'subgroup', label: 'subgroup radix sort' }));
+  const matched = (): RadixSortPass =>
+    (pass ??= new RadixSortPass(gpu.device, { strategy: 'subgroup', label: 'subgroup radix sort' }));
   afterAll(() => pass?.destroy());
   /** Without the feature the pass falls back to 'auto', which these tests then exercise. */
   const expectStrategy = (p: RadixSortPass): void => {
@@ -253,7 +305,11 @@ describe("radix sort: the 'subgroup' strategy (ballots across a subgroup's lanes
     it(`${name}: ${n} keys, ${bits} bits (seed 14)`, async () => {
       const rand = mulberry32(14);
       expectStrategy(matched());
-      await expectSorted(Uint32Array.from({ length: n }, (_, i) => key(i, rand) >>> 0), bits, matched());
+      await expectSorted(
+        Uint32Array.from({ length: n }, (_, i) => key(i, rand) >>> 0),
+        bits,
+        matched(),
+      );
     });
   }
 
@@ -263,7 +319,11 @@ describe("radix sort: the 'subgroup' strategy (ballots across a subgroup's lanes
     const got = await sortOnGpu(input, undefined, 30, matched());
     const want = radixSortByKey(input, undefined, 30).keys;
     expect(got.keys.findIndex((x, i) => x !== want[i])).toBe(-1);
-    const folded = new RadixSortPass(gpu.device, { strategy: 'subgroup', maxWorkgroupsPerDimension: 8, label: 'folded subgroup radix sort' });
+    const folded = new RadixSortPass(gpu.device, {
+      strategy: 'subgroup',
+      maxWorkgroupsPerDimension: 8,
+      label: 'folded subgroup radix sort',
+    });
     try {
       expectStrategy(folded);
       await expectSorted(input, 32, folded);
@@ -278,7 +338,11 @@ describe("radix sort: the 'subgroup' strategy (ballots across a subgroup's lanes
 describe('radix sort: the pass', () => {
   it('folds its dispatches (600,000 keys, at most 8 workgroups per dimension, seeds 31, 32)', async () => {
     // 586 units of 1,024 keys: 10 workgroups of 64 threads; the scan of 150k counts takes 37.
-    const pass = new RadixSortPass(gpu.device, { strategy: 'thread', maxWorkgroupsPerDimension: 8, label: 'folded radix sort' });
+    const pass = new RadixSortPass(gpu.device, {
+      strategy: 'thread',
+      maxWorkgroupsPerDimension: 8,
+      label: 'folded radix sort',
+    });
     try {
       await expectSorted(randomKeys(600_000, 31), 32, pass);
       await expectSorted(randomKeys(600_000, 32), 20, pass);
@@ -309,7 +373,8 @@ describe('radix sort: the pass', () => {
     try {
       expect(pass.strategy).toBe(autoStrategy(gpu.device));
       const info = describeDevice(gpu.device);
-      if (info?.isFallbackAdapter || /swiftshader/i.test(info?.architecture ?? '')) expect(pass.strategy).toBe('thread');
+      if (info?.isFallbackAdapter || /swiftshader/i.test(info?.architecture ?? ''))
+        expect(pass.strategy).toBe('thread');
     } finally {
       pass.destroy();
     }
@@ -317,7 +382,11 @@ describe('radix sort: the pass', () => {
 
   it('refuses a count beyond its buffers and a bad keyBits', () => {
     const { device } = gpu;
-    const keys = device.createBuffer({ label: 'small keys', size: 400, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST });
+    const keys = device.createBuffer({
+      label: 'small keys',
+      size: 400,
+      usage: BufferUsage.STORAGE | BufferUsage.COPY_DST,
+    });
     const encoder = device.createCommandEncoder();
     try {
       expect(() => sorter().encode(encoder, keys, 101)).toThrow(CapacityError);

@@ -10,10 +10,18 @@ import { readBuffer } from '../../src/gpu/buffers.js';
 
 const gpu = useGpu();
 
-async function scanOnGpu(values: Uint32Array, variant: ScanVariant, maxWorkgroupsPerDimension = 65535): Promise<Uint32Array> {
+async function scanOnGpu(
+  values: Uint32Array,
+  variant: ScanVariant,
+  maxWorkgroupsPerDimension = 65535,
+): Promise<Uint32Array> {
   const { device } = gpu;
   const scan = new ExclusiveScanPass(device, maxWorkgroupsPerDimension, 'test scan', variant);
-  const data = device.createBuffer({ label: 'scan data', size: scanBufferBytes(values.length), usage: BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC });
+  const data = device.createBuffer({
+    label: 'scan data',
+    size: scanBufferBytes(values.length),
+    usage: BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC,
+  });
   try {
     device.queue.writeBuffer(data, 0, values);
     const encoder = device.createCommandEncoder();
@@ -74,7 +82,11 @@ for (const variant of ['serial', 'tiled'] as const) {
           const initial = new Uint32Array(words).fill(0xdeadbeef);
           const rand = mulberry32(n + 100);
           for (let i = 0; i < n; i++) initial[i] = Math.floor(rand() * 1000);
-          const data = device.createBuffer({ label: 'scan data', size: 4 * words, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC });
+          const data = device.createBuffer({
+            label: 'scan data',
+            size: 4 * words,
+            usage: BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC,
+          });
           device.queue.writeBuffer(data, 0, initial);
           const encoder = device.createCommandEncoder();
           scan.encode(encoder, data, n, undefined, undefined, undefined, n);
@@ -82,7 +94,10 @@ for (const variant of ['serial', 'tiled'] as const) {
           const out = new Uint32Array(await readBuffer(device, data, 0, 4 * words));
           data.destroy();
           expect(out.subarray(0, n + 1), `n = ${n}`).toEqual(cpuScan(initial.subarray(0, n)));
-          expect(out.subarray(n + 1).every((w) => w === 0xdeadbeef), `n = ${n}: the words past the total`).toBe(true);
+          expect(
+            out.subarray(n + 1).every((w) => w === 0xdeadbeef),
+            `n = ${n}: the words past the total`,
+          ).toBe(true);
         }
       } finally {
         scan.destroy();

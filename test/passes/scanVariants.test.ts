@@ -78,13 +78,26 @@ describe("the scan's other variant under every caller gives the same answers", (
     // (A box tall enough for the pile: particles jammed deeper than slop + 2% of a radius do not sleep.)
     const scene = pileScene({ n: 1000, bounds: [0, 0, 0, 8, 24, 8], seed: 1303 });
     const run = async (device: GPUDevice, dispatch: 'direct' | 'indirect') => {
-      const options: ParticleWorldOptions = { device, capacity: 1000, gravity: [0, -9.8, 0], restitution: 0.2, friction: 0.5, bounds: scene.bounds, dispatch, sleepTime: 0.25 };
+      const options: ParticleWorldOptions = {
+        device,
+        capacity: 1000,
+        gravity: [0, -9.8, 0],
+        restitution: 0.2,
+        friction: 0.5,
+        bounds: scene.bounds,
+        dispatch,
+        sleepTime: 0.25,
+      };
       const world = await createParticleWorld(options);
       try {
         world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
         for (let k = 0; k < 60; k++) await world.step(1 / 60);
         for (let k = 0; k < 12; k++) await world.step(1 / 60, 30);
-        return { state: await world.read(), searches: await world.contactSearches(), asleep: await world.sleepingCount() };
+        return {
+          state: await world.read(),
+          searches: await world.contactSearches(),
+          asleep: await world.sleepingCount(),
+        };
       } finally {
         world.destroy();
       }

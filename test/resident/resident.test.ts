@@ -22,11 +22,13 @@ import { phasesServing } from '../../src/broadphase/registry.js';
 const gpu = useGpu();
 
 function storage(data: Float32Array, extra = 0, offsetFloats = 0): GPUBuffer {
-  const buffer = gpu.device.createBuffer({ size: Math.max(4 * (data.length + offsetFloats + extra), 16), usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST });
+  const buffer = gpu.device.createBuffer({
+    size: Math.max(4 * (data.length + offsetFloats + extra), 16),
+    usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+  });
   gpu.device.queue.writeBuffer(buffer, 4 * offsetFloats, data);
   return buffer;
 }
-
 
 async function submit(record: (encoder: GPUCommandEncoder) => void): Promise<void> {
   const encoder = gpu.device.createCommandEncoder();
@@ -45,7 +47,11 @@ describe('encodeSpherePairs', () => {
         const buffer = storage(spheres, 0, offsetFloats);
         let result!: EncodedPairs;
         await submit((encoder) => {
-          result = gpu.collider.encodeSpherePairs(encoder, { buffer, count: 3000, offset: 4 * offsetFloats }, { scene: sceneBoundsOf(spheres), broadphase });
+          result = gpu.collider.encodeSpherePairs(
+            encoder,
+            { buffer, count: 3000, offset: 4 * offsetFloats },
+            { scene: sceneBoundsOf(spheres), broadphase },
+          );
         });
         expect(sortPairs(await result.read())).toEqual(expected);
         result.destroy();
@@ -56,7 +62,9 @@ describe('encodeSpherePairs', () => {
 
   it("'auto' decides from the promise as the one-shot call decides from the spheres: a long thin scene is swept (seed 1604)", async () => {
     const rand = mulberry32(1604);
-    const line = new Float32Array(4 * 3000).map((_, k) => (k % 4 === 0 ? rand() * 3000 : k % 4 === 3 ? 0.5 : rand() * 10));
+    const line = new Float32Array(4 * 3000).map((_, k) =>
+      k % 4 === 0 ? rand() * 3000 : k % 4 === 3 ? 0.5 : rand() * 10,
+    );
     const buffer = storage(line);
     const timer = new GpuTimer(gpu.device, true);
     let result!: EncodedPairs;
@@ -78,14 +86,22 @@ describe('encodeSpherePairs', () => {
     const expected = sortPairs(await gpu.collider.spherePairs(spheres));
     let result!: EncodedPairs;
     await submit((encoder) => {
-      result = gpu.collider.encodeSpherePairs(encoder, { buffer, count: 3000 }, { scene: sceneBoundsOf(spheres), capacity: 10 });
+      result = gpu.collider.encodeSpherePairs(
+        encoder,
+        { buffer, count: 3000 },
+        { scene: sceneBoundsOf(spheres), capacity: 10 },
+      );
     });
     const error = await result.read().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CapacityError);
     expect((error as CapacityError).count).toBe(expected.length / 2);
     const again = result;
     await submit((encoder) => {
-      result = gpu.collider.encodeSpherePairs(encoder, { buffer, count: 3000 }, { scene: sceneBoundsOf(spheres), into: again });
+      result = gpu.collider.encodeSpherePairs(
+        encoder,
+        { buffer, count: 3000 },
+        { scene: sceneBoundsOf(spheres), into: again },
+      );
     });
     expect(result).toBe(again);
     expect(sortPairs(await result.read())).toEqual(expected);
@@ -114,10 +130,23 @@ describe('encodeSpherePairs', () => {
     const seen = gpu.device.createBuffer({ size: 8, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC });
     let result!: EncodedPairs;
     await submit((encoder) => {
-      result = gpu.collider.encodeSpherePairs(encoder, { buffer, count: 3000 }, { scene: sceneBoundsOf(spheres), capacity: expected, workgroupSize: 64 });
+      result = gpu.collider.encodeSpherePairs(
+        encoder,
+        { buffer, count: 3000 },
+        { scene: sceneBoundsOf(spheres), capacity: expected, workgroupSize: 64 },
+      );
       const pass = encoder.beginComputePass();
       pass.setPipeline(pipeline);
-      pass.setBindGroup(0, gpu.device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: result.pairs, size: 8 * expected } }, { binding: 1, resource: { buffer: seen } }] }));
+      pass.setBindGroup(
+        0,
+        gpu.device.createBindGroup({
+          layout: pipeline.getBindGroupLayout(0),
+          entries: [
+            { binding: 0, resource: { buffer: result.pairs, size: 8 * expected } },
+            { binding: 1, resource: { buffer: seen } },
+          ],
+        }),
+      );
       pass.dispatchWorkgroupsIndirect(result.dispatch, 0);
       pass.end();
     });
@@ -142,7 +171,11 @@ describe('encodeSpherePairs', () => {
     });
     const error = await result.read().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidInputError);
-    expect([(error as InvalidInputError).argument, (error as InvalidInputError).index, (error as InvalidInputError).rule]).toEqual(['spheres', 7, RULES.sceneBounds]);
+    expect([
+      (error as InvalidInputError).argument,
+      (error as InvalidInputError).index,
+      (error as InvalidInputError).rule,
+    ]).toEqual(['spheres', 7, RULES.sceneBounds]);
     result.destroy();
     buffer.destroy();
   });
@@ -156,18 +189,33 @@ describe('encodeSpherePairs', () => {
     const first = gpu.device.createCommandEncoder();
     const second = gpu.device.createCommandEncoder();
     const resultA = gpu.collider.encodeSpherePairs(first, { buffer: bufferA, count: 300 }, { scene: sceneBoundsOf(a) });
-    const resultB = gpu.collider.encodeSpherePairs(second, { buffer: bufferB, count: 100 }, { scene: sceneBoundsOf(b) });
+    const resultB = gpu.collider.encodeSpherePairs(
+      second,
+      { buffer: bufferB, count: 100 },
+      { scene: sceneBoundsOf(b) },
+    );
     const unsubmitted = await resultA.read().catch((e: unknown) => e);
     expect(unsubmitted).toBeInstanceOf(InvalidInputError);
-    expect([(unsubmitted as InvalidInputError).argument, (unsubmitted as InvalidInputError).rule]).toEqual(['encoder', RULES.submitFirst]);
+    expect([(unsubmitted as InvalidInputError).argument, (unsubmitted as InvalidInputError).rule]).toEqual([
+      'encoder',
+      RULES.submitFirst,
+    ]);
     gpu.device.queue.submit([second.finish()]);
     gpu.device.queue.submit([first.finish()]);
     expect(sortPairs(await resultA.read())).toEqual(expectedA);
     expect(sortPairs(await resultB.read())).toEqual(expectedB);
     // Encoded into again, each answers for its new call.
     await submit((encoder) => {
-      gpu.collider.encodeSpherePairs(encoder, { buffer: bufferB, count: 100 }, { scene: sceneBoundsOf(b), into: resultA });
-      gpu.collider.encodeSpherePairs(encoder, { buffer: bufferA, count: 300 }, { scene: sceneBoundsOf(a), into: resultB });
+      gpu.collider.encodeSpherePairs(
+        encoder,
+        { buffer: bufferB, count: 100 },
+        { scene: sceneBoundsOf(b), into: resultA },
+      );
+      gpu.collider.encodeSpherePairs(
+        encoder,
+        { buffer: bufferA, count: 300 },
+        { scene: sceneBoundsOf(a), into: resultB },
+      );
     });
     expect(sortPairs(await resultA.read())).toEqual(expectedB);
     expect(sortPairs(await resultB.read())).toEqual(expectedA);
@@ -181,21 +229,103 @@ describe('encodeSpherePairs', () => {
     const scene = sceneBoundsOf(spheres);
     const cases: [() => unknown, string, string][] = [
       [() => gpu.collider.encodeSpherePairs(encoder, { buffer, count: 3001 }, { scene }), 'spheres', RULES.gpuRecords],
-      [() => gpu.collider.encodeSpherePairs(encoder, { buffer: 42 as never, count: 1 }, { scene }), 'spheres', RULES.gpuRecords],
-      [() => gpu.collider.encodeSpherePairs(encoder, { buffer, count: 10, offset: 2 }, { scene }), 'spheres.offset', RULES.option],
-      [() => gpu.collider.encodeSpherePairs(encoder, { buffer, count: 10 }, {} as never), 'options.scene', RULES.option],
-      [() => gpu.collider.encodeSpherePairs(encoder, { buffer, count: 10 }, { scene: { ...scene, maxRadius: NaN } }), 'options.scene.maxRadius', RULES.option],
-      [() => gpu.collider.encodeRaycast(encoder, { buffer, count: 1 }, { buffer, count: 10 }, { scene, broadphase: 'sweep' }), 'options.broadphase', RULES.option],
+      [
+        () => gpu.collider.encodeSpherePairs(encoder, { buffer: 42 as never, count: 1 }, { scene }),
+        'spheres',
+        RULES.gpuRecords,
+      ],
+      [
+        () => gpu.collider.encodeSpherePairs(encoder, { buffer, count: 10, offset: 2 }, { scene }),
+        'spheres.offset',
+        RULES.option,
+      ],
+      [
+        () => gpu.collider.encodeSpherePairs(encoder, { buffer, count: 10 }, {} as never),
+        'options.scene',
+        RULES.option,
+      ],
+      [
+        () => gpu.collider.encodeSpherePairs(encoder, { buffer, count: 10 }, { scene: { ...scene, maxRadius: NaN } }),
+        'options.scene.maxRadius',
+        RULES.option,
+      ],
+      [
+        () =>
+          gpu.collider.encodeRaycast(
+            encoder,
+            { buffer, count: 1 },
+            { buffer, count: 10 },
+            { scene, broadphase: 'sweep' },
+          ),
+        'options.broadphase',
+        RULES.option,
+      ],
       // Unchecked, a NaN length or extent made the walk's rounding slack NaN, and casts missed.
-      [() => gpu.collider.encodeRaycast(encoder, { buffer, count: 1 }, { buffer, count: 10 }, { scene, maxLength: NaN }), 'options.maxLength', RULES.option],
-      [() => gpu.collider.encodeSphereCast(encoder, { buffer, count: 1 }, { buffer, count: 10 }, { scene, maxLength: 'far' as never }), 'options.maxLength', RULES.option],
-      [() => gpu.collider.encodeRaycast(encoder, { buffer, count: 1 }, { buffer, count: 10 }, { scene, maxLength: -1 }), 'options.maxLength', RULES.option],
-      [() => gpu.collider.encodeRaycast(encoder, { buffer, count: 1 }, { buffer, count: 10 }, { scene, maxAbs: NaN }), 'options.maxAbs', RULES.option],
-      [() => gpu.collider.encodeSphereCast(encoder, { buffer, count: 1 }, { buffer, count: 10 }, { scene, maxAbs: 2 ** 61 }), 'options.maxAbs', RULES.option],
-      [() => gpu.collider.encodeSpherePairs(encoder, { buffer, count: 10 }, { scene, timer: 'yes' as never }), 'options.timer', RULES.option],
-      [() => gpu.collider.encodeRaycast(encoder, { buffer, count: 1 }, { buffer, count: 10 }, { scene, timer: {} as never }), 'options.timer', RULES.option],
-      [() => gpu.collider.encodeSpherePairs(undefined as never, { buffer, count: 10 }, { scene }), 'encoder', RULES.encoder],
-      [() => gpu.collider.encodeSphereCast({} as never, { buffer, count: 1 }, { buffer, count: 10 }, { scene }), 'encoder', RULES.encoder],
+      [
+        () =>
+          gpu.collider.encodeRaycast(encoder, { buffer, count: 1 }, { buffer, count: 10 }, { scene, maxLength: NaN }),
+        'options.maxLength',
+        RULES.option,
+      ],
+      [
+        () =>
+          gpu.collider.encodeSphereCast(
+            encoder,
+            { buffer, count: 1 },
+            { buffer, count: 10 },
+            { scene, maxLength: 'far' as never },
+          ),
+        'options.maxLength',
+        RULES.option,
+      ],
+      [
+        () =>
+          gpu.collider.encodeRaycast(encoder, { buffer, count: 1 }, { buffer, count: 10 }, { scene, maxLength: -1 }),
+        'options.maxLength',
+        RULES.option,
+      ],
+      [
+        () => gpu.collider.encodeRaycast(encoder, { buffer, count: 1 }, { buffer, count: 10 }, { scene, maxAbs: NaN }),
+        'options.maxAbs',
+        RULES.option,
+      ],
+      [
+        () =>
+          gpu.collider.encodeSphereCast(
+            encoder,
+            { buffer, count: 1 },
+            { buffer, count: 10 },
+            { scene, maxAbs: 2 ** 61 },
+          ),
+        'options.maxAbs',
+        RULES.option,
+      ],
+      [
+        () => gpu.collider.encodeSpherePairs(encoder, { buffer, count: 10 }, { scene, timer: 'yes' as never }),
+        'options.timer',
+        RULES.option,
+      ],
+      [
+        () =>
+          gpu.collider.encodeRaycast(
+            encoder,
+            { buffer, count: 1 },
+            { buffer, count: 10 },
+            { scene, timer: {} as never },
+          ),
+        'options.timer',
+        RULES.option,
+      ],
+      [
+        () => gpu.collider.encodeSpherePairs(undefined as never, { buffer, count: 10 }, { scene }),
+        'encoder',
+        RULES.encoder,
+      ],
+      [
+        () => gpu.collider.encodeSphereCast({} as never, { buffer, count: 1 }, { buffer, count: 10 }, { scene }),
+        'encoder',
+        RULES.encoder,
+      ],
     ];
     for (const [call, argument, rule] of cases) {
       const error = thrown(call);
@@ -214,7 +344,21 @@ describe('encodeSphereBoxPairs, encodeSphereOrientedBoxPairs, encodeRaycast, enc
   const side = scene.max[0];
   const aabbs = new Float32Array(6 * 200).map((_, k) => (k % 6 < 3 ? rand() * side : 0));
   for (let k = 0; k < 200; k++) for (let a = 0; a < 3; a++) aabbs[6 * k + 3 + a] = aabbs[6 * k + a] + rand() * 3;
-  const obbs = new Float32Array(10 * 200).map((_, k) => [rand() * side, rand() * side, rand() * side, rand() * 2, rand() * 2, rand() * 2, rand() - 0.5, rand() - 0.5, rand() - 0.5, rand() - 0.5][k % 10]);
+  const obbs = new Float32Array(10 * 200).map(
+    (_, k) =>
+      [
+        rand() * side,
+        rand() * side,
+        rand() * side,
+        rand() * 2,
+        rand() * 2,
+        rand() * 2,
+        rand() - 0.5,
+        rand() - 0.5,
+        rand() - 0.5,
+        rand() - 0.5,
+      ][k % 10],
+  );
   const rays = new Float32Array(6 * 500).map(() => rand() * side);
   const casts = new Float32Array(7 * 500).map((_, k) => (k % 7 === 6 ? rand() : rand() * side));
 
@@ -225,18 +369,30 @@ describe('encodeSphereBoxPairs, encodeSphereOrientedBoxPairs, encodeRaycast, enc
       const obbBuffer = storage(validateOrientedBoxes('boxes', obbs));
       let a!: EncodedPairs;
       await submit((encoder) => {
-        a = gpu.collider.encodeSphereBoxPairs(encoder, { buffer: sphereBuffer, count: 2000 }, { buffer: aabbBuffer, count: 200 }, { scene, broadphase });
+        a = gpu.collider.encodeSphereBoxPairs(
+          encoder,
+          { buffer: sphereBuffer, count: 2000 },
+          { buffer: aabbBuffer, count: 200 },
+          { scene, broadphase },
+        );
       });
       const boxPairs = await a.read();
       expect(boxPairs.length).toBeGreaterThan(100);
       expect(sortPairs(boxPairs)).toEqual(sortPairs(await gpu.collider.sphereBoxPairs(spheres, aabbs, { broadphase })));
       let o!: EncodedPairs;
       await submit((encoder) => {
-        o = gpu.collider.encodeSphereOrientedBoxPairs(encoder, { buffer: sphereBuffer, count: 2000 }, { buffer: obbBuffer, count: 200 }, { scene, broadphase });
+        o = gpu.collider.encodeSphereOrientedBoxPairs(
+          encoder,
+          { buffer: sphereBuffer, count: 2000 },
+          { buffer: obbBuffer, count: 200 },
+          { scene, broadphase },
+        );
       });
       const orientedPairs = await o.read();
       expect(orientedPairs.length).toBeGreaterThan(100);
-      expect(sortPairs(orientedPairs)).toEqual(sortPairs(await gpu.collider.sphereOrientedBoxPairs(spheres, obbs, { broadphase })));
+      expect(sortPairs(orientedPairs)).toEqual(
+        sortPairs(await gpu.collider.sphereOrientedBoxPairs(spheres, obbs, { broadphase })),
+      );
       for (const b of [sphereBuffer, aabbBuffer, obbBuffer]) b.destroy();
       a.destroy();
       o.destroy();
@@ -251,10 +407,20 @@ describe('encodeSphereBoxPairs, encodeSphereOrientedBoxPairs, encodeRaycast, enc
       let r!: ReturnType<typeof gpu.collider.encodeRaycast>;
       let c!: ReturnType<typeof gpu.collider.encodeSphereCast>;
       await submit((encoder) => {
-        r = gpu.collider.encodeRaycast(encoder, { buffer: rayBuffer, count: 500 }, { buffer: sphereBuffer, count: 2000 }, { scene, broadphase });
+        r = gpu.collider.encodeRaycast(
+          encoder,
+          { buffer: rayBuffer, count: 500 },
+          { buffer: sphereBuffer, count: 2000 },
+          { scene, broadphase },
+        );
       });
       await submit((encoder) => {
-        c = gpu.collider.encodeSphereCast(encoder, { buffer: castBuffer, count: 500 }, { buffer: sphereBuffer, count: 2000 }, { scene, broadphase });
+        c = gpu.collider.encodeSphereCast(
+          encoder,
+          { buffer: castBuffer, count: 500 },
+          { buffer: sphereBuffer, count: 2000 },
+          { scene, broadphase },
+        );
       });
       const ray = await r.read();
       const cast = await c.read();
@@ -276,7 +442,12 @@ describe('encodeSphereBoxPairs, encodeSphereOrientedBoxPairs, encodeRaycast, enc
       const timer = new GpuTimer(gpu.device, true);
       let r!: ReturnType<typeof gpu.collider.encodeRaycast>;
       await submit((encoder) => {
-        r = gpu.collider.encodeRaycast(encoder, { buffer: rayBuffer, count }, { buffer: sphereBuffer, count: 2000 }, { scene, timer, maxLength });
+        r = gpu.collider.encodeRaycast(
+          encoder,
+          { buffer: rayBuffer, count },
+          { buffer: sphereBuffer, count: 2000 },
+          { scene, timer, maxLength },
+        );
         timer.resolve(encoder);
       });
       const names = (await timer.read()).stages.map((s) => s.name);
@@ -288,11 +459,13 @@ describe('encodeSphereBoxPairs, encodeSphereOrientedBoxPairs, encodeRaycast, enc
     };
     // Rays of at most 2 across a scene 20 wide: a few cells each.
     const short = new Float32Array(rays);
-    for (let k = 0; k < 500; k++) for (let a = 0; a < 3; a++) short[6 * k + 3 + a] = short[6 * k + a] + (a === 0 ? 1 : 0);
+    for (let k = 0; k < 500; k++)
+      for (let a = 0; a < 3; a++) short[6 * k + 3 + a] = short[6 * k + a] + (a === 0 ? 1 : 0);
     gpu.device.queue.writeBuffer(rayBuffer, 0, validateCasts('rays', short, 6).packed);
     // 500 casts over 2,000 spheres: a walk, the grid's or the BVH's (castCosts: the BVH here,
     // which measures 18 ms against the grid's 29 and brute force's 53 on SwiftShader).
-    const walked = (names: string[]): boolean => names.includes('cast grid nearest') || names.includes('cast bvh nearest');
+    const walked = (names: string[]): boolean =>
+      names.includes('cast grid nearest') || names.includes('cast bvh nearest');
     expect(walked(await stages(500, 1))).toBe(true);
     gpu.device.queue.writeBuffer(rayBuffer, 0, validateCasts('rays', rays, 6).packed);
     expect(walked(await stages(500))).toBe(true); // the default: twice the scene's diagonal
@@ -316,17 +489,28 @@ describe('encodeSphereBoxPairs, encodeSphereOrientedBoxPairs, encodeRaycast, enc
       // Room for 10 hits: the read throws with the true total; encoded again, the result grows to it.
       let r!: ReturnType<typeof gpu.collider.encodeRaycast>;
       await submit((encoder) => {
-        r = gpu.collider.encodeRaycast(encoder, { buffer: rayBuffer, count: 500 }, { buffer: sphereBuffer, count: 2000 }, { scene, broadphase, allHits: true, capacity: 10 });
+        r = gpu.collider.encodeRaycast(
+          encoder,
+          { buffer: rayBuffer, count: 500 },
+          { buffer: sphereBuffer, count: 2000 },
+          { scene, broadphase, allHits: true, capacity: 10 },
+        );
       });
       const error = await r.read().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(CapacityError);
       expect(error).toMatchObject({ count: total });
       await submit((encoder) => {
-        gpu.collider.encodeRaycast(encoder, { buffer: rayBuffer, count: 500 }, { buffer: sphereBuffer, count: 2000 }, { scene, broadphase, allHits: true, into: r, workgroupSize: 32 });
+        gpu.collider.encodeRaycast(
+          encoder,
+          { buffer: rayBuffer, count: 500 },
+          { buffer: sphereBuffer, count: 2000 },
+          { scene, broadphase, allHits: true, into: r, workgroupSize: 32 },
+        );
       });
       const ray = (await r.read()) as typeof oneRay;
       expect(r.capacity).toBeGreaterThanOrEqual(total);
-      for (const key of ['offsets', 'index', 'distance', 'point'] as const) expect(Array.from(ray[key]), key).toEqual(Array.from(oneRay[key]));
+      for (const key of ['offsets', 'index', 'distance', 'point'] as const)
+        expect(Array.from(ray[key]), key).toEqual(Array.from(oneRay[key]));
       // The total and the indirect arguments, read straight from the GPU buffers.
       const words = async (buffer: GPUBuffer, size: number): Promise<number[]> => {
         const staging = gpu.device.createBuffer({ size, usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST });
@@ -341,13 +525,24 @@ describe('encodeSphereBoxPairs, encodeSphereOrientedBoxPairs, encodeRaycast, enc
 
       let c!: ReturnType<typeof gpu.collider.encodeSphereCast>;
       await submit((encoder) => {
-        c = gpu.collider.encodeSphereCast(encoder, { buffer: castBuffer, count: 500 }, { buffer: sphereBuffer, count: 2000 }, { scene, broadphase, allHits: true, capacity: oneCast.offsets[500] });
+        c = gpu.collider.encodeSphereCast(
+          encoder,
+          { buffer: castBuffer, count: 500 },
+          { buffer: sphereBuffer, count: 2000 },
+          { scene, broadphase, allHits: true, capacity: oneCast.offsets[500] },
+        );
       });
       const cast = (await c.read()) as typeof oneCast;
-      for (const key of ['offsets', 'index', 'distance', 'center', 'contact'] as const) expect(Array.from(cast[key]), key).toEqual(Array.from(oneCast[key]));
+      for (const key of ['offsets', 'index', 'distance', 'center', 'contact'] as const)
+        expect(Array.from(cast[key]), key).toEqual(Array.from(oneCast[key]));
       // No casts: offsets [0] and no hits.
       await submit((encoder) => {
-        gpu.collider.encodeSphereCast(encoder, { buffer: castBuffer, count: 0 }, { buffer: sphereBuffer, count: 2000 }, { scene, broadphase, allHits: true, into: c });
+        gpu.collider.encodeSphereCast(
+          encoder,
+          { buffer: castBuffer, count: 0 },
+          { buffer: sphereBuffer, count: 2000 },
+          { scene, broadphase, allHits: true, into: c },
+        );
       });
       const none = (await c.read()) as typeof oneCast;
       expect([Array.from(none.offsets), none.index.length]).toEqual([[0], 0]);

@@ -21,7 +21,10 @@ import { BROADPHASE_NAMES } from '../../src/broadphase/registry.js';
 const gpu = useGpu();
 
 function storage(data: Float32Array | Uint32Array): GPUBuffer {
-  const buffer = gpu.device.createBuffer({ size: Math.max(data.byteLength, 16), usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST });
+  const buffer = gpu.device.createBuffer({
+    size: Math.max(data.byteLength, 16),
+    usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+  });
   gpu.device.queue.writeBuffer(buffer, 0, data);
   return buffer;
 }
@@ -31,7 +34,10 @@ function poolOf(collider: Collider): ResidentPool {
 }
 
 /** A kernel of the caller's: per pair (i, j) below the true count, counts i < j, all pairs, and sums i + j (mod 2^32). */
-function pairConsumer(): { pipeline: GPUComputePipeline; record: (encoder: GPUCommandEncoder, result: EncodedPairs, seen: GPUBuffer) => void } {
+function pairConsumer(): {
+  pipeline: GPUComputePipeline;
+  record: (encoder: GPUCommandEncoder, result: EncodedPairs, seen: GPUBuffer) => void;
+} {
   const module = gpu.device.createShaderModule({
     code: /* wgsl */ `
       @group(0) @binding(0) var<storage, read> pairs: array<vec2u>;
@@ -54,10 +60,17 @@ function pairConsumer(): { pipeline: GPUComputePipeline; record: (encoder: GPUCo
     record(encoder, result, seen) {
       const pass = encoder.beginComputePass({ label: 'caller pair consumer' });
       pass.setPipeline(pipeline);
-      pass.setBindGroup(0, gpu.device.createBindGroup({
-        layout: pipeline.getBindGroupLayout(0),
-        entries: [{ binding: 0, resource: { buffer: result.pairs } }, { binding: 1, resource: { buffer: result.counter } }, { binding: 2, resource: { buffer: seen } }],
-      }));
+      pass.setBindGroup(
+        0,
+        gpu.device.createBindGroup({
+          layout: pipeline.getBindGroupLayout(0),
+          entries: [
+            { binding: 0, resource: { buffer: result.pairs } },
+            { binding: 1, resource: { buffer: result.counter } },
+            { binding: 2, resource: { buffer: seen } },
+          ],
+        }),
+      );
       pass.dispatchWorkgroupsIndirect(result.dispatch, 0);
       pass.end();
     },
@@ -98,7 +111,11 @@ describe('encoded calls sharing one submission', () => {
   const rays = new Float32Array(6 * 400).map(() => rand() * side);
   const casts = new Float32Array(7 * 300).map((_, k) => (k % 7 === 6 ? rand() * 0.5 : rand() * side));
 
-  for (const [pairsPhase, castPhase] of [['grid', 'grid'], ['sweep', 'bvh'], ['bvh', 'all-pairs']] as const) {
+  for (const [pairsPhase, castPhase] of [
+    ['grid', 'grid'],
+    ['sweep', 'bvh'],
+    ['bvh', 'all-pairs'],
+  ] as const) {
     it(`pairs, a kernel consuming them, raycasts (nearest and all hits) and sphere casts in one encoder, one collider: every read() answers for its call (pairs ${pairsPhase}, casts ${castPhase}; seeds 3801, 3803)`, async () => {
       const sphereBuffer = storage(spheresA);
       const rayBuffer = storage(validateCasts('rays', rays, 6).packed);
@@ -106,11 +123,30 @@ describe('encoded calls sharing one submission', () => {
       const seen = storage(new Uint32Array(4));
       const consumer = pairConsumer();
       const encoder = gpu.device.createCommandEncoder();
-      const pairs = gpu.collider.encodeSpherePairs(encoder, { buffer: sphereBuffer, count: 2500 }, { scene: sceneA, broadphase: pairsPhase });
+      const pairs = gpu.collider.encodeSpherePairs(
+        encoder,
+        { buffer: sphereBuffer, count: 2500 },
+        { scene: sceneA, broadphase: pairsPhase },
+      );
       consumer.record(encoder, pairs, seen);
-      const ray = gpu.collider.encodeRaycast(encoder, { buffer: rayBuffer, count: 400 }, { buffer: sphereBuffer, count: 2500 }, { scene: sceneA, broadphase: castPhase });
-      const allRay = gpu.collider.encodeRaycast(encoder, { buffer: rayBuffer, count: 400 }, { buffer: sphereBuffer, count: 2500 }, { scene: sceneA, broadphase: castPhase, allHits: true });
-      const cast = gpu.collider.encodeSphereCast(encoder, { buffer: castBuffer, count: 300 }, { buffer: sphereBuffer, count: 2500 }, { scene: sceneA, broadphase: castPhase });
+      const ray = gpu.collider.encodeRaycast(
+        encoder,
+        { buffer: rayBuffer, count: 400 },
+        { buffer: sphereBuffer, count: 2500 },
+        { scene: sceneA, broadphase: castPhase },
+      );
+      const allRay = gpu.collider.encodeRaycast(
+        encoder,
+        { buffer: rayBuffer, count: 400 },
+        { buffer: sphereBuffer, count: 2500 },
+        { scene: sceneA, broadphase: castPhase, allHits: true },
+      );
+      const cast = gpu.collider.encodeSphereCast(
+        encoder,
+        { buffer: castBuffer, count: 300 },
+        { buffer: sphereBuffer, count: 2500 },
+        { scene: sceneA, broadphase: castPhase },
+      );
       gpu.device.queue.submit([encoder.finish()]);
       await workDone(gpu.device);
 
@@ -144,14 +180,42 @@ describe('encoded calls sharing one submission', () => {
       const seenB = storage(new Uint32Array(4));
       const consumer = pairConsumer();
       const encoder = gpu.device.createCommandEncoder();
-      const pairsA = gpu.collider.encodeSpherePairs(encoder, { buffer: bufferA, count: 2500 }, { scene: sceneA, broadphase: 'grid' });
-      const pairsB = second.encodeSpherePairs(encoder, { buffer: bufferB, count: 1500 }, { scene: sceneB, broadphase: 'grid' });
-      const rayB = second.encodeRaycast(encoder, { buffer: rayBuffer, count: 400 }, { buffer: bufferB, count: 1500 }, { scene: sceneB, broadphase: 'grid' });
+      const pairsA = gpu.collider.encodeSpherePairs(
+        encoder,
+        { buffer: bufferA, count: 2500 },
+        { scene: sceneA, broadphase: 'grid' },
+      );
+      const pairsB = second.encodeSpherePairs(
+        encoder,
+        { buffer: bufferB, count: 1500 },
+        { scene: sceneB, broadphase: 'grid' },
+      );
+      const rayB = second.encodeRaycast(
+        encoder,
+        { buffer: rayBuffer, count: 400 },
+        { buffer: bufferB, count: 1500 },
+        { scene: sceneB, broadphase: 'grid' },
+      );
       consumer.record(encoder, pairsA, seenA);
-      const rayA = gpu.collider.encodeRaycast(encoder, { buffer: rayBuffer, count: 400 }, { buffer: bufferA, count: 2500 }, { scene: sceneA, broadphase: 'grid' });
+      const rayA = gpu.collider.encodeRaycast(
+        encoder,
+        { buffer: rayBuffer, count: 400 },
+        { buffer: bufferA, count: 2500 },
+        { scene: sceneA, broadphase: 'grid' },
+      );
       consumer.record(encoder, pairsB, seenB);
-      const castA = gpu.collider.encodeSphereCast(encoder, { buffer: castBuffer, count: 300 }, { buffer: bufferA, count: 2500 }, { scene: sceneA, broadphase: 'bvh' });
-      const castB = second.encodeSphereCast(encoder, { buffer: castBuffer, count: 300 }, { buffer: bufferB, count: 1500 }, { scene: sceneB, broadphase: 'bvh' });
+      const castA = gpu.collider.encodeSphereCast(
+        encoder,
+        { buffer: castBuffer, count: 300 },
+        { buffer: bufferA, count: 2500 },
+        { scene: sceneA, broadphase: 'bvh' },
+      );
+      const castB = second.encodeSphereCast(
+        encoder,
+        { buffer: castBuffer, count: 300 },
+        { buffer: bufferB, count: 1500 },
+        { scene: sceneB, broadphase: 'bvh' },
+      );
       gpu.device.queue.submit([encoder.finish()]);
 
       const expectedA = await gpu.collider.spherePairs(spheresA, { broadphase: 'grid' });
@@ -190,7 +254,11 @@ describe('encoded calls sharing one submission', () => {
           const [nx, ny] = frame === 1 ? [2500, 600] : [600, 2500];
           const [sx, sy] = frame === 1 ? [sceneA, sceneBoundsOf(small)] : [sceneBoundsOf(small), sceneA];
           first = collider.encodeSpherePairs(encoder, { buffer: x, count: nx }, { scene: sx, broadphase, into: first });
-          second = collider.encodeSpherePairs(encoder, { buffer: y, count: ny }, { scene: sy, broadphase, into: second });
+          second = collider.encodeSpherePairs(
+            encoder,
+            { buffer: y, count: ny },
+            { scene: sy, broadphase, into: second },
+          );
           gpu.device.queue.submit([encoder.finish()]);
           const [wantFirst, wantSecond] = frame === 1 ? [expectedA, expectedSmall] : [expectedSmall, expectedA];
           expect(sortPairs(await second.read())).toEqual(wantSecond);
@@ -218,7 +286,12 @@ describe('encoded calls sharing one submission', () => {
       for (let frame = 0; frame < 3; frame++) {
         const encoder = gpu.device.createCommandEncoder();
         pairs = collider.encodeSpherePairs(encoder, { buffer, count: 2500 }, { scene: sceneA, into: pairs });
-        hits = collider.encodeRaycast(encoder, { buffer: rayBuffer, count: 400 }, { buffer, count: 2500 }, { scene: sceneA, into: hits });
+        hits = collider.encodeRaycast(
+          encoder,
+          { buffer: rayBuffer, count: 400 },
+          { buffer, count: 2500 },
+          { scene: sceneA, into: hits },
+        );
         gpu.device.queue.submit([encoder.finish()]);
         expect([poolOf(collider).size, poolOf(collider).idle]).toEqual([2, 0]);
       }

@@ -13,7 +13,14 @@ import { aabbMargin } from '../support/boxes.js';
 import { nearestViolations } from '../support/casts.js';
 import { mulberry32 } from '../support/random.js';
 import { uniformScene, mixedRadiiScene } from '../support/scenes.js';
-import { planGrid, levelOfLog2, log2RangeOfLevel, gridParamsData, CELLS_PER_SPHERE, type GridPlan } from '../../src/spatial/plan.js';
+import {
+  planGrid,
+  levelOfLog2,
+  log2RangeOfLevel,
+  gridParamsData,
+  CELLS_PER_SPHERE,
+  type GridPlan,
+} from '../../src/spatial/plan.js';
 import { GridParams, GridLevel } from '../../shaders/spatial/layout.js';
 import { EXT_SCALE } from '../../src/spatial/level.js';
 import { validateSpheres, type SphereStats } from '../../src/validate.js';
@@ -41,7 +48,11 @@ interface SceneOptions {
 }
 
 /** n spheres of radius 0.5 inside BOUNDS, the first `small` of them points or tiny spheres. */
-function pointScene(n: number, seed: number, { small = 1, tiny = 0, copies = 0, centred = 0, radius = 0.5 }: SceneOptions = {}): Float32Array {
+function pointScene(
+  n: number,
+  seed: number,
+  { small = 1, tiny = 0, copies = 0, centred = 0, radius = 0.5 }: SceneOptions = {},
+): Float32Array {
   const rand = mulberry32(seed);
   const out = new Float32Array(4 * n);
   for (let i = 0; i < n; i++) {
@@ -56,7 +67,12 @@ function pointScene(n: number, seed: number, { small = 1, tiny = 0, copies = 0, 
 
 /** The stats a bounded world plans from: the spheres' histogram over the world's bounds. */
 function worldStats(spheres: Float32Array): SphereStats {
-  return { ...validateSpheres('spheres', spheres), min: [BOUNDS[0], BOUNDS[1], BOUNDS[2]], max: [BOUNDS[3], BOUNDS[4], BOUNDS[5]], binBounds: undefined };
+  return {
+    ...validateSpheres('spheres', spheres),
+    min: [BOUNDS[0], BOUNDS[1], BOUNDS[2]],
+    max: [BOUNDS[3], BOUNDS[4], BOUNDS[5]],
+    binBounds: undefined,
+  };
 }
 
 /** Cells of the non-empty levels (what a dense grid would allocate). */
@@ -144,7 +160,7 @@ function boxesIn(m: number, seed: number): Float32Array {
   const rand = mulberry32(seed);
   const out = new Float32Array(6 * m);
   for (let k = 0; k < m; k++) {
-    const size = [0, 1, 2].map((a) => (rand() < 0.1 ? 0 : rand() * (BOUNDS[a + 3] - BOUNDS[a]) / 5));
+    const size = [0, 1, 2].map((a) => (rand() < 0.1 ? 0 : (rand() * (BOUNDS[a + 3] - BOUNDS[a])) / 5));
     const min = [0, 1, 2].map((a) => BOUNDS[a] + rand() * (BOUNDS[a + 3] - BOUNDS[a]));
     out.set([...min, ...min.map((v, a) => v + size[a])], 6 * k);
   }
@@ -172,7 +188,7 @@ describe('queries over points and spheres match the oracle (GPU grid and CPU twi
       if (isPoint(oracle[k]) && isPoint(oracle[k + 1])) pointPoint++;
       else if (isPoint(oracle[k]) || isPoint(oracle[k + 1])) pointSphere++;
     }
-    expect(pointPoint).toBeGreaterThanOrEqual(40 * 41 / 2);
+    expect(pointPoint).toBeGreaterThanOrEqual((40 * 41) / 2);
     expect(pointSphere).toBeGreaterThanOrEqual(30);
 
     const plan = gpu.collider.planFor(spheres);
@@ -181,7 +197,7 @@ describe('queries over points and spheres match the oracle (GPU grid and CPU twi
     expect(bandViolations(diffPairs(spheres, grid, oracle)), 'grid vs oracle').toEqual([]);
   });
 
-  it('the CPU twin of the grid finishes with the oracle\'s pairs, on the query plan and the world plan (seed 711)', () => {
+  it("the CPU twin of the grid finishes with the oracle's pairs, on the query plan and the world plan (seed 711)", () => {
     const spheres = oneShotScene();
     const oracle = bruteForceSpherePairs(spheres);
     for (const plan of [gpu.collider.planFor(spheres), planGrid(worldStats(spheres))]) {
@@ -269,7 +285,10 @@ describe('levels cover their own spheres: no quadratic cliff on skewed scenes', 
     const plan = gpu.collider.planFor(spheres);
     // The tiny spheres (two octaves) have levels of their own, of cells their size over the blob.
     const tinyLevels = plan.levels.filter((l) => l.count > 0 && l.maxRadius < 0.01);
-    expect(tinyLevels.reduce((sum, l) => sum + l.count, 0), 'spheres in the tiny levels').toBe(3000);
+    expect(
+      tinyLevels.reduce((sum, l) => sum + l.count, 0),
+      'spheres in the tiny levels',
+    ).toBe(3000);
     for (const level of tinyLevels) expect(Math.max(...level.dims), 'cells per axis of a tiny level').toBeLessThan(64);
     const stats = { rows: 0, candidates: 0 };
     const oracle = bruteForceSpherePairs(spheres);
@@ -280,7 +299,7 @@ describe('levels cover their own spheres: no quadratic cliff on skewed scenes', 
     expect(bandViolations(diffPairs(spheres, pairs, oracle))).toEqual([]);
   });
 
-  it('the blob\'s plan has empty levels between the tiny and the large, and the shaders\' level links pass over them (seed 721)', () => {
+  it("the blob's plan has empty levels between the tiny and the large, and the shaders' level links pass over them (seed 721)", () => {
     const plan = gpu.collider.planFor(blobScene(6000, 721));
     const holding = plan.levels.flatMap((l, b) => (l.count > 0 ? [b] : []));
     expect(holding.length, 'levels holding spheres').toBeLessThan(plan.levels.length);
@@ -288,7 +307,8 @@ describe('levels cover their own spheres: no quadratic cliff on skewed scenes', 
     const level = (b: number, field: 'next' | 'count'): number =>
       params.getUint32(GridParams.offsets.levels + b * GridLevel.size + GridLevel.offsets[field], true);
     const walked: number[] = [];
-    for (let b = params.getUint32(GridParams.offsets.firstLevel, true); b < plan.levels.length; b = level(b, 'next')) walked.push(b);
+    for (let b = params.getUint32(GridParams.offsets.firstLevel, true); b < plan.levels.length; b = level(b, 'next'))
+      walked.push(b);
     expect(walked).toEqual(holding);
     for (const b of walked) expect(level(b, 'count')).toBe(plan.levels[b].count);
   });
@@ -302,7 +322,10 @@ describe('levels cover their own spheres: no quadratic cliff on skewed scenes', 
     const casts = new Float32Array(7 * 400);
     for (let k = 0; k < 400; k++) {
       const from = [0, 1, 2].map((a) => min[a] + rand() * (max[a] - min[a]));
-      const to = k % 2 ? [0, 1, 2].map((a) => centre[a] + (rand() - 0.5) * 0.04) : [0, 1, 2].map((a) => min[a] + rand() * (max[a] - min[a]));
+      const to =
+        k % 2
+          ? [0, 1, 2].map((a) => centre[a] + (rand() - 0.5) * 0.04)
+          : [0, 1, 2].map((a) => min[a] + rand() * (max[a] - min[a]));
       casts.set([...from, ...to.map((v, a) => from[a] + 1.5 * (v - from[a])), k % 4 < 2 ? 0 : 0.002], 7 * k);
     }
     const res = await gpu.collider.sphereCast(casts, spheres, { broadphase: 'grid' });
@@ -310,7 +333,9 @@ describe('levels cover their own spheres: no quadratic cliff on skewed scenes', 
     const oracle = bruteForceNearestCasts(casts, 7, spheres);
     const tinyHits = Array.from(oracle.index).filter((i) => i >= 0 && spheres[4 * i + 3] < 0.01).length;
     expect(tinyHits, 'casts that hit a tiny sphere first').toBeGreaterThan(20);
-    expect(Array.from(gridCasts(casts, 7, spheres, gpu.collider.planFor(spheres)).index)).toEqual(Array.from(oracle.index));
+    expect(Array.from(gridCasts(casts, 7, spheres, gpu.collider.planFor(spheres)).index)).toEqual(
+      Array.from(oracle.index),
+    );
   });
 
   it('2,000 boxes anywhere skip the level of 200 coincident points unless they cover its spot (seed 723)', async () => {
@@ -321,7 +346,7 @@ describe('levels cover their own spheres: no quadratic cliff on skewed scenes', 
     const oracle = bruteForceSphereAabbPairs(spheres, boxes);
     expect(sortPairs(gridSphereAabbPairs(spheres, boxes, plan, stats))).toEqual(oracle);
     // Every box walking the points' one cell was 2000 × 200 = 4·10⁵ candidates from it alone.
-    expect(stats.candidates, 'candidates').toBeLessThan(10 * oracle.length / 2 + 2000 * 10);
+    expect(stats.candidates, 'candidates').toBeLessThan((10 * oracle.length) / 2 + 2000 * 10);
     const pairs = await gpu.collider.sphereBoxPairs(spheres, boxes, { broadphase: 'grid' });
     expect(bandViolations(diffPairs(spheres, pairs, oracle, aabbMargin(boxes), false), 1)).toEqual([]);
     const centred = new Float32Array(6 * 50);
@@ -342,7 +367,10 @@ describe('log2RangeOfLevel: the radii of a level, as the shaders test them', () 
             const level = levelOfLog2(c, levelBias, levelStep, levelCount);
             for (let b = 0; b < levelCount; b++) {
               const [lo, hi] = log2RangeOfLevel(b, levelBias, levelStep, levelCount);
-              expect(lo <= c && c <= hi, `c ${c}, level ${b} of ${levelCount}, bias ${levelBias}, step ${levelStep}`).toBe(level === b);
+              expect(
+                lo <= c && c <= hi,
+                `c ${c}, level ${b} of ${levelCount}, bias ${levelBias}, step ${levelStep}`,
+              ).toBe(level === b);
             }
           }
         }

@@ -24,7 +24,11 @@ export function obbMargin(boxes: Float32Array) {
   return (spheres: Float32Array, i: number, k: number): number => {
     const r = spheres[4 * i + 3];
     const b = 10 * k;
-    const far = Math.hypot(spheres[4 * i] - boxes[b], spheres[4 * i + 1] - boxes[b + 1], spheres[4 * i + 2] - boxes[b + 2]);
+    const far = Math.hypot(
+      spheres[4 * i] - boxes[b],
+      spheres[4 * i + 1] - boxes[b + 1],
+      spheres[4 * i + 2] - boxes[b + 2],
+    );
     const delta = 1e-6 * (far + Math.hypot(boxes[b + 3], boxes[b + 4], boxes[b + 5]));
     return normalise(sphereObbDistance2(spheres, i, boxes, k), r, 1e-5 * r * r + 2 * delta * (r + delta));
   };

@@ -19,12 +19,19 @@ export interface PairDiff {
  * Differences between a GPU list (any order) and the oracle's (any order). `ordered` pairs
  * (sphere–sphere) must have i < j; sphere–box pairs are (sphere, box) and need not.
  */
-export function diffPairs(spheres: Float32Array, gpu: Uint32Array, oracle: Uint32Array, marginOf = pairMargin, ordered = true): PairDiff {
+export function diffPairs(
+  spheres: Float32Array,
+  gpu: Uint32Array,
+  oracle: Uint32Array,
+  marginOf = pairMargin,
+  ordered = true,
+): PairDiff {
   const n = spheres.length / 4;
   const malformed: string[] = [];
   for (let k = 0; k < gpu.length; k += 2) {
     if (ordered && gpu[k] >= gpu[k + 1]) malformed.push(`pair ${k / 2} is (${gpu[k]}, ${gpu[k + 1]}): i must be < j`);
-    if ((ordered ? gpu[k + 1] : gpu[k]) >= n) malformed.push(`pair ${k / 2} is (${gpu[k]}, ${gpu[k + 1]}): index out of range`);
+    if ((ordered ? gpu[k + 1] : gpu[k]) >= n)
+      malformed.push(`pair ${k / 2} is (${gpu[k]}, ${gpu[k + 1]}): index out of range`);
     if (malformed.length > 10) break;
   }
   const a = sortPairs(gpu);
@@ -58,7 +65,8 @@ export function diffPairs(spheres: Float32Array, gpu: Uint32Array, oracle: Uint3
 /** The differences that the band does not allow (empty when the lists agree within the band). */
 export function bandViolations(diff: PairDiff, band = BAND): string[] {
   const out = [...diff.malformed];
-  for (const p of diff.missing) if (!(Math.abs(p.margin) <= band)) out.push(`missing (${p.i}, ${p.j}), margin ${p.margin}`);
+  for (const p of diff.missing)
+    if (!(Math.abs(p.margin) <= band)) out.push(`missing (${p.i}, ${p.j}), margin ${p.margin}`);
   for (const p of diff.extra) if (!(Math.abs(p.margin) <= band)) out.push(`extra (${p.i}, ${p.j}), margin ${p.margin}`);
   return out.slice(0, 20);
 }

@@ -26,9 +26,15 @@ export interface PileSceneOptions {
 }
 
 /** `n` particles of radius `r` at rest, centres uniform in the bounds shrunk by `r` (no sphere crosses a wall). */
-export function pileScene({ n = 8000, r = 0.5, bounds = [0, 0, 0, 20, 60, 20], seed = 1 }: PileSceneOptions = {}): ParticleScene {
+export function pileScene({
+  n = 8000,
+  r = 0.5,
+  bounds = [0, 0, 0, 20, 60, 20],
+  seed = 1,
+}: PileSceneOptions = {}): ParticleScene {
   for (let a = 0; a < 3; a++) {
-    if (!(bounds[a + 3] - bounds[a] > 2 * r)) throw new Error(`pileScene: the bounds ${bounds.join(', ')} are too small for radius ${r}`);
+    if (!(bounds[a + 3] - bounds[a] > 2 * r))
+      throw new Error(`pileScene: the bounds ${bounds.join(', ')} are too small for radius ${r}`);
   }
   const rand = mulberry32(seed);
   const spheres = new Float32Array(4 * n);
@@ -77,7 +83,12 @@ export interface PileStats {
 }
 
 /** How far a stepped state is from a physical one. Touching pairs come from a hashed grid of cell 2·max radius: O(n). */
-export function pileStats(spheres: Float32Array, velocities: Float32Array, bounds: ArrayLike<number>, inverseMasses?: Float32Array): PileStats {
+export function pileStats(
+  spheres: Float32Array,
+  velocities: Float32Array,
+  bounds: ArrayLike<number>,
+  inverseMasses?: Float32Array,
+): PileStats {
   const n = spheres.length / 4;
   const tolerance = 0.05;
   let sunk = 0;
@@ -89,8 +100,13 @@ export function pileStats(spheres: Float32Array, velocities: Float32Array, bound
   let maxRadius = 0;
   const finite = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
-    const x = spheres[4 * i], y = spheres[4 * i + 1], z = spheres[4 * i + 2], r = spheres[4 * i + 3];
-    const vx = velocities[3 * i], vy = velocities[3 * i + 1], vz = velocities[3 * i + 2];
+    const x = spheres[4 * i],
+      y = spheres[4 * i + 1],
+      z = spheres[4 * i + 2],
+      r = spheres[4 * i + 3];
+    const vx = velocities[3 * i],
+      vy = velocities[3 * i + 1],
+      vz = velocities[3 * i + 2];
     if (![x, y, z, r, vx, vy, vz].every(Number.isFinite)) {
       nonFinite++;
       sunk++;
@@ -137,8 +153,13 @@ export function pileStats(spheres: Float32Array, velocities: Float32Array, bound
   let maxOverlap = 0;
   for (let i = 0; i < n; i++) {
     if (!finite[i]) continue;
-    const xi = spheres[4 * i], yi = spheres[4 * i + 1], zi = spheres[4 * i + 2], ri = spheres[4 * i + 3];
-    const cx = cells[3 * i], cy = cells[3 * i + 1], cz = cells[3 * i + 2];
+    const xi = spheres[4 * i],
+      yi = spheres[4 * i + 1],
+      zi = spheres[4 * i + 2],
+      ri = spheres[4 * i + 3];
+    const cx = cells[3 * i],
+      cy = cells[3 * i + 1],
+      cz = cells[3 * i + 2];
     for (let dx = -1; dx <= 1; dx++) {
       for (let dy = -1; dy <= 1; dy++) {
         for (let dz = -1; dz <= 1; dz++) {
@@ -146,9 +167,12 @@ export function pileStats(spheres: Float32Array, velocities: Float32Array, bound
           for (let k = starts[h]; k < starts[h + 1]; k++) {
             const j = sorted[k];
             // Each pair once, and only from the cell it really lies in (hash collisions repeat buckets).
-            if (j <= i || cells[3 * j] !== cx + dx || cells[3 * j + 1] !== cy + dy || cells[3 * j + 2] !== cz + dz) continue;
+            if (j <= i || cells[3 * j] !== cx + dx || cells[3 * j + 1] !== cy + dy || cells[3 * j + 2] !== cz + dz)
+              continue;
             const rj = spheres[4 * j + 3];
-            const ex = spheres[4 * j] - xi, ey = spheres[4 * j + 1] - yi, ez = spheres[4 * j + 2] - zi;
+            const ex = spheres[4 * j] - xi,
+              ey = spheres[4 * j + 1] - yi,
+              ez = spheres[4 * j + 2] - zi;
             const distance = Math.sqrt(ex * ex + ey * ey + ez * ez);
             if (distance >= ri + rj) continue;
             const smaller = Math.min(ri, rj);

@@ -34,10 +34,18 @@ export function uniformScene(n: number, { seed = 1, fraction = 0.1, offset = 0 }
 }
 
 /** Radii log-uniform over [rMin, rMax] (1:100 by default), uniform positions. */
-export function mixedRadiiScene(n: number, { seed = 1, fraction = 0.1, offset = 0 }: SceneOptions = {}, rMin = 0.01, rMax = 1): Float32Array {
+export function mixedRadiiScene(
+  n: number,
+  { seed = 1, fraction = 0.1, offset = 0 }: SceneOptions = {},
+  rMin = 0.01,
+  rMax = 1,
+): Float32Array {
   const rand = mulberry32(seed);
   const radii = Array.from({ length: n }, () => rMin * (rMax / rMin) ** rand());
-  const side = boxSide(radii.reduce((s, r) => s + sphereVolume(r), 0), fraction);
+  const side = boxSide(
+    radii.reduce((s, r) => s + sphereVolume(r), 0),
+    fraction,
+  );
   const out = new Float32Array(4 * n);
   for (let i = 0; i < n; i++) {
     out[4 * i] = offset + rand() * side;
@@ -63,7 +71,12 @@ export function clusteredScene(n: number, { seed = 1, offset = 0 }: SceneOptions
 }
 
 /** Many small spheres (r = 1) and a few giants (radius `giantRadius`, default a fifth of the box). */
-export function giantsScene(n: number, giants: number, { seed = 1, fraction = 0.1, offset = 0 }: SceneOptions = {}, giantRadius?: number): Float32Array {
+export function giantsScene(
+  n: number,
+  giants: number,
+  { seed = 1, fraction = 0.1, offset = 0 }: SceneOptions = {},
+  giantRadius?: number,
+): Float32Array {
   const rand = mulberry32(seed);
   const side = boxSide(n * sphereVolume(1), fraction);
   const big = giantRadius ?? side / 5;
@@ -92,7 +105,9 @@ export function separatedScene(n: number, { seed = 1, offset = 0 }: SceneOptions
   const side = Math.ceil(Math.cbrt(n));
   const out = new Float32Array(4 * n);
   for (let i = 0; i < n; i++) {
-    const x = i % side, y = Math.floor(i / side) % side, z = Math.floor(i / (side * side));
+    const x = i % side,
+      y = Math.floor(i / side) % side,
+      z = Math.floor(i / (side * side));
     out[4 * i] = offset + 3 * x + (rand() - 0.5) * 0.9;
     out[4 * i + 1] = offset + 3 * y + (rand() - 0.5) * 0.9;
     out[4 * i + 2] = offset + 3 * z + (rand() - 0.5) * 0.9;
@@ -114,7 +129,11 @@ export function outlierScene(n: number, { seed = 1, offset = 0 }: SceneOptions =
 }
 
 /** The centres' bounds and the largest radius of a sphere array, by a plain pass (a scene to promise to the encode calls). */
-export function sceneBoundsOf(spheres: Float32Array): { min: [number, number, number]; max: [number, number, number]; maxRadius: number } {
+export function sceneBoundsOf(spheres: Float32Array): {
+  min: [number, number, number];
+  max: [number, number, number];
+  maxRadius: number;
+} {
   const min: [number, number, number] = [Infinity, Infinity, Infinity];
   const max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
   let maxRadius = 0;

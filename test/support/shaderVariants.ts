@@ -8,18 +8,49 @@ import { boxGridPairsShader } from '../../shaders/broadphase/grid/boxes.wgsl.js'
 import { castAllPairsShader } from '../../shaders/broadphase/all-pairs/casts.wgsl.js';
 import { castGridShader } from '../../shaders/broadphase/grid/casts.wgsl.js';
 import { castBvhShader } from '../../shaders/broadphase/bvh/casts.wgsl.js';
-import { sweepKeysShader, sweepGatherShader, sweepPairsShader, sweepBoxesShader } from '../../shaders/broadphase/sweep/sweep.wgsl.js';
+import {
+  sweepKeysShader,
+  sweepGatherShader,
+  sweepPairsShader,
+  sweepBoxesShader,
+} from '../../shaders/broadphase/sweep/sweep.wgsl.js';
 import { residentCheckShader, residentDispatchShader } from '../../shaders/resident/resident.wgsl.js';
-import { bvhCodesShader, bvhGatherShader, bvhPyramidShader, bvhNodesShader } from '../../shaders/broadphase/bvh/bvh.wgsl.js';
+import {
+  bvhCodesShader,
+  bvhGatherShader,
+  bvhPyramidShader,
+  bvhNodesShader,
+} from '../../shaders/broadphase/bvh/bvh.wgsl.js';
 import { bvhPairsShader, bvhBoxesShader } from '../../shaders/broadphase/bvh/walk.wgsl.js';
 import {
-  particleGatherShader, particleDecideShader, particleCarryShader, particleSleepShader, particleSplitShader, particleBusyArgsShader, particleScatterIdsShader, particleStableShader, particleCountShader, particleFillShader, particlePrepareShader, particleIterateShader, particleWriteBackShader,
+  particleGatherShader,
+  particleDecideShader,
+  particleCarryShader,
+  particleSleepShader,
+  particleSplitShader,
+  particleBusyArgsShader,
+  particleScatterIdsShader,
+  particleStableShader,
+  particleCountShader,
+  particleFillShader,
+  particlePrepareShader,
+  particleIterateShader,
+  particleWriteBackShader,
 } from '../../shaders/particles/solver.wgsl.js';
-import { colliderFindShader, colliderListShader, colliderPrepareShader, colliderMoveShader, colliderCellsShader, colliderContactsShader, colliderContactsArgsShader } from '../../shaders/particles/colliders.wgsl.js';
+import {
+  colliderFindShader,
+  colliderListShader,
+  colliderPrepareShader,
+  colliderMoveShader,
+  colliderCellsShader,
+  colliderContactsShader,
+  colliderContactsArgsShader,
+} from '../../shaders/particles/colliders.wgsl.js';
 
 /** Every layout a grid-walking kernel is compiled for (shaders/spatial/grid.wgsl.ts, GridLayout). */
 const GRID_LAYOUTS = [true, false].flatMap((dense) => [false, true].map((oneLevel) => ({ dense, oneLevel })));
-const layoutName = ({ dense, oneLevel }: { dense: boolean; oneLevel: boolean }): string => `dense=${dense} oneLevel=${oneLevel}`;
+const layoutName = ({ dense, oneLevel }: { dense: boolean; oneLevel: boolean }): string =>
+  `dense=${dense} oneLevel=${oneLevel}`;
 
 export function shaderVariants(): [string, string][] {
   return [
@@ -30,10 +61,18 @@ export function shaderVariants(): [string, string][] {
     ['scan tiled', scanShader({ variant: 'tiled' })],
     ...GRID_LAYOUTS.map((layout): [string, string] => [`gridPairs ${layoutName(layout)}`, gridPairsShader(layout)]),
     ...(['aabb', 'obb'] as const).map((kind): [string, string] => [`boxAllPairs ${kind}`, boxAllPairsShader({ kind })]),
-    ...(['aabb', 'obb'] as const).flatMap((kind) => GRID_LAYOUTS.map((layout): [string, string] => [`boxGridPairs ${kind} ${layoutName(layout)}`, boxGridPairsShader({ kind, ...layout })])),
+    ...(['aabb', 'obb'] as const).flatMap((kind) =>
+      GRID_LAYOUTS.map((layout): [string, string] => [
+        `boxGridPairs ${kind} ${layoutName(layout)}`,
+        boxGridPairsShader({ kind, ...layout }),
+      ]),
+    ),
     ...(['nearest', 'count', 'write'] as const).flatMap((mode) => [
       [`cast all-pairs ${mode}`, castAllPairsShader({ mode })] as [string, string],
-      ...GRID_LAYOUTS.map((layout): [string, string] => [`cast grid ${mode} ${layoutName(layout)}`, castGridShader({ mode, ...layout })]),
+      ...GRID_LAYOUTS.map((layout): [string, string] => [
+        `cast grid ${mode} ${layoutName(layout)}`,
+        castGridShader({ mode, ...layout }),
+      ]),
       [`cast bvh ${mode}`, castBvhShader({ mode })] as [string, string],
     ]),
     ['residentCheck', residentCheckShader()],
@@ -57,9 +96,24 @@ export function shaderVariants(): [string, string][] {
       [`particleCount ${layoutName(layout)}`, particleCountShader(layout)],
       [`particleFill ${layoutName(layout)}`, particleFillShader(layout)],
     ]),
-    ...[true, false].flatMap((first) => [false, true].map((colliders): [string, string] => [`particlePrepare first=${first} colliders=${colliders}`, particlePrepareShader({ first, colliders })])),
-    ...[false, true].flatMap((integrate) => [false, true].flatMap((friction) => [false, true].map((colliders): [string, string] => [`particleIterate integrate=${integrate} friction=${friction} colliders=${colliders}`, particleIterateShader({ integrate, friction, colliders })]))),
-    ...GRID_LAYOUTS.map((layout): [string, string] => [`colliderFind ${layoutName(layout)}`, colliderFindShader(layout)]),
+    ...[true, false].flatMap((first) =>
+      [false, true].map((colliders): [string, string] => [
+        `particlePrepare first=${first} colliders=${colliders}`,
+        particlePrepareShader({ first, colliders }),
+      ]),
+    ),
+    ...[false, true].flatMap((integrate) =>
+      [false, true].flatMap((friction) =>
+        [false, true].map((colliders): [string, string] => [
+          `particleIterate integrate=${integrate} friction=${friction} colliders=${colliders}`,
+          particleIterateShader({ integrate, friction, colliders }),
+        ]),
+      ),
+    ),
+    ...GRID_LAYOUTS.map((layout): [string, string] => [
+      `colliderFind ${layoutName(layout)}`,
+      colliderFindShader(layout),
+    ]),
     ['colliderList', colliderListShader()],
     ['colliderPrepare', colliderPrepareShader()],
     ['colliderMove', colliderMoveShader()],

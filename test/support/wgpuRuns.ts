@@ -43,7 +43,16 @@ export const DENO_DIFFERS = [
 ];
 
 /** The test files Firefox runs (each file opens Firefox's page once; Deno runs the whole portable list). */
-export const FIREFOX_FILES = ['engine', 'collider/spherePairs', 'collider/boxes', 'collider/casts', 'particles/particles', 'validate', 'hostile', 'worker'].map((name) => `test/${name}.test.ts`);
+export const FIREFOX_FILES = [
+  'engine',
+  'collider/spherePairs',
+  'collider/boxes',
+  'collider/casts',
+  'particles/particles',
+  'validate',
+  'hostile',
+  'worker',
+].map((name) => `test/${name}.test.ts`);
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

@@ -9,6 +9,7 @@ import { PageEvent } from 'typedoc';
 /** @param {import('typedoc').Application} app */
 export function load(app) {
   app.renderer.on(PageEvent.END, (page) => {
-    if (page.contents) page.contents = page.contents.replace(/href="[^"]*assets\/icons\.svg(#icon-[^"]*)"/g, 'href="$1"');
+    if (page.contents)
+      page.contents = page.contents.replace(/href="[^"]*assets\/icons\.svg(#icon-[^"]*)"/g, 'href="$1"');
   });
 }

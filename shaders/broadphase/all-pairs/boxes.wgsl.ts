@@ -19,7 +19,13 @@ export const boxAllPairsBindings = bindings({
 });
 
 /** One workgroup a tile, its threads the tile's spheres (lid); a whole workgroup past the tiles returns. */
-export const boxAllPairsEntry = entry({ name: 'boxAllPairs', size: TILE, index: 'tile', per: 'workgroup', bound: 'params.tileCount' });
+export const boxAllPairsEntry = entry({
+  name: 'boxAllPairs',
+  size: TILE,
+  index: 'tile',
+  per: 'workgroup',
+  bound: 'params.tileCount',
+});
 
 export const boxAllPairsShader = ({ kind }: { kind: BoxKind }) => wgsl`
 ${BoxParams.wgsl}

@@ -3,7 +3,14 @@
  * staged a workgroup's worth at a time in workgroup memory. The frame, the hit test and the
  * modes are shaders/passes/casts.wgsl.ts's.
  */
-import { castKernel, onCandidate, CAST_INPUT, CAST_OUTPUT, type CastWalk, type CastKernel } from '../../passes/casts.wgsl.js';
+import {
+  castKernel,
+  onCandidate,
+  CAST_INPUT,
+  CAST_OUTPUT,
+  type CastWalk,
+  type CastKernel,
+} from '../../passes/casts.wgsl.js';
 import { bindings, type BindingNames, readOnly } from '../../../src/gpu/kernel.js';
 import type { CastMode } from '../../../src/queryKinds.js';
 

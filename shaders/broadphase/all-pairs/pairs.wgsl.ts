@@ -22,7 +22,13 @@ export const allPairsBindings = bindings({
 });
 
 /** One workgroup a tile, its threads the tile's spheres (lid); a whole workgroup past the tiles returns. */
-export const allPairsEntry = entry({ name: 'allPairs', size: TILE, index: 'tile', per: 'workgroup', bound: 'params.tileCount' });
+export const allPairsEntry = entry({
+  name: 'allPairs',
+  size: TILE,
+  index: 'tile',
+  per: 'workgroup',
+  bound: 'params.tileCount',
+});
 
 export const allPairsShader = () => wgsl`
 ${AllPairsParams.wgsl}

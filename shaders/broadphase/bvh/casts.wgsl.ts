@@ -4,7 +4,14 @@
  * or before B; nearer child first. The frame, the hit test and the modes are
  * shaders/passes/casts.wgsl.ts's.
  */
-import { castKernel, onCandidate, CAST_INPUT, CAST_OUTPUT, type CastWalk, type CastKernel } from '../../passes/casts.wgsl.js';
+import {
+  castKernel,
+  onCandidate,
+  CAST_INPUT,
+  CAST_OUTPUT,
+  type CastWalk,
+  type CastKernel,
+} from '../../passes/casts.wgsl.js';
 import { bvhWalk, rayBoxEntry } from './walk.wgsl.js';
 import { BvhNode } from './layout.js';
 import { bindings, type BindingNames, readOnly } from '../../../src/gpu/kernel.js';
@@ -27,11 +34,14 @@ export const castBvhWalk = (mode: CastMode): CastWalk => ({
     // radius and the slack (bvhCastSlack), relative to the cast's origin (rayBoxEntry), they
     // hold every point where the cast can touch.
     let grow = vec3f(r1 * EXT_SCALE + params.slack);
-    ${bvhWalk({
-      test: `let key = rayBoxEntry(a, n, ${mode === 'nearest' ? 'min(len, bestT)' : 'len'}, nodes[c].lo, nodes[c].hi, grow);`,
-      visit: onCandidate(mode, 'sortedId[u]'),
-      skip: mode === 'nearest' ? 'key > bestT' : undefined,
-    }, 'params.sphereCount')}
+    ${bvhWalk(
+      {
+        test: `let key = rayBoxEntry(a, n, ${mode === 'nearest' ? 'min(len, bestT)' : 'len'}, nodes[c].lo, nodes[c].hi, grow);`,
+        visit: onCandidate(mode, 'sortedId[u]'),
+        skip: mode === 'nearest' ? 'key > bestT' : undefined,
+      },
+      'params.sphereCount',
+    )}
   }`,
 });
 

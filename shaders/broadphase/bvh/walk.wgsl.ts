@@ -35,8 +35,12 @@ import { paddedRadius, morton } from './bvh.wgsl.js';
 /** The query kernels' entries (src/gpu/kernel.ts). */
 export const bvhPairsEntry = entry({ name: 'bvhPairs', index: 'k', bound: 'params.sphereCount' });
 export const bvhBoxCodesEntry = entry({ name: 'bvhBoxCodes', index: 'k', bound: 'params.boxCount' });
-export const bvhBoxesEntry = entry({ name: 'bvhBoxes', index: 't', exit: 'params.sphereCount == 0u', bound: 'params.boxCount' });
-
+export const bvhBoxesEntry = entry({
+  name: 'bvhBoxes',
+  index: 't',
+  exit: 'params.sphereCount == 0u',
+  bound: 'params.boxCount',
+});
 
 export interface BvhWalk {
   /**
@@ -85,7 +89,9 @@ export function bvhWalk({ test, visit, skip, dropLeft }: BvhWalk, sphereCount: s
       var walkNext = 0u;
       var walkNextKey = 0.0;
       var walkFound = false;
-      ${['left', 'right'].map((side) => `{
+      ${['left', 'right']
+        .map(
+          (side) => `{
         let child = nodes[node].${side};
         if ((child & ${BVH_LEAF}u) != 0u) {
           let u = child & ${BVH_LEAF - 1}u;
@@ -112,7 +118,9 @@ export function bvhWalk({ test, visit, skip, dropLeft }: BvhWalk, sphereCount: s
             }
           }
         }
-      }`).join('\n      ')}
+      }`,
+        )
+        .join('\n      ')}
       if (walkFound && !(${skips('walkNextKey')})) {
         node = walkNext;
       } else {
@@ -190,14 +198,17 @@ ${bvhPairsEntry.wgsl}
   let qHi = s.xyz + vec3f(paddedRadius(s.w));
   // Each pair once: from the earlier of its two sorted positions (so subtrees wholly at or
   // before k are dropped untested: dropLeft).
-  ${bvhWalk({
-    test: boxKey('qLo', 'qHi'),
-    dropLeft: 'child <= k',
-    visit: `if (u > k && spheresOverlap(s, q)) {
+  ${bvhWalk(
+    {
+      test: boxKey('qLo', 'qHi'),
+      dropLeft: 'child <= k',
+      visit: `if (u > k && spheresOverlap(s, q)) {
             let other = ids[u];
             appendPair(min(id, other), max(id, other));
           }`,
-  }, 'params.sphereCount')}
+    },
+    'params.sphereCount',
+  )}
 }
 `;
 
@@ -275,12 +286,15 @@ ${WG.wgsl}
 ${bvhBoxesEntry.wgsl}
   let k = boxOrder[t];
   ${bvhBoxBounds(kind, 'k')}
-  ${bvhWalk({
-    test: boxKey('boxMin', 'boxMax'),
-    visit: `let s = q;
+  ${bvhWalk(
+    {
+      test: boxKey('boxMin', 'boxMax'),
+      visit: `let s = q;
           if (${boxTest(kind, 'k')}) {
             appendPair(ids[u], k);
           }`,
-  }, 'params.sphereCount')}
+    },
+    'params.sphereCount',
+  )}
 }
 `;

@@ -91,7 +91,8 @@ fn boxObbTest(s: vec4f, center: vec3f, low: vec3f, half: vec3f, q: vec4f) -> boo
 /** Its entry: one thread a box. */
 export const boxGridPairsEntry = entry({ name: 'boxGridPairs', index: 'k', bound: 'params.boxCount' });
 
-export const boxGridPairsShader = (options: { kind: BoxKind } & GridLayout) => compiledFor(boxGridPairsCode(options), options);
+export const boxGridPairsShader = (options: { kind: BoxKind } & GridLayout) =>
+  compiledFor(boxGridPairsCode(options), options);
 
 const boxGridPairsCode = ({ kind, dense }: { kind: BoxKind } & GridLayout) => wgsl`
 ${boxGridPairsBindings.wgsl}
@@ -113,13 +114,19 @@ ${boxGridPairsEntry.wgsl}
   let pairEnd = ((k / WG) & 1u) * END_STRIDE;
   ${boxBounds(kind, 'k')}
   ${boxOperands(kind, 'k')}
-  ${levelLoop('b', 'grid.firstLevel', `
+  ${levelLoop(
+    'b',
+    'grid.firstLevel',
+    `
         let ext = grid.levels[b].maxRadius * EXT_SCALE;
         if (!levelTouches(b, boxMin - vec3f(ext), boxMax + vec3f(ext))) {
           continue;
         }
-        ${kind === 'aabb' ? `let lo = cellOf(boxMin - vec3f(ext), b);
-        let hi = cellOf(boxMax + vec3f(ext), b);` : `// The cells from the centre's offset from the level's origin (exact when the two are of a
+        ${
+          kind === 'aabb'
+            ? `let lo = cellOf(boxMin - vec3f(ext), b);
+        let hi = cellOf(boxMax + vec3f(ext), b);`
+            : `// The cells from the centre's offset from the level's origin (exact when the two are of a
         // size), grown by ulps of that offset and of the whole box (span: boxBounds says why),
         // not of the coordinates: 1e6 from the origin, ulps of the coordinates are half a cell of
         // a touching lattice of radius 1/16, and boxes grown by them would walk many times the
@@ -127,7 +134,8 @@ ${boxGridPairsEntry.wgsl}
         let rel = center - grid.levels[b].origin;
         let reach = e + vec3f(ext) + span * (1.0 / 65536.0) + (abs(rel) + span + vec3f(ext)) * (1.0 / 1048576.0);
         let lo = cellOfOffset(rel - reach, b);
-        let hi = cellOfOffset(rel + reach, b);`}
+        let hi = cellOfOffset(rel + reach, b);`
+        }
         ${walkRows({
           dense,
           level: 'b',
@@ -138,7 +146,8 @@ ${boxGridPairsEntry.wgsl}
               if (${boxTestOf(kind)}) {
                 appendPairAt(pairEnd, sortedId[u], k);
               }`,
-        })}`)}
+        })}`,
+  )}
 }
 `;
 

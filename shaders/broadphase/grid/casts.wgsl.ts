@@ -21,8 +21,23 @@
  * cast that runs beside the spheres' bounds (a plane, a line) before it meets them walks none of
  * the slabs it passes outside them. The CPU twin is gridCasts (src/reference/gridQueries.ts).
  */
-import { castKernel, onCandidate, castStop, CAST_INPUT, CAST_OUTPUT, type CastWalk, type CastKernel } from '../../passes/casts.wgsl.js';
-import { gridHelpers, compiledFor, gridLayoutName, GRID_PARAMS, GRID_READ, type GridLayout } from '../../spatial/grid.wgsl.js';
+import {
+  castKernel,
+  onCandidate,
+  castStop,
+  CAST_INPUT,
+  CAST_OUTPUT,
+  type CastWalk,
+  type CastKernel,
+} from '../../passes/casts.wgsl.js';
+import {
+  gridHelpers,
+  compiledFor,
+  gridLayoutName,
+  GRID_PARAMS,
+  GRID_READ,
+  type GridLayout,
+} from '../../spatial/grid.wgsl.js';
 import { walkRows, visitLevel, inRowFunction } from '../../spatial/walk.wgsl.js';
 import { bindings, type BindingNames } from '../../../src/gpu/kernel.js';
 import type { CastMode } from '../../../src/queryKinds.js';
@@ -178,7 +193,8 @@ const CLIP_MIN_DIRECTION: f32 = ${2 ** -20};`,
   };
 };
 
-export const castGridShader = ({ mode, ...layout }: { mode: CastMode } & GridLayout): string => compiledFor(castKernel(mode, castGridWalk(mode, layout)), layout);
+export const castGridShader = ({ mode, ...layout }: { mode: CastMode } & GridLayout): string =>
+  compiledFor(castKernel(mode, castGridWalk(mode, layout)), layout);
 
 /** The kernel for CastPass, for one grid layout: stage `cast grid <mode>`. */
 export const castGridKernel = (layout: GridLayout): CastKernel<BindingNames<typeof castGridBindings>> => ({

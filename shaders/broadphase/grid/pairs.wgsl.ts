@@ -45,7 +45,10 @@ ${gridPairsEntry.wgsl}
   let s = sorted[t];
   let id = sortedId[t];
   let a = sphereLevel(s.w);
-  ${levelLoop('b', 'a', `
+  ${levelLoop(
+    'b',
+    'a',
+    `
     let ext = (s.w + grid.levels[b].maxRadius) * EXT_SCALE;
     if (!levelTouches(b, s.xyz - vec3f(ext), s.xyz + vec3f(ext))) {
       continue;
@@ -54,8 +57,12 @@ ${gridPairsEntry.wgsl}
     let hi = cellOf(s.xyz + vec3f(ext), b);
     // At its own level, only partners later in bucket order.
     let first = select(0u, t + 1u, b == a);
-    ${dense ? `// Buckets follow cell order, so the rows before the sphere's own hold only earlier spheres.
-    let head = select(lo, cellOf(s.xyz, a), b == a);` : ''}
+    ${
+      dense
+        ? `// Buckets follow cell order, so the rows before the sphere's own hold only earlier spheres.
+    let head = select(lo, cellOf(s.xyz, a), b == a);`
+        : ''
+    }
     ${walkRows({
       dense,
       level: 'b',
@@ -69,6 +76,7 @@ ${gridPairsEntry.wgsl}
             let other = sortedId[u];
             appendPair(min(id, other), max(id, other));
           }`,
-    })}`)}
+    })}`,
+  )}
 }
 `;

@@ -25,7 +25,6 @@ import { bindings, uniform, readOnly, readWrite, entry, WG } from '../../../src/
 import { boxMath, boxTest, boxBounds } from '../../boxes.wgsl.js';
 import type { BoxKind } from '../../../src/queryKinds.js';
 
-
 /**
  * f32 → u32 keeping the order: positive floats get the sign bit set, negative ones are
  * inverted. (−0 sorts just before +0; both are ≤ and ≥ each other, which is all a sweep needs.)

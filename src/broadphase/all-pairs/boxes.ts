@@ -28,15 +28,45 @@ export class BoxAllPairsPass {
 
   private pipeline(kind: BoxKind): GPUComputePipeline {
     const key = `${kind} all-pairs`;
-    return variant(this.pipelines, key, () => computePipeline(this.device, `boxAllPairs ${key}`, [boxAllPairsBindings.layout(this.device, 'boxAllPairs')], boxAllPairsShader({ kind }), 'boxAllPairs', { TILE }));
+    return variant(this.pipelines, key, () =>
+      computePipeline(
+        this.device,
+        `boxAllPairs ${key}`,
+        [boxAllPairsBindings.layout(this.device, 'boxAllPairs')],
+        boxAllPairsShader({ kind }),
+        'boxAllPairs',
+        { TILE },
+      ),
+    );
   }
 
   /** Every sphere against every box: N·M tests. One encode per submission (parameters go through the queue). */
-  encode(encoder: GPUCommandEncoder, kind: BoxKind, spheres: GPUBuffer, sphereCount: number, boxes: GPUBuffer, boxCount: number, out: PairList, timer?: GpuTimer): void {
+  encode(
+    encoder: GPUCommandEncoder,
+    kind: BoxKind,
+    spheres: GPUBuffer,
+    sphereCount: number,
+    boxes: GPUBuffer,
+    boxCount: number,
+    out: PairList,
+    timer?: GpuTimer,
+  ): void {
     const sphereBlocks = ceilDiv(sphereCount, TILE);
     const tileCount = sphereBlocks * ceilDiv(boxCount, TILE);
-    this.device.queue.writeBuffer(this.params, 0, packStruct(BoxParams, { sphereCount, boxCount, sphereBlocks, tileCount }));
-    recordPass(encoder, 'box all-pairs', this.pipeline(kind), boxAllPairsBindings.bind(this.device, 'boxAllPairs', { params: this.params, spheres, boxes, ...out.output() }), tileCount, this.maxWorkgroupsPerDimension, timer);
+    this.device.queue.writeBuffer(
+      this.params,
+      0,
+      packStruct(BoxParams, { sphereCount, boxCount, sphereBlocks, tileCount }),
+    );
+    recordPass(
+      encoder,
+      'box all-pairs',
+      this.pipeline(kind),
+      boxAllPairsBindings.bind(this.device, 'boxAllPairs', { params: this.params, spheres, boxes, ...out.output() }),
+      tileCount,
+      this.maxWorkgroupsPerDimension,
+      timer,
+    );
   }
 
   destroy(): void {

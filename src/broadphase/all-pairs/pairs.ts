@@ -26,8 +26,20 @@ export class AllPairsPass {
     private readonly device: GPUDevice,
     private readonly maxWorkgroupsPerDimension: number,
   ) {
-    this.pipeline = computePipeline(device, 'allPairs', [allPairsBindings.layout(device, 'allPairs')], allPairsShader(), 'allPairs', { TILE });
-    this.params = createBuffer(device, 'allPairs params', AllPairsParams.size, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
+    this.pipeline = computePipeline(
+      device,
+      'allPairs',
+      [allPairsBindings.layout(device, 'allPairs')],
+      allPairsShader(),
+      'allPairs',
+      { TILE },
+    );
+    this.params = createBuffer(
+      device,
+      'allPairs params',
+      AllPairsParams.size,
+      BufferUsage.UNIFORM | BufferUsage.COPY_DST,
+    );
   }
 
   /**
@@ -38,7 +50,15 @@ export class AllPairsPass {
     const blocks = ceilDiv(count, TILE);
     const tileCount = (blocks * (blocks + 1)) / 2;
     this.device.queue.writeBuffer(this.params, 0, packStruct(AllPairsParams, { sphereCount: count, tileCount }));
-    recordPass(encoder, 'all-pairs', this.pipeline, allPairsBindings.bind(this.device, 'allPairs', { params: this.params, spheres, ...out.output() }), tileCount, this.maxWorkgroupsPerDimension, timer);
+    recordPass(
+      encoder,
+      'all-pairs',
+      this.pipeline,
+      allPairsBindings.bind(this.device, 'allPairs', { params: this.params, spheres, ...out.output() }),
+      tileCount,
+      this.maxWorkgroupsPerDimension,
+      timer,
+    );
   }
 
   destroy(): void {

@@ -22,7 +22,12 @@ import type { CastReach } from '../../spatial/reach.js';
 /** Throws a CapacityError for more sphere pairs than its tiles can index (its registry line's `capacity`). */
 export function allPairsCapacity({ query, sphereCount }: QueryShape): void {
   if (query === 'pairs' && sphereCount > ALL_PAIRS_MAX_SPHERES) {
-    throw new CapacityError(`spheres for broadphase 'all-pairs'`, sphereCount, ALL_PAIRS_MAX_SPHERES, "use broadphase 'grid' or 'auto'");
+    throw new CapacityError(
+      `spheres for broadphase 'all-pairs'`,
+      sphereCount,
+      ALL_PAIRS_MAX_SPHERES,
+      "use broadphase 'grid' or 'auto'",
+    );
   }
 }
 
@@ -51,7 +56,14 @@ export class AllPairsBroadPhase implements BroadPhase {
     this.pairsPass.encode(encoder, this.built(), this.count, out, timer);
   }
 
-  encodeBoxPairs(encoder: GPUCommandEncoder, kind: BoxKind, boxes: GPUBuffer, boxCount: number, out: PairList, timer?: GpuTimer): void {
+  encodeBoxPairs(
+    encoder: GPUCommandEncoder,
+    kind: BoxKind,
+    boxes: GPUBuffer,
+    boxCount: number,
+    out: PairList,
+    timer?: GpuTimer,
+  ): void {
     this.boxPass.encode(encoder, kind, this.built(), this.count, boxes, boxCount, out, timer);
   }
 

@@ -8,7 +8,12 @@ import type { CastCost } from '../types.js';
 import { bvhCastSlack } from './castSlack.js';
 
 export const BVH_CAST_COST: CastCost = {
-  terms: ({ stats, batch, work }) => ({ fixed: 1, build: stats.count, descent: batch.count * Math.log2(Math.max(stats.count, 2)), near: work.near }),
+  terms: ({ stats, batch, work }) => ({
+    fixed: 1,
+    build: stats.count,
+    descent: batch.count * Math.log2(Math.max(stats.count, 2)),
+    near: work.near,
+  }),
   constants: { fixed: 0, build: 25, descent: 31, near: 6.1 },
   reachSlack: bvhCastSlack,
 };

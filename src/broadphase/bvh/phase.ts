@@ -17,10 +17,25 @@
  * sphere, 32 a node and 32 a pyramid block (< n of each).
  */
 import {
-  bvhCodesShader, bvhCodesBindings, bvhCodesHiShader, bvhCodesHiBindings, bvhGatherShader, bvhGatherBindings, bvhPyramidShader, bvhPyramidBindings,
-  bvhNodesShader, bvhNodesBindings,
+  bvhCodesShader,
+  bvhCodesBindings,
+  bvhCodesHiShader,
+  bvhCodesHiBindings,
+  bvhGatherShader,
+  bvhGatherBindings,
+  bvhPyramidShader,
+  bvhPyramidBindings,
+  bvhNodesShader,
+  bvhNodesBindings,
 } from '../../../shaders/broadphase/bvh/bvh.wgsl.js';
-import { bvhPairsShader, bvhPairsBindings, bvhBoxesShader, bvhBoxesBindings, bvhBoxCodesShader, bvhBoxCodesBindings } from '../../../shaders/broadphase/bvh/walk.wgsl.js';
+import {
+  bvhPairsShader,
+  bvhPairsBindings,
+  bvhBoxesShader,
+  bvhBoxesBindings,
+  bvhBoxCodesShader,
+  bvhBoxCodesBindings,
+} from '../../../shaders/broadphase/bvh/walk.wgsl.js';
 import { castBvhKernel } from '../../../shaders/broadphase/bvh/casts.wgsl.js';
 import { bvhMortonGrid, bvhPyramidLevels } from './shape.js';
 import { RadixSortPass } from '../../passes/radixSort.js';
@@ -67,7 +82,10 @@ export class BvhBroadPhase implements BroadPhase {
   private readonly boxOrder: GrowableBuffer;
   /** The boxes' sort: a pass of its own, since its parameters (the box count) would overwrite the build's in one submission. */
   private boxSort?: RadixSortPass;
-  private readonly layouts: Record<'codes' | 'codesHi' | 'gather' | 'pyramid' | 'nodes' | 'pairs' | 'boxes' | 'boxCodes', GPUBindGroupLayout>;
+  private readonly layouts: Record<
+    'codes' | 'codesHi' | 'gather' | 'pyramid' | 'nodes' | 'pairs' | 'boxes' | 'boxCodes',
+    GPUBindGroupLayout
+  >;
   private readonly pipelines = new Map<string, GPUComputePipeline>();
   private values = { origin: [0, 0, 0], sphereCount: 0, scale: [0, 0, 0], boxCount: 0, slack: 0 };
   private levels: { count: number; base: number }[] = [];
@@ -77,7 +95,12 @@ export class BvhBroadPhase implements BroadPhase {
     this.maxWorkgroupsPerDimension = maxWorkgroupsPerDimension;
     this.sort = new RadixSortPass(device, { maxWorkgroupsPerDimension, label: 'bvh sort' });
     this.params = createBuffer(device, 'bvh params', BvhParams.size, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
-    this.levelParams = createBuffer(device, 'bvh levels', LEVEL_STRIDE * MAX_LEVELS, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
+    this.levelParams = createBuffer(
+      device,
+      'bvh levels',
+      LEVEL_STRIDE * MAX_LEVELS,
+      BufferUsage.UNIFORM | BufferUsage.COPY_DST,
+    );
     const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
     this.codes = new GrowableBuffer(device, 'bvh codes', storage);
     this.keys = new GrowableBuffer(device, 'bvh sorted codes', storage);
@@ -99,21 +122,38 @@ export class BvhBroadPhase implements BroadPhase {
     };
   }
 
-  private pipeline(name: 'codes' | 'codesHi' | 'gather' | 'pyramid' | 'nodes' | 'pairs' | BoxKind | `codes ${BoxKind}`): GPUComputePipeline {
+  private pipeline(
+    name: 'codes' | 'codesHi' | 'gather' | 'pyramid' | 'nodes' | 'pairs' | BoxKind | `codes ${BoxKind}`,
+  ): GPUComputePipeline {
     return variant(this.pipelines, name, () => {
       const d = this.device;
       const wg = { WG: WG_BUILD };
-      if (name === 'codes') return computePipeline(d, 'bvhCodes', [this.layouts.codes], bvhCodesShader(), 'bvhCodes', wg);
-      if (name === 'codesHi') return computePipeline(d, 'bvhCodesHi', [this.layouts.codesHi], bvhCodesHiShader(), 'bvhCodesHi', wg);
-      if (name === 'gather') return computePipeline(d, 'bvhGather', [this.layouts.gather], bvhGatherShader(), 'bvhGather', wg);
-      if (name === 'pyramid') return computePipeline(d, 'bvhPyramid', [this.layouts.pyramid], bvhPyramidShader(), 'bvhPyramid', wg);
-      if (name === 'nodes') return computePipeline(d, 'bvhNodes', [this.layouts.nodes], bvhNodesShader(), 'bvhNodes', wg);
-      if (name === 'pairs') return computePipeline(d, 'bvhPairs', [this.layouts.pairs], bvhPairsShader(), 'bvhPairs', { WG: WG_QUERY });
+      if (name === 'codes')
+        return computePipeline(d, 'bvhCodes', [this.layouts.codes], bvhCodesShader(), 'bvhCodes', wg);
+      if (name === 'codesHi')
+        return computePipeline(d, 'bvhCodesHi', [this.layouts.codesHi], bvhCodesHiShader(), 'bvhCodesHi', wg);
+      if (name === 'gather')
+        return computePipeline(d, 'bvhGather', [this.layouts.gather], bvhGatherShader(), 'bvhGather', wg);
+      if (name === 'pyramid')
+        return computePipeline(d, 'bvhPyramid', [this.layouts.pyramid], bvhPyramidShader(), 'bvhPyramid', wg);
+      if (name === 'nodes')
+        return computePipeline(d, 'bvhNodes', [this.layouts.nodes], bvhNodesShader(), 'bvhNodes', wg);
+      if (name === 'pairs')
+        return computePipeline(d, 'bvhPairs', [this.layouts.pairs], bvhPairsShader(), 'bvhPairs', { WG: WG_QUERY });
       if (name === 'codes aabb' || name === 'codes obb') {
         const kind = name === 'codes aabb' ? 'aabb' : 'obb';
-        return computePipeline(d, `bvhBoxCodes ${kind}`, [this.layouts.boxCodes], bvhBoxCodesShader({ kind }), 'bvhBoxCodes', wg);
+        return computePipeline(
+          d,
+          `bvhBoxCodes ${kind}`,
+          [this.layouts.boxCodes],
+          bvhBoxCodesShader({ kind }),
+          'bvhBoxCodes',
+          wg,
+        );
       }
-      return computePipeline(d, `bvhBoxes ${name}`, [this.layouts.boxes], bvhBoxesShader({ kind: name }), 'bvhBoxes', { WG: WG_QUERY });
+      return computePipeline(d, `bvhBoxes ${name}`, [this.layouts.boxes], bvhBoxesShader({ kind: name }), 'bvhBoxes', {
+        WG: WG_QUERY,
+      });
     });
   }
 
@@ -125,7 +165,12 @@ export class BvhBroadPhase implements BroadPhase {
     const n = stats.count;
     const limit = bindingLimit(this.device);
     if (BvhNode.size * n > limit) {
-      throw new CapacityError(`spheres for broadphase 'bvh' (${BvhNode.size} bytes a node in one binding)`, n, Math.floor(limit / BvhNode.size), "use broadphase 'grid' or 'auto'");
+      throw new CapacityError(
+        `spheres for broadphase 'bvh' (${BvhNode.size} bytes a node in one binding)`,
+        n,
+        Math.floor(limit / BvhNode.size),
+        "use broadphase 'grid' or 'auto'",
+      );
     }
     this.levels = bvhPyramidLevels(n);
     const blocks = this.levels.reduce((sum, l) => sum + l.count, 0);
@@ -144,7 +189,10 @@ export class BvhBroadPhase implements BroadPhase {
       const bytes = new Uint8Array(LEVEL_STRIDE * this.levels.length);
       this.levels.forEach((l, i) => {
         const srcBase = i > 0 ? this.levels[i - 1].base : 0;
-        bytes.set(new Uint8Array(packStruct(BvhLevel, { level: i + 1, count: l.count, srcBase, dstBase: l.base })), LEVEL_STRIDE * i);
+        bytes.set(
+          new Uint8Array(packStruct(BvhLevel, { level: i + 1, count: l.count, srcBase, dstBase: l.base })),
+          LEVEL_STRIDE * i,
+        );
       });
       this.device.queue.writeBuffer(this.levelParams, 0, bytes);
     }
@@ -155,51 +203,147 @@ export class BvhBroadPhase implements BroadPhase {
     if (n === 0) return;
     const d = this.device;
     const groups = ceilDiv(n, WG_BUILD);
-    this.run(encoder, 'bvh codes', 'codes', bvhCodesBindings.bind(d, 'bvhCodes', { params: this.params, spheres, codes: this.codes.buffer, ids: this.ids.buffer }), groups, timer);
+    this.run(
+      encoder,
+      'bvh codes',
+      'codes',
+      bvhCodesBindings.bind(d, 'bvhCodes', {
+        params: this.params,
+        spheres,
+        codes: this.codes.buffer,
+        ids: this.ids.buffer,
+      }),
+      groups,
+      timer,
+    );
     this.sort.encode(encoder, this.codes.buffer, n, { values: this.ids.buffer, keyBits: 30, timer });
-    this.run(encoder, 'bvh codes hi', 'codesHi', bvhCodesHiBindings.bind(d, 'bvhCodesHi', { params: this.params, spheres, ids: this.ids.buffer, codes: this.codes.buffer }), groups, timer);
+    this.run(
+      encoder,
+      'bvh codes hi',
+      'codesHi',
+      bvhCodesHiBindings.bind(d, 'bvhCodesHi', {
+        params: this.params,
+        spheres,
+        ids: this.ids.buffer,
+        codes: this.codes.buffer,
+      }),
+      groups,
+      timer,
+    );
     this.sort.encode(encoder, this.codes.buffer, n, { values: this.ids.buffer, keyBits: 30, timer });
-    this.run(encoder, 'bvh gather', 'gather', bvhGatherBindings.bind(d, 'bvhGather', { params: this.params, spheres, ids: this.ids.buffer, sorted: this.sorted.buffer, keys: this.keys.buffer }), groups, timer);
+    this.run(
+      encoder,
+      'bvh gather',
+      'gather',
+      bvhGatherBindings.bind(d, 'bvhGather', {
+        params: this.params,
+        spheres,
+        ids: this.ids.buffer,
+        sorted: this.sorted.buffer,
+        keys: this.keys.buffer,
+      }),
+      groups,
+      timer,
+    );
     this.levels.forEach((l, i) => {
       const level = { buffer: this.levelParams, offset: LEVEL_STRIDE * i, size: BvhLevel.size };
-      const group = bvhPyramidBindings.bind(d, 'bvhPyramid', { params: this.params, level, sorted: this.sorted.buffer, pyramid: this.pyramid.buffer });
+      const group = bvhPyramidBindings.bind(d, 'bvhPyramid', {
+        params: this.params,
+        level,
+        sorted: this.sorted.buffer,
+        pyramid: this.pyramid.buffer,
+      });
       this.run(encoder, `bvh pyramid ${i + 1}`, 'pyramid', group, ceilDiv(l.count, WG_BUILD), timer);
     });
     if (n > 1) {
-      const group = bvhNodesBindings.bind(d, 'bvhNodes', { params: this.params, keys: this.keys.buffer, sorted: this.sorted.buffer, pyramid: this.pyramid.buffer, nodes: this.nodes.buffer });
+      const group = bvhNodesBindings.bind(d, 'bvhNodes', {
+        params: this.params,
+        keys: this.keys.buffer,
+        sorted: this.sorted.buffer,
+        pyramid: this.pyramid.buffer,
+        nodes: this.nodes.buffer,
+      });
       this.run(encoder, 'bvh nodes', 'nodes', group, ceilDiv(n - 1, WG_BUILD), timer);
     }
   }
 
   encodeSpherePairs(encoder: GPUCommandEncoder, out: PairList, timer?: GpuTimer): void {
-    const group = bvhPairsBindings.bind(this.device, 'bvhPairs', { params: this.params, sorted: this.sorted.buffer, ids: this.ids.buffer, nodes: this.nodes.buffer, ...out.output() });
+    const group = bvhPairsBindings.bind(this.device, 'bvhPairs', {
+      params: this.params,
+      sorted: this.sorted.buffer,
+      ids: this.ids.buffer,
+      nodes: this.nodes.buffer,
+      ...out.output(),
+    });
     this.run(encoder, 'bvh pairs', 'pairs', group, ceilDiv(this.values.sphereCount, WG_QUERY), timer);
   }
 
   /** One per submission: the box count goes through the queue. */
-  encodeBoxPairs(encoder: GPUCommandEncoder, kind: BoxKind, boxes: GPUBuffer, boxCount: number, out: PairList, timer?: GpuTimer): void {
+  encodeBoxPairs(
+    encoder: GPUCommandEncoder,
+    kind: BoxKind,
+    boxes: GPUBuffer,
+    boxCount: number,
+    out: PairList,
+    timer?: GpuTimer,
+  ): void {
     this.values = { ...this.values, boxCount };
     this.writeParams();
     const d = this.device;
     this.boxKeys.ensure(4 * Math.max(boxCount, 1));
     this.boxOrder.ensure(4 * Math.max(boxCount, 1));
-    this.boxSort ??= new RadixSortPass(d, { maxWorkgroupsPerDimension: this.maxWorkgroupsPerDimension, label: 'bvh box sort' });
-    this.run(encoder, `bvh box codes ${kind}`, `codes ${kind}`, bvhBoxCodesBindings.bind(d, 'bvhBoxCodes', { params: this.params, boxes, boxKeys: this.boxKeys.buffer, boxOrder: this.boxOrder.buffer }), ceilDiv(boxCount, WG_BUILD), timer);
+    this.boxSort ??= new RadixSortPass(d, {
+      maxWorkgroupsPerDimension: this.maxWorkgroupsPerDimension,
+      label: 'bvh box sort',
+    });
+    this.run(
+      encoder,
+      `bvh box codes ${kind}`,
+      `codes ${kind}`,
+      bvhBoxCodesBindings.bind(d, 'bvhBoxCodes', {
+        params: this.params,
+        boxes,
+        boxKeys: this.boxKeys.buffer,
+        boxOrder: this.boxOrder.buffer,
+      }),
+      ceilDiv(boxCount, WG_BUILD),
+      timer,
+    );
     this.boxSort.encode(encoder, this.boxKeys.buffer, boxCount, { values: this.boxOrder.buffer, keyBits: 30, timer });
-    const group = bvhBoxesBindings.bind(d, 'bvhBoxes', { params: this.params, sorted: this.sorted.buffer, ids: this.ids.buffer, nodes: this.nodes.buffer, boxes, boxOrder: this.boxOrder.buffer, ...out.output() });
+    const group = bvhBoxesBindings.bind(d, 'bvhBoxes', {
+      params: this.params,
+      sorted: this.sorted.buffer,
+      ids: this.ids.buffer,
+      nodes: this.nodes.buffer,
+      boxes,
+      boxOrder: this.boxOrder.buffer,
+      ...out.output(),
+    });
     this.run(encoder, `bvh boxes ${kind}`, kind, group, ceilDiv(boxCount, WG_QUERY), timer);
   }
 
   encodeCasts(encoder: GPUCommandEncoder, job: CastJob, timer?: GpuTimer): void {
-    job.kernels.encode(encoder, castBvhKernel, job, { nodes: this.nodes.buffer, sorted: this.sorted.buffer, sortedId: this.ids.buffer }, timer);
+    job.kernels.encode(
+      encoder,
+      castBvhKernel,
+      job,
+      { nodes: this.nodes.buffer, sorted: this.sorted.buffer, sortedId: this.ids.buffer },
+      timer,
+    );
   }
   /** Node boxes against the cast's t values (bvhCastSlack): no 2^-20 of the coordinates. */
   castSlack(reach: CastReach): number {
     return bvhCastSlack(reach);
   }
 
-
-  private run(encoder: GPUCommandEncoder, label: string, pipeline: Parameters<BvhBroadPhase['pipeline']>[0], group: GPUBindGroup, groups: number, timer?: GpuTimer): void {
+  private run(
+    encoder: GPUCommandEncoder,
+    label: string,
+    pipeline: Parameters<BvhBroadPhase['pipeline']>[0],
+    group: GPUBindGroup,
+    groups: number,
+    timer?: GpuTimer,
+  ): void {
     recordPass(encoder, label, this.pipeline(pipeline), group, groups, this.maxWorkgroupsPerDimension, timer);
   }
 

@@ -4,7 +4,13 @@
  * from the bottom, the odd from the top, on counters of their own), then merging the two into
  * the one list and count a PairList holds (pairMerge, which writes the list's counter).
  */
-import { boxGridPairsShader, boxGridPairsBindings, pairMergeShader, pairMergeBindings, PAIR_ENDS_BYTES } from '../../../shaders/broadphase/grid/boxes.wgsl.js';
+import {
+  boxGridPairsShader,
+  boxGridPairsBindings,
+  pairMergeShader,
+  pairMergeBindings,
+  PAIR_ENDS_BYTES,
+} from '../../../shaders/broadphase/grid/boxes.wgsl.js';
 import type { BoxKind } from '../../queryKinds.js';
 import { gridLayoutOf, gridLayoutName, type GridLayout } from '../../../shaders/spatial/grid.wgsl.js';
 import { BoxParams, packStruct } from '../../layout.js';
@@ -33,7 +39,12 @@ export class BoxGridPairsPass {
     private readonly maxWorkgroupsPerDimension: number,
   ) {
     this.params = createBuffer(device, 'box pairs params', BoxParams.size, BufferUsage.UNIFORM | BufferUsage.COPY_DST);
-    this.ends = createBuffer(device, 'box pairs end counters', PAIR_ENDS_BYTES, BufferUsage.STORAGE | BufferUsage.COPY_DST);
+    this.ends = createBuffer(
+      device,
+      'box pairs end counters',
+      PAIR_ENDS_BYTES,
+      BufferUsage.STORAGE | BufferUsage.COPY_DST,
+    );
   }
 
   private mergePipelines(): { move: GPUComputePipeline; count: GPUComputePipeline } {
@@ -49,20 +60,59 @@ export class BoxGridPairsPass {
 
   private pipeline(kind: BoxKind, grid: GridLayout): GPUComputePipeline {
     const key = `${kind} grid ${gridLayoutName(grid)}`;
-    return variant(this.pipelines, key, () => computePipeline(this.device, `boxGridPairs ${key}`, [boxGridPairsBindings.layout(this.device, 'boxGridPairs')], boxGridPairsShader({ kind, ...grid }), 'boxGridPairs', { WG }));
+    return variant(this.pipelines, key, () =>
+      computePipeline(
+        this.device,
+        `boxGridPairs ${key}`,
+        [boxGridPairsBindings.layout(this.device, 'boxGridPairs')],
+        boxGridPairsShader({ kind, ...grid }),
+        'boxGridPairs',
+        { WG },
+      ),
+    );
   }
 
   /** Each box against the spheres of a built grid. One encode per submission. */
-  encode(encoder: GPUCommandEncoder, kind: BoxKind, grid: GpuGrid, boxes: GPUBuffer, boxCount: number, out: PairList, timer?: GpuTimer): void {
+  encode(
+    encoder: GPUCommandEncoder,
+    kind: BoxKind,
+    grid: GpuGrid,
+    boxes: GPUBuffer,
+    boxCount: number,
+    out: PairList,
+    timer?: GpuTimer,
+  ): void {
     const plan = grid.plan;
     if (!plan) throw new Error('the grid has no plan: build it first');
     this.device.queue.writeBuffer(this.params, 0, packStruct(BoxParams, { sphereCount: plan.sphereCount, boxCount }));
     encoder.clearBuffer(this.ends);
-    recordPass(encoder, 'box grid pairs', this.pipeline(kind, gridLayoutOf(plan)), boxGridPairsBindings.bind(this.device, 'boxGridPairs', { ...grid.readBindings(), params: this.params, boxes, pairs: out.output().pairs, ends: this.ends }), ceilDiv(boxCount, WG), this.maxWorkgroupsPerDimension, timer);
+    recordPass(
+      encoder,
+      'box grid pairs',
+      this.pipeline(kind, gridLayoutOf(plan)),
+      boxGridPairsBindings.bind(this.device, 'boxGridPairs', {
+        ...grid.readBindings(),
+        params: this.params,
+        boxes,
+        pairs: out.output().pairs,
+        ends: this.ends,
+      }),
+      ceilDiv(boxCount, WG),
+      this.maxWorkgroupsPerDimension,
+      timer,
+    );
     // The top's pairs after the bottom's: threads striding over them, as many as the boxes' (at most MERGE_WORKGROUPS workgroups), then the count.
     const merge = this.mergePipelines();
     const group = pairMergeBindings.bind(this.device, 'pairMerge', { ...out.output(), ends: this.ends });
-    recordPass(encoder, 'box pairs merge', merge.move, group, Math.min(ceilDiv(boxCount, WG), MERGE_WORKGROUPS), this.maxWorkgroupsPerDimension, timer);
+    recordPass(
+      encoder,
+      'box pairs merge',
+      merge.move,
+      group,
+      Math.min(ceilDiv(boxCount, WG), MERGE_WORKGROUPS),
+      this.maxWorkgroupsPerDimension,
+      timer,
+    );
     recordPass(encoder, 'box pairs merge count', merge.count, group, 1, this.maxWorkgroupsPerDimension, timer);
   }
 

@@ -20,17 +20,33 @@ export class GridPairsPass {
   constructor(
     private readonly device: GPUDevice,
     private readonly maxWorkgroupsPerDimension: number,
-  ) {
-  }
+  ) {}
 
   private pipeline(layout: GridLayout): GPUComputePipeline {
     const key = gridLayoutName(layout);
-    return variant(this.pipelines, key, () => computePipeline(this.device, `gridPairs ${key}`, [gridPairsBindings.layout(this.device, 'gridPairs')], gridPairsShader(layout), 'gridPairs', { WG }));
+    return variant(this.pipelines, key, () =>
+      computePipeline(
+        this.device,
+        `gridPairs ${key}`,
+        [gridPairsBindings.layout(this.device, 'gridPairs')],
+        gridPairsShader(layout),
+        'gridPairs',
+        { WG },
+      ),
+    );
   }
 
   encode(encoder: GPUCommandEncoder, grid: GpuGrid, out: PairList, timer?: GpuTimer): void {
     const plan = grid.plan;
     if (!plan) throw new Error('the grid has no plan: build it first');
-    recordPass(encoder, 'grid pairs', this.pipeline(gridLayoutOf(plan)), gridPairsBindings.bind(this.device, 'gridPairs', { ...grid.readBindings(), ...out.output() }), ceilDiv(plan.sphereCount, WG), this.maxWorkgroupsPerDimension, timer);
+    recordPass(
+      encoder,
+      'grid pairs',
+      this.pipeline(gridLayoutOf(plan)),
+      gridPairsBindings.bind(this.device, 'gridPairs', { ...grid.readBindings(), ...out.output() }),
+      ceilDiv(plan.sphereCount, WG),
+      this.maxWorkgroupsPerDimension,
+      timer,
+    );
   }
 }

@@ -60,7 +60,13 @@ export class GridBroadPhase implements CellBinning {
   }
 
   /** The build without its scatter (CellBinning): the particle world's search scatters in a stable order of its own. */
-  encodeBinning(encoder: GPUCommandEncoder, spheres: GPUBuffer, timer?: GpuTimer, skip?: SkipSwitch, dispatch?: Dispatcher): void {
+  encodeBinning(
+    encoder: GPUCommandEncoder,
+    spheres: GPUBuffer,
+    timer?: GpuTimer,
+    skip?: SkipSwitch,
+    dispatch?: Dispatcher,
+  ): void {
     this.buildPass.encodeCountAndScan(encoder, spheres, this.grid, timer, skip, dispatch);
   }
 
@@ -68,7 +74,14 @@ export class GridBroadPhase implements CellBinning {
     this.pairsPass.encode(encoder, this.grid, out, timer);
   }
 
-  encodeBoxPairs(encoder: GPUCommandEncoder, kind: BoxKind, boxes: GPUBuffer, boxCount: number, out: PairList, timer?: GpuTimer): void {
+  encodeBoxPairs(
+    encoder: GPUCommandEncoder,
+    kind: BoxKind,
+    boxes: GPUBuffer,
+    boxCount: number,
+    out: PairList,
+    timer?: GpuTimer,
+  ): void {
     this.boxPass.encode(encoder, kind, this.grid, boxes, boxCount, out, timer);
   }
 
@@ -81,7 +94,6 @@ export class GridBroadPhase implements CellBinning {
   castSlack(_reach: CastReach): number {
     return 0;
   }
-
 
   destroy(): void {
     this.grid.destroy();

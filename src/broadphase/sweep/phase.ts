@@ -13,7 +13,16 @@
  * The axis, the slack and the estimate 'auto' sweeps by are pure arithmetic in ./axis.ts, which
  * the CPU twin (src/reference/sweep.ts) and the registry line share.
  */
-import { sweepKeysShader, sweepKeysBindings, sweepGatherShader, sweepGatherBindings, sweepPairsShader, sweepPairsBindings, sweepBoxesShader, sweepBoxesBindings } from '../../../shaders/broadphase/sweep/sweep.wgsl.js';
+import {
+  sweepKeysShader,
+  sweepKeysBindings,
+  sweepGatherShader,
+  sweepGatherBindings,
+  sweepPairsShader,
+  sweepPairsBindings,
+  sweepBoxesShader,
+  sweepBoxesBindings,
+} from '../../../shaders/broadphase/sweep/sweep.wgsl.js';
 import { RadixSortPass } from '../../passes/radixSort.js';
 import { packStruct } from '../../layout.js';
 import { SweepParams } from '../../../shaders/broadphase/sweep/layout.js';
@@ -66,10 +75,24 @@ export class SweepBroadPhase implements BroadPhase {
   private pipeline(name: 'keys' | 'gather' | 'pairs' | 'aabb' | 'obb'): GPUComputePipeline {
     return variant(this.pipelines, name, () => {
       const d = this.device;
-      if (name === 'keys') return computePipeline(d, 'sweepKeys', [this.layouts.keys], sweepKeysShader(), 'sweepKeys', { WG: WG_BUILD });
-      if (name === 'gather') return computePipeline(d, 'sweepGather', [this.layouts.gather], sweepGatherShader(), 'sweepGather', { WG: WG_BUILD });
-      if (name === 'pairs') return computePipeline(d, 'sweepPairs', [this.layouts.pairs], sweepPairsShader(), 'sweepPairs', { WG: WG_SWEEP });
-      return computePipeline(d, `sweepBoxes ${name}`, [this.layouts.boxes], sweepBoxesShader({ kind: name }), 'sweepBoxes', { WG: WG_SWEEP });
+      if (name === 'keys')
+        return computePipeline(d, 'sweepKeys', [this.layouts.keys], sweepKeysShader(), 'sweepKeys', { WG: WG_BUILD });
+      if (name === 'gather')
+        return computePipeline(d, 'sweepGather', [this.layouts.gather], sweepGatherShader(), 'sweepGather', {
+          WG: WG_BUILD,
+        });
+      if (name === 'pairs')
+        return computePipeline(d, 'sweepPairs', [this.layouts.pairs], sweepPairsShader(), 'sweepPairs', {
+          WG: WG_SWEEP,
+        });
+      return computePipeline(
+        d,
+        `sweepBoxes ${name}`,
+        [this.layouts.boxes],
+        sweepBoxesShader({ kind: name }),
+        'sweepBoxes',
+        { WG: WG_SWEEP },
+      );
     });
   }
 
@@ -82,28 +105,76 @@ export class SweepBroadPhase implements BroadPhase {
     this.keys.ensure(4 * n);
     this.ids.ensure(4 * n);
     this.sorted.ensure(16 * n);
-    this.values = { sphereCount: stats.count, boxCount: 0, axis: sweepAxis(stats), slack: sweepSlack(stats), maxRadius: stats.maxRadius };
+    this.values = {
+      sphereCount: stats.count,
+      boxCount: 0,
+      axis: sweepAxis(stats),
+      slack: sweepSlack(stats),
+      maxRadius: stats.maxRadius,
+    };
     this.writeParams();
   }
 
   encodeBuild(encoder: GPUCommandEncoder, spheres: GPUBuffer, timer?: GpuTimer): void {
     const n = this.values.sphereCount;
     const groups = ceilDiv(n, WG_BUILD);
-    this.run(encoder, 'sweep keys', 'keys', sweepKeysBindings.bind(this.device, 'sweepKeys', { params: this.params, spheres, keys: this.keys.buffer, ids: this.ids.buffer }), groups, timer);
+    this.run(
+      encoder,
+      'sweep keys',
+      'keys',
+      sweepKeysBindings.bind(this.device, 'sweepKeys', {
+        params: this.params,
+        spheres,
+        keys: this.keys.buffer,
+        ids: this.ids.buffer,
+      }),
+      groups,
+      timer,
+    );
     this.sort.encode(encoder, this.keys.buffer, n, { values: this.ids.buffer, timer });
-    this.run(encoder, 'sweep gather', 'gather', sweepGatherBindings.bind(this.device, 'sweepGather', { params: this.params, spheres, ids: this.ids.buffer, sorted: this.sorted.buffer }), groups, timer);
+    this.run(
+      encoder,
+      'sweep gather',
+      'gather',
+      sweepGatherBindings.bind(this.device, 'sweepGather', {
+        params: this.params,
+        spheres,
+        ids: this.ids.buffer,
+        sorted: this.sorted.buffer,
+      }),
+      groups,
+      timer,
+    );
   }
 
   encodeSpherePairs(encoder: GPUCommandEncoder, out: PairList, timer?: GpuTimer): void {
-    const group = sweepPairsBindings.bind(this.device, 'sweepPairs', { params: this.params, sorted: this.sorted.buffer, ids: this.ids.buffer, ...out.output() });
+    const group = sweepPairsBindings.bind(this.device, 'sweepPairs', {
+      params: this.params,
+      sorted: this.sorted.buffer,
+      ids: this.ids.buffer,
+      ...out.output(),
+    });
     this.run(encoder, 'sweep pairs', 'pairs', group, ceilDiv(this.values.sphereCount, WG_SWEEP), timer);
   }
 
   /** One per submission: the box count goes through the queue. */
-  encodeBoxPairs(encoder: GPUCommandEncoder, kind: BoxKind, boxes: GPUBuffer, boxCount: number, out: PairList, timer?: GpuTimer): void {
+  encodeBoxPairs(
+    encoder: GPUCommandEncoder,
+    kind: BoxKind,
+    boxes: GPUBuffer,
+    boxCount: number,
+    out: PairList,
+    timer?: GpuTimer,
+  ): void {
     this.values = { ...this.values, boxCount };
     this.writeParams();
-    const group = sweepBoxesBindings.bind(this.device, 'sweepBoxes', { params: this.params, sorted: this.sorted.buffer, ids: this.ids.buffer, boxes, ...out.output() });
+    const group = sweepBoxesBindings.bind(this.device, 'sweepBoxes', {
+      params: this.params,
+      sorted: this.sorted.buffer,
+      ids: this.ids.buffer,
+      boxes,
+      ...out.output(),
+    });
     this.run(encoder, `sweep boxes ${kind}`, kind, group, ceilDiv(boxCount, WG_SWEEP), timer);
   }
 
@@ -115,7 +186,14 @@ export class SweepBroadPhase implements BroadPhase {
     throw new Error("broadphase 'sweep' does not serve casts");
   }
 
-  private run(encoder: GPUCommandEncoder, label: string, pipeline: Parameters<SweepBroadPhase['pipeline']>[0], group: GPUBindGroup, groups: number, timer?: GpuTimer): void {
+  private run(
+    encoder: GPUCommandEncoder,
+    label: string,
+    pipeline: Parameters<SweepBroadPhase['pipeline']>[0],
+    group: GPUBindGroup,
+    groups: number,
+    timer?: GpuTimer,
+  ): void {
     recordPass(encoder, label, this.pipeline(pipeline), group, groups, this.maxWorkgroupsPerDimension, timer);
   }
 

@@ -28,13 +28,24 @@ export function colliderList(state: StepState, before: Map<number, BoxSlot[]>): 
       const travelOf = f32(length(body.subarray(8 * t, 8 * t + 3)) * frameDt);
       for (let k = 0; k < boxCount; k++) {
         const bv = colliders.velocities;
-        const travel = (length(bv.subarray(8 * k, 8 * k + 3)) + length(bv.subarray(8 * k + 4, 8 * k + 7)) * length(colliders.poses.subarray(12 * k + 4, 12 * k + 7))) * frameDt;
+        const travel =
+          (length(bv.subarray(8 * k, 8 * k + 3)) +
+            length(bv.subarray(8 * k + 4, 8 * k + 7)) * length(colliders.poses.subarray(12 * k + 4, 12 * k + 7))) *
+          frameDt;
         const g = boxGeometry(s, colliders.poses, k);
         if (!(g.gap <= margin + travelOf + travel)) continue;
         const old = mineBefore.find((c) => c.box === k);
         const moving = [0, 1, 2, 4, 5, 6].some((a) => bv[8 * k + a] !== 0);
         if (!old || moving || -g.gap - slop > SLEEP_OVERLAP * s[3]) rest.time[id] = 0;
-        mine.push({ box: k, impulse: old ? [...old.impulse] : [0, 0, 0, 0], n: [0, 0, 0], push: 0, surface: [0, 0, 0], target: 0, pseudo: 0 });
+        mine.push({
+          box: k,
+          impulse: old ? [...old.impulse] : [0, 0, 0, 0],
+          n: [0, 0, 0],
+          push: 0,
+          surface: [0, 0, 0],
+          target: 0,
+          pseudo: 0,
+        });
       }
     }
     if (mineBefore.some((c) => !mine.some((m) => m.box === c.box))) rest.time[id] = 0;
@@ -49,7 +60,14 @@ export function colliderList(state: StepState, before: Map<number, BoxSlot[]>): 
  * kept in the new tangent plane); the warm start's change of velocity goes into `dv`. Returns
  * the slots (each one share of the particle's mass).
  */
-export function colliderPrepare(state: StepState, slots: BoxSlot[], s: ArrayLike<number>, v: number[], w: number, dv: number[]): number {
+export function colliderPrepare(
+  state: StepState,
+  slots: BoxSlot[],
+  s: ArrayLike<number>,
+  v: number[],
+  w: number,
+  dv: number[],
+): number {
   const colliders = state.colliders!;
   const settings = state.settings;
   let splits = 0;
@@ -82,7 +100,16 @@ export function colliderPrepare(state: StepState, slots: BoxSlot[], s: ArrayLike
  * mass `w` and split mass `wm`: normal, friction and position-correction impulses against a
  * box moving at the slot's surface velocity, their changes of velocity into `dv` and `dvp`.
  */
-export function colliderSolve(slots: BoxSlot[], friction: number, v: ArrayLike<number>, vp: ArrayLike<number>, w: number, wm: number, dv: number[], dvp: number[]): void {
+export function colliderSolve(
+  slots: BoxSlot[],
+  friction: number,
+  v: ArrayLike<number>,
+  vp: ArrayLike<number>,
+  w: number,
+  wm: number,
+  dv: number[],
+  dvp: number[],
+): void {
   for (const c of slots) {
     const rel = [0, 1, 2].map((a) => c.surface[a] - v[a]);
     const vn = dot(rel, c.n);
@@ -90,7 +117,12 @@ export function colliderSolve(slots: BoxSlot[], friction: number, v: ArrayLike<n
     let lt = [c.impulse[1], c.impulse[2], c.impulse[3]];
     let dlt = [0, 0, 0];
     if (friction > 0) {
-      const next = coulomb(lt, rel.map((r, a) => r - vn * c.n[a]), wm, friction * normal);
+      const next = coulomb(
+        lt,
+        rel.map((r, a) => r - vn * c.n[a]),
+        wm,
+        friction * normal,
+      );
       dlt = next.map((x, a) => x - lt[a]);
       lt = next;
     }
@@ -111,12 +143,18 @@ export function colliderMove(state: StepState): void {
   for (let k = 0; k < state.boxCount; k++) {
     const bv = state.colliders!.velocities;
     const pose = state.colliders!.poses;
-    if ([0, 1, 2].some((a) => bv[8 * k + a] !== 0)) for (let a = 0; a < 3; a++) pose[12 * k + a] = f32(pose[12 * k + a] + bv[8 * k + a] * h);
+    if ([0, 1, 2].some((a) => bv[8 * k + a] !== 0))
+      for (let a = 0; a < 3; a++) pose[12 * k + a] = f32(pose[12 * k + a] + bv[8 * k + a] * h);
     const w = bv.subarray(8 * k + 4, 8 * k + 7);
     if ([0, 1, 2].some((a) => w[a] !== 0)) {
       const q = pose.subarray(12 * k + 8, 12 * k + 12);
       const c = cross(w, q);
-      const next = [q[0] + 0.5 * h * (w[0] * q[3] + c[0]), q[1] + 0.5 * h * (w[1] * q[3] + c[1]), q[2] + 0.5 * h * (w[2] * q[3] + c[2]), q[3] - 0.5 * h * dot(w, q)];
+      const next = [
+        q[0] + 0.5 * h * (w[0] * q[3] + c[0]),
+        q[1] + 0.5 * h * (w[1] * q[3] + c[1]),
+        q[2] + 0.5 * h * (w[2] * q[3] + c[2]),
+        q[3] - 0.5 * h * dot(w, q),
+      ];
       const len = Math.hypot(...next);
       for (let a = 0; a < 4; a++) q[a] = f32(next[a] / len);
     }

@@ -11,7 +11,11 @@ export type Vec3 = [number, number, number];
 
 export const dot = (a: ArrayLike<number>, b: ArrayLike<number>): number => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 export const length = (a: ArrayLike<number>): number => Math.sqrt(dot(a, a));
-export const cross = (a: ArrayLike<number>, b: ArrayLike<number>): Vec3 => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+export const cross = (a: ArrayLike<number>, b: ArrayLike<number>): Vec3 => [
+  a[1] * b[2] - a[2] * b[1],
+  a[2] * b[0] - a[0] * b[2],
+  a[0] * b[1] - a[1] * b[0],
+];
 
 /** The WGSL `coincidentNormal` twin: a unit vector hashed from the pair, from the lower index to the higher. */
 export function coincidentNormal(i: number, j: number): Vec3 {
@@ -35,7 +39,13 @@ export interface Geometry {
  * The WGSL entry geometry's twin: the normal from A to B and the gap |AB| − rA − rB. Coincident
  * centres take `fallback` (the solver: the entry's last normal), else the pair's hashed normal.
  */
-export function pairGeometry(pa: ArrayLike<number>, ia: number, pb: ArrayLike<number>, ib: number, fallback?: Vec3): Geometry {
+export function pairGeometry(
+  pa: ArrayLike<number>,
+  ia: number,
+  pb: ArrayLike<number>,
+  ib: number,
+  fallback?: Vec3,
+): Geometry {
   const d = [pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]];
   const dist = Math.sqrt(d[0] ** 2 + d[1] ** 2 + d[2] ** 2);
   const n = (dist > 0 ? d.map((v) => v / dist) : (fallback ?? coincidentNormal(ia, ib))) as Vec3;
@@ -73,7 +83,15 @@ export function boxGeometry(s: ArrayLike<number>, poses: Float32Array, k: number
   const clamped = local.map((x, a) => Math.min(Math.max(x, -half[a]), half[a]));
   const d = local.map((x, a) => x - clamped[a]);
   const dist = length(d);
-  if (dist > 0) return { n: rotate(q, d.map((x) => -x / dist)), gap: dist - s[3], point: rotate(q, clamped) };
+  if (dist > 0)
+    return {
+      n: rotate(
+        q,
+        d.map((x) => -x / dist),
+      ),
+      gap: dist - s[3],
+      point: rotate(q, clamped),
+    };
   const depth = local.map((x, a) => half[a] - Math.abs(x));
   let axis = 0;
   if (depth[1] < depth[axis]) axis = 1;

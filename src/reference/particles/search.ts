@@ -9,7 +9,17 @@ import type { GridPlan } from '../../spatial/plan.js';
 import { walkRows, cellRange, type WalkableGrid } from '../grid.js';
 import { MOVE_ROUNDING } from '../../particles/step.js';
 import { f32, length, coincidentNormal } from './geometry.js';
-import { posOf, reachOf, gapOf, active, type Entry, type Rest, type Settings, type StepState, type ColliderState } from './state.js';
+import {
+  posOf,
+  reachOf,
+  gapOf,
+  active,
+  type Entry,
+  type Rest,
+  type Settings,
+  type StepState,
+  type ColliderState,
+} from './state.js';
 
 /** What the last step left for this one's search: its order, and each position's radius and whether it was static. */
 export interface LastSearch {
@@ -22,13 +32,21 @@ export interface LastSearch {
  * particleGather's wake: a particle moved, set moving, given a new radius, or made static or
  * dynamic since the last step ended is not at rest (its time at rest starts again).
  */
-export function wakeMoved(rest: Rest, spheres: Float32Array, velocities: Float32Array, last: LastSearch, sleepSpeed: number): void {
+export function wakeMoved(
+  rest: Rest,
+  spheres: Float32Array,
+  velocities: Float32Array,
+  last: LastSearch,
+  sleepSpeed: number,
+): void {
   const n = spheres.length / 4;
   // A new radius, or a particle made static or dynamic, since the last step (as the search test).
   const changedOf = new Uint8Array(n);
   if (last.order) {
     last.order.forEach((id, t) => {
-      if (id < n) changedOf[id] = spheres[4 * id + 3] !== last.radius[t] || (velocities[4 * id + 3] === 0 ? 1 : 0) !== last.static[t] ? 1 : 0;
+      if (id < n)
+        changedOf[id] =
+          spheres[4 * id + 3] !== last.radius[t] || (velocities[4 * id + 3] === 0 ? 1 : 0) !== last.static[t] ? 1 : 0;
     });
   }
   for (let id = 0; id < n; id++) {
@@ -46,7 +64,13 @@ export function wakeMoved(rest: Rest, spheres: Float32Array, velocities: Float32
  * allowance; a radius changed; a particle became static or dynamic). `anchors` holds where each
  * position's particle was at the last search, and its reach then (x, y, z, reach).
  */
-export function movedTooFar(last: LastSearch, anchors: Float32Array, spheres: Float32Array, velocities: Float32Array, s: Settings): boolean {
+export function movedTooFar(
+  last: LastSearch,
+  anchors: Float32Array,
+  spheres: Float32Array,
+  velocities: Float32Array,
+  s: Settings,
+): boolean {
   const order = last.order!;
   const half = f32(0.5 * s.skin);
   for (let t = 0; t < order.length; t++) {
@@ -58,7 +82,9 @@ export function movedTooFar(last: LastSearch, anchors: Float32Array, spheres: Fl
     const reach = Math.min(f32(f32(length(v)) * s.frameDt), r);
     const a = anchors.subarray(4 * t, 4 * t + 4);
     const d = [0, 1, 2].map((k) => f32(spheres[4 * id + k] - a[k]));
-    const moved = f32(f32(Math.sqrt(f32(f32(f32(d[0] * d[0]) + f32(d[1] * d[1])) + f32(d[2] * d[2])))) + Math.max(f32(reach - a[3]), 0));
+    const moved = f32(
+      f32(Math.sqrt(f32(f32(f32(d[0] * d[0]) + f32(d[1] * d[1])) + f32(d[2] * d[2])))) + Math.max(f32(reach - a[3]), 0),
+    );
     // Summed left to right in f32, as the GPU does.
     const allowance = f32(MOVE_ROUNDING * [s.margin, s.skin, reach, a[3], moved].reduce((sum, x) => f32(sum + x), r));
     if (!(f32(moved + allowance) <= half)) return true;
@@ -70,7 +96,12 @@ export function movedTooFar(last: LastSearch, anchors: Float32Array, spheres: Fl
  * particleDecide: search when there are no lists, when new settings woke every particle, when
  * the lists were made for other settings, or when some particle moved too far for them.
  */
-export function particleDecide(searchedBefore: boolean, wakeAll: boolean, sameListing: boolean, tooFar: () => boolean): boolean {
+export function particleDecide(
+  searchedBefore: boolean,
+  wakeAll: boolean,
+  sameListing: boolean,
+  tooFar: () => boolean,
+): boolean {
   return !searchedBefore || wakeAll || !sameListing || tooFar();
 }
 
@@ -78,7 +109,14 @@ export function particleDecide(searchedBefore: boolean, wakeAll: boolean, sameLi
  * particleStable (a search: bucket order) or particleGather (the last search's order):
  * positions and bodies by position; a static particle's velocity is 0.
  */
-export function particleGather(spheres: Float32Array, velocities: Float32Array, order: Uint32Array, settings: Settings, rest: Rest, colliders: ColliderState | undefined): StepState {
+export function particleGather(
+  spheres: Float32Array,
+  velocities: Float32Array,
+  order: Uint32Array,
+  settings: Settings,
+  rest: Rest,
+  colliders: ColliderState | undefined,
+): StepState {
   const n = spheres.length / 4;
   const pos = new Float32Array(4 * n);
   const body = new Float32Array(8 * n); // v.xyz, w, p.xyz, splits
@@ -111,7 +149,12 @@ export interface Found {
  * walk order, warm-started from the last step's lists (`previousOf`, by particle index). Also
  * returns the anchors the next steps' test compares with: where each particle is, and its reach.
  */
-export function particleFill(state: StepState, grid: WalkableGrid, plan: GridPlan, previousOf: Map<number, Entry[]>): Found & { anchors: Float32Array } {
+export function particleFill(
+  state: StepState,
+  grid: WalkableGrid,
+  plan: GridPlan,
+  previousOf: Map<number, Entry[]>,
+): Found & { anchors: Float32Array } {
   const { n, order, body, settings } = state;
   const positionOf = new Uint32Array(n);
   for (let t = 0; t < n; t++) positionOf[order[t]] = t;
@@ -142,7 +185,16 @@ export function particleFill(state: StepState, grid: WalkableGrid, plan: GridPla
         const pairReach = f32(reach + reachOf(state, u));
         if (!(gap <= f32(listed + pairReach))) return;
         const warm = previous.find((e) => e.id === other);
-        list.push({ nbr: u, dormant: !active(settings, gap, pairReach), id: other, impulse: warm ? [...warm.impulse] : [0, 0, 0, 0], n: coincidentNormal(id, other), push: 0, target: 0, pseudo: 0 });
+        list.push({
+          nbr: u,
+          dormant: !active(settings, gap, pairReach),
+          id: other,
+          impulse: warm ? [...warm.impulse] : [0, 0, 0, 0],
+          n: coincidentNormal(id, other),
+          push: 0,
+          target: 0,
+          pseudo: 0,
+        });
         if (gap <= 0 && t < u) touching++;
       });
     });

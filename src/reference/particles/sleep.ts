@@ -35,12 +35,23 @@ export function particleSleep(state: StepState, lists: Entry[][]): Sleep {
   const rested = (id: number): boolean => rest.time[id] > 0 && rest.time[id] >= sleepTime;
   const overlapLimit = f32(SLEEP_OVERLAP);
   const shallow = (t: number, u: number): boolean =>
-    !(f32(-gapOf(posOf(state, t), posOf(state, u)) - slop) > f32(overlapLimit * Math.min(pos[4 * t + 3], pos[4 * u + 3])));
+    !(
+      f32(-gapOf(posOf(state, t), posOf(state, u)) - slop) >
+      f32(overlapLimit * Math.min(pos[4 * t + 3], pos[4 * u + 3]))
+    );
   const woken: number[] = [];
   for (let t = 0; t < n; t++) {
     const id = order[t];
-    if (body[8 * t + 3] > 0 && rest.time[id] > 0 && sleepTime <= MAX_SLEEP_TIME) deep[id] = lists[t].every((c) => shallow(t, c.nbr)) ? 0 : 1;
-    if (body[8 * t + 3] > 0 && rested(id) && lists[t].length >= rest.entries[id] && !deep[id] && lists[t].every((c) => rested(c.id))) asleep[t] = 1;
+    if (body[8 * t + 3] > 0 && rest.time[id] > 0 && sleepTime <= MAX_SLEEP_TIME)
+      deep[id] = lists[t].every((c) => shallow(t, c.nbr)) ? 0 : 1;
+    if (
+      body[8 * t + 3] > 0 &&
+      rested(id) &&
+      lists[t].length >= rest.entries[id] &&
+      !deep[id] &&
+      lists[t].every((c) => rested(c.id))
+    )
+      asleep[t] = 1;
     else if (rest.slept[id] || (rest.isStatic[id] && body[8 * t + 3] > 0)) woken.push(t); // or made dynamic
     rest.entries[id] = lists[t].length;
   }
@@ -65,7 +76,8 @@ export function particleSleep(state: StepState, lists: Entry[][]): Sleep {
     for (let t = 0; t < n; t++) {
       if (asleep[t]) continue;
       const reach = reachOf(state, t);
-      for (const c of lists[t]) c.dormant = !active(settings, gapOf(posOf(state, t), posOf(state, c.nbr)), f32(reach + reachOf(state, c.nbr)));
+      for (const c of lists[t])
+        c.dormant = !active(settings, gapOf(posOf(state, t), posOf(state, c.nbr)), f32(reach + reachOf(state, c.nbr)));
     }
   }
   return { asleep, deep, sleeping };
@@ -85,7 +97,11 @@ export function particleWriteBack(state: StepState, velocities: Float32Array, sl
     const d = [0, 1, 2].map((a) => f32(pos[4 * t + a] - rest.position[3 * id + a]));
     const dv = [0, 1, 2].map((a) => f32(body[8 * t + a] - velocities[4 * id + a]));
     const held = gravityLength === 0 || f32(length(dv)) <= f32(f32(0.5 * gravityLength) * frameDt);
-    const still = f32(length(body.subarray(8 * t, 8 * t + 3))) <= sleepSpeed && f32(length(d)) <= f32(sleepSpeed * frameDt) && held && !sleep.deep[id];
+    const still =
+      f32(length(body.subarray(8 * t, 8 * t + 3))) <= sleepSpeed &&
+      f32(length(d)) <= f32(sleepSpeed * frameDt) &&
+      held &&
+      !sleep.deep[id];
     rest.position.set(pos.subarray(4 * t, 4 * t + 3), 3 * id);
     rest.time[id] = still ? f32(rest.time[id] + frameDt) : 0;
     rest.slept[id] = sleep.asleep[t];

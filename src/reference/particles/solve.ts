@@ -5,7 +5,18 @@
  */
 import { f32, dot, pairGeometry, coulomb, type Vec3 } from './geometry.js';
 import { colliderPrepare, colliderSolve } from './colliders.js';
-import { posOf, target, keepsImpulse, push, wallGap, noWall, type Contacts, type Entry, type StepState, type Wall } from './state.js';
+import {
+  posOf,
+  target,
+  keepsImpulse,
+  push,
+  wallGap,
+  noWall,
+  type Contacts,
+  type Entry,
+  type StepState,
+  type Wall,
+} from './state.js';
 
 /**
  * particlePrepare's pair entries of the particle at t (sphere `s`, velocity `v` with gravity,
@@ -13,7 +24,15 @@ import { posOf, target, keepsImpulse, push, wallGap, noWall, type Contacts, type
  * new tangent plane), the warm start's change of velocity into `dv`; a dormant entry starts
  * from 0. Returns the active entries.
  */
-function preparePairs(state: StepState, list: Entry[], s: ArrayLike<number>, id: number, v: number[], w: number, dv: number[]): number {
+function preparePairs(
+  state: StepState,
+  list: Entry[],
+  s: ArrayLike<number>,
+  id: number,
+  v: number[],
+  w: number,
+  dv: number[],
+): number {
   const { body, settings } = state;
   let splits = 0;
   for (const c of list) {
@@ -49,7 +68,14 @@ function preparePairs(state: StepState, list: Entry[], s: ArrayLike<number>, id:
  * within the substep plus the margin; kept warm from the last substep on the same side while it
  * stays closed. The warm start's change of velocity goes into `dv`; returns the contacts.
  */
-function prepareWalls(state: StepState, mine: [Wall, Wall, Wall], s: ArrayLike<number>, v: number[], w: number, dv: number[]): number {
+function prepareWalls(
+  state: StepState,
+  mine: [Wall, Wall, Wall],
+  s: ArrayLike<number>,
+  v: number[],
+  w: number,
+  dv: number[],
+): number {
   const settings = state.settings;
   const { h, margin } = settings;
   let splits = 0;
@@ -103,7 +129,16 @@ export function particlePrepare(state: StepState, contacts: Contacts): void {
 }
 
 /** One sweep's pair entries of a particle (velocity `v`, pseudo-velocity `vp`): λ, λt and μ, their changes into `dv` and `dvp`. */
-function solvePairs(state: StepState, list: Entry[], v: ArrayLike<number>, vp: ArrayLike<number>, w: number, wm: number, dv: number[], dvp: number[]): void {
+function solvePairs(
+  state: StepState,
+  list: Entry[],
+  v: ArrayLike<number>,
+  vp: ArrayLike<number>,
+  w: number,
+  wm: number,
+  dv: number[],
+  dvp: number[],
+): void {
   const { body } = state;
   const friction = state.settings.friction;
   for (const c of list) {
@@ -117,13 +152,21 @@ function solvePairs(state: StepState, list: Entry[], v: ArrayLike<number>, vp: A
     let lt = [c.impulse[1], c.impulse[2], c.impulse[3]];
     let dlt = [0, 0, 0];
     if (friction > 0) {
-      const next = coulomb(lt, rel.map((r, a) => r - vn * g.n[a]), k, friction * normal);
+      const next = coulomb(
+        lt,
+        rel.map((r, a) => r - vn * g.n[a]),
+        k,
+        friction * normal,
+      );
       dlt = next.map((x, a) => x - lt[a]);
       lt = next;
     }
     for (let a = 0; a < 3; a++) dv[a] -= w * ((normal - c.impulse[0]) * g.n[a] + dlt[a]);
     c.impulse = [normal, f32(lt[0]), f32(lt[1]), f32(lt[2])];
-    const vpn = dot([0, 1, 2].map((a) => body[8 * u + 4 + a] - vp[a]), g.n);
+    const vpn = dot(
+      [0, 1, 2].map((a) => body[8 * u + 4 + a] - vp[a]),
+      g.n,
+    );
     const pushed = f32(Math.max(c.pseudo + (c.push - vpn) / k, 0));
     for (let a = 0; a < 3; a++) dvp[a] -= w * (pushed - c.pseudo) * g.n[a];
     c.pseudo = pushed;
@@ -131,7 +174,17 @@ function solvePairs(state: StepState, list: Entry[], v: ArrayLike<number>, vp: A
 }
 
 /** One sweep's wall contacts of the particle at sphere `s`: as pairs with a partner of inverse mass 0 at rest. */
-function solveWalls(state: StepState, walls: [Wall, Wall, Wall], s: ArrayLike<number>, v: ArrayLike<number>, vp: ArrayLike<number>, w: number, wm: number, dv: number[], dvp: number[]): void {
+function solveWalls(
+  state: StepState,
+  walls: [Wall, Wall, Wall],
+  s: ArrayLike<number>,
+  v: ArrayLike<number>,
+  vp: ArrayLike<number>,
+  w: number,
+  wm: number,
+  dv: number[],
+  dvp: number[],
+): void {
   const settings = state.settings;
   const friction = settings.friction;
   for (let axis = 0; axis < 3; axis++) {
@@ -146,7 +199,12 @@ function solveWalls(state: StepState, walls: [Wall, Wall, Wall], s: ArrayLike<nu
     lt[(axis + 2) % 3] = c.tangent[1];
     let dlt = [0, 0, 0];
     if (friction > 0) {
-      const next = coulomb(lt, [0, 1, 2].map((a) => -v[a] - vn * nv[a]), wm, friction * normal);
+      const next = coulomb(
+        lt,
+        [0, 1, 2].map((a) => -v[a] - vn * nv[a]),
+        wm,
+        friction * normal,
+      );
       dlt = next.map((x, a) => x - lt[a]);
       lt = next;
     }

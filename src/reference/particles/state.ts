@@ -67,7 +67,13 @@ export interface Rest {
   isStatic: Uint8Array;
 }
 
-export const emptyRest = (n: number): Rest => ({ position: new Float32Array(3 * n), time: new Float32Array(n), slept: new Uint8Array(n), entries: new Uint32Array(n), isStatic: new Uint8Array(n) });
+export const emptyRest = (n: number): Rest => ({
+  position: new Float32Array(3 * n),
+  time: new Float32Array(n),
+  slept: new Uint8Array(n),
+  entries: new Uint32Array(n),
+  isStatic: new Uint8Array(n),
+});
 
 /** The step's settings as the GPU reads them (ParticleParams): f32. */
 export interface Settings {

@@ -12,7 +12,14 @@ import { uniformScene, mixedRadiiScene, outlierScene, coincidentScene, giantsSce
 import { bruteForceSpherePairs, sortPairs } from '../../../src/reference/spherePairs.js';
 import { bruteForceSphereAabbPairs, bruteForceSphereObbPairs } from '../../../src/reference/sphereBox.js';
 import { bruteForceNearestCasts } from '../../../src/reference/casts.js';
-import { buildBvh, walkBvh, mortonCodes, bvhSpherePairs, bvhSphereBoxPairs, bvhNearestCasts } from '../../../src/reference/bvh.js';
+import {
+  buildBvh,
+  walkBvh,
+  mortonCodes,
+  bvhSpherePairs,
+  bvhSphereBoxPairs,
+  bvhNearestCasts,
+} from '../../../src/reference/bvh.js';
 import { bvhPyramidLevels } from '../../../src/broadphase/bvh/phase.js';
 import { BVH_LEAF, BVH_STACK, BVH_MAX_DEPTH } from '../../../src/broadphase/bvh/shape.js';
 
@@ -22,7 +29,11 @@ const gpu = useGpu();
 function duplicateCodes(n: number, seed: number): Float32Array {
   const rand = mulberry32(seed);
   const out = new Float32Array(4 * n);
-  for (let i = 0; i < n; i++) out.set([Math.floor(rand() * 4) * 10, Math.floor(rand() * 4) * 10, Math.floor(rand() * 4) * 10, 0.5 + rand() * 6], 4 * i);
+  for (let i = 0; i < n; i++)
+    out.set(
+      [Math.floor(rand() * 4) * 10, Math.floor(rand() * 4) * 10, Math.floor(rand() * 4) * 10, 0.5 + rand() * 6],
+      4 * i,
+    );
   return out;
 }
 
@@ -30,7 +41,13 @@ function duplicateCodes(n: number, seed: number): Float32Array {
 function points(n: number, seed: number): Float32Array {
   const rand = mulberry32(seed);
   const out = new Float32Array(4 * n);
-  for (let i = 0; i < n; i++) out.set(i % 2 === 1 ? out.slice(4 * (i - 1), 4 * i) : [Math.floor(rand() * 30), Math.floor(rand() * 30), Math.floor(rand() * 30), 0], 4 * i);
+  for (let i = 0; i < n; i++)
+    out.set(
+      i % 2 === 1
+        ? out.slice(4 * (i - 1), 4 * i)
+        : [Math.floor(rand() * 30), Math.floor(rand() * 30), Math.floor(rand() * 30), 0],
+      4 * i,
+    );
   return out;
 }
 
@@ -112,16 +129,21 @@ describe("broadphase: 'bvh', the tree (CPU twin)", () => {
       for (const node of tree.nodes) {
         for (const child of [node.left, node.right]) {
           if (child & BVH_LEAF) parents[child & ~BVH_LEAF]++;
-          else for (let a = 0; a < 3; a++) {
-            expect(tree.nodes[child].lo[a]).toBeGreaterThanOrEqual(node.lo[a]);
-            expect(tree.nodes[child].hi[a]).toBeLessThanOrEqual(node.hi[a]);
-          }
+          else
+            for (let a = 0; a < 3; a++) {
+              expect(tree.nodes[child].lo[a]).toBeGreaterThanOrEqual(node.lo[a]);
+              expect(tree.nodes[child].hi[a]).toBeLessThanOrEqual(node.hi[a]);
+            }
         }
       }
       if (n > 1) expect(Array.from(parents).every((p) => p === 1)).toBe(true);
       expect(tree.depth).toBeLessThanOrEqual(BVH_MAX_DEPTH);
       const visited = new Uint32Array(n);
-      const deepest = walkBvh(tree, () => 0, (u) => visited[u]++);
+      const deepest = walkBvh(
+        tree,
+        () => 0,
+        (u) => visited[u]++,
+      );
       expect(Array.from(visited).every((v) => v === 1)).toBe(true);
       expect(deepest).toBeLessThan(BVH_STACK);
     });
@@ -139,13 +161,16 @@ describe("broadphase: 'bvh', the tree (CPU twin)", () => {
     expect(Array.from(flat.low)).toEqual([0, (2 ** 30 - 1) & ~0x09249249]);
     // Cells are cubic, 2^20 across the largest extent (x, 4 long): y = 1 is cell 2^18, high bits 256.
     const long = mortonCodes(new Float32Array([0, 0, 0, 1, 4, 1, 0, 1]));
-    expect(Array.from(long.high)).toEqual([0, (0x24924924 | 2 ** 25) >>> 0]);
+    expect(Array.from(long.high)).toEqual([0, (0x24924924 | (2 ** 25)) >>> 0]);
   });
 
   it('the pyramid holds the full blocks of every level', () => {
     expect(bvhPyramidLevels(0)).toEqual([]);
     expect(bvhPyramidLevels(1)).toEqual([]);
-    expect(bvhPyramidLevels(7)).toEqual([{ count: 3, base: 0 }, { count: 1, base: 3 }]);
+    expect(bvhPyramidLevels(7)).toEqual([
+      { count: 3, base: 0 },
+      { count: 1, base: 3 },
+    ]);
     expect(bvhPyramidLevels(8).map((l) => l.count)).toEqual([4, 2, 1]);
   });
 });
@@ -173,8 +198,12 @@ describe("broadphase: 'bvh', sphere–box pairs", () => {
       const obbs = randomBoxes(300, 1421, 40, 6, true);
       const aabbOracle = bruteForceSphereAabbPairs(spheres, aabbs);
       expect(aabbOracle.length).toBeGreaterThan(0);
-      expect(sortPairs(await gpu.collider.sphereBoxPairs(spheres, aabbs, { broadphase: 'bvh' }))).toEqual(sortPairs(await gpu.collider.sphereBoxPairs(spheres, aabbs, { broadphase: 'grid' })));
-      expect(sortPairs(await gpu.collider.sphereOrientedBoxPairs(spheres, obbs, { broadphase: 'bvh' }))).toEqual(sortPairs(await gpu.collider.sphereOrientedBoxPairs(spheres, obbs, { broadphase: 'grid' })));
+      expect(sortPairs(await gpu.collider.sphereBoxPairs(spheres, aabbs, { broadphase: 'bvh' }))).toEqual(
+        sortPairs(await gpu.collider.sphereBoxPairs(spheres, aabbs, { broadphase: 'grid' })),
+      );
+      expect(sortPairs(await gpu.collider.sphereOrientedBoxPairs(spheres, obbs, { broadphase: 'bvh' }))).toEqual(
+        sortPairs(await gpu.collider.sphereOrientedBoxPairs(spheres, obbs, { broadphase: 'grid' })),
+      );
       expect(sortPairs(bvhSphereBoxPairs(spheres, aabbs, 'aabb'))).toEqual(aabbOracle);
       expect(sortPairs(bvhSphereBoxPairs(spheres, obbs, 'obb'))).toEqual(bruteForceSphereObbPairs(spheres, obbs));
     });
@@ -191,20 +220,30 @@ describe("broadphase: 'bvh', raycasts and sphere casts", () => {
       const brute = await gpu.collider.raycast(rays, spheres, { broadphase: 'all-pairs' });
       expect(bvh.index.filter((i) => i >= 0).length, 'some rays hit').toBeGreaterThan(10);
       expect(bvh).toEqual(brute);
-      expect(await gpu.collider.sphereCast(casts, spheres, { broadphase: 'bvh' })).toEqual(await gpu.collider.sphereCast(casts, spheres, { broadphase: 'all-pairs' }));
-      expect(await gpu.collider.raycast(rays, spheres, { broadphase: 'bvh', allHits: true })).toEqual(await gpu.collider.raycast(rays, spheres, { broadphase: 'all-pairs', allHits: true }));
-      expect(await gpu.collider.sphereCast(casts, spheres, { broadphase: 'bvh', allHits: true })).toEqual(await gpu.collider.sphereCast(casts, spheres, { broadphase: 'all-pairs', allHits: true }));
+      expect(await gpu.collider.sphereCast(casts, spheres, { broadphase: 'bvh' })).toEqual(
+        await gpu.collider.sphereCast(casts, spheres, { broadphase: 'all-pairs' }),
+      );
+      expect(await gpu.collider.raycast(rays, spheres, { broadphase: 'bvh', allHits: true })).toEqual(
+        await gpu.collider.raycast(rays, spheres, { broadphase: 'all-pairs', allHits: true }),
+      );
+      expect(await gpu.collider.sphereCast(casts, spheres, { broadphase: 'bvh', allHits: true })).toEqual(
+        await gpu.collider.sphereCast(casts, spheres, { broadphase: 'all-pairs', allHits: true }),
+      );
       // The twin's pruned walk gives the oracle's nearest hits.
       const oracle = bruteForceNearestCasts(rays, 6, spheres);
       const twin = bvhNearestCasts(rays, 6, spheres);
       expect(Array.from(twin.index)).toEqual(Array.from(oracle.index));
-      expect(Array.from(bvhNearestCasts(casts, 7, spheres).index)).toEqual(Array.from(bruteForceNearestCasts(casts, 7, spheres).index));
+      expect(Array.from(bvhNearestCasts(casts, 7, spheres).index)).toEqual(
+        Array.from(bruteForceNearestCasts(casts, 7, spheres).index),
+      );
     });
   }
 
   it('no sphere, one sphere, zero-length rays', async () => {
     const rays = new Float32Array([-5, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 6, 0]);
-    expect(Array.from((await gpu.collider.raycast(rays, new Float32Array(0), { broadphase: 'bvh' })).index)).toEqual([-1, -1, -1]);
+    expect(Array.from((await gpu.collider.raycast(rays, new Float32Array(0), { broadphase: 'bvh' })).index)).toEqual([
+      -1, -1, -1,
+    ]);
     const one = await gpu.collider.raycast(rays, new Float32Array([0, 0, 0, 1]), { broadphase: 'bvh' });
     expect(Array.from(one.index)).toEqual([0, -1, -1]);
     expect(one.distance[0]).toBe(4);
@@ -213,7 +252,8 @@ describe("broadphase: 'bvh', raycasts and sphere casts", () => {
   it('ties go to the lowest index: three copies of every sphere (seed 1450)', async () => {
     const base = uniformScene(500, { seed: 1450 });
     const spheres = new Float32Array(3 * base.length);
-    for (let i = 0; i < 500; i++) for (let copy = 0; copy < 3; copy++) spheres.set(base.subarray(4 * i, 4 * i + 4), 4 * (copy * 500 + i));
+    for (let i = 0; i < 500; i++)
+      for (let copy = 0; copy < 3; copy++) spheres.set(base.subarray(4 * i, 4 * i + 4), 4 * (copy * 500 + i));
     const res = await gpu.collider.raycast(randomRays(base, 600, 1450), spheres, { broadphase: 'bvh' });
     const hits = Array.from(res.index).filter((i) => i >= 0);
     expect(hits.length).toBeGreaterThan(100);

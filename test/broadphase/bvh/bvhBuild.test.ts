@@ -27,7 +27,10 @@ interface GpuNodes {
 async function gpuBuild(spheres: Float32Array): Promise<GpuNodes> {
   const device = gpu.device;
   const n = spheres.length / 4;
-  const phase = new BvhBroadPhase({ device, maxWorkgroupsPerDimension: device.limits.maxComputeWorkgroupsPerDimension });
+  const phase = new BvhBroadPhase({
+    device,
+    maxWorkgroupsPerDimension: device.limits.maxComputeWorkgroupsPerDimension,
+  });
   const input = device.createBuffer({ size: spheres.byteLength, usage: BufferUsage.STORAGE | BufferUsage.COPY_DST });
   const bytes = 32 * (n - 1);
   const read = device.createBuffer({ size: bytes, usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST });
@@ -42,7 +45,12 @@ async function gpuBuild(spheres: Float32Array): Promise<GpuNodes> {
     await read.mapAsync(MapMode.READ);
     const words = new Uint32Array(read.getMappedRange().slice(0));
     const floats = new Float32Array(words.buffer);
-    const nodes: GpuNodes = { lo: new Float32Array(3 * (n - 1)), hi: new Float32Array(3 * (n - 1)), left: new Uint32Array(n - 1), right: new Uint32Array(n - 1) };
+    const nodes: GpuNodes = {
+      lo: new Float32Array(3 * (n - 1)),
+      hi: new Float32Array(3 * (n - 1)),
+      left: new Uint32Array(n - 1),
+      right: new Uint32Array(n - 1),
+    };
     for (let i = 0; i < n - 1; i++) {
       nodes.lo.set(floats.subarray(8 * i, 8 * i + 3), 3 * i);
       nodes.left[i] = words[8 * i + 3];
@@ -76,10 +84,13 @@ describe("broadphase: 'bvh': the GPU's tree and boxes are the twin's, bit for bi
       const bad: string[] = [];
       twin.nodes.forEach((node, i) => {
         if (bad.length >= 5) return;
-        if (nodes.left[i] !== node.left || nodes.right[i] !== node.right) bad.push(`node ${i}: children ${nodes.left[i]}, ${nodes.right[i]} (twin ${node.left}, ${node.right})`);
+        if (nodes.left[i] !== node.left || nodes.right[i] !== node.right)
+          bad.push(`node ${i}: children ${nodes.left[i]}, ${nodes.right[i]} (twin ${node.left}, ${node.right})`);
         for (let a = 0; a < 3; a++) {
           if (nodes.lo[3 * i + a] !== node.lo[a] || nodes.hi[3 * i + a] !== node.hi[a]) {
-            bad.push(`node ${i} axis ${a}: [${nodes.lo[3 * i + a]}, ${nodes.hi[3 * i + a]}] (twin [${node.lo[a]}, ${node.hi[a]}])`);
+            bad.push(
+              `node ${i} axis ${a}: [${nodes.lo[3 * i + a]}, ${nodes.hi[3 * i + a]}] (twin [${node.lo[a]}, ${node.hi[a]}])`,
+            );
             break;
           }
         }

@@ -18,14 +18,31 @@ import { useGpu } from '../../support/gpu.js';
 import { mulberry32 } from '../../support/random.js';
 import { bruteForceSpherePairs, sortPairs } from '../../../src/reference/spherePairs.js';
 import { bruteForceSphereAabbPairs } from '../../../src/reference/sphereBox.js';
-import { buildBvh, bvhPairWork, bvhBoxWork, bvhSpherePairs, bvhSphereBoxPairs, bvhNearestCasts, type BvhWork } from '../../../src/reference/bvh.js';
+import {
+  buildBvh,
+  bvhPairWork,
+  bvhBoxWork,
+  bvhSpherePairs,
+  bvhSphereBoxPairs,
+  bvhNearestCasts,
+  type BvhWork,
+} from '../../../src/reference/bvh.js';
 
 const gpu = useGpu();
 
 /** side³ spheres of radius 1/16 on a cubic lattice of spacing 1/8 (each touches its 6 neighbours), `offset` on every axis. */
 function lattice(side: number, offset: number): Float32Array {
   const out = new Float32Array(4 * side ** 3);
-  for (let i = 0; i < side ** 3; i++) out.set([offset + (i % side) / 8, offset + (Math.floor(i / side) % side) / 8, offset + Math.floor(i / side ** 2) / 8, 1 / 16], 4 * i);
+  for (let i = 0; i < side ** 3; i++)
+    out.set(
+      [
+        offset + (i % side) / 8,
+        offset + (Math.floor(i / side) % side) / 8,
+        offset + Math.floor(i / side ** 2) / 8,
+        1 / 16,
+      ],
+      4 * i,
+    );
   return out;
 }
 
@@ -68,7 +85,10 @@ function latticeCasts(count: number, side: number, offset: number, radius: numbe
     const axis = Math.floor(rand() * 3);
     from[axis] = rand() < 0.5 ? -1 - radius : extent + 1 + radius;
     const to = target.map((t, a) => t + 0.5 * (t - from[a]));
-    out.set([...from.map((v) => offset + v), ...to.map((v) => offset + v), ...(radius > 0 ? [radius] : [])], stride * k);
+    out.set(
+      [...from.map((v) => offset + v), ...to.map((v) => offset + v), ...(radius > 0 ? [radius] : [])],
+      stride * k,
+    );
   }
   return out;
 }
@@ -107,7 +127,13 @@ describe("broadphase: 'bvh' far from the origin: the walks' work (CPU twin)", ()
     for (const radius of [0, 0.5]) {
       const work = (offset: number): BvhWork => {
         const w: BvhWork = { queries: 0, nodeTests: 0, leafVisits: 0 };
-        bvhNearestCasts(latticeCasts(300, 25, offset, radius, 1508), radius > 0 ? 7 : 6, lattice(25, offset), undefined, w);
+        bvhNearestCasts(
+          latticeCasts(300, 25, offset, radius, 1508),
+          radius > 0 ? 7 : 6,
+          lattice(25, offset),
+          undefined,
+          w,
+        );
         return w;
       };
       const near = work(0);
@@ -140,7 +166,7 @@ describe("broadphase: 'bvh' far from the origin: exact answers", () => {
     expect(bvh).toEqual(sortPairs(await gpu.collider.spherePairs(spheres, { broadphase: 'grid' })));
   });
 
-  it('a 12³ lattice at 1e6 with radii 1/16 ± 2^-22 (every pair in the band) and AABBs on it: the grid\'s answers; the twin\'s are the oracle\'s', async () => {
+  it("a 12³ lattice at 1e6 with radii 1/16 ± 2^-22 (every pair in the band) and AABBs on it: the grid's answers; the twin's are the oracle's", async () => {
     const spheres = lattice(12, FAR);
     const rand = mulberry32(1502);
     for (let i = 0; i < spheres.length / 4; i++) spheres[4 * i + 3] = 1 / 16 + (Math.floor(rand() * 3) - 1) * 2 ** -22;
@@ -152,11 +178,13 @@ describe("broadphase: 'bvh' far from the origin: exact answers", () => {
     const boxes = latticeBoxes(300, 12, FAR, 1503);
     const oracle = bruteForceSphereAabbPairs(spheres, boxes);
     expect(oracle.length).toBeGreaterThan(1000);
-    expect(sortPairs(await gpu.collider.sphereBoxPairs(spheres, boxes, { broadphase: 'bvh' }))).toEqual(sortPairs(await gpu.collider.sphereBoxPairs(spheres, boxes, { broadphase: 'grid' })));
+    expect(sortPairs(await gpu.collider.sphereBoxPairs(spheres, boxes, { broadphase: 'bvh' }))).toEqual(
+      sortPairs(await gpu.collider.sphereBoxPairs(spheres, boxes, { broadphase: 'grid' })),
+    );
     expect(sortPairs(bvhSphereBoxPairs(spheres, boxes, 'aabb', tree))).toEqual(oracle);
   });
 
-  it('raycasts and sphere casts through a 12³ lattice at 1e6: all-pairs\' records exactly', async () => {
+  it("raycasts and sphere casts through a 12³ lattice at 1e6: all-pairs' records exactly", async () => {
     const spheres = lattice(12, FAR);
     const rand = mulberry32(1504);
     const rays = new Float32Array(6 * 100).map(() => FAR - 0.3 + rand() * 2.1);
@@ -164,8 +192,12 @@ describe("broadphase: 'bvh' far from the origin: exact answers", () => {
     const nearest = await gpu.collider.raycast(rays, spheres, { broadphase: 'bvh' });
     expect(nearest.index.filter((i) => i >= 0).length, 'some rays hit').toBeGreaterThan(25);
     expect(nearest).toEqual(await gpu.collider.raycast(rays, spheres, { broadphase: 'all-pairs' }));
-    expect(await gpu.collider.raycast(rays, spheres, { broadphase: 'bvh', allHits: true })).toEqual(await gpu.collider.raycast(rays, spheres, { broadphase: 'all-pairs', allHits: true }));
-    expect(await gpu.collider.sphereCast(casts, spheres, { broadphase: 'bvh' })).toEqual(await gpu.collider.sphereCast(casts, spheres, { broadphase: 'all-pairs' }));
+    expect(await gpu.collider.raycast(rays, spheres, { broadphase: 'bvh', allHits: true })).toEqual(
+      await gpu.collider.raycast(rays, spheres, { broadphase: 'all-pairs', allHits: true }),
+    );
+    expect(await gpu.collider.sphereCast(casts, spheres, { broadphase: 'bvh' })).toEqual(
+      await gpu.collider.sphereCast(casts, spheres, { broadphase: 'all-pairs' }),
+    );
   });
   /**
    * Rays and casts that graze spheres (pass within r·(1 ± 2^-20) of the centre) far from the
@@ -177,7 +209,16 @@ describe("broadphase: 'bvh' far from the origin: exact answers", () => {
       const rand = mulberry32(1505);
       const n = 8 ** 3;
       const spheres = new Float32Array(4 * n);
-      for (let i = 0; i < n; i++) spheres.set([offset + 4 * (i % 8) + rand(), offset + 4 * (Math.floor(i / 8) % 8) + rand(), offset + 4 * Math.floor(i / 64) + rand(), 0.25 + rand()], 4 * i);
+      for (let i = 0; i < n; i++)
+        spheres.set(
+          [
+            offset + 4 * (i % 8) + rand(),
+            offset + 4 * (Math.floor(i / 8) % 8) + rand(),
+            offset + 4 * Math.floor(i / 64) + rand(),
+            0.25 + rand(),
+          ],
+          4 * i,
+        );
       const count = 600;
       const rays = new Float32Array(6 * count);
       const casts = new Float32Array(7 * count);
@@ -204,8 +245,12 @@ describe("broadphase: 'bvh' far from the origin: exact answers", () => {
       const all = await gpu.collider.raycast(rays, spheres, { broadphase: 'all-pairs', allHits: true });
       expect(all.offsets[count], 'some rays graze and hit').toBeGreaterThan(100);
       expect(await gpu.collider.raycast(rays, spheres, { broadphase: 'bvh', allHits: true })).toEqual(all);
-      expect(await gpu.collider.raycast(rays, spheres, { broadphase: 'bvh' })).toEqual(await gpu.collider.raycast(rays, spheres, { broadphase: 'all-pairs' }));
-      expect(await gpu.collider.sphereCast(casts, spheres, { broadphase: 'bvh', allHits: true })).toEqual(await gpu.collider.sphereCast(casts, spheres, { broadphase: 'all-pairs', allHits: true }));
+      expect(await gpu.collider.raycast(rays, spheres, { broadphase: 'bvh' })).toEqual(
+        await gpu.collider.raycast(rays, spheres, { broadphase: 'all-pairs' }),
+      );
+      expect(await gpu.collider.sphereCast(casts, spheres, { broadphase: 'bvh', allHits: true })).toEqual(
+        await gpu.collider.sphereCast(casts, spheres, { broadphase: 'all-pairs', allHits: true }),
+      );
     });
   }
   /**
@@ -247,7 +292,10 @@ describe("broadphase: 'bvh' far from the origin: exact answers", () => {
       const expected = sortPairs(await gpu.collider.sphereOrientedBoxPairs(s, boxes, { broadphase: 'all-pairs' }));
       expect(expected.length / 2, 'some pairs').toBeGreaterThan(300);
       for (const broadphase of ['bvh', 'sweep', 'grid'] as const) {
-        expect(Array.from(sortPairs(await gpu.collider.sphereOrientedBoxPairs(s, boxes, { broadphase }))), broadphase).toEqual(Array.from(expected));
+        expect(
+          Array.from(sortPairs(await gpu.collider.sphereOrientedBoxPairs(s, boxes, { broadphase }))),
+          broadphase,
+        ).toEqual(Array.from(expected));
       }
     });
   }

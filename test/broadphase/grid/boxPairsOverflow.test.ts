@@ -45,13 +45,30 @@ function obbsOver(m: number, seed: number): Float32Array {
   const rand = mulberry32(seed);
   const out = new Float32Array(10 * m);
   for (let k = 0; k < m; k++) {
-    out.set([rand() * 40, rand() * 40, rand() * 40, rand() * 7, rand() * 7, rand() * 7, rand() - 0.5, rand() - 0.5, rand() - 0.5, rand() - 0.5], 10 * k);
+    out.set(
+      [
+        rand() * 40,
+        rand() * 40,
+        rand() * 40,
+        rand() * 7,
+        rand() * 7,
+        rand() * 7,
+        rand() - 0.5,
+        rand() - 0.5,
+        rand() - 0.5,
+        rand() - 0.5,
+      ],
+      10 * k,
+    );
   }
   return out;
 }
 
 function storage(data: Float32Array): GPUBuffer {
-  const buffer = gpu.device.createBuffer({ size: Math.max(4 * data.length, 16), usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST });
+  const buffer = gpu.device.createBuffer({
+    size: Math.max(4 * data.length, 16),
+    usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+  });
   gpu.device.queue.writeBuffer(buffer, 0, data);
   return buffer;
 }
@@ -69,8 +86,13 @@ describe('grid box pairs past capacity: the true count, then the exact set', () 
   const obbs = obbsOver(1000, 3603);
 
   for (const kind of ['aabb', 'obb'] as const) {
-    const query = (collider: Awaited<ReturnType<typeof createCollider>>, options: { broadphase: 'grid' | 'all-pairs'; maxPairs?: number }) =>
-      kind === 'aabb' ? collider.sphereBoxPairs(spheres, aabbs, options) : collider.sphereOrientedBoxPairs(spheres, obbs, options);
+    const query = (
+      collider: Awaited<ReturnType<typeof createCollider>>,
+      options: { broadphase: 'grid' | 'all-pairs'; maxPairs?: number },
+    ) =>
+      kind === 'aabb'
+        ? collider.sphereBoxPairs(spheres, aabbs, options)
+        : collider.sphereOrientedBoxPairs(spheres, obbs, options);
 
     it(`${kind}: maxPairs throws the true count; a fresh list overflows, grows and reruns to all-pairs' set (seed 3601)`, async () => {
       const expected = sortPairs(await query(gpu.collider, { broadphase: 'all-pairs' }));
@@ -94,12 +116,23 @@ describe('grid box pairs past capacity: the true count, then the exact set', () 
       const expected = sortPairs(await query(gpu.collider, { broadphase: 'all-pairs' }));
       const total = expected.length / 2;
       const sphereBuffer = storage(spheres);
-      const boxBuffer = kind === 'aabb' ? storage(validateAabbs('aabbs', aabbs)) : storage(validateOrientedBoxes('boxes', obbs));
+      const boxBuffer =
+        kind === 'aabb' ? storage(validateAabbs('aabbs', aabbs)) : storage(validateOrientedBoxes('boxes', obbs));
       const scene = sceneBoundsOf(spheres);
       const encode = (encoder: GPUCommandEncoder, options: { capacity?: number; into?: EncodedPairs }): EncodedPairs =>
         kind === 'aabb'
-          ? gpu.collider.encodeSphereBoxPairs(encoder, { buffer: sphereBuffer, count: spheres.length / 4 }, { buffer: boxBuffer, count: 1000 }, { scene, broadphase: 'grid', ...options })
-          : gpu.collider.encodeSphereOrientedBoxPairs(encoder, { buffer: sphereBuffer, count: spheres.length / 4 }, { buffer: boxBuffer, count: 1000 }, { scene, broadphase: 'grid', ...options });
+          ? gpu.collider.encodeSphereBoxPairs(
+              encoder,
+              { buffer: sphereBuffer, count: spheres.length / 4 },
+              { buffer: boxBuffer, count: 1000 },
+              { scene, broadphase: 'grid', ...options },
+            )
+          : gpu.collider.encodeSphereOrientedBoxPairs(
+              encoder,
+              { buffer: sphereBuffer, count: spheres.length / 4 },
+              { buffer: boxBuffer, count: 1000 },
+              { scene, broadphase: 'grid', ...options },
+            );
       try {
         for (const capacity of [10]) {
           let result!: EncodedPairs;

@@ -32,15 +32,24 @@ function frame(rand: () => number): { d: number[]; e: number[] } {
   return { d, e: e.map((v) => v / le) };
 }
 
-async function expectAllPairsHits(rays: Float32Array, casts: Float32Array, spheres: Float32Array, minHits: number): Promise<void> {
+async function expectAllPairsHits(
+  rays: Float32Array,
+  casts: Float32Array,
+  spheres: Float32Array,
+  minHits: number,
+): Promise<void> {
   const all = await gpu.collider.raycast(rays, spheres, { broadphase: 'all-pairs', allHits: true });
   expect(all.offsets[rays.length / 6], 'some rays hit').toBeGreaterThan(minHits);
   expect(await gpu.collider.raycast(rays, spheres, { broadphase: 'grid', allHits: true })).toEqual(all);
-  expect(await gpu.collider.raycast(rays, spheres, { broadphase: 'grid' })).toEqual(await gpu.collider.raycast(rays, spheres, { broadphase: 'all-pairs' }));
+  expect(await gpu.collider.raycast(rays, spheres, { broadphase: 'grid' })).toEqual(
+    await gpu.collider.raycast(rays, spheres, { broadphase: 'all-pairs' }),
+  );
   const allCasts = await gpu.collider.sphereCast(casts, spheres, { broadphase: 'all-pairs', allHits: true });
   expect(allCasts.offsets[casts.length / 7], 'some casts hit').toBeGreaterThan(minHits);
   expect(await gpu.collider.sphereCast(casts, spheres, { broadphase: 'grid', allHits: true })).toEqual(allCasts);
-  expect(await gpu.collider.sphereCast(casts, spheres, { broadphase: 'grid' })).toEqual(await gpu.collider.sphereCast(casts, spheres, { broadphase: 'all-pairs' }));
+  expect(await gpu.collider.sphereCast(casts, spheres, { broadphase: 'grid' })).toEqual(
+    await gpu.collider.sphereCast(casts, spheres, { broadphase: 'all-pairs' }),
+  );
 }
 
 describe("the grid's casts in the level's frame", () => {
@@ -50,7 +59,16 @@ describe("the grid's casts in the level's frame", () => {
       const rand = mulberry32(3601);
       const n = 8 ** 3;
       const spheres = new Float32Array(4 * n);
-      for (let i = 0; i < n; i++) spheres.set([offset + 4 * (i % 8) + rand(), offset + 4 * (Math.floor(i / 8) % 8) + rand(), offset + 4 * Math.floor(i / 64) + rand(), 0.25 + rand()], 4 * i);
+      for (let i = 0; i < n; i++)
+        spheres.set(
+          [
+            offset + 4 * (i % 8) + rand(),
+            offset + 4 * (Math.floor(i / 8) % 8) + rand(),
+            offset + 4 * Math.floor(i / 64) + rand(),
+            0.25 + rand(),
+          ],
+          4 * i,
+        );
       const count = 600;
       const rays = new Float32Array(6 * count);
       const casts = new Float32Array(7 * count);
@@ -85,7 +103,16 @@ describe("the grid's casts in the level's frame", () => {
     const side = 12;
     const n = side ** 3;
     const spheres = new Float32Array(4 * n);
-    for (let i = 0; i < n; i++) spheres.set([256 * (i % side), 256 * (Math.floor(i / side) % side), 256 * Math.floor(i / side ** 2), 2 ** -(10 + Math.floor(rand() * 3))], 4 * i);
+    for (let i = 0; i < n; i++)
+      spheres.set(
+        [
+          256 * (i % side),
+          256 * (Math.floor(i / side) % side),
+          256 * Math.floor(i / side ** 2),
+          2 ** -(10 + Math.floor(rand() * 3)),
+        ],
+        4 * i,
+      );
     const count = 2000;
     const rays = new Float32Array(6 * count);
     const casts = new Float32Array(7 * count);
@@ -120,7 +147,8 @@ describe("the grid's casts in the level's frame", () => {
     const sph: number[] = [0, 0, 0, 1 / 16, 127, 127, 127, 1 / 16];
     const targets = 600;
     for (let i = 0; i < targets; i++) sph.push(1 + Math.floor(rand() * 126), Y, 1 + Math.floor(rand() * 126), 1 / 16);
-    for (let i = 0; i < 600; i++) sph.push(Math.floor(rand() * 128), Math.floor(rand() * 128), Math.floor(rand() * 128), 1 / 16);
+    for (let i = 0; i < 600; i++)
+      sph.push(Math.floor(rand() * 128), Math.floor(rand() * 128), Math.floor(rand() * 128), 1 / 16);
     const spheres = Float32Array.from(sph);
     const count = 3000;
     const rays = new Float32Array(6 * count);
@@ -154,7 +182,8 @@ describe("the grid's casts in the level's frame", () => {
     it(`shallow casts beside a plane and a line of spheres grazing the outermost: all-pairs' hits exactly, at ${offset.toExponential(0)} (seed 3605)`, async () => {
       const rand = mulberry32(3605);
       const sph: number[] = [];
-      for (let i = 0; i < 1500; i++) sph.push(offset + 256 * rand(), offset + 256 * rand(), offset + (i % 3) * 0.5, 0.25 + 0.5 * rand());
+      for (let i = 0; i < 1500; i++)
+        sph.push(offset + 256 * rand(), offset + 256 * rand(), offset + (i % 3) * 0.5, 0.25 + 0.5 * rand());
       for (let i = 0; i < 300; i++) sph.push(offset + 300 + 0.75 * i, offset + 40, offset + 40, 0.5);
       const spheres = Float32Array.from(sph);
       const n = spheres.length / 4;
@@ -276,7 +305,10 @@ describe("the grid's casts in the level's frame", () => {
       const { d } = frame(rand);
       const i = Math.floor(rand() * 4000);
       const p = [0, 1, 2].map((c) => lattice[4 * i + c]);
-      far.set([...p.map((v, c) => v - d[c] * 1e4 * rand()), ...p.map((v, c) => v + d[c] * 10 * rand()), 0.5 * rand()], 7 * k);
+      far.set(
+        [...p.map((v, c) => v - d[c] * 1e4 * rand()), ...p.map((v, c) => v + d[c] * 10 * rand()), 0.5 * rand()],
+        7 * k,
+      );
     }
     expect(check(lattice, far, 7)).toBeLessThan(0.25);
   });

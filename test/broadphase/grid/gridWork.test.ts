@@ -78,7 +78,10 @@ describe('the grid walks a bounded amount of work on every scene kind (CPU twin 
         casts: (cast.slabs + cast.rows + cast.candidates) / CASTS,
       };
       for (const query of ['pairs', 'boxes', 'casts'] as const) {
-        expect(work[query], `${kind} ${query}: ${work[query].toFixed(1)} against ${measured[query]} measured`).toBeLessThanOrEqual(3 * measured[query]);
+        expect(
+          work[query],
+          `${kind} ${query}: ${work[query].toFixed(1)} against ${measured[query]} measured`,
+        ).toBeLessThanOrEqual(3 * measured[query]);
       }
     });
   }

@@ -33,7 +33,9 @@ describe("broadphase: 'sweep'", () => {
       expect(sweepAxis(validateSpheres('spheres', spheres))).toBe(axis);
       const oracle = bruteForceSpherePairs(spheres);
       expect(oracle.length).toBeGreaterThan(500);
-      expect(sortPairs(await gpu.collider.spherePairs(spheres, { broadphase: 'sweep' }))).toEqual(sortPairs(await gpu.collider.spherePairs(spheres, { broadphase: 'grid' })));
+      expect(sortPairs(await gpu.collider.spherePairs(spheres, { broadphase: 'sweep' }))).toEqual(
+        sortPairs(await gpu.collider.spherePairs(spheres, { broadphase: 'grid' })),
+      );
       expect(sortPairs(sweepSpherePairs(spheres))).toEqual(oracle);
     });
   }
@@ -57,11 +59,19 @@ describe("broadphase: 'sweep'", () => {
     const touching = new Float32Array([2, 0, 0, 1, 0, 0, 0, 1]);
     expect(Array.from(await gpu.collider.spherePairs(touching, { broadphase: 'sweep' }))).toEqual([0, 1]);
     const apart = new Float32Array([2.001, 0, 0, 1, 0, 0, 0, 1, 10, 0, 0, 7.999]);
-    expect(sortPairs(await gpu.collider.spherePairs(apart, { broadphase: 'sweep' }))).toEqual(bruteForceSpherePairs(apart));
+    expect(sortPairs(await gpu.collider.spherePairs(apart, { broadphase: 'sweep' }))).toEqual(
+      bruteForceSpherePairs(apart),
+    );
   });
 
   it("'auto' sweeps the pairs of a long thin scene and keeps the grid for cubes, slabs and coincident piles", async () => {
-    const pick = (spheres: Float32Array): string => chooseBroadphase('auto', { query: 'pairs', sphereCount: spheres.length / 4, gridPlan: () => gpu.collider.planFor(spheres), stats: validateSpheres('spheres', spheres) });
+    const pick = (spheres: Float32Array): string =>
+      chooseBroadphase('auto', {
+        query: 'pairs',
+        sphereCount: spheres.length / 4,
+        gridPlan: () => gpu.collider.planFor(spheres),
+        stats: validateSpheres('spheres', spheres),
+      });
     expect(pick(longScene(20_000, 1512, 1, 20_000, 4))).toBe('sweep');
     expect(pick(longScene(20_000, 1513, 0, 100, 100))).toBe('grid'); // a cube
     const slab = longScene(20_000, 1514, 2, 4, 400); // thin in z, wide in x and y
@@ -79,7 +89,8 @@ describe("broadphase: 'sweep'", () => {
     const spheres = longScene(100, 1511, 0, 100, 5);
     for (const call of [
       () => gpu.collider.raycast(new Float32Array([0, 0, 0, 1, 1, 1]), spheres, { broadphase: 'sweep' as never }),
-      () => gpu.collider.sphereCast(new Float32Array([0, 0, 0, 1, 1, 1, 0.5]), spheres, { broadphase: 'sweep' as never }),
+      () =>
+        gpu.collider.sphereCast(new Float32Array([0, 0, 0, 1, 1, 1, 0.5]), spheres, { broadphase: 'sweep' as never }),
     ]) {
       const error = await call().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(InvalidInputError);
