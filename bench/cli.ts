@@ -682,7 +682,7 @@ for (const suite of ['pairs', 'casts', 'boxes', 'particles', 'sort', 'resident',
       r.rate ? (units.length === 1 ? num(r.rate.value) : `${num(r.rate.value)} ${r.rate.unit}`) : '',
       ...workColumns.map(([key]) => (r.work?.[key] === undefined ? '–' : num(r.work[key]))),
       withWork
-        ? workText(Object.fromEntries(Object.entries(r.work ?? {}).filter(([k]) => !(WORK_COLUMNS[suite] ?? {})[k])))
+        ? workText(Object.fromEntries(Object.entries(r.work ?? {}).filter(([k]) => !WORK_COLUMNS[suite]?.[k])))
         : '',
       [r.skipped ?? '', r.note ?? ''].filter(Boolean).join('; '),
     ]);

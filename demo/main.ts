@@ -300,7 +300,7 @@ async function main(): Promise<void> {
   gui.add(settings, 'rainRays', 100, 50_000, 100).name('rain rays / frame');
   hooks.setPaused = (paused) => {
     settings.paused = paused;
-    gui.controllersRecursive().forEach((c) => c.updateDisplay());
+    for (const c of gui.controllersRecursive()) c.updateDisplay();
   };
 
   // Ray rain: rays fall straight down from random points above the box; the world casts them on

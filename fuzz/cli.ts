@@ -30,19 +30,20 @@ function usageError(message: string): never {
 }
 
 function parseCommandLine(): { scenes: number; first: number; queries: FuzzQuery[]; out: string } {
-  let parsed;
+  const config = {
+    options: {
+      scenes: { type: 'string', default: '1000' },
+      seed: { type: 'string', default: '1' },
+      queries: { type: 'string', default: FUZZ_QUERIES.join(',') },
+      out: { type: 'string', default: 'test/repro' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  } as const;
+  let parsed: ReturnType<typeof parseArgs<typeof config>>;
   try {
-    parsed = parseArgs({
-      options: {
-        scenes: { type: 'string', default: '1000' },
-        seed: { type: 'string', default: '1' },
-        queries: { type: 'string', default: FUZZ_QUERIES.join(',') },
-        out: { type: 'string', default: 'test/repro' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-      allowPositionals: false,
-    });
+    parsed = parseArgs(config);
   } catch (error) {
     usageError((error as Error).message);
   }

@@ -196,9 +196,9 @@ export function writeStruct<F extends Record<string, FieldType>>(
       if (items.length > field.type.length) {
         throw new Error(`${layout.name}.${field.name} holds ${field.type.length} entries, got ${items.length}`);
       }
-      items.forEach((item, k) =>
-        writeStruct(element, item as StructValues<Record<string, FieldType>>, view, at + k * stride),
-      );
+      items.forEach((item, k) => {
+        writeStruct(element, item as StructValues<Record<string, FieldType>>, view, at + k * stride);
+      });
     }
   }
 }

@@ -11,6 +11,7 @@ import { describeDevice } from '../src/device.js';
 import { createParticleWorld } from '../src/particles/index.js';
 
 declare module 'vitest' {
+  // biome-ignore lint/suspicious/noExportsInTest: a module augmentation (the context the projects provide), not a test's export
   export interface ProvidedContext {
     webgpuEngine: 'Dawn' | 'wgpu';
   }

@@ -246,7 +246,7 @@ export function sizeArrays(code: string, arrays: readonly RuntimeArray[], length
   const sized: [string, number][] = [];
   arrays.forEach((array, i) => {
     if (lengths[i] <= 0) return;
-    out += code.slice(at, array.start) + `array<${array.type}, ${lengths[i]}>`;
+    out += `${code.slice(at, array.start)}array<${array.type}, ${lengths[i]}>`;
     at = array.end;
     sized.push([array.name, lengths[i]]);
   });

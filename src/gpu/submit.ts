@@ -47,6 +47,7 @@ export async function createChecked<T extends { destroy(): void }>(device: GPUDe
     const error = await settle(device, device.popErrorScope());
     if (error) {
       made?.destroy();
+      // biome-ignore lint/correctness/noUnsafeFinally: a validation error is the cause of whatever make() threw, so it wins
       throw new WebGPUError('validation', error.message);
     }
   }

@@ -237,7 +237,9 @@ export function mergeParameters(
     }
   }
   const gravity = checkVector('options.gravity', parameters.gravity, 3);
-  gravity?.forEach((g, a) => checkValue('options.gravity', -1, g, `g${'xyz'[a]}`));
+  gravity?.forEach((g, a) => {
+    checkValue('options.gravity', -1, g, `g${'xyz'[a]}`);
+  });
   const s = current;
   return {
     gravity: gravity ?? s.gravity,

@@ -179,7 +179,7 @@ export class BindGroupCache {
   get<N extends string>(key: string, decl: Bindings<N>, resources: Readonly<Record<N, BindingResource>>): GPUBindGroup {
     const list = decl.entries.map((e) => resources[e.name]);
     const cached = this.groups.get(key);
-    if (cached && cached.resources.every((resource, k) => resource === list[k])) return cached.group;
+    if (cached?.resources.every((resource, k) => resource === list[k])) return cached.group;
     const group = decl.bind(this.device, `particle ${key}`, resources);
     this.groups.set(key, { group, resources: list });
     return group;

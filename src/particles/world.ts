@@ -395,8 +395,12 @@ export class ParticleWorld {
       throw new InvalidInputError('change', -1, RULES.option, 'expected { position?, velocity? }');
     const p = checkVector('position', change.position, 3);
     const v = checkVector('velocity', change.velocity, 3);
-    p?.forEach((x, a) => checkValue('position', index, x, 'xyz'[a]));
-    v?.forEach((x, a) => checkValue('velocity', index, x, `v${'xyz'[a]}`));
+    p?.forEach((x, a) => {
+      checkValue('position', index, x, 'xyz'[a]);
+    });
+    v?.forEach((x, a) => {
+      checkValue('velocity', index, x, `v${'xyz'[a]}`);
+    });
     this.edits++;
     if (p) {
       const at = this.bounds ? p.map((x, a) => Math.min(Math.max(x, this.bounds![a]), this.bounds![a + 3])) : p;

@@ -4,9 +4,9 @@
  * submission never share parameters or working buffers.
  */
 import type { BoxKind } from '../queryKinds.js';
-import { type EncodeOptions, type EncodeCastOptions } from './inputs.js';
+import type { EncodeOptions, EncodeCastOptions } from './inputs.js';
 import { EncodedPairs, EncodedHits, type Lease } from './results.js';
-import { QueryRecorder } from './recorder.js';
+import type { QueryRecorder } from './recorder.js';
 
 /**
  * A recorder lent to one encoded result: given back when the result's `read()` has seen its call

@@ -42,7 +42,7 @@ import { BROADPHASES, type Broadphase } from '../options.js';
 import type { CastReach } from '../spatial/reach.js';
 import { ExclusiveScanPass, scanBufferBytes } from '../passes/scan.js';
 import { planGrid, type BoxSample, type GridPlan, type PlanOptions } from '../spatial/plan.js';
-import { GpuTimer } from '../gpu/timer.js';
+import type { GpuTimer } from '../gpu/timer.js';
 import type { BoxKind } from '../queryKinds.js';
 import type { CastMode } from '../queryKinds.js';
 import { WORKGROUP_SIZE } from '../gpu/workgroups.js';

@@ -3,8 +3,8 @@
  * grow them to it and run again.
  */
 import { CapacityError } from '../errors.js';
-import { type HitRecords } from '../castQueries.js';
-import { EncodedPairs, EncodedHits } from './results.js';
+import type { HitRecords } from '../castQueries.js';
+import type { EncodedPairs, EncodedHits } from './results.js';
 
 export type Submit = (record: (encoder: GPUCommandEncoder) => void) => Promise<void>;
 

@@ -100,7 +100,9 @@ describe('readBuffer', () => {
     expect(created, 'a 8 kB read does not hold a 400 kB buffer').toBe(1);
     const reads = [0, 1, 2, 3].map((k) => readBuffer(gpu.device, buffer, 4 * 20_000 * k, 4 * 20_000));
     const got = await Promise.all(reads);
-    got.forEach((bytes, k) => expect(new Uint32Array(bytes), `read ${k}`).toEqual(expected(20_000 * k, 20_000)));
+    got.forEach((bytes, k) => {
+      expect(new Uint32Array(bytes), `read ${k}`).toEqual(expected(20_000 * k, 20_000));
+    });
   });
 
   it(`keeps no staging buffer larger than ${LARGE_READ_POOL_BYTES / 2 ** 20} MiB`, async () => {

@@ -123,8 +123,10 @@ describe('box colliders against the CPU twin', () => {
         async (world) => {
           world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
           const boxVelocities = new Float32Array(6 * (scene.boxes.length / 10));
-          if (moving)
-            boxVelocities.set([0.5, 0, 0, 0, 0, 0.8], 6 * 1), boxVelocities.set([0, 0.2, 0, 0.5, 0, 0], 6 * 4);
+          if (moving) {
+            boxVelocities.set([0.5, 0, 0, 0, 0, 0.8], 6 * 1);
+            boxVelocities.set([0, 0.2, 0, 0.5, 0, 0], 6 * 4);
+          }
           world.setColliders({ boxes: new Float32Array(scene.boxes), velocities: boxVelocities });
           const colliders = {
             poses: posesOf(scene.boxes),

@@ -12,7 +12,7 @@ import { mulberry32 } from '../support/random.js';
 import { sortPairs } from '../../src/reference/spherePairs.js';
 import { CapacityError, InvalidInputError } from '../../src/errors.js';
 import { RULES, validateAabbs, validateOrientedBoxes, validateCasts } from '../../src/validate.js';
-import { EncodedPairs } from '../../src/resident.js';
+import type { EncodedPairs } from '../../src/resident.js';
 import { BufferUsage, MapMode } from '../../src/gpu/flags.js';
 import { GpuTimer } from '../../src/gpu/timer.js';
 import { workDone } from '../../src/gpu/wait.js';

@@ -54,9 +54,9 @@ export const FIREFOX_FILES = [
   'worker',
 ].map((name) => `test/${name}.test.ts`);
 
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A test name pattern that matches every test except those named (by a part of their name). */
 export function allBut(names: readonly string[]): RegExp {
-  return new RegExp(`^(?!.*(?:${names.map(escape).join('|')}))`);
+  return new RegExp(`^(?!.*(?:${names.map(escapeRegExp).join('|')}))`);
 }

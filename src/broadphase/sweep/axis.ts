@@ -42,7 +42,9 @@ export function sweepEstimate(stats: SphereStats): { candidates: number; elongat
   const axis = sweepAxis(stats);
   const across = Math.max(...extents.filter((_, a) => a !== axis));
   let radii = 0;
-  stats.log2Hist.forEach((count, bin) => (radii += count * stats.log2MaxRadius[bin]));
+  stats.log2Hist.forEach((count, bin) => {
+    radii += count * stats.log2MaxRadius[bin];
+  });
   const meanRadius = stats.count > 0 ? radii / stats.count : 0;
   const length = extents[axis];
   return {
