@@ -7,7 +7,8 @@
 import { InvalidInputError } from './errors.js';
 import { CastHitRecord } from '../shaders/passes/layout.js';
 import type { CastReach } from './spatial/reach.js';
-import { checkOneOf, checkPositiveInteger, checkBoolean, checkOutArray, RULES, type CastBatch } from './validate.js';
+import type { CastBatch } from './validate.js';
+import { checkOneOf, checkPositiveInteger, checkBoolean, checkOutArray, RULES } from './checks.js';
 import { BROADPHASES, type Broadphase, type CastOptions, type CastOut } from './options.js';
 
 export const HIT_BYTES = CastHitRecord.size;

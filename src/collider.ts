@@ -14,6 +14,10 @@ import {
   validateOrientedBoxes,
   validateCasts,
   boxSampleOf,
+  type SphereStats,
+  type CastBatch,
+} from './validate.js';
+import {
   checkOneOf,
   checkPositiveInteger,
   checkBoolean,
@@ -22,9 +26,7 @@ import {
   checkDevice,
   checkOptions,
   checkEncoder,
-  type SphereStats,
-  type CastBatch,
-} from './validate.js';
+} from './checks.js';
 import { requestBrowserDevice } from './device.js';
 import { colliderLimits, type ColliderOptions, type ColliderLimits } from './colliderOptions.js';
 import { BufferUsage } from './gpu/flags.js';

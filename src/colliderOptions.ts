@@ -1,5 +1,5 @@
 /** The Collider's options and the limits it derives from them and its device. */
-import { checkPositiveInteger } from './validate.js';
+import { checkPositiveInteger } from './checks.js';
 import { bindingLimit } from './gpu/buffers.js';
 import { HIT_BYTES } from './castQueries.js';
 import { PAIR_BYTES, GPU_STRIDE } from './layout.js';

@@ -80,7 +80,8 @@ export {
   type EncodeCastOptions,
 } from './resident.js';
 export type { StructLayout, FieldLayout, FieldType, ArrayField, PrimitiveType } from './layout.js';
-export { RULES, type SphereStats } from './validate.js';
+export type { SphereStats } from './validate.js';
+export { RULES } from './checks.js';
 export { GpuTimer, type Profile, type StageTime } from './gpu/timer.js';
 export { workDone } from './gpu/wait.js';
 export type { GridPlan, GridLevelPlan, PlanOptions } from './spatial/plan.js';

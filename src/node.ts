@@ -30,7 +30,7 @@
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { NoAdapterError, InvalidInputError } from './errors.js';
-import { checkOptions, checkOneOf, checkNumber, RULES } from './validate.js';
+import { checkOptions, checkOneOf, checkNumber, RULES } from './checks.js';
 import { requestDeviceFrom, shadersRunOnCpu, type DeviceOptions } from './device.js';
 import { setDeviceWaiter, type DeviceWaiter } from './gpu/wait.js';
 

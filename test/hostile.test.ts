@@ -8,7 +8,7 @@ import { useGpu } from './support/gpu.js';
 import { InvalidInputError, CapacityError, DestroyedError } from '../src/errors.js';
 import { BufferUsage } from '../src/gpu/flags.js';
 import { thrown } from './support/thrown.js';
-import { RULES, MAX_MAGNITUDE } from '../src/validate.js';
+import { RULES, MAX_MAGNITUDE } from '../src/checks.js';
 import { createCollider, type Collider } from '../src/collider.js';
 import { bruteForceSpherePairs, sortPairs } from '../src/reference/spherePairs.js';
 import { coincidentScene } from './support/scenes.js';

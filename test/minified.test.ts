@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { RULES } from '../src/validate.js';
+import { RULES } from '../src/checks.js';
 
 type Lib = typeof import('../src/index.js');
 

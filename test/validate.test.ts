@@ -2,7 +2,8 @@
 import { describe, it, expect } from 'vitest';
 import { useGpu } from './support/gpu.js';
 import { InvalidInputError, CapacityError } from '../src/errors.js';
-import { RULES, validateSpheres } from '../src/validate.js';
+import { validateSpheres } from '../src/validate.js';
+import { RULES } from '../src/checks.js';
 import { createCollider } from '../src/collider.js';
 import { createParticleWorld } from '../src/particles/index.js';
 import { sortPairs } from '../src/reference/spherePairs.js';

@@ -8,7 +8,7 @@
  * (src/options.ts; TypeScript checks the two agree).
  */
 import { InvalidInputError } from '../errors.js';
-import { RULES } from '../validate.js';
+import { RULES } from '../checks.js';
 import { AUTO_GRID_MIN_SPHERES, AUTO_GRID_MIN_BOXES, type Broadphase } from '../options.js';
 import type { GridPlan, PlanOptions } from '../spatial/plan.js';
 import type { SphereStats } from '../validate.js';

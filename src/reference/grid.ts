@@ -8,7 +8,8 @@
 import { ceilLog2 } from '../spatial/level.js';
 import { EXT_SCALE } from '../spatial/level.js';
 import { levelOfLog2, type GridPlan, type GridLevelPlan } from '../spatial/plan.js';
-import { validateSpheres, RULES } from '../validate.js';
+import { validateSpheres } from '../validate.js';
+import { RULES } from '../checks.js';
 import { InvalidInputError } from '../errors.js';
 
 const f32 = Math.fround;

@@ -4,7 +4,8 @@
  */
 import { CapacityError, InvalidInputError } from '../errors.js';
 import { BufferUsage } from '../gpu/flags.js';
-import { checkPositiveInteger, RULES, MAX_MAGNITUDE, type SphereStats } from '../validate.js';
+import type { SphereStats } from '../validate.js';
+import { checkPositiveInteger, RULES, MAX_MAGNITUDE } from '../checks.js';
 import { LOG2_BIAS, LOG2_BINS, ceilLog2Bits } from '../spatial/level.js';
 import type { Broadphase } from '../options.js';
 import { GpuTimer } from '../gpu/timer.js';

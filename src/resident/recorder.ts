@@ -29,15 +29,8 @@ import {
   type CastShape,
   type QueryShape,
 } from '../broadphase/index.js';
-import {
-  checkOneOf,
-  checkPositiveInteger,
-  checkBoolean,
-  checkNumber,
-  RULES,
-  MAX_MAGNITUDE,
-  type SphereStats,
-} from '../validate.js';
+import type { SphereStats } from '../validate.js';
+import { checkOneOf, checkPositiveInteger, checkBoolean, checkNumber, RULES, MAX_MAGNITUDE } from '../checks.js';
 import { BROADPHASES, type Broadphase } from '../options.js';
 import type { CastReach } from '../spatial/reach.js';
 import { ExclusiveScanPass, scanBufferBytes } from '../passes/scan.js';

@@ -9,7 +9,7 @@ import { PairList } from '../gpu/pairList.js';
 import { PairCounter } from '../layout.js';
 import { ResidentStatus } from '../../shaders/resident/layout.js';
 import { CastHitRecord } from '../../shaders/passes/layout.js';
-import { RULES } from '../validate.js';
+import { RULES } from '../checks.js';
 import {
   toRaycastResult,
   toSphereCastResult,

@@ -15,7 +15,7 @@ import { planGrid } from '../../src/spatial/plan.js';
 import { validateSpheres } from '../../src/validate.js';
 import { gridCasts } from '../../src/reference/gridQueries.js';
 import { trueTotal } from '../../src/castQueries.js';
-import { RULES } from '../../src/validate.js';
+import { RULES } from '../../src/checks.js';
 import { thrown } from '../support/thrown.js';
 import { phasesServing } from '../../src/broadphase/registry.js';
 

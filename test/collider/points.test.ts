@@ -10,7 +10,7 @@ import { bruteForceSpherePairs, sortPairs } from '../../src/reference/spherePair
 import { bruteForceSphereAabbPairs, bruteForceSphereObbPairs } from '../../src/reference/sphereBox.js';
 import { bruteForceNearestCasts } from '../../src/reference/casts.js';
 import { InvalidInputError } from '../../src/errors.js';
-import { RULES } from '../../src/validate.js';
+import { RULES } from '../../src/checks.js';
 import { phasesServing } from '../../src/broadphase/registry.js';
 
 const gpu = useGpu();

@@ -20,7 +20,7 @@ import { gridSpherePairs } from '../../src/reference/grid.js';
 import { sweepSpherePairs } from '../../src/reference/sweep.js';
 import { createCollider } from '../../src/collider.js';
 import { CapacityError } from '../../src/errors.js';
-import { RULES } from '../../src/validate.js';
+import { RULES } from '../../src/checks.js';
 import { phasesServing } from '../../src/broadphase/registry.js';
 
 const gpu = useGpu();

@@ -14,7 +14,7 @@ import { createParticleWorld, type ParticleWorld, type ParticleWorldOptions } fr
 import { ParticleSolverTwin, boxGeometry } from '../../src/reference/particles.js';
 import { InvalidInputError, CapacityError } from '../../src/errors.js';
 import { packColliders, WorldColliders } from '../../src/particles/colliders.js';
-import { RULES } from '../../src/validate.js';
+import { RULES } from '../../src/checks.js';
 import { mulberry32 } from '../support/random.js';
 import { readBuffer } from '../../src/gpu/buffers.js';
 

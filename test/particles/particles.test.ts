@@ -15,7 +15,7 @@ import {
 } from '../../src/particles/index.js';
 import { particleStep, ParticleSolverTwin } from '../../src/reference/particles.js';
 import { InvalidInputError, CapacityError, DestroyedError } from '../../src/errors.js';
-import { RULES } from '../../src/validate.js';
+import { RULES } from '../../src/checks.js';
 import { mulberry32, gaussian } from '../support/random.js';
 import { pileScene, pileStats } from '../support/pile.js';
 import { nearestViolations, allHitsViolations } from '../support/casts.js';

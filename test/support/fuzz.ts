@@ -15,7 +15,7 @@ import { bruteForceSphereAabbPairs, bruteForceSphereObbPairs } from '../../src/r
 import { particleStep, type StepParams } from '../../src/reference/particles.js';
 import { createParticleWorld, defaultInverseMass } from '../../src/particles/index.js';
 import type { Collider, Broadphase } from '../../src/collider.js';
-import { MIN_SIZE } from '../../src/validate.js';
+import { MIN_SIZE } from '../../src/checks.js';
 import { phasesServing, type BroadphaseName, type QueryKind } from '../../src/broadphase/index.js';
 
 export const FUZZ_QUERIES = [
