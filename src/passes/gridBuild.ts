@@ -16,7 +16,9 @@ import { computePipeline, variant, recordPass } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { GrowableBuffer } from '../gpu/buffers.js';
 import { ceilDiv, type Dispatcher, type SkipSwitch } from '../gpu/dispatch.js';
-import { gridParamsData, type GridPlan } from '../spatial/plan.js';
+import type { GridPlan } from '../spatial/plan.js';
+import { log2RangeOfLevel } from '../spatial/level.js';
+import { packStruct } from '../layout.js';
 import { GridParams } from '../../shaders/spatial/layout.js';
 import type { GpuTimer } from '../gpu/timer.js';
 import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
@@ -183,4 +185,38 @@ export class GridBuildPass {
   destroy(): void {
     this.scan.destroy();
   }
+}
+
+/** The plan as the `GridParams` uniform the shaders read. */
+export function gridParamsData(plan: GridPlan): ArrayBuffer {
+  return packStruct(GridParams, {
+    sphereCount: plan.sphereCount,
+    bucketMask: plan.bucketMask,
+    levelBias: plan.levelBias,
+    levelStep: plan.levelStep,
+    levelCount: plan.levels.length,
+    dense: plan.dense ? 1 : 0,
+    skip: 0,
+    firstLevel: nextLevelWithSpheres(plan, -1),
+    levels: plan.levels.map((l, b) => ({
+      dims: l.dims,
+      keyBase: l.keyBase,
+      origin: l.origin,
+      lower: l.lower,
+      upper: l.upper,
+      cellSize: l.cellSize,
+      invCellSize: l.invCellSize,
+      maxRadius: l.maxRadius,
+      count: l.count,
+      next: nextLevelWithSpheres(plan, b),
+      log2Range: log2RangeOfLevel(b, plan.levelBias, plan.levelStep, plan.levels.length),
+    })),
+  });
+}
+
+/** The first level after level b that holds spheres (the number of levels when none). */
+export function nextLevelWithSpheres(plan: GridPlan, b: number): number {
+  let next = b + 1;
+  while (next < plan.levels.length && plan.levels[next].count === 0) next++;
+  return next;
 }

@@ -45,3 +45,20 @@ export function ceilLog2(r: number): number {
  * like rays along x visit 3x fewer rows.
  */
 export const SLAB_X = 4;
+
+/**
+ * The radius bins (ceilLog2 r) of level b, [lo, hi] inclusive, open-ended (±2^30) at the first
+ * and last level: levelOfLog2(c) === b exactly when lo ≤ c ≤ hi.
+ */
+export function log2RangeOfLevel(
+  b: number,
+  levelBias: number,
+  levelStep: number,
+  levelCount: number,
+): [number, number] {
+  const open = 2 ** 30;
+  return [
+    b === 0 ? -open : levelBias + (b - 1) * levelStep + 1,
+    b === levelCount - 1 ? open : levelBias + b * levelStep,
+  ];
+}

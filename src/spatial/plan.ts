@@ -47,8 +47,6 @@
  * are filtered by their true cell, and a bucket range is never walked twice for one row.
  */
 import { LOG2_BIAS, LOG2_BINS, MAX_LEVELS, MAX_CELLS_PER_AXIS, ceilLog2 } from './level.js';
-import { packStruct } from '../layout.js';
-import { GridParams } from '../../shaders/spatial/layout.js';
 import type { SphereStats, BoxSample } from './stats.js';
 
 export { BOX_SAMPLE, type BoxSample } from './stats.js';
@@ -499,55 +497,4 @@ export function estimateBoxCost(plan: GridPlan, stats: SphereStats, boxes: BoxSa
   }
   walk *= sampled > 0 ? boxes.count / sampled : 0;
   return BUCKET_COST * plan.bucketCount + (plan.dense ? walk : walk * HASHED_COST_FACTOR);
-}
-
-/** The plan as the `GridParams` uniform the shaders read. */
-export function gridParamsData(plan: GridPlan): ArrayBuffer {
-  return packStruct(GridParams, {
-    sphereCount: plan.sphereCount,
-    bucketMask: plan.bucketMask,
-    levelBias: plan.levelBias,
-    levelStep: plan.levelStep,
-    levelCount: plan.levels.length,
-    dense: plan.dense ? 1 : 0,
-    skip: 0,
-    firstLevel: nextLevelWithSpheres(plan, -1),
-    levels: plan.levels.map((l, b) => ({
-      dims: l.dims,
-      keyBase: l.keyBase,
-      origin: l.origin,
-      lower: l.lower,
-      upper: l.upper,
-      cellSize: l.cellSize,
-      invCellSize: l.invCellSize,
-      maxRadius: l.maxRadius,
-      count: l.count,
-      next: nextLevelWithSpheres(plan, b),
-      log2Range: log2RangeOfLevel(b, plan.levelBias, plan.levelStep, plan.levels.length),
-    })),
-  });
-}
-
-/** The first level after level b that holds spheres (the number of levels when none). */
-export function nextLevelWithSpheres(plan: GridPlan, b: number): number {
-  let next = b + 1;
-  while (next < plan.levels.length && plan.levels[next].count === 0) next++;
-  return next;
-}
-
-/**
- * The radius bins (ceilLog2 r) of level b, [lo, hi] inclusive, open-ended (±2^30) at the first
- * and last level: levelOfLog2(c) === b exactly when lo ≤ c ≤ hi.
- */
-export function log2RangeOfLevel(
-  b: number,
-  levelBias: number,
-  levelStep: number,
-  levelCount: number,
-): [number, number] {
-  const open = 2 ** 30;
-  return [
-    b === 0 ? -open : levelBias + (b - 1) * levelStep + 1,
-    b === levelCount - 1 ? open : levelBias + b * levelStep,
-  ];
 }

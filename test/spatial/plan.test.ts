@@ -13,14 +13,9 @@ import { aabbMargin } from '../support/boxes.js';
 import { nearestViolations } from '../support/casts.js';
 import { mulberry32 } from '../support/random.js';
 import { uniformScene, mixedRadiiScene } from '../support/scenes.js';
-import {
-  planGrid,
-  levelOfLog2,
-  log2RangeOfLevel,
-  gridParamsData,
-  CELLS_PER_SPHERE,
-  type GridPlan,
-} from '../../src/spatial/plan.js';
+import { planGrid, levelOfLog2, CELLS_PER_SPHERE, type GridPlan } from '../../src/spatial/plan.js';
+import { gridParamsData } from '../../src/passes/gridBuild.js';
+import { log2RangeOfLevel } from '../../src/spatial/level.js';
 import { GridParams, GridLevel } from '../../shaders/spatial/layout.js';
 import { EXT_SCALE } from '../../src/spatial/level.js';
 import { validateSpheres, type SphereStats } from '../../src/validate.js';
