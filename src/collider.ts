@@ -15,45 +15,25 @@ import {
   validateCasts,
   boxSampleOf,
   type SphereStats,
-  type CastBatch,
 } from './validate.js';
-import {
-  checkOneOf,
-  checkPositiveInteger,
-  checkBoolean,
-  checkOutArray,
-  checkGridOptions,
-  checkDevice,
-  checkOptions,
-  checkEncoder,
-} from './checks.js';
+import { checkOneOf, checkGridOptions, checkDevice, checkOptions, checkEncoder } from './checks.js';
 import { requestBrowserDevice } from './device.js';
 import { colliderLimits, type ColliderOptions, type ColliderLimits } from './colliderOptions.js';
-import { BufferUsage } from './gpu/flags.js';
-import { GrowableBuffer, upload } from './gpu/buffers.js';
-import { GpuTimer, type Profile } from './gpu/timer.js';
+import { OneShotCalls } from './oneShot.js';
+import { type Profile } from './gpu/timer.js';
 import {
-  HIT_BYTES,
   toRaycastResult,
   toSphereCastResult,
   checkCastOut,
-  castCall,
-  noHits,
-  castReach,
-  type HitRecords,
   type RaycastResult,
   type SphereCastResult,
   type RaycastAllHits,
   type SphereCastAllHits,
 } from './castQueries.js';
-import { checkServes } from './broadphase/index.js';
 import type { GridPlan, PlanOptions } from './spatial/plan.js';
 import {
   QueryRecorder,
   ResidentPool,
-  collectPairs,
-  collectHits,
-  type ResultSlot,
   type EncodedPairs,
   type EncodedHits,
   type GpuRecords,
@@ -61,8 +41,7 @@ import {
   type EncodeCastOptions,
 } from './resident.js';
 import { GPU_STRIDE } from './layout.js';
-import type { BoxKind } from './queryKinds.js';
-import { BROADPHASES, type Broadphase, type PairOptions, type CastOptions } from './options.js';
+import { type PairOptions, type CastOptions } from './options.js';
 
 export { BROADPHASES, AUTO_GRID_MIN_SPHERES, AUTO_GRID_MIN_BOXES } from './options.js';
 export type { Broadphase, PairOptions, CastOptions, CastOut } from './options.js';
@@ -105,24 +84,17 @@ export class Collider {
   /** What one call can take and return on this device. */
   readonly limits: ColliderLimits;
   /** Stage times of the last call made with `profile: true`. */
-  lastProfile: Profile | null = null;
+  get lastProfile(): Profile | null {
+    return this.oneShot.lastProfile;
+  }
 
   private readonly ownsDevice: boolean;
   private readonly calls: CallQueue;
 
-  /** The one-shot calls' inputs, uploaded. */
-  private readonly spheres: GrowableBuffer;
-  private readonly boxes: GrowableBuffer;
-  private readonly casts: GrowableBuffer;
-  /** The one-shot calls' recorder, and their results (kept: the next call reuses the buffers). */
-  private readonly oneShot: QueryRecorder;
-  private readonly pairSlot: ResultSlot<EncodedPairs> = {};
-  private readonly hitSlot: ResultSlot<EncodedHits> = {};
+  /** The one-shot calls' uploads, recorder and results (src/oneShot.ts). */
+  private readonly oneShot: OneShotCalls;
   /** The GPU-resident calls' recorders (broad phases, kernels, parameters), one lent to each call until it is known to have run. */
   private readonly resident: ResidentPool;
-  /** Pairs (hits) found by the last call: the next call starts with room for as many. */
-  private pairHint = 0;
-  private hitHint = 0;
 
   constructor(device: GPUDevice, options: ColliderOptions = {}, ownsDevice = false) {
     this.device = device;
@@ -131,15 +103,11 @@ export class Collider {
     this.limits = limits;
     const { maxWorkgroupsPerDimension } = limits;
     this.calls = new CallQueue(device, 'collider');
-    const usage = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
-    this.spheres = new GrowableBuffer(device, 'input spheres', usage, binding);
-    this.boxes = new GrowableBuffer(device, 'input boxes', usage, binding);
-    this.casts = new GrowableBuffer(device, 'input casts', usage, binding);
     const planOptions: PlanOptions = {
       ...checkGridOptions('options.grid', options.grid),
       maxBuckets: this.limits.maxBuckets,
     };
-    this.oneShot = new QueryRecorder(device, maxWorkgroupsPerDimension, planOptions, 'one-shot', binding);
+    this.oneShot = new OneShotCalls(device, this.calls, limits, binding, planOptions);
     this.resident = new ResidentPool(
       () => new QueryRecorder(device, maxWorkgroupsPerDimension, planOptions, 'resident', binding),
     );
@@ -160,17 +128,7 @@ export class Collider {
     this.calls.checkUsable();
     options = checkOptions<PairOptions>('options', options);
     const stats = validateSpheres('spheres', spheres, this.limits.maxSpheres);
-    const broadphase = checkOneOf('options.broadphase', options.broadphase, BROADPHASES) ?? 'auto';
-    const maxPairs = checkPositiveInteger('options.maxPairs', options.maxPairs) ?? Infinity;
-    const profile = checkBoolean('options.profile', options.profile) ?? false;
-    const out = checkOutArray('options.out', options.out);
-    // Decided once, here (its errors before any early return); the recording runs the phase named.
-    const phase = this.oneShot.phaseFor(broadphase, { query: 'pairs', sphereCount: stats.count, stats }).name;
-    if (stats.count < 2) return out ? out.subarray(0, 0) : new Uint32Array(0);
-    const data = spheres.slice(); // what was validated is what runs, whatever the caller does next
-    return this.run(profile, (timer) =>
-      this.pairs(data, stats, undefined, { broadphase: phase, maxPairs, out, timer }),
-    );
+    return this.oneShot.pairQuery(spheres, stats, undefined, options);
   }
 
   /**
@@ -189,7 +147,7 @@ export class Collider {
     options = checkOptions<PairOptions>('options', options);
     const stats = validateSpheres('spheres', spheres, this.limits.maxSpheres);
     const boxes = validateAabbs('aabbs', aabbs, this.limits.maxBoxes);
-    return this.boxPairs('aabb', spheres, stats, boxes, GPU_STRIDE.aabb, options);
+    return this.oneShot.pairQuery(spheres, stats, { kind: 'aabb', packed: boxes, stride: GPU_STRIDE.aabb }, options);
   }
 
   /**
@@ -213,76 +171,7 @@ export class Collider {
     options = checkOptions<PairOptions>('options', options);
     const stats = validateSpheres('spheres', spheres, this.limits.maxSpheres);
     const packed = validateOrientedBoxes('boxes', boxes, this.limits.maxBoxes);
-    return this.boxPairs('obb', spheres, stats, packed, GPU_STRIDE.orientedBox, options);
-  }
-
-  private async boxPairs(
-    kind: BoxKind,
-    spheres: Float32Array,
-    stats: SphereStats,
-    packedBoxes: Float32Array,
-    stride: number,
-    options: PairOptions,
-  ): Promise<Uint32Array> {
-    const broadphase = checkOneOf('options.broadphase', options.broadphase, BROADPHASES) ?? 'auto';
-    const maxPairs = checkPositiveInteger('options.maxPairs', options.maxPairs) ?? Infinity;
-    const profile = checkBoolean('options.profile', options.profile) ?? false;
-    const out = checkOutArray('options.out', options.out);
-    const n = stats.count;
-    const m = packedBoxes.length / stride;
-    const phase = this.oneShot.phaseFor(broadphase, { query: 'boxes', sphereCount: n, boxCount: m, stats }).name; // decided once
-    if (n === 0 || m === 0) return out ? out.subarray(0, 0) : new Uint32Array(0);
-    const data = spheres.slice(); // the boxes are already a packed copy
-    return this.run(profile, (timer) =>
-      this.pairs(data, stats, { kind, packed: packedBoxes, count: m }, { broadphase: phase, maxPairs, out, timer }),
-    );
-  }
-
-  /**
-   * A one-shot pair search: the inputs uploaded, then `recordPairs` (the encode calls' recording)
-   * submitted until the pairs fit (src/resident/retry.ts, collectPairs); the count and the pairs are
-   * read in one round trip when they number no more than expected (PairList.readCounted), into
-   * `out` when it holds them.
-   */
-  private async pairs(
-    spheres: Float32Array,
-    stats: SphereStats,
-    box: { kind: BoxKind; packed: Float32Array; count: number } | undefined,
-    call: { broadphase: Broadphase; maxPairs: number; out?: Uint32Array; timer: GpuTimer },
-  ): Promise<Uint32Array> {
-    const sphereRecords: GpuRecords = { buffer: this.spheres.ensure(spheres.byteLength), count: stats.count };
-    const boxRecords = box && {
-      kind: box.kind,
-      records: { buffer: this.boxes.ensure(box.packed.byteLength), count: box.count },
-    };
-    const boxSample = box && boxSampleOf(box.kind, box.packed);
-    const pairs = await collectPairs(
-      (record) => this.calls.submit(record),
-      (encoder, capacity, again, into) => {
-        if (!again) {
-          upload(this.device, sphereRecords.buffer, spheres);
-          if (box && boxRecords) upload(this.device, boxRecords.records.buffer, box.packed);
-        }
-        return this.oneShot.recordPairs(encoder, sphereRecords, boxRecords, {
-          stats,
-          boxes: boxSample,
-          broadphase: call.broadphase,
-          capacity,
-          into,
-          workgroupSize: 64,
-          timer: call.timer,
-          dispatchArguments: false,
-          reuseBuild: again,
-        });
-      },
-      this.pairSlot,
-      Math.min(Math.max(this.pairHint, 4096), this.limits.maxPairs),
-      call.maxPairs,
-      this.limits.maxPairs,
-      call.out,
-    );
-    this.pairHint = pairs.length / 2;
-    return pairs;
+    return this.oneShot.pairQuery(spheres, stats, { kind: 'obb', packed, stride: GPU_STRIDE.orientedBox }, options);
   }
 
   /**
@@ -318,7 +207,7 @@ export class Collider {
     const batch = validateCasts('rays', rays, 6, this.limits.maxCasts);
     const stats = validateSpheres('spheres', spheres, this.limits.maxSpheres);
     const out = checkCastOut('raycast', options.out);
-    return toRaycastResult(await this.castAll('raycast', batch, spheres, stats, options), out);
+    return toRaycastResult(await this.oneShot.castQuery('raycast', batch, spheres, stats, options), out);
   }
 
   /**
@@ -359,63 +248,7 @@ export class Collider {
     const batch = validateCasts('casts', casts, 7, this.limits.maxCasts);
     const stats = validateSpheres('spheres', spheres, this.limits.maxSpheres);
     const out = checkCastOut('sphereCast', options.out);
-    return toSphereCastResult(await this.castAll('sphereCast', batch, spheres, stats, options), out);
-  }
-
-  /**
-   * A one-shot cast batch: the inputs uploaded, then `recordCasts` (the encode calls' recording):
-   * the nearest hit of each cast, or every hit with the per-cast offsets (read with the records
-   * expected; past the records' buffer, it grows to the total and the batch runs again:
-   * collectHits).
-   */
-  private async castAll(
-    kind: 'raycast' | 'sphereCast',
-    batch: CastBatch,
-    spheres: Float32Array,
-    stats: SphereStats,
-    options: CastOptions,
-  ): Promise<HitRecords> {
-    const { broadphase: asked, allHits, maxHits, profile } = castCall(options);
-    checkServes(asked, 'casts');
-    const r = batch.count;
-    const n = stats.count;
-    if (r === 0 || n === 0) return noHits(r, allHits);
-    const broadphase = this.oneShot.phaseFor(asked, { query: 'casts', sphereCount: n, casts: batch, stats }).name; // decided once
-    const reach = castReach(batch, Math.max(...stats.min.map(Math.abs), ...stats.max.map(Math.abs)), stats.maxRadius);
-    const data = spheres.slice(); // the casts are already a packed copy
-    return this.run(profile, async (timer) => {
-      const sphereRecords: GpuRecords = { buffer: this.spheres.ensure(data.byteLength), count: n };
-      const castRecords: GpuRecords = { buffer: this.casts.ensure(batch.packed.byteLength), count: r };
-      const hits = await collectHits(
-        (record) => this.calls.submit(record),
-        (encoder, capacity, again, into) => {
-          if (!again) {
-            upload(this.device, sphereRecords.buffer, data);
-            upload(this.device, castRecords.buffer, batch.packed);
-          }
-          return this.oneShot.recordCasts(encoder, castRecords, sphereRecords, {
-            kind,
-            stats,
-            shape: batch,
-            reach,
-            broadphase,
-            allHits,
-            capacity,
-            into,
-            workgroupSize: 64,
-            timer,
-            dispatchArguments: false,
-            reuseBuild: again,
-          });
-        },
-        this.hitSlot,
-        Math.min(Math.max(this.hitHint, r), this.limits.maxHits),
-        maxHits,
-        this.limits.maxHits,
-      );
-      if (allHits) this.hitHint = hits.records.length / (HIT_BYTES / 4);
-      return hits;
-    });
+    return toSphereCastResult(await this.oneShot.castQuery('sphereCast', batch, spheres, stats, options), out);
   }
 
   /**
@@ -426,30 +259,13 @@ export class Collider {
   planFor(spheres: Float32Array | SphereStats, boxes?: { kind: 'aabb' | 'obb'; boxes: Float32Array }): GridPlan {
     const stats =
       spheres instanceof Float32Array ? validateSpheres('spheres', spheres, this.limits.maxSpheres) : spheres;
-    if (!boxes) return this.oneShot.planFor(stats);
+    if (!boxes) return this.oneShot.recorder.planFor(stats);
     const kind = checkOneOf('boxes.kind', boxes.kind ?? null, ['aabb', 'obb'] as const);
     const packed =
       kind === 'aabb'
         ? validateAabbs('boxes.boxes', boxes.boxes, this.limits.maxBoxes)
         : validateOrientedBoxes('boxes.boxes', boxes.boxes, this.limits.maxBoxes);
-    return this.oneShot.planFor(stats, boxSampleOf(kind!, packed));
-  }
-
-  /** Serializes `task` behind earlier calls, with a timer; a profile lands in lastProfile. */
-  private run<T>(profile: boolean, task: (timer: GpuTimer) => Promise<T>): Promise<T> {
-    return this.calls.serialize(async () => {
-      const timer = new GpuTimer(this.device, profile);
-      try {
-        const result = await task(timer);
-        if (timer.enabled) {
-          await this.calls.submit((encoder) => timer.resolve(encoder));
-          this.lastProfile = await timer.read();
-        }
-        return result;
-      } finally {
-        timer.destroy();
-      }
-    });
+    return this.oneShot.recorder.planFor(stats, boxSampleOf(kind!, packed));
   }
 
   // -------------------------------------------------------------------------------------------
@@ -641,10 +457,7 @@ export class Collider {
   destroy(): void {
     if (this.calls.isClosed) return;
     this.calls.close();
-    for (const buffer of [this.spheres, this.boxes, this.casts]) buffer.destroy();
     this.oneShot.destroy();
-    this.pairSlot.result?.destroy();
-    this.hitSlot.result?.destroy();
     this.resident.destroy();
     if (this.ownsDevice) this.device.destroy();
   }
