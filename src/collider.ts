@@ -20,7 +20,7 @@ import { checkOneOf, checkGridOptions, checkDevice, checkOptions, checkEncoder }
 import { requestBrowserDevice } from './device.js';
 import { colliderLimits, type ColliderOptions, type ColliderLimits } from './colliderOptions.js';
 import { OneShotCalls } from './oneShot.js';
-import { type Profile } from './gpu/timer.js';
+import type { Profile } from './gpu/timer.js';
 import {
   toRaycastResult,
   toSphereCastResult,
@@ -41,7 +41,7 @@ import {
   type EncodeCastOptions,
 } from './resident.js';
 import { GPU_STRIDE } from './layout.js';
-import { type PairOptions, type CastOptions } from './options.js';
+import type { PairOptions, CastOptions } from './options.js';
 
 export { BROADPHASES, AUTO_GRID_MIN_SPHERES, AUTO_GRID_MIN_BOXES } from './options.js';
 export type { Broadphase, PairOptions, CastOptions, CastOut } from './options.js';
