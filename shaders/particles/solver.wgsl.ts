@@ -56,11 +56,12 @@
  * flips), so the impulses are equal and opposite and two runs are bitwise identical.
  *
  * The kernels live by stage: common.wgsl.ts (the header, the contact geometry, list ranges),
- * search.wgsl.ts (gather, decide, the stable order, count, fill, carry), substep.wgsl.ts (split,
- * prepare, sweeps, walls, integration), sleep.wgsl.ts (sleep, write-back) and colliders.wgsl.ts
- * (box colliders); this file re-exports them. Each kernel declares its bindings once, by name, beside its WGSL
- * (src/gpu/kernel.ts: `xBindings.wgsl` in the shader, `.layout()` in
- * src/particles/solverPipelines.ts and `.bind({ name: buffer })` in src/particles/recordStep.ts).
+ * search.wgsl.ts (gather, decide, the stable order, count, fill, carry), split.wgsl.ts (split,
+ * busy args), substep.wgsl.ts (prepare, sweeps, walls, integration), sleep.wgsl.ts (sleep,
+ * write-back) and colliders.wgsl.ts (box colliders); this file re-exports them. Each kernel
+ * declares its bindings once, by name, beside its WGSL (src/gpu/kernel.ts: `xBindings.wgsl` in
+ * the shader, `.layout()` in src/particles/solverPipelines.ts and `.bind({ name: buffer })` in
+ * src/particles/recordStep.ts).
  */
 
 export { DORMANT_BIT, PARTNERS_KEPT, contactGeometry } from './common.wgsl.js';
@@ -73,10 +74,6 @@ export {
   particleCountShader,
   particleFillShader,
 } from './search.wgsl.js';
-export {
-  particlePrepareShader,
-  particleIterateShader,
-  particleSplitShader,
-  particleBusyArgsShader,
-} from './substep.wgsl.js';
+export { particlePrepareShader, particleIterateShader } from './substep.wgsl.js';
+export { particleSplitShader, particleBusyArgsShader } from './split.wgsl.js';
 export { particleSleepShader, particleWriteBackShader } from './sleep.wgsl.js';

@@ -3,7 +3,9 @@
  * (`world.encodeColliderContacts`): which particles touch which boxes, with the normal impulse,
  * for a kernel of yours (indirect arguments included) or read back.
  */
-import { CapacityError } from '../errors.js';
+import { CapacityError, InvalidInputError } from '../errors.js';
+import { RULES } from '../checks.js';
+import type { CallQueue } from '../gpu/calls.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, readBuffer, bindingLimit } from '../gpu/buffers.js';
 
@@ -118,5 +120,38 @@ export class ColliderContacts {
     this.records.destroy();
     this.counter.destroy();
     this.dispatch.destroy();
+  }
+}
+
+/**
+ * The result `encodeColliderContacts` records into: `into` (validated: the ColliderContacts of an
+ * earlier call), or a new one for a world of `count` particles.
+ */
+export function contactsInto(device: GPUDevice, into: unknown, count: number): ColliderContacts {
+  if (into !== undefined && !(into instanceof ColliderContacts))
+    throw new InvalidInputError('into', -1, RULES.option, 'the ColliderContacts of an earlier call, or undefined');
+  return into ?? new ColliderContacts(device, Math.max(1024, count));
+}
+
+/**
+ * Records the contacts into `contacts` with `encode`, submits and reads them back; when they did
+ * not fit, grows `contacts` to their count and runs again (CapacityError past a binding).
+ */
+export async function readColliderContacts(
+  device: GPUDevice,
+  calls: CallQueue,
+  contacts: ColliderContacts,
+  encode: (encoder: GPUCommandEncoder) => void,
+): Promise<ColliderContactList> {
+  for (;;) {
+    contacts.reserve(contacts.lastCount);
+    const encoder = device.createCommandEncoder({ label: 'collider contacts' });
+    encode(encoder);
+    device.queue.submit([encoder.finish()]);
+    try {
+      return await calls.typed(contacts.read());
+    } catch (error) {
+      if (!(error instanceof CapacityError) || contacts.lastCount > ColliderContacts.maxCapacity(device)) throw error;
+    }
   }
 }

@@ -5,7 +5,8 @@
  * src/particles/recordStep.ts and shaders/particles/colliders.wgsl.ts.
  */
 import { InvalidInputError } from '../errors.js';
-import { validateOrientedBoxes, checkFloat32Array, checkValue, RULES } from '../validate.js';
+import { validateOrientedBoxes } from '../validate.js';
+import { checkFloat32Array, checkValue, RULES } from '../checks.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, upload, bindingLimit } from '../gpu/buffers.js';
 

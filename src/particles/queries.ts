@@ -22,7 +22,8 @@ import { QueryRecorder, collectHits, type ResultSlot, type EncodedHits } from '.
 import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, upload, GrowableBuffer } from '../gpu/buffers.js';
 import type { CallQueue } from '../gpu/calls.js';
-import { checkNumber, checkPositiveInteger, RULES, MAX_MAGNITUDE, type CastBatch } from '../validate.js';
+import type { CastBatch } from '../validate.js';
+import { checkNumber, checkPositiveInteger, RULES, MAX_MAGNITUDE } from '../checks.js';
 import { InvalidInputError } from '../errors.js';
 import { packStruct } from '../layout.js';
 import { CastHitRecord, CastParams } from '../../shaders/passes/layout.js';

@@ -19,9 +19,8 @@ import {
   iterateIntegrateBindings,
   iterateCollidersBindings,
   iterateIntegrateCollidersBindings,
-  splitBindings,
-  busyArgsBindings,
 } from '../../shaders/particles/substep.wgsl.js';
+import { splitBindings, busyArgsBindings } from '../../shaders/particles/split.wgsl.js';
 import { sleepBindings, writeBackBindings } from '../../shaders/particles/sleep.wgsl.js';
 import {
   colliderFindBindings,

@@ -12,7 +12,7 @@ import {
   RULES,
   MAX_MAGNITUDE,
   checkGridOptions,
-} from '../validate.js';
+} from '../checks.js';
 import { describeDevice } from '../device.js';
 import { bindingLimit } from '../gpu/buffers.js';
 import type { PlanOptions } from '../spatial/plan.js';

@@ -1,10 +1,12 @@
 /**
  * The particle world's state on the GPU (spheres, velocities) and what crosses to and from it:
- * validation and packing of `setParticles`' input, the upload, the read-back, the copy a step
- * that runs again starts from, and the statistics the grid is planned from.
+ * validation and packing of `setParticles`' input (and validation of `setParticle`'s), the
+ * upload, the read-back, the copy a step that runs again starts from, and the statistics the
+ * grid is planned from.
  */
 import { InvalidInputError } from '../errors.js';
-import { validateSpheres, checkFloat32Array, checkValue, RULES, MAX_MAGNITUDE, type SphereStats } from '../validate.js';
+import { validateSpheres, type SphereStats } from '../validate.js';
+import { checkFloat32Array, checkValue, checkVector, RULES, MAX_MAGNITUDE } from '../checks.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, readBuffer, upload } from '../gpu/buffers.js';
 import type { CallQueue } from '../gpu/calls.js';
@@ -91,6 +93,32 @@ export function packParticles(
     }
   }
   return { stats, packed };
+}
+
+/**
+ * Validates `setParticle`'s arguments for particle `index` of a world of `count` particles;
+ * answers the position to write (kept inside `bounds`) and the velocity, each only when given.
+ */
+export function checkParticleChange(
+  index: number,
+  count: number,
+  change: { position?: ArrayLike<number>; velocity?: ArrayLike<number> },
+  bounds: readonly number[] | null,
+): { position?: number[]; velocity?: number[] } {
+  if (!Number.isInteger(index) || index < 0 || index >= count)
+    throw new InvalidInputError('index', -1, RULES.option, `expected an integer in [0, ${count - 1}], got ${index}`);
+  if (typeof change !== 'object' || change === null)
+    throw new InvalidInputError('change', -1, RULES.option, 'expected { position?, velocity? }');
+  const p = checkVector('position', change.position, 3);
+  const v = checkVector('velocity', change.velocity, 3);
+  p?.forEach((x, a) => {
+    checkValue('position', index, x, 'xyz'[a]);
+  });
+  v?.forEach((x, a) => {
+    checkValue('velocity', index, x, `v${'xyz'[a]}`);
+  });
+  const position = p && bounds ? p.map((x, a) => Math.min(Math.max(x, bounds[a]), bounds[a + 3])) : p;
+  return { position, velocity: v };
 }
 
 /**

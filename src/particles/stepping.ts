@@ -1,15 +1,34 @@
 /**
  * The `step` call's submission: the step recorded after a copy of everything it changes, then
  * the sizes it needed read back (8 bytes). Lists that overflowed grow, and the step runs again
- * from the copy, so that nothing is solved with contacts lost.
+ * from the copy, so that nothing is solved with contacts lost. Beside it, what else changes or
+ * reads the solver's step state for the world: the recording of steps (`step`, `encode`), the
+ * box colliders' setting (`setColliders`) and the counters' read-back.
  */
+import { InvalidInputError } from '../errors.js';
+import { RULES } from '../checks.js';
 import { readBuffer } from '../gpu/buffers.js';
 import type { CallQueue } from '../gpu/calls.js';
 import { GpuTimer, type Profile } from '../gpu/timer.js';
-import { ParticleStats } from '../../shaders/particles/layout.js';
+import { ParticleStats, ParticleReuse } from '../../shaders/particles/layout.js';
 import type { ParticleSolver } from './solver.js';
-import type { WorldColliders } from './colliders.js';
+import { WorldColliders, packColliders, type ColliderSet } from './colliders.js';
 import type { WorldState } from './state.js';
+import type { StepParams } from './step.js';
+
+/** What {@link ParticleWorld.contactSearches} counts. */
+export interface ContactSearches {
+  /** Steps taken since the particles were set. */
+  steps: number;
+  /** Those of them that searched for contacts (the others kept the last search's lists). */
+  searches: number;
+}
+
+/** Validates `encode`'s `timer`: a GpuTimer, or undefined. */
+export function checkTimer(timer: unknown): void {
+  if (timer !== undefined && !(timer instanceof GpuTimer))
+    throw new InvalidInputError('timer', -1, RULES.option, `a GpuTimer, got ${String(timer)}`);
+}
 
 /** What a step call submits: `steps` steps of `substeps` substeps of `iterations` sweeps each, recorded by `record`. */
 export interface StepCall {
@@ -32,6 +51,42 @@ export class WorldStepper {
     private readonly colliders: WorldColliders,
     private readonly state: WorldState,
   ) {}
+
+  /** Records `steps` steps of `settings` (the particles' count included) into `encoder`. */
+  record(encoder: GPUCommandEncoder, settings: StepParams & { count: number }, steps: number, timer?: GpuTimer): void {
+    const boxes = this.colliders.count;
+    this.solver.setStep(settings, boxes);
+    const state = boxes > 0 ? { ...this.state.buffers, colliders: this.colliders.buffers! } : this.state.buffers;
+    for (let k = 0; k < steps; k++) this.solver.encode(encoder, state, settings, timer);
+  }
+
+  /** `setColliders`: validates and packs `set`, sizes the particles' collider slots, sets the boxes. */
+  setColliders(set: ColliderSet): void {
+    const packed = packColliders(set, WorldColliders.maxBoxes(this.device));
+    // Collider slots for every particle (4 at first, fewer where one binding holds no more).
+    if (packed.count > 0)
+      this.solver.ensureBoxSlots(Math.max(1, Math.min(this.solver.boxSlots, this.solver.maxBoxSlots())));
+    // Boxes added or removed: every particle wakes, cold (a sleeper on a box that went would
+    // hang in the air; other boxes under the same indices would warm-start wrong contacts).
+    if (packed.count !== this.colliders.count) this.solver.wake();
+    this.colliders.set(packed);
+  }
+
+  /** The counter `name` of the last step submitted (4 bytes read back). */
+  async readStat(name: 'touching' | 'asleep'): Promise<number> {
+    return (await this.readWords(this.solver.stats, ParticleStats.offsets[name], 1))[0];
+  }
+
+  /** The steps since the particles were set, and the searches among them (8 bytes read back). */
+  async contactSearches(): Promise<ContactSearches> {
+    const words = await this.readWords(this.solver.reuse, ParticleReuse.offsets.steps, 2);
+    return { steps: words[0], searches: words[1] };
+  }
+
+  /** `words` u32 of `buffer` from `offset`, read back (copied when called: they answer even if the world is destroyed meanwhile). */
+  private async readWords(buffer: GPUBuffer, offset: number, words: number): Promise<Uint32Array> {
+    return new Uint32Array(await this.calls.typed(readBuffer(this.device, buffer, offset, 4 * words), true));
+  }
 
   /**
    * Submits `call`'s steps in one submission, again from their start while a step found more

@@ -8,47 +8,27 @@
  * This file is the world's face: each public call validates its arguments, then hands the work to
  * what composes the world: its settings (settings.ts), its state and its upload and read-back
  * (state.ts), the step's submission (stepping.ts), the solver (solver.ts), the colliders
- * (colliders.ts, colliderContacts.ts) and the casts (queries.ts).
+ * (colliders.ts, colliderContacts.ts) and the casts (casts.ts, queries.ts).
  */
-import { InvalidInputError, CapacityError } from '../errors.js';
+import { InvalidInputError } from '../errors.js';
 import { createChecked } from '../gpu/submit.js';
 import { CallQueue } from '../gpu/calls.js';
-import {
-  validateCasts,
-  checkVector,
-  checkBoolean,
-  checkValue,
-  RULES,
-  checkDevice,
-  checkOptions,
-  checkEncoder,
-  type SphereStats,
-  type CastBatch,
-} from '../validate.js';
+import type { SphereStats } from '../validate.js';
+import { checkBoolean, RULES, checkDevice, checkEncoder } from '../checks.js';
 import { requestBrowserDevice } from '../device.js';
-import { readBuffer, bindingLimit } from '../gpu/buffers.js';
-import { GpuTimer, type Profile } from '../gpu/timer.js';
+import type { GpuTimer, Profile } from '../gpu/timer.js';
 import { planGrid, type GridPlan, type PlanOptions } from '../spatial/plan.js';
-import { ParticleStats, ParticleReuse } from '../../shaders/particles/layout.js';
 import { ParticleSolver } from './solver.js';
-import { ColliderContacts, type ColliderContactList } from './colliderContacts.js';
-import { WorldColliders, packColliders, type ColliderSet, type ColliderBuffers } from './colliders.js';
-import type { StepParams } from './step.js';
-import { ParticleQueries, checkGpuRaycast } from './queries.js';
-import { checkServes } from '../broadphase/index.js';
 import {
-  HIT_BYTES,
-  toRaycastResult,
-  toSphereCastResult,
-  checkCastOut,
-  castCall,
-  noHits,
-  type HitRecords,
-  type RaycastResult,
-  type SphereCastResult,
-  type RaycastAllHits,
-  type SphereCastAllHits,
-} from '../castQueries.js';
+  contactsInto,
+  readColliderContacts,
+  type ColliderContacts,
+  type ColliderContactList,
+} from './colliderContacts.js';
+import { WorldColliders, type ColliderSet, type ColliderBuffers } from './colliders.js';
+import type { StepParams } from './step.js';
+import { WorldCasts, type CastTarget } from './casts.js';
+import type { RaycastResult, SphereCastResult, RaycastAllHits, SphereCastAllHits } from '../castQueries.js';
 import type { CastOptions } from '../options.js';
 import {
   defaultParameters,
@@ -62,22 +42,23 @@ import {
   type ParticleParametersNow,
   type ParticleWorldOptions,
 } from './settings.js';
-import { WorldState, packParticles, planStatsFor, extentAbs, type ParticleSet, type ParticleBuffers } from './state.js';
-import { WorldStepper } from './stepping.js';
+import {
+  WorldState,
+  packParticles,
+  checkParticleChange,
+  planStatsFor,
+  extentAbs,
+  type ParticleSet,
+  type ParticleBuffers,
+} from './state.js';
+import { WorldStepper, checkTimer, type ContactSearches } from './stepping.js';
 
 export type { ColliderSet, ColliderBuffers } from './colliders.js';
 export { SKIN_OF_RADIUS, SLEEP_SPEED_OF_RADIUS } from './settings.js';
 export type { ParticleParameters, ParticleParametersNow, ParticleWorldOptions } from './settings.js';
 export { defaultInverseMass } from './state.js';
 export type { ParticleSet, ParticleBuffers } from './state.js';
-
-/** What {@link ParticleWorld.contactSearches} counts. */
-export interface ContactSearches {
-  /** Steps taken since the particles were set. */
-  steps: number;
-  /** Those of them that searched for contacts (the others kept the last search's lists). */
-  searches: number;
-}
+export type { ContactSearches } from './stepping.js';
 
 /**
  * Makes a {@link ParticleWorld} holding up to `options.capacity` particles on `options.device` (in
@@ -130,11 +111,8 @@ export class ParticleWorld {
   private readonly solver: ParticleSolver;
   private readonly planOptions: PlanOptions;
   private settings: ParticleParametersNow;
-  private readonly maxWorkgroupsPerDimension: number;
-  /** Most casts one query takes (one hit record each must fit in a binding). */
-  private readonly maxCasts: number;
-  /** Raycasts against the particles, made on first use. */
-  private queries: ParticleQueries | null = null;
+  /** Raycasts and sphere casts against the particles. */
+  private readonly casts: WorldCasts;
   /** The particles' statistics with the bounds the grid covers (planStatsFor), set with the particles. */
   private planStats: SphereStats | null = null;
   /** The state buffers and their copy for a step that runs again. */
@@ -164,16 +142,15 @@ export class ParticleWorld {
     this.settings = defaultParameters();
     this.setParameters(options);
     const limits = checkWorldLimits(device, options);
-    this.maxWorkgroupsPerDimension = limits.maxWorkgroupsPerDimension;
-    this.maxCasts = Math.floor(bindingLimit(device) / HIT_BYTES);
     this.planOptions = limits.planOptions;
     this.state = new WorldState(device, capacity);
     this.buffers = this.state.buffers;
     this.dispatch = checkDispatch(device, options);
-    this.solver = new ParticleSolver(device, capacity, this.maxWorkgroupsPerDimension, this.dispatch);
+    this.solver = new ParticleSolver(device, capacity, limits.maxWorkgroupsPerDimension, this.dispatch);
     this.calls = new CallQueue(device, 'particle world');
     this.colliders = new WorldColliders(device);
     this.stepper = new WorldStepper(device, this.calls, this.solver, this.colliders, this.state);
+    this.casts = new WorldCasts(device, this.calls, limits, bounds !== null, (answers) => this.castTarget(answers));
   }
 
   /** Changes any of the solver's settings (validated as at creation); the others stay. */
@@ -240,19 +217,14 @@ export class ParticleWorld {
     this.calls.checkUsable();
     checkEncoder(encoder);
     this.checkStep(dt, steps);
-    if (timer !== undefined && !(timer instanceof GpuTimer))
-      throw new InvalidInputError('timer', -1, RULES.option, `a GpuTimer, got ${String(timer)}`);
+    checkTimer(timer);
     this.edits++;
     this.record(encoder, dt, steps, timer);
   }
 
   private record(encoder: GPUCommandEncoder, dt: number, steps: number, timer?: GpuTimer): void {
     if (this.count === 0) return;
-    const settings = { ...this.stepParams(dt), count: this.count };
-    const boxes = this.colliders.count;
-    this.solver.setStep(settings, boxes);
-    const state = boxes > 0 ? { ...this.buffers, colliders: this.colliders.buffers! } : this.buffers;
-    for (let k = 0; k < steps; k++) this.solver.encode(encoder, state, settings, timer);
+    this.stepper.record(encoder, { ...this.stepParams(dt), count: this.count }, steps, timer);
   }
 
   /**
@@ -315,14 +287,7 @@ export class ParticleWorld {
    */
   setColliders(set: ColliderSet): void {
     this.calls.checkUsable();
-    const packed = packColliders(set, WorldColliders.maxBoxes(this.device));
-    // Collider slots for every particle (4 at first, fewer where one binding holds no more).
-    if (packed.count > 0)
-      this.solver.ensureBoxSlots(Math.max(1, Math.min(this.solver.boxSlots, this.solver.maxBoxSlots())));
-    // Boxes added or removed: every particle wakes, cold (a sleeper on a box that went would
-    // hang in the air; other boxes under the same indices would warm-start wrong contacts).
-    if (packed.count !== this.colliders.count) this.solver.wake();
-    this.colliders.set(packed);
+    this.stepper.setColliders(set);
     this.edits++;
   }
 
@@ -336,9 +301,7 @@ export class ParticleWorld {
   encodeColliderContacts(encoder: GPUCommandEncoder, into?: ColliderContacts): ColliderContacts {
     this.calls.checkUsable();
     checkEncoder(encoder);
-    if (into !== undefined && !(into instanceof ColliderContacts))
-      throw new InvalidInputError('into', -1, RULES.option, 'the ColliderContacts of an earlier call, or undefined');
-    const contacts = into ?? new ColliderContacts(this.device, Math.max(1024, this.count));
+    const contacts = contactsInto(this.device, into, this.count);
     contacts.reserve(contacts.lastCount);
     this.solver.encodeColliderContacts(encoder, this.count, contacts);
     return contacts;
@@ -352,20 +315,11 @@ export class ParticleWorld {
   async colliderContacts(): Promise<ColliderContactList> {
     this.calls.checkUsable();
     this.edits++;
-    const contacts = this.contactsOut ?? new ColliderContacts(this.device, Math.max(1024, this.count));
+    const contacts = contactsInto(this.device, this.contactsOut ?? undefined, this.count);
     this.contactsOut = contacts;
-    for (;;) {
-      contacts.reserve(contacts.lastCount);
-      const encoder = this.device.createCommandEncoder({ label: 'collider contacts' });
-      this.solver.encodeColliderContacts(encoder, this.count, contacts);
-      this.device.queue.submit([encoder.finish()]);
-      try {
-        return await this.calls.typed(contacts.read());
-      } catch (error) {
-        if (!(error instanceof CapacityError) || contacts.lastCount > ColliderContacts.maxCapacity(this.device))
-          throw error;
-      }
-    }
+    return readColliderContacts(this.device, this.calls, contacts, (encoder) =>
+      this.solver.encodeColliderContacts(encoder, this.count, contacts),
+    );
   }
 
   /**
@@ -384,28 +338,9 @@ export class ParticleWorld {
    */
   setParticle(index: number, change: { position?: ArrayLike<number>; velocity?: ArrayLike<number> }): void {
     this.calls.checkUsable();
-    if (!Number.isInteger(index) || index < 0 || index >= this.count)
-      throw new InvalidInputError(
-        'index',
-        -1,
-        RULES.option,
-        `expected an integer in [0, ${this.count - 1}], got ${index}`,
-      );
-    if (typeof change !== 'object' || change === null)
-      throw new InvalidInputError('change', -1, RULES.option, 'expected { position?, velocity? }');
-    const p = checkVector('position', change.position, 3);
-    const v = checkVector('velocity', change.velocity, 3);
-    p?.forEach((x, a) => {
-      checkValue('position', index, x, 'xyz'[a]);
-    });
-    v?.forEach((x, a) => {
-      checkValue('velocity', index, x, `v${'xyz'[a]}`);
-    });
+    const { position, velocity: v } = checkParticleChange(index, this.count, change, this.bounds);
     this.edits++;
-    if (p) {
-      const at = this.bounds ? p.map((x, a) => Math.min(Math.max(x, this.bounds![a]), this.bounds![a + 3])) : p;
-      this.device.queue.writeBuffer(this.buffers.spheres, 16 * index, new Float32Array(at));
-    }
+    if (position) this.device.queue.writeBuffer(this.buffers.spheres, 16 * index, new Float32Array(position));
     if (v) {
       this.device.queue.writeBuffer(this.buffers.velocities, 16 * index, new Float32Array(v));
       // Set moving: awake for the next step, however slow (the gather sees only speeds above sleepSpeed).
@@ -422,10 +357,7 @@ export class ParticleWorld {
   raycast(rays: Float32Array, options?: Omit<CastOptions, 'profile'>): Promise<RaycastResult | RaycastAllHits>;
   async raycast(rays: Float32Array, options?: Omit<CastOptions, 'profile'>): Promise<RaycastResult | RaycastAllHits> {
     this.calls.checkUsable();
-    options = checkOptions('options', options);
-    const batch = validateCasts('rays', rays, 6, this.maxCasts);
-    const out = checkCastOut('raycast', options.out);
-    return toRaycastResult(await this.castAll('raycast', batch, options), out);
+    return this.casts.raycast(rays, options);
   }
 
   /** Sphere casts against the particles as they are now (the contract's sphereCast). */
@@ -446,10 +378,7 @@ export class ParticleWorld {
     options?: Omit<CastOptions, 'profile'>,
   ): Promise<SphereCastResult | SphereCastAllHits> {
     this.calls.checkUsable();
-    options = checkOptions('options', options);
-    const batch = validateCasts('casts', casts, 7, this.maxCasts);
-    const out = checkCastOut('sphereCast', options.out);
-    return toSphereCastResult(await this.castAll('sphereCast', batch, options), out);
+    return this.casts.sphereCast(casts, options);
   }
 
   /**
@@ -481,48 +410,14 @@ export class ParticleWorld {
   ): void {
     this.calls.checkUsable();
     checkEncoder(encoder);
-    checkGpuRaycast(rays, count, hits, maxRayLength, this.maxCasts);
-    if (count === 0) return;
-    // With no particles every ray misses: the hits are still written (index −1), not left as they were.
-    const stats = this.count > 0 && this.planStats ? this.planStats : undefined;
-    this.queriesNow().encodeRaycast(encoder, this.buffers.spheres, stats, rays, count, hits, {
-      extentAbs: stats ? extentAbs(this.bounds, this.plan!) : 0,
-      maxRayLength,
-    });
+    this.casts.encodeRaycast(encoder, rays, count, hits, maxRayLength);
   }
 
-  /** Casts against the particles now; with no particles yet, every cast misses. */
-  private castAll(
-    kind: 'raycast' | 'sphereCast',
-    batch: CastBatch,
-    options: Omit<CastOptions, 'profile'>,
-  ): Promise<HitRecords> {
-    this.edits++; // it answers for this state (see `edits`)
-    if (!this.planStats || this.count === 0) {
-      const { broadphase, allHits } = castCall({ ...options, profile: undefined }); // validates the options
-      checkServes(broadphase, 'casts');
-      return Promise.resolve(noHits(batch.count, allHits));
-    }
-    return this.queriesNow().run(
-      batch,
-      options,
-      this.buffers.spheres,
-      this.planStats,
-      extentAbs(this.bounds, this.plan!),
-      kind,
-    );
-  }
-
-  private queriesNow(): ParticleQueries {
-    this.queries ??= new ParticleQueries(
-      this.device,
-      this.calls,
-      this.maxWorkgroupsPerDimension,
-      this.maxCasts,
-      this.planOptions,
-      this.bounds !== null,
-    );
-    return this.queries;
+  /** What a cast meets now; one that `answers` (read back) answers for this state (see `edits`). */
+  private castTarget(answers: boolean): CastTarget {
+    if (answers) this.edits++;
+    const stats = this.count > 0 && this.planStats ? this.planStats : null;
+    return { spheres: this.buffers.spheres, stats, extentAbs: stats ? extentAbs(this.bounds, this.plan!) : 0 };
   }
 
   /**
@@ -539,16 +434,14 @@ export class ParticleWorld {
   async contactCount(): Promise<number> {
     this.calls.checkUsable();
     this.edits++;
-    if (this.count === 0) return 0;
-    return (await this.readWords(this.solver.stats, ParticleStats.offsets.touching, 1))[0];
+    return this.count === 0 ? 0 : this.stepper.readStat('touching');
   }
 
   /** Particles asleep in the last step submitted before this call (reads 4 bytes back; see `sleepSpeed`). */
   async sleepingCount(): Promise<number> {
     this.calls.checkUsable();
     this.edits++;
-    if (this.count === 0) return 0;
-    return (await this.readWords(this.solver.stats, ParticleStats.offsets.asleep, 1))[0];
+    return this.count === 0 ? 0 : this.stepper.readStat('asleep');
   }
 
   /**
@@ -558,13 +451,7 @@ export class ParticleWorld {
   async contactSearches(): Promise<ContactSearches> {
     this.calls.checkUsable();
     this.edits++;
-    const words = await this.readWords(this.solver.reuse, ParticleReuse.offsets.steps, 2);
-    return { steps: words[0], searches: words[1] };
-  }
-
-  /** `words` u32 of `buffer` from `offset`, read back (copied when called: they answer even if the world is destroyed meanwhile). */
-  private async readWords(buffer: GPUBuffer, offset: number, words: number): Promise<Uint32Array> {
-    return new Uint32Array(await this.calls.typed(readBuffer(this.device, buffer, offset, 4 * words), true));
+    return this.stepper.contactSearches();
   }
 
   /** Frees every GPU resource (and the device, if the world requested it); later calls throw DestroyedError. */
@@ -575,7 +462,7 @@ export class ParticleWorld {
     this.colliders.destroy();
     this.contactsOut?.destroy();
     this.solver.destroy();
-    this.queries?.destroy();
+    this.casts.destroy();
     if (this.ownsDevice) this.device.destroy();
   }
 }

@@ -143,11 +143,13 @@ import {
   particlePrepareEntry,
   particleIterateShader,
   particleIterateEntry,
+} from '../../shaders/particles/substep.wgsl.js';
+import {
   particleSplitShader,
   particleSplitEntry,
   particleBusyArgsShader,
   particleBusyArgsEntry,
-} from '../../shaders/particles/substep.wgsl.js';
+} from '../../shaders/particles/split.wgsl.js';
 import {
   particleSleepShader,
   particleSleepEntry,

@@ -31,11 +31,13 @@ import {
   iterateIntegrateBindings,
   iterateCollidersBindings,
   iterateIntegrateCollidersBindings,
+} from '../../shaders/particles/substep.wgsl.js';
+import {
   particleSplitShader,
   splitBindings,
   particleBusyArgsShader,
   busyArgsBindings,
-} from '../../shaders/particles/substep.wgsl.js';
+} from '../../shaders/particles/split.wgsl.js';
 import {
   particleSleepShader,
   sleepBindings,

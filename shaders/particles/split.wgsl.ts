@@ -1,0 +1,146 @@
+/**
+ * The split that starts the particle solver's solve (shaders/particles/solver.wgsl.ts has the
+ * overview): particleSplit sends the busy particles to the busy list and runs the whole step of
+ * every other one, then particleBusyArgs sizes the solve's indirect dispatch from that list
+ * (substep.wgsl.ts takes its particles from it: `busyParticle`).
+ */
+import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
+import { integrateStatements } from './substep.wgsl.js';
+import { header } from './common.wgsl.js';
+import { bindings, uniform, readOnly, readWrite, entry, ONE_THREAD } from '../../src/gpu/kernel.js';
+
+export const splitBindings = bindings({
+  params: uniform('ParticleParams'),
+  sorted: readWrite('array<vec4f>'),
+  sortedId: readOnly('array<u32>'),
+  start: readWrite('array<atomic<u32>>'),
+  bodiesA: readWrite('array<ParticleBody>'),
+  bodiesB: readWrite('array<ParticleBody>'),
+  walls: readOnly('array<ParticleWalls>'),
+  slots: readOnly('array<ParticleColliderContact>'),
+});
+
+export const busyArgsBindings = bindings({
+  params: uniform('ParticleParams'),
+  start: readOnly('array<u32>'),
+  args: readWrite('array<u32>'),
+});
+
+export const particleSplitEntry = entry({ name: 'particleSplit', index: 't', bound: 'params.count' });
+
+/**
+ * Splits the particles: a busy one (a contact-list entry, a wall record, or a wall within reach
+ * at any substep: gap ≤ 2·margin + 2·travel, travel = (|v| + |g|·dt)·dt, with room for rounding,
+ * which bounds prepareWall's nearWall at every substep) goes to the busy list for the solve; any
+ * other runs its whole step here, with the operations the prepare, the sweeps and the
+ * integration would do with nothing to solve (so the result does not depend on the split), and
+ * leaves its body in the buffer the solve ends in. A sleeper (particleSleep) is neither.
+ */
+export const particleSplitShader = () => wgsl`
+${header()}
+${splitBindings.wgsl}
+
+${particleSplitEntry.wgsl}
+  let body = bodiesA[t];
+  if (body.p.w < 0.0) {
+    // Asleep (particleSleep wrote its bodies): nothing to do.
+    return;
+  }
+  let w = body.v.w;
+  var s = sorted[t];
+  // Lists cut short by the capacity (an encode() step that overflowed) are not symmetric: then
+  // every particle is busy, so that no listed partner runs its step here.
+  let truncated = atomicLoad(&start[params.count]) > params.entryCapacity;
+  let first = params.entryBase + min(atomicLoad(&start[t]), params.entryCapacity);
+  let last = params.entryBase + min(atomicLoad(&start[t + 1u]), params.entryCapacity);
+  let id = sortedId[t];
+  var busy = truncated || last > first;
+  if (params.boxCount > 0u) {
+    // A collider contact this step (colliderList).
+    busy = busy || slots[(params.rangeBase + id) * params.boxSlots].box != EMPTY_SLOT;
+  }
+  if (params.bounded != 0u) {
+    let wall = walls[id];
+    busy = busy || wall.impulseX.y != 0.0 || wall.impulseY.y != 0.0 || wall.impulseZ.y != 0.0;
+    if (w > 0.0) {
+      let travel = (length(body.v.xyz) + length(params.gravity) * params.frameDt) * params.frameDt;
+      let low = (s.xyz - vec3f(s.w)) - params.boundsMin;
+      let high = params.boundsMax - (s.xyz + vec3f(s.w));
+      let gap = min(low, high);
+      let rounding = 1e-4 * (abs(gap) + vec3f(s.w + travel)) + 1e-5 * (abs(s.xyz) + abs(params.boundsMin) + abs(params.boundsMax));
+      busy = busy || any(gap <= vec3f(2.0 * params.margin + 2.0 * travel) + rounding);
+    }
+  }
+  if (busy) {
+    let k = atomicAdd(&start[params.count + 1u], 1u);
+    atomicStore(&start[params.count + 2u + k], t);
+    return;
+  }
+  // Nothing to solve all step: each substep's prepare (gravity, no impulse), sweeps (no
+  // change) and integration, operation for operation.
+  let gravity = select(vec3f(0.0), params.gravity * params.dt, w > 0.0);
+  var v1 = body.v.xyz;
+  var vp1 = vec3f(0.0);
+  { // for (var sub = 0u; sub < params.substeps; sub++), tested at the bottom (forLoop, common.wgsl.ts)
+    var sub = 0u;
+    if (sub < params.substeps) {
+      loop {
+        v1 = (v1 + gravity) + vec3f(0.0);
+        vp1 = vec3f(0.0);
+        if (w == 0.0) {
+          // A static particle: the sweeps copy its body, and it never moves.
+          continue;
+        }
+        { // for (var sweep = 0u; sweep < params.iterations; sweep++), tested at the bottom (forLoop, common.wgsl.ts)
+          var sweep = 0u;
+          if (sweep < params.iterations) {
+            loop {
+              v1 = v1 + vec3f(0.0);
+              vp1 = vp1 + vec3f(0.0);
+              continuing {
+                sweep++;
+                break if !(sweep < params.iterations);
+              }
+            }
+          }
+        }
+        {
+          ${integrateStatements}
+          s = vec4f(x, s.w);
+        }
+        continuing {
+          sub++;
+          break if !(sub < params.substeps);
+        }
+      }
+    }
+  }
+  let out = ParticleBody(vec4f(v1, w), vec4f(vp1, 0.0));
+  if (params.resultInB != 0u) {
+    bodiesB[t] = out;
+  } else {
+    bodiesA[t] = out;
+  }
+}
+`;
+
+export const particleBusyArgsEntry = entry({ name: 'particleBusyArgs', size: ONE_THREAD });
+
+/** One thread: the solve's indirect dispatch arguments for the busy count (folded as dispatchFolded does). */
+export const particleBusyArgsShader = () => wgsl`
+${header()}
+${busyArgsBindings.wgsl}
+
+${particleBusyArgsEntry.wgsl}
+  let groups = (start[params.count + 1u] + WG - 1u) / WG;
+  var x = groups;
+  var y = 1u;
+  if (groups > params.maxGroups) {
+    y = (groups + params.maxGroups - 1u) / params.maxGroups;
+    x = (groups + y - 1u) / y;
+  }
+  args[0] = x;
+  args[1] = y;
+  args[2] = 1u;
+}
+`;
