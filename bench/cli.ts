@@ -60,6 +60,7 @@ import {
   collidersQualityText,
   COLLIDER_METHODS,
   COLLIDER_SCENES,
+  type ColliderSceneKind,
   COLLIDERS_FOOTNOTE,
 } from './suites/colliders.js';
 import { sortSuite } from './suites/sort.js';
@@ -254,7 +255,7 @@ const OPTIONS: Record<string, Record<string, Option>> = {
       type: 'string',
       default: 'field',
       arg: 'S',
-      help: `the scene: ${COLLIDER_SCENES.join(' or ')} (the pour through pegs of issue 47: use --collider-sizes 30000 --collider-boxes 400)`,
+      help: `the scene: ${COLLIDER_SCENES.join(', ')} (issue 47's: the pour through pegs with --collider-sizes 30000 --collider-boxes 400; the drum 1500, the hopper 1000, the paddle 400 balls)`,
     },
   },
 };
@@ -551,7 +552,7 @@ if (suites.includes('colliders')) {
       warmup: Number(args['collider-warmup']),
       seed: Number(args['collider-seed']),
       methods: args['collider-methods'].split(',').filter(Boolean),
-      scene: args['collider-scene'] as 'field' | 'pegs',
+      scene: args['collider-scene'] as ColliderSceneKind,
     })),
   );
 }

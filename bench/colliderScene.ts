@@ -481,3 +481,88 @@ export function drumScene({
     },
   };
 }
+
+/** A box record turned by `angle` about z: cx, cy, cz, hx, hy, hz, qx, qy, qz, qw. */
+const zBox = (c: readonly number[], half: readonly number[], angle = 0): number[] => [
+  ...c,
+  ...half,
+  0,
+  0,
+  Math.sin(angle / 2),
+  Math.cos(angle / 2),
+];
+
+/**
+ * Issue 47's hopper: `n` balls of radius 0.15–0.2 in a lattice 0.44 apart above a V of two static
+ * plates 5 long and 0.2 thick at 40°, whose slot (1.6 wide at y = 4, 4–5 diameters, so that it
+ * does not jam) they pour through to the floor; the world box [−4, 4] × [0, top] × [−2, 2] closes
+ * the V's ends. test/particles/colliders.test.ts steps the same hopper at 1,000 balls.
+ */
+export function hopperScene({ n = 1000, seed = 1 }: { n?: number; seed?: number } = {}): ColliderScene {
+  const rand = mulberry32(seed);
+  const tilt = (40 * Math.PI) / 180;
+  const plate = (side: number): number[] =>
+    zBox([side * (0.8 + 2.5 * Math.cos(tilt)), 4 + 2.5 * Math.sin(tilt), 0], [2.5, 0.1, 2], side * tilt);
+  const spheres = new Float32Array(4 * n);
+  for (let i = 0; i < n; i++) {
+    const j = i % 144;
+    spheres.set(
+      [
+        -3.3 + 0.44 * (j % 16) + 0.02 * rand(),
+        6.5 + 0.44 * Math.floor(i / 144),
+        -1.7 + 0.42 * Math.floor(j / 16),
+        0.15 + 0.05 * rand(),
+      ],
+      4 * i,
+    );
+  }
+  const top = Math.max(12, 6.5 + 0.44 * Math.ceil(n / 144) + 1);
+  return {
+    spheres,
+    velocities: new Float32Array(3 * n),
+    bounds: [-4, 0, -2, 4, top, 2],
+    boxes: new Float32Array([...plate(-1), ...plate(1)]),
+    kinds: { tiles: 0, ramps: 0, blocks: 2 },
+    fieldTop: 4 + 5 * Math.sin(tilt) + 0.2,
+  };
+}
+
+/**
+ * Issue 47's paddle: `n` balls of radius 0.2 at rest on the floor in rows 0.42 apart (20 a row
+ * from x = −4), and a kinematic paddle 0.2 thick, 1 tall and 10 wide that starts at x = −6 and
+ * sweeps through them along +x at 10 m/s (a sixth of a metre a step), posed each frame. The world
+ * box runs on far ahead ([−8, 24] along x), so that the balls pushed ahead meet no wall.
+ */
+export function paddleScene({
+  n = 400,
+  seed = 1,
+  speed = 10,
+}: {
+  n?: number;
+  seed?: number;
+  speed?: number;
+} = {}): ColliderScene {
+  const rand = mulberry32(seed);
+  const spheres = new Float32Array(4 * n);
+  for (let i = 0; i < n; i++)
+    spheres.set(
+      [-4 + 0.42 * (i % 20) + 0.02 * rand(), 0.2, -4 + 0.42 * Math.floor(i / 20) + 0.02 * rand(), 0.2],
+      4 * i,
+    );
+  const paddle = (t: number): Float32Array => new Float32Array(zBox([-6 + speed * t, 0.5, 0], [0.1, 0.5, 5]));
+  return {
+    spheres,
+    velocities: new Float32Array(3 * n),
+    bounds: [-8, 0, -6, 24, 4, 6],
+    boxes: paddle(0),
+    kinds: { tiles: 0, ramps: 0, blocks: 1 },
+    fieldTop: 1,
+    pose(frame: number) {
+      return {
+        boxes: paddle((frame - 1) / 60),
+        velocities: new Float32Array([speed, 0, 0, 0, 0, 0]),
+        next: paddle(frame / 60),
+      };
+    },
+  };
+}

@@ -36,6 +36,8 @@ import {
   pegsScene,
   pegsSceneName,
   drumScene,
+  hopperScene,
+  paddleScene,
   boxPenetration,
   BoxGrid,
   PARTICLE_RADIUS,
@@ -65,17 +67,55 @@ export interface CollidersSuiteOptions {
   seed?: number;
   /** Which engines run, their steps interleaved (default all: 'gpu', 'gpu-no-boxes', 'rapier'). */
   methods?: string[];
-  /** The field of tiles, ramps and blocks (default), the pour through pegs, or the turning drum. */
-  scene?: 'field' | 'pegs' | 'drum';
+  /** The field of tiles, ramps and blocks (default), or one of issue 47's loaded scenes. */
+  scene?: ColliderSceneKind;
 }
 
-export const COLLIDER_SCENES = ['field', 'pegs', 'drum'];
+/** Each scene: how it is made from (n, m, seed), its name, its physics and its largest radius. */
+const SCENES = {
+  field: {
+    make: (n: number, m: number, seed: number) => colliderScene({ n, m, seed }),
+    name: colliderSceneName,
+    physics: () => PHYSICS,
+    maxRadius: PARTICLE_RADIUS,
+  },
+  pegs: {
+    make: (n: number, m: number, seed: number) => pegsScene({ n, m, seed }),
+    name: pegsSceneName,
+    physics: () => PEGS_PHYSICS,
+    maxRadius: 0.2,
+  },
+  drum: {
+    make: (n: number, _m: number, seed: number) => drumScene({ n, seed }),
+    name: () => 'drum of 12 planks, 1.5 rad/s',
+    physics: () => DRUM_PHYSICS,
+    maxRadius: 0.22,
+  },
+  hopper: {
+    make: (n: number, _m: number, seed: number) => hopperScene({ n, seed }),
+    name: () => 'hopper of two plates at 40°',
+    physics: () => HOPPER_PHYSICS,
+    maxRadius: 0.2,
+  },
+  paddle: {
+    make: (n: number, _m: number, seed: number) => paddleScene({ n, seed }),
+    name: () => 'paddle at 10 m/s through a layer',
+    physics: () => PHYSICS,
+    maxRadius: 0.2,
+  },
+} as const;
+export type ColliderSceneKind = keyof typeof SCENES;
+export const COLLIDER_SCENES = Object.keys(SCENES) as ColliderSceneKind[];
+/** Frames between the samples whose worst penetration and overlap a row reports (and its last). */
+const SAMPLE_EVERY = 10;
 
 const PHYSICS: Physics = { gravity: [0, -9.8, 0], restitution: 0.2, friction: 0.5 };
 /** The pour's (issue 47). */
 const PEGS_PHYSICS: Physics = { gravity: [0, -9.8, 0], restitution: 0.2, friction: 0.3 };
 /** The drum's (issue 47). */
 const DRUM_PHYSICS: Physics = { gravity: [0, -9.8, 0], restitution: 0.1, friction: 0.5 };
+/** The hopper's (issue 47). */
+const HOPPER_PHYSICS: Physics = { gravity: [0, -9.8, 0], restitution: 0.2, friction: 0.4 };
 const SETTINGS = 'gravity −9.8, restitution 0.2, friction 0.5 (all engines), dt 1/60';
 /** A particle slower than this is resting: the world's default sleep speed (0.05 for radius 0.5). */
 const RESTING_SPEED = SLEEP_SPEED_OF_RADIUS * PARTICLE_RADIUS;
@@ -136,6 +176,7 @@ async function runColliders(
   grid: BoxGrid,
   physics: Physics,
   endBoxes: Float32Array,
+  maxRadius: number,
 ): Promise<Row[]> {
   const n = scene.spheres.length / 4;
   const m = scene.boxes.length / 10;
@@ -145,6 +186,25 @@ async function runColliders(
     // The boxed world first.
     for (const method of methods) engines.push(await makeEngine(ctx, method, scene, physics));
     const times: number[][] = engines.map(() => []);
+    // The worst of every sampled frame: each engine's deepest particle in a box, largest overlap,
+    // particles through the walls and non-finite ones (the boxes where that engine has them then).
+    const worst = engines.map(() => ({ worstBoxPenetration: 0, worstOverlap: 0, worstSunk: 0, worstNonFinite: 0 }));
+    const sample = async (frame: number): Promise<void> => {
+      for (let k = 0; k < engines.length; k++) {
+        const boxed = methods[k] !== 'gpu-no-boxes';
+        const boxes = scene.pose ? ((await engines[k].readBoxes?.()) ?? scene.pose(frame).next) : scene.boxes;
+        const q = qualityOf(
+          await engines[k].read(),
+          { ...scene, boxes },
+          boxed ? (scene.pose ? new BoxGrid(boxes, 2 * maxRadius) : grid) : null,
+        );
+        const w = worst[k];
+        w.worstBoxPenetration = Math.max(w.worstBoxPenetration, boxed ? q.maxBoxPenetration : 0);
+        w.worstOverlap = Math.max(w.worstOverlap, q.maxOverlap);
+        w.worstSunk = Math.max(w.worstSunk, q.sunk);
+        w.worstNonFinite = Math.max(w.worstNonFinite, q.nonFinite);
+      }
+    };
     for (let frame = 1; frame <= warmup + steps; frame++) {
       const pose = scene.pose?.(frame);
       for (let k = 0; k < engines.length; k++) {
@@ -153,6 +213,7 @@ async function runColliders(
         const t = await engines[e].step();
         if (frame > warmup) times[e].push(t);
       }
+      if (frame % SAMPLE_EVERY === 0 || frame === warmup + steps) await sample(frame);
       if (frame % 10 === 0 || frame === warmup + steps) {
         const sofar = times[0].length
           ? `, median timed step so far ${engines.map((e, k) => `${e.method} ${short(summarize(times[k]).median)} ms`).join(', ')}`
@@ -167,7 +228,7 @@ async function runColliders(
       // Moving boxes: where this engine left them (ours move along their velocities within a step).
       const boxes = scene.pose && engine.readBoxes ? await engine.readBoxes() : endBoxes;
       const quality = qualityOf(await engine.read(), { ...scene, boxes }, method === 'gpu-no-boxes' ? null : grid);
-      Object.assign(work, statsWork(warmup + steps, quality));
+      Object.assign(work, statsWork(warmup + steps, quality), worst[k]);
       const counts = await engine.searches?.();
       if (counts) Object.assign(work, { steps: counts.steps, searches: counts.searches });
       const profile = (await engine.profile?.()) ?? null;
@@ -219,29 +280,21 @@ export async function collidersSuite(ctx: Context, options: CollidersSuiteOption
     if (!(method in METHOD_NAMES))
       throw new Error(`colliders: unknown method ${method} (expected ${COLLIDER_METHODS.join(', ')})`);
   const kind = options.scene ?? 'field';
+  if (!(kind in SCENES)) throw new Error(`colliders: unknown scene ${kind} (expected ${COLLIDER_SCENES.join(', ')})`);
   const rows: Row[] = [];
   for (const n of [...sizes].sort((a, b) => a - b)) {
-    const scene =
-      kind === 'pegs'
-        ? pegsScene({ n, m, seed })
-        : kind === 'drum'
-          ? drumScene({ n, seed })
-          : colliderScene({ n, m, seed });
-    const sceneName =
-      kind === 'pegs'
-        ? pegsSceneName(scene)
-        : kind === 'drum'
-          ? 'drum of 12 planks, 1.5 rad/s'
-          : colliderSceneName(scene);
+    const made = SCENES[kind];
+    const scene = made.make(n, m, seed);
+    const sceneName = made.name(scene);
     // The penetration measure's grid (boxes listed where a particle of the largest radius may
     // touch them), over the boxes where the run leaves them.
     const end = scene.pose ? scene.pose(warmup + steps).next : scene.boxes;
-    const grid = new BoxGrid(end, 2 * (kind === 'field' ? PARTICLE_RADIUS : 0.22));
+    const grid = new BoxGrid(end, 2 * made.maxRadius);
     process.stderr.write(
       `colliders: ${sceneName}, ${n} particles, ${m} boxes (${scene.kinds.tiles} tiles, ${scene.kinds.ramps} ramps, ` +
         `${scene.kinds.blocks} blocks; field top ${short(scene.fieldTop)})\n`,
     );
-    const physics = kind === 'pegs' ? PEGS_PHYSICS : kind === 'drum' ? DRUM_PHYSICS : PHYSICS;
+    const physics = made.physics();
     rows.push(
       ...(await runColliders(
         ctx,
@@ -253,6 +306,7 @@ export async function collidersSuite(ctx: Context, options: CollidersSuiteOption
         grid,
         physics,
         end,
+        made.maxRadius,
       )),
     );
   }
@@ -295,6 +349,7 @@ export function collidersQualityText(rows: Row[], sizeText: (size: Record<string
       `${q('touching')}/${boxed ? q('boxTouching') : '–'}`,
       `${g(100 * q('maxOverlap'))} / ${g(100 * q('meanOverlap'))}`,
       boxed ? `${g(100 * q('maxBoxPenetration'))} / ${g(100 * q('meanBoxPenetration'))}` : '–',
+      `${boxed ? g(100 * r.work!.worstBoxPenetration) : '–'} / ${g(100 * r.work!.worstOverlap)} / ${r.work!.worstSunk}`,
       `${q('resting')}/${q('moving')}`,
       g(q('kineticPerParticle')),
     ]);
@@ -303,7 +358,18 @@ export function collidersQualityText(rows: Row[], sizeText: (size: Record<string
   return [
     `## colliders: quality (after the last step: frame ${[...frames].join(', ')})\n`,
     table(
-      ['size', 'method', 'sunk', 'in box', 'contacts', 'p–p % max/mean', 'p–box % max/mean', 'rest/moving', 'KE'],
+      [
+        'size',
+        'method',
+        'sunk',
+        'in box',
+        'contacts',
+        'p–p % max/mean',
+        'p–box % max/mean',
+        'worst box/p–p/sunk',
+        'rest/moving',
+        'KE',
+      ],
       lines,
     ),
     '',
@@ -313,7 +379,8 @@ export function collidersQualityText(rows: Row[], sizeText: (size: Record<string
         'a box; contacts: touching particle pairs / particle–box pairs in contact; p–p: overlap of touching pairs, ' +
         '(rA + rB − distance) / min(rA, rB), in percent of a radius; p–box: penetration of particle–box contacts, (r − signed ' +
         'distance from the centre to the box) / r, in percent (over 100: the centre inside); –: the engine has no boxes; ' +
-        `rest: particles slower than ${RESTING_SPEED} (the world's default sleep speed); KE: mean ½mv² per particle (density 1).`,
+        `worst: the deepest p–box penetration and the largest p–p overlap (in percent) and the most particles sunk, over ` +
+        `every ${SAMPLE_EVERY}th frame and the last; rest: particles slower than ${RESTING_SPEED} (the world's default sleep speed); KE: mean ½mv² per particle (density 1).`,
       TABLE_WIDTH,
     ),
   ].join('\n');
