@@ -16,7 +16,7 @@
  *   npx vite examples/three          (?n=20000 for another count)
  */
 import * as THREE from 'three/webgpu';
-import { storage, instanceIndex, positionLocal, uniform, hash, mix, select, color } from 'three/tsl';
+import { storage, instanceIndex, positionLocal, uniform, hash, mix, color } from 'three/tsl';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { createParticleWorld, describeDevice, requestBrowserDevice } from '../../src/index.js';
 
@@ -134,23 +134,34 @@ world.setColliders({ boxes });
 const sphereAttribute = new THREE.StorageInstancedBufferAttribute(n, 4);
 (renderer.backend as unknown as { get(object: object): { buffer?: GPUBuffer } }).get(sphereAttribute).buffer =
   world.buffers.spheres;
-const sphere = storage(sphereAttribute, 'vec4', n).toReadOnly().element(instanceIndex);
+const spheresNode = storage(sphereAttribute, 'vec4', n).toReadOnly();
+const sphere = spheresNode.element(instanceIndex);
 
 // One low-poly unit sphere (20 triangles on a software adapter, 80 on a GPU), instanced n times: scaled by the radius, moved to the centre.
-// The picked particle is drawn red and half as big again.
-const picked = uniform(-1, 'int');
-const isPicked = instanceIndex.toInt().equal(picked);
+const geometry = new THREE.IcosahedronGeometry(1, size.detail);
 const material = new THREE.MeshStandardNodeMaterial({ roughness: 0.5 });
-material.positionNode = positionLocal.mul(sphere.w.mul(select(isPicked, 1.5, 1))).add(sphere.xyz);
-const base = mix(color(0x2b6cd9), color(0x7fd1ff), hash(instanceIndex));
-material.colorNode = select(isPicked, color(0xff3355), base).toColor();
-const particles = new THREE.Mesh(new THREE.IcosahedronGeometry(1, size.detail), material);
+material.positionNode = positionLocal.mul(sphere.w).add(sphere.xyz);
+material.colorNode = mix(color(0x2b6cd9), color(0x7fd1ff), hash(instanceIndex));
+const particles = new THREE.Mesh(geometry, material);
 particles.count = n; // instances
 particles.frustumCulled = false; // the geometry's bounds are the unit sphere's, not the pile's
+
+// The picked particle: drawn once more, red, half as big again, unlit and over everything (no
+// depth test, drawn last), so that it stays in sight when the pile buries it. It reads its centre
+// from the same GPU buffer, at the index in a uniform.
+const picked = uniform(-1, 'int');
+const pickedSphere = spheresNode.element(picked);
+const highlightMaterial = new THREE.MeshBasicNodeMaterial({ color: 0xff3355, depthTest: false, depthWrite: false });
+highlightMaterial.positionNode = positionLocal.mul(pickedSphere.w.mul(1.5)).add(pickedSphere.xyz);
+const highlight = new THREE.Mesh(geometry, highlightMaterial);
+highlight.frustumCulled = false;
+highlight.renderOrder = 1;
+highlight.visible = false;
 
 const scene = new THREE.Scene();
 scene.background = new THREE.Color(0x0f1117);
 scene.add(particles);
+scene.add(highlight);
 scene.add(new THREE.HemisphereLight(0xdde6ff, 0x202030, 1.5));
 const sun = new THREE.DirectionalLight(0xffffff, 2);
 sun.position.set(1, 3, 2);
@@ -168,8 +179,8 @@ scene.add(floor);
 // from its pose. These are static; for kinematic boxes (setColliders with velocities) copy the
 // poses each frame from your own record of them, or read world.colliderBuffers.poses (3 vec4f a
 // box: centre, half extents, quaternion) in a TSL storage node as the particles are read.
-// Translucent, like glass, so that no particle in the bin hides behind a wall (the picked one
-// must stay visible), and writing no depth, so the particles behind still draw.
+// Translucent, like glass, so that no particle in the bin hides behind a wall, and writing no
+// depth, so the particles behind still draw.
 const boxMaterial = new THREE.MeshStandardNodeMaterial({
   color: 0xa0825a,
   roughness: 0.8,
@@ -209,6 +220,7 @@ async function pickAt(clientX: number, clientY: number): Promise<number> {
   const hit = await world.raycast(new Float32Array([...origin.toArray(), ...end.toArray()]));
   const index = hit.index[0];
   picked.value = index;
+  highlight.visible = index >= 0;
   hooks.picked = index;
   pickText =
     index < 0 ? 'missed: no particle there' : `picked particle #${index} at distance ${hit.distance[0].toFixed(2)}`;
