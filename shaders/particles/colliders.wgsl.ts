@@ -3,8 +3,11 @@
  * solved with the particles as contacts with an infinitely heavy body. The CPU twin is
  * src/reference/particles.ts (ParticleSolverTwin, `colliders`).
  *
- * Per step (src/particles/recordStep.ts records them only while the world has boxes), after the
- * search or the carry, before the sleep:
+ * Per step (src/particles/recordStep.ts records them only while the world has boxes), first:
+ *   colliderSpeed     one thread per box: the fastest a box can send a particle within the step
+ *                     ((1 + e) × its fastest point's speed), the largest into the stats and from
+ *                     there into the parameters, for every reach of the step (formula.reach)
+ * then, after the search or the carry, before the sleep:
  *   colliderCells     the grid's bucket offsets as the last search left them: a search's are
  *                     kept aside, and a step that keeps the lists (whose grid build cleared
  *                     them and skipped the count) takes them back
@@ -100,6 +103,13 @@ export const colliderContactsArgsBindings = bindings({
   records: readOnly('array<vec4u>'),
 });
 
+export const colliderSpeedBindings = bindings({
+  params: uniform('ParticleParams'),
+  colliderPoses: readOnly('array<vec4f>'),
+  colliderVelocities: readOnly('array<vec4f>'),
+  stats: readWrite('ParticleStats'),
+});
+
 export const colliderMoveBindings = bindings({
   params: uniform('ParticleParams'),
   colliderPoses: readWrite('array<vec4f>'),
@@ -173,11 +183,14 @@ fn boxGeometry(s: vec4f, center: vec3f, half: vec3f, q: vec4f) -> BoxGeometry {
 `;
 
 /**
- * How far box k may travel in a step of frameDt (its centre's move plus its rotation's at its
- * farthest corner), from its velocities (linear, angular: two vec4 a box).
+ * The speed of box k's fastest point (its centre's speed plus its rotation's at its farthest
+ * corner), from its velocities (linear, angular: two vec4 a box).
  */
-const boxTravel = (k: string): string =>
-  `(length(colliderVelocities[2u * ${k}].xyz) + length(colliderVelocities[2u * ${k} + 1u].xyz) * length(colliderPoses[3u * ${k} + 1u].xyz)) * params.frameDt`;
+const boxSpeed = (k: string): string =>
+  `(length(colliderVelocities[2u * ${k}].xyz) + length(colliderVelocities[2u * ${k} + 1u].xyz) * length(colliderPoses[3u * ${k} + 1u].xyz))`;
+
+/** How far box k may travel in a step of frameDt. */
+const boxTravel = (k: string): string => `${boxSpeed(k)} * params.frameDt`;
 
 export const colliderFindEntry = entry({ name: 'colliderFind', index: 'k', bound: 'params.boxCount' });
 
@@ -466,6 +479,28 @@ ${colliderContactsArgsEntry.wgsl}
   args[0] = (groups + y - 1u) / y;
   args[1] = select(0u, y, groups > 0u);
   args[2] = 1u;
+}
+`;
+
+export const colliderSpeedEntry = entry({ name: 'colliderSpeed', index: 'k', bound: 'params.boxCount' });
+
+/**
+ * Before the gather: the fastest a box can send a particle within the step, the largest over
+ * the boxes of (1 + restitution) × the speed of its fastest point (the centre's speed plus the
+ * rotation's at its farthest corner): a free particle struck by a box at speed V leaves at up to
+ * (1 + e)·V. Every moving particle's reach counts it, up to STRUCK_REACH of its radius
+ * (formula.reach), so that a resting particle a box or its chain of contacts strikes has the
+ * neighbours it then runs into in its list, and solves them.
+ */
+export const colliderSpeedShader = () => wgsl`
+${header()}
+${colliderSpeedBindings.wgsl}
+
+${colliderSpeedEntry.wgsl}
+  let speed = (1.0 + params.restitution) * ${boxSpeed('k')};
+  if (speed > 0.0) {
+    atomicMax(&stats.boxSpeedBits, bitcast<u32>(speed));
+  }
 }
 `;
 

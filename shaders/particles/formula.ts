@@ -3,6 +3,7 @@
  * (shaders/particles/solver.wgsl.ts, colliders.wgsl.ts); the CPU twin writes them out in
  * TypeScript (src/reference/particles.ts).
  */
+import { STRUCK_REACH } from '../../src/particles/step.js';
 
 /**
  * The solver's small formulas, as WGSL expressions of their arguments, inlined wherever they are
@@ -11,11 +12,15 @@
  */
 export const formula = {
   /**
-   * How far a particle (sphere, body velocity) may travel toward a partner within one step, for
-   * the search margin: its speed times the step, at most its radius (a faster particle is caught
-   * by the next search).
+   * How far a particle (sphere, body velocity and inverse mass) may travel toward a partner within
+   * one step, for the search margin and the step's active contacts: its speed times the step, at
+   * most its radius (a faster particle is caught by the next search); and a moving one at least
+   * as far as the fastest a kinematic box can send it (params.boxSpeed) carries it in the step, at
+   * most STRUCK_REACH of its radius (a resting ball a paddle's chain strikes meets the neighbours
+   * its list already holds).
    */
-  reach: (sphere: string, body: string): string => `min(length(${body}.xyz) * params.frameDt, ${sphere}.w)`,
+  reach: (sphere: string, body: string): string =>
+    `max(min(length(${body}.xyz) * params.frameDt, ${sphere}.w), select(0.0, min(params.boxSpeed * params.frameDt, ${STRUCK_REACH} * ${sphere}.w), ${body}.w > 0.0))`,
   /**
    * The normal velocity a contact's solve aims at, from the gap and the approach speed vn0
    * before the solve (vn0 < 0: approaching). A contact that closes within this substep faster

@@ -49,6 +49,12 @@ export const ParticleParams = defineStruct('ParticleParams', {
   boxCount: 'u32',
   /** Collider contacts each particle may hold (ParticleColliderContact slots; grown on demand). */
   boxSlots: 'u32',
+  /**
+   * The fastest a moving box can send a particle this step (length units per second): 0 without
+   * kinematic boxes, else written on the GPU (colliderSpeed, copied from ParticleStats.boxSpeedBits)
+   * before the first pass that reads it. Every moving particle's reach counts it (formula.reach).
+   */
+  boxSpeed: 'f32',
 });
 
 /**
@@ -124,6 +130,8 @@ export const ParticleStats = defineStruct('ParticleStats', {
   asleep: 'atomic<u32>',
   /** The largest speed of a moving particle this step (f32 bits; with colliders only: colliderFind's reach). */
   fastestBits: 'atomic<u32>',
+  /** The fastest a moving box can send a particle this step (f32 bits; colliderSpeed), copied to ParticleParams.boxSpeed. */
+  boxSpeedBits: 'atomic<u32>',
   entriesNeeded: 'atomic<u32>',
   /** The most box colliders any particle was found near in a step of the call (slots beyond `boxSlots` are not stored). */
   boxSlotsNeeded: 'atomic<u32>',

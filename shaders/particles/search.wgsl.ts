@@ -268,7 +268,7 @@ ${particleStableEntry.wgsl}
  */
 function partners(dense: boolean, visit: string): string {
   return /* wgsl */ `
-  let vmaxReach = bitcast<f32>(atomicLoad(&stats.maxSpeedBits)) * params.frameDt;
+  let vmaxReach = max(bitcast<f32>(atomicLoad(&stats.maxSpeedBits)), params.boxSpeed) * params.frameDt;
   ${levelLoop(
     'b',
     'grid.firstLevel',

@@ -28,6 +28,7 @@ import {
   colliderPrepareBindings,
   colliderCellsBindings,
   colliderMoveBindings,
+  colliderSpeedBindings,
 } from '../../shaders/particles/colliders.wgsl.js';
 import { ParticleParams, ParticleStats, ParticleReuse } from '../../shaders/particles/layout.js';
 import { setPipelineAndGroup } from '../gpu/pipeline.js';
@@ -99,8 +100,11 @@ export class StepRecorder {
 
   /** Records the whole step: search or carry, colliders, sleep and split, substeps, write-back. */
   record(layout: GridLayout): void {
-    this.search(layout);
     const colliders = this.state.colliders && this.state.colliders.count > 0 ? this.state.colliders : null;
+    const b = this.parts.buffers;
+    this.encoder.clearBuffer(b.stats, 0, ParticleStats.offsets.entriesNeeded); // largest speeds, touching pairs, moves
+    if (colliders) this.boxSpeed(colliders);
+    this.search(layout);
     if (colliders) this.listColliders(colliders, layout);
     this.split();
     this.substeps(colliders);
@@ -148,7 +152,6 @@ export class StepRecorder {
       ? (pass: GPUComputePassEncoder, count: number): void => b.gate.dispatch(pass, count, max, 'on')
       : undefined;
     const A = b.bodies[0];
-    encoder.clearBuffer(b.stats, 0, ParticleStats.offsets.entriesNeeded); // largest speed, touching pairs, moves
     this.run(
       'particle gather',
       pipelines.fixed.gather,
@@ -257,6 +260,32 @@ export class StepRecorder {
       'off',
     );
     b.gate.finish();
+  }
+
+  /**
+   * Before the gather: the fastest a box can send a particle this step (colliderSpeed, into the
+   * stats), copied into the parameters, where every reach reads it (shaders/particles/formula.ts).
+   */
+  private boxSpeed(colliders: Boxes): void {
+    const { buffers: b, pipelines, groups } = this.parts;
+    this.runGroups(
+      'collider speed',
+      pipelines.fixed.colliderSpeed,
+      groups.get(`collider speed ${this.p}`, colliderSpeedBindings, {
+        params: this.params,
+        colliderPoses: colliders.poses,
+        colliderVelocities: colliders.velocities,
+        stats: b.stats,
+      }),
+      ceilDiv(colliders.count, WG),
+    );
+    this.encoder.copyBufferToBuffer(
+      b.stats,
+      ParticleStats.offsets.boxSpeedBits,
+      this.params,
+      ParticleParams.offsets.boxSpeed,
+      4,
+    );
   }
 
   /** Box colliders: each box's particles into their slots, by box index, warm (colliderFind, colliderList). */

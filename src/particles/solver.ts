@@ -318,6 +318,7 @@ export class ParticleSolver implements SolverParts {
           sleepTime: settings.sleepTime,
           boxCount,
           boxSlots: this.boxSlots,
+          boxSpeed: 0, // colliderSpeed's, copied here on the GPU every step with boxes
         }),
       );
     }

@@ -22,6 +22,7 @@ import {
   colliderListShader,
   colliderPrepareShader,
   colliderMoveShader,
+  colliderSpeedShader,
   colliderCellsShader,
   colliderContactsShader,
   colliderContactsArgsShader,
@@ -53,6 +54,7 @@ import {
   colliderContactsBindings,
   colliderContactsArgsBindings,
   colliderMoveBindings,
+  colliderSpeedBindings,
 } from '../../shaders/particles/colliders.wgsl.js';
 import type { Bindings, BindingResource } from '../gpu/kernel.js';
 import { computePipeline, variant } from '../gpu/pipeline.js';
@@ -127,6 +129,7 @@ export class SolverPipelines {
       colliderList: make(colliderListBindings, 'colliderList', colliderListShader()),
       colliderPrepare: make(colliderPrepareBindings, 'colliderPrepare', colliderPrepareShader()),
       colliderMove: make(colliderMoveBindings, 'colliderMove', colliderMoveShader()),
+      colliderSpeed: make(colliderSpeedBindings, 'colliderSpeed', colliderSpeedShader()),
       colliderCells: make(colliderCellsBindings, 'colliderCells', colliderCellsShader()),
       colliderContacts: make(colliderContactsBindings, 'colliderContacts', colliderContactsShader()),
       colliderContactsArgs: make(colliderContactsArgsBindings, 'colliderContactsArgs', colliderContactsArgsShader()),

@@ -77,3 +77,14 @@ export const MOVE_ROUNDING = 2 ** -18;
  * still sleeps.
  */
 export const SLEEP_OVERLAP = 0.02;
+
+/**
+ * The reach a moving particle gets for speed it does not have yet, as a share of its radius: a
+ * kinematic box, or a chain of contacts it pushes, can strike a resting particle within a step
+ * and send it at up to (1 + e) × the box's speed, into neighbours its list must already hold
+ * (formula.reach). A quarter of the radius: issue 47's paddle at 10 m/s through a resting layer
+ * made pairs 147% r deep without it, 36% with it; a whole radius (every contact within one
+ * active for every moving particle, the mass split among them all) doubled the turning drum's
+ * step and left its pile deeper (docs/PERFORMANCE.md).
+ */
+export const STRUCK_REACH = 0.25;

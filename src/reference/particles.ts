@@ -58,7 +58,7 @@ import {
   particleCarry,
   type Found,
 } from './particles/search.js';
-import { colliderList, colliderMove } from './particles/colliders.js';
+import { boxSpeedOf, colliderList, colliderMove } from './particles/colliders.js';
 import { particlePrepare, particleIterate, particleIntegrate } from './particles/solve.js';
 import { particleSleep, particleWriteBack } from './particles/sleep.js';
 
@@ -112,7 +112,8 @@ export class ParticleSolverTwin {
     colliders?: ColliderState,
   ): { spheres: Float32Array; velocities: Float32Array } {
     const n = spheres.length / 4;
-    const settings = settingsOf(p);
+    const base = settingsOf(p);
+    const settings = { ...base, boxSpeed: boxSpeedOf(colliders, base.restitution) };
     const listing = [n, p.margin, p.skin, p.dt].join(' ');
     const waking = wakeKey(p);
     // New settings wake every particle, cold (the world's solver.wake: the sleep records and the

@@ -6,7 +6,27 @@
  */
 import { SLEEP_OVERLAP } from '../../particles/step.js';
 import { f32, dot, length, cross, boxGeometry, coulomb, type Vec3 } from './geometry.js';
-import { posOf, target, keepsImpulse, push, type BoxSlot, type StepState } from './state.js';
+import { posOf, target, keepsImpulse, push, type BoxSlot, type StepState, type ColliderState } from './state.js';
+
+/**
+ * colliderSpeed: the fastest a box can send a particle within the step, the largest over the
+ * boxes of (1 + restitution) × the speed of its fastest point (0 without boxes or motion).
+ */
+export function boxSpeedOf(colliders: ColliderState | undefined, restitution: number): number {
+  if (!colliders) return 0;
+  const { poses, velocities } = colliders;
+  let fastest = 0;
+  for (let k = 0; k < poses.length / 12; k++) {
+    const surface = f32(
+      f32(length(velocities.subarray(8 * k, 8 * k + 3))) +
+        f32(
+          f32(length(velocities.subarray(8 * k + 4, 8 * k + 7))) * f32(length(poses.subarray(12 * k + 4, 12 * k + 7))),
+        ),
+    );
+    fastest = Math.max(fastest, f32(f32(1 + restitution) * surface));
+  }
+  return fastest;
+}
 
 /**
  * colliderFind + colliderList: each moving particle's boxes within margin + its travel + the

@@ -12,6 +12,7 @@ import { f32, length, coincidentNormal } from './geometry.js';
 import {
   posOf,
   reachOf,
+  reachFor,
   gapOf,
   active,
   type Entry,
@@ -79,7 +80,7 @@ export function movedTooFar(
     const w = velocities[4 * id + 3];
     if (r !== last.radius[t] || (w === 0 ? 1 : 0) !== last.static[t]) return true;
     const v = w === 0 ? [0, 0, 0] : [velocities[4 * id], velocities[4 * id + 1], velocities[4 * id + 2]];
-    const reach = Math.min(f32(f32(length(v)) * s.frameDt), r);
+    const reach = reachFor(s, v, w, r);
     const a = anchors.subarray(4 * t, 4 * t + 4);
     const d = [0, 1, 2].map((k) => f32(spheres[4 * id + k] - a[k]));
     const moved = f32(
@@ -158,7 +159,7 @@ export function particleFill(
   const { n, order, body, settings } = state;
   const positionOf = new Uint32Array(n);
   for (let t = 0; t < n; t++) positionOf[order[t]] = t;
-  const vmaxReach = f32(state.maxSpeed * settings.frameDt);
+  const vmaxReach = f32(Math.max(state.maxSpeed, settings.boxSpeed) * settings.frameDt);
   const listed = f32(settings.margin + settings.skin);
   const lists: Entry[][] = [];
   const anchors = new Float32Array(4 * n);

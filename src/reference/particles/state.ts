@@ -3,7 +3,7 @@
  * entries, wall and collider contacts, sleep records), the step's settings as the GPU reads them
  * (f32), and the positions and bodies in the order of the last search.
  */
-import type { StepParams } from '../../particles/step.js';
+import { STRUCK_REACH, type StepParams } from '../../particles/step.js';
 import { f32, length, type Vec3 } from './geometry.js';
 
 /** The largest f32: a larger sleepTime (Infinity) is sleep off. */
@@ -98,6 +98,8 @@ export interface Settings {
   gravityLength: number;
   substeps: number;
   iterations: number;
+  /** The fastest a moving box can send a particle this step (colliderSpeed): 0 without moving boxes. */
+  boxSpeed: number;
 }
 
 export function settingsOf(p: StepParams): Settings {
@@ -120,6 +122,7 @@ export function settingsOf(p: StepParams): Settings {
     gravityLength: f32(length(p.gravity.map(f32))),
     substeps: p.substeps,
     iterations: p.iterations,
+    boxSpeed: 0,
   };
 }
 
@@ -151,9 +154,19 @@ export interface Contacts {
 
 export const posOf = (state: StepState, t: number): Float32Array => state.pos.subarray(4 * t, 4 * t + 4);
 
+/**
+ * How far a particle (velocity v, inverse mass w, radius r) travels in the step, at most its
+ * radius; a moving one at least as far as a box can send it, at most STRUCK_REACH · r (formula.reach).
+ */
+export const reachFor = (s: Settings, v: ArrayLike<number>, w: number, r: number): number =>
+  Math.max(
+    Math.min(f32(f32(length(v)) * s.frameDt), r),
+    w > 0 ? Math.min(f32(s.boxSpeed * s.frameDt), f32(STRUCK_REACH * r)) : 0,
+  );
+
 /** How far the particle at t travels in the step, at most its radius. */
 export const reachOf = (state: StepState, t: number): number =>
-  Math.min(f32(f32(length(state.body.subarray(8 * t, 8 * t + 3))) * state.settings.frameDt), state.pos[4 * t + 3]);
+  reachFor(state.settings, state.body.subarray(8 * t, 8 * t + 3), state.body[8 * t + 3], state.pos[4 * t + 3]);
 
 /** |AB| − rA − rB in f32, summed as the GPU sums it. */
 export function gapOf(s: ArrayLike<number>, q: ArrayLike<number>): number {
