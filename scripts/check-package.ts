@@ -14,7 +14,12 @@
  *   Any error fails: TypeScript 6 and later declare WebGPU in their lib.dom, so the package's
  *   declarations for them must not bring @webgpu/types too (package.json's `types@<6` condition);
  * - that every runtime export of both entries is used by that file (a new export must be added
- *   there), and that both entries load in Node.
+ *   there), and that both entries load in Node;
+ * - the tarball as a registry's tools see it: publint (`--strict`: a warning fails too) and Are
+ *   the Types Wrong (`attw --profile esm-only`: the package is ESM only, `"type": "module"`, so
+ *   attw's one warning, that `require()` from CommonJS under node16 resolves to ESM, is expected
+ *   and left out; node10 resolution is checked above with TypeScript 5.9 itself);
+ * - that the README's figures for the tarball (files, packed kB) are within 10% of the truth.
  * Exits 1 with what failed. No GPU needed.
  */
 import { execFile, execFileSync } from 'node:child_process';
@@ -52,6 +57,31 @@ try {
   lap(
     `packed ${packed.filename}: ${files.size} files, ${(packed.size / 1024).toFixed(0)} KiB (${(packed.unpackedSize / 1024).toFixed(0)} KiB unpacked)`,
   );
+  const tarball = join(scratch, packed.filename);
+  // The registry's linters, on the tarball itself.
+  const before = problems.length;
+  for (const [tool, args] of [
+    ['publint', [tarball, '--strict']],
+    ['attw', [tarball, '--profile', 'esm-only', '--no-color']],
+  ] as const) {
+    try {
+      run(join(root, 'node_modules/.bin', tool), [...args], root);
+    } catch (error) {
+      problems.push(`${tool} finds problems in the tarball: ${(error as Error).message}`);
+    }
+  }
+  lap(problems.length === before ? 'publint and attw: no problem' : 'publint and attw: problems (below)');
+  // The README's figures (The package): files and packed size, within 10%.
+  const stated = /(\d+) files, about (\d+) kB packed/.exec(readFileSync(join(root, 'README.md'), 'utf8'));
+  const packedKb = packed.size / 1000;
+  if (!stated) problems.push('README states no "N files, about K kB packed" for the tarball');
+  else if (
+    Math.abs(Number(stated[1]) - files.size) > 0.1 * files.size ||
+    Math.abs(Number(stated[2]) - packedKb) > 0.1 * packedKb
+  )
+    problems.push(
+      `README says ${stated[1]} files, about ${stated[2]} kB packed; the tarball has ${files.size} files, ${packedKb.toFixed(0)} kB`,
+    );
 
   // What the tarball holds.
   const typings = [
