@@ -1,0 +1,56 @@
+/**
+ * The gallery's pages (`npm run build:site`, scripts/build-site.ts): each example's page (a Vite
+ * entry, built as it is), its one line on the index, its still and the source files shown beside
+ * it. The site test (test/e2e/site.test.ts) opens every page listed here.
+ */
+export interface ExamplePage {
+  /** Its name: the sources go to source/<id>/, the still to stills/<id>.png. */
+  id: string;
+  title: string;
+  /** One line on its card. */
+  line: string;
+  /** The page's index.html, from the repository's root. */
+  page: string;
+  /** Its source files, from the repository's root, shown beside it (as text). */
+  sources: string[];
+  /** Its still (PNG), from the repository's root. */
+  still: string;
+  /**
+   * A JavaScript expression that is true once the page has done its work at least once: drawn
+   * frames, or an answer printed (the site test waits for it).
+   */
+  ready: string;
+  /** When to take its still (`npm run site:stills`), if later than `ready`. */
+  stillWhen?: string;
+}
+
+export const EXAMPLES: ExamplePage[] = [
+  {
+    id: 'demo',
+    title: 'Hourglass',
+    line: 'Particles pour out of a hopper of box colliders and pile up; drag the paddle through the pile, hover and drag particles (GPU raycasts), and rain rays on it.',
+    page: 'demo/index.html',
+    sources: ['demo/main.ts', 'demo/scene.ts', 'demo/renderer.ts', 'demo/camera.ts', 'demo/selftest.ts'],
+    still: 'docs/demo.png',
+    ready: 'window.__demo?.frames > 5',
+  },
+  {
+    id: 'three',
+    title: 'three.js',
+    line: "three.js's WebGPURenderer draws a particle world straight from its GPU buffer, on the library's device; click a particle to pick it with a GPU raycast.",
+    page: 'examples/three/index.html',
+    sources: ['examples/three/main.ts'],
+    still: 'site/stills/three.png',
+    ready: 'window.__three?.frames > 5',
+    stillWhen: 'window.__three?.time > 6',
+  },
+  {
+    id: 'worker',
+    title: 'In a Worker',
+    line: 'A collider and a particle world in a dedicated Web Worker: the main thread keeps drawing frames while the GPU answers.',
+    page: 'examples/worker/index.html',
+    sources: ['examples/worker/main.ts', 'examples/worker/worker.ts', 'examples/worker/shared.ts'],
+    still: 'site/stills/worker.png',
+    ready: "document.querySelector('#out')?.textContent.includes('a step')",
+  },
+];
