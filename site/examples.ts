@@ -45,6 +45,15 @@ export const EXAMPLES: ExamplePage[] = [
     stillWhen: 'window.__three?.time > 6',
   },
   {
+    id: 'raycasts',
+    title: 'Raycast batches',
+    line: 'Every frame a fan of rays (100,000 on a GPU) from a scanner circling a field of spheres; each hit is drawn straight from the GPU buffer encodeRaycast writes, with the rays per second.',
+    page: 'examples/raycasts/index.html',
+    sources: ['examples/raycasts/main.ts', 'examples/common/stage.ts'],
+    still: 'site/stills/raycasts.png',
+    ready: 'window.__raycasts?.frames > 3',
+  },
+  {
     id: 'worker',
     title: 'In a Worker',
     line: 'A collider and a particle world in a dedicated Web Worker: the main thread keeps drawing frames while the GPU answers.',
