@@ -54,6 +54,16 @@ export const EXAMPLES: ExamplePage[] = [
     ready: 'window.__raycasts?.frames > 3',
   },
   {
+    id: 'drum',
+    title: 'A turning drum',
+    line: 'Balls tumble in a drum of 12 box colliders turning at 1.5 rad/s, posed every frame with setColliders; the status line says how deep the deepest ball lies in a plank.',
+    page: 'examples/drum/index.html',
+    sources: ['examples/drum/main.ts', 'examples/common/stage.ts'],
+    still: 'site/stills/drum.png',
+    ready: 'window.__drum?.frames > 3',
+    stillWhen: 'window.__drum?.frames > 90',
+  },
+  {
     id: 'worker',
     title: 'In a Worker',
     line: 'A collider and a particle world in a dedicated Web Worker: the main thread keeps drawing frames while the GPU answers.',
