@@ -64,6 +64,16 @@ export const EXAMPLES: ExamplePage[] = [
     stillWhen: 'window.__drum?.frames > 90',
   },
   {
+    id: 'chaining',
+    title: 'GPU-resident chaining',
+    line: 'Your kernel moves 100,000 spheres, encodeSpherePairs finds the overlaps on the GPU, and your second kernel marks them through indirect dispatch: one submission a frame, nothing read back.',
+    page: 'examples/chaining/index.html',
+    sources: ['examples/chaining/main.ts', 'examples/common/stage.ts'],
+    still: 'site/stills/chaining.png',
+    ready: 'window.__chaining?.frames > 3',
+    stillWhen: 'window.__chaining?.pairs > 0',
+  },
+  {
     id: 'worker',
     title: 'In a Worker',
     line: 'A collider and a particle world in a dedicated Web Worker: the main thread keeps drawing frames while the GPU answers.',

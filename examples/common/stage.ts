@@ -7,7 +7,7 @@
  */
 import * as THREE from 'three/webgpu';
 import { storage, instanceIndex, positionLocal, hash, mix, color } from 'three/tsl';
-import type { Node, StorageBufferNode } from 'three/webgpu';
+import type { StorageBufferNode } from 'three/webgpu';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { describeDevice, requestBrowserDevice } from '../../src/index.js';
 
@@ -84,9 +84,22 @@ export async function createStage(options: {
  * attribute's buffer when its backend has none yet: it gets this one before the first render.
  */
 export function gpuVec4s(stage: Stage, buffer: GPUBuffer, count: number): StorageBufferNode<'vec4'> {
-  const attribute = new THREE.StorageInstancedBufferAttribute(count, 4);
+  return storage(
+    foreign(stage, buffer, new THREE.StorageInstancedBufferAttribute(count, 4)),
+    'vec4',
+    count,
+  ).toReadOnly();
+}
+
+/** A three storage node over a GPUBuffer of `count` u32 (read in place, as gpuVec4s). */
+export function gpuUints(stage: Stage, buffer: GPUBuffer, count: number): StorageBufferNode<'uint'> {
+  const attribute = new THREE.StorageInstancedBufferAttribute(new Uint32Array(count), 1);
+  return storage(foreign(stage, buffer, attribute), 'uint', count).toReadOnly();
+}
+
+function foreign<T extends THREE.StorageInstancedBufferAttribute>(stage: Stage, buffer: GPUBuffer, attribute: T): T {
   (stage.renderer.backend as unknown as { get(object: object): { buffer?: GPUBuffer } }).get(attribute).buffer = buffer;
-  return storage(attribute, 'vec4', count).toReadOnly();
+  return attribute;
 }
 
 /**
@@ -97,7 +110,7 @@ export function sphereMesh(
   stage: Stage,
   spheres: StorageBufferNode<'vec4'>,
   count: number,
-  colorNode?: Node<'vec3'>,
+  colorNode?: THREE.MeshStandardNodeMaterial['colorNode'],
 ): THREE.Mesh {
   const sphere = spheres.element(instanceIndex);
   const material = new THREE.MeshStandardNodeMaterial({ roughness: 0.5 });
