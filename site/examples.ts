@@ -54,6 +54,15 @@ export const EXAMPLES: ExamplePage[] = [
     ready: 'window.__raycasts?.frames > 3',
   },
   {
+    id: 'spherecasts',
+    title: 'Sphere casts',
+    line: "Spheres swept along straight paths through a field: each cast's first contact, the swept sphere's centre C and the touching point E, drawn from the GPU buffer encodeSphereCast writes.",
+    page: 'examples/spherecasts/index.html',
+    sources: ['examples/spherecasts/main.ts', 'examples/common/stage.ts'],
+    still: 'site/stills/spherecasts.png',
+    ready: 'window.__spherecasts?.frames > 3',
+  },
+  {
     id: 'drum',
     title: 'A turning drum',
     line: 'Balls tumble in a drum of 12 box colliders turning at 1.5 rad/s, posed every frame with setColliders; the status line says how deep the deepest ball lies in a plank.',
