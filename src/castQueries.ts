@@ -14,7 +14,11 @@ import { BROADPHASES, type Broadphase, type CastOptions, type CastOut } from './
 export const HIT_BYTES = CastHitRecord.size;
 const HIT_FLOATS = HIT_BYTES / 4;
 
-/** Nearest hit per ray: index −1 and NaN distance and point for a miss. */
+/**
+ * Nearest hit per ray: index −1 and NaN distance and point for a miss.
+ *
+ * @category Collider
+ */
 export interface RaycastResult {
   /** The sphere hit by each ray, or −1 for a miss. */
   index: Int32Array;
@@ -24,7 +28,11 @@ export interface RaycastResult {
   point: Float32Array;
 }
 
-/** Nearest hit per sphere cast: index −1 and NaN elsewhere for a miss. */
+/**
+ * Nearest hit per sphere cast: index −1 and NaN elsewhere for a miss.
+ *
+ * @category Collider
+ */
 export interface SphereCastResult {
   /** The sphere hit by each cast, or −1 for a miss. */
   index: Int32Array;
@@ -36,14 +44,26 @@ export interface SphereCastResult {
   contact: Float32Array;
 }
 
-/** Every hit: those of ray k are entries offsets[k] .. offsets[k+1] − 1, by distance then index. */
+/**
+ * Every hit: those of ray k are entries offsets[k] .. offsets[k+1] − 1, by distance then index.
+ *
+ * @category Collider
+ */
 export interface AllHits {
   /** One more entry than there are casts; the last is the number of hits. */
   offsets: Uint32Array;
 }
-/** Every hit of every ray (`raycast(..., { allHits: true })`); `index` holds no −1. */
+/**
+ * Every hit of every ray (`raycast(..., { allHits: true })`); `index` holds no −1.
+ *
+ * @category Collider
+ */
 export type RaycastAllHits = AllHits & RaycastResult;
-/** Every hit of every sphere cast (`sphereCast(..., { allHits: true })`); `index` holds no −1. */
+/**
+ * Every hit of every sphere cast (`sphereCast(..., { allHits: true })`); `index` holds no −1.
+ *
+ * @category Collider
+ */
 export type SphereCastAllHits = AllHits & SphereCastResult;
 
 /** Raw hit records (CastHitRecord each) and, for all hits, the per-cast offsets. */

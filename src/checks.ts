@@ -9,6 +9,8 @@ import { InvalidInputError } from './errors.js';
  * The rules input is checked against, worded once so that messages and tests agree: an
  * {@link InvalidInputError}'s `rule` is one of these phrases (match with
  * `error.rule === RULES.finite`, never on the message).
+ *
+ * @category Errors
  */
 export const RULES = {
   type: 'must be a Float32Array',

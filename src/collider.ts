@@ -63,6 +63,8 @@ export type { ColliderOptions, ColliderLimits } from './colliderOptions.js';
  * collider.destroy();
  * device.destroy();
  * ```
+ *
+ * @category Collider
  */
 export async function createCollider(options?: ColliderOptions): Promise<Collider> {
   options = checkOptions<ColliderOptions>('options', options);
@@ -77,6 +79,8 @@ export type { RaycastResult, SphereCastResult, AllHits, RaycastAllHits, SphereCa
  * Collision queries on one device: sphere pairs, sphere–box pairs, raycasts and sphere casts over
  * flat `Float32Array`s of records. Calls may overlap; they run one at a time in call order. Make
  * one with {@link createCollider}; {@link Collider.destroy} frees its buffers.
+ *
+ * @category Collider
  */
 export class Collider {
   /** The device the collider runs on. */
@@ -96,6 +100,11 @@ export class Collider {
   /** The GPU-resident calls' recorders (broad phases, kernels, parameters), one lent to each call until it is known to have run. */
   private readonly resident: ResidentPool;
 
+  /**
+   * A collider on `device`, its options checked. Most code calls {@link createCollider} instead,
+   * which also makes a device when none is given (browser and Deno); `ownsDevice` makes
+   * `destroy()` destroy the device too.
+   */
   constructor(device: GPUDevice, options: ColliderOptions = {}, ownsDevice = false) {
     this.device = device;
     this.ownsDevice = ownsDevice;

@@ -5,7 +5,11 @@ import { HIT_BYTES } from './castQueries.js';
 import { PAIR_BYTES, GPU_STRIDE } from './layout.js';
 import type { PlanOptions } from './spatial/plan.js';
 
-/** Options of {@link createCollider}. */
+/**
+ * Options of {@link createCollider}.
+ *
+ * @category Collider
+ */
 export interface ColliderOptions {
   /** The device to use. In a browser it may be omitted: one is requested from navigator.gpu. */
   device?: GPUDevice;
@@ -23,7 +27,11 @@ export interface ColliderOptions {
   grid?: Pick<PlanOptions, 'denseFactor' | 'levelStep'>;
 }
 
-/** What one call of a {@link Collider} can take and return on its device (`collider.limits`). */
+/**
+ * What one call of a {@link Collider} can take and return on its device (`collider.limits`).
+ *
+ * @category Collider
+ */
 export interface ColliderLimits {
   /** Most spheres (or boxes, or casts) one call takes. */
   maxSpheres: number;

@@ -5,10 +5,18 @@
  */
 import { NoAdapterError } from './errors.js';
 
-/** The WebGPU implementation behind a device. */
+/**
+ * The WebGPU implementation behind a device.
+ *
+ * @category Devices
+ */
 export type WebGPUEngine = 'Dawn' | 'wgpu' | 'WebKit' | 'unknown';
 
-/** What kind of adapter a device came from, and which WebGPU implementation runs it. */
+/**
+ * What kind of adapter a device came from, and which WebGPU implementation runs it.
+ *
+ * @category Devices
+ */
 export interface AdapterSummary {
   /** `adapter.info.vendor`, e.g. 'nvidia', 'google' (SwiftShader); '' when not told. */
   vendor: string;
@@ -39,7 +47,11 @@ export interface AdapterSummary {
   label: string;
 }
 
-/** How to pick the adapter and label the device. */
+/**
+ * How to pick the adapter and label the device.
+ *
+ * @category Devices
+ */
 export interface DeviceOptions {
   /** 'high-performance' or 'low-power', passed to `requestAdapter`. */
   powerPreference?: GPUPowerPreference;
@@ -54,7 +66,11 @@ export const OPTIONAL_FEATURES: readonly GPUFeatureName[] = ['timestamp-query', 
 
 const summaries = new WeakMap<GPUDevice, AdapterSummary>();
 
-/** An engine and where it runs (see AdapterSummary). */
+/**
+ * An engine and where it runs (see AdapterSummary).
+ *
+ * @category Devices
+ */
 export interface WebGPUHost {
   /** The WebGPU implementation. */
   engine: WebGPUEngine;
@@ -129,6 +145,8 @@ export function summarizeAdapter(adapter: GPUAdapter, hint?: WebGPUHost): Adapte
 /**
  * The adapter a device was made from (when this library made it, or the device reports it) and
  * the engine that runs it. Firefox's adapter says nothing of itself: there `driver` is ''.
+ *
+ * @category Devices
  */
 export function describeDevice(device: GPUDevice): AdapterSummary | undefined {
   const known = summaries.get(device);
@@ -190,7 +208,11 @@ export async function requestDeviceFrom(
   return device;
 }
 
-/** What to do when a browser has no WebGPU (part of NoAdapterError's message). */
+/**
+ * What to do when a browser has no WebGPU (part of NoAdapterError's message).
+ *
+ * @category Devices
+ */
 export const BROWSER_HELP =
   'WebGPU needs Chrome or Edge 113+, Safari 26+ or Firefox 141+; on Linux, start Chrome with ' +
   '--enable-unsafe-webgpu --enable-features=Vulkan.';
@@ -201,6 +223,8 @@ const NODE_HINT = 'In Node, pass a device from requestNodeDevice() (webgpu-colli
  * A device from `navigator.gpu` (a browser, Deno, a worker), with the adapter's own limits and
  * the optional features it has (`timestamp-query`, `subgroups`). Throws {@link NoAdapterError},
  * saying what to install or enable, when there is no WebGPU or no adapter.
+ *
+ * @category Devices
  */
 export async function requestBrowserDevice(options: DeviceOptions = {}): Promise<GPUDevice> {
   denoRuntimeDir();

@@ -3,7 +3,11 @@
  * carries the fields a caller needs to react without parsing the message.
  */
 
-/** The base of every error the library throws on purpose: `catch (e) { if (e instanceof CollideError) ... }`. */
+/**
+ * The base of every error the library throws on purpose: `catch (e) { if (e instanceof CollideError) ... }`.
+ *
+ * @category Errors
+ */
 export class CollideError extends Error {
   /**
    * The class's name, written out: a minifier renames classes, so `new.target.name` would say
@@ -19,6 +23,8 @@ export class CollideError extends Error {
  * Bad input at the API boundary. `argument` names the parameter (`'spheres'`, `'options.maxPairs'`),
  * `index` the record (or -1 when the rule is about the whole argument), `rule` the broken rule
  * in a few words, stable enough to match on in tests.
+ *
+ * @category Errors
  */
 export class InvalidInputError extends CollideError {
   override name = 'InvalidInputError';
@@ -40,6 +46,8 @@ export class InvalidInputError extends CollideError {
 /**
  * Something does not fit: more records than the device can hold, or more results than the
  * caller's cap. `count` is the true number (never a truncated one), `capacity` the limit.
+ *
+ * @category Errors
  */
 export class CapacityError extends CollideError {
   override name = 'CapacityError';
@@ -57,12 +65,20 @@ export class CapacityError extends CollideError {
   }
 }
 
-/** No WebGPU adapter could be found. The message says what to install. */
+/**
+ * No WebGPU adapter could be found. The message says what to install.
+ *
+ * @category Errors
+ */
 export class NoAdapterError extends CollideError {
   override name = 'NoAdapterError';
 }
 
-/** A WebGPU validation, out-of-memory or internal error raised while recording or running a call. */
+/**
+ * A WebGPU validation, out-of-memory or internal error raised while recording or running a call.
+ *
+ * @category Errors
+ */
 export class WebGPUError extends CollideError {
   override name = 'WebGPUError';
   /** The WebGPU error scope it was caught in. */
@@ -73,7 +89,11 @@ export class WebGPUError extends CollideError {
   }
 }
 
-/** The device was lost or destroyed while a call was pending, or before it started. */
+/**
+ * The device was lost or destroyed while a call was pending, or before it started.
+ *
+ * @category Errors
+ */
 export class DeviceLostError extends CollideError {
   override name = 'DeviceLostError';
   /** `GPUDeviceLostInfo.reason`: 'destroyed' (someone called `device.destroy()`) or 'unknown'. */
@@ -84,7 +104,11 @@ export class DeviceLostError extends CollideError {
   }
 }
 
-/** The collider or world was used after `destroy()`. */
+/**
+ * The collider or world was used after `destroy()`.
+ *
+ * @category Errors
+ */
 export class DestroyedError extends CollideError {
   override name = 'DestroyedError';
 }

@@ -12,6 +12,7 @@
  * all of this); in a browser or Deno, from {@link requestBrowserDevice} or `navigator.gpu`.
  *
  * @packageDocumentation
+ * @module webgpu-collide
  */
 // No reference to @webgpu/types here: TypeScript 6 and later declare WebGPU in their own lib.dom,
 // and both at once are duplicate identifiers. TypeScript 5 resolves this entry through

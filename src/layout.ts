@@ -11,7 +11,11 @@
  * its own structs beside its kernels (shaders/<subsystem>/layout.ts).
  */
 
-/** Floats per input record, as in docs/CONTRACT.md. */
+/**
+ * Floats per input record, as in docs/CONTRACT.md.
+ *
+ * @category Record layouts
+ */
 export const STRIDE = {
   sphere: 4,
   aabb: 6,
@@ -21,13 +25,19 @@ export const STRIDE = {
   velocity: 3,
 } as const;
 
-/** Bytes per pair in a pair list on the GPU (`vec2<u32>`). */
+/**
+ * Bytes per pair in a pair list on the GPU (`vec2<u32>`).
+ *
+ * @category Record layouts
+ */
 export const PAIR_BYTES = 8;
 
 /**
  * Floats per record once validation has packed it for the GPU (vec4-aligned):
  * AABB (min.xyz, 0), (max.xyz, 0); oriented box (centre, 0), (half extents, 0), (unit quaternion);
  * ray or cast (A, radius), (B, 0).
+ *
+ * @category Record layouts
  */
 export const GPU_STRIDE = {
   /** (x, y, z, radius): the same as STRIDE.sphere. */
@@ -42,7 +52,11 @@ export const GPU_STRIDE = {
 
 type Scalar = 'f32' | 'u32' | 'i32';
 type VectorType = 'vec2f' | 'vec3f' | 'vec4f' | 'vec2u' | 'vec3u' | 'vec4u' | 'vec2i' | 'vec3i' | 'vec4i';
-/** A WGSL member type a struct layout knows: scalars, vectors, `atomic<u32>`, `mat4x4f`. */
+/**
+ * A WGSL member type a struct layout knows: scalars, vectors, `atomic<u32>`, `mat4x4f`.
+ *
+ * @category Record layouts
+ */
 export type PrimitiveType = Scalar | VectorType | 'atomic<u32>' | 'mat4x4f';
 
 interface TypeInfo {
@@ -69,17 +83,29 @@ const PRIMITIVES: Record<PrimitiveType, TypeInfo> = {
   mat4x4f: { size: 64, align: 16, components: 16, scalar: 'f32' },
 };
 
-/** A fixed-size array of structs inside a struct: `array<T, N>`. */
+/**
+ * A fixed-size array of structs inside a struct: `array<T, N>`.
+ *
+ * @category Record layouts
+ */
 export interface ArrayField {
   /** The element struct. */
   array: StructLayout<Record<string, FieldType>>;
   /** N, the number of elements. */
   length: number;
 }
-/** The type of a struct member: a primitive, or a fixed-size array of structs. */
+/**
+ * The type of a struct member: a primitive, or a fixed-size array of structs.
+ *
+ * @category Record layouts
+ */
 export type FieldType = PrimitiveType | ArrayField;
 
-/** One member of a {@link StructLayout}, placed by WGSL's alignment rules. */
+/**
+ * One member of a {@link StructLayout}, placed by WGSL's alignment rules.
+ *
+ * @category Record layouts
+ */
 export interface FieldLayout {
   /** The member's name in WGSL. */
   name: string;
@@ -97,6 +123,8 @@ export interface FieldLayout {
  * A GPU struct's layout: its WGSL declaration and the byte offset of each member, e.g.
  * `CastHitRecord.wgsl` to paste into a shader that reads hit records, `CastHitRecord.size` for
  * the stride of an array of them, `CastHitRecord.offsets.index` to read one on the CPU.
+ *
+ * @category Record layouts
  */
 export interface StructLayout<F extends Record<string, FieldType>> {
   /** The struct's name in WGSL. */
@@ -228,6 +256,8 @@ export const BoxParams = defineStruct('BoxParams', {
 /**
  * The pair list's counter (storage, atomics). `count` is the low 32 bits of the true number
  * of pairs found, `countHi` the high bits, so that overflow past 2^32 is still reported.
+ *
+ * @category Record layouts
  */
 export const PairCounter = defineStruct('PairCounter', {
   count: 'atomic<u32>',

@@ -26,6 +26,7 @@
  * `webgpu-collide` is re-exported here.
  *
  * @packageDocumentation
+ * @module webgpu-collide/node
  */
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,20 +37,32 @@ import { setDeviceWaiter, type DeviceWaiter } from './gpu/wait.js';
 
 export * from './index.js';
 
-/** Where SwiftShader's Vulkan ICD is found on common Linux installs. */
+/**
+ * Where SwiftShader's Vulkan ICD is found on common Linux installs.
+ *
+ * @category Node
+ */
 export const SWIFTSHADER_ICDS = [
   '/usr/lib/chromium/vk_swiftshader_icd.json',
   '/usr/lib/chromium-browser/vk_swiftshader_icd.json',
   '/opt/google/chrome/vk_swiftshader_icd.json',
 ];
 
-/** What to install when dawn.node finds no adapter (part of NoAdapterError's message). */
+/**
+ * What to install when dawn.node finds no adapter (part of NoAdapterError's message).
+ *
+ * @category Node
+ */
 export const NODE_HELP =
   'dawn.node needs a Vulkan driver. On a machine without a GPU, install SwiftShader (it comes with Chromium): ' +
   '`sudo apt-get install -y chromium libvulkan1` (Debian/Ubuntu), then, if it is not found by itself, ' +
   '`export VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json`.';
 
-/** Options of {@link requestNodeDevice}: the adapter's, and dawn.node's own. */
+/**
+ * Options of {@link requestNodeDevice}: the adapter's, and dawn.node's own.
+ *
+ * @category Node
+ */
 export interface NodeDeviceOptions extends DeviceOptions {
   /** Extra dawn.node instance options, e.g. 'enable-dawn-features=...'. */
   dawnOptions?: string[];
@@ -73,7 +86,11 @@ const DAWN_NODE = { engine: 'Dawn', host: `Node ${process.versions.node} (dawn.n
 /** Dawn instances, one per instance options and Vulkan driver, kept for the life of the process. */
 const instances = new Map<string, GPU>();
 
-/** How many Dawn instances this process holds (for tests: devices share them). */
+/**
+ * How many Dawn instances this process holds (for tests: devices share them).
+ *
+ * @category Node
+ */
 export function dawnInstanceCount(): number {
   return instances.size;
 }
@@ -134,6 +151,8 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
  * A GPUDevice from dawn.node, with the adapter's limits. `describeDevice(device)` says which
  * adapter it is (`isFallbackAdapter` is true on SwiftShader). Destroy it when done: a live
  * device keeps Node's event loop busy.
+ *
+ * @category Node
  */
 export async function requestNodeDevice(options: NodeDeviceOptions = {}): Promise<GPUDevice> {
   options = checkOptions('options', options);
@@ -191,7 +210,11 @@ export async function requestNodeDevice(options: NodeDeviceOptions = {}): Promis
   return device;
 }
 
-/** How long a yielding wait sleeps between two polls of dawn.node: it doubles from `first` to `last`. */
+/**
+ * How long a yielding wait sleeps between two polls of dawn.node: it doubles from `first` to `last`.
+ *
+ * @category Node
+ */
 export const WAIT_SLEEP_MS = {
   /** The first sleep of a wait, in milliseconds (a short kernel is seen done soon). */
   first: 0.05,
@@ -240,6 +263,8 @@ const yieldingWaiter: DeviceWaiter = async (promise) => {
  * let dawn.node poll in a busy loop (false, as a device starts). `requestNodeDevice` sets it by
  * its `waiting` option; call this for a device from your own `create()` (the `webgpu` package)
  * on a software adapter.
+ *
+ * @category Node
  */
 export function yieldWhileWaiting(device: GPUDevice, enabled = true): void {
   setDeviceWaiter(device, enabled ? yieldingWaiter : undefined);

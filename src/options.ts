@@ -11,11 +11,15 @@ import { BROADPHASE_NAMES, type BroadphaseName } from './broadphase/registry.js'
  * 'bvh' builds a linear BVH over Morton-sorted spheres; 'auto' picks by the scene
  * (src/broadphase/index.ts). The names are the registry's (src/broadphase/registry.ts):
  * `NamesAgree` below fails to compile when they differ.
+ *
+ * @category Collider
  */
 export type Broadphase = 'auto' | 'all-pairs' | 'grid' | 'sweep' | 'bvh';
 /**
  * Every {@link Broadphase} name, e.g. to validate a user's choice or loop over them in tests:
  * 'auto', then the broad phases of the registry (src/broadphase/registry.ts) in its order.
+ *
+ * @category Collider
  */
 export const BROADPHASES: readonly Broadphase[] = ['auto', ...BROADPHASE_NAMES];
 
@@ -33,16 +37,24 @@ type Assert<T extends true> = T;
  * 'auto' uses all-pairs below this many spheres and the grid from here on. Measured with
  * `npm run bench -- --crossover` (docs/PERFORMANCE.md): on SwiftShader the grid's wall time
  * beats all-pairs between 128 and 256 spheres. On a GPU both cost less than the readback there.
+ *
+ * @category Collider
  */
 export const AUTO_GRID_MIN_SPHERES = 256;
 /**
  * Sphere–box pairs: 'auto' bins the spheres when there are at least AUTO_GRID_MIN_SPHERES of
  * them and at least this many boxes. With fewer boxes all-pairs is N·M tests spread over N
  * threads, which costs less than building the grid.
+ *
+ * @category Collider
  */
 export const AUTO_GRID_MIN_BOXES = 32;
 
-/** Options of the pair calls: `spherePairs`, `sphereBoxPairs`, `sphereOrientedBoxPairs`. */
+/**
+ * Options of the pair calls: `spherePairs`, `sphereBoxPairs`, `sphereOrientedBoxPairs`.
+ *
+ * @category Collider
+ */
 export interface PairOptions {
   /** How candidates are found (see {@link Broadphase}); every choice gives the same pairs. Default 'auto'. */
   broadphase?: Broadphase;
@@ -59,7 +71,11 @@ export interface PairOptions {
   out?: Uint32Array;
 }
 
-/** Options of `raycast` and `sphereCast` (the Collider's and the ParticleWorld's). */
+/**
+ * Options of `raycast` and `sphereCast` (the Collider's and the ParticleWorld's).
+ *
+ * @category Collider
+ */
 export interface CastOptions {
   /** 'all-pairs' tests every ray against every sphere; 'grid' walks the sphere grid. */
   broadphase?: Broadphase;
@@ -83,6 +99,8 @@ export interface CastOptions {
  * the call returns. A raycast returns index, distance and point; a sphere cast index, distance,
  * center and contact; with allHits both also return offsets. A field the call does not return is
  * an InvalidInputError.
+ *
+ * @category Collider
  */
 export interface CastOut {
   /** The sphere hit, −1 for a miss: one per cast, or per hit with allHits. */

@@ -13,6 +13,8 @@ export const CastParams = defineStruct('CastParams', {
  * One hit as the cast kernels write it: for a ray, `point` and `contact` are both D and
  * `distance` is |AD|; for a sphere cast, `point` is the centre at contact C, `contact` is E,
  * `distance` is |AC|. `index` is the sphere, or −1 for a miss.
+ *
+ * @category Record layouts
  */
 export const CastHitRecord = defineStruct('CastHitRecord', {
   point: 'vec3f',

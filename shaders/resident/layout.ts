@@ -18,6 +18,8 @@ export const ResidentParams = defineStruct('ResidentParams', {
 /**
  * The status of a GPU-resident call (storage): spheres that broke the promised scene bounds
  * (a radius above maxRadius, a value not finite), and the first of them.
+ *
+ * @category GPU-resident
  */
 export const ResidentStatus = defineStruct('ResidentStatus', {
   /** Spheres that broke the promise. */

@@ -11,7 +11,11 @@
 import { BufferUsage } from './flags.js';
 import { mapRead } from './buffers.js';
 
-/** The GPU time of one stage (one compute pass). */
+/**
+ * The GPU time of one stage (one compute pass).
+ *
+ * @category Devices
+ */
 export interface StageTime {
   /** The stage, e.g. 'grid count', 'pairs'. */
   name: string;
@@ -19,7 +23,11 @@ export interface StageTime {
   ms: number;
 }
 
-/** GPU time per stage of one call (`collider.lastProfile`, `world.lastProfile`). */
+/**
+ * GPU time per stage of one call (`collider.lastProfile`, `world.lastProfile`).
+ *
+ * @category Devices
+ */
 export interface Profile {
   /** GPU time per recorded stage, in recording order (a stage recorded twice appears twice). */
   stages: StageTime[];
@@ -38,6 +46,8 @@ export interface Profile {
  * `world.encode(encoder, dt, steps, timer)`: then `timer.resolve(encoder)`, submit, and
  * `await timer.read()`. Without the device's `timestamp-query` feature it records nothing and
  * reads an empty profile. Destroy it when done.
+ *
+ * @category Devices
  */
 export class GpuTimer {
   /** Whether timing is on: asked for, and the device has `timestamp-query`. */

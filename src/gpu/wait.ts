@@ -38,6 +38,8 @@ export function settle<T>(device: GPUDevice, promise: Promise<T>): Promise<T> {
  * software adapter, asleep between dawn.node's polls instead of spinning on a core the shaders
  * need (`requestNodeDevice`'s `waiting` option). Use it after `encode*` calls where you would
  * await `onSubmittedWorkDone()`.
+ *
+ * @category Devices
  */
 export function workDone(device: GPUDevice): Promise<void> {
   return settle(device, device.queue.onSubmittedWorkDone());

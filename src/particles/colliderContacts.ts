@@ -12,7 +12,11 @@ import { createBuffer, readBuffer, bindingLimit } from '../gpu/buffers.js';
 /** Bytes of one record: particle u32, box u32, normal impulse f32, a pad. */
 export const COLLIDER_CONTACT_BYTES = 16;
 
-/** The contacts read back, one entry a contact (in no particular order). */
+/**
+ * The contacts read back, one entry a contact (in no particular order).
+ *
+ * @category Particle world
+ */
 export interface ColliderContactList {
   /** The particle's index. */
   particles: Uint32Array;
@@ -25,6 +29,8 @@ export interface ColliderContactList {
 /**
  * A particle world's collider contacts left on the GPU (`world.encodeColliderContacts`): the
  * records, their true count and indirect dispatch arguments for a kernel of yours, and `read()`.
+ *
+ * @category Particle world
  */
 export class ColliderContacts {
   /** vec4<u32> records: particle, box, the normal impulse's f32 bits, 0 (in no particular order). */

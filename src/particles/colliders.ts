@@ -13,6 +13,8 @@ import { createBuffer, upload, bindingLimit } from '../gpu/buffers.js';
 /**
  * The world's box colliders on the GPU (`world.colliderBuffers`), by box index, for a renderer or
  * a kernel of yours that moves them: each step reads them as they are then.
+ *
+ * @category Particle world
  */
 export interface ColliderBuffers {
   /** Three vec4f a box: (centre, 0), (half extents, 0), unit quaternion (x, y, z, w). Each step moves a kinematic box. */
@@ -23,7 +25,11 @@ export interface ColliderBuffers {
   count: number;
 }
 
-/** `world.setColliders`' argument. */
+/**
+ * `world.setColliders`' argument.
+ *
+ * @category Particle world
+ */
 export interface ColliderSet {
   /** 10 floats a box: centre (x, y, z), half extents (x, y, z), rotation quaternion (x, y, z, w; an AABB: 0, 0, 0, 1). */
   boxes: Float32Array;

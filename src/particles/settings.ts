@@ -19,7 +19,11 @@ import type { PlanOptions } from '../spatial/plan.js';
 import { ParticleWalls } from '../../shaders/particles/layout.js';
 import type { StepParams } from './step.js';
 
-/** The solver's settings; each may be changed later with `setParameters`. */
+/**
+ * The solver's settings; each may be changed later with `setParameters`.
+ *
+ * @category Particle world
+ */
 export interface ParticleParameters {
   /** Acceleration [gx, gy, gz] on every moving particle. Default [0, 0, 0]. */
   gravity?: ArrayLike<number>;
@@ -69,16 +73,26 @@ export interface ParticleParameters {
   sleepTime?: number;
 }
 
-/** The default skin as a share of the largest radius (docs/PERFORMANCE.md weighs it on the pile and the gas). */
+/**
+ * The default skin as a share of the largest radius (docs/PERFORMANCE.md weighs it on the pile and the gas).
+ *
+ * @category Particle world
+ */
 export const SKIN_OF_RADIUS = 0.1;
 
 /**
  * The default `sleepSpeed` as a share of the largest radius, per second (0.05 for radius 0.5:
  * Box2D's default for bodies a metre across).
+ *
+ * @category Particle world
  */
 export const SLEEP_SPEED_OF_RADIUS = 0.1;
 
-/** Options of {@link createParticleWorld}: the world's size and walls, and the solver's settings. */
+/**
+ * Options of {@link createParticleWorld}: the world's size and walls, and the solver's settings.
+ *
+ * @category Particle world
+ */
 export interface ParticleWorldOptions extends ParticleParameters {
   /** The device; in a browser it may be omitted (navigator.gpu). */
   device?: GPUDevice;
@@ -109,6 +123,8 @@ export interface ParticleWorldOptions extends ParticleParameters {
  * `restitutionThreshold`, `skin` and `sleepSpeed`, which are undefined while they follow their
  * defaults (2·|g|·dt, and shares of the largest radius: {@link SKIN_OF_RADIUS},
  * {@link SLEEP_SPEED_OF_RADIUS}).
+ *
+ * @category Particle world
  */
 export interface ParticleParametersNow
   extends Required<Omit<ParticleParameters, 'gravity' | 'restitutionThreshold' | 'skin' | 'sleepSpeed'>> {

@@ -13,7 +13,11 @@ import type { CallQueue } from '../gpu/calls.js';
 import type { GridPlan } from '../spatial/plan.js';
 import { STRIDE } from '../layout.js';
 
-/** The particles given to {@link ParticleWorld.setParticles}, by particle index. */
+/**
+ * The particles given to {@link ParticleWorld.setParticles}, by particle index.
+ *
+ * @category Particle world
+ */
 export interface ParticleSet {
   /** x, y, z, radius per particle. */
   spheres: Float32Array;
@@ -26,7 +30,11 @@ export interface ParticleSet {
   inverseMasses?: Float32Array;
 }
 
-/** The world's buffers a renderer may bind (vertex or storage), by particle index. */
+/**
+ * The world's buffers a renderer may bind (vertex or storage), by particle index.
+ *
+ * @category Particle world
+ */
 export interface ParticleBuffers {
   /** x, y, z, radius per particle. */
   spheres: GPUBuffer;
@@ -34,7 +42,11 @@ export interface ParticleBuffers {
   velocities: GPUBuffer;
 }
 
-/** The default inverse mass: density 1, so 1 / volume. A radius 0 particle is static. */
+/**
+ * The default inverse mass: density 1, so 1 / volume. A radius 0 particle is static.
+ *
+ * @category Particle world
+ */
 export function defaultInverseMass(radius: number): number {
   const volume = (4 / 3) * Math.PI * radius ** 3;
   return volume > 0 ? 1 / volume : 0;

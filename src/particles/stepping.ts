@@ -16,7 +16,11 @@ import { WorldColliders, packColliders, type ColliderSet } from './colliders.js'
 import type { WorldState } from './state.js';
 import type { StepParams } from './step.js';
 
-/** What {@link ParticleWorld.contactSearches} counts. */
+/**
+ * What {@link ParticleWorld.contactSearches} counts.
+ *
+ * @category Particle world
+ */
 export interface ContactSearches {
   /** Steps taken since the particles were set. */
   steps: number;

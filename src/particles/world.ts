@@ -78,6 +78,8 @@ export type { ContactSearches } from './stepping.js';
  * const { spheres: now } = await world.read();   // one second later
  * world.destroy();
  * ```
+ *
+ * @category Particle world
  */
 export async function createParticleWorld(options: ParticleWorldOptions): Promise<ParticleWorld> {
   if (typeof options !== 'object' || options === null)
@@ -90,6 +92,8 @@ export async function createParticleWorld(options: ParticleWorldOptions): Promis
  * Spheres colliding and bouncing, stepped entirely on the GPU: contacts found with a grid, solved
  * with accumulated impulses (restitution, friction, walls), bitwise deterministic. The state stays
  * on the GPU ({@link ParticleWorld.buffers}); {@link ParticleWorld.read} reads it back.
+ *
+ * @category Particle world
  */
 export class ParticleWorld {
   /** The device the world runs on. */
@@ -133,6 +137,11 @@ export class ParticleWorld {
    */
   private edits = 0;
 
+  /**
+   * A particle world on `device`, its options checked. Most code calls
+   * {@link createParticleWorld} instead, which also makes a device when none is given (browser
+   * and Deno); `ownsDevice` makes `destroy()` destroy the device too.
+   */
   constructor(device: GPUDevice, options: ParticleWorldOptions, ownsDevice = false) {
     const { capacity, bounds } = checkWorldShape(device, options);
     this.device = device;

@@ -11,7 +11,11 @@ import type { Broadphase } from '../options.js';
 import { GpuTimer } from '../gpu/timer.js';
 import type { EncodedPairs, EncodedHits } from './results.js';
 
-/** Records already on the GPU: `count` of them from byte `offset` (a multiple of 4) of `buffer`. */
+/**
+ * Records already on the GPU: `count` of them from byte `offset` (a multiple of 4) of `buffer`.
+ *
+ * @category GPU-resident
+ */
 export interface GpuRecords {
   /** The buffer holding the records. */
   buffer: GPUBuffer;
@@ -21,7 +25,11 @@ export interface GpuRecords {
   offset?: number;
 }
 
-/** What the broad phases plan by, for spheres the host cannot see. */
+/**
+ * What the broad phases plan by, for spheres the host cannot see.
+ *
+ * @category GPU-resident
+ */
 export interface SceneBounds {
   /** Bounds of the sphere centres (x, y, z). Spheres outside them are still found, more slowly. */
   min: ArrayLike<number>;
@@ -31,7 +39,11 @@ export interface SceneBounds {
   maxRadius: number;
 }
 
-/** Options of `encodeSpherePairs` and the box-pair forms. */
+/**
+ * Options of `encodeSpherePairs` and the box-pair forms.
+ *
+ * @category GPU-resident
+ */
 export interface EncodeOptions {
   /** Required: the scene's bounds and largest radius. */
   scene: SceneBounds;
@@ -47,7 +59,11 @@ export interface EncodeOptions {
   timer?: GpuTimer;
 }
 
-/** Options of `encodeRaycast` and `encodeSphereCast`. */
+/**
+ * Options of `encodeRaycast` and `encodeSphereCast`.
+ *
+ * @category GPU-resident
+ */
 export interface EncodeCastOptions {
   /** Required: the scene's bounds and largest radius. */
   scene: SceneBounds;

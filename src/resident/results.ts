@@ -87,6 +87,8 @@ export const SPECULATIVE_HITS = 32768 / CastHitRecord.size;
  * arguments (x, y, 1) covering min(count, capacity) records at the workgroup size asked for,
  * folded to 2-D past the device's limit (the consumer's index: (x + y·nx)·size + local). Valid
  * until the next call encoded into it. Owns every buffer its `read()` and a consumer read.
+ *
+ * @category GPU-resident
  */
 export class EncodedPairs {
   /** @internal The pair list the broad phases append to. */
@@ -181,7 +183,11 @@ export class EncodedPairs {
   }
 }
 
-/** What an EncodedHits' `read()` gives: the one-shot call's result of its kind. */
+/**
+ * What an EncodedHits' `read()` gives: the one-shot call's result of its kind.
+ *
+ * @category GPU-resident
+ */
 export type HitsResult = RaycastResult | SphereCastResult | RaycastAllHits | SphereCastAllHits;
 
 /**
@@ -193,6 +199,8 @@ export type HitsResult = RaycastResult | SphereCastResult | RaycastAllHits | Sph
  * `dispatch` indirect arguments (x, y, 1) covering min(total, capacity) records (nearest: the
  * casts) at the workgroup size asked for, folded to 2-D past the device's limit. Valid until
  * the next call encoded into it.
+ *
+ * @category GPU-resident
  */
 export class EncodedHits<R extends HitsResult = HitsResult> {
   /** @internal The records' buffer, grown as casts need. */

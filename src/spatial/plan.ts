@@ -51,7 +51,11 @@ import type { SphereStats, BoxSample } from './stats.js';
 
 export { BOX_SAMPLE, type BoxSample } from './stats.js';
 
-/** One level of a {@link GridPlan}: spheres of similar size, in cells about their diameter. */
+/**
+ * One level of a {@link GridPlan}: spheres of similar size, in cells about their diameter.
+ *
+ * @category Collider
+ */
 export interface GridLevelPlan {
   /**
    * Where the level's cell (0, 0, 0) starts: the minimum corner of its own spheres' centres when
@@ -83,6 +87,8 @@ export interface GridLevelPlan {
 /**
  * How the grid broad phase bins a set of spheres: levels by radius, cells, buckets
  * (`collider.planFor(spheres)`; `reference.gridSpherePairs` takes it too).
+ *
+ * @category Collider
  */
 export interface GridPlan {
   /** Number of spheres planned for. */
@@ -101,7 +107,11 @@ export interface GridPlan {
   dense: boolean;
 }
 
-/** Tuning of the grid plan (`options.grid` of a Collider or ParticleWorld); defaults are measured. */
+/**
+ * Tuning of the grid plan (`options.grid` of a Collider or ParticleWorld); defaults are measured.
+ *
+ * @category Collider
+ */
 export interface PlanOptions {
   /** Use the dense layout while total cells ≤ denseFactor × sphere count. Default 8. */
   denseFactor?: number;

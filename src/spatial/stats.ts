@@ -4,7 +4,11 @@
  * gathers them) and the grid planner (which reads them) import it, not each other.
  */
 
-/** What one pass over the spheres learns for the grid planner. */
+/**
+ * What one pass over the spheres learns for the grid planner.
+ *
+ * @category Collider
+ */
 export interface SphereStats {
   /** Number of spheres. */
   count: number;
