@@ -107,7 +107,11 @@ function sizeFor(software: boolean): { count: number; maxCount: number; pixelSca
     : { count: 100_000, maxCount: 1_000_000, pixelScale: Math.min(window.devicePixelRatio || 1, 2), frameDt: 1 / 60 };
 }
 const canvas = document.getElementById('canvas') as HTMLCanvasElement;
+// The stats: one line, the pointer's hint under it, and the adapter, the size and the GPU time per
+// stage folded away (#stats-detail, shown by the panel's "stats details").
 const statsLine = document.getElementById('stats')!;
+const statsFirst = document.getElementById('stats-line')!;
+const statsDetail = document.getElementById('stats-detail')!;
 const hooks: DemoHooks = {
   frames: 0,
   errors: [],
@@ -206,6 +210,7 @@ async function main(): Promise<void> {
     paused: query.has('paused'),
     rayRain: false,
     rainRays: 4000,
+    details: false,
     step: () => stepOnce(),
     reset: () => void reset(),
   };
@@ -298,6 +303,10 @@ async function main(): Promise<void> {
   gui.add(settings, 'pickBroadphase', ['grid', 'all-pairs']).name('picking broad phase');
   gui.add(settings, 'rayRain').name('ray rain');
   gui.add(settings, 'rainRays', 100, 50_000, 100).name('rain rays / frame');
+  gui
+    .add(settings, 'details')
+    .name('stats details')
+    .onChange((on: boolean) => (statsDetail.style.display = on ? 'block' : 'none'));
   hooks.setPaused = (paused) => {
     settings.paused = paused;
     for (const c of gui.controllersRecursive()) c.updateDisplay();
@@ -681,11 +690,11 @@ async function main(): Promise<void> {
     ? `software adapter (shaders on the CPU): ${size.count.toLocaleString()} particles by default, not a GPU's 100,000; canvas at half resolution; 1/${Math.round(1 / size.frameDt)} s a frame · ask for more with ?count=N (up to ${maxCount.toLocaleString()})`
     : '';
   const showStats = (): void => {
-    statsLine.textContent = [
+    // The first frames compile the pipelines they use: seconds each on a software adapter.
+    const compiling = hooks.frames < 20 && frameMs > 250;
+    statsFirst.textContent = [
+      compiling ? 'compiling shaders: the first frames take seconds on a software adapter…' : '',
       `${fps.toFixed(0)} fps · frame ${frameMs.toFixed(1)} ms · ${poured.toLocaleString()} particles · ${boxes.length / 10} boxes (hopper and spout ${hopperBoxes}, paddle 1) · ${hooks.pairs.toLocaleString()} touching pairs · ${hooks.asleep.toLocaleString()} asleep · t ${hooks.time.toFixed(1)} s${settings.paused ? ' · paused' : ''}`,
-      hooks.adapter,
-      sizeText,
-      stageText,
       boxDrag
         ? `dragging the paddle at ${Math.hypot(...hooks.boxVelocity).toFixed(1)} units/s`
         : hoveredBox >= 0
@@ -696,6 +705,7 @@ async function main(): Promise<void> {
     ]
       .filter(Boolean)
       .join('\n');
+    statsDetail.textContent = [hooks.adapter, sizeText, stageText].filter(Boolean).join('\n');
   };
   requestAnimationFrame(frame);
 

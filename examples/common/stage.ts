@@ -48,6 +48,7 @@ export async function createStage(options: {
     ? `software adapter: ${options.counts.software.toLocaleString('en')} ${options.what} by default (${options.counts.gpu.toLocaleString('en')} on a GPU), half resolution · ?n=N for more`
     : `${options.counts.gpu.toLocaleString('en')} ${options.what} by default · ?n=N sets the count`;
 
+  // No multisampling on a software adapter: there it halves the frame rate (the three.js example, SwiftShader).
   const renderer = new THREE.WebGPURenderer({ device, antialias: !software });
   await renderer.init();
   renderer.setPixelRatio(software ? 0.5 : window.devicePixelRatio);

@@ -155,7 +155,7 @@ describe('the three.js example in Chromium', () => {
       expect(picked).toBeLessThan(N);
       await framesPast(2);
       await expect
-        .poll(() => page.locator('#status').textContent())
+        .poll(() => page.locator('#status').textContent(), { timeout: 30_000 })
         .toContain(`picked particle #${picked} at distance`);
       // The picked particle is drawn red over everything: in sight at once, and still in sight
       // frames later, after the pile has moved and perhaps buried it.
@@ -168,7 +168,7 @@ describe('the three.js example in Chromium', () => {
       // A click on the sky (top right, above the box) misses.
       await page.mouse.click(VIEWPORT.width - 4, 4);
       await page.waitForFunction('window.__three.picked === -1', undefined, { timeout: 30_000, polling: 100 });
-      await expect.poll(() => page.locator('#status').textContent()).toContain('missed');
+      await expect.poll(() => page.locator('#status').textContent(), { timeout: 30_000 }).toContain('missed');
 
       expect(problems, 'console errors, page errors and failed requests').toEqual([]);
     } finally {
