@@ -19,10 +19,11 @@
  *   the Types Wrong (`attw --profile esm-only`: the package is ESM only, `"type": "module"`, so
  *   attw's one warning, that `require()` from CommonJS under node16 resolves to ESM, is expected
  *   and left out; node10 resolution is checked above with TypeScript 5.9 itself);
+ * - `npm publish --dry-run`: no warning but the login a dry run without credentials asks for;
  * - that the README's figures for the tarball (files, packed kB) are within 10% of the truth.
  * Exits 1 with what failed. No GPU needed.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, posix, resolve } from 'node:path';
@@ -71,6 +72,16 @@ try {
     }
   }
   lap(problems.length === before ? 'publint and attw: no problem' : 'publint and attw: problems (below)');
+  // npm's own checks before a publish (package.json fields it would correct, ...): no warning,
+  // but the login that a dry run without credentials always asks for.
+  const dryRun = spawnSync('npm', ['publish', '--dry-run', '--ignore-scripts'], { cwd: root, encoding: 'utf8' });
+  const warnings = `${dryRun.stdout}${dryRun.stderr}`
+    .split('\n')
+    .filter((line) => /^npm warn/i.test(line) && !/requires you to be logged in/.test(line));
+  if (dryRun.status !== 0 || warnings.length > 0)
+    problems.push(`npm publish --dry-run: exit ${dryRun.status}\n${warnings.join('\n')}`);
+  lap('npm publish --dry-run: clean');
+
   // The README's figures (The package): files and packed size, within 10%.
   const stated = /(\d+) files, about (\d+) kB packed/.exec(readFileSync(join(root, 'README.md'), 'utf8'));
   const packedKb = packed.size / 1000;
