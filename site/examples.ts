@@ -22,6 +22,8 @@ export interface ExamplePage {
   ready: string;
   /** When to take its still (`npm run site:stills`), if later than `ready`. */
   stillWhen?: string;
+  /** Where the page reports its numbers (a CSS selector), and what the report looks like once it has them. */
+  report: { selector: string; pattern: RegExp };
 }
 
 export const EXAMPLES: ExamplePage[] = [
@@ -33,6 +35,7 @@ export const EXAMPLES: ExamplePage[] = [
     sources: ['demo/main.ts', 'demo/scene.ts', 'demo/renderer.ts', 'demo/camera.ts', 'demo/selftest.ts'],
     still: 'docs/demo.png',
     ready: 'window.__demo?.frames > 5',
+    report: { selector: '#stats', pattern: /\d+ fps · frame \d+(\.\d)? ms · [\d,]+ particles/ },
   },
   {
     id: 'three',
@@ -43,6 +46,7 @@ export const EXAMPLES: ExamplePage[] = [
     still: 'site/stills/three.png',
     ready: 'window.__three?.frames > 5',
     stillWhen: 'window.__three?.time > 6',
+    report: { selector: '#status', pattern: /[\d,]+ particles · \d+ fps/ },
   },
   {
     id: 'raycasts',
@@ -52,6 +56,7 @@ export const EXAMPLES: ExamplePage[] = [
     sources: ['examples/raycasts/main.ts', 'examples/common/stage.ts'],
     still: 'site/stills/raycasts.png',
     ready: 'window.__raycasts?.frames > 3',
+    report: { selector: '#status', pattern: /rays a frame against [\d,]+ spheres · \d+ fps · \d+\.\d+ M rays\/s/ },
   },
   {
     id: 'spherecasts',
@@ -61,6 +66,7 @@ export const EXAMPLES: ExamplePage[] = [
     sources: ['examples/spherecasts/main.ts', 'examples/common/stage.ts'],
     still: 'site/stills/spherecasts.png',
     ready: 'window.__spherecasts?.frames > 3',
+    report: { selector: '#status', pattern: /[\d,]+ sphere casts of radius [\d.]+ through [\d,]+ spheres · \d+ fps/ },
   },
   {
     id: 'drum',
@@ -71,6 +77,7 @@ export const EXAMPLES: ExamplePage[] = [
     still: 'site/stills/drum.png',
     ready: 'window.__drum?.frames > 3',
     stillWhen: 'window.__drum?.frames > 90',
+    report: { selector: '#status', pattern: /the deepest ball in a plank: -?\d+\.\d% of its radius/ },
   },
   {
     id: 'chaining',
@@ -81,6 +88,7 @@ export const EXAMPLES: ExamplePage[] = [
     still: 'site/stills/chaining.png',
     ready: 'window.__chaining?.frames > 3',
     stillWhen: 'window.__chaining?.pairs > 0',
+    report: { selector: '#status', pattern: /[\d,]+ spheres · \d+ fps · [\d,]+ overlapping pairs/ },
   },
   {
     id: 'worker',
@@ -90,5 +98,9 @@ export const EXAMPLES: ExamplePage[] = [
     sources: ['examples/worker/main.ts', 'examples/worker/worker.ts', 'examples/worker/shared.ts'],
     still: 'site/stills/worker.png',
     ready: "document.querySelector('#out')?.textContent.includes('a step')",
+    report: {
+      selector: '#out',
+      pattern: /spherePairs: \d+ overlapping pairs in [\d.]+ ms\nworld: \d+ particles, [\d.]+ ms a step/,
+    },
   },
 ];

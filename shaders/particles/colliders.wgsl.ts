@@ -36,6 +36,7 @@
  *   colliderMove      after the substep's integration, each kinematic box's pose advances by its
  *                     velocity: c += v·h, q += h/2·(ω, 0)⊗q, normalised (a box at rest keeps its
  *                     pose bit for bit)
+ * (colliderSpeed and colliderMove, the boxes' own motion, are in ./boxMotion.wgsl.ts.)
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { ParticleParams, ParticleBody, ParticleStats, ParticleRest, ParticleColliderContact } from './layout.js';
@@ -45,6 +46,7 @@ import { walkRows, inRowFunction } from '../spatial/walk.wgsl.js';
 import { flatWorkgroup, levelLoop } from '../common.wgsl.js';
 import { boxMath } from '../boxes.wgsl.js';
 import { formula } from './formula.js';
+import { boxTravel } from './boxMotion.wgsl.js';
 import { SLEEP_OVERLAP } from '../../src/particles/step.js';
 import { bindings, uniform, readOnly, readWrite, entry, WG, ONE_THREAD } from '../../src/gpu/kernel.js';
 
@@ -101,19 +103,6 @@ export const colliderContactsArgsBindings = bindings({
   counter: readOnly('array<u32, 2>'),
   args: readWrite('array<u32, 3>'),
   records: readOnly('array<vec4u>'),
-});
-
-export const colliderSpeedBindings = bindings({
-  params: uniform('ParticleParams'),
-  colliderPoses: readOnly('array<vec4f>'),
-  colliderVelocities: readOnly('array<vec4f>'),
-  stats: readWrite('ParticleStats'),
-});
-
-export const colliderMoveBindings = bindings({
-  params: uniform('ParticleParams'),
-  colliderPoses: readWrite('array<vec4f>'),
-  colliderVelocities: readOnly('array<vec4f>'),
 });
 
 /**
@@ -181,16 +170,6 @@ fn boxGeometry(s: vec4f, center: vec3f, half: vec3f, q: vec4f) -> BoxGeometry {
   return BoxGeometry(rotate(q, -side), -least - s.w, rotate(q, onFace));
 }
 `;
-
-/**
- * The speed of box k's fastest point (its centre's speed plus its rotation's at its farthest
- * corner), from its velocities (linear, angular: two vec4 a box).
- */
-const boxSpeed = (k: string): string =>
-  `(length(colliderVelocities[2u * ${k}].xyz) + length(colliderVelocities[2u * ${k} + 1u].xyz) * length(colliderPoses[3u * ${k} + 1u].xyz))`;
-
-/** How far box k may travel in a step of frameDt. */
-const boxTravel = (k: string): string => `${boxSpeed(k)} * params.frameDt`;
 
 export const colliderFindEntry = entry({ name: 'colliderFind', index: 'k', bound: 'params.boxCount' });
 
@@ -479,50 +458,5 @@ ${colliderContactsArgsEntry.wgsl}
   args[0] = (groups + y - 1u) / y;
   args[1] = select(0u, y, groups > 0u);
   args[2] = 1u;
-}
-`;
-
-export const colliderSpeedEntry = entry({ name: 'colliderSpeed', index: 'k', bound: 'params.boxCount' });
-
-/**
- * Before the gather: the fastest a box can send a particle within the step, the largest over
- * the boxes of (1 + restitution) × the speed of its fastest point (the centre's speed plus the
- * rotation's at its farthest corner): a free particle struck by a box at speed V leaves at up to
- * (1 + e)·V. Every moving particle's reach counts it, up to STRUCK_REACH of its radius
- * (formula.reach), so that a resting particle a box or its chain of contacts strikes has the
- * neighbours it then runs into in its list, and solves them.
- */
-export const colliderSpeedShader = () => wgsl`
-${header()}
-${colliderSpeedBindings.wgsl}
-
-${colliderSpeedEntry.wgsl}
-  let speed = (1.0 + params.restitution) * ${boxSpeed('k')};
-  if (speed > 0.0) {
-    atomicMax(&stats.boxSpeedBits, bitcast<u32>(speed));
-  }
-}
-`;
-
-export const colliderMoveEntry = entry({ name: 'colliderMove', index: 'k', bound: 'params.boxCount' });
-
-/** After a substep: each kinematic box's pose advances by its velocity over the substep. */
-export const colliderMoveShader = () => wgsl`
-${header()}
-${colliderMoveBindings.wgsl}
-
-${colliderMoveEntry.wgsl}
-  let h = params.dt;
-  let v = colliderVelocities[2u * k].xyz;
-  let omega = colliderVelocities[2u * k + 1u].xyz;
-  if (any(v != vec3f(0.0))) {
-    colliderPoses[3u * k] = vec4f(colliderPoses[3u * k].xyz + v * h, 0.0);
-  }
-  if (any(omega != vec3f(0.0))) {
-    let q = colliderPoses[3u * k + 2u];
-    let dq = vec4f(omega * q.w + cross(omega, q.xyz), -dot(omega, q.xyz)) * (0.5 * h);
-    let next = q + dq;
-    colliderPoses[3u * k + 2u] = next / length(next);
-  }
 }
 `;

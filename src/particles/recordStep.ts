@@ -27,9 +27,8 @@ import {
   colliderListBindings,
   colliderPrepareBindings,
   colliderCellsBindings,
-  colliderMoveBindings,
-  colliderSpeedBindings,
 } from '../../shaders/particles/colliders.wgsl.js';
+import { colliderMoveBindings, colliderSpeedBindings } from '../../shaders/particles/boxMotion.wgsl.js';
 import { ParticleParams, ParticleStats, ParticleReuse } from '../../shaders/particles/layout.js';
 import { setPipelineAndGroup } from '../gpu/pipeline.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';

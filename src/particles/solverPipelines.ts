@@ -21,12 +21,16 @@ import {
   colliderFindShader,
   colliderListShader,
   colliderPrepareShader,
-  colliderMoveShader,
-  colliderSpeedShader,
   colliderCellsShader,
   colliderContactsShader,
   colliderContactsArgsShader,
 } from '../../shaders/particles/colliders.wgsl.js';
+import {
+  colliderMoveBindings,
+  colliderSpeedBindings,
+  colliderMoveShader,
+  colliderSpeedShader,
+} from '../../shaders/particles/boxMotion.wgsl.js';
 import { gridLayoutName, type GridLayout } from '../../shaders/spatial/grid.wgsl.js';
 import {
   gatherBindings,
@@ -53,8 +57,6 @@ import {
   colliderCellsBindings,
   colliderContactsBindings,
   colliderContactsArgsBindings,
-  colliderMoveBindings,
-  colliderSpeedBindings,
 } from '../../shaders/particles/colliders.wgsl.js';
 import type { Bindings, BindingResource } from '../gpu/kernel.js';
 import { computePipeline, variant } from '../gpu/pipeline.js';

@@ -2,8 +2,8 @@
  * End to end: the examples site (`npm run build:site`, scripts/build-site.ts) built, served on
  * localhost and opened in headless Chromium (Dawn) and Firefox (wgpu), both on SwiftShader: the
  * index loads, every link and image on it resolves, and every example page (site/examples.ts)
- * gets ready (its first frames drawn, or its answer printed) within 30 s, is not blank, and logs
- * no error on the way (no console error, no page error, no failed request). Both browsers are
+ * gets ready (its first frames drawn, or its answer printed) within 30 s, is not blank, reports
+ * its numbers (its status line, as site/examples.ts expects it), and logs no error on the way (no console error, no page error, no failed request). Both browsers are
  * driven by puppeteer-core (Playwright cannot drive a stock Firefox); the deeper checks of the
  * demo and the three.js example (picking, dragging, ...) are in their own tests.
  */
@@ -122,7 +122,7 @@ for (const [name, launch] of Object.entries(BROWSERS)) {
     }, 120_000);
 
     for (const e of EXAMPLES) {
-      it(`${e.title} (${e.page}): ready within ${READY_MS / 1000} s, not blank, no error`, async () => {
+      it(`${e.title} (${e.page}): ready within ${READY_MS / 1000} s, not blank, its numbers reported, no error`, async () => {
         const page = await browser.newPage();
         await page.setViewport({ width: 800, height: 600 });
         const problems = watch(page);
@@ -130,6 +130,12 @@ for (const [name, launch] of Object.entries(BROWSERS)) {
           await page.goto(new URL(e.page, url).href);
           await page.waitForFunction(e.ready, { timeout: READY_MS, polling: 250 });
           expect(await drawnShare(page), 'share of the page that is not background').toBeGreaterThan(0.01);
+          // Its numbers, once it has them (the drum's first read comes a second in).
+          await page.waitForFunction(
+            ([selector, source]) => new RegExp(source).test(document.querySelector(selector)?.textContent ?? ''),
+            { timeout: READY_MS, polling: 250 },
+            [e.report.selector, e.report.pattern.source] as const,
+          );
           expect(problems, 'console errors, page errors and failed requests').toEqual([]);
         } finally {
           await page.close();

@@ -169,9 +169,13 @@ import {
   colliderContactsEntry,
   colliderContactsArgsShader,
   colliderContactsArgsEntry,
+} from '../../shaders/particles/colliders.wgsl.js';
+import {
   colliderMoveShader,
   colliderMoveEntry,
-} from '../../shaders/particles/colliders.wgsl.js';
+  colliderSpeedShader,
+  colliderSpeedEntry,
+} from '../../shaders/particles/boxMotion.wgsl.js';
 
 const gpu = useGpu();
 
@@ -263,6 +267,7 @@ const PARTICLE_KERNELS: [string, EntryPoint[], string[]][] = [
   ['colliderContacts', [colliderContactsEntry], [colliderContactsShader()]],
   ['colliderContactsArgs', [colliderContactsArgsEntry], [colliderContactsArgsShader()]],
   ['colliderMove', [colliderMoveEntry], [colliderMoveShader()]],
+  ['colliderSpeed', [colliderSpeedEntry], [colliderSpeedShader()]],
 ];
 
 interface ReflectedType {

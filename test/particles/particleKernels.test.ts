@@ -57,9 +57,13 @@ import {
   colliderContactsBindings,
   colliderContactsArgsShader,
   colliderContactsArgsBindings,
+} from '../../shaders/particles/colliders.wgsl.js';
+import {
   colliderMoveShader,
   colliderMoveBindings,
-} from '../../shaders/particles/colliders.wgsl.js';
+  colliderSpeedShader,
+  colliderSpeedBindings,
+} from '../../shaders/particles/boxMotion.wgsl.js';
 
 const LAYOUTS = [true, false].flatMap((dense) => [false, true].map((oneLevel) => ({ dense, oneLevel })));
 const BOTH = [false, true];
@@ -94,6 +98,7 @@ const KERNELS: [string, Bindings<string>, string[]][] = [
   ['colliderContacts', colliderContactsBindings, [colliderContactsShader()]],
   ['colliderContactsArgs', colliderContactsArgsBindings, [colliderContactsArgsShader()]],
   ['colliderMove', colliderMoveBindings, [colliderMoveShader()]],
+  ['colliderSpeed', colliderSpeedBindings, [colliderSpeedShader()]],
 ];
 
 interface ReflectedType {

@@ -41,11 +41,11 @@ import {
   colliderFindShader,
   colliderListShader,
   colliderPrepareShader,
-  colliderMoveShader,
   colliderCellsShader,
   colliderContactsShader,
   colliderContactsArgsShader,
 } from '../../shaders/particles/colliders.wgsl.js';
+import { colliderMoveShader, colliderSpeedShader } from '../../shaders/particles/boxMotion.wgsl.js';
 
 /** Every layout a grid-walking kernel is compiled for (shaders/spatial/grid.wgsl.ts, GridLayout). */
 const GRID_LAYOUTS = [true, false].flatMap((dense) => [false, true].map((oneLevel) => ({ dense, oneLevel })));
@@ -117,6 +117,7 @@ export function shaderVariants(): [string, string][] {
     ['colliderList', colliderListShader()],
     ['colliderPrepare', colliderPrepareShader()],
     ['colliderMove', colliderMoveShader()],
+    ['colliderSpeed', colliderSpeedShader()],
     ['colliderCells', colliderCellsShader()],
     ['colliderContacts', colliderContactsShader()],
     ['colliderContactsArgs', colliderContactsArgsShader()],
