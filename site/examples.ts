@@ -93,7 +93,7 @@ export const EXAMPLES: ExamplePage[] = [
   {
     id: 'worker',
     title: 'In a Worker',
-    line: 'A collider and a particle world in a dedicated Web Worker: the main thread keeps drawing frames while the GPU answers.',
+    line: 'A collider and a particle world in a dedicated Web Worker, sized by its adapter: the main thread keeps drawing frames while the GPU answers.',
     page: 'examples/worker/index.html',
     sources: ['examples/worker/main.ts', 'examples/worker/worker.ts', 'examples/worker/shared.ts'],
     still: 'site/stills/worker.png',

@@ -29,9 +29,10 @@ function askWorker(request: WorkerRequest): Promise<WorkerReply> {
 
 describe('in a dedicated worker', () => {
   it('spherePairs of 3000 spheres (seed 5) equal the CPU oracle, and a 500-particle world steps', async () => {
-    const request: WorkerRequest = { n: 3000, seed: 5, particles: 500, steps: 10 };
+    const request = { n: 3000, seed: 5, particles: 500, steps: 10 } satisfies WorkerRequest;
     const reply = await askWorker(request);
     expect(reply.device).toMatch(/Dawn|wgpu/);
+    expect([reply.n, reply.particles], "the sizes asked for, not the adapter's").toEqual([3000, 500]);
 
     const spheres = seededSpheres(request.n, request.seed);
     const oracle = bruteForceSpherePairs(spheres);

@@ -12,7 +12,7 @@
 import * as THREE from 'three/webgpu';
 import { color, instanceIndex, mix, hash, select, uniform } from 'three/tsl';
 import { createCollider, type EncodedPairs } from '../../src/index.js';
-import { createStage, fpsMeter, gpuUints, gpuVec4s, sphereMesh } from '../common/stage.js';
+import { createStage, fpsMeter, gpuUints, gpuVec4s, sphereMesh, storageBuffer } from '../common/stage.js';
 
 const stage = await createStage({ counts: { gpu: 100_000, software: 2_000 }, what: 'spheres' });
 const { device, n, renderer, scene, camera, controls } = stage;
@@ -36,18 +36,9 @@ for (let i = 0; i < n; i++) {
     4 * i,
   );
 }
-const storageBuffer = (label: string, data: Float32Array | Uint32Array): GPUBuffer => {
-  const buffer = device.createBuffer({
-    label,
-    size: data.byteLength,
-    usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST,
-  });
-  device.queue.writeBuffer(buffer, 0, data);
-  return buffer;
-};
-const sphereBuffer = storageBuffer('spheres', spheres);
-const velocityBuffer = storageBuffer('velocities', velocities);
-const markBuffer = storageBuffer('marks', new Uint32Array(n)); // the frame a sphere was last in a pair
+const sphereBuffer = storageBuffer(device, 'spheres', spheres);
+const velocityBuffer = storageBuffer(device, 'velocities', velocities);
+const markBuffer = storageBuffer(device, 'marks', new Uint32Array(n)); // the frame a sphere was last in a pair
 const frameBuffer = device.createBuffer({
   label: 'frame',
   size: 16,

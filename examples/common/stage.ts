@@ -159,3 +159,35 @@ export function fpsMeter(): () => number {
     return fps;
   };
 }
+
+/** A storage buffer (STORAGE | COPY_DST) holding `data`, for the library's calls and the page's kernels. */
+export function storageBuffer(device: GPUDevice, label: string, data: Float32Array | Uint32Array): GPUBuffer {
+  const buffer = device.createBuffer({
+    label,
+    size: data.byteLength,
+    usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST,
+  });
+  device.queue.writeBuffer(buffer, 0, data);
+  return buffer;
+}
+
+/**
+ * `n` spheres at random in a cube of side `side` about the origin, radii from `radii[0]` to
+ * `radii[1]`: their records, their GPU buffer, and the scene bounds the encoded calls plan by.
+ */
+export function sphereField(
+  device: GPUDevice,
+  n: number,
+  side: number,
+  radii: [number, number],
+): { spheres: Float32Array; buffer: GPUBuffer; scene: { min: number[]; max: number[]; maxRadius: number } } {
+  const spheres = new Float32Array(4 * n);
+  const at = (): number => (Math.random() - 0.5) * side;
+  for (let i = 0; i < n; i++) spheres.set([at(), at(), at(), radii[0] + (radii[1] - radii[0]) * Math.random()], 4 * i);
+  const h = side / 2;
+  return {
+    spheres,
+    buffer: storageBuffer(device, 'spheres', spheres),
+    scene: { min: [-h, -h, -h], max: [h, h, h], maxRadius: radii[1] },
+  };
+}

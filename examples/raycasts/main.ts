@@ -11,7 +11,7 @@
 import * as THREE from 'three/webgpu';
 import { instanceIndex, positionLocal, select, vec3 } from 'three/tsl';
 import { createCollider } from '../../src/index.js';
-import { createStage, fpsMeter, gpuVec4s, sphereMesh } from '../common/stage.js';
+import { createStage, fpsMeter, gpuVec4s, sphereField, sphereMesh, storageBuffer } from '../common/stage.js';
 
 const stage = await createStage({ counts: { gpu: 20_000, software: 1_000 }, what: 'spheres' });
 const { device, n, renderer, scene, camera, controls } = stage;
@@ -19,33 +19,12 @@ const rayCount = (stage.software ? 2 : 5) * n; // rays a frame
 
 // The field: n spheres of radius 0.3–0.7 in a cube, about 1 in 12 of its volume taken.
 const side = 2.6 * Math.cbrt(n);
-const spheres = new Float32Array(4 * n);
-for (let i = 0; i < n; i++)
-  spheres.set(
-    [
-      (Math.random() - 0.5) * side,
-      (Math.random() - 0.5) * side,
-      (Math.random() - 0.5) * side,
-      0.3 + 0.4 * Math.random(),
-    ],
-    4 * i,
-  );
-const sphereBuffer = device.createBuffer({
-  label: 'spheres',
-  size: spheres.byteLength,
-  usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST,
-});
-device.queue.writeBuffer(sphereBuffer, 0, spheres);
+const { buffer: sphereBuffer, scene: field3 } = sphereField(device, n, side, [0.3, 0.7]);
 
 // The rays: (A, 0), (B, 0), 8 floats each, written every frame.
 const rays = new Float32Array(8 * rayCount);
-const rayBuffer = device.createBuffer({
-  label: 'rays',
-  size: rays.byteLength,
-  usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST,
-});
+const rayBuffer = storageBuffer(device, 'rays', rays);
 const reach = 3 * side; // every ray ends beyond the field
-const scene3 = { min: [-side / 2, -side / 2, -side / 2], max: [side / 2, side / 2, side / 2], maxRadius: 0.7 };
 
 /** A fan of rays from a scanner on a circle around the field at time t, aimed at random points of the field. */
 function fanRays(t: number): void {
@@ -66,7 +45,7 @@ const cast = (into?: ReturnType<typeof collider.encodeRaycast>) => {
     encoder,
     { buffer: rayBuffer, count: rayCount },
     { buffer: sphereBuffer, count: n },
-    { scene: scene3, maxLength: reach, into },
+    { scene: field3, maxLength: reach, into },
   );
   device.queue.submit([encoder.finish()]);
   return result;

@@ -11,7 +11,7 @@
 import * as THREE from 'three/webgpu';
 import { instanceIndex, positionLocal, select, vec3 } from 'three/tsl';
 import { createCollider } from '../../src/index.js';
-import { createStage, fpsMeter, gpuVec4s, sphereMesh } from '../common/stage.js';
+import { createStage, fpsMeter, gpuVec4s, sphereField, sphereMesh, storageBuffer } from '../common/stage.js';
 
 const stage = await createStage({ counts: { gpu: 5_000, software: 500 }, what: 'spheres' });
 const { device, n, renderer, scene, camera, controls } = stage;
@@ -20,32 +20,12 @@ const castRadius = 0.6;
 
 // The field: n spheres of radius 0.3–0.6 in a cube.
 const side = 3.2 * Math.cbrt(n);
-const spheres = new Float32Array(4 * n);
-for (let i = 0; i < n; i++)
-  spheres.set(
-    [
-      (Math.random() - 0.5) * side,
-      (Math.random() - 0.5) * side,
-      (Math.random() - 0.5) * side,
-      0.3 + 0.3 * Math.random(),
-    ],
-    4 * i,
-  );
-const sphereBuffer = device.createBuffer({
-  label: 'spheres',
-  size: spheres.byteLength,
-  usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST,
-});
-device.queue.writeBuffer(sphereBuffer, 0, spheres);
+const { buffer: sphereBuffer, scene: bounds } = sphereField(device, n, side, [0.3, 0.6]);
 
 // The casts: (A, radius), (B, 0), 8 floats each: from a disc on one side of the field across it,
 // the disc turning about the vertical axis with time.
 const casts = new Float32Array(8 * castCount);
-const castBuffer = device.createBuffer({
-  label: 'casts',
-  size: casts.byteLength,
-  usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST,
-});
+const castBuffer = storageBuffer(device, 'casts', casts);
 const offsets = Array.from({ length: castCount }, () => [(Math.random() - 0.5) * side, (Math.random() - 0.5) * side]);
 const length = 2 * side;
 const paths = new Float32Array(6 * castCount);
@@ -63,7 +43,6 @@ function aimCasts(t: number): void {
 }
 
 const collider = await createCollider({ device });
-const bounds = { min: [-side / 2, -side / 2, -side / 2], max: [side / 2, side / 2, side / 2], maxRadius: 0.6 };
 const cast = (into?: ReturnType<typeof collider.encodeSphereCast>) => {
   const encoder = device.createCommandEncoder();
   const result = collider.encodeSphereCast(

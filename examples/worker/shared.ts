@@ -3,18 +3,32 @@
  * The scene is rebuilt from its seed on either side, so only numbers cross the thread boundary.
  */
 
-/** The page asks for a run: n spheres from `seed` for spherePairs, and a world of `particles` stepped `steps` times. */
+/**
+ * The page asks for a run: n spheres from `seed` for spherePairs, and a world of `particles`
+ * stepped `steps` times. Without n and particles the worker picks them by its adapter
+ * (WORKER_SIZES).
+ */
 export interface WorkerRequest {
-  n: number;
+  n?: number;
   seed: number;
-  particles: number;
+  particles?: number;
   steps: number;
 }
+
+/** The sizes the worker picks when the page does not say: a software adapter runs the shaders on the CPU. */
+export const WORKER_SIZES = {
+  gpu: { n: 200_000, particles: 50_000 },
+  software: { n: 20_000, particles: 2_000 },
+};
 
 /** The worker's answer (or `{ error }`). Typed arrays are transferred, not copied. */
 export interface WorkerReply {
   /** describeDevice's one-line label of the worker's device. */
   device: string;
+  /** Whether that is a software adapter, and the sizes the run used. */
+  software: boolean;
+  n: number;
+  particles: number;
   /** Overlapping pairs as (i, j) index pairs, i < j. */
   pairs: Uint32Array;
   pairsMs: number;

@@ -4,10 +4,14 @@
  * each WorkerRequest with a WorkerReply (shared.ts), and then lets go of its device.
  */
 import { requestBrowserDevice, describeDevice, createCollider, createParticleWorld } from '../../src/index.js';
-import { seededSpheres, type WorkerRequest, type WorkerReply } from './shared.js';
+import { seededSpheres, WORKER_SIZES, type WorkerRequest, type WorkerReply } from './shared.js';
 
-async function run({ n, seed, particles, steps }: WorkerRequest): Promise<WorkerReply> {
+async function run(request: WorkerRequest): Promise<WorkerReply> {
   const device = await requestBrowserDevice();
+  const software = Boolean(describeDevice(device)?.software);
+  const { seed, steps } = request;
+  const n = request.n ?? WORKER_SIZES[software ? 'software' : 'gpu'].n;
+  const particles = request.particles ?? WORKER_SIZES[software ? 'software' : 'gpu'].particles;
   try {
     // Overlapping pairs of a seeded scene.
     const collider = await createCollider({ device });
@@ -32,7 +36,17 @@ async function run({ n, seed, particles, steps }: WorkerRequest): Promise<Worker
     const stepMs = (performance.now() - t) / steps;
     world.destroy();
 
-    return { device: describeDevice(device)?.label ?? 'unknown device', pairs, pairsMs, before, after, stepMs };
+    return {
+      device: describeDevice(device)?.label ?? 'unknown device',
+      software,
+      n,
+      particles,
+      pairs,
+      pairsMs,
+      before,
+      after,
+      stepMs,
+    };
   } finally {
     device.destroy();
   }
