@@ -245,6 +245,7 @@ const hooks = {
 (window as unknown as { __three: typeof hooks }).__three = hooks;
 
 // Each frame: record a world step, submit it, then render; the queue keeps them in that order.
+let checking = false;
 let fps = 0,
   fpsFrames = 0,
   fpsStart = performance.now(),
@@ -256,8 +257,13 @@ renderer.setAnimationLoop(() => {
   renderer.render(scene, camera);
   hooks.frames++;
   hooks.time += size.dt;
-  // Recorded steps cannot grow the contact lists themselves: let the world check now and then.
-  if (hooks.frames % 30 === 0) void world.checkContactCapacity();
+  // Recorded steps cannot grow the contact lists themselves, and contacts past them go unsolved
+  // (a forming pile needs more entries than the first lists hold): the world checks after every
+  // frame, one check at a time (8 bytes read back), so the lists grow within a frame or two.
+  if (!checking) {
+    checking = true;
+    void world.checkContactCapacity().finally(() => (checking = false));
+  }
 
   fpsFrames++;
   const now = performance.now();
