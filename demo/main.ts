@@ -562,6 +562,7 @@ async function main(): Promise<void> {
   let secondStart = performance.now();
   let stageText = timestamps ? 'GPU stages: measuring…' : 'GPU stages: no timestamp-query on this adapter';
   let stepOnceRequested = false;
+  let checkingCapacity = false;
   function stepOnce(): void {
     stepOnceRequested = true;
   }
@@ -665,9 +666,16 @@ async function main(): Promise<void> {
     if (hooks.frames % 15 === 0) {
       void current.contactCount().then((n) => (hooks.pairs = n), unlessReplaced);
       void current.sleepingCount().then((n) => (hooks.asleep = n), unlessReplaced);
-      // Steps recorded with `encode` cannot grow the contact lists themselves: grow them here
-      // when a step found more contacts than they hold (a pile fills them as it forms).
-      void current.checkContactCapacity().catch(unlessReplaced);
+    }
+    // Steps recorded with `encode` cannot grow the contact lists themselves, and contacts past
+    // them go unsolved (a pile fills them as it forms): check after every frame, one check at a
+    // time, so the lists grow within a frame or two.
+    if (!checkingCapacity) {
+      checkingCapacity = true;
+      void current
+        .checkContactCapacity()
+        .catch(unlessReplaced)
+        .finally(() => (checkingCapacity = false));
     }
 
     framesThisSecond++;
