@@ -8,7 +8,7 @@ import * as layout from '../src/layout.js';
 import * as gridLayout from '../shaders/spatial/layout.js';
 import * as allPairsLayout from '../shaders/broadphase/all-pairs/layout.js';
 import * as sweepLayout from '../shaders/broadphase/sweep/layout.js';
-import * as bvhLayout from '../shaders/broadphase/bvh/layout.js';
+import * as bvhLayout from '../shaders/spatial/bvhLayout.js';
 import * as passesLayout from '../shaders/passes/layout.js';
 import * as residentLayout from '../shaders/resident/layout.js';
 import * as particlesLayout from '../shaders/particles/layout.js';

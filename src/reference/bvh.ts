@@ -1,5 +1,5 @@
 /**
- * The CPU twin of the LBVH broad phase (shaders/broadphase/bvh/bvh.wgsl.ts): the same f32 Morton codes, a
+ * The CPU twin of the LBVH broad phase (shaders/spatial/bvh.wgsl.ts, its queries shaders/broadphase/bvh/): the same f32 Morton codes, a
  * stable sort by code, Karras's range and split search with the index appended to equal codes,
  * the same f32 leaf boxes (centre ± P(r), their unions as node boxes) and the same walks, which
  * can count their work (bvhPairWork, bvhBoxWork, bvhNearestCasts). The narrow tests are
@@ -11,7 +11,7 @@ import { spheresOverlap } from './spherePairs.js';
 import { sphereAabbOverlap, sphereObbOverlap, obbWorldHalfExtents } from './sphereBox.js';
 import { castHit } from './casts.js';
 import { validateSpheres } from '../validate.js';
-import { BVH_LEAF, BVH_PAD, BVH_TINY, BVH_OBB_GROW, MORTON_CELLS, bvhMortonGrid } from '../broadphase/bvh/shape.js';
+import { BVH_LEAF, BVH_PAD, BVH_TINY, BVH_OBB_GROW, MORTON_CELLS, bvhMortonGrid } from '../spatial/bvhShape.js';
 import { bvhCastSlack } from '../broadphase/bvh/castSlack.js';
 
 const f32 = Math.fround;
@@ -288,7 +288,7 @@ export function bvhPairWork(spheres: Float32Array, tree = buildBvh(spheres), ste
 }
 
 /**
- * The bounds box k walks the tree with, as bvhBoxBounds (shaders/broadphase/bvh/bvh.wgsl.ts): an
+ * The bounds box k walks the tree with, as bvhBoxBounds (shaders/broadphase/bvh/walk.wgsl.ts): an
  * AABB's own (min, max); an oriented box's centre ± E, E = (e + BVH_OBB_GROW·span)(1 + 2^-20),
  * each bound rounded to f32 once (e from the normalised quaternion in double, as the oracle's
  * test, so the twin's bounds hold the oracle's spheres as the GPU's hold the GPU test's).

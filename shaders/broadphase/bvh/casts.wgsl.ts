@@ -1,5 +1,5 @@
 /**
- * The BVH's cast kernels: each cast walks the nodes of the built LBVH (./bvh.wgsl.ts) whose box,
+ * The BVH's cast kernels: each cast walks the nodes of the built LBVH (shaders/spatial/bvh.wgsl.ts) whose box,
  * grown by the cast's radius and the slack, the ray enters before the best hit so far (nearest)
  * or before B; nearer child first. The frame, the hit test and the modes are
  * shaders/passes/casts.wgsl.ts's.
@@ -12,8 +12,8 @@ import {
   type CastWalk,
   type CastKernel,
 } from '../../passes/casts.wgsl.js';
-import { bvhWalk, rayBoxEntry } from './walk.wgsl.js';
-import { BvhNode } from './layout.js';
+import { bvhWalk, rayBoxEntry } from '../../spatial/bvhWalk.wgsl.js';
+import { BvhNode } from '../../spatial/bvhLayout.js';
 import { bindings, type BindingNames, readOnly } from '../../../src/gpu/kernel.js';
 import type { CastMode } from '../../../src/queryKinds.js';
 

@@ -1,5 +1,5 @@
 /**
- * The LBVH's queries (its build: ./bvh.wgsl.ts), one thread per query: walk the nodes whose box
+ * The LBVH's queries (its build: shaders/spatial/bvh.wgsl.ts; the walk itself: shaders/spatial/bvhWalk.wgsl.ts), one thread per query: walk the nodes whose box
  * passes the query's test, and run the same narrow test as every broad phase on each leaf reached.
  *
  * Why the pruning never drops a pair the narrow test keeps, with boxes grown only by their own
@@ -24,13 +24,14 @@
  * would be skipped anyway, and the walk tests about half the nodes.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { BvhParams, BvhNode } from './layout.js';
+import { BvhParams, BvhNode } from '../../spatial/bvhLayout.js';
 import { flatWorkgroup, spheresOverlap, pairAppend, PAIR_OUTPUT } from '../../common.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, WG } from '../../../src/gpu/kernel.js';
 import { boxMath, boxTest, boxBounds } from '../../boxes.wgsl.js';
 import type { BoxKind } from '../../../src/queryKinds.js';
-import { BVH_LEAF, BVH_STACK, BVH_OBB_GROW } from '../../../src/broadphase/bvh/shape.js';
-import { paddedRadius, morton } from './bvh.wgsl.js';
+import { BVH_OBB_GROW } from '../../../src/spatial/bvhShape.js';
+import { paddedRadius, morton } from '../../spatial/bvh.wgsl.js';
+import { bvhWalk } from '../../spatial/bvhWalk.wgsl.js';
 
 /** The query kernels' entries (src/gpu/kernel.ts). */
 export const bvhPairsEntry = entry({ name: 'bvhPairs', index: 'k', bound: 'params.sphereCount' });
@@ -42,137 +43,9 @@ export const bvhBoxesEntry = entry({
   bound: 'params.boxCount',
 });
 
-export interface BvhWalk {
-  /**
-   * Statements that declare `let key: f32` for the internal node `c` (its box in nodes[c].lo,
-   * nodes[c].hi): negative when the query misses the box, else an order key (nearer first).
-   */
-  test: string;
-  /** Statements run for each leaf reached: `u` its sorted position, `q` its sphere. */
-  visit: string;
-  /** Optional: a bool expression of `key` that skips a node when it is popped (nearest casts). */
-  skip?: string;
-  /**
-   * Optional: a bool expression of `child`, an internal left child, that drops it untested. A
-   * left child c's leaves are the sorted positions up to c (in Karras's tree a node's index is
-   * one end of its range, and a left child's is its last), so the pair walk drops c ≤ k: none of
-   * its leaves comes after the query's own.
-   */
-  dropLeft?: string;
-}
-
-/**
- * A depth-first walk of the tree from the root, nearer child first (the right one on a tie):
- * leaves are visited as soon as their parent is; of the internal children whose box passes, the walk goes on into the nearer
- * and pushes the farther onto a stack of BVH_STACK (nodes and keys), which it pops when a node
- * has no child to go on into. Keeping the next node out of the stack halves the stack's traffic
- * (on SwiftShader a private array indexed at run time lives in memory). A node is skipped when
- * `skip` holds for its key, checked after its siblings' leaves were visited, as a node popped
- * right after them would be. Expects `nodes` and `sorted` bound and `sphereCount` (u32
- * expression, > 0) in scope. The stack bound is the module's comment: at most 92 entries.
- */
-export function bvhWalk({ test, visit, skip, dropLeft }: BvhWalk, sphereCount: string): string {
-  const skips = (key: string): string => (skip ? skip.replaceAll('key', key) : 'false');
-  return /* wgsl */ `{
-    var stack: array<u32, ${BVH_STACK}>;
-    ${skip ? `var stackKey: array<f32, ${BVH_STACK}>;` : '// No skip: the stack holds no keys (each store to a private array is a store to memory on SwiftShader).'}
-    var sp = 0u;
-    var node = 0u;
-    var walking = true;
-    if (${sphereCount} == 1u) {
-      let u = 0u;
-      let q = sorted[0];
-      ${visit}
-      walking = false;
-    }
-    while (walking) {
-      var walkNext = 0u;
-      var walkNextKey = 0.0;
-      var walkFound = false;
-      ${['left', 'right']
-        .map(
-          (side) => `{
-        let child = nodes[node].${side};
-        if ((child & ${BVH_LEAF}u) != 0u) {
-          let u = child & ${BVH_LEAF - 1}u;
-          let q = sorted[u];
-          ${visit}
-        } else${side === 'left' && dropLeft ? ` if (!(${dropLeft}))` : ''} {
-          let c = child;
-          ${test}
-          if (key >= 0.0) {
-            if (!walkFound) {
-              walkNext = c;
-              walkNextKey = key;
-              walkFound = true;
-            } else if (key <= walkNextKey) {
-              stack[sp] = walkNext;
-              ${skip ? 'stackKey[sp] = walkNextKey;' : ''}
-              sp += 1u;
-              walkNext = c;
-              walkNextKey = key;
-            } else {
-              stack[sp] = c;
-              ${skip ? 'stackKey[sp] = key;' : ''}
-              sp += 1u;
-            }
-          }
-        }
-      }`,
-        )
-        .join('\n      ')}
-      if (walkFound && !(${skips('walkNextKey')})) {
-        node = walkNext;
-      } else {
-        // Pop the next node that is not skipped, or end.
-        loop {
-          if (sp == 0u) {
-            walking = false;
-            break;
-          }
-          sp -= 1u;
-          node = stack[sp];
-          if (!(${skips('stackKey[sp]')})) {
-            break;
-          }
-        }
-      }
-    }
-  }`;
-}
-
 /** The overlap of an internal node's box with the box [qLo, qHi] as a walk key: 0 or −1. */
 const boxKey = (qLo: string, qHi: string): string =>
   `let key = select(-1.0, 0.0, all(nodes[c].lo <= ${qHi}) && all(nodes[c].hi >= ${qLo}));`;
-
-/**
- * The entry distance of the ray (origin a, unit direction n) into box [lo − g, hi + g] within
- * [0, tStop], or −1 when it misses. An axis the ray does not move along is a bound on the origin.
- * The box is grown after it is moved to the origin, (lo − a) − g and (hi − a) + g, so every
- * rounding is relative to offsets from the cast's origin, none to the size of the coordinates:
- * an offset that decides the test is within the cast's length and reach, and the slack's 2^-20
- * of those covers it (bvhCastSlack); grown first, lo − g would round by half an ulp of the
- * coordinates themselves.
- */
-export const rayBoxEntry = /* wgsl */ `
-fn rayBoxEntry(a: vec3f, n: vec3f, tStop: f32, lo: vec3f, hi: vec3f, g: vec3f) -> f32 {
-  // The three axes at once (on SwiftShader a loop over an axis index, with its branches, costs
-  // more than the arithmetic): each moving axis bounds t by its two planes; each still one (no
-  // division by its 0) must hold the origin between them. The same operations as axis by axis.
-  let still = n == vec3f(0.0);
-  let d = select(n, vec3f(1.0), still);
-  let dlo = (lo - a) - g;
-  let dhi = (hi - a) + g;
-  let ta = dlo / d;
-  let tb = dhi / d;
-  let near = select(min(ta, tb), vec3f(0.0), still);
-  let far = select(max(ta, tb), vec3f(tStop), still);
-  let t0 = max(max(0.0, near.x), max(near.y, near.z));
-  let t1 = min(min(tStop, far.x), min(far.y, far.z));
-  let outside = any(still & ((dlo > vec3f(0.0)) | (dhi < vec3f(0.0))));
-  return select(-1.0, t0, t0 <= t1 && !outside);
-}
-`;
 
 export const bvhPairsBindings = bindings({
   params: uniform('BvhParams'),

@@ -1,6 +1,7 @@
 /**
  * 'bvh': a linear BVH (Karras 2012) over the spheres (its kernels in shaders/broadphase/bvh/:
- * the build bvh.wgsl.ts, the walks walk.wgsl.ts and casts.wgsl.ts). Morton codes of the
+ * the build shaders/spatial/bvh.wgsl.ts, the walk shaders/spatial/bvhWalk.wgsl.ts, the queries
+ * walk.wgsl.ts and casts.wgsl.ts). Morton codes of the
  * centres over their bounds, the GPU radix sort, one thread per internal node for the tree and
  * the node boxes from a pyramid of block boxes (no atomics: the build's comment says why). Each
  * query walks the tree with a fixed stack that the depth bound (≤ 92 internal nodes on a path,
@@ -27,7 +28,7 @@ import {
   bvhPyramidBindings,
   bvhNodesShader,
   bvhNodesBindings,
-} from '../../../shaders/broadphase/bvh/bvh.wgsl.js';
+} from '../../../shaders/spatial/bvh.wgsl.js';
 import {
   bvhPairsShader,
   bvhPairsBindings,
@@ -37,10 +38,10 @@ import {
   bvhBoxCodesBindings,
 } from '../../../shaders/broadphase/bvh/walk.wgsl.js';
 import { castBvhKernel } from '../../../shaders/broadphase/bvh/casts.wgsl.js';
-import { bvhMortonGrid, bvhPyramidLevels } from './shape.js';
+import { bvhMortonGrid, bvhPyramidLevels } from '../../spatial/bvhShape.js';
 import { RadixSortPass } from '../../passes/radixSort.js';
 import { packStruct } from '../../layout.js';
-import { BvhParams, BvhLevel, BvhNode } from '../../../shaders/broadphase/bvh/layout.js';
+import { BvhParams, BvhLevel, BvhNode } from '../../../shaders/spatial/bvhLayout.js';
 import { computePipeline, recordPass, variant } from '../../gpu/pipeline.js';
 import { BufferUsage } from '../../gpu/flags.js';
 import { GrowableBuffer, bindingLimit, createBuffer } from '../../gpu/buffers.js';
@@ -62,7 +63,7 @@ const MAX_LEVELS = 32;
 /** Bytes between the per-level parameters (the minimum uniform offset alignment, at most 256). */
 const LEVEL_STRIDE = 256;
 
-export { bvhMortonGrid, bvhPyramidLevels } from './shape.js';
+export { bvhMortonGrid, bvhPyramidLevels } from '../../spatial/bvhShape.js';
 
 export class BvhBroadPhase implements BroadPhase {
   readonly name = 'bvh' as const;
@@ -182,7 +183,7 @@ export class BvhBroadPhase implements BroadPhase {
     this.nodes.ensure(BvhNode.size * Math.max(n - 1, 1));
     const { origin, scale } = bvhMortonGrid(stats);
     // No slack: the boxes grow by a fraction of each sphere's own radius (paddedRadius,
-    // shaders/broadphase/bvh/bvh.wgsl.ts), never by the coordinates' size (BvhParams.slack is unused, 0).
+    // shaders/spatial/bvh.wgsl.ts), never by the coordinates' size (BvhParams.slack is unused, 0).
     this.values = { origin, sphereCount: n, scale, boxCount: 0, slack: 0 };
     this.writeParams();
     if (this.levels.length > 0) {

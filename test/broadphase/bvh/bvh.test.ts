@@ -21,7 +21,7 @@ import {
   bvhNearestCasts,
 } from '../../../src/reference/bvh.js';
 import { bvhPyramidLevels } from '../../../src/broadphase/bvh/phase.js';
-import { BVH_LEAF, BVH_STACK, BVH_MAX_DEPTH } from '../../../src/broadphase/bvh/shape.js';
+import { BVH_LEAF, BVH_STACK, BVH_MAX_DEPTH } from '../../../src/spatial/bvhShape.js';
 
 const gpu = useGpu();
 

@@ -39,10 +39,10 @@
  * overflow, on any input.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { BvhParams, BvhLevel, BvhNode } from './layout.js';
-import { flatWorkgroup } from '../../common.wgsl.js';
-import { bindings, uniform, readOnly, readWrite, entry, WG } from '../../../src/gpu/kernel.js';
-import { MORTON_CELLS, BVH_LEAF, BVH_PAD, BVH_TINY } from '../../../src/broadphase/bvh/shape.js';
+import { BvhParams, BvhLevel, BvhNode } from './bvhLayout.js';
+import { flatWorkgroup } from '../common.wgsl.js';
+import { bindings, uniform, readOnly, readWrite, entry, WG } from '../../src/gpu/kernel.js';
+import { MORTON_CELLS, BVH_LEAF, BVH_PAD, BVH_TINY } from '../../src/spatial/bvhShape.js';
 
 /** The kernels' entries (src/gpu/kernel.ts): name, thread index and bounds check, declared once. */
 export const bvhCodesEntry = entry({ name: 'bvhCodes', index: 'i', bound: 'params.sphereCount' });
@@ -51,21 +51,43 @@ export const bvhGatherEntry = entry({ name: 'bvhGather', index: 'k', bound: 'par
 export const bvhPyramidEntry = entry({ name: 'bvhPyramid', index: 'b', bound: 'level.count' });
 export const bvhNodesEntry = entry({ name: 'bvhNodes', index: 'node', exit: 'node + 1u >= params.sphereCount' });
 
-/** P(r): the radius a leaf box and a pair query's box are grown to (./walk.wgsl.ts's comment says why). */
+/** P(r): the radius a leaf box and a pair query's box are grown to (shaders/broadphase/bvh/walk.wgsl.ts's comment says why). */
 export const paddedRadius = /* wgsl */ `
 fn paddedRadius(r: f32) -> f32 {
   return r * ${BVH_PAD} + ${BVH_TINY.toExponential()};
 }
 `;
 
-/** The leaf box of sorted sphere s: its centre ± P(r). */
-const leafBox = /* wgsl */ `
+/**
+ * What a tree's leaves are: spheres (broad phase 'bvh': `sorted` holds one vec4f a leaf, centre
+ * and radius) or a mesh's triangles (src/mesh/: `sorted` holds three vec4f a leaf, its
+ * vertices). The pyramid and the nodes read their boxes through `leafLo(i)` and `leafHi(i)`.
+ */
+export type BvhLeaf = 'sphere' | 'triangle';
+
+/**
+ * The box of sorted leaf i: a sphere's centre ± P(r); a triangle's vertices' exact f32 minimum
+ * and maximum (no rounding, so no padding: a point of the triangle lies in it).
+ */
+const leafBox = (leaf: BvhLeaf): string =>
+  leaf === 'sphere'
+    ? /* wgsl */ `
 ${paddedRadius}
-fn leafLo(s: vec4f) -> vec3f {
+fn leafLo(i: u32) -> vec3f {
+  let s = sorted[i];
   return s.xyz - vec3f(paddedRadius(s.w));
 }
-fn leafHi(s: vec4f) -> vec3f {
+fn leafHi(i: u32) -> vec3f {
+  let s = sorted[i];
   return s.xyz + vec3f(paddedRadius(s.w));
+}
+`
+    : /* wgsl */ `
+fn leafLo(i: u32) -> vec3f {
+  return min(min(sorted[3u * i].xyz, sorted[3u * i + 1u].xyz), sorted[3u * i + 2u].xyz);
+}
+fn leafHi(i: u32) -> vec3f {
+  return max(max(sorted[3u * i].xyz, sorted[3u * i + 1u].xyz), sorted[3u * i + 2u].xyz);
 }
 `;
 
@@ -153,22 +175,20 @@ export const bvhPyramidBindings = bindings({
   sorted: readOnly('array<vec4f>'),
   pyramid: readWrite('array<vec4f>'),
 });
-export const bvhPyramidShader = () => wgsl`
+export const bvhPyramidShader = ({ leaf = 'sphere' }: { leaf?: BvhLeaf } = {}) => wgsl`
 ${BvhParams.wgsl}
 ${bvhPyramidBindings.wgsl}
 ${BvhLevel.wgsl}
 ${flatWorkgroup}
-${leafBox}
+${leafBox(leaf)}
 ${WG.wgsl}
 
 ${bvhPyramidEntry.wgsl}
   var lo: vec3f;
   var hi: vec3f;
   if (level.level == 1u) {
-    let s0 = sorted[2u * b];
-    let s1 = sorted[2u * b + 1u];
-    lo = min(leafLo(s0), leafLo(s1));
-    hi = max(leafHi(s0), leafHi(s1));
+    lo = min(leafLo(2u * b), leafLo(2u * b + 1u));
+    hi = max(leafHi(2u * b), leafHi(2u * b + 1u));
   } else {
     let src = 2u * (level.srcBase + 2u * b);
     lo = min(pyramid[src].xyz, pyramid[src + 2u].xyz);
@@ -187,12 +207,12 @@ export const bvhNodesBindings = bindings({
   pyramid: readOnly('array<vec4f>'),
   nodes: readWrite('array<BvhNode>'),
 });
-export const bvhNodesShader = () => wgsl`
+export const bvhNodesShader = ({ leaf = 'sphere' }: { leaf?: BvhLeaf } = {}) => wgsl`
 ${BvhParams.wgsl}
 ${bvhNodesBindings.wgsl}
 ${BvhNode.wgsl}
 ${flatWorkgroup}
-${leafBox}
+${leafBox(leaf)}
 ${WG.wgsl}
 const LEAF: u32 = ${BVH_LEAF}u;
 
@@ -262,9 +282,8 @@ ${bvhNodesEntry.wgsl}
   while (a < b) {
     if ((a & 1u) == 1u) {
       if (lvl == 0u) {
-        let q = sorted[a];
-        lo = min(lo, leafLo(q));
-        hi = max(hi, leafHi(q));
+        lo = min(lo, leafLo(a));
+        hi = max(hi, leafHi(a));
       } else {
         lo = min(lo, pyramid[2u * (base + a)].xyz);
         hi = max(hi, pyramid[2u * (base + a) + 1u].xyz);
@@ -274,9 +293,8 @@ ${bvhNodesEntry.wgsl}
     if ((b & 1u) == 1u) {
       b -= 1u;
       if (lvl == 0u) {
-        let q = sorted[b];
-        lo = min(lo, leafLo(q));
-        hi = max(hi, leafHi(q));
+        lo = min(lo, leafLo(b));
+        hi = max(hi, leafHi(b));
       } else {
         lo = min(lo, pyramid[2u * (base + b)].xyz);
         hi = max(hi, pyramid[2u * (base + b) + 1u].xyz);

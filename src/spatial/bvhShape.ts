@@ -1,18 +1,18 @@
 /**
- * The LBVH's shape, pure: the constants and host functions that the kernels
- * (shaders/broadphase/bvh/), the phase (./phase.ts) and the CPU twin (src/reference/bvh.ts)
- * share. No GPU, no shader text: the twin imports this module and no runtime GPU module.
+ * The LBVH's shape, pure: the constants and host functions that its kernels
+ * (shaders/spatial/bvh.wgsl.ts, bvhWalk.wgsl.ts), broad phase 'bvh' (src/broadphase/bvh/), the
+ * meshes (src/mesh/) and the CPU twin (src/reference/bvh.ts) share. No GPU, no shader text: the twin imports this module and no runtime GPU module.
  */
-import type { SphereStats } from '../../validate.js';
+import type { SphereStats } from '../validate.js';
 
 /** Morton cells per axis: 2^20 (two 30-bit words of code). */
 export const MORTON_CELLS = 2 ** 20;
 
 /** The leaf flag of a child index. */
 export const BVH_LEAF = 0x80000000;
-/** Entries of the walks' stack: more than the 92 the depth bound allows (shaders/broadphase/bvh/bvh.wgsl.ts's comment). */
+/** Entries of the walks' stack: more than the 92 the depth bound allows (shaders/spatial/bvh.wgsl.ts's comment). */
 export const BVH_STACK = 96;
-/** The largest internal-node depth the keys allow (shaders/broadphase/bvh/bvh.wgsl.ts's comment). */
+/** The largest internal-node depth the keys allow (shaders/spatial/bvh.wgsl.ts's comment). */
 export const BVH_MAX_DEPTH = 92;
 
 /** The relative growth of a box's radius (P(r) = r·BVH_PAD + BVH_TINY, shaders/broadphase/bvh/walk.wgsl.ts's comment). */
@@ -36,7 +36,10 @@ export const BVH_OBB_GROW = 2 ** -16 + 2 ** -20;
  * as often as its long one near the root, every node's box spans the whole length, and the
  * pair query walks many times the nodes (measured: docs/PERFORMANCE.md).
  */
-export function bvhMortonGrid(stats: SphereStats): { origin: number[]; scale: number[] } {
+export function bvhMortonGrid(stats: Pick<SphereStats, 'count' | 'min' | 'max'>): {
+  origin: number[];
+  scale: number[];
+} {
   if (stats.count === 0) return { origin: [0, 0, 0], scale: [0, 0, 0] };
   const origin = stats.min.slice();
   const extent = Math.max(...stats.min.map((lo, a) => stats.max[a] - lo));

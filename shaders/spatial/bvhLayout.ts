@@ -1,15 +1,16 @@
 /** The LBVH's structs: its parameters, its levels and its nodes. Each is interpolated into the shaders that use it as `${Struct.wgsl}` (src/layout.ts). */
-import { defineStruct } from '../../../src/layout.js';
+import { defineStruct } from '../../src/layout.js';
 
 /** The LBVH kernels' parameters (uniform): the Morton grid over the centres' bounds, counts, slack. */
 export const BvhParams = defineStruct('BvhParams', {
   /** The centres' lower bound: Morton cell 0. */
   origin: 'vec3f',
+  /** The leaves: spheres (broad phase 'bvh') or a mesh's triangles (src/mesh/). */
   sphereCount: 'u32',
   /** 2^20 / extent per axis (0 for an axis of zero extent: every code has 0 there). */
   scale: 'vec3f',
   boxCount: 'u32',
-  /** Unused, written 0: leaf boxes grow by their own radius (paddedRadius, shaders/broadphase/bvh/bvh.wgsl.ts), not by a slack of the coordinates. */
+  /** Unused, written 0: leaf boxes grow by their own radius (paddedRadius, ./bvh.wgsl.ts), not by a slack of the coordinates. */
   slack: 'f32',
 });
 
