@@ -38,6 +38,10 @@ export const RULES = {
   out: 'must be the typed array the result field is: Uint32Array for pairs and offsets, Int32Array for index, Float32Array for distances and points',
   submitFirst: 'read an encoded result after submitting the encoder its call was recorded into',
   encoder: 'must be a GPUCommandEncoder',
+  indexType: 'must be a Uint32Array',
+  indexRange: 'every index must be less than the vertex count',
+  pose: 'pose must be 7 finite numbers within 2^60: centre x, y, z and a nonzero quaternion x, y, z, w',
+  mesh: "must be a live mesh made by this Collider's createMesh",
 } as const;
 
 /**

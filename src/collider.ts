@@ -41,6 +41,8 @@ import {
   type EncodeCastOptions,
 } from './resident.js';
 import { GPU_STRIDE } from './layout.js';
+import { MeshCalls } from './mesh/calls.js';
+import { ColliderMeshCalls } from './mesh/colliderCalls.js';
 import type { PairOptions, CastOptions } from './options.js';
 
 export { BROADPHASES, AUTO_GRID_MIN_SPHERES, AUTO_GRID_MIN_BOXES } from './options.js';
@@ -82,7 +84,7 @@ export type { RaycastResult, SphereCastResult, AllHits, RaycastAllHits, SphereCa
  *
  * @category Collider
  */
-export class Collider {
+export class Collider extends ColliderMeshCalls {
   /** The device the collider runs on. */
   readonly device: GPUDevice;
   /** What one call can take and return on this device. */
@@ -99,6 +101,9 @@ export class Collider {
   private readonly oneShot: OneShotCalls;
   /** The GPU-resident calls' recorders (broad phases, kernels, parameters), one lent to each call until it is known to have run. */
   private readonly resident: ResidentPool;
+  /** The mesh calls (src/mesh/calls.ts), made on first use. */
+  private meshCalls?: MeshCalls;
+  private readonly binding: number;
 
   /**
    * A collider on `device`, its options checked. Most code calls {@link createCollider} instead,
@@ -106,10 +111,12 @@ export class Collider {
    * `destroy()` destroy the device too.
    */
   constructor(device: GPUDevice, options: ColliderOptions = {}, ownsDevice = false) {
+    super();
     this.device = device;
     this.ownsDevice = ownsDevice;
     const { limits, binding } = colliderLimits(device, options);
     this.limits = limits;
+    this.binding = binding;
     const { maxWorkgroupsPerDimension } = limits;
     this.calls = new CallQueue(device, 'collider');
     const planOptions: PlanOptions = {
@@ -462,10 +469,16 @@ export class Collider {
     return this.residentNow().encodeCasts(checkEncoder(encoder), 'sphereCast', casts, spheres, options);
   }
 
+  protected get meshes(): MeshCalls {
+    this.meshCalls ??= new MeshCalls(this.device, this.calls, this.limits.maxWorkgroupsPerDimension, this.binding);
+    return this.meshCalls;
+  }
+
   /** Frees every GPU resource (and the device, if the collider requested it). */
   destroy(): void {
     if (this.calls.isClosed) return;
     this.calls.close();
+    this.meshCalls?.destroy();
     this.oneShot.destroy();
     this.resident.destroy();
     if (this.ownsDevice) this.device.destroy();

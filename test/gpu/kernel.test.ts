@@ -100,7 +100,7 @@ import {
   bvhGatherEntry,
   bvhPyramidEntry,
   bvhNodesEntry,
-} from '../../shaders/broadphase/bvh/bvh.wgsl.js';
+} from '../../shaders/spatial/bvh.wgsl.js';
 import {
   bvhPairsShader,
   bvhPairsBindings,
@@ -177,11 +177,32 @@ import {
   colliderSpeedEntry,
 } from '../../shaders/particles/boxMotion.wgsl.js';
 
+import {
+  meshCodesShader,
+  meshCodesBindings,
+  meshCodesEntry,
+  meshCodesHiShader,
+  meshCodesHiBindings,
+  meshCodesHiEntry,
+  meshLeavesShader,
+  meshLeavesBindings,
+  meshLeavesEntry,
+} from '../../shaders/mesh/build.wgsl.js';
+import {
+  meshCastShader,
+  meshCastBindings,
+  meshCastEntry,
+  meshContactsShader,
+  meshContactsBindings,
+  meshContactsEntry,
+} from '../../shaders/mesh/queries.wgsl.js';
+
 const gpu = useGpu();
 
 const LAYOUTS = [true, false].flatMap((dense) => [false, true].map((oneLevel) => ({ dense, oneLevel })));
 const KINDS = ['aabb', 'obb'] as const;
 const MODES = ['nearest', 'count', 'write'] as const;
+const LEAVES = ['sphere', 'triangle'] as const;
 
 /** A declared entry (`entry`). */
 type EntryPoint = Pick<Entry, 'name' | 'size'> & Partial<Entry>;
@@ -223,8 +244,13 @@ const KERNELS: [string, Bindings<string>, EntryPoint[], string[]][] = [
   ['bvhCodes', bvhCodesBindings, [bvhCodesEntry], [bvhCodesShader()]],
   ['bvhCodesHi', bvhCodesHiBindings, [bvhCodesHiEntry], [bvhCodesHiShader()]],
   ['bvhGather', bvhGatherBindings, [bvhGatherEntry], [bvhGatherShader()]],
-  ['bvhPyramid', bvhPyramidBindings, [bvhPyramidEntry], [bvhPyramidShader()]],
-  ['bvhNodes', bvhNodesBindings, [bvhNodesEntry], [bvhNodesShader()]],
+  ['bvhPyramid', bvhPyramidBindings, [bvhPyramidEntry], LEAVES.map((leaf) => bvhPyramidShader({ leaf }))],
+  ['bvhNodes', bvhNodesBindings, [bvhNodesEntry], LEAVES.map((leaf) => bvhNodesShader({ leaf }))],
+  ['meshCodes', meshCodesBindings, [meshCodesEntry], [meshCodesShader()]],
+  ['meshCodesHi', meshCodesHiBindings, [meshCodesHiEntry], [meshCodesHiShader()]],
+  ['meshLeaves', meshLeavesBindings, [meshLeavesEntry], [true, false].map((keys) => meshLeavesShader({ keys }))],
+  ['meshCast', meshCastBindings, [meshCastEntry], MODES.map((mode) => meshCastShader({ mode }))],
+  ['meshContacts', meshContactsBindings, [meshContactsEntry], [meshContactsShader()]],
   ['bvhPairs', bvhPairsBindings, [bvhPairsEntry], [bvhPairsShader()]],
   ['bvhBoxCodes', bvhBoxCodesBindings, [bvhBoxCodesEntry], KINDS.map((kind) => bvhBoxCodesShader({ kind }))],
   ['bvhBoxes', bvhBoxesBindings, [bvhBoxesEntry], KINDS.map((kind) => bvhBoxesShader({ kind }))],

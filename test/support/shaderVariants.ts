@@ -15,12 +15,7 @@ import {
   sweepBoxesShader,
 } from '../../shaders/broadphase/sweep/sweep.wgsl.js';
 import { residentCheckShader, residentDispatchShader } from '../../shaders/resident/resident.wgsl.js';
-import {
-  bvhCodesShader,
-  bvhGatherShader,
-  bvhPyramidShader,
-  bvhNodesShader,
-} from '../../shaders/broadphase/bvh/bvh.wgsl.js';
+import { bvhCodesShader, bvhGatherShader, bvhPyramidShader, bvhNodesShader } from '../../shaders/spatial/bvh.wgsl.js';
 import { bvhPairsShader, bvhBoxesShader } from '../../shaders/broadphase/bvh/walk.wgsl.js';
 import {
   particleGatherShader,
@@ -46,6 +41,8 @@ import {
   colliderContactsArgsShader,
 } from '../../shaders/particles/colliders.wgsl.js';
 import { colliderMoveShader, colliderSpeedShader } from '../../shaders/particles/boxMotion.wgsl.js';
+import { meshCodesShader, meshCodesHiShader, meshLeavesShader } from '../../shaders/mesh/build.wgsl.js';
+import { meshCastShader, meshContactsShader } from '../../shaders/mesh/queries.wgsl.js';
 
 /** Every layout a grid-walking kernel is compiled for (shaders/spatial/grid.wgsl.ts, GridLayout). */
 const GRID_LAYOUTS = [true, false].flatMap((dense) => [false, true].map((oneLevel) => ({ dense, oneLevel })));
@@ -83,8 +80,15 @@ export function shaderVariants(): [string, string][] {
     ...(['aabb', 'obb'] as const).map((kind): [string, string] => [`sweepBoxes ${kind}`, sweepBoxesShader({ kind })]),
     ['bvhCodes', bvhCodesShader()],
     ['bvhGather', bvhGatherShader()],
-    ['bvhPyramid', bvhPyramidShader()],
-    ['bvhNodes', bvhNodesShader()],
+    ...(['sphere', 'triangle'] as const).flatMap((leaf): [string, string][] => [
+      [`bvhPyramid ${leaf}`, bvhPyramidShader({ leaf })],
+      [`bvhNodes ${leaf}`, bvhNodesShader({ leaf })],
+    ]),
+    ['meshCodes', meshCodesShader()],
+    ['meshCodesHi', meshCodesHiShader()],
+    ...[true, false].map((keys): [string, string] => [`meshLeaves keys=${keys}`, meshLeavesShader({ keys })]),
+    ...(['nearest', 'count', 'write'] as const).map((mode): [string, string] => [`meshCast ${mode}`, meshCastShader({ mode })]),
+    ['meshContacts', meshContactsShader()],
     ['bvhPairs', bvhPairsShader()],
     ...(['aabb', 'obb'] as const).map((kind): [string, string] => [`bvhBoxes ${kind}`, bvhBoxesShader({ kind })]),
     ['particleGather', particleGatherShader()],

@@ -1,0 +1,130 @@
+/**
+ * The checks of a mesh's input and of a mesh query's own options, with the rules every call
+ * shares (src/checks.ts): each throws an InvalidInputError naming the argument, the record and
+ * the rule, first bad record first.
+ */
+import { InvalidInputError, CapacityError } from '../errors.js';
+import { RULES, checkFloat32Array, checkValue, isDetached } from '../checks.js';
+
+/** A mesh's validated input: its vertices' bounds and its triangles as indices. */
+export interface MeshData {
+  positions: Float32Array;
+  /** Three a triangle (made 0, 1, 2, ... for a non-indexed mesh). */
+  indices: Uint32Array;
+  vertexCount: number;
+  triangleCount: number;
+  min: number[];
+  max: number[];
+}
+
+/** `positions` (x, y, z per vertex): finite, within 2^60; returns the vertices' bounds. */
+export function validatePositions(
+  argument: string,
+  value: unknown,
+): { positions: Float32Array; min: number[]; max: number[] } {
+  const positions = checkFloat32Array(argument, value, 3);
+  const min = [Infinity, Infinity, Infinity];
+  const max = [-Infinity, -Infinity, -Infinity];
+  for (let v = 0; v < positions.length / 3; v++) {
+    for (let a = 0; a < 3; a++) {
+      const x = positions[3 * v + a];
+      checkValue(argument, v, x, `${'xyz'[a]}`);
+      if (x < min[a]) min[a] = x;
+      if (x > max[a]) max[a] = x;
+    }
+  }
+  return { positions, min, max };
+}
+
+/** `indices`: a Uint32Array of three a triangle, each below the vertex count. */
+export function validateIndices(argument: string, value: unknown, vertexCount: number): Uint32Array {
+  if (!(value instanceof Uint32Array)) {
+    const got =
+      value === null
+        ? 'null'
+        : typeof value === 'object'
+          ? ((value as object).constructor?.name ?? 'object')
+          : typeof value;
+    throw new InvalidInputError(argument, -1, RULES.indexType, `got ${got}`);
+  }
+  if (value.buffer.byteLength === 0 && isDetached(value.buffer))
+    throw new InvalidInputError(argument, -1, RULES.detached);
+  if (value.length % 3 !== 0)
+    throw new InvalidInputError(argument, -1, RULES.stride, `length ${value.length} is not a multiple of 3`);
+  for (let i = 0; i < value.length; i++) {
+    if (value[i] >= vertexCount)
+      throw new InvalidInputError(
+        argument,
+        Math.floor(i / 3),
+        RULES.indexRange,
+        `index ${value[i]} (corner ${i % 3}) with ${vertexCount} vertices`,
+      );
+  }
+  return value;
+}
+
+/**
+ * A mesh's input, `{ positions, indices? }`, validated and copied (the caller may reuse its
+ * arrays at once). Without indices every three vertices are a triangle. More triangles or
+ * vertices than one binding holds (`bytesPerTriangle`, `bytesPerVertex`) is a CapacityError.
+ */
+export function validateMesh(value: unknown, limits: { maxTriangles: number; maxVertices: number }): MeshData {
+  if (typeof value !== 'object' || value === null)
+    throw new InvalidInputError(
+      'mesh',
+      -1,
+      RULES.option,
+      `expected { positions, indices? }, got ${value === null ? 'null' : typeof value}`,
+    );
+  const input = value as { positions?: unknown; indices?: unknown };
+  const { positions, min, max } = validatePositions('positions', input.positions);
+  const vertexCount = positions.length / 3;
+  if (vertexCount > limits.maxVertices)
+    throw new CapacityError('positions', vertexCount, limits.maxVertices, RULES.capacity);
+  let indices: Uint32Array;
+  if (input.indices === undefined) {
+    if (vertexCount % 3 !== 0)
+      throw new InvalidInputError(
+        'positions',
+        -1,
+        RULES.stride,
+        `without indices, every three vertices are a triangle: ${vertexCount} vertices`,
+      );
+    indices = new Uint32Array(vertexCount);
+    for (let i = 0; i < vertexCount; i++) indices[i] = i;
+  } else {
+    indices = validateIndices('indices', input.indices, vertexCount).slice();
+  }
+  const triangleCount = indices.length / 3;
+  if (triangleCount > limits.maxTriangles)
+    throw new CapacityError('indices', triangleCount, limits.maxTriangles, RULES.capacity);
+  return { positions: positions.slice(), indices, vertexCount, triangleCount, min, max };
+}
+
+/**
+ * `options.pose`: 7 finite numbers (centre, quaternion x, y, z, w), the quaternion not zero and
+ * normalised here in double precision; undefined is no pose.
+ */
+export function validatePose(argument: string, value: unknown): { centre: number[]; rotation: number[] } | undefined {
+  if (value === undefined) return undefined;
+  const ok =
+    (Array.isArray(value) || value instanceof Float32Array || value instanceof Float64Array) &&
+    (value as ArrayLike<number>).length === 7;
+  if (!ok) throw new InvalidInputError(argument, -1, RULES.pose, `got ${describe(value)}`);
+  const p = Array.from(value as ArrayLike<unknown>);
+  p.forEach((x, i) => {
+    if (typeof x !== 'number' || !(Math.abs(x) <= 2 ** 60))
+      throw new InvalidInputError(argument, -1, RULES.pose, `value ${i} is ${String(x)}`);
+  });
+  const q = (p as number[]).slice(3);
+  const length = Math.hypot(...q);
+  if (!(length > 0)) throw new InvalidInputError(argument, -1, RULES.pose, 'the quaternion is zero');
+  return { centre: (p as number[]).slice(0, 3), rotation: q.map((x) => x / length) };
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value !== 'object') return typeof value;
+  const length = (value as { length?: unknown }).length;
+  return `${(value as object).constructor?.name ?? 'object'}${typeof length === 'number' ? ` of ${length}` : ''}`;
+}

@@ -1,0 +1,146 @@
+/**
+ * The mesh's BVH as the GPU builds and refits it, read back and checked whole: the leaves are a
+ * permutation of the triangles holding their vertices, every triangle is reached once from the
+ * root, every node's box holds its children's (the exact f32 bounds of the vertices, so the
+ * check is exact), the depth is within the walks' stack; a refit keeps the tree's shape and
+ * makes the same checks hold for the new vertices. Seeded triangle soups (the seed in the test
+ * name), with coincident and degenerate triangles, 0 to 100,000 triangles.
+ */
+import { describe, it, expect } from 'vitest';
+import { useGpu } from '../support/gpu.js';
+import { mulberry32 } from '../support/random.js';
+import { readBuffer } from '../../src/gpu/buffers.js';
+import { BufferUsage } from '../../src/gpu/flags.js';
+import { BvhNode } from '../../shaders/spatial/bvhLayout.js';
+import { BVH_LEAF, BVH_MAX_DEPTH } from '../../src/spatial/bvhShape.js';
+import type { ColliderMesh } from '../../src/mesh/mesh.js';
+
+const gpu = useGpu();
+
+/** A soup of `count` triangles around random points in a box `span` wide (some coincident, some degenerate). */
+function soup(count: number, seed: number, span = 100): { positions: Float32Array; indices: Uint32Array } {
+  const rand = mulberry32(seed);
+  const positions = new Float32Array(9 * count);
+  for (let t = 0; t < count; t++) {
+    const c = [rand() * span, rand() * span, rand() * span];
+    const size = rand() < 0.05 ? span / 4 : span / 200;
+    for (let v = 0; v < 3; v++) for (let a = 0; a < 3; a++) positions[9 * t + 3 * v + a] = c[a] + (rand() - 0.5) * size;
+    if (t > 0 && rand() < 0.05) positions.copyWithin(9 * t, 9 * (t - 1), 9 * t); // coincident with the one before
+    if (rand() < 0.03) positions.copyWithin(9 * t + 3, 9 * t, 9 * t + 3); // a repeated vertex: degenerate
+  }
+  const indices = new Uint32Array(3 * count).map((_, i) => i);
+  return { positions, indices };
+}
+
+async function readTree(mesh: ColliderMesh) {
+  const t = mesh.triangleCount;
+  const nodeBytes = await readBuffer(gpu.device, mesh.tree.nodes, 0, BvhNode.size * Math.max(t - 1, 1));
+  const sorted = new Float32Array(await readBuffer(gpu.device, mesh.tree.sorted, 0, 48 * t));
+  const ids = new Uint32Array(await readBuffer(gpu.device, mesh.tree.ids, 0, 4 * t));
+  const f = new Float32Array(nodeBytes);
+  const u = new Uint32Array(nodeBytes);
+  const w = BvhNode.size / 4;
+  const nodes = Array.from({ length: Math.max(t - 1, 0) }, (_, k) => ({
+    lo: [f[w * k], f[w * k + 1], f[w * k + 2]],
+    left: u[w * k + 3],
+    hi: [f[w * k + 4], f[w * k + 5], f[w * k + 6]],
+    right: u[w * k + 7],
+  }));
+  return { nodes, sorted, ids };
+}
+
+/** Every check of the module's comment, for `positions` the mesh holds now; returns the tree's shape. */
+async function checkTree(mesh: ColliderMesh, positions: Float32Array, indices: Uint32Array): Promise<number[]> {
+  const t = mesh.triangleCount;
+  const { nodes, sorted, ids } = await readTree(mesh);
+  expect([...ids].sort((a, b) => a - b)).toEqual(Array.from({ length: t }, (_, k) => k));
+  const wrong: string[] = [];
+  const leafBox = (k: number) => {
+    const lo = [Infinity, Infinity, Infinity];
+    const hi = [-Infinity, -Infinity, -Infinity];
+    for (let v = 0; v < 3; v++)
+      for (let a = 0; a < 3; a++) {
+        const x = sorted[12 * k + 4 * v + a];
+        if (x !== positions[3 * indices[3 * ids[k] + v] + a]) wrong.push(`leaf ${k} vertex ${v}`);
+        lo[a] = Math.min(lo[a], x);
+        hi[a] = Math.max(hi[a], x);
+      }
+    return { lo, hi };
+  };
+  const boxes = Array.from({ length: t }, (_, k) => leafBox(k));
+  expect(wrong.slice(0, 5)).toEqual([]);
+  if (t < 2) return [];
+  const reached = new Uint8Array(t);
+  let depth = 0;
+  const walk = (node: number, level: number): { lo: number[]; hi: number[] } => {
+    depth = Math.max(depth, level);
+    const n = nodes[node];
+    const kids = [n.left, n.right].map((c) =>
+      c & BVH_LEAF ? (reached[c & (BVH_LEAF - 1)]++, boxes[c & (BVH_LEAF - 1)]) : walk(c, level + 1),
+    );
+    for (const kid of kids)
+      for (let a = 0; a < 3; a++)
+        if (!(n.lo[a] <= kid.lo[a] && n.hi[a] >= kid.hi[a])) wrong.push(`node ${node} axis ${a}`);
+    return n;
+  };
+  walk(0, 1);
+  expect(wrong.slice(0, 5)).toEqual([]);
+  expect(reached.every((r) => r === 1)).toBe(true);
+  expect(depth).toBeLessThanOrEqual(BVH_MAX_DEPTH);
+  return nodes.flatMap((n) => [n.left, n.right]);
+}
+
+describe('mesh BVH build', () => {
+  for (const [count, seed] of [
+    [0, 1],
+    [1, 2],
+    [2, 3],
+    [3, 4],
+    [1000, 5],
+    [100_000, 6],
+  ]) {
+    it(`holds every triangle once, boxes nested: ${count} triangles, seed ${seed}`, async () => {
+      const { positions, indices } = soup(count, seed);
+      const mesh = gpu.collider.createMesh({ positions, indices });
+      await mesh.ready;
+      expect(mesh.triangleCount).toBe(count);
+      await checkTree(mesh, positions, indices);
+      mesh.destroy();
+    });
+  }
+
+  it('builds all-coincident triangles into a tree of their indices (seed 7)', async () => {
+    const one = soup(1, 7).positions;
+    const positions = new Float32Array(9 * 500).map((_, i) => one[i % 9]);
+    const indices = new Uint32Array(1500).map((_, i) => i);
+    const mesh = gpu.collider.createMesh({ positions, indices });
+    await checkTree(mesh, positions, indices);
+    mesh.destroy();
+  });
+
+  it('refit keeps the shape and bounds the moved vertices, by refit and by encodeRefit (seed 8)', async () => {
+    const { positions, indices } = soup(5000, 8);
+    const mesh = gpu.collider.createMesh({ positions, indices });
+    const shape = await checkTree(mesh, positions, indices);
+    const rand = mulberry32(80);
+    const moved = positions.map((x) => x + (rand() - 0.5) * 10);
+    await mesh.refit(moved);
+    expect(await checkTree(mesh, moved, indices)).toEqual(shape);
+    // From a GPU buffer at an offset (copied) and at 0 (bound in place).
+    const again = moved.map((x) => x * 0.5 - 7);
+    for (const offset of [0, 64]) {
+      const buffer = gpu.device.createBuffer({
+        size: offset + again.byteLength,
+        usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+      });
+      gpu.device.queue.writeBuffer(buffer, offset, again);
+      const encoder = gpu.device.createCommandEncoder();
+      mesh.encodeRefit(encoder, { buffer, offset });
+      gpu.device.queue.submit([encoder.finish()]);
+      expect(await checkTree(mesh, again, indices)).toEqual(shape);
+      buffer.destroy();
+      again.set(again.map((x) => x + 1));
+    }
+    mesh.destroy();
+  });
+});
