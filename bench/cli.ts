@@ -65,6 +65,7 @@ import {
 } from './suites/colliders.js';
 import { sortSuite } from './suites/sort.js';
 import { residentSuite } from './suites/resident.js';
+import { meshesSuite } from './suites/meshes.js';
 import { rapierVersion, initRapier } from './peers/rapier.js';
 import { threeVersion } from './peers/three.js';
 
@@ -90,7 +91,7 @@ function adapterLimitsOf(d: GPUDevice): Record<string, number> {
 }
 
 const SIZES = '1000,4000,16000,64000,256000,1000000';
-const SUITES = ['pairs', 'casts', 'boxes', 'particles', 'sort', 'pile', 'colliders', 'resident'];
+const SUITES = ['pairs', 'casts', 'boxes', 'particles', 'sort', 'pile', 'colliders', 'resident', 'meshes'];
 const DEFAULT_SUITES = 'pairs,casts,boxes,particles';
 const PILE_METHODS = ['rapier', 'gpu', 'gpu-light', 'gpu-awake'];
 
@@ -197,6 +198,22 @@ const OPTIONS: Record<string, Record<string, Option>> = {
   resident: {
     'resident-sizes': { type: 'string', default: '100000', quick: '10000', arg: 'N,...', help: 'sphere counts' },
   },
+  meshes: {
+    'mesh-sizes': {
+      type: 'string',
+      default: '10000,100000,1000000',
+      quick: '10000',
+      arg: 'N,...',
+      help: 'triangles of the torus knot',
+    },
+    'mesh-rays': {
+      type: 'string',
+      default: '100000',
+      quick: '10000',
+      arg: 'N',
+      help: 'rays (and sphere casts) a batch',
+    },
+  },
   pile: {
     'pile-frames': { type: 'string', default: '600', quick: '60', arg: 'N', help: 'steps of the pile' },
     'pile-sizes': {
@@ -270,7 +287,7 @@ const ALL_OPTIONS: Record<string, Option> = Object.assign({}, ...Object.values(O
 function usage(): string {
   const out = [
     'usage: npm run bench -- [options]            (lists are comma-separated; defaults in brackets)',
-    `Suites run by default: ${DEFAULT_SUITES}; add sort, pile, colliders or resident with --suites.`,
+    `Suites run by default: ${DEFAULT_SUITES}; add sort, pile, colliders, resident or meshes with --suites.`,
     '',
   ];
   for (const [group, options] of Object.entries(OPTIONS)) {
@@ -332,6 +349,8 @@ const args = Object.fromEntries(Object.keys(ALL_OPTIONS).map((name) => [name, re
   | 'particle-sizes'
   | 'sort-sizes'
   | 'resident-sizes'
+  | 'mesh-sizes'
+  | 'mesh-rays'
   | 'pile-frames'
   | 'pile-sizes'
   | 'gas-sizes'
@@ -402,6 +421,7 @@ for (const flag of [
   'sort-sizes',
   'gas-sizes',
   'resident-sizes',
+  'mesh-sizes',
   'pile-sizes',
   'collider-sizes',
 ] as const)
@@ -531,6 +551,8 @@ if (suites.includes('boxes'))
 if (suites.includes('particles')) rows.push(...(await particlesSuite(ctx, numbers(args['particle-sizes']))));
 if (suites.includes('sort')) rows.push(...(await sortSuite(ctx, numbers(args['sort-sizes']))));
 if (suites.includes('resident')) rows.push(...(await residentSuite(ctx, numbers(args['resident-sizes']))));
+if (suites.includes('meshes'))
+  rows.push(...(await meshesSuite(ctx, numbers(args['mesh-sizes']), Number(args['mesh-rays']))));
 if (suites.includes('pile')) {
   rows.push(
     ...(await pileSuite(ctx, {
@@ -585,6 +607,7 @@ const ANSWER: Record<string, string> = {
   particles: 'contacts',
   sort: 'keys',
   resident: 'pairs',
+  meshes: 'hits',
 };
 const WALL_GPU =
   'wall ms: median (min–max) of the timed calls, made without a profile: the whole call (validation, upload, ' +
@@ -625,6 +648,11 @@ const FOOTNOTES: Record<string, string[]> = {
       'GPU ms: one profiled step after the last frame. Quality numbers: the next table.',
   ],
   colliders: [COLLIDERS_FOOTNOTE],
+  meshes: [
+    'wall ms: median (min–max). build: createMesh until the queue is done (upload included) against new MeshBVH(geometry); refit: ' +
+      'encodeRefit from positions on the GPU until the queue is done, against bvh.refit(); rays: raycastMesh (upload, walk, ' +
+      "read-back) against three-mesh-bvh's raycastFirst per ray, double-sided. hits: rays that hit (three-mesh-bvh's count).",
+  ],
 };
 
 /** A row's GPU stage times (and work counts) on indented lines: the `--stages` block under a table. */
@@ -653,7 +681,7 @@ function stagesBlock(rows: Row[]): string {
     : '';
 }
 
-for (const suite of ['pairs', 'casts', 'boxes', 'particles', 'sort', 'resident', 'pile', 'colliders']) {
+for (const suite of ['pairs', 'casts', 'boxes', 'particles', 'sort', 'resident', 'meshes', 'pile', 'colliders']) {
   const mine = rows.filter((r) => r.suite === suite);
   if (!mine.length) continue;
   // One rate unit in the table: in the header, the cells bare.

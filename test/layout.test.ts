@@ -12,6 +12,7 @@ import * as bvhLayout from '../shaders/spatial/bvhLayout.js';
 import * as passesLayout from '../shaders/passes/layout.js';
 import * as residentLayout from '../shaders/resident/layout.js';
 import * as particlesLayout from '../shaders/particles/layout.js';
+import * as meshLayout from '../shaders/mesh/layout.js';
 import { defineStruct, packStruct, type StructLayout, type FieldType } from '../src/layout.js';
 import { shaderVariants } from './support/shaderVariants.js';
 
@@ -26,6 +27,7 @@ const modules = [
   passesLayout,
   residentLayout,
   particlesLayout,
+  meshLayout,
 ];
 const structs = (modules.flatMap((m) => Object.values(m)) as unknown[]).filter(
   (v): v is AnyStruct => typeof v === 'object' && v !== null && 'wgsl' in v && 'offsets' in v,

@@ -4,12 +4,13 @@
  * keyed by their centroids. The kernels here make the leaves; the pyramid and the nodes are the
  * LBVH's own kernels with `leaf: 'triangle'`. The host is src/mesh/mesh.ts.
  *
- *   meshCodes    key = the low word of the centroid's 60-bit Morton code, value = triangle index
+ *   meshCodes    key = the low word of the centroid's 60-bit Morton code, value = triangle index;
+ *                the high word kept aside (in the keys' buffer, which the leaves fill later)
  *   (radix sort, 30 bits)
- *   meshCodesHi  key = the high word, in that order
+ *   meshCodesHi  key = the high word, in that order (one 4-byte read a triangle, not its vertices)
  *   (radix sort again: the order is by (high word, low word, index))
- *   meshLeaves   the triangles' vertices copied into sorted order (three vec4f a leaf), and with
- *                `keys`, their two code words
+ *   meshLeaves   the triangles' vertices copied into sorted order (three vec4f a leaf; w of the
+ *                first 1 for a degenerate triangle), and with `keys`, their two code words
  *   bvhPyramid, bvhNodes  (leaf 'triangle'): the node boxes, the exact f32 bounds of the vertices
  *
  * Refit runs meshLeaves without keys, the pyramid and the nodes again: the nodes' search over
@@ -19,10 +20,13 @@
  * attribute and of `createMesh`'s `positions`), through `indices`, three a triangle.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { BvhParams } from '../spatial/bvhLayout.js';
-import { morton } from '../spatial/bvh.wgsl.js';
+import { BvhParams, BvhNode } from '../spatial/bvhLayout.js';
+import { morton, karrasNode } from '../spatial/bvh.wgsl.js';
+import { BVH_LEAF } from '../../src/spatial/bvhShape.js';
+import { MeshBucket } from './layout.js';
 import { flatWorkgroup } from '../common.wgsl.js';
-import { bindings, uniform, readOnly, readWrite, entry, WG } from '../../src/gpu/kernel.js';
+import { faceNormal } from './triangle.wgsl.js';
+import { bindings, uniform, readOnly, readWrite, entry, WG, ONE_THREAD } from '../../src/gpu/kernel.js';
 
 /** The kernels' entries (src/gpu/kernel.ts). */
 export const meshCodesEntry = entry({ name: 'meshCodes', index: 'i', bound: 'params.sphereCount' });
@@ -48,6 +52,7 @@ export const meshCodesBindings = bindings({
   indices: readOnly('array<u32>'),
   codes: readWrite('array<u32>'),
   ids: readWrite('array<u32>'),
+  highs: readWrite('array<u32>'),
 });
 export const meshCodesShader = () => wgsl`
 ${BvhParams.wgsl}
@@ -58,15 +63,16 @@ ${vertices}
 ${WG.wgsl}
 
 ${meshCodesEntry.wgsl}
-  codes[i] = mortonWords(centroidOf(i)).y;
+  let words = mortonWords(centroidOf(i));
+  codes[i] = words.y;
+  highs[i] = words.x;
   ids[i] = i;
 }
 `;
 
 export const meshCodesHiBindings = bindings({
   params: uniform('BvhParams'),
-  positions: readOnly('array<f32>'),
-  indices: readOnly('array<u32>'),
+  highs: readOnly('array<u32>'),
   ids: readOnly('array<u32>'),
   codes: readWrite('array<u32>'),
 });
@@ -74,12 +80,10 @@ export const meshCodesHiShader = () => wgsl`
 ${BvhParams.wgsl}
 ${meshCodesHiBindings.wgsl}
 ${flatWorkgroup}
-${morton}
-${vertices}
 ${WG.wgsl}
 
 ${meshCodesHiEntry.wgsl}
-  codes[k] = mortonWords(centroidOf(ids[k])).x;
+  codes[k] = highs[ids[k]];
 }
 `;
 
@@ -98,6 +102,7 @@ ${meshLeavesBindings.wgsl}
 ${flatWorkgroup}
 ${morton}
 ${vertices}
+${faceNormal}
 ${WG.wgsl}
 
 ${meshLeavesEntry.wgsl}
@@ -105,12 +110,176 @@ ${meshLeavesEntry.wgsl}
   let a = vertexAt(indices[3u * t]);
   let b = vertexAt(indices[3u * t + 1u]);
   let c = vertexAt(indices[3u * t + 2u]);
-  // The index stays in ids (a u32 bitcast into w would be a subnormal f32, which a GPU may flush).
-  sorted[3u * k] = vec4f(a, 0.0);
+  // w of the first vertex: 1 for a degenerate triangle, which every query skips (the index stays
+  // in ids: a u32 bitcast into w would be a subnormal f32, which a GPU may flush).
+  let degenerate = all(faceNormal(a, b, c) == vec3f(0.0));
+  sorted[3u * k] = vec4f(a, select(0.0, 1.0, degenerate));
   sorted[3u * k + 1u] = vec4f(b, 0.0);
   sorted[3u * k + 2u] = vec4f(c, 0.0);
 #if ${keys}
   keys[k] = mortonWords(a * (1.0 / 3.0) + b * (1.0 / 3.0) + c * (1.0 / 3.0));
 #endif
+}
+`;
+
+/**
+ * Node boxes by prefix buckets. Every child's common prefix is longer than its parent's
+ * (karrasNode), so the nodes sorted by prefix length, longest first, come after all their
+ * children: one dispatch a prefix length (MESH_BUCKETS of them, dispatched indirectly, empty
+ * ones doing nothing) makes each node's box the union of its two children's, read from leaves
+ * or from nodes an earlier dispatch wrote. Dispatch boundaries order every write before every
+ * later read: no atomics between workgroups carry a box, so none of the memory-model race the
+ * LBVH's pyramid avoids (shaders/spatial/bvh.wgsl.ts). 2 reads a node, against the pyramid's
+ * up to 2·log2 n; and a refit reruns only the leaves and these dispatches, the order kept.
+ *
+ *   meshTopology  Karras's search for each node: its children and its prefix
+ *   meshCount     the buckets' counts
+ *   meshBuckets   one thread: the buckets' starts (exclusive scan) and each one's indirect
+ *                 arguments (folded past the device's limit), the cursors cleared
+ *   meshOrder     each node into its bucket's range (the order within a bucket does not matter)
+ *   meshBoxes     one dispatch a bucket, longest prefix first: the node's box from its children's
+ *
+ * `buckets` holds the counts (0 .. B−1), the cursors (B .. 2B−1) and the starts (2B .. 3B−1).
+ */
+export const MESH_BUCKETS = 96;
+
+export const meshTopologyEntry = entry({
+  name: 'meshTopology',
+  index: 'node',
+  exit: 'node + 1u >= params.sphereCount',
+});
+export const meshCountEntry = entry({ name: 'meshCount', index: 'node', exit: 'node + 1u >= params.sphereCount' });
+export const meshBucketsEntry = entry({ name: 'meshBuckets', size: ONE_THREAD });
+export const meshOrderEntry = entry({ name: 'meshOrder', index: 'node', exit: 'node + 1u >= params.sphereCount' });
+export const meshBoxesEntry = entry({ name: 'meshBoxes', index: 'k', bound: 'buckets[bucket.index]' });
+
+export const meshTopologyBindings = bindings({
+  params: uniform('BvhParams'),
+  keys: readOnly('array<vec2u>'),
+  nodes: readWrite('array<BvhNode>'),
+  prefix: readWrite('array<u32>'),
+});
+export const meshTopologyShader = () => wgsl`
+${BvhParams.wgsl}
+${BvhNode.wgsl}
+${meshTopologyBindings.wgsl}
+${flatWorkgroup}
+${WG.wgsl}
+${karrasNode}
+
+${meshTopologyEntry.wgsl}
+  let kn = karrasNode(node);
+  nodes[node] = BvhNode(vec3f(0.0), kn.left, vec3f(0.0), kn.right);
+  prefix[node] = kn.prefix;
+}
+`;
+
+/**
+ * The buckets' counts, a global add a node (in a pass of its own: in the topology's divergent
+ * loops the same adds cost as much as the search itself on SwiftShader; a histogram in workgroup
+ * memory cost more still).
+ */
+export const meshCountBindings = bindings({
+  params: uniform('BvhParams'),
+  prefix: readOnly('array<u32>'),
+  buckets: readWrite('array<atomic<u32>>'),
+});
+export const meshCountShader = () => wgsl`
+${BvhParams.wgsl}
+${meshCountBindings.wgsl}
+${flatWorkgroup}
+${WG.wgsl}
+
+${meshCountEntry.wgsl}
+  atomicAdd(&buckets[prefix[node]], 1u);
+}
+`;
+
+export const meshBucketsBindings = bindings({
+  params: uniform('BvhParams'),
+  buckets: readWrite('array<u32>'),
+  args: readWrite('array<u32>'),
+});
+/** MAX_GROUPS: the most workgroups a dimension takes (the fold); BOX_WG: meshBoxes' workgroup size. */
+export const meshBucketsShader = () => wgsl`
+${BvhParams.wgsl}
+${meshBucketsBindings.wgsl}
+override MAX_GROUPS: u32;
+override BOX_WG: u32;
+const B: u32 = ${MESH_BUCKETS}u;
+
+${meshBucketsEntry.wgsl}
+  var start = 0u;
+  for (var p = 0u; p < B; p++) {
+    let count = buckets[p];
+    buckets[B + p] = 0u;
+    buckets[2u * B + p] = start;
+    start += count;
+    let groups = (count + BOX_WG - 1u) / BOX_WG;
+    let x = min(groups, MAX_GROUPS);
+    args[3u * p] = x;
+    args[3u * p + 1u] = select(0u, (groups + x - 1u) / max(x, 1u), groups > 0u);
+    args[3u * p + 2u] = 1u;
+  }
+}
+`;
+
+export const meshOrderBindings = bindings({
+  params: uniform('BvhParams'),
+  prefix: readOnly('array<u32>'),
+  buckets: readWrite('array<atomic<u32>>'),
+  order: readWrite('array<u32>'),
+});
+export const meshOrderShader = () => wgsl`
+${BvhParams.wgsl}
+${meshOrderBindings.wgsl}
+${flatWorkgroup}
+${WG.wgsl}
+const B: u32 = ${MESH_BUCKETS}u;
+
+${meshOrderEntry.wgsl}
+  let p = prefix[node];
+  let slot = atomicAdd(&buckets[B + p], 1u);
+  order[atomicLoad(&buckets[2u * B + p]) + slot] = node;
+}
+`;
+
+export const meshBoxesBindings = bindings({
+  bucket: uniform('MeshBucket'),
+  buckets: readOnly('array<u32>'),
+  order: readOnly('array<u32>'),
+  sorted: readOnly('array<vec4f>'),
+  nodes: readWrite('array<BvhNode>'),
+});
+export const meshBoxesShader = () => wgsl`
+${MeshBucket.wgsl}
+${BvhNode.wgsl}
+${meshBoxesBindings.wgsl}
+${flatWorkgroup}
+${WG.wgsl}
+const B: u32 = ${MESH_BUCKETS}u;
+const LEAF: u32 = ${BVH_LEAF}u;
+
+// The box of a child: a leaf's vertices' bounds, or the node's box (written by an earlier dispatch).
+fn childLo(c: u32) -> vec3f {
+  if ((c & LEAF) != 0u) {
+    let i = c & ${BVH_LEAF - 1}u;
+    return min(min(sorted[3u * i].xyz, sorted[3u * i + 1u].xyz), sorted[3u * i + 2u].xyz);
+  }
+  return nodes[c].lo;
+}
+fn childHi(c: u32) -> vec3f {
+  if ((c & LEAF) != 0u) {
+    let i = c & ${BVH_LEAF - 1}u;
+    return max(max(sorted[3u * i].xyz, sorted[3u * i + 1u].xyz), sorted[3u * i + 2u].xyz);
+  }
+  return nodes[c].hi;
+}
+
+${meshBoxesEntry.wgsl}
+  let node = order[buckets[2u * B + bucket.index] + k];
+  let left = nodes[node].left;
+  let right = nodes[node].right;
+  nodes[node] = BvhNode(min(childLo(left), childLo(right)), left, max(childHi(left), childHi(right)), right);
 }
 `;

@@ -51,3 +51,6 @@ export const MeshContactRecord = defineStruct('MeshContactRecord', {
   sphere: 'u32',
   triangle: 'u32',
 });
+
+/** Which prefix bucket a meshBoxes dispatch takes (uniform, one a bucket at its own offset: shaders/mesh/build.wgsl.ts). */
+export const MeshBucket = defineStruct('MeshBucket', { index: 'u32' });

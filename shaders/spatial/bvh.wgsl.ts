@@ -58,20 +58,8 @@ fn paddedRadius(r: f32) -> f32 {
 }
 `;
 
-/**
- * What a tree's leaves are: spheres (broad phase 'bvh': `sorted` holds one vec4f a leaf, centre
- * and radius) or a mesh's triangles (src/mesh/: `sorted` holds three vec4f a leaf, its
- * vertices). The pyramid and the nodes read their boxes through `leafLo(i)` and `leafHi(i)`.
- */
-export type BvhLeaf = 'sphere' | 'triangle';
-
-/**
- * The box of sorted leaf i: a sphere's centre ± P(r); a triangle's vertices' exact f32 minimum
- * and maximum (no rounding, so no padding: a point of the triangle lies in it).
- */
-const leafBox = (leaf: BvhLeaf): string =>
-  leaf === 'sphere'
-    ? /* wgsl */ `
+/** The box of sorted sphere i: its centre ± P(r). */
+const leafBox = /* wgsl */ `
 ${paddedRadius}
 fn leafLo(i: u32) -> vec3f {
   let s = sorted[i];
@@ -80,14 +68,6 @@ fn leafLo(i: u32) -> vec3f {
 fn leafHi(i: u32) -> vec3f {
   let s = sorted[i];
   return s.xyz + vec3f(paddedRadius(s.w));
-}
-`
-    : /* wgsl */ `
-fn leafLo(i: u32) -> vec3f {
-  return min(min(sorted[3u * i].xyz, sorted[3u * i + 1u].xyz), sorted[3u * i + 2u].xyz);
-}
-fn leafHi(i: u32) -> vec3f {
-  return max(max(sorted[3u * i].xyz, sorted[3u * i + 1u].xyz), sorted[3u * i + 2u].xyz);
 }
 `;
 
@@ -175,12 +155,12 @@ export const bvhPyramidBindings = bindings({
   sorted: readOnly('array<vec4f>'),
   pyramid: readWrite('array<vec4f>'),
 });
-export const bvhPyramidShader = ({ leaf = 'sphere' }: { leaf?: BvhLeaf } = {}) => wgsl`
+export const bvhPyramidShader = () => wgsl`
 ${BvhParams.wgsl}
 ${bvhPyramidBindings.wgsl}
 ${BvhLevel.wgsl}
 ${flatWorkgroup}
-${leafBox(leaf)}
+${leafBox}
 ${WG.wgsl}
 
 ${bvhPyramidEntry.wgsl}
@@ -200,20 +180,22 @@ ${bvhPyramidEntry.wgsl}
 }
 `;
 
-export const bvhNodesBindings = bindings({
-  params: uniform('BvhParams'),
-  keys: readOnly('array<vec2u>'),
-  sorted: readOnly('array<vec4f>'),
-  pyramid: readOnly('array<vec4f>'),
-  nodes: readWrite('array<BvhNode>'),
-});
-export const bvhNodesShader = ({ leaf = 'sphere' }: { leaf?: BvhLeaf } = {}) => wgsl`
-${BvhParams.wgsl}
-${bvhNodesBindings.wgsl}
-${BvhNode.wgsl}
-${flatWorkgroup}
-${leafBox(leaf)}
-${WG.wgsl}
+/**
+ * Karras's search for internal node \`node\` over the sorted \`keys\` (vec2u: high, low word) of
+ * \`params.sphereCount\` leaves: its range [first, last], its children (internal node indices, or
+ * sorted leaf positions with LEAF set) and its common prefix length. Every child's prefix is
+ * longer than its parent's (the depth bound of the module's comment rests on it; a mesh's build
+ * orders its nodes by it: src/mesh/mesh.ts).
+ */
+export const karrasNode = /* wgsl */ `
+struct KarrasNode {
+  first: u32,
+  last: u32,
+  left: u32,
+  right: u32,
+  prefix: u32,
+}
+
 const LEAF: u32 = ${BVH_LEAF}u;
 
 // The common prefix of keys i and j, the key being (high word, low word, index), 32 bits each:
@@ -232,7 +214,7 @@ fn delta(a: vec2u, i: i32, j: i32) -> i32 {
   return 64 + i32(countLeadingZeros(u32(i) ^ u32(j)));
 }
 
-${bvhNodesEntry.wgsl}
+fn karrasNode(node: u32) -> KarrasNode {
   let i = i32(node);
   let ki = keys[i];
   // The direction of the range, then its other end j (exponential then binary search).
@@ -271,6 +253,33 @@ ${bvhNodesEntry.wgsl}
   let split = u32(gamma);
   let left = select(split, split | LEAF, first == split);
   let right = select(split + 1u, (split + 1u) | LEAF, last == split + 1u);
+
+  return KarrasNode(first, last, left, right, u32(deltaNode));
+}
+`;
+
+export const bvhNodesBindings = bindings({
+  params: uniform('BvhParams'),
+  keys: readOnly('array<vec2u>'),
+  sorted: readOnly('array<vec4f>'),
+  pyramid: readOnly('array<vec4f>'),
+  nodes: readWrite('array<BvhNode>'),
+});
+export const bvhNodesShader = () => wgsl`
+${BvhParams.wgsl}
+${bvhNodesBindings.wgsl}
+${BvhNode.wgsl}
+${flatWorkgroup}
+${leafBox}
+${WG.wgsl}
+${karrasNode}
+
+${bvhNodesEntry.wgsl}
+  let kn = karrasNode(node);
+  let first = kn.first;
+  let last = kn.last;
+  let left = kn.left;
+  let right = kn.right;
 
   // The box: the union of the aligned pyramid blocks that tile [first, last].
   var lo = vec3f(3.0e38);

@@ -4,11 +4,12 @@
  * a Collider's meshes share (the pipelines, the sort); each `ColliderMesh` holds its buffers.
  *
  * Cost of a build of T triangles: two key passes (each reads 3 indices and 3 vertices), two 4-pass
- * radix sorts of 30-bit keys with their ids, a leaf pass (48 bytes written a triangle), log2 T
- * pyramid passes (T blocks in all) and the node pass (≤ 2·log2 T block reads a node). A refit
- * is the leaf pass (without keys), the pyramid and the node pass. Memory: 12 bytes a vertex;
- * 12 (indices) + 4 (codes) + 4 (ids) + 8 (keys) + 48 (sorted vertices) + 32 (pyramid) + 32
- * (node) bytes a triangle.
+ * radix sorts of 30-bit keys with their ids, a leaf pass (48 bytes written a triangle), the
+ * topology (Karras's search: about 2·log2 of a node's range in key reads), the buckets and the
+ * order (an atomic a node), and the boxes: MESH_BUCKETS indirect dispatches, 2 child boxes read a
+ * node. A refit is the leaf pass and the boxes. Memory: 12 bytes a vertex; 12 (indices) + 4
+ * (codes) + 4 (ids) + 8 (keys) + 48 (sorted vertices) + 32 (node) + 8 (prefix, order) bytes a
+ * triangle.
  */
 import {
   meshCodesShader,
@@ -17,18 +18,24 @@ import {
   meshCodesHiBindings,
   meshLeavesShader,
   meshLeavesBindings,
+  meshTopologyShader,
+  meshTopologyBindings,
+  meshCountShader,
+  meshCountBindings,
+  meshBucketsShader,
+  meshBucketsBindings,
+  meshOrderShader,
+  meshOrderBindings,
+  meshBoxesShader,
+  meshBoxesBindings,
+  MESH_BUCKETS,
 } from '../../shaders/mesh/build.wgsl.js';
-import {
-  bvhPyramidShader,
-  bvhPyramidBindings,
-  bvhNodesShader,
-  bvhNodesBindings,
-} from '../../shaders/spatial/bvh.wgsl.js';
-import { BvhParams, BvhLevel, BvhNode } from '../../shaders/spatial/bvhLayout.js';
-import { bvhMortonGrid, bvhPyramidLevels } from '../spatial/bvhShape.js';
+import { MeshBucket } from '../../shaders/mesh/layout.js';
+import { BvhParams, BvhNode } from '../../shaders/spatial/bvhLayout.js';
+import { bvhMortonGrid } from '../spatial/bvhShape.js';
 import { RadixSortPass } from '../passes/radixSort.js';
 import { packStruct } from '../layout.js';
-import { computePipeline, recordPass, variant } from '../gpu/pipeline.js';
+import { computePipeline, recordPass, setPipelineAndGroup, variant } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { bindingLimit, createBuffer, upload } from '../gpu/buffers.js';
 import { ceilDiv } from '../gpu/dispatch.js';
@@ -41,8 +48,8 @@ import { validateMesh, validatePositions, type MeshData } from './validate.js';
 import type { GpuTimer } from '../gpu/timer.js';
 
 const WG = WORKGROUP_SIZE.bvhBuild;
-/** Bytes between the pyramid levels' parameters (the minimum uniform offset alignment, at most 256). */
-const LEVEL_STRIDE = 256;
+/** Bytes between the buckets' parameters (the minimum uniform offset alignment, at most 256). */
+const BUCKET_STRIDE = 256;
 
 /** The most bytes a triangle takes in one binding: its three sorted vertices (vec4f each). */
 export const MESH_TRIANGLE_BYTES = 48;
@@ -75,7 +82,10 @@ export interface GpuPositions {
 export class MeshBuilder {
   readonly sort: RadixSortPass;
   private readonly pipelines = new Map<string, GPUComputePipeline>();
-  readonly layouts: Record<'codes' | 'codesHi' | 'leaves' | 'pyramid' | 'nodes', GPUBindGroupLayout>;
+  readonly layouts: Record<
+    'codes' | 'codesHi' | 'leaves' | 'topology' | 'count' | 'buckets' | 'order' | 'boxes',
+    GPUBindGroupLayout
+  >;
 
   constructor(
     readonly device: GPUDevice,
@@ -86,12 +96,17 @@ export class MeshBuilder {
       codes: meshCodesBindings.layout(device, 'meshCodes'),
       codesHi: meshCodesHiBindings.layout(device, 'meshCodesHi'),
       leaves: meshLeavesBindings.layout(device, 'meshLeaves'),
-      pyramid: bvhPyramidBindings.layout(device, 'bvhPyramid'),
-      nodes: bvhNodesBindings.layout(device, 'bvhNodes'),
+      topology: meshTopologyBindings.layout(device, 'meshTopology'),
+      count: meshCountBindings.layout(device, 'meshCount'),
+      buckets: meshBucketsBindings.layout(device, 'meshBuckets'),
+      order: meshOrderBindings.layout(device, 'meshOrder'),
+      boxes: meshBoxesBindings.layout(device, 'meshBoxes'),
     };
   }
 
-  pipeline(name: 'codes' | 'codesHi' | 'leaves keys' | 'leaves' | 'pyramid' | 'nodes'): GPUComputePipeline {
+  pipeline(
+    name: 'codes' | 'codesHi' | 'leaves keys' | 'leaves' | 'topology' | 'count' | 'buckets' | 'order' | 'boxes',
+  ): GPUComputePipeline {
     return variant(this.pipelines, name, () => {
       const d = this.device;
       const wg = { WG };
@@ -111,17 +126,19 @@ export class MeshBuilder {
             'meshLeaves',
             wg,
           );
-        case 'pyramid':
-          return computePipeline(
-            d,
-            'mesh bvhPyramid',
-            [l.pyramid],
-            bvhPyramidShader({ leaf: 'triangle' }),
-            'bvhPyramid',
-            wg,
-          );
+        case 'topology':
+          return computePipeline(d, 'meshTopology', [l.topology], meshTopologyShader(), 'meshTopology', wg);
+        case 'count':
+          return computePipeline(d, 'meshCount', [l.count], meshCountShader(), 'meshCount', wg);
+        case 'buckets':
+          return computePipeline(d, 'meshBuckets', [l.buckets], meshBucketsShader(), 'meshBuckets', {
+            MAX_GROUPS: this.maxWorkgroupsPerDimension,
+            BOX_WG: WG,
+          });
+        case 'order':
+          return computePipeline(d, 'meshOrder', [l.order], meshOrderShader(), 'meshOrder', wg);
         default:
-          return computePipeline(d, 'mesh bvhNodes', [l.nodes], bvhNodesShader({ leaf: 'triangle' }), 'bvhNodes', wg);
+          return computePipeline(d, 'meshBoxes', [l.boxes], meshBoxesShader(), 'meshBoxes', wg);
       }
     });
   }
@@ -171,10 +188,19 @@ export class ColliderMesh {
   private readonly indices: GPUBuffer;
   private readonly codes: GPUBuffer;
   private readonly keys: GPUBuffer;
-  private readonly pyramid: GPUBuffer;
   private readonly params: GPUBuffer;
-  private readonly levelParams: GPUBuffer;
-  private readonly levels: { count: number; base: number }[];
+  /** Each node's common prefix length: its bucket (shaders/mesh/build.wgsl.ts). */
+  private readonly prefix: GPUBuffer;
+  /** The nodes by bucket. */
+  private readonly order: GPUBuffer;
+  /** Counts, cursors and starts of the MESH_BUCKETS buckets. */
+  private readonly buckets: GPUBuffer;
+  /** Each bucket's indirect dispatch arguments (x, y, 1). */
+  private readonly bucketArgs: GPUBuffer;
+  /** Each bucket's MeshBucket, BUCKET_STRIDE apart. */
+  private readonly bucketParams: GPUBuffer;
+  /** The boxes pass's bind group of each bucket (the same buffers for the mesh's life). */
+  private readonly boxGroups: GPUBindGroup[] = [];
   private destroyed = false;
 
   /** @internal Made by `collider.createMesh`. */
@@ -194,15 +220,6 @@ export class ColliderMesh {
     this.indices = sized('indices', 4 * data.indices.length);
     this.codes = sized('codes', 4 * t);
     this.keys = sized('keys', 8 * t);
-    this.levels = bvhPyramidLevels(t);
-    this.pyramid = sized(
-      'pyramid',
-      32 *
-        Math.max(
-          1,
-          this.levels.reduce((s, l) => s + l.count, 0),
-        ),
-    );
     this.tree = {
       nodes: sized('nodes', BvhNode.size * Math.max(t - 1, 1)),
       sorted: sized('sorted triangles', MESH_TRIANGLE_BYTES * t),
@@ -210,7 +227,20 @@ export class ColliderMesh {
     };
     const uniform = BufferUsage.UNIFORM | BufferUsage.COPY_DST;
     this.params = createBuffer(d, 'mesh params', BvhParams.size, uniform);
-    this.levelParams = createBuffer(d, 'mesh levels', LEVEL_STRIDE * Math.max(this.levels.length, 1), uniform);
+    this.prefix = sized('prefix', 4 * t);
+    this.order = sized('order', 4 * t);
+    this.buckets = sized('buckets', 4 * 3 * MESH_BUCKETS);
+    this.bucketArgs = createBuffer(
+      d,
+      'mesh bucket dispatch',
+      12 * MESH_BUCKETS,
+      BufferUsage.STORAGE | BufferUsage.INDIRECT,
+    );
+    this.bucketParams = createBuffer(d, 'mesh bucket params', BUCKET_STRIDE * MESH_BUCKETS, uniform);
+    const bucketBytes = new Uint8Array(BUCKET_STRIDE * MESH_BUCKETS);
+    for (let p = 0; p < MESH_BUCKETS; p++)
+      bucketBytes.set(new Uint8Array(packStruct(MeshBucket, { index: p })), BUCKET_STRIDE * p);
+    d.queue.writeBuffer(this.bucketParams, 0, bucketBytes);
     // The Morton grid over the vertices' bounds (the centroids lie within them); it stays with
     // the tree: a refit moves the vertices, not the keys.
     type Vec3 = [number, number, number];
@@ -220,17 +250,6 @@ export class ColliderMesh {
       0,
       packStruct(BvhParams, { origin, sphereCount: t, scale, boxCount: 0, slack: 0 }),
     );
-    if (this.levels.length > 0) {
-      const bytes = new Uint8Array(LEVEL_STRIDE * this.levels.length);
-      this.levels.forEach((l, i) => {
-        const srcBase = i > 0 ? this.levels[i - 1].base : 0;
-        bytes.set(
-          new Uint8Array(packStruct(BvhLevel, { level: i + 1, count: l.count, srcBase, dstBase: l.base })),
-          LEVEL_STRIDE * i,
-        );
-      });
-      d.queue.writeBuffer(this.levelParams, 0, bytes);
-    }
     upload(d, this.positions, data.positions);
     upload(d, this.indices, data.indices);
     this.ready = submitChecked(
@@ -268,7 +287,7 @@ export class ColliderMesh {
       encoder,
       'mesh codes',
       b.pipeline('codes'),
-      meshCodesBindings.bind(d, 'meshCodes', { ...common, codes: this.codes, ids: this.tree.ids }),
+      meshCodesBindings.bind(d, 'meshCodes', { ...common, codes: this.codes, ids: this.tree.ids, highs: this.keys }),
       t,
       timer,
     );
@@ -277,7 +296,12 @@ export class ColliderMesh {
       encoder,
       'mesh codes hi',
       b.pipeline('codesHi'),
-      meshCodesHiBindings.bind(d, 'meshCodesHi', { ...common, ids: this.tree.ids, codes: this.codes }),
+      meshCodesHiBindings.bind(d, 'meshCodesHi', {
+        params: this.params,
+        highs: this.keys,
+        ids: this.tree.ids,
+        codes: this.codes,
+      }),
       t,
       timer,
     );
@@ -285,8 +309,11 @@ export class ColliderMesh {
     this.encodeBoxes(encoder, this.positions, true, timer);
   }
 
-  /** The leaves from `positions` (with their keys on a build), then the pyramid and the nodes. */
-  private encodeBoxes(encoder: GPUCommandEncoder, positions: GPUBuffer, keys: boolean, timer?: GpuTimer): void {
+  /**
+   * The leaves from `positions` (with their keys, and then the topology, the prefix buckets and
+   * the nodes' order, on a build), then the nodes' boxes bucket by bucket, longest prefix first.
+   */
+  private encodeBoxes(encoder: GPUCommandEncoder, positions: GPUBuffer, build: boolean, timer?: GpuTimer): void {
     const t = this.triangleCount;
     if (t === 0) return;
     const b = this.builder;
@@ -301,32 +328,62 @@ export class ColliderMesh {
     });
     this.run(
       encoder,
-      keys ? 'mesh leaves' : 'mesh refit leaves',
-      b.pipeline(keys ? 'leaves keys' : 'leaves'),
+      build ? 'mesh leaves' : 'mesh refit leaves',
+      b.pipeline(build ? 'leaves keys' : 'leaves'),
       leaves,
       t,
       timer,
     );
-    this.levels.forEach((l, i) => {
-      const level = { buffer: this.levelParams, offset: LEVEL_STRIDE * i, size: BvhLevel.size };
-      const group = bvhPyramidBindings.bind(d, 'mesh bvhPyramid', {
-        params: this.params,
-        level,
-        sorted: this.tree.sorted,
-        pyramid: this.pyramid,
-      });
-      this.run(encoder, `mesh pyramid ${i + 1}`, b.pipeline('pyramid'), group, l.count, timer);
-    });
-    if (t > 1) {
-      const group = bvhNodesBindings.bind(d, 'mesh bvhNodes', {
+    if (t < 2) return;
+    if (build) {
+      encoder.clearBuffer(this.buckets);
+      const topology = meshTopologyBindings.bind(d, 'meshTopology', {
         params: this.params,
         keys: this.keys,
-        sorted: this.tree.sorted,
-        pyramid: this.pyramid,
         nodes: this.tree.nodes,
+        prefix: this.prefix,
       });
-      this.run(encoder, 'mesh nodes', b.pipeline('nodes'), group, t - 1, timer);
+      this.run(encoder, 'mesh topology', b.pipeline('topology'), topology, t - 1, timer);
+      const count = meshCountBindings.bind(d, 'meshCount', {
+        params: this.params,
+        prefix: this.prefix,
+        buckets: this.buckets,
+      });
+      this.run(encoder, 'mesh count', b.pipeline('count'), count, t - 1, timer);
+      const buckets = meshBucketsBindings.bind(d, 'meshBuckets', {
+        params: this.params,
+        buckets: this.buckets,
+        args: this.bucketArgs,
+      });
+      recordPass(encoder, 'mesh buckets', b.pipeline('buckets'), buckets, 1, b.maxWorkgroupsPerDimension, timer);
+      const order = meshOrderBindings.bind(d, 'meshOrder', {
+        params: this.params,
+        prefix: this.prefix,
+        buckets: this.buckets,
+        order: this.order,
+      });
+      this.run(encoder, 'mesh order', b.pipeline('order'), order, t - 1, timer);
     }
+    if (this.boxGroups.length === 0)
+      for (let p = 0; p < MESH_BUCKETS; p++)
+        this.boxGroups.push(
+          meshBoxesBindings.bind(d, `meshBoxes ${p}`, {
+            bucket: { buffer: this.bucketParams, offset: BUCKET_STRIDE * p, size: MeshBucket.size },
+            buckets: this.buckets,
+            order: this.order,
+            sorted: this.tree.sorted,
+            nodes: this.tree.nodes,
+          }),
+        );
+    // One pass, a dispatch a bucket (empty ones dispatch no workgroup); each dispatch's writes
+    // are seen by the next's reads.
+    const pass = encoder.beginComputePass(timer?.pass('mesh boxes') ?? { label: 'mesh boxes' });
+    const pipeline = b.pipeline('boxes');
+    for (let p = MESH_BUCKETS - 1; p >= 0; p--) {
+      setPipelineAndGroup(pass, pipeline, this.boxGroups[p]);
+      pass.dispatchWorkgroupsIndirect(this.bucketArgs, 12 * p);
+    }
+    pass.end();
   }
 
   /**
@@ -401,9 +458,12 @@ export class ColliderMesh {
       this.indices,
       this.codes,
       this.keys,
-      this.pyramid,
+      this.prefix,
+      this.order,
+      this.buckets,
+      this.bucketArgs,
+      this.bucketParams,
       this.params,
-      this.levelParams,
       this.tree.nodes,
       this.tree.sorted,
       this.tree.ids,

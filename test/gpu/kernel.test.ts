@@ -187,6 +187,21 @@ import {
   meshLeavesShader,
   meshLeavesBindings,
   meshLeavesEntry,
+  meshTopologyShader,
+  meshTopologyBindings,
+  meshTopologyEntry,
+  meshCountShader,
+  meshCountBindings,
+  meshCountEntry,
+  meshBucketsShader,
+  meshBucketsBindings,
+  meshBucketsEntry,
+  meshOrderShader,
+  meshOrderBindings,
+  meshOrderEntry,
+  meshBoxesShader,
+  meshBoxesBindings,
+  meshBoxesEntry,
 } from '../../shaders/mesh/build.wgsl.js';
 import {
   meshCastShader,
@@ -202,7 +217,6 @@ const gpu = useGpu();
 const LAYOUTS = [true, false].flatMap((dense) => [false, true].map((oneLevel) => ({ dense, oneLevel })));
 const KINDS = ['aabb', 'obb'] as const;
 const MODES = ['nearest', 'count', 'write'] as const;
-const LEAVES = ['sphere', 'triangle'] as const;
 
 /** A declared entry (`entry`). */
 type EntryPoint = Pick<Entry, 'name' | 'size'> & Partial<Entry>;
@@ -244,11 +258,16 @@ const KERNELS: [string, Bindings<string>, EntryPoint[], string[]][] = [
   ['bvhCodes', bvhCodesBindings, [bvhCodesEntry], [bvhCodesShader()]],
   ['bvhCodesHi', bvhCodesHiBindings, [bvhCodesHiEntry], [bvhCodesHiShader()]],
   ['bvhGather', bvhGatherBindings, [bvhGatherEntry], [bvhGatherShader()]],
-  ['bvhPyramid', bvhPyramidBindings, [bvhPyramidEntry], LEAVES.map((leaf) => bvhPyramidShader({ leaf }))],
-  ['bvhNodes', bvhNodesBindings, [bvhNodesEntry], LEAVES.map((leaf) => bvhNodesShader({ leaf }))],
+  ['bvhPyramid', bvhPyramidBindings, [bvhPyramidEntry], [bvhPyramidShader()]],
+  ['bvhNodes', bvhNodesBindings, [bvhNodesEntry], [bvhNodesShader()]],
   ['meshCodes', meshCodesBindings, [meshCodesEntry], [meshCodesShader()]],
   ['meshCodesHi', meshCodesHiBindings, [meshCodesHiEntry], [meshCodesHiShader()]],
   ['meshLeaves', meshLeavesBindings, [meshLeavesEntry], [true, false].map((keys) => meshLeavesShader({ keys }))],
+  ['meshTopology', meshTopologyBindings, [meshTopologyEntry], [meshTopologyShader()]],
+  ['meshCount', meshCountBindings, [meshCountEntry], [meshCountShader()]],
+  ['meshBuckets', meshBucketsBindings, [meshBucketsEntry], [meshBucketsShader()]],
+  ['meshOrder', meshOrderBindings, [meshOrderEntry], [meshOrderShader()]],
+  ['meshBoxes', meshBoxesBindings, [meshBoxesEntry], [meshBoxesShader()]],
   ['meshCast', meshCastBindings, [meshCastEntry], MODES.map((mode) => meshCastShader({ mode }))],
   ['meshContacts', meshContactsBindings, [meshContactsEntry], [meshContactsShader()]],
   ['bvhPairs', bvhPairsBindings, [bvhPairsEntry], [bvhPairsShader()]],

@@ -75,9 +75,11 @@ async function checkTree(mesh: ColliderMesh, positions: Float32Array, indices: U
   const walk = (node: number, level: number): { lo: number[]; hi: number[] } => {
     depth = Math.max(depth, level);
     const n = nodes[node];
-    const kids = [n.left, n.right].map((c) =>
-      c & BVH_LEAF ? (reached[c & (BVH_LEAF - 1)]++, boxes[c & (BVH_LEAF - 1)]) : walk(c, level + 1),
-    );
+    const kids = [n.left, n.right].map((c) => {
+      if (!(c & BVH_LEAF)) return walk(c, level + 1);
+      reached[c & (BVH_LEAF - 1)]++;
+      return boxes[c & (BVH_LEAF - 1)];
+    });
     for (const kid of kids)
       for (let a = 0; a < 3; a++)
         if (!(n.lo[a] <= kid.lo[a] && n.hi[a] >= kid.hi[a])) wrong.push(`node ${node} axis ${a}`);

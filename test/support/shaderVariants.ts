@@ -41,7 +41,16 @@ import {
   colliderContactsArgsShader,
 } from '../../shaders/particles/colliders.wgsl.js';
 import { colliderMoveShader, colliderSpeedShader } from '../../shaders/particles/boxMotion.wgsl.js';
-import { meshCodesShader, meshCodesHiShader, meshLeavesShader } from '../../shaders/mesh/build.wgsl.js';
+import {
+  meshCodesShader,
+  meshCodesHiShader,
+  meshLeavesShader,
+  meshTopologyShader,
+  meshCountShader,
+  meshBucketsShader,
+  meshOrderShader,
+  meshBoxesShader,
+} from '../../shaders/mesh/build.wgsl.js';
 import { meshCastShader, meshContactsShader } from '../../shaders/mesh/queries.wgsl.js';
 
 /** Every layout a grid-walking kernel is compiled for (shaders/spatial/grid.wgsl.ts, GridLayout). */
@@ -80,14 +89,20 @@ export function shaderVariants(): [string, string][] {
     ...(['aabb', 'obb'] as const).map((kind): [string, string] => [`sweepBoxes ${kind}`, sweepBoxesShader({ kind })]),
     ['bvhCodes', bvhCodesShader()],
     ['bvhGather', bvhGatherShader()],
-    ...(['sphere', 'triangle'] as const).flatMap((leaf): [string, string][] => [
-      [`bvhPyramid ${leaf}`, bvhPyramidShader({ leaf })],
-      [`bvhNodes ${leaf}`, bvhNodesShader({ leaf })],
-    ]),
+    ['bvhPyramid', bvhPyramidShader()],
+    ['bvhNodes', bvhNodesShader()],
     ['meshCodes', meshCodesShader()],
     ['meshCodesHi', meshCodesHiShader()],
+    ['meshTopology', meshTopologyShader()],
+    ['meshCount', meshCountShader()],
+    ['meshBuckets', meshBucketsShader()],
+    ['meshOrder', meshOrderShader()],
+    ['meshBoxes', meshBoxesShader()],
     ...[true, false].map((keys): [string, string] => [`meshLeaves keys=${keys}`, meshLeavesShader({ keys })]),
-    ...(['nearest', 'count', 'write'] as const).map((mode): [string, string] => [`meshCast ${mode}`, meshCastShader({ mode })]),
+    ...(['nearest', 'count', 'write'] as const).map((mode): [string, string] => [
+      `meshCast ${mode}`,
+      meshCastShader({ mode }),
+    ]),
     ['meshContacts', meshContactsShader()],
     ['bvhPairs', bvhPairsShader()],
     ...(['aabb', 'obb'] as const).map((kind): [string, string] => [`bvhBoxes ${kind}`, bvhBoxesShader({ kind })]),

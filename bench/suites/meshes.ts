@@ -1,0 +1,203 @@
+/**
+ * Triangle meshes (`--suites meshes [--mesh-sizes 10000,100000,1000000 --mesh-rays 100000]`):
+ * the GPU build and refit of a mesh's BVH, first-hit rays (coherent and incoherent) and sphere
+ * casts against it, beside three-mesh-bvh on the CPU (the three.js standard: `new
+ * MeshBVH(geometry)` with its defaults, `raycastFirst` per ray, double-sided), on a torus knot
+ * of three's own geometry (TorusKnotGeometry, its segments chosen for the triangle count).
+ *
+ *   build      GPU: createMesh until the queue is done (upload, codes, two sorts, leaves, pyramid,
+ *              nodes);
+ *              three-mesh-bvh: `new MeshBVH(geometry)`
+ *   refit      GPU: `encodeRefit` from positions already on the GPU, until the queue is done;
+ *              three-mesh-bvh: `bvh.refit()`
+ *   rays       GPU: `raycastMesh` (validation, upload, walk, read-back of every hit record);
+ *              three-mesh-bvh: `raycastFirst` for each ray. Coherent: parallel rays from a grid
+ *              facing the knot; incoherent: from random points in its box to random ones
+ *   casts      GPU: `sphereCastMesh`, radius 1% of the knot's size (three-mesh-bvh has none)
+ *
+ * Before any time counts, the GPU's first hits are held against three-mesh-bvh's: the same
+ * triangle, or the same distance within 1e-4 of the knot's size (a ray through a shared edge
+ * may name either triangle); the count of the others is in the notes.
+ */
+import { TorusKnotGeometry, Ray, Vector3, DoubleSide, BufferAttribute } from 'three';
+import { MeshBVH } from 'three-mesh-bvh';
+import { BufferUsage } from '../../src/gpu/flags.js';
+import { workDone } from '../../src/gpu/wait.js';
+import { mulberry32 } from '../../test/support/random.js';
+import { summarize } from '../stats.js';
+import type { Context, Row } from '../harness.js';
+
+/** A torus knot of about `triangles` triangles: 2 · tubular · radial of them, tubular = 8 · radial. */
+export function knot(triangles: number): {
+  positions: Float32Array;
+  indices: Uint32Array;
+  geometry: TorusKnotGeometry;
+} {
+  const radial = Math.max(3, Math.round(Math.sqrt(triangles / 16)));
+  const geometry = new TorusKnotGeometry(10, 3, 8 * radial, radial);
+  const positions = new Float32Array(geometry.getAttribute('position').array);
+  const index = geometry.getIndex()!;
+  const indices = new Uint32Array(index.array);
+  geometry.setIndex(new BufferAttribute(indices, 1));
+  return { positions, indices, geometry };
+}
+
+/** Rays 6 floats each: coherent (a grid of parallel rays along −z) or incoherent (random point to random point in the box). */
+export function meshRays(kind: 'coherent' | 'incoherent', count: number, seed: number): Float32Array {
+  const rand = mulberry32(seed);
+  const rays = new Float32Array(6 * count);
+  const side = Math.ceil(Math.sqrt(count));
+  for (let k = 0; k < count; k++) {
+    if (kind === 'coherent') {
+      const x = -15 + (30 * (k % side)) / side;
+      const y = -15 + (30 * Math.floor(k / side)) / side;
+      rays.set([x, y, 20, x, y, -20], 6 * k);
+    } else {
+      rays.set(
+        Array.from({ length: 6 }, () => -16 + 32 * rand()),
+        6 * k,
+      );
+    }
+  }
+  return rays;
+}
+
+function threeFirstHits(bvh: MeshBVH, rays: Float32Array): { triangle: Int32Array; distance: Float32Array } {
+  const n = rays.length / 6;
+  const triangle = new Int32Array(n).fill(-1);
+  const distance = new Float32Array(n).fill(NaN);
+  const ray = new Ray();
+  const end = new Vector3();
+  for (let k = 0; k < n; k++) {
+    ray.origin.set(rays[6 * k], rays[6 * k + 1], rays[6 * k + 2]);
+    end.set(rays[6 * k + 3], rays[6 * k + 4], rays[6 * k + 5]);
+    const length = end.distanceTo(ray.origin);
+    ray.direction.subVectors(end, ray.origin).normalize();
+    const hit = bvh.raycastFirst(ray, DoubleSide, 0, length);
+    if (hit) {
+      triangle[k] = hit.faceIndex ?? -1;
+      distance[k] = hit.distance;
+    }
+  }
+  return { triangle, distance };
+}
+
+async function timed(reps: number, warmup: number, run: () => Promise<unknown> | unknown): Promise<number[]> {
+  const times: number[] = [];
+  for (let r = 0; r < warmup + reps; r++) {
+    const t0 = performance.now();
+    await run();
+    if (r >= warmup) times.push(performance.now() - t0);
+  }
+  return times;
+}
+
+export async function meshesSuite(ctx: Context, sizes: number[], rayCount: number): Promise<Row[]> {
+  const { collider } = ctx;
+  const device = collider.device;
+  const rows: Row[] = [];
+  const reps = Math.max(ctx.reps, 1);
+  for (const wanted of sizes) {
+    const { positions, indices, geometry } = knot(wanted);
+    const t = indices.length / 3;
+    const scene = `torus knot`;
+    const size = { triangles: t };
+    // Build.
+    let mesh = collider.createMesh({ positions, indices });
+    await mesh.ready;
+    const gpuBuild = await timed(reps, 1, async () => {
+      mesh.destroy();
+      mesh = collider.createMesh({ positions, indices });
+      await mesh.ready;
+      await workDone(device);
+    });
+    let bvh = new MeshBVH(geometry);
+    const threeBuild = await timed(reps, 1, () => {
+      bvh = new MeshBVH(geometry);
+    });
+    rows.push({ suite: 'meshes', scene, size, method: 'gpu build', wallMs: summarize(gpuBuild) });
+    rows.push({ suite: 'meshes', scene, size, method: 'three-mesh-bvh build', wallMs: summarize(threeBuild) });
+    // Refit, from positions on the GPU (the mesh's own, moved by nothing: the work is the same).
+    const buffer = device.createBuffer({
+      label: 'bench mesh positions',
+      size: positions.byteLength,
+      usage: BufferUsage.STORAGE | BufferUsage.COPY_DST,
+    });
+    device.queue.writeBuffer(buffer, 0, positions);
+    const gpuRefit = await timed(reps, 1, async () => {
+      const encoder = device.createCommandEncoder();
+      mesh.encodeRefit(encoder, { buffer });
+      device.queue.submit([encoder.finish()]);
+      await workDone(device);
+    });
+    const threeRefit = await timed(reps, 1, () => bvh.refit());
+    rows.push({ suite: 'meshes', scene, size, method: 'gpu refit', wallMs: summarize(gpuRefit) });
+    rows.push({ suite: 'meshes', scene, size, method: 'three-mesh-bvh refit', wallMs: summarize(threeRefit) });
+    // Rays.
+    for (const kind of ['coherent', 'incoherent'] as const) {
+      const rays = meshRays(kind, rayCount, 11);
+      const gpu = await collider.raycastMesh(rays, mesh);
+      const three = threeFirstHits(bvh, rays);
+      let differ = 0;
+      let hits = 0;
+      for (let k = 0; k < rayCount; k++) {
+        if (three.triangle[k] >= 0) hits++;
+        const same =
+          gpu.triangle[k] === three.triangle[k] &&
+          (gpu.triangle[k] < 0 || Math.abs(gpu.distance[k] - three.distance[k]) <= 4e-3);
+        const tie =
+          gpu.triangle[k] >= 0 && three.triangle[k] >= 0 && Math.abs(gpu.distance[k] - three.distance[k]) <= 4e-3;
+        if (!same && !tie) differ++;
+      }
+      const gpuTimes = await timed(reps, 1, () => collider.raycastMesh(rays, mesh));
+      const threeTimes = await timed(reps, 1, () => threeFirstHits(bvh, rays));
+      const common = {
+        suite: 'meshes',
+        scene: `${scene}, ${kind} rays`,
+        size: { triangles: t, rays: rayCount },
+        answer: hits,
+      };
+      const g = summarize(gpuTimes);
+      const c = summarize(threeTimes);
+      rows.push({
+        ...common,
+        method: 'gpu raycastMesh',
+        wallMs: g,
+        rate: { unit: 'rays/s', value: rayCount / (g.median / 1000) },
+        note: `${differ} of ${rayCount} differ from three-mesh-bvh beyond a near tie; ${(g.median / c.median).toFixed(2)}× three-mesh-bvh's time`,
+      });
+      rows.push({
+        ...common,
+        method: 'three-mesh-bvh raycastFirst',
+        wallMs: c,
+        rate: { unit: 'rays/s', value: rayCount / (c.median / 1000) },
+      });
+      console.log(
+        `meshes ${t} ${kind}: gpu ${g.median.toFixed(1)} ms, three-mesh-bvh ${c.median.toFixed(1)} ms, ${differ} differ`,
+      );
+    }
+    // Sphere casts: the incoherent rays with a radius.
+    const rays = meshRays('incoherent', rayCount, 12);
+    const casts = new Float32Array(7 * rayCount);
+    for (let k = 0; k < rayCount; k++) {
+      casts.set(rays.subarray(6 * k, 6 * k + 6), 7 * k);
+      casts[7 * k + 6] = 0.3;
+    }
+    const first = await collider.sphereCastMesh(casts, mesh);
+    const castTimes = summarize(await timed(reps, 1, () => collider.sphereCastMesh(casts, mesh)));
+    rows.push({
+      suite: 'meshes',
+      scene: `${scene}, incoherent sphere casts r 0.3`,
+      size: { triangles: t, casts: rayCount },
+      method: 'gpu sphereCastMesh',
+      answer: first.triangle.filter((x) => x >= 0).length,
+      wallMs: castTimes,
+      rate: { unit: 'casts/s', value: rayCount / (castTimes.median / 1000) },
+      note: 'three-mesh-bvh has no sphere cast',
+    });
+    buffer.destroy();
+    mesh.destroy();
+    geometry.dispose();
+  }
+  return rows;
+}
