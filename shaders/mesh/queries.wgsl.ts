@@ -94,26 +94,21 @@ fn touch(o: vec3f, n: vec3f, len: f32, r: f32, u: u32) -> f32 {
   if (first.w != 0.0) {
     return -1.0; // degenerate
   }
-  let a = first.xyz - o;
-  let b = sorted[3u * u + 1u].xyz - o;
-  let c = sorted[3u * u + 2u].xyz - o;
+  let tri = triangleAt(first.xyz, sorted[3u * u + 1u].xyz, sorted[3u * u + 2u].xyz, o);
   if (r == 0.0) {
-    return rayTriangle(n, len, a, b, c).x;
+    return rayTriangle(n, len, tri).x;
   }
-  return castTriangle(n, len, r, a, b, c);
+  return castTriangle(n, len, r, tri);
 }
 
 // The hit record of the query at t on sorted leaf u (in world space: the centre from the world
 // ray, the touched point and the normal turned by the pose).
 fn record(aw: vec3f, nw: vec3f, o: vec3f, n: vec3f, r: f32, t: f32, u: u32) -> MeshHitRecord {
-  let a = sorted[3u * u].xyz - o;
-  let b = sorted[3u * u + 1u].xyz - o;
-  let c = sorted[3u * u + 2u].xyz - o;
-  let centre = n * t;
-  let e = closestOnTriangle(a - centre, b - centre, c - centre);
+  let tri = triangleAt(sorted[3u * u].xyz, sorted[3u * u + 1u].xyz, sorted[3u * u + 2u].xyz, o);
+  let e = closestOnTriangle(tri, n * t);
   let world = aw + nw * t;
   let contact = select(world + dirToWorld(e.point), world, r == 0.0);
-  return MeshHitRecord(world, t, contact, i32(ids[u]), dirToWorld(faceNormal(a, b, c)), e.u, e.v);
+  return MeshHitRecord(world, t, contact, i32(ids[u]), dirToWorld(tri.normal), e.u, e.v);
 }
 
 ${meshCastEntry.wgsl}
@@ -247,14 +242,12 @@ ${meshContactsEntry.wgsl}
         leaf: '',
         visit: `let first = sorted[3u * u];
           if (first.w == 0.0) {
-            let a = first.xyz - o;
-            let b = sorted[3u * u + 1u].xyz - o;
-            let c = sorted[3u * u + 2u].xyz - o;
-            let e = closestOnTriangle(a, b, c);
+            let tri = triangleAt(first.xyz, sorted[3u * u + 1u].xyz, sorted[3u * u + 2u].xyz, o);
+            let e = closestOnTriangle(tri, vec3f(0.0));
             let d2 = dot(e.point, e.point);
             if (d2 <= r * r && (r > 0.0 || all(e.point == vec3f(0.0)))) {
               let d = sqrt(d2);
-              let away = select(faceNormal(a, b, c), -e.point / d, d > 0.0);
+              let away = select(tri.normal, -e.point / d, d > 0.0);
               appendContact(MeshContactRecord(s.xyz + dirToWorld(e.point), r - d, dirToWorld(away), k, ids[u]));
             }
           }`,

@@ -26,51 +26,74 @@ fn faceNormal(a: vec3f, b: vec3f, c: vec3f) -> vec3f {
 }
 `;
 
+/** The most |n·N| a ray may have and still be taken as parallel to a face (the band's is 1e-4). */
+export const MESH_PARALLEL = 1e-5;
+
 /**
- * The triangle math on offsets from the query's origin (a, b, c: the vertices minus the origin).
- * A triangle whose edges' cross product is zero (scaled first, so that tiny and huge triangles
- * neither underflow nor overflow) is degenerate and never touched.
+ * The triangle math, in the frame of the query's origin: `Tri` holds the first vertex's offset
+ * from the origin (a) and the edges and face normal taken from the vertices themselves (e1 =
+ * P1 − P0, e2 = P2 − P0, e3 = P2 − P1): each edge one rounding of a difference of f32 vertices,
+ * so a small triangle far from the query keeps its own shape and normal exactly enough, and the
+ * offset's rounding is one ulp of the query's own distance.
  */
 export const triangleMath = /* wgsl */ `
 ${faceNormal}
+struct Tri {
+  a: vec3f,
+  e1: vec3f,
+  e2: vec3f,
+  e3: vec3f,
+  normal: vec3f,
+}
+
 struct Closest {
   point: vec3f,
   u: f32,
   v: f32,
 }
 
-// The ray from the origin along unit n, up to len, against (a, b, c): (t, u, v), t < 0 a miss.
-fn rayTriangle(n: vec3f, len: f32, a: vec3f, b: vec3f, c: vec3f) -> vec3f {
+fn triangleAt(p0: vec3f, p1: vec3f, p2: vec3f, origin: vec3f) -> Tri {
+  return Tri(p0 - origin, p1 - p0, p2 - p0, p2 - p1, faceNormal(p0, p1, p2));
+}
+
+// The ray from the origin along unit n, up to len, against the triangle (Möller–Trumbore): (t, u,
+// v), t < 0 a miss. Parallel to the face (|n·N| ≤ MESH_PARALLEL, in the band) is a miss.
+fn rayTriangle(n: vec3f, len: f32, tri: Tri) -> vec3f {
   let miss = vec3f(-1.0, 0.0, 0.0);
-  let e1 = b - a;
-  let e2 = c - a;
-  let pv = cross(n, e2);
-  let det = dot(e1, pv);
+  if (abs(dot(n, tri.normal)) <= ${MESH_PARALLEL}) {
+    return miss;
+  }
+  let pv = cross(n, tri.e2);
+  let det = dot(tri.e1, pv);
   if (det == 0.0) {
-    return miss; // parallel to the plane (or degenerate)
+    return miss;
   }
   let inv = 1.0 / det;
-  let tv = -a;
+  let tv = -tri.a;
   let u = dot(tv, pv) * inv;
   if (u < 0.0 || u > 1.0) {
     return miss;
   }
-  let qv = cross(tv, e1);
+  let qv = cross(tv, tri.e1);
   let v = dot(n, qv) * inv;
   if (v < 0.0 || u + v > 1.0) {
     return miss;
   }
-  let t = dot(e2, qv) * inv;
+  let t = dot(tri.e2, qv) * inv;
   if (t < 0.0 || t > len) {
     return miss;
   }
   return vec3f(t, u, v);
 }
 
-// The point of (a, b, c) closest to the origin, with its barycentrics (Ericson 5.1.5).
-fn closestOnTriangle(a: vec3f, b: vec3f, c: vec3f) -> Closest {
-  let ab = b - a;
-  let ac = c - a;
+// The point of the triangle closest to the origin moved to \`at\`, with its barycentrics
+// (Ericson 5.1.5), from the origin.
+fn closestOnTriangle(tri: Tri, at: vec3f) -> Closest {
+  let a = tri.a - at;
+  let b = a + tri.e1;
+  let c = a + tri.e2;
+  let ab = tri.e1;
+  let ac = tri.e2;
   let d1 = -dot(ab, a);
   let d2 = -dot(ac, a);
   if (d1 <= 0.0 && d2 <= 0.0) {
@@ -99,40 +122,38 @@ fn closestOnTriangle(a: vec3f, b: vec3f, c: vec3f) -> Closest {
   let va = d3 * d6 - d5 * d4;
   if (va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0) {
     let w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-    return Closest(b + w * (c - b), 1.0 - w, w);
+    return Closest(b + w * tri.e3, 1.0 - w, w);
   }
-  let denom = 1.0 / (va + vb + vc);
-  let v = vb * denom;
-  let w = vc * denom;
-  return Closest(a + ab * v + ac * w, v, w);
+  // Inside the face: the projection onto the plane, from the normal (va + vb + vc is |ab × ac|²,
+  // a cancellation of products that is ill-conditioned as 1/sin² of a sliver's angle), and the
+  // barycentrics as signed areas over |ab × ac| (conditioned as 1/sin).
+  let point = tri.normal * dot(a, tri.normal);
+  let area = dot(cross(ab, ac), tri.normal);
+  let ap = point - a;
+  return Closest(point, dot(cross(ap, ac), tri.normal) / area, dot(cross(ab, ap), tri.normal) / area);
 }
 
 // The first t in [0, len] at which a sphere of radius r moved from the origin along unit n is
-// within r of (a, b, c), or −1; r > 0. A cast that starts within r (strictly) ignores it.
-fn castTriangle(n: vec3f, len: f32, r: f32, a: vec3f, b: vec3f, c: vec3f) -> f32 {
-  let normal = faceNormal(a, b, c);
-  if (all(normal == vec3f(0.0))) {
-    return -1.0;
-  }
-  let start = closestOnTriangle(a, b, c).point;
+// within r of the triangle, or −1; r > 0. A cast that starts within r (strictly) ignores it.
+fn castTriangle(n: vec3f, len: f32, r: f32, tri: Tri) -> f32 {
+  let start = closestOnTriangle(tri, vec3f(0.0)).point;
   if (dot(start, start) < r * r) {
     return -1.0;
   }
   var best = 3.0e38;
   // The face: the plane moved by r towards the origin's side, met moving towards it.
-  let h0 = -dot(a, normal); // the origin's signed distance from the plane
+  let normal = tri.normal;
+  let h0 = -dot(tri.a, normal); // the origin's signed distance from the plane
   let dn = dot(n, normal);
   let side = select(-1.0, 1.0, h0 >= 0.0);
   if (abs(h0) >= r && dn * side < 0.0) {
     let t = (side * r - h0) / dn;
-    let p = n * t - (side * r) * normal - a; // the touch point, from a
-    let e1 = b - a;
-    let e2 = c - a;
-    let d00 = dot(e1, e1);
-    let d01 = dot(e1, e2);
-    let d11 = dot(e2, e2);
-    let d20 = dot(p, e1);
-    let d21 = dot(p, e2);
+    let p = n * t - (side * r) * normal - tri.a; // the touch point, from the first vertex
+    let d00 = dot(tri.e1, tri.e1);
+    let d01 = dot(tri.e1, tri.e2);
+    let d11 = dot(tri.e2, tri.e2);
+    let d20 = dot(p, tri.e1);
+    let d21 = dot(p, tri.e2);
     let den = d00 * d11 - d01 * d01;
     let u = (d11 * d20 - d01 * d21) / den;
     let v = (d00 * d21 - d01 * d20) / den;
@@ -141,10 +162,11 @@ fn castTriangle(n: vec3f, len: f32, r: f32, a: vec3f, b: vec3f, c: vec3f) -> f32
     }
   }
   // The edges: |t·(n × e) − (p × e)|² = r²|e|², the smaller root, from outside the cylinder.
+  let b = tri.a + tri.e1;
+  let c = tri.a + tri.e2;
   for (var i = 0u; i < 3u; i++) {
-    let p = select(select(c, b, i == 1u), a, i == 0u);
-    let q = select(select(a, c, i == 1u), b, i == 0u);
-    let e = q - p;
+    let p = select(select(c, b, i == 1u), tri.a, i == 0u);
+    let e = select(select(-tri.e2, tri.e3, i == 1u), tri.e1, i == 0u);
     let ee = dot(e, e);
     let x = cross(n, e);
     let y = cross(p, e);
@@ -164,7 +186,7 @@ fn castTriangle(n: vec3f, len: f32, r: f32, a: vec3f, b: vec3f, c: vec3f) -> f32
   }
   // The vertices: the ray against a sphere of radius r about each.
   for (var i = 0u; i < 3u; i++) {
-    let p = select(select(c, b, i == 1u), a, i == 0u);
+    let p = select(select(c, b, i == 1u), tri.a, i == 0u);
     let along = dot(p, n);
     let side2 = cross(p, n);
     let disc = r * r - dot(side2, side2);

@@ -23,17 +23,21 @@ export abstract class ColliderMeshCalls {
   }
 
   /** The nearest triangle each ray (A → B: 6 floats) hits, ties to the lowest index; with `allHits`, every hit. */
-  raycastMesh(rays: Float32Array, mesh: ColliderMesh, options?: MeshQueryOptions): Promise<MeshRaycastResult> {
+  async raycastMesh(rays: Float32Array, mesh: ColliderMesh, options?: MeshQueryOptions): Promise<MeshRaycastResult> {
     return this.meshes.castQuery('ray', rays, mesh, options) as Promise<MeshRaycastResult>;
   }
 
   /** The first triangle each sphere cast (A → B, radius: 7 floats) touches, on a face, edge or vertex. */
-  sphereCastMesh(casts: Float32Array, mesh: ColliderMesh, options?: MeshQueryOptions): Promise<MeshSphereCastResult> {
+  async sphereCastMesh(
+    casts: Float32Array,
+    mesh: ColliderMesh,
+    options?: MeshQueryOptions,
+  ): Promise<MeshSphereCastResult> {
     return this.meshes.castQuery('cast', casts, mesh, options) as Promise<MeshSphereCastResult>;
   }
 
   /** Every (sphere, triangle) within the sphere's radius, with the closest point, the normal and the depth. */
-  sphereTriangleContacts(
+  async sphereTriangleContacts(
     spheres: Float32Array,
     mesh: ColliderMesh,
     options?: MeshQueryOptions,
