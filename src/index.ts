@@ -2,7 +2,9 @@
  * webgpu-collide: collision detection in WGSL compute shaders, for the browser and Node.
  *
  * - {@link createCollider} answers queries over flat `Float32Array`s of records: sphere pairs,
- *   sphere–box pairs, raycasts and sphere casts ({@link Collider}).
+ *   sphere–box pairs, raycasts and sphere casts ({@link Collider}); and against triangle meshes
+ *   whose BVH it builds on the GPU ({@link ColliderMesh}): rays, sphere casts, sphere–triangle
+ *   contacts.
  * - {@link createParticleWorld} steps colliding particles on the GPU ({@link ParticleWorld}).
  * - Every failure is a {@link CollideError}; {@link reference} holds the CPU twins of every kernel.
  * - The record layouts ({@link STRIDE}, {@link GPU_STRIDE}, {@link CastHitRecord}, ...) are
@@ -70,6 +72,12 @@ export {
 } from './device.js';
 export { STRIDE, GPU_STRIDE, PAIR_BYTES, PairCounter } from './layout.js';
 export { CastHitRecord } from '../shaders/passes/layout.js';
+export { MeshHitRecord, MeshContactRecord } from '../shaders/mesh/layout.js';
+export { ColliderMesh, type MeshInput, type GpuPositions } from './mesh/mesh.js';
+export { ColliderMeshCalls } from './mesh/colliderCalls.js';
+export { EncodedMeshHits, EncodedMeshContacts } from './mesh/queries.js';
+export type { MeshQueryOptions, EncodeMeshOptions } from './mesh/calls.js';
+export type { MeshRaycastResult, MeshSphereCastResult, MeshContactsResult } from './mesh/results.js';
 export { ResidentStatus } from '../shaders/resident/layout.js';
 export {
   EncodedPairs,

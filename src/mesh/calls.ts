@@ -40,6 +40,7 @@ export interface MeshQueryOptions {
  * @category Meshes
  */
 export interface EncodeMeshOptions {
+  /** Where the mesh is, as {@link MeshQueryOptions.pose}. */
   pose?: ArrayLike<number>;
   /** Rays and sphere casts: every hit. */
   allHits?: boolean;
@@ -47,6 +48,7 @@ export interface EncodeMeshOptions {
   capacity?: number;
   /** A previous result of the same kind, whose buffers are reused. */
   into?: EncodedMeshHits | EncodedMeshContacts;
+  /** Times the call's passes (`timer.resolve(encoder)` before submitting). */
   timer?: GpuTimer;
 }
 

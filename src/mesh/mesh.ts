@@ -74,7 +74,9 @@ export interface MeshInput {
  * @category Meshes
  */
 export interface GpuPositions {
+  /** The buffer holding the positions. */
   buffer: GPUBuffer;
+  /** Bytes into `buffer` (default 0). */
   offset?: number;
 }
 
@@ -174,7 +176,12 @@ export class ColliderMesh {
    */
   readonly ready: Promise<void>;
   /** The vertices' bounds at creation: the Morton grid of the tree. */
-  readonly bounds: { min: number[]; max: number[] };
+  readonly bounds: {
+    /** The least x, y, z. */
+    min: number[];
+    /** The greatest x, y, z. */
+    max: number[];
+  };
   /** The tree and the triangles in its order, as the query kernels read them. */
   readonly tree: {
     /** BvhNode per internal node (triangleCount − 1; at least one). */

@@ -15,12 +15,15 @@ import { readRanges } from '../gpu/buffers.js';
  * @category Meshes
  */
 export interface MeshRaycastResult {
+  /** The triangle's index in the mesh's input, −1 for a miss. */
   triangle: Int32Array;
+  /** t = |AD|. */
   distance: Float32Array;
   /** D = A + n·t, xyz. */
   point: Float32Array;
   /** Barycentrics of D: D = P0 + u·e1 + v·e2. */
   u: Float32Array;
+  /** See `u`. */
   v: Float32Array;
   /** The triangle's unit face normal by its winding, xyz (world space). */
   normal: Float32Array;
@@ -35,15 +38,21 @@ export interface MeshRaycastResult {
  * @category Meshes
  */
 export interface MeshSphereCastResult {
+  /** The triangle's index in the mesh's input, −1 for a miss. */
   triangle: Int32Array;
+  /** t = |AC|. */
   distance: Float32Array;
   /** C = A + n·t, xyz. */
   center: Float32Array;
   /** E, the triangle's point the sphere touches, xyz. */
   contact: Float32Array;
+  /** Barycentrics of E: E = P0 + u·e1 + v·e2. */
   u: Float32Array;
+  /** See `u`. */
   v: Float32Array;
+  /** The triangle's unit face normal by its winding, xyz (world space). */
   normal: Float32Array;
+  /** With `allHits`: the hits of cast k are entries offsets[k] .. offsets[k + 1] − 1. */
   offsets?: Uint32Array;
 }
 
