@@ -28,7 +28,7 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { MeshQueryParams, MeshHitRecord, MeshContactRecord } from './layout.js';
 import { BvhNode } from '../spatial/bvhLayout.js';
-import { bvhWalk, rayBoxEntry } from '../spatial/bvhWalk.wgsl.js';
+import { bvhWalk } from '../spatial/bvhWalk.wgsl.js';
 import { flatWorkgroup } from '../common.wgsl.js';
 import { PairCounter } from '../../src/layout.js';
 import { triangleMath } from './triangle.wgsl.js';
@@ -41,6 +41,26 @@ export const meshContactsEntry = entry({ name: 'meshContacts', index: 'k', bound
 
 /** The node boxes' growth: 2^-18 of the query's reach and length (the walk's rounding, relative to its origin: rayBoxEntry). */
 export const MESH_WALK_GROW = 2 ** -18;
+
+/**
+ * rayBoxEntry (shaders/spatial/bvhWalk.wgsl.ts) with the direction's inverse taken once a query:
+ * multiplications where it divides at every node. A product rounds where the quotient rounded,
+ * within an ulp of t: the boxes' growth (2^-18 of the query's length) covers it.
+ */
+const rayBoxInverse = /* wgsl */ `
+fn rayBoxInverse(a: vec3f, inv: vec3f, still: vec3<bool>, tStop: f32, lo: vec3f, hi: vec3f, g: vec3f) -> f32 {
+  let dlo = (lo - a) - g;
+  let dhi = (hi - a) + g;
+  let ta = dlo * inv;
+  let tb = dhi * inv;
+  let near = select(min(ta, tb), vec3f(0.0), still);
+  let far = select(max(ta, tb), vec3f(tStop), still);
+  let t0 = max(max(0.0, near.x), max(near.y, near.z));
+  let t1 = min(min(tStop, far.x), min(far.y, far.z));
+  let outside = any(still & ((dlo > vec3f(0.0)) | (dhi < vec3f(0.0))));
+  return select(-1.0, t0, t0 <= t1 && !outside);
+}
+`;
 
 /** The pose: world = centre + q·local, and back. */
 const pose = /* wgsl */ `
@@ -85,7 +105,7 @@ ${meshCastBindings.wgsl}
 ${flatWorkgroup}
 ${pose}
 ${triangleMath}
-${rayBoxEntry}
+${rayBoxInverse}
 ${WG.wgsl}
 
 // The touch of the query (origin o in the mesh's frame, unit n, len, r) with sorted leaf u: t, or −1.
@@ -123,6 +143,8 @@ ${meshCastEntry.wgsl}
   let n = ab / max(len, 1e-38);
   let moving = lenW > 0.0 && len > 0.0; // a zero-length ray hits nothing
   let grow = vec3f(r + (r + len) * ${MESH_WALK_GROW} + 1e-30);
+  let still = n == vec3f(0.0);
+  let inv = 1.0 / select(n, vec3f(1.0), still);
 #if ${mode === 'nearest'}
   var bestT = 3.0e38;
   var bestIndex = 0xffffffffu;
@@ -136,7 +158,7 @@ ${meshCastEntry.wgsl}
   if (moving && params.triangleCount > 0u) {
     ${bvhWalk(
       {
-        test: `let key = rayBoxEntry(o, n, ${mode === 'nearest' ? 'min(len, bestT)' : 'len'}, nodes[c].lo, nodes[c].hi, grow);`,
+        test: `let key = rayBoxInverse(o, inv, still, ${mode === 'nearest' ? 'min(len, bestT)' : 'len'}, nodes[c].lo, nodes[c].hi, grow);`,
         leaf: '',
         skip: mode === 'nearest' ? 'key > bestT' : undefined,
         visit:
