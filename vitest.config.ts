@@ -57,6 +57,7 @@ const portable = [
   'faults',
   'worker',
   'gpu/readback',
+  'mesh/meshEngines',
 ].map((name) => `test/${name}.test.ts`);
 
 export default defineConfig({

@@ -3,8 +3,10 @@
  * headless Chromium (WebGPU on SwiftShader, the flags of vitest.config.ts). It renders (the canvas
  * is not blank), the particles move from one screenshot to the next, a click on a particle picks
  * it with a GPU raycast and draws it highlighted (over everything, so in sight while the pile
- * moves), a click on the sky misses, and nothing goes wrong on the way (no console error, no page
- * error, no failed request). The page sizes itself
+ * moves), a click on the turning torus knot picks one of its triangles (raycastMesh at the knot's
+ * pose, nearer than any particle) and draws it red, a click on the sky misses both and clears the
+ * highlights, and nothing goes wrong on the way (no console error, no page error, no failed
+ * request). The page sizes itself
  * from the adapter: on SwiftShader, a software adapter, 1,000 particles (about 10 fps there), not
  * a GPU's 100k, and its status says so and how to ask for more (`?n=`).
  */
@@ -62,27 +64,53 @@ async function shot(page: Page, name: string): Promise<void> {
   );
 }
 
+/** A spot on the page, in CSS pixels (the screenshots' pixels: device scale 1). */
+type Spot = { x: number; y: number };
+
 /**
  * What the shots show: the share of pixels in particle blue (the background, floor and box lines
- * are dark and grey) and in the picked particle's red, the share that changed from `before`, and
- * the spot nearest the middle whose 5×5 neighbourhood is all particle (a sure place to click).
+ * are dark and grey), in the knot's gold and in the highlights' red, the share that changed from
+ * `before`, the spot nearest the middle whose 5×5 neighbourhood is all particle (a sure place to
+ * click), and the gold and red pixels within `radius` of `near`.
  */
 function measure(
   page: Page,
   name: string,
   before?: string,
-): Promise<{ particle: number; red: number; changed: number; spot: { x: number; y: number } | null }> {
+  near?: Spot,
+  radius = 12,
+): Promise<{
+  particle: number;
+  knot: number;
+  red: number;
+  changed: number;
+  spot: Spot | null;
+  knotNear: number;
+  redNear: number;
+}> {
   return page.evaluate(
-    ([name, before]) => {
+    ([name, before, near, radius]) => {
       const shots = (window as unknown as { __shots: Record<string, ImageData> }).__shots;
       const { data, width, height } = shots[name];
       const particle = (i: number): boolean => data[i + 2] > 100 && data[i + 2] > data[i] + 50;
       const red = (i: number): boolean => data[i] > 150 && data[i] > data[i + 1] + 60 && data[i] > data[i + 2] + 40;
-      let [blues, reds, changed] = [0, 0, 0];
+      // The knot's gold (0xe0c040), lit or in shade: red and green alike, little blue.
+      const gold = (i: number): boolean =>
+        data[i + 1] > 40 &&
+        data[i] >= 0.9 * data[i + 1] &&
+        data[i] < 1.5 * data[i + 1] &&
+        data[i + 2] < 0.55 * data[i + 1];
+      let [blues, golds, reds, changed, knotNear, redNear] = [0, 0, 0, 0, 0, 0];
       for (let i = 0; i < data.length; i += 4) {
         if (particle(i)) blues++;
+        if (gold(i)) golds++;
         if (red(i)) reds++;
         if (before && Math.abs(data[i + 2] - shots[before].data[i + 2]) > 30) changed++;
+        const p = i / 4;
+        if (near && Math.hypot((p % width) - near.x, Math.floor(p / width) - near.y) <= radius) {
+          if (gold(i)) knotNear++;
+          if (red(i)) redNear++;
+        }
       }
       let spot: { x: number; y: number } | null = null;
       let best = Infinity;
@@ -96,14 +124,22 @@ function measure(
         }
       }
       const area = width * height;
-      return { particle: blues / area, red: reds / area, changed: changed / area, spot };
+      return {
+        particle: blues / area,
+        knot: golds / area,
+        red: reds / area,
+        changed: changed / area,
+        spot,
+        knotNear,
+        redNear,
+      };
     },
-    [name, before] as const,
+    [name, before, near, radius] as const,
   );
 }
 
 describe('the three.js example in Chromium', () => {
-  it('draws the world from its GPU buffer, moves, and picks a clicked particle', async () => {
+  it('draws the world from its GPU buffer, moves, and picks a clicked particle or knot triangle', async () => {
     const page = await browser.newPage({ viewport: VIEWPORT });
     const problems: string[] = [];
     page.on('console', (message) => {
@@ -117,6 +153,9 @@ describe('the three.js example in Chromium', () => {
       if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
     });
     const three = <T>(expression: string): Promise<T> => page.evaluate(expression) as Promise<T>;
+    const picksPast = async (before: number): Promise<void> => {
+      await page.waitForFunction(`window.__three.picks > ${before}`, undefined, { timeout: 30_000, polling: 100 });
+    };
     const framesPast = async (more: number): Promise<void> => {
       const now = await three<number>('window.__three.frames');
       await page.waitForFunction(`window.__three.frames >= ${now + more}`, undefined, {
@@ -149,7 +188,8 @@ describe('the three.js example in Chromium', () => {
       // GPU raycast hits one, the status names it and it is drawn red.
       expect(second.spot, 'a spot covered by particles').not.toBeNull();
       await page.mouse.click(second.spot!.x, second.spot!.y);
-      await page.waitForFunction('window.__three.picked !== null', undefined, { timeout: 30_000, polling: 100 });
+      await picksPast(0);
+      expect(await three<number>('window.__three.knotTriangle'), 'no knot triangle: the particle is nearer').toBe(-1);
       const picked = await three<number>('window.__three.picked');
       expect(picked).toBeGreaterThanOrEqual(0);
       expect(picked).toBeLessThan(N);
@@ -165,10 +205,50 @@ describe('the three.js example in Chromium', () => {
       await shot(page, 'picked-later');
       expect((await measure(page, 'picked-later')).red, 'red pixels, 5 frames later').toBeGreaterThan(0);
 
-      // A click on the sky (top right, above the box) misses.
+      // The knot: the page says where it is on screen (its vertex nearest the camera, in front of
+      // the rest of it); the shot shows it drawn there in gold. A click there casts the ray against
+      // the knot at its pose of the moment: a triangle is hit, nearer than any particle, the
+      // status names it, and it is drawn red there (the particle's highlight gone).
+      const triangles = await three<number>('window.__three.knotTriangles');
+      expect(triangles, 'the knot: 96 × 12 quads, two triangles each').toBe(2304);
+      await expect
+        .poll(() => page.locator('#status').textContent(), { timeout: 30_000 })
+        .toContain('a torus knot of 2,304 triangles');
+      const knotAt = await three<Spot & { distance: number }>('window.__three.knotScreen()');
+      await shot(page, 'knot');
+      const beforeKnot = await measure(page, 'knot', undefined, knotAt);
+      expect(beforeKnot.knot, 'share of the canvas that shows the knot').toBeGreaterThan(0.002);
+      expect(beforeKnot.knotNear, 'gold pixels around the knot spot').toBeGreaterThan(0);
+      let picks = await three<number>('window.__three.picks');
+      await page.mouse.click(knotAt.x, knotAt.y);
+      await picksPast(picks);
+      const triangle = await three<number>('window.__three.knotTriangle');
+      expect(triangle, 'the knot triangle picked').toBeGreaterThanOrEqual(0);
+      expect(triangle).toBeLessThan(triangles);
+      expect(await three<number>('window.__three.picked'), 'no particle: the knot is nearer').toBe(-1);
+      await framesPast(2);
+      const knotStatus = /picked knot triangle #(\d+) at distance (\d+\.\d+)/;
+      await expect.poll(() => page.locator('#status').textContent(), { timeout: 30_000 }).toMatch(knotStatus);
+      const [, named, distance] = knotStatus.exec((await page.locator('#status').textContent())!)!;
+      expect(Number(named)).toBe(triangle);
+      // The hit is on the front of the knot, by the vertex nearest the camera (within its tube).
+      expect(Math.abs(Number(distance) - knotAt.distance), 'hit distance against the vertex').toBeLessThan(
+        0.1 * knotAt.distance,
+      );
+      await shot(page, 'knot-picked');
+      const knotPicked = await measure(page, 'knot-picked', undefined, knotAt, 30);
+      expect(knotPicked.redNear, 'red pixels of the picked triangle, by the click').toBeGreaterThan(0);
+
+      // A click on the sky (top right, above the box and the knot) misses both; the highlights go.
+      picks = await three<number>('window.__three.picks');
       await page.mouse.click(VIEWPORT.width - 4, 4);
-      await page.waitForFunction('window.__three.picked === -1', undefined, { timeout: 30_000, polling: 100 });
+      await picksPast(picks);
+      expect(await three<number>('window.__three.picked')).toBe(-1);
+      expect(await three<number>('window.__three.knotTriangle')).toBe(-1);
       await expect.poll(() => page.locator('#status').textContent(), { timeout: 30_000 }).toContain('missed');
+      await framesPast(2);
+      await shot(page, 'missed');
+      expect((await measure(page, 'missed')).red, 'red pixels after a miss').toBe(0);
 
       expect(problems, 'console errors, page errors and failed requests').toEqual([]);
     } finally {

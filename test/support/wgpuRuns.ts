@@ -52,6 +52,7 @@ export const FIREFOX_FILES = [
   'validate',
   'hostile',
   'worker',
+  'mesh/meshEngines',
 ].map((name) => `test/${name}.test.ts`);
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
