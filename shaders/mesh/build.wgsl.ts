@@ -9,8 +9,9 @@
  *   (radix sort, 30 bits)
  *   meshCodesHi  key = the high word, in that order (one 4-byte read a triangle, not its vertices)
  *   (radix sort again: the order is by (high word, low word, index))
- *   meshLeaves   the triangles' vertices copied into sorted order (three vec4f a leaf; w of the
- *                first 1 for a degenerate triangle), and with `keys`, their two code words
+ *   meshLeaves   the triangles' vertices copied into sorted order (three vec4f a leaf, their w
+ *                the unit face normal: 0 for a degenerate triangle), and with `keys`, their two
+ *                code words
  *   bvhPyramid, bvhNodes  (leaf 'triangle'): the node boxes, the exact f32 bounds of the vertices
  *
  * Refit runs meshLeaves without keys, the pyramid and the nodes again: the nodes' search over
@@ -110,12 +111,13 @@ ${meshLeavesEntry.wgsl}
   let a = vertexAt(indices[3u * t]);
   let b = vertexAt(indices[3u * t + 1u]);
   let c = vertexAt(indices[3u * t + 2u]);
-  // w of the first vertex: 1 for a degenerate triangle, which every query skips (the index stays
-  // in ids: a u32 bitcast into w would be a subnormal f32, which a GPU may flush).
-  let degenerate = all(faceNormal(a, b, c) == vec3f(0.0));
-  sorted[3u * k] = vec4f(a, select(0.0, 1.0, degenerate));
-  sorted[3u * k + 1u] = vec4f(b, 0.0);
-  sorted[3u * k + 2u] = vec4f(c, 0.0);
+  // The w of the three vertices: the unit face normal, 0 for a degenerate triangle (which every
+  // query skips). The index stays in ids: a u32 bitcast into w would be a subnormal f32, which
+  // a GPU may flush.
+  let normal = faceNormal(a, b, c);
+  sorted[3u * k] = vec4f(a, normal.x);
+  sorted[3u * k + 1u] = vec4f(b, normal.y);
+  sorted[3u * k + 2u] = vec4f(c, normal.z);
 #if ${keys}
   keys[k] = mortonWords(a * (1.0 / 3.0) + b * (1.0 / 3.0) + c * (1.0 / 3.0));
 #endif

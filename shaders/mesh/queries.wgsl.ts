@@ -110,11 +110,10 @@ ${WG.wgsl}
 
 // The touch of the query (origin o in the mesh's frame, unit n, len, r) with sorted leaf u: t, or −1.
 fn touch(o: vec3f, n: vec3f, len: f32, r: f32, u: u32) -> f32 {
-  let first = sorted[3u * u];
-  if (first.w != 0.0) {
+  let tri = triangleAt(sorted[3u * u], sorted[3u * u + 1u], sorted[3u * u + 2u], o);
+  if (all(tri.normal == vec3f(0.0))) {
     return -1.0; // degenerate
   }
-  let tri = triangleAt(first.xyz, sorted[3u * u + 1u].xyz, sorted[3u * u + 2u].xyz, o);
   if (r == 0.0) {
     return rayTriangle(n, len, tri).x;
   }
@@ -124,7 +123,7 @@ fn touch(o: vec3f, n: vec3f, len: f32, r: f32, u: u32) -> f32 {
 // The hit record of the query at t on sorted leaf u (in world space: the centre from the world
 // ray, the touched point and the normal turned by the pose).
 fn record(aw: vec3f, nw: vec3f, o: vec3f, n: vec3f, r: f32, t: f32, u: u32) -> MeshHitRecord {
-  let tri = triangleAt(sorted[3u * u].xyz, sorted[3u * u + 1u].xyz, sorted[3u * u + 2u].xyz, o);
+  let tri = triangleAt(sorted[3u * u], sorted[3u * u + 1u], sorted[3u * u + 2u], o);
   let e = closestOnTriangle(tri, n * t);
   let world = aw + nw * t;
   let contact = select(world + dirToWorld(e.point), world, r == 0.0);
@@ -263,8 +262,8 @@ ${meshContactsEntry.wgsl}
         test: 'let key = select(-1.0, 0.0, all(nodes[c].lo <= qHi) && all(nodes[c].hi >= qLo));',
         leaf: '',
         visit: `let first = sorted[3u * u];
-          if (first.w == 0.0) {
-            let tri = triangleAt(first.xyz, sorted[3u * u + 1u].xyz, sorted[3u * u + 2u].xyz, o);
+          let tri = triangleAt(first, sorted[3u * u + 1u], sorted[3u * u + 2u], o);
+          if (any(tri.normal != vec3f(0.0))) {
             let e = closestOnTriangle(tri, vec3f(0.0));
             let d2 = dot(e.point, e.point);
             if (d2 <= r * r && (r > 0.0 || all(e.point == vec3f(0.0)))) {

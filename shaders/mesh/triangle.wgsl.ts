@@ -5,8 +5,8 @@
 /**
  * The unit face normal of a triangle, or 0 when its edges' cross product is zero (scaled first,
  * so that tiny and huge triangles neither underflow nor overflow): a degenerate triangle, which
- * no query touches. The build marks such leaves (meshLeaves: w of a leaf's first vertex 1), so
- * that a walk skips them before any other arithmetic.
+ * no query touches. The build stores each leaf's normal in its vertices' w (meshLeaves), so
+ * that a walk reads it and skips a degenerate leaf (normal 0) before any other arithmetic.
  */
 export const faceNormal = /* wgsl */ `
 // The unit face normal of (a, b, c), or 0 for a degenerate triangle.
@@ -37,7 +37,6 @@ export const MESH_PARALLEL = 1e-5;
  * offset's rounding is one ulp of the query's own distance.
  */
 export const triangleMath = /* wgsl */ `
-${faceNormal}
 struct Tri {
   a: vec3f,
   e1: vec3f,
@@ -52,8 +51,10 @@ struct Closest {
   v: f32,
 }
 
-fn triangleAt(p0: vec3f, p1: vec3f, p2: vec3f, origin: vec3f) -> Tri {
-  return Tri(p0 - origin, p1 - p0, p2 - p0, p2 - p1, faceNormal(p0, p1, p2));
+// Sorted leaf u (three vec4f at \`leaf\`: the vertices, their w the face normal) from \`origin\`.
+fn triangleAt(v0: vec4f, v1: vec4f, v2: vec4f, origin: vec3f) -> Tri {
+  let p0 = v0.xyz;
+  return Tri(p0 - origin, v1.xyz - p0, v2.xyz - p0, v2.xyz - v1.xyz, vec3f(v0.w, v1.w, v2.w));
 }
 
 // The ray from the origin along unit n, up to len, against the triangle (Möller–Trumbore): (t, u,
