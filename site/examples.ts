@@ -40,7 +40,7 @@ export const EXAMPLES: ExamplePage[] = [
   {
     id: 'three',
     title: 'three.js',
-    line: "three.js's WebGPURenderer draws a particle world straight from its GPU buffer, on the library's device; click a particle to pick it with a GPU raycast.",
+    line: "three.js's WebGPURenderer draws a particle world straight from its GPU buffer, on the library's device; click a particle or the turning torus knot (a triangle mesh, its BVH built on the GPU) to pick it with a GPU raycast.",
     page: 'examples/three/index.html',
     sources: ['examples/three/main.ts'],
     still: 'site/stills/three.png',

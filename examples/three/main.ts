@@ -4,7 +4,12 @@
  * each sphere's centre and radius straight out of the world's storage buffer (TSL `storage`).
  * The particles pour onto a ramp of box colliders (`world.setColliders`) that tips them into a
  * bin of four more; each box is a three.js BoxGeometry mesh placed from the same pose (centre,
- * half extents, quaternion). Click a particle to pick it with a GPU raycast.
+ * half extents, quaternion). Above the bin a torus knot (three's TorusKnotGeometry) turns slowly:
+ * its triangles go to the GPU once (`collider.createMesh`, the BVH built there), and each query
+ * passes the knot's pose of the moment (`raycastMesh(rays, mesh, { pose })`), so the turning knot
+ * needs no refit. Click a particle or the knot: one GPU ray goes against both, the nearer hit wins
+ * and is drawn red (the particle, or the knot's triangle with a ring at the hit point, facing
+ * along the triangle's normal).
  *
  * Its size comes from the adapter: on a GPU 100,000 particles of 320 triangles at the screen's
  * resolution, 1/60 s simulated a frame. On a software adapter (SwiftShader, llvmpipe: the shaders
@@ -18,7 +23,7 @@
 import * as THREE from 'three/webgpu';
 import { storage, instanceIndex, positionLocal, uniform, hash, mix, color } from 'three/tsl';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
-import { createParticleWorld, describeDevice, requestBrowserDevice } from '../../src/index.js';
+import { createCollider, createParticleWorld, describeDevice, requestBrowserDevice } from '../../src/index.js';
 
 const status = document.querySelector('#status')!;
 
@@ -127,6 +132,8 @@ const world = await createParticleWorld({
 });
 world.setParticles({ spheres, velocities });
 world.setColliders({ boxes });
+// A Collider on the same device, for the knot's triangle mesh and its raycasts.
+const collider = await createCollider({ device });
 
 // three reads the world's GPUBuffer in place. three has no public call to wrap a foreign
 // GPUBuffer, but it only creates an attribute's buffer when its backend has none yet: give it the
@@ -198,6 +205,59 @@ for (let k = 0; k < boxes.length / 10; k++) {
   scene.add(mesh);
 }
 
+// The torus knot, above the bin (clear of the column and the pile), sized from the box, turning
+// slowly about a tilted axis. It is only picked: it is no collider of the world's (a particle
+// thrown that high would pass through it).
+// Its triangles go to the GPU once, as three holds them (positions and index, in the knot's own
+// frame); every query passes its pose (world = centre + q·local), read from the Object3D. It is a
+// child of the scene itself, so its position and quaternion are its world pose (no scale: a pose
+// has none).
+const knotGeometry = new THREE.TorusKnotGeometry(0.16 * half, 0.05 * half, 96, 12);
+const knot = new THREE.Mesh(knotGeometry, new THREE.MeshStandardNodeMaterial({ color: 0xe0c040, roughness: 0.4 }));
+knot.position.set(0.55 * half, 0.45 * height, 0);
+const knotAxis = new THREE.Vector3(0.3, 1, 0.2).normalize();
+const turnKnot = (time: number): void => void knot.quaternion.setFromAxisAngle(knotAxis, 0.35 * time);
+turnKnot(0);
+scene.add(knot);
+const knotPositions = new Float32Array(knotGeometry.attributes.position.array);
+const knotIndices = new Uint32Array(knotGeometry.index!.array);
+const knotMesh = collider.createMesh({ positions: knotPositions, indices: knotIndices });
+const knotPose = (): number[] => [...knot.position.toArray(), ...knot.quaternion.toArray()];
+
+// The picked triangle: the hit triangle in red, and a red ring around the hit point in the plane
+// of the triangle (its normal the ring's axis); children of the knot, in its frame, so they turn
+// with it; unlit and over everything, as the picked particle.
+const knotHighlightMaterial = new THREE.MeshBasicNodeMaterial({
+  color: 0xff3355,
+  depthTest: false,
+  depthWrite: false,
+  side: THREE.DoubleSide,
+});
+const hitTriangle = new THREE.Mesh(
+  new THREE.BufferGeometry().setAttribute('position', new THREE.Float32BufferAttribute(new Float32Array(9), 3)),
+  knotHighlightMaterial,
+);
+const hitRing = new THREE.Mesh(new THREE.RingGeometry(0.025 * half, 0.04 * half, 24), knotHighlightMaterial);
+for (const part of [hitTriangle, hitRing]) {
+  part.frustumCulled = false;
+  part.renderOrder = 1;
+  part.visible = false;
+  knot.add(part);
+}
+/** Shows the hit on triangle `t`: the world point and normal the query gave, under the pose it was asked with. */
+function showKnotHit(t: number, pose: number[], point: THREE.Vector3, normal: THREE.Vector3): void {
+  const toLocal = new THREE.Quaternion(pose[3], pose[4], pose[5], pose[6]).invert();
+  const vertices = hitTriangle.geometry.attributes.position as THREE.BufferAttribute;
+  for (let k = 0; k < 3; k++) {
+    const v = knotIndices[3 * t + k];
+    vertices.setXYZ(k, knotPositions[3 * v], knotPositions[3 * v + 1], knotPositions[3 * v + 2]);
+  }
+  vertices.needsUpdate = true;
+  hitRing.position.copy(point.sub(new THREE.Vector3(pose[0], pose[1], pose[2])).applyQuaternion(toLocal));
+  hitRing.quaternion.setFromUnitVectors(new THREE.Vector3(0, 0, 1), normal.applyQuaternion(toLocal));
+  hitTriangle.visible = hitRing.visible = true;
+}
+
 const camera = new THREE.PerspectiveCamera(50, window.innerWidth / window.innerHeight, 0.1, 20 * height);
 camera.position.set(0, height * 0.55, half * 1.3 + height * 0.75);
 const controls = new OrbitControls(camera, renderer.domElement);
@@ -209,22 +269,45 @@ window.addEventListener('resize', () => {
   renderer.setSize(window.innerWidth, window.innerHeight);
 });
 
-// Picking: a click (not a drag) casts the camera ray through the pointer on the GPU.
+// Picking: a click (not a drag) casts the camera ray through the pointer on the GPU, against the
+// particles (the world's raycast) and the knot (raycastMesh, at the knot's pose of the click) at
+// once; the nearer hit wins. Only the latest click's answer is shown.
 const raycaster = new THREE.Raycaster();
-let pickText = 'click a particle to pick it';
-async function pickAt(clientX: number, clientY: number): Promise<number> {
+let pickText = 'click a particle or the knot to pick it';
+let clicks = 0;
+async function pickAt(clientX: number, clientY: number): Promise<{ particle: number; triangle: number }> {
+  const click = ++clicks;
   const ndc = new THREE.Vector2((clientX / window.innerWidth) * 2 - 1, -(clientY / window.innerHeight) * 2 + 1);
   raycaster.setFromCamera(ndc, camera);
   const { origin, direction } = raycaster.ray;
   const end = origin.clone().addScaledVector(direction, camera.far);
-  const hit = await world.raycast(new Float32Array([...origin.toArray(), ...end.toArray()]));
-  const index = hit.index[0];
-  picked.value = index;
-  highlight.visible = index >= 0;
-  hooks.picked = index;
-  pickText =
-    index < 0 ? 'missed: no particle there' : `picked particle #${index} at distance ${hit.distance[0].toFixed(2)}`;
-  return index;
+  const rays = new Float32Array([...origin.toArray(), ...end.toArray()]);
+  const pose = knotPose();
+  const [onParticles, onKnot] = await Promise.all([
+    world.raycast(rays),
+    collider.raycastMesh(rays, knotMesh, { pose }),
+  ]);
+  const particleDistance = onParticles.index[0] >= 0 ? onParticles.distance[0] : Infinity;
+  const knotDistance = onKnot.triangle[0] >= 0 ? onKnot.distance[0] : Infinity;
+  const knotWins = knotDistance < particleDistance;
+  const particle = !knotWins && particleDistance < Infinity ? onParticles.index[0] : -1;
+  const triangle = knotWins ? onKnot.triangle[0] : -1;
+  if (click !== clicks) return { particle, triangle }; // a later click is on its way
+  picked.value = particle;
+  highlight.visible = particle >= 0;
+  if (triangle >= 0) {
+    // The normal by the triangle's winding: turned to face the ray, for the ring's side.
+    const normal = new THREE.Vector3().fromArray(onKnot.normal, 0);
+    if (normal.dot(direction) > 0) normal.negate();
+    showKnotHit(triangle, pose, new THREE.Vector3().fromArray(onKnot.point, 0), normal);
+  } else hitTriangle.visible = hitRing.visible = false;
+  if (particle >= 0) pickText = `picked particle #${particle} at distance ${particleDistance.toFixed(2)}`;
+  else if (triangle >= 0) pickText = `picked knot triangle #${triangle} at distance ${knotDistance.toFixed(2)}`;
+  else pickText = 'missed: no particle or knot there';
+  hooks.picked = particle;
+  hooks.knotTriangle = triangle;
+  hooks.picks++;
+  return { particle, triangle };
 }
 let down = { x: 0, y: 0 };
 renderer.domElement.addEventListener('pointerdown', (e) => (down = { x: e.clientX, y: e.clientY }));
@@ -239,8 +322,32 @@ const hooks = {
   boxes: boxes.length / 10,
   frames: 0,
   time: 0,
+  /** The last pick's particle (−1 when it picked none), null before the first. */
   picked: null as number | null,
+  /** The last pick's knot triangle (−1 when it picked none), null before the first. */
+  knotTriangle: null as number | null,
+  /** Picks answered so far. */
+  picks: 0,
+  knotTriangles: knotMesh.triangleCount,
   pickAt,
+  /**
+   * Where the knot is on screen now: the client coordinates of its vertex nearest the camera
+   * (in front of the rest of the knot: a ray through it hits the knot) and that vertex's
+   * distance from the camera.
+   */
+  knotScreen(): { x: number; y: number; distance: number } {
+    knot.updateMatrixWorld();
+    const vertex = new THREE.Vector3();
+    const nearest = new THREE.Vector3();
+    let best = Infinity;
+    for (let v = 0; v < knotPositions.length / 3; v++) {
+      knot.localToWorld(vertex.fromArray(knotPositions, 3 * v));
+      const d = vertex.distanceTo(camera.position);
+      if (d < best) [best, nearest.x, nearest.y, nearest.z] = [d, vertex.x, vertex.y, vertex.z];
+    }
+    const ndc = nearest.project(camera);
+    return { x: ((ndc.x + 1) / 2) * window.innerWidth, y: ((1 - ndc.y) / 2) * window.innerHeight, distance: best };
+  },
 };
 (window as unknown as { __three: typeof hooks }).__three = hooks;
 
@@ -254,6 +361,7 @@ renderer.setAnimationLoop(() => {
   const encoder = device.createCommandEncoder();
   world.encode(encoder, size.dt);
   device.queue.submit([encoder.finish()]);
+  turnKnot(hooks.time);
   renderer.render(scene, camera);
   hooks.frames++;
   hooks.time += size.dt;
@@ -275,5 +383,5 @@ renderer.setAnimationLoop(() => {
   // The text four times a second: where the page is drawn in software, laying it out every frame costs frames.
   if (now - statusAt < 250 && hooks.frames > 1) return;
   statusAt = now;
-  status.textContent = `${n.toLocaleString('en')} particles · ${fps.toFixed(0)} fps · t ${hooks.time.toFixed(1)} s\n${sizeText}\n${pickText}\n${hooks.boxes} box colliders: a ramp and a bin`;
+  status.textContent = `${n.toLocaleString('en')} particles · ${fps.toFixed(0)} fps · t ${hooks.time.toFixed(1)} s\n${sizeText}\n${pickText}\n${hooks.boxes} box colliders: a ramp and a bin · a torus knot of ${knotMesh.triangleCount.toLocaleString('en')} triangles`;
 });
