@@ -213,6 +213,12 @@ const OPTIONS: Record<string, Record<string, Option>> = {
       arg: 'N',
       help: 'rays (and sphere casts) a batch',
     },
+    'mesh-methods': {
+      type: 'string',
+      default: 'gpu,three-mesh-bvh',
+      arg: 'M,...',
+      help: 'gpu, three-mesh-bvh (the CPU peer; leave it out on a lent GPU)',
+    },
   },
   pile: {
     'pile-frames': { type: 'string', default: '600', quick: '60', arg: 'N', help: 'steps of the pile' },
@@ -351,6 +357,7 @@ const args = Object.fromEntries(Object.keys(ALL_OPTIONS).map((name) => [name, re
   | 'resident-sizes'
   | 'mesh-sizes'
   | 'mesh-rays'
+  | 'mesh-methods'
   | 'pile-frames'
   | 'pile-sizes'
   | 'gas-sizes'
@@ -413,6 +420,7 @@ oneOf('cast-methods', args['cast-methods'], CAST_METHODS);
 oneOf('cast-scenes', args['cast-scenes'], CAST_SCENES);
 oneOf('pile-methods', args['pile-methods'], PILE_METHODS);
 oneOf('collider-methods', args['collider-methods'], COLLIDER_METHODS);
+oneOf('mesh-methods', args['mesh-methods'], ['gpu', 'three-mesh-bvh']);
 oneOf('collider-scene', args['collider-scene'], COLLIDER_SCENES);
 if (args['collider-scene'].includes(',')) fail('--collider-scene takes one scene');
 for (const flag of [
@@ -552,7 +560,14 @@ if (suites.includes('particles')) rows.push(...(await particlesSuite(ctx, number
 if (suites.includes('sort')) rows.push(...(await sortSuite(ctx, numbers(args['sort-sizes']))));
 if (suites.includes('resident')) rows.push(...(await residentSuite(ctx, numbers(args['resident-sizes']))));
 if (suites.includes('meshes'))
-  rows.push(...(await meshesSuite(ctx, numbers(args['mesh-sizes']), Number(args['mesh-rays']))));
+  rows.push(
+    ...(await meshesSuite(
+      ctx,
+      numbers(args['mesh-sizes']),
+      Number(args['mesh-rays']),
+      args['mesh-methods'].split(',').filter(Boolean),
+    )),
+  );
 if (suites.includes('pile')) {
   rows.push(
     ...(await pileSuite(ctx, {
@@ -651,7 +666,8 @@ const FOOTNOTES: Record<string, string[]> = {
   meshes: [
     'wall ms: median (min–max). build: createMesh until the queue is done (upload included) against new MeshBVH(geometry); refit: ' +
       'encodeRefit from positions on the GPU until the queue is done, against bvh.refit(); rays: raycastMesh (upload, walk, ' +
-      "read-back) against three-mesh-bvh's raycastFirst per ray, double-sided. hits: rays that hit (three-mesh-bvh's count).",
+      "read-back) against three-mesh-bvh's raycastFirst per ray, double-sided. hits: rays that hit (three-mesh-bvh's count). " +
+      'GPU ms: timestamp queries of the build, a refit and an encoded batch (encodeRaycastMesh on rays already on the GPU); rays/s from it where the row has it.',
   ],
 };
 

@@ -6,7 +6,7 @@
 #   npx esbuild bench/cli.ts --bundle --platform=node --format=esm --external:webgpu --outfile=/tmp/bench.mjs
 #   bash PACK.sh /tmp/bench.mjs        # the pack script of the workplace; it writes .devicepack/
 # There, from the project root:
-#   bash bench/device.sh OUTDIR [SUITE...]     # SUITE: goals pile pile-1m pile-sleep colliders-1m pairs casts sort resident particles colliders
+#   bash bench/device.sh OUTDIR [SUITE...]     # SUITE: goals pile pile-1m pile-sleep colliders-1m pairs casts sort resident particles colliders meshes
 # `goals` measures every real-GPU goal of the issues (1M-sphere pairs, coherent rays at 1M, the
 # sort beside a copy and both scans, the 1M-ball pile) with the GPU methods alone, the CPU peers
 # left out: at most 8 minutes, so that it fits one call of a 15-minute device lease.
@@ -74,6 +74,9 @@ for suite in "${suites[@]}"; do
       --cast-methods gpu-auto,gpu-grid,gpu-bvh,rapier --reps 5 --budget 20 ;;
     sort) run sort 40 --suites sort --sort-sizes 1000000,16000000 --reps 10 ;;
     resident) run resident 40 --suites resident --resident-sizes 100000,1000000 ;;
+    # Issue 49's real-GPU goals: 1M triangles built ≤ 5 ms and refitted ≤ 1 ms, ≥ 0.5 G coherent and
+    # ≥ 0.1 G incoherent first-hit rays/s (GPU time), without the CPU peer.
+    meshes) run meshes 150 --suites meshes --mesh-sizes 1000000 --mesh-rays 1000000 --mesh-methods gpu --reps 5 ;;
     # Not in the default list: the particle world among 1,000 static boxes, with and without them, beside Rapier.
     colliders) run colliders 240 --suites colliders --collider-sizes 100000 --collider-boxes 1000 ;;
     particles) run particles 90 --suites particles --particle-sizes 100000,1000000 --reps 10 --budget 20 ;;

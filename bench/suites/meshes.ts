@@ -15,6 +15,10 @@
  *              facing the knot; incoherent: from random points in its box to random ones
  *   casts      GPU: `sphereCastMesh`, radius 1% of the knot's size (three-mesh-bvh has none)
  *
+ * GPU ms (timestamp queries): the build's passes (`createMesh`'s timer), a refit's, and an
+ * encoded batch's (`encodeRaycastMesh` on rays already on the GPU), where the adapter has
+ * timestamps. `--mesh-methods gpu` leaves three-mesh-bvh out (a lent GPU's run).
+ *
  * Before any time counts, the GPU's first hits are held against three-mesh-bvh's: the same
  * triangle, or the same distance within 1e-4 of the knot's size (a ray through a shared edge
  * may name either triangle); the count of the others is in the notes.
@@ -22,10 +26,12 @@
 import { TorusKnotGeometry, Ray, Vector3, DoubleSide, BufferAttribute } from 'three';
 import { MeshBVH } from 'three-mesh-bvh';
 import { BufferUsage } from '../../src/gpu/flags.js';
+import { GpuTimer } from '../../src/gpu/timer.js';
 import { workDone } from '../../src/gpu/wait.js';
 import { mulberry32 } from '../../test/support/random.js';
 import { summarize } from '../stats.js';
 import type { Context, Row } from '../harness.js';
+import type { EncodedMeshHits } from '../../src/mesh/queries.js';
 
 /** A torus knot of about `triangles` triangles: 2 · tubular · radial of them, tubular = 8 · radial. */
 export function knot(triangles: number): {
@@ -92,11 +98,50 @@ async function timed(reps: number, warmup: number, run: () => Promise<unknown> |
   return times;
 }
 
-export async function meshesSuite(ctx: Context, sizes: number[], rayCount: number): Promise<Row[]> {
+/** Rays or casts (6 or 7 floats) as the GPU's records, (A, radius), (B, 0), in a storage buffer. */
+function queryBuffer(device: GPUDevice, queries: Float32Array, stride: 6 | 7): GPUBuffer {
+  const n = queries.length / stride;
+  const packed = new Float32Array(8 * n);
+  for (let k = 0; k < n; k++) {
+    packed.set(queries.subarray(stride * k, stride * k + 3), 8 * k);
+    packed[8 * k + 3] = stride === 7 ? queries[stride * k + 6] : 0;
+    packed.set(queries.subarray(stride * k + 3, stride * k + 6), 8 * k + 4);
+  }
+  const buffer = device.createBuffer({
+    label: 'bench mesh queries',
+    size: packed.byteLength,
+    usage: BufferUsage.STORAGE | BufferUsage.COPY_DST,
+  });
+  device.queue.writeBuffer(buffer, 0, packed);
+  return buffer;
+}
+
+/** The median GPU time (timestamp queries) of `reps` runs of `record`, after one untimed. */
+async function gpuTimes(
+  device: GPUDevice,
+  reps: number,
+  record: (encoder: GPUCommandEncoder, timer?: GpuTimer) => void,
+): Promise<number[]> {
+  const times: number[] = [];
+  for (let r = 0; r <= reps; r++) {
+    const timer = new GpuTimer(device, r > 0);
+    const encoder = device.createCommandEncoder();
+    record(encoder, timer);
+    timer.resolve(encoder);
+    device.queue.submit([encoder.finish()]);
+    if (r > 0 && timer.enabled) times.push((await timer.read()).totalMs);
+    else await workDone(device);
+    timer.destroy();
+  }
+  return times;
+}
+
+export async function meshesSuite(ctx: Context, sizes: number[], rayCount: number, methods: string[]): Promise<Row[]> {
   const { collider } = ctx;
   const device = collider.device;
   const rows: Row[] = [];
   const reps = Math.max(ctx.reps, 1);
+  const three = methods.includes('three-mesh-bvh');
   for (const wanted of sizes) {
     const { positions, indices, geometry } = knot(wanted);
     const t = indices.length / 3;
@@ -111,12 +156,33 @@ export async function meshesSuite(ctx: Context, sizes: number[], rayCount: numbe
       await mesh.ready;
       await workDone(device);
     });
-    let bvh = new MeshBVH(geometry);
-    const threeBuild = await timed(reps, 1, () => {
-      bvh = new MeshBVH(geometry);
+    const buildGpu: number[] = [];
+    for (let r = 0; r < reps; r++) {
+      const timer = new GpuTimer(device, true);
+      const timedMesh = collider.createMesh({ positions, indices }, { timer });
+      await timedMesh.ready;
+      const encoder = device.createCommandEncoder();
+      timer.resolve(encoder);
+      device.queue.submit([encoder.finish()]);
+      if (timer.enabled) buildGpu.push((await timer.read()).totalMs);
+      timer.destroy();
+      timedMesh.destroy();
+    }
+    let bvh = three ? new MeshBVH(geometry) : undefined;
+    rows.push({
+      suite: 'meshes',
+      scene,
+      size,
+      method: 'gpu build',
+      wallMs: summarize(gpuBuild),
+      ...(buildGpu.length ? { gpuMs: summarize(buildGpu) } : {}),
     });
-    rows.push({ suite: 'meshes', scene, size, method: 'gpu build', wallMs: summarize(gpuBuild) });
-    rows.push({ suite: 'meshes', scene, size, method: 'three-mesh-bvh build', wallMs: summarize(threeBuild) });
+    if (three) {
+      const threeBuild = await timed(reps, 1, () => {
+        bvh = new MeshBVH(geometry);
+      });
+      rows.push({ suite: 'meshes', scene, size, method: 'three-mesh-bvh build', wallMs: summarize(threeBuild) });
+    }
     // Refit, from positions on the GPU (the mesh's own, moved by nothing: the work is the same).
     const buffer = device.createBuffer({
       label: 'bench mesh positions',
@@ -130,45 +196,76 @@ export async function meshesSuite(ctx: Context, sizes: number[], rayCount: numbe
       device.queue.submit([encoder.finish()]);
       await workDone(device);
     });
-    const threeRefit = await timed(reps, 1, () => bvh.refit());
-    rows.push({ suite: 'meshes', scene, size, method: 'gpu refit', wallMs: summarize(gpuRefit) });
-    rows.push({ suite: 'meshes', scene, size, method: 'three-mesh-bvh refit', wallMs: summarize(threeRefit) });
+    const refitGpu = await gpuTimes(device, reps, (encoder, timer) => mesh.encodeRefit(encoder, { buffer }, timer));
+    rows.push({
+      suite: 'meshes',
+      scene,
+      size,
+      method: 'gpu refit',
+      wallMs: summarize(gpuRefit),
+      ...(refitGpu.length ? { gpuMs: summarize(refitGpu) } : {}),
+    });
+    if (bvh) {
+      const b = bvh;
+      const threeRefit = await timed(reps, 1, () => b.refit());
+      rows.push({ suite: 'meshes', scene, size, method: 'three-mesh-bvh refit', wallMs: summarize(threeRefit) });
+    }
     // Rays.
     for (const kind of ['coherent', 'incoherent'] as const) {
       const rays = meshRays(kind, rayCount, 11);
       const gpu = await collider.raycastMesh(rays, mesh);
-      const three = threeFirstHits(bvh, rays);
+      const gpuTimes_ = await timed(reps, 1, () => collider.raycastMesh(rays, mesh));
+      const rayBuffer = queryBuffer(device, rays, 6);
+      let into: EncodedMeshHits | undefined;
+      const gpuMs = await gpuTimes(device, reps, (encoder, timer) => {
+        into = collider.encodeRaycastMesh(encoder, { buffer: rayBuffer, count: rayCount }, mesh, { timer, into });
+      });
+      into?.destroy();
+      rayBuffer.destroy();
+      const g = summarize(gpuTimes_);
+      const gm = gpuMs.length ? summarize(gpuMs) : undefined;
+      const common = { suite: 'meshes', scene: `${scene}, ${kind} rays`, size: { triangles: t, rays: rayCount } };
+      const rate = { unit: 'rays/s', value: rayCount / ((gm ?? g).median / 1000) };
+      if (!bvh) {
+        rows.push({
+          ...common,
+          method: 'gpu raycastMesh',
+          answer: gpu.triangle.filter((x) => x >= 0).length,
+          wallMs: g,
+          ...(gm ? { gpuMs: gm } : {}),
+          rate,
+        });
+        continue;
+      }
+      const threeHits = threeFirstHits(bvh, rays);
       let differ = 0;
       let hits = 0;
       for (let k = 0; k < rayCount; k++) {
-        if (three.triangle[k] >= 0) hits++;
+        if (threeHits.triangle[k] >= 0) hits++;
         const same =
-          gpu.triangle[k] === three.triangle[k] &&
-          (gpu.triangle[k] < 0 || Math.abs(gpu.distance[k] - three.distance[k]) <= 4e-3);
+          gpu.triangle[k] === threeHits.triangle[k] &&
+          (gpu.triangle[k] < 0 || Math.abs(gpu.distance[k] - threeHits.distance[k]) <= 4e-3);
         const tie =
-          gpu.triangle[k] >= 0 && three.triangle[k] >= 0 && Math.abs(gpu.distance[k] - three.distance[k]) <= 4e-3;
+          gpu.triangle[k] >= 0 &&
+          threeHits.triangle[k] >= 0 &&
+          Math.abs(gpu.distance[k] - threeHits.distance[k]) <= 4e-3;
         if (!same && !tie) differ++;
       }
-      const gpuTimes = await timed(reps, 1, () => collider.raycastMesh(rays, mesh));
-      const threeTimes = await timed(reps, 1, () => threeFirstHits(bvh, rays));
-      const common = {
-        suite: 'meshes',
-        scene: `${scene}, ${kind} rays`,
-        size: { triangles: t, rays: rayCount },
-        answer: hits,
-      };
-      const g = summarize(gpuTimes);
-      const c = summarize(threeTimes);
+      const b = bvh;
+      const c = summarize(await timed(reps, 1, () => threeFirstHits(b, rays)));
       rows.push({
         ...common,
         method: 'gpu raycastMesh',
+        answer: hits,
         wallMs: g,
-        rate: { unit: 'rays/s', value: rayCount / (g.median / 1000) },
-        note: `${differ} of ${rayCount} differ from three-mesh-bvh beyond a near tie; ${(g.median / c.median).toFixed(2)}× three-mesh-bvh's time`,
+        ...(gm ? { gpuMs: gm } : {}),
+        rate,
+        note: `${differ} of ${rayCount} differ from three-mesh-bvh beyond a near tie; wall ${(g.median / c.median).toFixed(2)}× three-mesh-bvh's time`,
       });
       rows.push({
         ...common,
         method: 'three-mesh-bvh raycastFirst',
+        answer: hits,
         wallMs: c,
         rate: { unit: 'rays/s', value: rayCount / (c.median / 1000) },
       });

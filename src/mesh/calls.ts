@@ -7,7 +7,7 @@
 import { InvalidInputError } from '../errors.js';
 import { RULES, checkOptions, checkBoolean, checkPositiveInteger, checkEncoder } from '../checks.js';
 import { validateCasts, validateSpheres } from '../validate.js';
-import { checkRecords, type GpuRecords } from '../resident/inputs.js';
+import { checkRecords, checkTimer, type GpuRecords } from '../resident/inputs.js';
 import { GPU_STRIDE } from '../layout.js';
 import { upload } from '../gpu/buffers.js';
 import type { CallQueue } from '../gpu/calls.js';
@@ -76,9 +76,10 @@ export class MeshCalls {
     return this.builder.limits(this.maxBindingBytes);
   }
 
-  createMesh(input: unknown): ColliderMesh {
+  createMesh(input: unknown, options?: { timer?: GpuTimer }): ColliderMesh {
     this.calls.checkUsable();
-    return createColliderMesh(this.builder, input, this, this.maxBindingBytes);
+    const timer = checkTimer('options.timer', checkOptions('options', options).timer);
+    return createColliderMesh(this.builder, input, this, this.maxBindingBytes, timer);
   }
 
   private checkMesh(argument: string, mesh: unknown): ColliderMesh {
@@ -193,7 +194,7 @@ export class MeshCalls {
       pose: validatePose('options.pose', o.pose),
       allHits: checkBoolean('options.allHits', o.allHits) ?? false,
       capacity: checkPositiveInteger('options.capacity', o.capacity),
-      timer: o.timer,
+      timer: checkTimer('options.timer', o.timer),
       into: o.into,
     };
   }

@@ -7,6 +7,7 @@ import type { ColliderMesh, MeshInput } from './mesh.js';
 import type { EncodedMeshHits, EncodedMeshContacts } from './queries.js';
 import type { MeshRaycastResult, MeshSphereCastResult, MeshContactsResult } from './results.js';
 import type { GpuRecords } from '../resident/inputs.js';
+import type { GpuTimer } from '../gpu/timer.js';
 
 /**
  * Triangle meshes and their queries: {@link Collider} has these methods.
@@ -17,9 +18,12 @@ export abstract class ColliderMeshCalls {
   /** @internal */
   protected abstract get meshes(): MeshCalls;
 
-  /** A triangle mesh, its BVH built on the GPU, for the mesh queries (docs/CONTRACT.md, "Meshes"). */
-  createMesh(input: MeshInput): ColliderMesh {
-    return this.meshes.createMesh(input);
+  /**
+   * A triangle mesh, its BVH built on the GPU, for the mesh queries (docs/CONTRACT.md, "Meshes").
+   * `options.timer` times the build's passes (resolve it into a later encoder to read them).
+   */
+  createMesh(input: MeshInput, options?: { timer?: GpuTimer }): ColliderMesh {
+    return this.meshes.createMesh(input, options);
   }
 
   /** The nearest triangle each ray (A → B: 6 floats) hits, ties to the lowest index; with `allHits`, every hit. */

@@ -215,6 +215,7 @@ export class ColliderMesh {
     private readonly builder: MeshBuilder,
     data: MeshData,
     private readonly owner: object,
+    timer?: GpuTimer,
   ) {
     const d = builder.device;
     const t = data.triangleCount;
@@ -262,7 +263,7 @@ export class ColliderMesh {
     this.ready = submitChecked(
       d,
       'webgpu-collide mesh build',
-      (encoder) => this.encodeBuild(encoder),
+      (encoder) => this.encodeBuild(encoder, timer),
       () => null,
     );
     this.ready.catch(() => {}); // a failed build is reported by `ready` and by the queries that await it
@@ -485,6 +486,7 @@ export function createColliderMesh(
   input: unknown,
   owner: object,
   maxBindingBytes?: number,
+  timer?: GpuTimer,
 ): ColliderMesh {
-  return new ColliderMesh(builder, validateMesh(input, builder.limits(maxBindingBytes)), owner);
+  return new ColliderMesh(builder, validateMesh(input, builder.limits(maxBindingBytes)), owner, timer);
 }
