@@ -65,18 +65,15 @@ export function checkSize(argument: string, index: number, v: number, what: stri
   if (v !== 0 && Math.abs(v) < MIN_SIZE) throw new InvalidInputError(argument, index, RULES.tiny, `${what} is ${v}`);
 }
 
+/** What a value is, for a message: 'null', 'Array', a class's name, or its typeof. */
+export function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'Array';
+  return typeof value === 'object' ? ((value as object).constructor?.name ?? 'object') : typeof value;
+}
+
 export function checkFloat32Array(argument: string, value: unknown, stride: number): Float32Array {
-  if (!(value instanceof Float32Array)) {
-    const got =
-      value === null
-        ? 'null'
-        : Array.isArray(value)
-          ? 'Array'
-          : typeof value === 'object'
-            ? ((value as object).constructor?.name ?? 'object')
-            : typeof value;
-    throw new InvalidInputError(argument, -1, RULES.type, `got ${got}`);
-  }
+  if (!(value instanceof Float32Array)) throw new InvalidInputError(argument, -1, RULES.type, `got ${kindOf(value)}`);
   // A detached ArrayBuffer reads as length 0; say so instead of silently treating it as empty.
   if (value.buffer.byteLength === 0 && isDetached(value.buffer)) {
     throw new InvalidInputError(argument, -1, RULES.detached);
@@ -212,15 +209,7 @@ export function checkOutArray(
   type: { new (length: number): ArrayBufferView } = Uint32Array,
 ): ArrayBufferView | undefined {
   if (value === undefined) return undefined;
-  if (!(value instanceof type)) {
-    const got =
-      value === null
-        ? 'null'
-        : typeof value === 'object'
-          ? ((value as object).constructor?.name ?? 'object')
-          : typeof value;
-    throw new InvalidInputError(argument, -1, RULES.out, `got ${got}`);
-  }
+  if (!(value instanceof type)) throw new InvalidInputError(argument, -1, RULES.out, `got ${kindOf(value)}`);
   if (value.buffer.byteLength === 0 && isDetached(value.buffer))
     throw new InvalidInputError(argument, -1, RULES.detached);
   return value;

@@ -32,6 +32,7 @@ import { bvhWalk } from '../spatial/bvhWalk.wgsl.js';
 import { flatWorkgroup } from '../common.wgsl.js';
 import { PairCounter } from '../../src/layout.js';
 import { triangleMath } from './triangle.wgsl.js';
+import { sortHitRun } from '../passes/casts.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, WG } from '../../src/gpu/kernel.js';
 import type { CastMode } from '../../src/queryKinds.js';
 
@@ -196,18 +197,7 @@ ${meshCastEntry.wgsl}
 #elif ${mode === 'count'}
   counts[k] = found;
 #else
-  // This query's hits by (distance, triangle): insertion sort of a short run, in place.
-  if (first + found <= arrayLength(&hits)) {
-    for (var i = first + 1u; i < first + found; i++) {
-      let h = hits[i];
-      var j = i;
-      while (j > first && (hits[j - 1u].distance > h.distance || (hits[j - 1u].distance == h.distance && hits[j - 1u].triangle > h.triangle))) {
-        hits[j] = hits[j - 1u];
-        j -= 1u;
-      }
-      hits[j] = h;
-    }
-  }
+  ${sortHitRun('triangle')}
 #endif
 }
 `;

@@ -100,6 +100,26 @@ export function onCandidate(mode: CastMode, id: string): string {
           }`;
 }
 
+/**
+ * Sorts one query's run of hits, \`hits[first .. first + found)\`, by (distance, \`index\`):
+ * insertion sort of a short run, in place, when the whole run fit. Shared by the sphere casts
+ * (\`index\`, the sphere) and the mesh queries (\`triangle\`: shaders/mesh/queries.wgsl.ts).
+ */
+export const sortHitRun = (
+  index: string,
+): string => `// This query's hits by (distance, ${index}): insertion sort of a short run, in place.
+  if (first + found <= arrayLength(&hits)) {
+    for (var i = first + 1u; i < first + found; i++) {
+      let h = hits[i];
+      var j = i;
+      while (j > first && (hits[j - 1u].distance > h.distance || (hits[j - 1u].distance == h.distance && hits[j - 1u].${index} > h.${index}))) {
+        hits[j] = hits[j - 1u];
+        j -= 1u;
+      }
+      hits[j] = h;
+    }
+  }`;
+
 /** What can still count along the ray: up to B, and in nearest mode the best hit so far. */
 export const castStop = (mode: CastMode): string => (mode === 'nearest' ? 'min(len, bestT)' : 'len');
 
@@ -187,18 +207,7 @@ ${walk.walk}
 #elif ${mode === 'count'}
   counts[k] = found;
 #else
-  // Sort this cast's hits by (distance, index): insertion sort of a short run, in place.
-  if (first + found <= arrayLength(&hits)) {
-    for (var i = first + 1u; i < first + found; i++) {
-      let h = hits[i];
-      var j = i;
-      while (j > first && (hits[j - 1u].distance > h.distance || (hits[j - 1u].distance == h.distance && hits[j - 1u].index > h.index))) {
-        hits[j] = hits[j - 1u];
-        j -= 1u;
-      }
-      hits[j] = h;
-    }
-  }
+  ${sortHitRun('index')}
 #endif
 }
 `;

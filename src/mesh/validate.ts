@@ -4,7 +4,7 @@
  * the rule, first bad record first.
  */
 import { InvalidInputError, CapacityError } from '../errors.js';
-import { RULES, checkFloat32Array, checkValue, isDetached } from '../checks.js';
+import { RULES, checkFloat32Array, checkValue, isDetached, kindOf } from '../checks.js';
 
 /** A mesh's validated input: its vertices' bounds and its triangles as indices. */
 export interface MeshData {
@@ -38,15 +38,8 @@ export function validatePositions(
 
 /** `indices`: a Uint32Array of three a triangle, each below the vertex count. */
 export function validateIndices(argument: string, value: unknown, vertexCount: number): Uint32Array {
-  if (!(value instanceof Uint32Array)) {
-    const got =
-      value === null
-        ? 'null'
-        : typeof value === 'object'
-          ? ((value as object).constructor?.name ?? 'object')
-          : typeof value;
-    throw new InvalidInputError(argument, -1, RULES.indexType, `got ${got}`);
-  }
+  if (!(value instanceof Uint32Array))
+    throw new InvalidInputError(argument, -1, RULES.indexType, `got ${kindOf(value)}`);
   if (value.buffer.byteLength === 0 && isDetached(value.buffer))
     throw new InvalidInputError(argument, -1, RULES.detached);
   if (value.length % 3 !== 0)
@@ -123,8 +116,6 @@ export function validatePose(argument: string, value: unknown): { centre: number
 }
 
 function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (typeof value !== 'object') return typeof value;
-  const length = (value as { length?: unknown }).length;
-  return `${(value as object).constructor?.name ?? 'object'}${typeof length === 'number' ? ` of ${length}` : ''}`;
+  const length = (value as { length?: unknown } | null)?.length;
+  return `${kindOf(value)}${typeof value === 'object' && typeof length === 'number' ? ` of ${length}` : ''}`;
 }
