@@ -78,6 +78,19 @@ import {
   type GridPlan,
   type GridLevelPlan,
   type PlanOptions,
+  type ColliderMesh,
+  type ColliderMeshCalls,
+  type EncodedMeshHits,
+  type EncodedMeshContacts,
+  MeshHitRecord,
+  MeshContactRecord,
+  type MeshInput,
+  type GpuPositions,
+  type MeshQueryOptions,
+  type EncodeMeshOptions,
+  type MeshRaycastResult,
+  type MeshSphereCastResult,
+  type MeshContactsResult,
 } from 'webgpu-collide';
 import * as node from 'webgpu-collide/node';
 import {
@@ -165,7 +178,32 @@ export async function useIndex(device: GPUDevice): Promise<string[]> {
     `${(await encoded.read()).length} ${encoded.dispatch.size} ${boxed.capacity} ${turned.counter.size} ${(await hits.read()).point.length} ${castHits.hits.size} ${ResidentStatus.size}`,
   );
   for (const result of [encoded, boxed, turned, hits, castHits]) result.destroy();
+
+  // Triangle meshes: a BVH built on the GPU, queried one-shot and encoded, refitted from a buffer.
+  const triangle = new Float32Array([0, 0, 0, 1, 0, 0, 0, 1, 0]);
+  const meshInput: MeshInput = { positions: triangle };
+  const mesh: ColliderMesh = collider.createMesh(meshInput);
+  const meshCalls: ColliderMeshCalls = collider;
+  const meshOptions: MeshQueryOptions = { pose: [0, 0, 1, 0, 0, 0, 1], allHits: false };
+  const rayHits: MeshRaycastResult = await meshCalls.raycastMesh(rays, mesh, meshOptions);
+  const castHitsOnMesh: MeshSphereCastResult = await collider.sphereCastMesh(casts, mesh);
+  const meshTouching: MeshContactsResult = await collider.sphereTriangleContacts(spheres, mesh, { maxPairs: 100 });
+  const positionBuffer = device.createBuffer({ size: 36, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+  device.queue.writeBuffer(positionBuffer, 0, triangle);
+  const positions: GpuPositions = { buffer: positionBuffer };
+  const meshEncodeOptions: EncodeMeshOptions = { allHits: true, capacity: 8 };
+  const meshEncoder = device.createCommandEncoder();
+  mesh.encodeRefit(meshEncoder, positions);
+  const encodedMeshHits: EncodedMeshHits = collider.encodeRaycastMesh(meshEncoder, gpuSpheres, mesh, meshEncodeOptions);
+  const encodedMeshContacts: EncodedMeshContacts = collider.encodeSphereTriangleContacts(meshEncoder, gpuSpheres, mesh);
+  device.queue.submit([meshEncoder.finish()]);
+  log.push(
+    `${rayHits.triangle[0]} ${castHitsOnMesh.contact.length} ${meshTouching.pairs.length} ${(await encodedMeshHits.read()).triangle.length} ${(await encodedMeshContacts.read()).depth.length} ${MeshHitRecord.size} ${MeshContactRecord.size} ${mesh.triangleCount}`,
+  );
+  for (const result of [encodedMeshHits, encodedMeshContacts]) result.destroy();
+  positionBuffer.destroy();
   sphereBuffer.destroy();
+  mesh.destroy();
 
   const gridPlan: GridPlan = collider.planFor(spheres);
   const level: GridLevelPlan | undefined = gridPlan.levels[0];
