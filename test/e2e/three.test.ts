@@ -186,9 +186,21 @@ describe('the three.js example in Chromium', () => {
 
       // Pick: click inside the particles nearest the middle of the screen, as a person would; the
       // GPU raycast hits one, the status names it and it is drawn red.
+      // The pile moves between a screenshot and the click (more so on a loaded machine, where a
+      // frame's wall time grows): a click that found the spot empty is made again on a new
+      // screenshot, as a person would, up to five times.
       expect(second.spot, 'a spot covered by particles').not.toBeNull();
-      await page.mouse.click(second.spot!.x, second.spot!.y);
-      await picksPast(0);
+      let spot = second.spot!;
+      let picks = 0;
+      for (let attempt = 0; ; attempt++) {
+        await page.mouse.click(spot.x, spot.y);
+        await picksPast(picks);
+        picks = await three<number>('window.__three.picks');
+        if ((await three<number>('window.__three.picked')) >= 0 || attempt === 4) break;
+        await shot(page, `retry-${attempt}`);
+        const again = (await measure(page, `retry-${attempt}`)).spot;
+        if (again) spot = again;
+      }
       expect(await three<number>('window.__three.knotTriangle'), 'no knot triangle: the particle is nearer').toBe(-1);
       const picked = await three<number>('window.__three.picked');
       expect(picked).toBeGreaterThanOrEqual(0);
@@ -219,7 +231,7 @@ describe('the three.js example in Chromium', () => {
       const beforeKnot = await measure(page, 'knot', undefined, knotAt);
       expect(beforeKnot.knot, 'share of the canvas that shows the knot').toBeGreaterThan(0.002);
       expect(beforeKnot.knotNear, 'gold pixels around the knot spot').toBeGreaterThan(0);
-      let picks = await three<number>('window.__three.picks');
+      picks = await three<number>('window.__three.picks');
       await page.mouse.click(knotAt.x, knotAt.y);
       await picksPast(picks);
       const triangle = await three<number>('window.__three.knotTriangle');
