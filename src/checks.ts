@@ -42,6 +42,7 @@ export const RULES = {
   indexRange: 'every index must be less than the vertex count',
   pose: 'pose must be 7 finite numbers within 2^60: centre x, y, z and a nonzero quaternion x, y, z, w',
   mesh: "must be a live mesh made by this Collider's createMesh",
+  worldMesh: "must be a live mesh (collider.createMesh) on the world's device",
 } as const;
 
 /**

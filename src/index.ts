@@ -49,7 +49,11 @@ export {
   SKIN_OF_RADIUS,
   SLEEP_SPEED_OF_RADIUS,
   ColliderContacts,
+  MeshContacts,
+  ContactRecords,
   type ColliderContactList,
+  type MeshContactList,
+  type MeshCollider,
 } from './particles/index.js';
 export type {
   ParticleWorldOptions,

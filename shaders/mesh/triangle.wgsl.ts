@@ -26,6 +26,14 @@ fn faceNormal(a: vec3f, b: vec3f, c: vec3f) -> vec3f {
 }
 `;
 
+/** The bit of triangle edge v0→v1, v1→v2 and v2→v0 in a triangle's active-edge flags (src/mesh/edges.ts). */
+export const EDGE_AB = 1;
+export const EDGE_BC = 2;
+export const EDGE_CA = 4;
+
+/** Where on a triangle its closest point lies (`Closest.feature`). */
+export const CLOSEST = { face: 0, vertexA: 1, vertexB: 2, vertexC: 3, edgeAB: 4, edgeBC: 5, edgeCA: 6 } as const;
+
 /** The most |n·N| a ray may have and still be taken as parallel to a face (the band's is 1e-4). */
 export const MESH_PARALLEL = 1e-5;
 
@@ -45,10 +53,12 @@ struct Tri {
   normal: vec3f,
 }
 
+// feature: where the point lies (CLOSEST_*: the face, a vertex, an edge).
 struct Closest {
   point: vec3f,
   u: f32,
   v: f32,
+  feature: u32,
 }
 
 // Sorted leaf u (three vec4f at \`leaf\`: the vertices, their w the face normal) from \`origin\`.
@@ -98,32 +108,32 @@ fn closestOnTriangle(tri: Tri, at: vec3f) -> Closest {
   let d1 = -dot(ab, a);
   let d2 = -dot(ac, a);
   if (d1 <= 0.0 && d2 <= 0.0) {
-    return Closest(a, 0.0, 0.0);
+    return Closest(a, 0.0, 0.0, ${CLOSEST.vertexA}u);
   }
   let d3 = -dot(ab, b);
   let d4 = -dot(ac, b);
   if (d3 >= 0.0 && d4 <= d3) {
-    return Closest(b, 1.0, 0.0);
+    return Closest(b, 1.0, 0.0, ${CLOSEST.vertexB}u);
   }
   let vc = d1 * d4 - d3 * d2;
   if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) {
     let v = d1 / (d1 - d3);
-    return Closest(a + v * ab, v, 0.0);
+    return Closest(a + v * ab, v, 0.0, ${CLOSEST.edgeAB}u);
   }
   let d5 = -dot(ab, c);
   let d6 = -dot(ac, c);
   if (d6 >= 0.0 && d5 <= d6) {
-    return Closest(c, 0.0, 1.0);
+    return Closest(c, 0.0, 1.0, ${CLOSEST.vertexC}u);
   }
   let vb = d5 * d2 - d1 * d6;
   if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) {
     let w = d2 / (d2 - d6);
-    return Closest(a + w * ac, 0.0, w);
+    return Closest(a + w * ac, 0.0, w, ${CLOSEST.edgeCA}u);
   }
   let va = d3 * d6 - d5 * d4;
   if (va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0) {
     let w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-    return Closest(b + w * tri.e3, 1.0 - w, w);
+    return Closest(b + w * tri.e3, 1.0 - w, w, ${CLOSEST.edgeBC}u);
   }
   // Inside the face: the projection onto the plane, from the normal (va + vb + vc is |ab × ac|²,
   // a cancellation of products that is ill-conditioned as 1/sin² of a sliver's angle), and the
@@ -131,7 +141,7 @@ fn closestOnTriangle(tri: Tri, at: vec3f) -> Closest {
   let point = tri.normal * dot(a, tri.normal);
   let area = dot(cross(ab, ac), tri.normal);
   let ap = point - a;
-  return Closest(point, dot(cross(ap, ac), tri.normal) / area, dot(cross(ab, ap), tri.normal) / area);
+  return Closest(point, dot(cross(ap, ac), tri.normal) / area, dot(cross(ab, ap), tri.normal) / area, ${CLOSEST.face}u);
 }
 
 // The first t in [0, len] at which a sphere of radius r moved from the origin along unit n is

@@ -39,7 +39,11 @@ export const boxSpeed = (k: string): string =>
 /** How far box k may travel in a step of frameDt. */
 export const boxTravel = (k: string): string => `${boxSpeed(k)} * params.frameDt`;
 
-export const colliderSpeedEntry = entry({ name: 'colliderSpeed', index: 'k', bound: 'params.boxCount' });
+export const colliderSpeedEntry = entry({
+  name: 'colliderSpeed',
+  index: 'k',
+  bound: 'params.boxCount + params.meshCount',
+});
 
 /**
  * Before the gather: the fastest a box can send a particle within the step, the largest over
@@ -61,7 +65,11 @@ ${colliderSpeedEntry.wgsl}
 }
 `;
 
-export const colliderMoveEntry = entry({ name: 'colliderMove', index: 'k', bound: 'params.boxCount' });
+export const colliderMoveEntry = entry({
+  name: 'colliderMove',
+  index: 'k',
+  bound: 'params.boxCount + params.meshCount',
+});
 
 /** After a substep: each kinematic box's pose advances by its velocity over the substep. */
 export const colliderMoveShader = () => wgsl`

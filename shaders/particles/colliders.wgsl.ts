@@ -48,6 +48,8 @@ import { boxMath } from '../boxes.wgsl.js';
 import { formula } from './formula.js';
 import { boxTravel } from './boxMotion.wgsl.js';
 import { SLEEP_OVERLAP } from '../../src/particles/step.js';
+import { triangleMath, faceNormal } from '../mesh/triangle.wgsl.js';
+import { triangleGeometry, TRIANGLE_WORDS } from './meshes.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, WG, ONE_THREAD } from '../../src/gpu/kernel.js';
 
 export const colliderFindBindings = bindings({
@@ -72,6 +74,7 @@ export const colliderListBindings = bindings({
   colliderPoses: readOnly('array<vec4f>'),
   colliderVelocities: readOnly('array<vec4f>'),
   rest: readWrite('array<ParticleRest>'),
+  slotTriangles: readWrite('array<vec4f>'),
 });
 
 export const colliderPrepareBindings = bindings({
@@ -83,6 +86,7 @@ export const colliderPrepareBindings = bindings({
   slots: readWrite('array<ParticleColliderContact>'),
   colliderPoses: readOnly('array<vec4f>'),
   colliderVelocities: readOnly('array<vec4f>'),
+  slotTriangles: readOnly('array<vec4f>'),
 });
 
 export const colliderCellsBindings = bindings({
@@ -247,6 +251,9 @@ export const colliderListEntry = entry({ name: 'colliderList', index: 't', bound
 export const colliderListShader = () => wgsl`
 ${header()}
 ${colliderGeometry}
+${triangleMath}
+${faceNormal}
+${triangleGeometry}
 ${colliderListBindings.wgsl}
 
 ${colliderListEntry.wgsl}
@@ -283,8 +290,25 @@ ${colliderListEntry.wgsl}
         break;
       }
     }
-    let moving = any(colliderVelocities[2u * box].xyz != vec3f(0.0)) || any(colliderVelocities[2u * box + 1u].xyz != vec3f(0.0));
-    let g = boxGeometry(s, colliderPoses[3u * box].xyz, colliderPoses[3u * box + 1u].xyz, colliderPoses[3u * box + 2u]);
+    // The collider: a box, or a mesh's triangle (its words after the found ids; k the mesh's collider).
+    var k = box;
+    var g: BoxGeometry;
+    if (box < params.boxCount) {
+      g = boxGeometry(s, colliderPoses[3u * k].xyz, colliderPoses[3u * k + 1u].xyz, colliderPoses[3u * k + 2u]);
+    } else {
+      let w = params.count * (1u + params.boxSlots) + (t * params.boxSlots + j) * ${TRIANGLE_WORDS}u;
+      let v0 = bitcast<vec4f>(vec4u(found[w], found[w + 1u], found[w + 2u], found[w + 3u]));
+      let v1 = bitcast<vec4f>(vec4u(found[w + 4u], found[w + 5u], found[w + 6u], found[w + 7u]));
+      let v2 = bitcast<vec4f>(vec4u(found[w + 8u], found[w + 9u], found[w + 10u], found[w + 11u]));
+      k = params.boxCount + found[w + 3u];
+      g = triangleGeometry(s, v0, v1, v2, colliderPoses[3u * k].xyz, colliderPoses[3u * k + 2u]);
+      let at = 3u * (id * params.boxSlots + rank);
+      slotTriangles[at] = v0;
+      slotTriangles[at + 1u] = v1;
+      slotTriangles[at + 2u] = v2;
+    }
+    // A mesh refitted since the last step has a nonzero w in its linear velocity (the world's flag).
+    let moving = any(colliderVelocities[2u * k] != vec4f(0.0)) || any(colliderVelocities[2u * k + 1u].xyz != vec3f(0.0));
     if (isNew || moving || -g.gap - params.slop > SLEEP_OVERLAP * s.w) {
       wake = true;
     }
@@ -317,6 +341,9 @@ export const colliderPrepareEntry = entry({ name: 'colliderPrepare', index: 'k',
 export const colliderPrepareShader = () => wgsl`
 ${header()}
 ${colliderGeometry}
+${triangleMath}
+${faceNormal}
+${triangleGeometry}
 ${colliderPrepareBindings.wgsl}
 
 ${colliderPrepareEntry.wgsl}
@@ -335,9 +362,18 @@ ${colliderPrepareEntry.wgsl}
       break;
     }
     let box = c.box - 1u;
-    let g = boxGeometry(s, colliderPoses[3u * box].xyz, colliderPoses[3u * box + 1u].xyz, colliderPoses[3u * box + 2u]);
+    var k = box;
+    var g: BoxGeometry;
+    if (box < params.boxCount) {
+      g = boxGeometry(s, colliderPoses[3u * k].xyz, colliderPoses[3u * k + 1u].xyz, colliderPoses[3u * k + 2u]);
+    } else {
+      let at = 3u * (id * params.boxSlots + i);
+      let v0 = slotTriangles[at];
+      k = params.boxCount + bitcast<u32>(v0.w);
+      g = triangleGeometry(s, v0, slotTriangles[at + 1u], slotTriangles[at + 2u], colliderPoses[3u * k].xyz, colliderPoses[3u * k + 2u]);
+    }
     let n = g.n;
-    let surface = colliderVelocities[2u * box].xyz + cross(colliderVelocities[2u * box + 1u].xyz, g.point);
+    let surface = colliderVelocities[2u * k].xyz + cross(colliderVelocities[2u * k + 1u].xyz, g.point);
     let vn0 = dot(surface - v, n);
     let aim = ${formula.aim('g.gap', 'vn0')};
     var impulse = vec4f(0.0);
@@ -432,6 +468,9 @@ ${colliderContactsEntry.wgsl}
     let c = slots[base + i];
     if (c.box == EMPTY_SLOT) {
       break;
+    }
+    if (c.box > params.boxCount) {
+      continue; // a mesh's triangle (meshContacts)
     }
     let at = atomicAdd(&counter[0], 1u);
     if (at < arrayLength(&records)) {

@@ -55,6 +55,12 @@ export const ParticleParams = defineStruct('ParticleParams', {
    * before the first pass that reads it. Every moving particle's reach counts it (formula.reach).
    */
   boxSpeed: 'f32',
+  /**
+   * Mesh colliders (world.setMeshes): 0 when none. Their poses and velocities follow the boxes'
+   * in the colliders' buffers (collider boxCount + m is mesh m), and a contact with triangle u of
+   * mesh m holds the id boxCount + the mesh's first id + u in its slot (MeshFindParams.idBase).
+   */
+  meshCount: 'u32',
 });
 
 /**
@@ -167,4 +173,21 @@ export const ParticleReuse = defineStruct('ParticleReuse', {
   /** particleDecide's choice for this step: 1 search, 0 keep (and skipSearch its opposite). */
   searching: 'u32',
   skipSearch: 'u32',
+});
+
+/**
+ * One mesh collider's find (uniform, a buffer a mesh; shaders/particles/meshes.wgsl.ts): its pose
+ * and velocities as the colliders' buffers hold them at the step's start (copied there on the GPU
+ * before the find: centre, the reach extents, unit quaternion; linear, angular velocity), the
+ * mesh's index, its triangles, and the collider id of its first triangle (tree order).
+ */
+export const MeshFindParams = defineStruct('MeshFindParams', {
+  centre: 'vec4f',
+  extent: 'vec4f',
+  rotation: 'vec4f',
+  linear: 'vec4f',
+  angular: 'vec4f',
+  mesh: 'u32',
+  triangleCount: 'u32',
+  idBase: 'u32',
 });

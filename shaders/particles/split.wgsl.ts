@@ -55,7 +55,7 @@ ${particleSplitEntry.wgsl}
   let last = params.entryBase + min(atomicLoad(&start[t + 1u]), params.entryCapacity);
   let id = sortedId[t];
   var busy = truncated || last > first;
-  if (params.boxCount > 0u) {
+  if (params.boxCount + params.meshCount > 0u) {
     // A collider contact this step (colliderList).
     busy = busy || slots[(params.rangeBase + id) * params.boxSlots].box != EMPTY_SLOT;
   }

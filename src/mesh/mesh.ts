@@ -46,6 +46,7 @@ import { RULES } from '../checks.js';
 import { checkEncoder } from '../checks.js';
 import { validateMesh, validatePositions, type MeshData } from './validate.js';
 import type { GpuTimer } from '../gpu/timer.js';
+import { activeEdges } from './edges.js';
 
 const WG = WORKGROUP_SIZE.bvhBuild;
 /** Bytes between the buckets' parameters (the minimum uniform offset alignment, at most 256). */
@@ -209,6 +210,15 @@ export class ColliderMesh {
   /** The boxes pass's bind group of each bucket (the same buffers for the mesh's life). */
   private readonly boxGroups: GPUBindGroup[] = [];
   private destroyed = false;
+  /** The input as created, until the edge flags are made from it (`edgeFlags`). */
+  private source: { positions: Float32Array; indices: Uint32Array } | null;
+  /** Each triangle's active edges (src/mesh/edges.ts), by triangle index: made on first use by a world. */
+  private edges: GPUBuffer | null = null;
+  /**
+   * @internal Counts the refits recorded or submitted (a particle world wakes the particles on
+   * the mesh after one).
+   */
+  version = 0;
 
   /** @internal Made by `collider.createMesh`. */
   constructor(
@@ -222,6 +232,7 @@ export class ColliderMesh {
     this.triangleCount = t;
     this.vertexCount = data.vertexCount;
     this.bounds = { min: data.min, max: data.max };
+    this.source = { positions: data.positions, indices: data.indices };
     const storage = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
     const sized = (label: string, bytes: number) => createBuffer(d, `mesh ${label}`, Math.max(bytes, 16), storage);
     this.positions = sized('positions', 4 * data.positions.length);
@@ -272,6 +283,32 @@ export class ColliderMesh {
   /** Whether this mesh was made by `owner` and is not destroyed. */
   usableBy(owner: object): boolean {
     return this.owner === owner && !this.destroyed;
+  }
+
+  /** @internal Whether this mesh lives on `device` and is not destroyed (a particle world's check). */
+  usableOn(device: GPUDevice): boolean {
+    return this.builder.device === device && !this.destroyed;
+  }
+
+  /**
+   * @internal Each triangle's active edges (a u32 of EDGE_AB | EDGE_BC | EDGE_CA bits, by
+   * triangle index; src/mesh/edges.ts), decided from the positions the mesh was made with: made
+   * once, on the first call (a particle world's `setMeshes`).
+   */
+  edgeFlags(): GPUBuffer {
+    if (!this.edges) {
+      const { positions, indices } = this.source!;
+      const flags = Uint32Array.from(activeEdges(positions, indices));
+      this.edges = createBuffer(
+        this.builder.device,
+        'mesh edge flags',
+        Math.max(4 * flags.length, 16),
+        BufferUsage.STORAGE | BufferUsage.COPY_DST,
+      );
+      upload(this.builder.device, this.edges, flags);
+      this.source = null;
+    }
+    return this.edges;
   }
 
   private run(
@@ -410,6 +447,7 @@ export class ColliderMesh {
         `${checked.length / 3} vertices, the mesh has ${this.vertexCount}`,
       );
     upload(this.builder.device, this.positions, checked);
+    this.version++;
     const done = submitChecked(
       this.builder.device,
       'webgpu-collide mesh refit',
@@ -451,6 +489,7 @@ export class ColliderMesh {
       source = this.positions;
     }
     this.encodeBoxes(encoder, source, false, timer);
+    this.version++;
   }
 
   private checkLive(): void {
@@ -477,6 +516,8 @@ export class ColliderMesh {
       this.tree.ids,
     ])
       buffer.destroy();
+    this.edges?.destroy();
+    this.source = null;
   }
 }
 

@@ -27,13 +27,30 @@ export interface ColliderContactList {
 }
 
 /**
- * A particle world's collider contacts left on the GPU (`world.encodeColliderContacts`): the
- * records, their true count and indirect dispatch arguments for a kernel of yours, and `read()`.
+ * The mesh contacts read back (`world.meshContacts`), one entry a contact (in no particular order).
  *
  * @category Particle world
  */
-export class ColliderContacts {
-  /** vec4<u32> records: particle, box, the normal impulse's f32 bits, 0 (in no particular order). */
+export interface MeshContactList {
+  /** The particle's index. */
+  particles: Uint32Array;
+  /** The mesh's index (in the order `setMeshes` took them). */
+  meshes: Uint32Array;
+  /** The triangle's index in its mesh (as `createMesh` took them). */
+  triangles: Uint32Array;
+  /** The normal impulse of the step's last substep (mass × length / time, ≥ 0). */
+  impulses: Float32Array;
+}
+
+/**
+ * A particle world's contacts with its colliders left on the GPU: the records, their true count
+ * and indirect dispatch arguments for a kernel of yours, and `read()` (ColliderContacts for the
+ * boxes, MeshContacts for the meshes).
+ *
+ * @category Particle world
+ */
+export abstract class ContactRecords<L> {
+  /** vec4<u32> records (in no particular order): the layout is the subclass's. */
   records: GPUBuffer;
   /** Two u32: the true count of contacts (even past `capacity`), then 0 (a PairCounter's shape). */
   readonly counter: GPUBuffer;
@@ -42,12 +59,15 @@ export class ColliderContacts {
   /** The true count the last `read()` saw (the next encode into this result grows to it). */
   lastCount = 0;
 
-  /** @internal Made by the world's `encodeColliderContacts`. */
+  /** What the records are, for labels and errors ('collider contacts', 'mesh contacts'). */
+  protected abstract readonly what: string;
+
+  /** @internal Made by the world's `encodeColliderContacts` or `encodeMeshContacts`. */
   constructor(
     private readonly device: GPUDevice,
     capacity: number,
   ) {
-    this.records = ColliderContacts.recordsBuffer(device, capacity);
+    this.records = ContactRecords.recordsBuffer(device, capacity);
     this.counter = createBuffer(
       device,
       'collider contacts counter',
@@ -84,11 +104,10 @@ export class ColliderContacts {
   /** @internal Grows the records to hold `count` (before a recording); past a binding: CapacityError with the count. */
   reserve(count: number): void {
     if (count <= this.capacity) return;
-    const max = ColliderContacts.maxCapacity(this.device);
-    if (count > max)
-      throw new CapacityError('collider contacts', count, max, 'the device cannot bind more collider contacts');
+    const max = ContactRecords.maxCapacity(this.device);
+    if (count > max) throw new CapacityError(this.what, count, max, `the device cannot bind more ${this.what}`);
     this.records.destroy();
-    this.records = ColliderContacts.recordsBuffer(
+    this.records = ContactRecords.recordsBuffer(
       this.device,
       Math.min(max, Math.max(count, Math.ceil(this.capacity * 1.5))),
     );
@@ -98,28 +117,16 @@ export class ColliderContacts {
    * Reads the contacts back (after the encoder was submitted). Throws CapacityError with the
    * true count if they did not fit (encode into this result again: it grows to that count).
    */
-  async read(): Promise<ColliderContactList> {
+  async read(): Promise<L> {
     const count = new Uint32Array(await readBuffer(this.device, this.counter, 0, 4))[0];
     this.lastCount = count;
     if (count > this.capacity)
-      throw new CapacityError(
-        'collider contacts',
-        count,
-        this.capacity,
-        'encode into this result again (it grows to the count)',
-      );
-    const words = new Uint32Array(await readBuffer(this.device, this.records, 0, COLLIDER_CONTACT_BYTES * count));
-    const floats = new Float32Array(words.buffer);
-    const particles = new Uint32Array(count);
-    const boxes = new Uint32Array(count);
-    const impulses = new Float32Array(count);
-    for (let k = 0; k < count; k++) {
-      particles[k] = words[4 * k];
-      boxes[k] = words[4 * k + 1];
-      impulses[k] = floats[4 * k + 2];
-    }
-    return { particles, boxes, impulses };
+      throw new CapacityError(this.what, count, this.capacity, 'encode into this result again (it grows to the count)');
+    return this.decode(new Uint32Array(await readBuffer(this.device, this.records, 0, COLLIDER_CONTACT_BYTES * count)));
   }
+
+  /** The list from `count` records' words. */
+  protected abstract decode(words: Uint32Array): L;
 
   /** Frees the buffers. */
   destroy(): void {
@@ -130,25 +137,80 @@ export class ColliderContacts {
 }
 
 /**
+ * A particle world's box contacts left on the GPU (`world.encodeColliderContacts`): records of
+ * (particle, box, the normal impulse's f32 bits, 0).
+ *
+ * @category Particle world
+ */
+export class ColliderContacts extends ContactRecords<ColliderContactList> {
+  protected readonly what = 'collider contacts';
+
+  protected decode(words: Uint32Array): ColliderContactList {
+    const count = words.length / 4;
+    const floats = new Float32Array(words.buffer, words.byteOffset, words.length);
+    const particles = new Uint32Array(count);
+    const boxes = new Uint32Array(count);
+    const impulses = new Float32Array(count);
+    for (let k = 0; k < count; k++) {
+      particles[k] = words[4 * k];
+      boxes[k] = words[4 * k + 1];
+      impulses[k] = floats[4 * k + 2];
+    }
+    return { particles, boxes, impulses };
+  }
+}
+
+/**
+ * A particle world's mesh contacts left on the GPU (`world.encodeMeshContacts`): records of
+ * (particle, mesh, triangle, the normal impulse's f32 bits).
+ *
+ * @category Particle world
+ */
+export class MeshContacts extends ContactRecords<MeshContactList> {
+  protected readonly what = 'mesh contacts';
+
+  protected decode(words: Uint32Array): MeshContactList {
+    const count = words.length / 4;
+    const floats = new Float32Array(words.buffer, words.byteOffset, words.length);
+    const particles = new Uint32Array(count);
+    const meshes = new Uint32Array(count);
+    const triangles = new Uint32Array(count);
+    const impulses = new Float32Array(count);
+    for (let k = 0; k < count; k++) {
+      particles[k] = words[4 * k];
+      meshes[k] = words[4 * k + 1];
+      triangles[k] = words[4 * k + 2];
+      impulses[k] = floats[4 * k + 3];
+    }
+    return { particles, meshes, triangles, impulses };
+  }
+}
+
+/**
  * The result `encodeColliderContacts` records into: `into` (validated: the ColliderContacts of an
  * earlier call), or a new one for a world of `count` particles.
  */
-export function contactsInto(device: GPUDevice, into: unknown, count: number): ColliderContacts {
-  if (into !== undefined && !(into instanceof ColliderContacts))
-    throw new InvalidInputError('into', -1, RULES.option, 'the ColliderContacts of an earlier call, or undefined');
-  return into ?? new ColliderContacts(device, Math.max(1024, count));
+export function contactsInto<C extends ColliderContacts | MeshContacts>(
+  kind: new (device: GPUDevice, capacity: number) => C,
+  device: GPUDevice,
+  into: unknown,
+  count: number,
+): C {
+  if (into !== undefined && !(into instanceof kind))
+    throw new InvalidInputError('into', -1, RULES.option, `the ${kind.name} of an earlier call, or undefined`);
+  return (into as C | undefined) ?? new kind(device, Math.max(1024, count));
 }
 
 /**
  * Records the contacts into `contacts` with `encode`, submits and reads them back; when they did
  * not fit, grows `contacts` to their count and runs again (CapacityError past a binding).
  */
-export async function readColliderContacts(
+export async function readColliderContacts<L>(
   device: GPUDevice,
   calls: CallQueue,
-  contacts: ColliderContacts,
+  contacts: ContactRecords<L>,
   encode: (encoder: GPUCommandEncoder) => void,
-): Promise<ColliderContactList> {
+): Promise<L> {
   for (;;) {
     contacts.reserve(contacts.lastCount);
     const encoder = device.createCommandEncoder({ label: 'collider contacts' });
@@ -157,7 +219,7 @@ export async function readColliderContacts(
     try {
       return await calls.typed(contacts.read());
     } catch (error) {
-      if (!(error instanceof CapacityError) || contacts.lastCount > ColliderContacts.maxCapacity(device)) throw error;
+      if (!(error instanceof CapacityError) || contacts.lastCount > ContactRecords.maxCapacity(device)) throw error;
     }
   }
 }

@@ -9,6 +9,9 @@ import { validateOrientedBoxes } from '../validate.js';
 import { checkFloat32Array, checkValue, RULES } from '../checks.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, upload, bindingLimit } from '../gpu/buffers.js';
+import { packStruct } from '../layout.js';
+import { MeshFindParams } from '../../shaders/particles/layout.js';
+import type { ColliderMesh } from '../mesh/mesh.js';
 
 /**
  * The world's box colliders on the GPU (`world.colliderBuffers`), by box index, for a renderer or
@@ -23,6 +26,12 @@ export interface ColliderBuffers {
   velocities: GPUBuffer;
   /** Boxes set (`setColliders`). */
   count: number;
+  /**
+   * Mesh colliders set (`setMeshes`): their poses and velocities follow the boxes' (mesh m at
+   * collider `count` + m; the pose's second vec4 holds the mesh's reach from its centre, and the
+   * linear velocity's w is set for a step after the mesh was refitted).
+   */
+  meshes: number;
 }
 
 /**
@@ -77,14 +86,44 @@ export function packColliders(set: ColliderSet, maxBoxes: number): PackedCollide
   return { count, poses, velocities };
 }
 
-/** A world's box colliders on the GPU. */
-export class WorldColliders {
-  /** The buffers and the number of boxes set, or null before the first boxes. */
-  buffers: ColliderBuffers | null = null;
-  /** The poses as a step found them, for a step that runs again. */
-  private backup: GPUBuffer | null = null;
+/** A mesh collider as a step finds it: the mesh, its find's parameters (uniform), its index. */
+export interface MeshBinding {
+  mesh: ColliderMesh;
+  /** MeshFindParams (the pose and velocities copied in at each step's find). */
+  params: GPUBuffer;
+  /** Its place among the meshes (collider boxCount + index). */
+  index: number;
+}
 
-  constructor(private readonly device: GPUDevice) {}
+/** Meshes validated and packed for the GPU: poses (12 floats a mesh: centre, reach extents, quaternion) and velocities (8). */
+export interface PackedMeshes {
+  meshes: ColliderMesh[];
+  poses: Float32Array;
+  velocities: Float32Array;
+}
+
+/**
+ * The world's colliders on the GPU: the boxes (`setColliders`), then the meshes (`setMeshes`):
+ * collider boxCount + m is mesh m, so the boxes' motion passes move a kinematic mesh too.
+ */
+export class WorldColliders {
+  /** The buffers and the number of boxes set, or null before the first colliders. */
+  buffers: ColliderBuffers | null = null;
+  /** The poses as a step found them, for a step that runs again (and a scratch for moves). */
+  private backup: GPUBuffer | null = null;
+  /** The meshes set, with their find parameters. */
+  meshes: MeshBinding[] = [];
+  /** Each mesh's refit count when a step last flagged it (the flag wakes the particles on it). */
+  private seen: number[] = [];
+  /** Whether each mesh's deformation flag is set now in the velocities (the linear velocity's w). */
+  private flagged: boolean[] = [];
+  /** 1.0 and 0.0 (f32), copied into a mesh's flag. */
+  private readonly flags: GPUBuffer;
+
+  constructor(private readonly device: GPUDevice) {
+    this.flags = createBuffer(device, 'mesh deformation flags', 8, BufferUsage.COPY_SRC | BufferUsage.COPY_DST);
+    upload(device, this.flags, new Float32Array([1, 0]));
+  }
 
   /** The most boxes one binding holds. */
   static maxBoxes(device: GPUDevice): number {
@@ -96,42 +135,158 @@ export class WorldColliders {
     return this.buffers?.count ?? 0;
   }
 
-  /** Uploads `packed` (through the queue), growing the buffers when they hold fewer boxes. */
-  set(packed: PackedColliders): void {
+  /** Boxes and meshes. */
+  get total(): number {
+    return this.count + this.meshes.length;
+  }
+
+  /**
+   * Room for `total` colliders, with the colliders in [from, from + count) moved to `to` (poses
+   * and velocities, on the GPU: kinematic ones have moved there).
+   */
+  private reserve(total: number, moves: { from: number; to: number; count: number }[]): void {
     const held = this.buffers ? this.buffers.poses.size / POSE_BYTES : 0;
-    if (packed.count > held) {
-      this.destroy();
-      const room = Math.max(packed.count, Math.min(WorldColliders.maxBoxes(this.device), Math.ceil(held * 1.5)));
+    const encoder = this.device.createCommandEncoder({ label: 'colliders moved' });
+    const moved = moves.filter((m) => m.count > 0);
+    if (total > held || !this.buffers) {
+      const room = Math.max(total, 1, Math.min(WorldColliders.maxBoxes(this.device), Math.ceil(held * 1.5)));
       const usage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
+      const old = this.buffers;
+      const oldBackup = this.backup;
       this.buffers = {
         poses: createBuffer(this.device, 'collider poses', POSE_BYTES * room, usage | BufferUsage.VERTEX),
         velocities: createBuffer(this.device, 'collider velocities', VELOCITY_BYTES * room, usage),
-        count: packed.count,
+        count: old?.count ?? 0,
+        meshes: old?.meshes ?? 0,
       };
       this.backup = createBuffer(this.device, 'collider poses backup', POSE_BYTES * room, usage);
+      if (old) {
+        for (const m of moved) {
+          encoder.copyBufferToBuffer(
+            old.poses,
+            POSE_BYTES * m.from,
+            this.buffers.poses,
+            POSE_BYTES * m.to,
+            POSE_BYTES * m.count,
+          );
+          encoder.copyBufferToBuffer(
+            old.velocities,
+            VELOCITY_BYTES * m.from,
+            this.buffers.velocities,
+            VELOCITY_BYTES * m.to,
+            VELOCITY_BYTES * m.count,
+          );
+        }
+        this.device.queue.submit([encoder.finish()]);
+        old.poses.destroy();
+        old.velocities.destroy();
+        oldBackup?.destroy();
+      }
+      return;
     }
-    if (!this.buffers) return;
-    this.buffers.count = packed.count;
-    upload(this.device, this.buffers.poses, packed.poses);
-    upload(this.device, this.buffers.velocities, packed.velocities);
+    const b = this.buffers;
+    for (const m of moved.filter((x) => x.from !== x.to)) {
+      encoder.copyBufferToBuffer(b.poses, POSE_BYTES * m.from, this.backup!, 0, POSE_BYTES * m.count);
+      encoder.copyBufferToBuffer(this.backup!, 0, b.poses, POSE_BYTES * m.to, POSE_BYTES * m.count);
+      encoder.copyBufferToBuffer(b.velocities, VELOCITY_BYTES * m.from, this.backup!, 0, VELOCITY_BYTES * m.count);
+      encoder.copyBufferToBuffer(this.backup!, 0, b.velocities, VELOCITY_BYTES * m.to, VELOCITY_BYTES * m.count);
+    }
+    this.device.queue.submit([encoder.finish()]);
   }
 
-  /** Records a copy of the poses (a step moves the kinematic boxes), for `restore`. */
+  /** Uploads the boxes `packed` (through the queue), the meshes' poses kept after them. */
+  set(packed: PackedColliders): void {
+    const meshes = this.meshes.length;
+    if (!this.buffers && packed.count === 0) return;
+    this.reserve(packed.count + meshes, [{ from: this.count, to: packed.count, count: meshes }]);
+    const b = this.buffers!;
+    b.count = packed.count;
+    if (packed.count > 0) {
+      upload(this.device, b.poses, packed.poses);
+      upload(this.device, b.velocities, packed.velocities);
+    }
+    this.writeMeshParams();
+  }
+
+  /** Uploads the meshes `packed` after the boxes (their poses and velocities as given). */
+  setMeshes(packed: PackedMeshes): void {
+    const boxes = this.count;
+    this.reserve(boxes + packed.meshes.length, [{ from: 0, to: 0, count: boxes }]);
+    const b = this.buffers!;
+    b.meshes = packed.meshes.length;
+    for (const old of this.meshes.slice(packed.meshes.length)) old.params.destroy();
+    this.meshes = packed.meshes.map(
+      (mesh, index) =>
+        ({
+          mesh,
+          index,
+          params:
+            this.meshes[index]?.params ??
+            createBuffer(
+              this.device,
+              'mesh find params',
+              MeshFindParams.size,
+              BufferUsage.UNIFORM | BufferUsage.COPY_DST,
+            ),
+        }) satisfies MeshBinding,
+    );
+    this.seen = packed.meshes.map((mesh) => mesh.version);
+    this.flagged = packed.meshes.map(() => false);
+    if (packed.meshes.length > 0) {
+      this.device.queue.writeBuffer(b.poses, POSE_BYTES * boxes, packed.poses);
+      this.device.queue.writeBuffer(b.velocities, VELOCITY_BYTES * boxes, packed.velocities);
+    }
+    this.writeMeshParams();
+  }
+
+  /** Each mesh's find parameters that do not change in a step: its index, triangles and first id. */
+  private writeMeshParams(): void {
+    let idBase = this.count;
+    for (const m of this.meshes) {
+      this.device.queue.writeBuffer(
+        m.params,
+        0,
+        packStruct(MeshFindParams, { mesh: m.index, triangleCount: m.mesh.triangleCount, idBase }),
+      );
+      idBase += m.mesh.triangleCount;
+    }
+  }
+
+  /**
+   * Records, before a step, each mesh's deformation flag: set for the step after a refit (its
+   * particles then wake), clear after.
+   */
+  markDeformed(encoder: GPUCommandEncoder): void {
+    const b = this.buffers;
+    if (!b) return;
+    this.meshes.forEach((m, i) => {
+      const deformed = m.mesh.version !== this.seen[i];
+      this.seen[i] = m.mesh.version;
+      if (deformed === this.flagged[i]) return;
+      this.flagged[i] = deformed;
+      encoder.copyBufferToBuffer(this.flags, deformed ? 0 : 4, b.velocities, VELOCITY_BYTES * (b.count + i) + 12, 4);
+    });
+  }
+
+  /** Records a copy of the poses (a step moves the kinematic colliders), for `restore`. */
   save(encoder: GPUCommandEncoder): void {
-    if (this.buffers && this.buffers.count > 0)
-      encoder.copyBufferToBuffer(this.buffers.poses, 0, this.backup!, 0, POSE_BYTES * this.buffers.count);
+    if (this.buffers && this.total > 0)
+      encoder.copyBufferToBuffer(this.buffers.poses, 0, this.backup!, 0, POSE_BYTES * this.total);
   }
 
   /** Records putting back what `save` copied. */
   restore(encoder: GPUCommandEncoder): void {
-    if (this.buffers && this.buffers.count > 0)
-      encoder.copyBufferToBuffer(this.backup!, 0, this.buffers.poses, 0, POSE_BYTES * this.buffers.count);
+    if (this.buffers && this.total > 0)
+      encoder.copyBufferToBuffer(this.backup!, 0, this.buffers.poses, 0, POSE_BYTES * this.total);
   }
 
   destroy(): void {
     this.buffers?.poses.destroy();
     this.buffers?.velocities.destroy();
     this.backup?.destroy();
+    for (const m of this.meshes) m.params.destroy();
+    this.flags.destroy();
+    this.meshes = [];
     this.buffers = null;
     this.backup = null;
   }

@@ -15,5 +15,12 @@ export type {
   ContactSearches,
   ColliderSet,
   ColliderBuffers,
+  MeshCollider,
 } from './world.js';
-export { ColliderContacts, type ColliderContactList } from './colliderContacts.js';
+export {
+  ColliderContacts,
+  MeshContacts,
+  ContactRecords,
+  type ColliderContactList,
+  type MeshContactList,
+} from './colliderContacts.js';

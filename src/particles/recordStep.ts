@@ -40,6 +40,9 @@ import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
 import type { StepParams } from './step.js';
 import type { SolverBuffers } from './solverBuffers.js';
 import type { SolverPipelines, BindGroupCache } from './solverPipelines.js';
+import type { MeshBinding } from './colliders.js';
+import { meshFindBindings } from '../../shaders/particles/meshes.wgsl.js';
+import { MeshFindParams } from '../../shaders/particles/layout.js';
 
 const WG = WORKGROUP_SIZE.particles;
 
@@ -49,8 +52,11 @@ export interface ParticleState {
   spheres: GPUBuffer;
   /** vx, vy, vz, inverse mass per particle. */
   velocities: GPUBuffer;
-  /** Box colliders: poses (centre, half extents, unit quaternion: three vec4 a box) and velocities (linear, angular: two vec4), `count` boxes (0: none). */
-  colliders?: { poses: GPUBuffer; velocities: GPUBuffer; count: number };
+  /**
+   * Colliders: poses (centre, half extents, unit quaternion: three vec4 a box) and velocities
+   * (linear, angular: two vec4) of `count` boxes, then of the `meshes` (src/particles/colliders.ts).
+   */
+  colliders?: { poses: GPUBuffer; velocities: GPUBuffer; count: number; meshes: readonly MeshBinding[] };
 }
 
 /** Solver settings for one step (validated by the world): the CPU twin's, and the count. */
@@ -99,7 +105,8 @@ export class StepRecorder {
 
   /** Records the whole step: search or carry, colliders, sleep and split, substeps, write-back. */
   record(layout: GridLayout): void {
-    const colliders = this.state.colliders && this.state.colliders.count > 0 ? this.state.colliders : null;
+    const c = this.state.colliders;
+    const colliders = c && c.count + c.meshes.length > 0 ? c : null;
     const b = this.parts.buffers;
     this.encoder.clearBuffer(b.stats, 0, ParticleStats.offsets.entriesNeeded); // largest speeds, touching pairs, moves
     if (colliders) this.boxSpeed(colliders);
@@ -276,7 +283,7 @@ export class StepRecorder {
         colliderVelocities: colliders.velocities,
         stats: b.stats,
       }),
-      ceilDiv(colliders.count, WG),
+      ceilDiv(colliders.count + colliders.meshes.length, WG),
     );
     this.encoder.copyBufferToBuffer(
       b.stats,
@@ -305,23 +312,46 @@ export class StepRecorder {
       ceilDiv(cells.size / 4, WG),
     );
     encoder.clearBuffer(b.found.buffer, 0, 4 * n);
-    this.runGroups(
-      'collider find',
-      pipelines.find(layout),
-      groups.get(`collider find ${p}`, colliderFindBindings, {
-        grid: grid.params,
-        params,
-        colliderPoses: colliders.poses,
-        colliderVelocities: colliders.velocities,
-        cellStart: grid.cellStart.buffer,
-        current: grid.sorted.buffer,
-        bodies: b.bodies[0],
-        found: b.found.buffer,
-        stats: b.stats,
-        anchors: b.anchors,
-      }),
-      ceilDiv(colliders.count, WG),
-    );
+    if (colliders.count > 0)
+      this.runGroups(
+        'collider find',
+        pipelines.find(layout),
+        groups.get(`collider find ${p}`, colliderFindBindings, {
+          grid: grid.params,
+          params,
+          colliderPoses: colliders.poses,
+          colliderVelocities: colliders.velocities,
+          cellStart: grid.cellStart.buffer,
+          current: grid.sorted.buffer,
+          bodies: b.bodies[0],
+          found: b.found.buffer,
+          stats: b.stats,
+          anchors: b.anchors,
+        }),
+        ceilDiv(colliders.count, WG),
+      );
+    for (const m of colliders.meshes) {
+      // The mesh's pose and velocities now (a kinematic mesh moved in the last step) into its find's parameters.
+      const k = colliders.count + m.index;
+      encoder.copyBufferToBuffer(colliders.poses, 48 * k, m.params, MeshFindParams.offsets.centre, 48);
+      encoder.copyBufferToBuffer(colliders.velocities, 32 * k, m.params, MeshFindParams.offsets.linear, 32);
+      this.run(
+        'mesh find',
+        pipelines.meshes().find,
+        groups.get(`mesh find ${p} ${m.index}`, meshFindBindings, {
+          params,
+          mesh: m.params,
+          current: grid.sorted.buffer,
+          bodies: b.bodies[0],
+          nodes: m.mesh.tree.nodes,
+          sorted: m.mesh.tree.sorted,
+          ids: m.mesh.tree.ids,
+          edgeFlags: m.mesh.edgeFlags(),
+          found: b.found.buffer,
+          stats: b.stats,
+        }),
+      );
+    }
     this.run(
       'collider list',
       pipelines.fixed.colliderList,
@@ -334,6 +364,7 @@ export class StepRecorder {
         colliderPoses: colliders.poses,
         colliderVelocities: colliders.velocities,
         rest: b.rest,
+        slotTriangles: b.slotTriangles.buffer,
       }),
     );
   }
@@ -397,7 +428,7 @@ export class StepRecorder {
     const { buffers: b, pipelines, groups, grid } = this.parts;
     const [A, B] = b.bodies;
     const contacts = b.contacts.buffer;
-    const boxGroups = colliders ? ceilDiv(colliders.count, WG) : 0;
+    const boxGroups = colliders ? ceilDiv(colliders.count + colliders.meshes.length, WG) : 0;
     const step = (bodiesIn: GPUBuffer, bodiesOut: GPUBuffer) => ({
       params,
       sorted: grid.sorted.buffer,
@@ -435,6 +466,7 @@ export class StepRecorder {
             slots: b.slots.buffer,
             colliderPoses: colliders.poses,
             colliderVelocities: colliders.velocities,
+            slotTriangles: b.slotTriangles.buffer,
           }),
           'busy',
         );

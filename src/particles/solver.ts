@@ -25,6 +25,7 @@
  */
 import { gridLayoutOf } from '../../shaders/spatial/grid.wgsl.js';
 import { colliderContactsBindings, colliderContactsArgsBindings } from '../../shaders/particles/colliders.wgsl.js';
+import { TRIANGLE_WORDS, meshContactsBindings } from '../../shaders/particles/meshes.wgsl.js';
 import { setPipelineAndGroup } from '../gpu/pipeline.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
 import { bindingLimit } from '../gpu/buffers.js';
@@ -71,6 +72,8 @@ export class ParticleSolver implements SolverParts {
   readonly reuse: GPUBuffer;
   /** Collider slots a particle holds (ParticleColliderContact, in each of two halves). */
   boxSlots = FIRST_BOX_SLOTS;
+  /** Whether the world has had mesh colliders (the found triangles and the slots' triangles have room). */
+  private meshes = false;
   readonly pipelines: SolverPipelines;
   readonly buffers: SolverBuffers;
   /** Bind groups by name, with the buffers they were made of. */
@@ -131,12 +134,28 @@ export class ParticleSolver implements SolverParts {
     const grown =
       slots > this.boxSlots ? Math.min(max, Math.max(slots, 2 * this.boxSlots)) : Math.min(this.boxSlots, max);
     const bytes = 2 * this.capacity * grown * ParticleColliderContact.size;
-    if (grown === this.boxSlots && this.buffers.slots.buffer.size >= bytes) return;
+    const foundBytes = 4 * this.capacity * (1 + grown * (this.meshes ? 1 + TRIANGLE_WORDS : 1));
+    if (
+      grown === this.boxSlots &&
+      this.buffers.slots.buffer.size >= bytes &&
+      this.buffers.found.buffer.size >= foundBytes
+    )
+      return;
     this.boxSlots = grown;
-    this.buffers.found.ensure(4 * this.capacity * (1 + grown));
+    this.buffers.found.ensure(foundBytes);
+    if (this.meshes) this.buffers.slotTriangles.ensure(4 * TRIANGLE_WORDS * this.capacity * grown);
     this.buffers.slots.ensure(bytes);
     this.groups.clear();
     this.emptySlots();
+  }
+
+  /** Makes room for mesh colliders' contacts in the collider slots (once, with the first meshes). */
+  enableMeshes(): void {
+    if (this.meshes) return;
+    this.meshes = true;
+    this.ensureBoxSlots(Math.max(1, Math.min(this.boxSlots, this.maxBoxSlots())));
+    this.buffers.slotTriangles.ensure(4 * TRIANGLE_WORDS * this.capacity * this.boxSlots);
+    this.groups.clear();
   }
 
   /** Every collider contact starts again cold (other boxes under the same indices). */
@@ -272,7 +291,7 @@ export class ParticleSolver implements SolverParts {
    * colliders, into a new slot of the log (through the queue): steps recorded before, not yet
    * submitted, keep theirs.
    */
-  setStep(settings: StepSettings, boxCount = 0): void {
+  setStep(settings: StepSettings, boxCount = 0, meshCount = 0): void {
     const h = settings.dt / settings.substeps;
     // The lists were made for these: others may need pairs the lists lack.
     const listing = [settings.count, settings.margin, settings.skin, settings.dt].join(' ');
@@ -319,6 +338,7 @@ export class ParticleSolver implements SolverParts {
           boxCount,
           boxSlots: this.boxSlots,
           boxSpeed: 0, // colliderSpeed's, copied here on the GPU every step with boxes
+          meshCount,
         }),
       );
     }
@@ -349,28 +369,43 @@ export class ParticleSolver implements SolverParts {
   }
 
   /**
-   * Records the last recorded step's collider contacts into `records` (vec4<u32>: particle, box,
-   * normal impulse's bits, 0), their true count into `counter` (2 u32, cleared here) and the
+   * Records the last recorded step's box contacts (`kind` 'boxes': vec4<u32> records of particle,
+   * box, normal impulse's bits, 0) or mesh contacts ('meshes': particle, mesh, triangle, normal
+   * impulse's bits) into `records`, their true count into `counter` (2 u32, cleared here) and the
    * indirect arguments covering them into `dispatch`.
    */
   encodeColliderContacts(
+    kind: 'boxes' | 'meshes',
     encoder: GPUCommandEncoder,
     count: number,
     out: { records: GPUBuffer; counter: GPUBuffer; dispatch: GPUBuffer },
   ): void {
     const params = this.buffers.params[1 - this.parity];
     encoder.clearBuffer(out.counter);
-    const pass = encoder.beginComputePass({ label: 'collider contacts' });
-    setPipelineAndGroup(
-      pass,
-      this.pipelines.fixed.colliderContacts,
-      colliderContactsBindings.bind(this.device, 'collider contacts', {
-        params,
-        slots: this.buffers.slots.buffer,
-        records: out.records,
-        counter: out.counter,
-      }),
-    );
+    const pass = encoder.beginComputePass({ label: `${kind === 'boxes' ? 'collider' : 'mesh'} contacts` });
+    if (kind === 'boxes')
+      setPipelineAndGroup(
+        pass,
+        this.pipelines.fixed.colliderContacts,
+        colliderContactsBindings.bind(this.device, 'collider contacts', {
+          params,
+          slots: this.buffers.slots.buffer,
+          records: out.records,
+          counter: out.counter,
+        }),
+      );
+    else
+      setPipelineAndGroup(
+        pass,
+        this.pipelines.meshes().contacts,
+        meshContactsBindings.bind(this.device, 'mesh contacts', {
+          params,
+          slots: this.buffers.slots.buffer,
+          slotTriangles: this.buffers.slotTriangles.buffer,
+          records: out.records,
+          counter: out.counter,
+        }),
+      );
     dispatchFolded(pass, ceilDiv(Math.max(count, 1), WG), this.maxWorkgroupsPerDimension);
     pass.end();
     const args = encoder.beginComputePass({ label: 'collider contacts args' });

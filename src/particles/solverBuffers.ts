@@ -65,6 +65,11 @@ export class SolverBuffers {
   readonly slots: GrowableBuffer;
   /** The grid's bucket offsets as the last search left them (colliderCells). */
   readonly savedCells: GrowableBuffer;
+  /**
+   * The triangle of each collider slot of this step's half that holds one (three vec4f: its
+   * vertices in the mesh's frame, mesh, triangle and flags in their w; grown with the first meshes).
+   */
+  readonly slotTriangles: GrowableBuffer;
 
   constructor(device: GPUDevice, capacity: number, entryCapacity: number) {
     const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
@@ -110,6 +115,8 @@ export class SolverBuffers {
     this.slots = new GrowableBuffer(device, 'collider slots', storage);
     this.slots.ensure(ParticleColliderContact.size);
     this.savedCells = new GrowableBuffer(device, 'collider saved cells', storage);
+    this.slotTriangles = new GrowableBuffer(device, 'collider slot triangles', storage);
+    this.slotTriangles.ensure(48);
   }
 
   destroy(): void {
@@ -136,5 +143,6 @@ export class SolverBuffers {
     this.found.destroy();
     this.slots.destroy();
     this.savedCells.destroy();
+    this.slotTriangles.destroy();
   }
 }

@@ -31,6 +31,12 @@ import {
   colliderMoveShader,
   colliderSpeedShader,
 } from '../../shaders/particles/boxMotion.wgsl.js';
+import {
+  meshFindBindings,
+  meshFindShader,
+  meshContactsBindings,
+  meshContactsShader,
+} from '../../shaders/particles/meshes.wgsl.js';
 import { gridLayoutName, type GridLayout } from '../../shaders/spatial/grid.wgsl.js';
 import {
   gatherBindings,
@@ -140,6 +146,22 @@ export class SolverPipelines {
       busyArgs: make(busyArgsBindings, 'particleBusyArgs', particleBusyArgsShader()),
       writeBack: make(writeBackBindings, 'particleWriteBack', particleWriteBackShader()),
     };
+  }
+
+  /** The mesh colliders' pipelines (made on first use: a world without meshes never compiles them). */
+  private meshPipelines: { find: GPUComputePipeline; contacts: GPUComputePipeline } | null = null;
+
+  /** meshFind and meshContacts. */
+  meshes(): { find: GPUComputePipeline; contacts: GPUComputePipeline } {
+    if (!this.meshPipelines) {
+      const make = (decl: Pick<Bindings<string>, 'layout'>, entry: string, code: string): GPUComputePipeline =>
+        computePipeline(this.device, entry, [decl.layout(this.device, entry)], code, entry, { WG });
+      this.meshPipelines = {
+        find: make(meshFindBindings, 'meshFind', meshFindShader()),
+        contacts: make(meshContactsBindings, 'meshContacts', meshContactsShader()),
+      };
+    }
+    return this.meshPipelines;
   }
 
   /** colliderFind for the grid `layout`. */

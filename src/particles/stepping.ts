@@ -13,6 +13,7 @@ import { GpuTimer, type Profile } from '../gpu/timer.js';
 import { ParticleStats, ParticleReuse } from '../../shaders/particles/layout.js';
 import type { ParticleSolver } from './solver.js';
 import { WorldColliders, packColliders, type ColliderSet } from './colliders.js';
+import { packMeshes } from './meshColliders.js';
 import type { WorldState } from './state.js';
 import type { StepParams } from './step.js';
 
@@ -59,9 +60,32 @@ export class WorldStepper {
   /** Records `steps` steps of `settings` (the particles' count included) into `encoder`. */
   record(encoder: GPUCommandEncoder, settings: StepParams & { count: number }, steps: number, timer?: GpuTimer): void {
     const boxes = this.colliders.count;
-    this.solver.setStep(settings, boxes);
-    const state = boxes > 0 ? { ...this.state.buffers, colliders: this.colliders.buffers! } : this.state.buffers;
-    for (let k = 0; k < steps; k++) this.solver.encode(encoder, state, settings, timer);
+    const meshes = this.colliders.meshes;
+    this.solver.setStep(settings, boxes, meshes.length);
+    const state =
+      boxes + meshes.length > 0
+        ? { ...this.state.buffers, colliders: { ...this.colliders.buffers!, meshes } }
+        : this.state.buffers;
+    for (let k = 0; k < steps; k++) {
+      this.colliders.markDeformed(encoder);
+      this.solver.encode(encoder, state, settings, timer);
+    }
+  }
+
+  /**
+   * `setMeshes`: validates and packs `list`, makes room for the meshes' contacts in the collider
+   * slots, sets the meshes after the boxes. Other meshes than before (or in another order) wake
+   * every particle, cold: their triangles' ids name other triangles now.
+   */
+  setMeshes(list: unknown): void {
+    const packed = packMeshes(list, this.device, this.colliders.count);
+    if (packed.meshes.length > 0) {
+      this.solver.enableMeshes();
+      for (const mesh of packed.meshes) mesh.edgeFlags();
+    }
+    const before = this.colliders.meshes.map((m) => m.mesh);
+    if (before.length !== packed.meshes.length || before.some((m, i) => m !== packed.meshes[i])) this.solver.wake();
+    this.colliders.setMeshes(packed);
   }
 
   /** `setColliders`: validates and packs `set`, sizes the particles' collider slots, sets the boxes. */
@@ -71,7 +95,8 @@ export class WorldStepper {
     if (packed.count > 0)
       this.solver.ensureBoxSlots(Math.max(1, Math.min(this.solver.boxSlots, this.solver.maxBoxSlots())));
     // Boxes added or removed: every particle wakes, cold (a sleeper on a box that went would
-    // hang in the air; other boxes under the same indices would warm-start wrong contacts).
+    // hang in the air; other boxes under the same indices, and the meshes' triangles under ids
+    // moved by the count, would warm-start wrong contacts).
     if (packed.count !== this.colliders.count) this.solver.wake();
     this.colliders.set(packed);
   }

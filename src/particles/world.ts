@@ -22,9 +22,12 @@ import { ParticleSolver } from './solver.js';
 import {
   contactsInto,
   readColliderContacts,
-  type ColliderContacts,
+  ColliderContacts,
+  MeshContacts,
   type ColliderContactList,
+  type MeshContactList,
 } from './colliderContacts.js';
+import type { MeshCollider } from './meshColliders.js';
 import { WorldColliders, type ColliderSet, type ColliderBuffers } from './colliders.js';
 import type { StepParams } from './step.js';
 import { WorldCasts, type CastTarget } from './casts.js';
@@ -54,6 +57,7 @@ import {
 import { WorldStepper, checkTimer, type ContactSearches } from './stepping.js';
 
 export type { ColliderSet, ColliderBuffers } from './colliders.js';
+export type { MeshCollider } from './meshColliders.js';
 export { SKIN_OF_RADIUS, SLEEP_SPEED_OF_RADIUS } from './settings.js';
 export type { ParticleParameters, ParticleParametersNow, ParticleWorldOptions } from './settings.js';
 export { defaultInverseMass } from './state.js';
@@ -129,6 +133,8 @@ export class ParticleWorld {
   private readonly stepper: WorldStepper;
   /** The buffers `colliderContacts` reads through, kept between calls. */
   private contactsOut: ColliderContacts | null = null;
+  /** The buffers `meshContacts` reads through, kept between calls. */
+  private meshContactsOut: MeshContacts | null = null;
   /**
    * Calls that change the world through the queue (setParticles, setParticle, setParameters,
    * step, encode) or read it there (read, the counts, raycast, sphereCast: their copies are
@@ -310,9 +316,9 @@ export class ParticleWorld {
   encodeColliderContacts(encoder: GPUCommandEncoder, into?: ColliderContacts): ColliderContacts {
     this.calls.checkUsable();
     checkEncoder(encoder);
-    const contacts = contactsInto(this.device, into, this.count);
+    const contacts = contactsInto(ColliderContacts, this.device, into, this.count);
     contacts.reserve(contacts.lastCount);
-    this.solver.encodeColliderContacts(encoder, this.count, contacts);
+    this.solver.encodeColliderContacts('boxes', encoder, this.count, contacts);
     return contacts;
   }
 
@@ -324,10 +330,74 @@ export class ParticleWorld {
   async colliderContacts(): Promise<ColliderContactList> {
     this.calls.checkUsable();
     this.edits++;
-    const contacts = contactsInto(this.device, this.contactsOut ?? undefined, this.count);
+    const contacts = contactsInto(ColliderContacts, this.device, this.contactsOut ?? undefined, this.count);
     this.contactsOut = contacts;
     return readColliderContacts(this.device, this.calls, contacts, (encoder) =>
-      this.solver.encodeColliderContacts(encoder, this.count, contacts),
+      this.solver.encodeColliderContacts('boxes', encoder, this.count, contacts),
+    );
+  }
+
+  /**
+   * Sets the world's mesh colliders: triangle meshes made by `collider.createMesh` on this
+   * world's device, which the particles collide with in the same solve as their own contacts
+   * and the boxes (each triangle an infinitely heavy body: restitution, friction, warm start,
+   * position correction). A particle touches a triangle at its closest point, from either side
+   * (a one-triangle-thick shell holds); where two triangles meet in one plane (or nearly), the
+   * edge between them pushes along the faces' normal, so a particle rolls across a tessellated
+   * floor as across one box. `pose` (centre, quaternion x, y, z, w) places the mesh's vertices;
+   * `velocity` (linear, then angular in rad/s about the pose's centre) makes it kinematic: each
+   * step moves it (its pose integrated with the substeps, as a kinematic box's) and what touches
+   * it gets its surface velocity. `mesh.refit` (or `mesh.encodeRefit` recorded before a step)
+   * deforms it: the next step wakes the particles touching it. Called again with the same meshes
+   * in the same order, it sets new poses and velocities and keeps the contacts' warm start; other
+   * meshes wake every particle, cold. `[]` removes them; the boxes stay. Invalid input throws
+   * InvalidInputError naming the argument, the mesh and the rule, and the world keeps its last
+   * meshes.
+   *
+   * @example
+   * ```ts
+   * const collider = await Collider.create({ device: world.device });
+   * const terrain = collider.createMesh({ positions, indices });
+   * // The terrain where it is, and a paddle mesh turning at 2 rad/s about y.
+   * world.setMeshes([
+   *   { mesh: terrain },
+   *   { mesh: paddle, pose: [0, 1, 0, 0, 0, 0, 1], velocity: [0, 0, 0, 0, 2, 0] },
+   * ]);
+   * ```
+   */
+  setMeshes(meshes: readonly MeshCollider[]): void {
+    this.calls.checkUsable();
+    this.stepper.setMeshes(meshes);
+    this.edits++;
+  }
+
+  /**
+   * Records, into `encoder`, the mesh contacts of the last step recorded before it: which
+   * particle touches which triangle of which mesh, with the normal impulse of the step's last
+   * substep, left on the GPU ({@link MeshContacts}: records, the true count even past capacity,
+   * indirect arguments); its `read()` answers after the submission. Pass the last result as
+   * `into` to reuse its buffers.
+   */
+  encodeMeshContacts(encoder: GPUCommandEncoder, into?: MeshContacts): MeshContacts {
+    this.calls.checkUsable();
+    checkEncoder(encoder);
+    const contacts = contactsInto(MeshContacts, this.device, into, this.count);
+    contacts.reserve(contacts.lastCount);
+    this.solver.encodeColliderContacts('meshes', encoder, this.count, contacts);
+    return contacts;
+  }
+
+  /**
+   * The mesh contacts of the last step (particles, meshes, triangles and normal impulses, one
+   * entry a contact, in no particular order), read back; none is dropped.
+   */
+  async meshContacts(): Promise<MeshContactList> {
+    this.calls.checkUsable();
+    this.edits++;
+    const contacts = contactsInto(MeshContacts, this.device, this.meshContactsOut ?? undefined, this.count);
+    this.meshContactsOut = contacts;
+    return readColliderContacts(this.device, this.calls, contacts, (encoder) =>
+      this.solver.encodeColliderContacts('meshes', encoder, this.count, contacts),
     );
   }
 
@@ -470,6 +540,7 @@ export class ParticleWorld {
     this.state.destroy();
     this.colliders.destroy();
     this.contactsOut?.destroy();
+    this.meshContactsOut?.destroy();
     this.solver.destroy();
     this.casts.destroy();
     if (this.ownsDevice) this.device.destroy();

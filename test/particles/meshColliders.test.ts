@@ -1,0 +1,295 @@
+/**
+ * Mesh colliders in the particle world (world.setMeshes, CONTRACT "Mesh colliders"): behaviour
+ * over many steps (a tessellated floor against one box, no tunnelling through a one-triangle
+ * shell up to 600 m/s, a ramp that holds or slides, a moving mesh that pushes, a refit that
+ * lifts), the contacts out, and bad input.
+ */
+import { describe, it, expect } from 'vitest';
+import { useGpu } from '../support/gpu.js';
+import { createParticleWorld, type ParticleWorld, type ParticleWorldOptions } from '../../src/particles/index.js';
+import type { ColliderMesh } from '../../src/mesh/mesh.js';
+import { InvalidInputError } from '../../src/errors.js';
+import { RULES } from '../../src/checks.js';
+import { closestPointOnTriangle } from '../../src/reference/triangle.js';
+
+const gpu = useGpu();
+const LONG = 600_000;
+
+async function withWorld<T>(
+  options: Omit<ParticleWorldOptions, 'device'>,
+  body: (world: ParticleWorld) => Promise<T>,
+): Promise<T> {
+  const world = await createParticleWorld({ device: gpu.device, ...options });
+  try {
+    return await body(world);
+  } finally {
+    world.destroy();
+  }
+}
+
+/** A G×G grid of quads (two triangles each) over [-half, half]² in the plane y = 0 (normals +y). */
+function floorGrid(G: number, half: number): { positions: Float32Array; indices: Uint32Array } {
+  const positions: number[] = [];
+  const indices: number[] = [];
+  for (let i = 0; i <= G; i++)
+    for (let j = 0; j <= G; j++) positions.push(-half + (2 * half * i) / G, 0, -half + (2 * half * j) / G);
+  for (let i = 0; i < G; i++)
+    for (let j = 0; j < G; j++) {
+      const a = i * (G + 1) + j;
+      indices.push(a, a + 1, a + G + 1, a + 1, a + G + 2, a + G + 1);
+    }
+  return { positions: new Float32Array(positions), indices: new Uint32Array(indices) };
+}
+
+/** A wall of two triangles in the plane x = 0, spanning y and z over [-half, half]. */
+function wallQuad(half: number): { positions: Float32Array; indices: Uint32Array } {
+  return {
+    positions: new Float32Array([0, -half, -half, 0, half, -half, 0, -half, half, 0, half, half]),
+    indices: new Uint32Array([0, 1, 2, 1, 3, 2]),
+  };
+}
+
+async function meshOf(input: { positions: Float32Array; indices: Uint32Array }): Promise<ColliderMesh> {
+  const mesh = gpu.collider.createMesh(input);
+  await mesh.ready;
+  return mesh;
+}
+
+/** A quaternion turning by `angle` about z. */
+const aboutZ = (angle: number): number[] => [0, 0, Math.sin(angle / 2), Math.cos(angle / 2)];
+
+describe('mesh colliders, over many steps', () => {
+  it('a particle slides as far across a 16×16 tessellated floor as across one box (within 1%), and rests on it', {
+    timeout: LONG,
+  }, async () => {
+    const slide = async (floor: 'box' | 'mesh'): Promise<{ x: number; y: number }> => {
+      const mesh = floor === 'mesh' ? await meshOf(floorGrid(16, 4)) : null;
+      try {
+        return await withWorld({ capacity: 16, bounds: [-6, -2, -6, 6, 4, 6] }, async (world) => {
+          world.setParameters({ gravity: [0, -9.8, 0], friction: 0.3, restitution: 0 });
+          if (mesh) world.setMeshes([{ mesh }]);
+          else world.setColliders({ boxes: new Float32Array([0, -0.5, 0, 4, 0.5, 4, 0, 0, 0, 1]) });
+          // Along a path that crosses the grid's edges, vertices and diagonals.
+          world.setParticles({
+            spheres: new Float32Array([-3, 0.1, -2.9, 0.1]),
+            velocities: new Float32Array([3, 0, 2.2]),
+          });
+          await world.step(1 / 60, 90);
+          const { spheres } = await world.read();
+          return { x: Math.hypot(spheres[0] + 3, spheres[2] + 2.9), y: spheres[1] };
+        });
+      } finally {
+        mesh?.destroy();
+      }
+    };
+    const [onBox, onMesh] = [await slide('box'), await slide('mesh')];
+    expect(onBox.x).toBeGreaterThan(1);
+    expect(Math.abs(onMesh.x - onBox.x) / onBox.x).toBeLessThan(0.01);
+    expect(Math.abs(onMesh.y - 0.1)).toBeLessThan(0.01);
+  });
+
+  it('fast particles (up to 600 m/s, radii 0.05–0.5, from any distance up to their travel) bounce off a one-triangle-thick wall, static and moving', {
+    timeout: LONG,
+  }, async () => {
+    const mesh = await meshOf(wallQuad(6));
+    try {
+      for (const moving of [false, true]) {
+        await withWorld({ capacity: 256, bounds: [-16, -8, -8, 16, 8, 8] }, async (world) => {
+          world.setParameters({ gravity: [0, 0, 0], restitution: 0.5 });
+          world.setMeshes([{ mesh, velocity: moving ? [-3, 0, 0, 0, 0, 0] : undefined }]);
+          const spheres: number[] = [];
+          const velocities: number[] = [];
+          let k = 0;
+          for (const speed of [150, 300, 600])
+            for (const r of [0.05, 0.2, 0.5])
+              for (const d of [0.6, 2, 5, 9.5]) {
+                if (d > speed / 60) continue;
+                // Spread over the wall so that they do not meet one another.
+                spheres.push(-d, -4.5 + (k % 8) * 1.2, -4.5 + Math.floor(k / 8) * 1.2, r);
+                velocities.push(speed, 0, 0);
+                k++;
+              }
+          world.setParticles({ spheres: new Float32Array(spheres), velocities: new Float32Array(velocities) });
+          for (let step = 0; step < 6; step++) {
+            await world.step(1 / 60);
+            const { spheres: s } = await world.read();
+            const wallX = moving ? (-3 * (step + 1)) / 60 : 0;
+            for (let i = 0; i < k; i++)
+              expect(s[4 * i], `particle ${i} (moving wall ${moving}) after step ${step + 1}`).toBeLessThan(wallX);
+          }
+        });
+      }
+    } finally {
+      mesh.destroy();
+    }
+  });
+
+  it('a particle on a ramp mesh tilted 15° with μ 0.5 stays put; at 35° it slides', { timeout: LONG }, async () => {
+    const mesh = await meshOf(floorGrid(4, 3));
+    try {
+      const travel = async (angle: number): Promise<number> =>
+        withWorld({ capacity: 16, bounds: [-8, -8, -8, 8, 8, 8] }, async (world) => {
+          world.setParameters({ gravity: [0, -9.8, 0], friction: 0.5, restitution: 0 });
+          world.setMeshes([{ mesh, pose: [0, 0, 0, ...aboutZ(angle)] }]);
+          const start = [-0.1 * Math.sin(angle), 0.1 * Math.cos(angle), 0.3];
+          world.setParticles({ spheres: new Float32Array([...start, 0.1]), velocities: new Float32Array(3) });
+          await world.step(1 / 60, 60);
+          const { spheres } = await world.read();
+          return Math.hypot(spheres[0] - start[0], spheres[1] - start[1], spheres[2] - start[2]);
+        });
+      expect(await travel((15 * Math.PI) / 180)).toBeLessThan(0.01);
+      expect(await travel((35 * Math.PI) / 180)).toBeGreaterThan(0.5);
+    } finally {
+      mesh.destroy();
+    }
+  });
+
+  it('a mesh wall moving at 2 m/s pushes the particles ahead of it at its speed, and none passes it', {
+    timeout: LONG,
+  }, async () => {
+    const mesh = await meshOf(wallQuad(2));
+    try {
+      await withWorld({ capacity: 64, bounds: [-8, -3, -3, 8, 3, 3] }, async (world) => {
+        world.setParameters({ gravity: [0, 0, 0], friction: 0, restitution: 0 });
+        world.setMeshes([{ mesh, pose: [-2, 0, 0, 0, 0, 0, 1], velocity: [2, 0, 0, 0, 0, 0] }]);
+        const spheres: number[] = [];
+        for (let i = 0; i < 9; i++) spheres.push(-1, -1.2 + (i % 3) * 1.2, -1.2 + Math.floor(i / 3) * 1.2, 0.2);
+        world.setParticles({ spheres: new Float32Array(spheres), velocities: new Float32Array(27) });
+        await world.step(1 / 60, 60);
+        const { spheres: s, velocities: v } = await world.read();
+        const wallX = -2 + 2;
+        for (let i = 0; i < 9; i++) {
+          expect(s[4 * i]).toBeGreaterThan(wallX);
+          expect(v[3 * i]).toBeCloseTo(2, 1);
+        }
+      });
+    } finally {
+      mesh.destroy();
+    }
+  });
+
+  it('particles asleep on a sheet are lifted when it is refitted higher, step by step (they wake)', {
+    timeout: LONG,
+  }, async () => {
+    const sheet = floorGrid(6, 3);
+    const mesh = await meshOf(sheet);
+    try {
+      await withWorld({ capacity: 64, bounds: [-5, -3, -5, 5, 6, 5] }, async (world) => {
+        world.setParameters({ gravity: [0, -9.8, 0], friction: 0.5, restitution: 0 });
+        world.setMeshes([{ mesh }]);
+        const spheres: number[] = [];
+        for (let i = 0; i < 16; i++) spheres.push(-1.5 + (i % 4), 0.2, -1.5 + Math.floor(i / 4), 0.2);
+        world.setParticles({ spheres: new Float32Array(spheres), velocities: new Float32Array(48) });
+        await world.step(1 / 60, 120);
+        expect(await world.sleepingCount()).toBe(16);
+        // Raised 0.3 in six refits a few steps apart (a surface that moves past a particle's
+        // centre within one step pushes it through: CONTRACT, "Mesh colliders").
+        const raised = sheet.positions.slice();
+        for (let lift = 1; lift <= 6; lift++) {
+          for (let v = 0; v < raised.length / 3; v++) raised[3 * v + 1] = 0.05 * lift;
+          await mesh.refit(raised);
+          await world.step(1 / 60, 5);
+        }
+        await world.step(1 / 60, 60);
+        const { spheres: s } = await world.read();
+        // On the raised sheet (0.3 + r), within the resting overlap the correction leaves (slop 0.01).
+        for (let i = 0; i < 16; i++) expect(Math.abs(s[4 * i + 1] - 0.495)).toBeLessThan(0.01);
+      });
+    } finally {
+      mesh.destroy();
+    }
+  });
+});
+
+describe('mesh colliders: contacts out', () => {
+  it('meshContacts lists each particle resting on the floor mesh with the triangle under it and a positive impulse', {
+    timeout: LONG,
+  }, async () => {
+    const input = floorGrid(4, 2);
+    const mesh = await meshOf(input);
+    try {
+      await withWorld({ capacity: 64, bounds: [-4, -2, -4, 4, 4, 4] }, async (world) => {
+        world.setParameters({ gravity: [0, -9.8, 0], friction: 0.5 });
+        world.setMeshes([{ mesh }]);
+        const spheres: number[] = [];
+        for (let i = 0; i < 9; i++)
+          spheres.push(-1.2 + 1.2 * (i % 3) + 0.13, 0.15, -1.2 + 1.2 * Math.floor(i / 3) + 0.07, 0.15);
+        world.setParticles({ spheres: new Float32Array(spheres), velocities: new Float32Array(27) });
+        await world.step(1 / 60, 10);
+        const contacts = await world.meshContacts();
+        const { spheres: s } = await world.read();
+        for (let i = 0; i < 9; i++) {
+          const mine = [...contacts.particles.keys()].filter((k) => contacts.particles[k] === i);
+          expect(mine.length).toBeGreaterThan(0);
+          for (const k of mine) {
+            expect(contacts.meshes[k]).toBe(0);
+            expect(contacts.triangles[k]).toBeLessThan(mesh.triangleCount);
+          }
+          // The triangle under its centre is listed, pushing.
+          const under = mine.find((k) => {
+            const t = contacts.triangles[k];
+            const p = [0, 1, 2].map((j) =>
+              Array.from(input.positions.subarray(3 * input.indices[3 * t + j], 3 * input.indices[3 * t + j] + 3)),
+            );
+            const c = closestPointOnTriangle([s[4 * i], 0, s[4 * i + 2]], p[0], p[1], p[2]).point;
+            return Math.hypot(c[0] - s[4 * i], c[2] - s[4 * i + 2]) < 1e-5;
+          });
+          expect(under).toBeDefined();
+          expect(contacts.impulses[under!]).toBeGreaterThan(0);
+        }
+        const encoder = gpu.device.createCommandEncoder();
+        const encoded = world.encodeMeshContacts(encoder);
+        gpu.device.queue.submit([encoder.finish()]);
+        const again = await encoded.read();
+        expect(again.particles.length).toBe(contacts.particles.length);
+        encoded.destroy();
+      });
+    } finally {
+      mesh.destroy();
+    }
+  });
+});
+
+describe('mesh colliders: bad input', () => {
+  it('every bad mesh input is a typed error naming the argument, the mesh and the rule, and the world keeps its meshes', {
+    timeout: LONG,
+  }, async () => {
+    const mesh = await meshOf(floorGrid(2, 2));
+    const gone = await meshOf(floorGrid(1, 1));
+    gone.destroy();
+    try {
+      await withWorld({ capacity: 16, bounds: [-4, -2, -4, 4, 4, 4] }, async (world) => {
+        world.setParameters({ gravity: [0, -9.8, 0], restitution: 0 });
+        world.setMeshes([{ mesh }]);
+        const cases: [unknown, string, string][] = [
+          ['floor', 'meshes', RULES.option],
+          [[7], 'meshes[0]', RULES.option],
+          [[{ mesh: {} }], 'meshes[0].mesh', RULES.worldMesh],
+          [[{ mesh: gone }], 'meshes[0].mesh', RULES.worldMesh],
+          [[{ mesh }, { mesh, pose: [0, 0, 0, 0, 0, 0, 0] }], 'meshes[1].pose', RULES.pose],
+          [[{ mesh, pose: [0, 0, Number.NaN, 0, 0, 0, 1] }], 'meshes[0].pose', RULES.pose],
+          [[{ mesh, velocity: [1, 2, 3] }], 'meshes[0].velocity', RULES.vector],
+          [[{ mesh, velocity: [0, 0, 0, 0, Infinity, 0] }], 'meshes[0].velocity', RULES.vector],
+        ];
+        for (const [input, argument, rule] of cases) {
+          let error: unknown;
+          try {
+            world.setMeshes(input as never);
+          } catch (e) {
+            error = e;
+          }
+          expect(error, argument).toBeInstanceOf(InvalidInputError);
+          expect((error as InvalidInputError).argument).toBe(argument);
+          expect((error as InvalidInputError).rule).toBe(rule);
+        }
+        // The floor mesh still holds a particle.
+        world.setParticles({ spheres: new Float32Array([0.3, 0.5, 0.2, 0.1]), velocities: new Float32Array(3) });
+        await world.step(1 / 60, 40);
+        const { spheres } = await world.read();
+        expect(spheres[1]).toBeCloseTo(0.1, 2);
+      });
+    } finally {
+      mesh.destroy();
+    }
+  });
+});
