@@ -23,6 +23,10 @@ import {
   SKIN_OF_RADIUS,
   SLEEP_SPEED_OF_RADIUS,
   type ColliderContacts,
+  type MeshContacts,
+  type ContactRecords,
+  type MeshContactList,
+  type MeshCollider,
   describeDevice,
   requestBrowserDevice,
   BROWSER_HELP,
@@ -259,6 +263,22 @@ export async function useIndex(device: GPUDevice): Promise<string[]> {
     `${colliderBuffers?.count} ${touching.particles.length} ${(await encodedContacts.read()).boxes.length} ${encodedContacts.capacity}`,
   );
   encodedContacts.destroy();
+  // A floor mesh as a collider of the world, and its contacts out.
+  const meshMaker: Collider = await createCollider({ device });
+  const floor: ColliderMesh = meshMaker.createMesh({ positions: new Float32Array([-5, -2, -5, -5, -2, 5, 5, -2, -5]) });
+  const meshColliders: MeshCollider[] = [{ mesh: floor, pose: [0, 0, 0, 0, 0, 0, 1], velocity: [0, 0, 0, 0, 0, 0] }];
+  world.setMeshes(meshColliders);
+  await world.step(1 / 60);
+  const onMesh: MeshContactList = await world.meshContacts();
+  const meshContactsEncoder = device.createCommandEncoder();
+  const encodedOnMesh: MeshContacts = world.encodeMeshContacts(meshContactsEncoder);
+  device.queue.submit([meshContactsEncoder.finish()]);
+  const records: ContactRecords<MeshContactList> = encodedOnMesh;
+  log.push(`${onMesh.triangles.length} ${(await records.read()).meshes.length} ${colliderBuffers?.meshes}`);
+  encodedOnMesh.destroy();
+  world.setMeshes([]);
+  floor.destroy();
+  meshMaker.destroy();
   log.push(
     `${timed.totalMs} ${buffers.spheres.size} ${state.spheres[1]} ${await world.contactCount()} ${searches.steps} ${searches.searches} ${SKIN_OF_RADIUS} ${SLEEP_SPEED_OF_RADIUS} ${await world.sleepingCount()}`,
   );

@@ -31,7 +31,7 @@ import { ParticleParams, ParticleBody, ParticleStats, ParticleColliderContact, M
 import { BvhNode } from '../spatial/bvhLayout.js';
 import { bvhWalk } from '../spatial/bvhWalk.wgsl.js';
 import { flatWorkgroup } from '../common.wgsl.js';
-import { triangleMath, faceNormal, CLOSEST, EDGE_AB, EDGE_BC, EDGE_CA } from '../mesh/triangle.wgsl.js';
+import { triangleMath, CLOSEST, EDGE_AB, EDGE_BC, EDGE_CA } from '../mesh/triangle.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, WG } from '../../src/gpu/kernel.js';
 
 /** A found triangle's words in `found` (three vec4: the vertices, with mesh, triangle and flags in their w). */

@@ -356,7 +356,7 @@ export class ParticleWorld {
    *
    * @example
    * ```ts
-   * const collider = await Collider.create({ device: world.device });
+   * const collider = await createCollider({ device: world.device });
    * const terrain = collider.createMesh({ positions, indices });
    * // The terrain where it is, and a paddle mesh turning at 2 rad/s about y.
    * world.setMeshes([
