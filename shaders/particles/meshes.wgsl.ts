@@ -20,11 +20,11 @@
  * `slotTriangles`, where colliderPrepare reads it each substep (triangleGeometry, below) with
  * the mesh's pose then.
  *
- * A particle touches a triangle (triangleGeometry) at its closest point; through the face, an
- * inactive edge or a vertex between two inactive edges the normal is the face's, on the side the
- * centre started the step on (so a thin shell holds from both sides, and a particle pushed past
- * its plane within a step is pushed back, not through); at an active edge or vertex, the
- * direction from the closest point to the centre.
+ * A particle touches a triangle (triangleGeometry) at its closest point E, at the distance
+ * |c − E|; through the face, an inactive edge or a vertex between two inactive edges the normal
+ * is the face's, on the side the centre started the step on (so a thin shell holds from both
+ * sides, and a particle pushed past its plane within a step is pushed back, not through); at an
+ * active edge or vertex, the direction from E to the centre.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { ParticleParams, ParticleBody, ParticleStats, ParticleColliderContact, MeshFindParams } from './layout.js';
@@ -89,10 +89,11 @@ fn triangleGeometry(s: vec4f, v0: vec4f, v1: vec4f, v2: vec4f, centre: vec3f, q:
   let dist = length(e.point);
   let edges = (${FEATURE_EDGES}u >> (4u * e.feature)) & 15u;
   if ((edges & flags) == 0u || dist == 0.0) {
-    // The face (or an inactive edge or vertex): along the face's normal, on the starting side.
+    // The face, or an inactive edge or vertex: along the face's normal, on the side the centre
+    // started the step on, at the true distance (negative once the centre is past the plane).
     let out = tri.normal * select(1.0, -1.0, (flags & ${SIDE_BACK}u) != 0u);
-    let height = -dot(tri.a, out);
-    return BoxGeometry(rotate(q, -out), height - s.w, rotate(q, local - height * out));
+    let gap = select(dist, -dist, dot(tri.a, out) > 0.0) - s.w;
+    return BoxGeometry(rotate(q, -out), gap, rotate(q, local + e.point));
   }
   return BoxGeometry(rotate(q, e.point / dist), dist - s.w, rotate(q, local + e.point));
 }

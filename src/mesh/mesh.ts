@@ -303,7 +303,7 @@ export class ColliderMesh {
         this.builder.device,
         'mesh edge flags',
         Math.max(4 * flags.length, 16),
-        BufferUsage.STORAGE | BufferUsage.COPY_DST,
+        BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC,
       );
       upload(this.builder.device, this.edges, flags);
       this.source = null;

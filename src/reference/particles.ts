@@ -65,6 +65,7 @@ import { particleSleep, particleWriteBack } from './particles/sleep.js';
 export type { StepParams } from '../particles/step.js';
 export { coincidentNormal, pairGeometry, boxGeometry, type Geometry, type BoxGeometry } from './particles/geometry.js';
 export type { ColliderState } from './particles/state.js';
+export { triangleGeometry, type MeshTwin } from './particles/meshes.js';
 
 /**
  * The solver's memory between steps (the GPU's previous contact lists and wall contacts), so

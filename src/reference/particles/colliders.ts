@@ -7,6 +7,7 @@
 import { SLEEP_OVERLAP } from '../../particles/step.js';
 import { f32, dot, length, cross, boxGeometry, coulomb, type Vec3 } from './geometry.js';
 import { posOf, target, keepsImpulse, push, type BoxSlot, type StepState, type ColliderState } from './state.js';
+import { meshFind, triangleGeometry, type SlotTriangle } from './meshes.js';
 
 /**
  * colliderSpeed: the fastest a box can send a particle within the step, the largest over the
@@ -37,41 +38,69 @@ export function boxSpeedOf(colliders: ColliderState | undefined, restitution: nu
 export function colliderList(state: StepState, before: Map<number, BoxSlot[]>): BoxSlot[][] {
   const { n, order, body, rest, boxCount, settings } = state;
   const { frameDt, margin, slop } = settings;
+  const meshes = state.colliders?.meshes ?? [];
   const slotsOf: BoxSlot[][] = [];
   for (let t = 0; t < n; t++) {
     const id = order[t];
     const mineBefore = before.get(id) ?? [];
     const mine: BoxSlot[] = [];
-    if (boxCount > 0 && body[8 * t + 3] > 0) {
-      const colliders = state.colliders!;
-      const s = posOf(state, t);
+    const s = posOf(state, t);
+    const keep = (box: number, g: { gap: number }, moving: boolean, triangle?: SlotTriangle) => {
+      const old = mineBefore.find((c) => c.box === box);
+      if (!old || moving || -g.gap - slop > SLEEP_OVERLAP * s[3]) rest.time[id] = 0;
+      mine.push({
+        box,
+        triangle,
+        impulse: old ? [...old.impulse] : [0, 0, 0, 0],
+        n: [0, 0, 0],
+        push: 0,
+        surface: [0, 0, 0],
+        target: 0,
+        pseudo: 0,
+      });
+    };
+    if (body[8 * t + 3] > 0 && state.colliders) {
+      const colliders = state.colliders;
+      const bv = colliders.velocities;
       const travelOf = f32(length(body.subarray(8 * t, 8 * t + 3)) * frameDt);
       for (let k = 0; k < boxCount; k++) {
-        const bv = colliders.velocities;
         const travel =
           (length(bv.subarray(8 * k, 8 * k + 3)) +
             length(bv.subarray(8 * k + 4, 8 * k + 7)) * length(colliders.poses.subarray(12 * k + 4, 12 * k + 7))) *
           frameDt;
         const g = boxGeometry(s, colliders.poses, k);
         if (!(g.gap <= margin + travelOf + travel)) continue;
-        const old = mineBefore.find((c) => c.box === k);
-        const moving = [0, 1, 2, 4, 5, 6].some((a) => bv[8 * k + a] !== 0);
-        if (!old || moving || -g.gap - slop > SLEEP_OVERLAP * s[3]) rest.time[id] = 0;
-        mine.push({
-          box: k,
-          impulse: old ? [...old.impulse] : [0, 0, 0, 0],
-          n: [0, 0, 0],
-          push: 0,
-          surface: [0, 0, 0],
-          target: 0,
-          pseudo: 0,
-        });
+        keep(k, g, movingCollider(bv, k));
       }
+      let idBase = boxCount;
+      meshes.forEach((mesh, m) => {
+        const k = boxCount + m;
+        const pose = colliders.poses.subarray(12 * k, 12 * k + 12);
+        for (const found of meshFind(
+          s,
+          body.subarray(8 * t, 8 * t + 3),
+          mesh,
+          m,
+          pose,
+          bv.subarray(8 * k, 8 * k + 8),
+          margin,
+          frameDt,
+        )) {
+          const g = triangleGeometry(s, found.triangle, pose.subarray(0, 3), pose.subarray(8, 12));
+          keep(idBase + found.u, g, movingCollider(bv, k), found.triangle);
+        }
+        idBase += mesh.ids.length;
+      });
     }
     if (mineBefore.some((c) => !mine.some((m) => m.box === c.box))) rest.time[id] = 0;
     slotsOf.push(mine);
   }
   return slotsOf;
+}
+
+/** Whether collider k moves (a nonzero velocity) or was refitted since the last step (the flag in the linear velocity's w). */
+function movingCollider(bv: Float32Array, k: number): boolean {
+  return [0, 1, 2, 3, 4, 5, 6].some((a) => bv[8 * k + a] !== 0);
 }
 
 /**
@@ -92,10 +121,15 @@ export function colliderPrepare(
   const settings = state.settings;
   let splits = 0;
   for (const c of slots) {
-    const g = boxGeometry(s, colliders.poses, c.box);
+    // A box, or mesh m's triangle (collider boxCount + m).
+    const k = c.triangle ? state.boxCount + c.triangle.mesh : c.box;
+    const p = colliders.poses;
+    const g = c.triangle
+      ? triangleGeometry(s, c.triangle, p.subarray(12 * k, 12 * k + 3), p.subarray(12 * k + 8, 12 * k + 12))
+      : boxGeometry(s, p, k);
     const bv = colliders.velocities;
-    const spin = cross(bv.subarray(8 * c.box + 4, 8 * c.box + 7), g.point);
-    const surface: Vec3 = [0, 1, 2].map((a) => f32(bv[8 * c.box + a] + spin[a])) as Vec3;
+    const spin = cross(bv.subarray(8 * k + 4, 8 * k + 7), g.point);
+    const surface: Vec3 = [0, 1, 2].map((a) => f32(bv[8 * k + a] + spin[a])) as Vec3;
     const vn0 = dot([surface[0] - v[0], surface[1] - v[1], surface[2] - v[2]], g.n);
     c.target = f32(target(settings, g.gap, vn0));
     c.n = g.n;
@@ -160,7 +194,7 @@ export function colliderSolve(
  */
 export function colliderMove(state: StepState): void {
   const h = state.settings.h;
-  for (let k = 0; k < state.boxCount; k++) {
+  for (let k = 0; k < state.boxCount + (state.colliders?.meshes?.length ?? 0); k++) {
     const bv = state.colliders!.velocities;
     const pose = state.colliders!.poses;
     if ([0, 1, 2].some((a) => bv[8 * k + a] !== 0))

@@ -63,7 +63,7 @@ export interface BoxGeometry {
 }
 
 /** v rotated by unit quaternion q (x, y, z, w), or by its inverse. */
-function rotate(q: ArrayLike<number>, v: ArrayLike<number>, inverse = false): Vec3 {
+export function rotate(q: ArrayLike<number>, v: ArrayLike<number>, inverse = false): Vec3 {
   const u = inverse ? [-q[0], -q[1], -q[2]] : [q[0], q[1], q[2]];
   const t = cross(u, v).map((x) => 2 * x);
   const ut = cross(u, t);

@@ -132,7 +132,7 @@ export function particleGather(
     }
     body[8 * t + 3] = w;
   }
-  const boxCount = colliders ? colliders.poses.length / 12 : 0;
+  const boxCount = colliders ? colliders.poses.length / 12 - (colliders.meshes?.length ?? 0) : 0;
   return { settings, n, order, pos, body, maxSpeed, rest, colliders, boxCount };
 }
 

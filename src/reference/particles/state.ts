@@ -3,6 +3,7 @@
  * entries, wall and collider contacts, sleep records), the step's settings as the GPU reads them
  * (f32), and the positions and bodies in the order of the last search.
  */
+import type { MeshTwin, SlotTriangle } from './meshes.js';
 import { STRUCK_REACH, type StepParams } from '../../particles/step.js';
 import { f32, length, type Vec3 } from './geometry.js';
 
@@ -41,15 +42,20 @@ export const noWall = (): Wall => ({ normal: 0, side: 0, tangent: [0, 0], target
  * angular, 0). The twin's step moves the poses, as colliderMove does.
  */
 export interface ColliderState {
-  /** 12 floats a box: centre, 0, half extents, 0, unit quaternion. */
+  /** 12 floats a box: centre, 0, half extents, 0, unit quaternion; then the meshes' (centre, 0, reach, 0, quaternion). */
   poses: Float32Array;
-  /** 8 floats a box: linear velocity, 0, angular velocity, 0. */
+  /** 8 floats a box, then a mesh: linear velocity, the mesh's refit flag, angular velocity, 0. */
   velocities: Float32Array;
+  /** The mesh colliders, whose poses and velocities follow the boxes'. */
+  meshes?: MeshTwin[];
 }
 
-/** A particle's contact with a box (ParticleColliderContact). */
+/** A particle's contact with a box or a mesh's triangle (ParticleColliderContact). */
 export interface BoxSlot {
+  /** The box's index, or boxCount + the mesh's first id + the triangle's tree position. */
   box: number;
+  /** A mesh's triangle (slotTriangles), or undefined for a box. */
+  triangle?: SlotTriangle;
   impulse: [number, number, number, number];
   n: Vec3;
   push: number;
