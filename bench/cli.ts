@@ -33,7 +33,9 @@
  * particles over 1,000 tilted tiles, ramps and blocks) with the boxes (`setColliders`) and
  * without them, and Rapier's world on the same scene; it prints the boxed / boxless ratio of our
  * step (goal ≤ 1.25) and the pile suite's quality numbers with the particles' penetration of the
- * boxes. `npm run bench -- --suites colliders [--quick]`.
+ * boxes. `npm run bench -- --suites colliders [--quick]`. `--collider-scene terrain` pours balls
+ * onto a heightfield mesh (`--mesh-triangles`) beside the same pour onto one flat box, and prints
+ * our mesh step over our flat-box step (goal ≤ 1.5).
  *
  * When a run has both 'gpu-auto' and 'cpu-bvh' (bench/peers/cpuBvh.ts, a float64 binned-SAH BVH
  * built per call: the strongest CPU peer) on a scene, a last table sets them side by side (wall
@@ -278,7 +280,13 @@ const OPTIONS: Record<string, Record<string, Option>> = {
       type: 'string',
       default: 'field',
       arg: 'S',
-      help: `the scene: ${COLLIDER_SCENES.join(', ')} (issue 47's: the pour through pegs with --collider-sizes 30000 --collider-boxes 400; the drum 1500, the hopper 1000, the paddle 400 balls)`,
+      help: `the scene: ${COLLIDER_SCENES.join(', ')} (issue 47's: the pour through pegs with --collider-sizes 30000 --collider-boxes 400; the drum 1500, the hopper 1000, the paddle 400 balls; issue 50's terrain: balls poured onto a heightfield mesh, each engine beside its control on one flat box; terrain-flat: the control alone)`,
+    },
+    'mesh-triangles': {
+      type: 'string',
+      default: '100000',
+      arg: 'T',
+      help: 'the terrain scenes: triangles of the heightfield mesh (a G×G grid of quads, G = round(√(T/2)))',
     },
   },
 };
@@ -371,6 +379,7 @@ const args = Object.fromEntries(Object.keys(ALL_OPTIONS).map((name) => [name, re
   | 'collider-seed'
   | 'collider-methods'
   | 'collider-scene'
+  | 'mesh-triangles'
   | 'reps'
   | 'warmup'
   | 'budget'
@@ -444,6 +453,7 @@ whole('collider-boxes', args['collider-boxes']);
 whole('collider-steps', args['collider-steps']);
 whole('collider-warmup', args['collider-warmup'], 0);
 whole('collider-seed', args['collider-seed'], 0);
+whole('mesh-triangles', args['mesh-triangles'], 2);
 const gasFractions = args['gas-fractions']
   .split(',')
   .filter(Boolean)
@@ -590,6 +600,7 @@ if (suites.includes('colliders')) {
       seed: Number(args['collider-seed']),
       methods: args['collider-methods'].split(',').filter(Boolean),
       scene: args['collider-scene'] as ColliderSceneKind,
+      triangles: Number(args['mesh-triangles']),
     })),
   );
 }
@@ -926,6 +937,26 @@ for (const r of rows) {
         (rapier.wallMs.median / boxed.wallMs.median).toFixed(2),
         'Rapier / ours, with boxes (wall / wall)',
       );
+    // The terrain: each engine on the mesh against itself on one flat box (bench/suites/terrain.ts).
+    const flat = find('colliders', r.scene, size, 'gpu-world-step flat box');
+    if (boxed?.wallMs && flat?.wallMs)
+      addRatio(
+        r.scene,
+        size,
+        'our step on the mesh / on a flat box (median wall; goal ≤ 1.5)',
+        (boxed.wallMs.median / flat.wallMs.median).toFixed(2),
+        'ours on the mesh / on a flat box (wall / wall)',
+        1.5,
+      );
+    const rapierFlat = find('colliders', r.scene, size, 'rapier-world-step flat box');
+    if (rapier?.wallMs && rapierFlat?.wallMs)
+      addRatio(
+        r.scene,
+        size,
+        "Rapier's step on the trimesh / on a flat box (median wall)",
+        (rapier.wallMs.median / rapierFlat.wallMs.median).toFixed(2),
+        'Rapier on the trimesh / on a flat box (wall / wall)',
+      );
   }
   if (r.suite === 'pile') {
     // Wall time against wall time: Rapier's world.step() against our awaited step.
@@ -991,6 +1022,15 @@ if (ratios.length) {
       wrap(
         "goal ≤ 1.25: the colliders goal: our step with the scene's static boxes takes at most 1.25× the same world's " +
           'step without them (bench/suites/colliders.ts), set at 100k particles over 1,000 boxes; at other sizes it is indicative only.',
+      ),
+    );
+  }
+  if (shownRatios.some((r) => r[4].startsWith('≤ 1.5:'))) {
+    console.log(
+      wrap(
+        "goal ≤ 1.5: the terrain goal (issue 50): our step on the terrain's mesh takes at most 1.5× the same world's " +
+          "step on one flat box at the mesh's mean height (bench/suites/terrain.ts), with the balls' worst penetration " +
+          'into the mesh ≤ 25% of a radius (the quality table).',
       ),
     );
   }

@@ -8,7 +8,10 @@
  * rotations and the same restitution and friction (the collider suite's field); with `moving`,
  * each is a cuboid on a kinematic position-based body instead, which `poseBoxes` moves to the
  * pose it should reach by the end of the next step (Rapier gives it the velocity that does so:
- * the drum). `step` times
+ * the drum). `trimesh` (optional) adds a static triangle mesh as one fixed
+ * `ColliderDesc.trimesh` collider with the same restitution and friction, built with
+ * `TriMeshFlags.FIX_INTERNAL_EDGES` (Rapier's remedy for balls that catch on the edges between a
+ * mesh's triangles; the mesh must face outward: the terrain's triangles face up). `step` times
  * `world.step()` alone; `read` copies positions and velocities out.
  * Rapier must be initialised first (`initRapier` in ./rapier.js).
  */
@@ -27,6 +30,8 @@ export interface RapierPileOptions {
   boxes?: Float32Array;
   /** The boxes move: kinematic position-based bodies, posed by `poseBoxes`. */
   moving?: boolean;
+  /** A static triangle mesh: x, y, z a vertex and three vertex indices a triangle (its normals outward). */
+  trimesh?: { vertices: Float32Array; indices: Uint32Array };
 }
 
 export interface RapierPile {
@@ -47,7 +52,7 @@ const WALL_HALF_THICKNESS = 1;
 
 export function createRapierPile(
   scene: ParticleScene,
-  { restitution, friction, gravity, dt = 1 / 60, boxes, moving = false }: RapierPileOptions,
+  { restitution, friction, gravity, dt = 1 / 60, boxes, moving = false, trimesh }: RapierPileOptions,
 ): RapierPile {
   const t0 = performance.now();
   const n = scene.spheres.length / 4;
@@ -89,6 +94,12 @@ export function createRapierPile(
       world.createCollider(cuboid.setTranslation(b[0], b[1], b[2]).setRotation(rotation));
     }
   }
+  if (trimesh)
+    world.createCollider(
+      RAPIER.ColliderDesc.trimesh(trimesh.vertices, trimesh.indices, RAPIER.TriMeshFlags.FIX_INTERNAL_EDGES)
+        .setRestitution(restitution)
+        .setFriction(friction),
+    );
   const bodies: RAPIER.RigidBody[] = [];
   for (let i = 0; i < n; i++) {
     const s = scene.spheres;

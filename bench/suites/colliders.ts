@@ -27,6 +27,13 @@
  * kinematic position-based bodies given each step's end pose. The penetration is measured against
  * the planks where each engine left them (ours move along their velocities within a step, up to
  * 0.002 off the circle; Rapier's reach the pose given).
+ *
+ * `scene: 'terrain'` pours issue 50's balls onto a static triangle mesh (bench/terrainScene.ts: a
+ * seeded heightfield of about `triangles` triangles; `boxes` is ignored), ours through
+ * `world.setMeshes`, Rapier's a trimesh collider, each beside its control on the same balls, one
+ * flat slab at the terrain's mean height (rows '… flat box'), interleaved; `'terrain-flat'` steps
+ * the control alone (bench/suites/terrain.ts). Their penetration columns are the balls' depth in
+ * the mesh (or the slab), measured against its triangles.
  */
 import { SLEEP_SPEED_OF_RADIUS, type ParticleWorld } from '../../src/index.js';
 import { pileStats } from '../../test/support/pile.js';
@@ -40,10 +47,13 @@ import {
   paddleScene,
   boxPenetration,
   BoxGrid,
+  type BoxPenetration,
   PARTICLE_RADIUS,
   type ColliderScene,
 } from '../colliderScene.js';
 import { gpuEngine, rapierEngine, short, statsWork, type Engine, type Physics } from './pile.js';
+import { terrainScene, terrainSceneName, type TerrainScene } from '../terrainScene.js';
+import { terrainEngines, TERRAIN_PHYSICS, FLAT_SUFFIX, type MeasuredEngine } from './terrain.js';
 import { summarize, table, wrap, TABLE_WIDTH } from '../stats.js';
 import type { Context, Row } from '../harness.js';
 
@@ -52,6 +62,12 @@ const METHOD_NAMES: Record<string, string> = {
   gpu: 'gpu-world-step',
   'gpu-no-boxes': 'gpu-world-step no boxes',
   rapier: 'rapier-world-step',
+};
+/** The quality table's method column: --collider-methods' names, and the terrain's flat controls. */
+const SHORT_NAMES: Record<string, string> = {
+  ...Object.fromEntries(Object.entries(METHOD_NAMES).map(([k, v]) => [v, k])),
+  [`gpu-world-step${FLAT_SUFFIX}`]: 'gpu flat',
+  [`rapier-world-step${FLAT_SUFFIX}`]: 'rapier flat',
 };
 
 export interface CollidersSuiteOptions {
@@ -67,11 +83,13 @@ export interface CollidersSuiteOptions {
   seed?: number;
   /** Which engines run, their steps interleaved (default all: 'gpu', 'gpu-no-boxes', 'rapier'). */
   methods?: string[];
-  /** The field of tiles, ramps and blocks (default), or one of issue 47's loaded scenes. */
+  /** The field of tiles, ramps and blocks (default), or one of issue 47's loaded scenes, or issue 50's terrain. */
   scene?: ColliderSceneKind;
+  /** The terrain scenes: the mesh's triangles asked (default 100,000; bench/terrainScene.ts). */
+  triangles?: number;
 }
 
-/** Each scene: how it is made from (n, m, seed), its name, its physics and its largest radius. */
+/** Each scene: how it is made from (n, m, seed, triangles), its name, its physics and its largest radius. */
 const SCENES = {
   field: {
     make: (n: number, m: number, seed: number) => colliderScene({ n, m, seed }),
@@ -103,7 +121,20 @@ const SCENES = {
     physics: () => PHYSICS,
     maxRadius: 0.2,
   },
+  terrain: {
+    make: (n: number, _m: number, seed: number, triangles: number) => terrainScene({ n, seed, triangles }),
+    name: (scene: ColliderScene) => terrainSceneName(scene),
+    physics: () => TERRAIN_PHYSICS,
+    maxRadius: 0.2,
+  },
+  'terrain-flat': {
+    make: (n: number, _m: number, seed: number, triangles: number) => terrainScene({ n, seed, triangles }),
+    name: (scene: ColliderScene) => terrainSceneName(scene, true),
+    physics: () => TERRAIN_PHYSICS,
+    maxRadius: 0.2,
+  },
 } as const;
+const TERRAIN_SCENES: readonly string[] = ['terrain', 'terrain-flat'];
 export type ColliderSceneKind = keyof typeof SCENES;
 export const COLLIDER_SCENES = Object.keys(SCENES) as ColliderSceneKind[];
 /** Frames between the samples whose worst penetration and overlap a row reports (and its last). */
@@ -133,17 +164,40 @@ async function makeEngine(ctx: Context, method: string, scene: ColliderScene, ph
   return { ...(await gpuEngine(ctx, scene, physics)), method: METHOD_NAMES[method] };
 }
 
-/** The quality numbers of a state: the pile suite's, the boxes' penetration (where the engine has them), resting and moving. */
+/**
+ * The engines of `method` with their penetration measures: one engine measured against the boxes
+ * (where they are at the time: `boxesNow`) for the box scenes; on the terrain scenes, the mesh's
+ * and its flat control's (bench/suites/terrain.ts).
+ */
+async function makeEngines(
+  ctx: Context,
+  method: string,
+  scene: ColliderScene,
+  physics: Physics,
+  kind: ColliderSceneKind,
+  grid: BoxGrid,
+  maxRadius: number,
+): Promise<MeasuredEngine[]> {
+  if (TERRAIN_SCENES.includes(kind))
+    return terrainEngines(ctx, method, scene as TerrainScene, physics, kind === 'terrain-flat');
+  const engine = await makeEngine(ctx, method, scene, physics);
+  // Moving boxes are measured where they are at the time, static ones with the one grid.
+  const measure = (spheres: Float32Array, boxes = scene.boxes): BoxPenetration =>
+    boxPenetration(spheres, boxes, scene.pose ? new BoxGrid(boxes, 2 * maxRadius) : grid);
+  return [{ method, engine, measure: method === 'gpu-no-boxes' ? null : measure }];
+}
+
+/** The quality numbers of a state: the pile suite's, the colliders' penetration (`penetration`, where the engine has them), resting and moving. */
 function qualityOf(
   state: { spheres: Float32Array; velocities: Float32Array; inverseMasses?: Float32Array },
-  scene: ColliderScene,
-  grid: BoxGrid | null,
+  bounds: number[],
+  penetration: ((spheres: Float32Array) => BoxPenetration) | null,
 ): Record<string, number> {
   const out: Record<string, number> = {
-    ...pileStats(state.spheres, state.velocities, scene.bounds, state.inverseMasses),
+    ...pileStats(state.spheres, state.velocities, bounds, state.inverseMasses),
   };
-  if (grid) {
-    const p = boxPenetration(state.spheres, scene.boxes, grid);
+  if (penetration) {
+    const p = penetration(state.spheres);
     Object.assign(out, {
       maxBoxPenetration: p.maxPenetration,
       meanBoxPenetration: p.meanPenetration,
@@ -171,6 +225,8 @@ async function runColliders(
   methods: string[],
   scene: ColliderScene,
   sceneName: string,
+  kind: ColliderSceneKind,
+  size: Record<string, number>,
   warmup: number,
   steps: number,
   grid: BoxGrid,
@@ -179,25 +235,29 @@ async function runColliders(
   maxRadius: number,
 ): Promise<Row[]> {
   const n = scene.spheres.length / 4;
-  const m = scene.boxes.length / 10;
+  /** The size in the progress lines: particles × boxes (or × triangles). */
+  const label = Object.values(size).join('×');
+  const measured: MeasuredEngine[] = [];
   const engines: Engine[] = [];
   const rows: Row[] = [];
   try {
     // The boxed world first.
-    for (const method of methods) engines.push(await makeEngine(ctx, method, scene, physics));
+    for (const method of methods) {
+      for (const entry of await makeEngines(ctx, method, scene, physics, kind, grid, maxRadius)) {
+        measured.push(entry);
+        engines.push(entry.engine);
+      }
+    }
     const times: number[][] = engines.map(() => []);
     // The worst of every sampled frame: each engine's deepest particle in a box, largest overlap,
     // particles through the walls and non-finite ones (the boxes where that engine has them then).
     const worst = engines.map(() => ({ worstBoxPenetration: 0, worstOverlap: 0, worstSunk: 0, worstNonFinite: 0 }));
     const sample = async (frame: number): Promise<void> => {
       for (let k = 0; k < engines.length; k++) {
-        const boxed = methods[k] !== 'gpu-no-boxes';
+        const measure = measured[k].measure;
+        const boxed = measure !== null;
         const boxes = scene.pose ? ((await engines[k].readBoxes?.()) ?? scene.pose(frame).next) : scene.boxes;
-        const q = qualityOf(
-          await engines[k].read(),
-          { ...scene, boxes },
-          boxed ? (scene.pose ? new BoxGrid(boxes, 2 * maxRadius) : grid) : null,
-        );
+        const q = qualityOf(await engines[k].read(), scene.bounds, measure && ((s) => measure(s, boxes)));
         const w = worst[k];
         w.worstBoxPenetration = Math.max(w.worstBoxPenetration, boxed ? q.maxBoxPenetration : 0);
         w.worstOverlap = Math.max(w.worstOverlap, q.maxOverlap);
@@ -209,7 +269,7 @@ async function runColliders(
       const pose = scene.pose?.(frame);
       for (let k = 0; k < engines.length; k++) {
         const e = (k + frame) % engines.length;
-        if (pose && methods[e] !== 'gpu-no-boxes') engines[e].poseBoxes?.(pose);
+        if (pose && measured[e].method !== 'gpu-no-boxes') engines[e].poseBoxes?.(pose);
         const t = await engines[e].step();
         if (frame > warmup) times[e].push(t);
       }
@@ -218,29 +278,28 @@ async function runColliders(
         const sofar = times[0].length
           ? `, median timed step so far ${engines.map((e, k) => `${e.method} ${short(summarize(times[k]).median)} ms`).join(', ')}`
           : '';
-        process.stderr.write(`colliders ${n}×${m}: frame ${frame} of ${warmup + steps}${sofar}\n`);
+        process.stderr.write(`colliders ${label}: frame ${frame} of ${warmup + steps}${sofar}\n`);
       }
     }
     for (let k = 0; k < engines.length; k++) {
-      const engine = engines[k],
-        method = methods[k];
+      const { engine, method, measure } = measured[k];
       const work: Record<string, number> = { frames: warmup + steps };
       // Moving boxes: where this engine left them (ours move along their velocities within a step).
       const boxes = scene.pose && engine.readBoxes ? await engine.readBoxes() : endBoxes;
-      const quality = qualityOf(await engine.read(), { ...scene, boxes }, method === 'gpu-no-boxes' ? null : grid);
+      const quality = qualityOf(await engine.read(), scene.bounds, measure && ((s) => measure(s, boxes)));
       Object.assign(work, statsWork(warmup + steps, quality), worst[k]);
       const counts = await engine.searches?.();
       if (counts) Object.assign(work, { steps: counts.steps, searches: counts.searches });
       const profile = (await engine.profile?.()) ?? null;
       const alarm =
         method === 'gpu' && quality.insideBox > INSIDE_ALARM * n
-          ? `WARNING: ${quality.insideBox} centres inside boxes (over ${100 * INSIDE_ALARM}% of the particles): are the boxes acting?`
+          ? `WARNING: ${quality.insideBox} centres inside boxes${TERRAIN_SCENES.includes(kind) ? ' (or under the mesh)' : ''} (over ${100 * INSIDE_ALARM}% of the particles): are the colliders acting?`
           : '';
-      if (alarm) process.stderr.write(`colliders ${n}×${m} ${engine.method}: ${alarm}\n`);
+      if (alarm) process.stderr.write(`colliders ${label} ${engine.method}: ${alarm}\n`);
       const row: Row = {
         suite: 'colliders',
         scene: sceneName,
-        size: { particles: n, boxes: m },
+        size,
         method: engine.method,
         wallMs: summarize(times[k]),
         work,
@@ -249,14 +308,14 @@ async function runColliders(
           `median of ${times[k].length} steps after ${warmup} untimed`,
           ...(work.searches !== undefined ? [`${work.searches} of ${work.steps} steps searched for contacts`] : []),
           `setup ${short(engine.setupMs)} ms`,
-          ...(method === 'rapier' ? [engine.settings] : []),
+          ...(method.startsWith('rapier') ? [engine.settings] : []),
         ].join('; '),
       };
       if (profile) {
         row.gpuMs = summarize([profile.totalMs]);
         row.stagesMs = profile.stages;
       }
-      process.stderr.write(`colliders ${n}×${m} ${engine.method}: median step ${short(row.wallMs!.median)} ms\n`);
+      process.stderr.write(`colliders ${label} ${engine.method}: median step ${short(row.wallMs!.median)} ms\n`);
       rows.push(row);
     }
   } finally {
@@ -281,18 +340,26 @@ export async function collidersSuite(ctx: Context, options: CollidersSuiteOption
       throw new Error(`colliders: unknown method ${method} (expected ${COLLIDER_METHODS.join(', ')})`);
   const kind = options.scene ?? 'field';
   if (!(kind in SCENES)) throw new Error(`colliders: unknown scene ${kind} (expected ${COLLIDER_SCENES.join(', ')})`);
+  const triangles = options.triangles ?? 100_000;
+  const terrain = TERRAIN_SCENES.includes(kind);
+  if (terrain && !(Number.isInteger(triangles) && triangles >= 2))
+    throw new Error(`colliders: the terrain's triangles must be a whole number ≥ 2, got ${triangles}`);
   const rows: Row[] = [];
   for (const n of [...sizes].sort((a, b) => a - b)) {
     const made = SCENES[kind];
-    const scene = made.make(n, m, seed);
+    const scene = made.make(n, m, seed, triangles);
     const sceneName = made.name(scene);
     // The penetration measure's grid (boxes listed where a particle of the largest radius may
     // touch them), over the boxes where the run leaves them.
     const end = scene.pose ? scene.pose(warmup + steps).next : scene.boxes;
     const grid = new BoxGrid(end, 2 * made.maxRadius);
+    const tris = terrain ? (scene as TerrainScene).terrain.indices.length / 3 : 0;
     process.stderr.write(
-      `colliders: ${sceneName}, ${n} particles, ${m} boxes (${scene.kinds.tiles} tiles, ${scene.kinds.ramps} ramps, ` +
-        `${scene.kinds.blocks} blocks; field top ${short(scene.fieldTop)})\n`,
+      terrain
+        ? `colliders: ${sceneName}, ${n} particles, ${tris} triangles (heights up to ${short(scene.fieldTop)}, ` +
+            `mean ${short((scene as TerrainScene).meanHeight)}: the flat slab's top)\n`
+        : `colliders: ${sceneName}, ${n} particles, ${m} boxes (${scene.kinds.tiles} tiles, ${scene.kinds.ramps} ramps, ` +
+            `${scene.kinds.blocks} blocks; field top ${short(scene.fieldTop)})\n`,
     );
     const physics = made.physics();
     rows.push(
@@ -301,6 +368,8 @@ export async function collidersSuite(ctx: Context, options: CollidersSuiteOption
         COLLIDER_METHODS.filter((x) => methods.includes(x)),
         scene,
         sceneName,
+        kind,
+        terrain ? { particles: n, triangles: tris } : { particles: n, boxes: scene.boxes.length / 10 },
         warmup,
         steps,
         grid,
@@ -320,6 +389,9 @@ export const COLLIDERS_FOOTNOTE =
   `(setColliders); gpu-world-step no boxes: the same world and particles without them (setColliders never called: the ` +
   `particles fall through where the field would be, to the floor). The scene (particles of radius 0.5 over the boxes in a world box, its size in the name): bench/colliderScene.ts; ${SETTINGS}; ` +
   'the pour through pegs (--collider-scene pegs): balls of radius 0.1–0.2, friction 0.3. ' +
+  'The terrain (--collider-scene terrain; bench/terrainScene.ts): the same balls and friction poured onto a heightfield mesh ' +
+  "(ours: setMeshes; Rapier: a trimesh collider), each engine beside its control on one flat box at the mesh's mean height " +
+  "('… flat box', interleaved; --collider-scene terrain-flat: the control alone). " +
   'Quality numbers: the next table.';
 
 /** The quality table: one line per collider row with numbers, and its footnote. Empty without such rows. */
@@ -340,16 +412,16 @@ export function collidersQualityText(rows: Row[], sizeText: (size: Record<string
     const q = (name: string): number => r.work![`${name}@${frame}`];
     const boxed = q('insideBox') !== undefined;
     // The method as --collider-methods names it: the table stays within 120 columns.
-    const method = Object.keys(METHOD_NAMES).find((k) => METHOD_NAMES[k] === r.method) ?? r.method;
+    const method = SHORT_NAMES[r.method] ?? r.method;
     lines.push([
-      sizeText(r.size).replace(' particles', '').replace(' boxes', ''),
+      sizeText(r.size).replace(' particles', '').replace(' boxes', '').replace(' triangles', ' tris'),
       method,
       String(q('sunk')),
       boxed ? String(q('insideBox')) : '–',
       `${q('touching')}/${boxed ? q('boxTouching') : '–'}`,
       `${g(100 * q('maxOverlap'))} / ${g(100 * q('meanOverlap'))}`,
       boxed ? `${g(100 * q('maxBoxPenetration'))} / ${g(100 * q('meanBoxPenetration'))}` : '–',
-      `${boxed ? g(100 * r.work!.worstBoxPenetration) : '–'} / ${g(100 * r.work!.worstOverlap)} / ${r.work!.worstSunk}`,
+      `${boxed ? g(100 * r.work!.worstBoxPenetration) : '–'} / ${g(100 * r.work!.worstOverlap)} / ${r.work!.worstSunk} / ${r.work!.worstNonFinite}`,
       `${q('resting')}/${q('moving')}`,
       g(q('kineticPerParticle')),
     ]);
@@ -366,7 +438,7 @@ export function collidersQualityText(rows: Row[], sizeText: (size: Record<string
         'contacts',
         'p–p % max/mean',
         'p–box % max/mean',
-        'worst box/p–p/sunk',
+        'worst box/p–p/sunk/NaN',
         'rest/moving',
         'KE',
       ],
@@ -379,8 +451,11 @@ export function collidersQualityText(rows: Row[], sizeText: (size: Record<string
         'a box; contacts: touching particle pairs / particle–box pairs in contact; p–p: overlap of touching pairs, ' +
         '(rA + rB − distance) / min(rA, rB), in percent of a radius; p–box: penetration of particle–box contacts, (r − signed ' +
         'distance from the centre to the box) / r, in percent (over 100: the centre inside); –: the engine has no boxes; ' +
-        `worst: the deepest p–box penetration and the largest p–p overlap (in percent) and the most particles sunk, over ` +
-        `every ${SAMPLE_EVERY}th frame and the last; rest: particles slower than ${RESTING_SPEED} (the world's default sleep speed); KE: mean ½mv² per particle (density 1).`,
+        `worst: the deepest p–box penetration and the largest p–p overlap (in percent), the most particles sunk and the most ` +
+        `not finite, over every ${SAMPLE_EVERY}th frame and the last. The terrain scenes (tris: the mesh's triangles): ` +
+        `in box: centres below the mesh (flat: below the slab's top); contacts' second number: balls touching it, each once; ` +
+        `p–box: against the mesh's triangles (flat rows: the slab's top), each ball against the cells under it ` +
+        `(issue 50's goal: worst ≤ 25 on the mesh); rest: particles slower than ${RESTING_SPEED} (the world's default sleep speed); KE: mean ½mv² per particle (density 1).`,
       TABLE_WIDTH,
     ),
   ].join('\n');
