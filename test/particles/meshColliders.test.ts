@@ -344,6 +344,146 @@ describe('mesh colliders, over many steps', () => {
   });
 });
 
+/** The inside of a hemisphere of radius R centred at the origin, opening up (rings × segments quads). */
+function bowl(R: number, rings: number, segments: number): { positions: Float32Array; indices: Uint32Array } {
+  const positions: number[] = [0, -R, 0];
+  for (let i = 1; i <= rings; i++) {
+    const polar = ((Math.PI / 2) * i) / rings;
+    for (let j = 0; j < segments; j++) {
+      const a = (2 * Math.PI * j) / segments;
+      positions.push(R * Math.sin(polar) * Math.cos(a), -R * Math.cos(polar), R * Math.sin(polar) * Math.sin(a));
+    }
+  }
+  const at = (i: number, j: number) => 1 + (i - 1) * segments + (j % segments);
+  const indices: number[] = [];
+  for (let j = 0; j < segments; j++) indices.push(0, at(1, j + 1), at(1, j));
+  for (let i = 1; i < rings; i++)
+    for (let j = 0; j < segments; j++)
+      indices.push(at(i, j), at(i, j + 1), at(i + 1, j), at(i, j + 1), at(i + 1, j + 1), at(i + 1, j));
+  return { positions: new Float32Array(positions), indices: new Uint32Array(indices) };
+}
+
+/** The deepest any particle lies in a mesh (r − distance to its nearest triangle, over r), brute force on the CPU. */
+function deepestInMesh(
+  spheres: Float32Array,
+  input: { positions: Float32Array; indices: Uint32Array },
+  transform = (p: number[]) => p,
+): number {
+  let worst = 0;
+  const v = (k: number) => transform(Array.from(input.positions.subarray(3 * k, 3 * k + 3)));
+  const tris = Array.from({ length: input.indices.length / 3 }, (_, t) =>
+    [0, 1, 2].map((j) => v(input.indices[3 * t + j])),
+  );
+  for (let i = 0; i < spheres.length / 4; i++) {
+    const c = Array.from(spheres.subarray(4 * i, 4 * i + 3));
+    let nearest = Infinity;
+    for (const [a, b, d] of tris) {
+      const e = closestPointOnTriangle(c, a, b, d).point;
+      nearest = Math.min(nearest, Math.hypot(e[0] - c[0], e[1] - c[1], e[2] - c[2]));
+    }
+    worst = Math.max(worst, (spheres[4 * i + 3] - nearest) / spheres[4 * i + 3]);
+  }
+  return worst;
+}
+
+describe('mesh colliders, piles and machines', () => {
+  it('300 balls poured into a bowl mesh come to rest in it, none through it, none deeper than 0.25 r, seed 5002', {
+    timeout: LONG,
+  }, async () => {
+    const input = bowl(2, 8, 24);
+    const mesh = await meshOf(input);
+    const rand = mulberry32(5002);
+    try {
+      await withWorld({ capacity: 512, bounds: [-3, -3, -3, 3, 6, 3] }, async (world) => {
+        world.setParameters({ gravity: [0, -9.8, 0], restitution: 0.2, friction: 0.4 });
+        world.setMeshes([{ mesh }]);
+        const n = 300;
+        const spheres = new Float32Array(4 * n);
+        for (let i = 0; i < n; i++)
+          spheres.set(
+            [
+              (i % 6) * 0.4 - 1,
+              0.5 + Math.floor(i / 36) * 0.4,
+              (Math.floor(i / 6) % 6) * 0.4 - 1,
+              0.12 + 0.06 * rand(),
+            ],
+            4 * i,
+          );
+        world.setParticles({ spheres, velocities: new Float32Array(3 * n) });
+        let worst = 0;
+        for (let k = 0; k < 6; k++) {
+          await world.step(1 / 60, 50);
+          worst = Math.max(worst, deepestInMesh((await world.read()).spheres, input));
+        }
+        const { spheres: s, velocities: v } = await world.read();
+        for (let i = 0; i < n; i++) {
+          // Inside the bowl: within its radius of the centre, above its bottom.
+          expect(Math.hypot(s[4 * i], s[4 * i + 1], s[4 * i + 2]), `ball ${i}`).toBeLessThan(2);
+          expect(Math.hypot(v[3 * i], v[3 * i + 1], v[3 * i + 2]), `ball ${i} at rest`).toBeLessThan(0.1);
+        }
+        expect(worst).toBeLessThan(0.25);
+      });
+    } finally {
+      mesh.destroy();
+    }
+  });
+
+  it('a mesh paddle spinning at 3 rad/s stirs a layer of balls round with it; none deeper than 0.25 r in it, seed 5003', {
+    timeout: LONG,
+  }, async () => {
+    // A vertical blade 3 long, 0.6 high, across the origin, turning about y.
+    const input = {
+      positions: new Float32Array([-1.5, 0, 0, 1.5, 0, 0, -1.5, 0.6, 0, 1.5, 0.6, 0]),
+      indices: new Uint32Array([0, 1, 2, 1, 3, 2]),
+    };
+    const mesh = await meshOf(input);
+    const rand = mulberry32(5003);
+    try {
+      await withWorld({ capacity: 256, bounds: [-2, 0, -2, 2, 2, 2] }, async (world) => {
+        world.setParameters({ gravity: [0, -9.8, 0], restitution: 0.1, friction: 0.3 });
+        world.setMeshes([{ mesh, velocity: [0, 0, 0, 0, 3, 0] }]);
+        const spheres: number[] = [];
+        for (let i = 0; i < 100; i++) {
+          const [x, z] = [(i % 10) * 0.36 - 1.62, Math.floor(i / 10) * 0.36 - 1.62];
+          if (Math.abs(z) > 0.2) spheres.push(x, 0.15, z, 0.12 + 0.03 * rand());
+        }
+        const n = spheres.length / 4;
+        world.setParticles({ spheres: new Float32Array(spheres), velocities: new Float32Array(3 * n) });
+        let worst = 0;
+        for (let k = 0; k < 6; k++) {
+          await world.step(1 / 60, 10);
+          const pose = new Float32Array(await readBuffer(gpu.device, world.colliderBuffers!.poses, 0, 48));
+          const q = Array.from(pose.subarray(8, 12));
+          // The blade where the world has turned it: p' = q·p (about the origin).
+          const turn = (p: number[]) => {
+            const t = [
+              2 * (q[1] * p[2] - q[2] * p[1]),
+              2 * (q[2] * p[0] - q[0] * p[2]),
+              2 * (q[0] * p[1] - q[1] * p[0]),
+            ];
+            return [0, 1, 2].map(
+              (a) =>
+                p[a] +
+                q[3] * t[a] +
+                [q[1] * t[2] - q[2] * t[1], q[2] * t[0] - q[0] * t[2], q[0] * t[1] - q[1] * t[0]][a],
+            );
+          };
+          worst = Math.max(worst, deepestInMesh((await world.read()).spheres, input, turn));
+        }
+        const { spheres: s, velocities: v } = await world.read();
+        // Round with the blade (counter-clockwise seen from above: ω along +y): the mean of
+        // (r × v)·y over the balls is positive.
+        let spin = 0;
+        for (let i = 0; i < n; i++) spin += s[4 * i + 2] * v[3 * i] - s[4 * i] * v[3 * i + 2];
+        expect(spin / n).toBeGreaterThan(0.1);
+        expect(worst).toBeLessThan(0.25);
+      });
+    } finally {
+      mesh.destroy();
+    }
+  });
+});
+
 describe('mesh colliders: contacts out', () => {
   it('meshContacts lists each particle resting on the floor mesh with the triangle under it and a positive impulse', {
     timeout: LONG,
