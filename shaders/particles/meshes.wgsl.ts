@@ -81,21 +81,33 @@ export const meshContactsBindings = bindings({
  */
 export const triangleGeometry = /* wgsl */ `
 fn triangleGeometry(s: vec4f, v0: vec4f, v1: vec4f, v2: vec4f, centre: vec3f, q: vec4f) -> BoxGeometry {
-  let local = rotate(vec4f(-q.xyz, q.w), s.xyz - centre);
+  // A mesh that is not turned (the common static one) skips the rotations.
+  let turned = any(q.xyz != vec3f(0.0));
+  var local = s.xyz - centre;
+  if (turned) {
+    local = rotate(vec4f(-q.xyz, q.w), local);
+  }
   let p0 = v0.xyz;
   let tri = Tri(p0 - local, v1.xyz - p0, v2.xyz - p0, v2.xyz - v1.xyz, faceNormal(p0, v1.xyz, v2.xyz));
   let flags = bitcast<u32>(v2.w);
   let e = closestOnTriangle(tri, vec3f(0.0));
   let dist = length(e.point);
   let edges = (${FEATURE_EDGES}u >> (4u * e.feature)) & 15u;
+  var n = e.point / dist;
+  var gap = dist - s.w;
   if ((edges & flags) == 0u || dist == 0.0) {
     // The face, or an inactive edge or vertex: along the face's normal, on the side the centre
     // started the step on, at the true distance (negative once the centre is past the plane).
     let out = tri.normal * select(1.0, -1.0, (flags & ${SIDE_BACK}u) != 0u);
-    let gap = select(dist, -dist, dot(tri.a, out) > 0.0) - s.w;
-    return BoxGeometry(rotate(q, -out), gap, rotate(q, local + e.point));
+    gap = select(dist, -dist, dot(tri.a, out) > 0.0) - s.w;
+    n = -out;
   }
-  return BoxGeometry(rotate(q, e.point / dist), dist - s.w, rotate(q, local + e.point));
+  var point = local + e.point;
+  if (turned) {
+    n = rotate(q, n);
+    point = rotate(q, point);
+  }
+  return BoxGeometry(n, gap, point);
 }
 `;
 

@@ -214,6 +214,7 @@ export class WorldColliders {
     this.reserve(boxes + packed.meshes.length, [{ from: 0, to: 0, count: boxes }]);
     const b = this.buffers!;
     b.meshes = packed.meshes.length;
+    const previous = this.meshes;
     for (const old of this.meshes.slice(packed.meshes.length)) old.params.destroy();
     this.meshes = packed.meshes.map(
       (mesh, index) =>
@@ -230,7 +231,9 @@ export class WorldColliders {
             ),
         }) satisfies MeshBinding,
     );
-    this.seen = packed.meshes.map((mesh) => mesh.version);
+    // A mesh set again in its place keeps the refit count its last step saw (a refit since then
+    // still wakes its particles); the flags start clear, as the velocities uploaded below.
+    this.seen = packed.meshes.map((mesh, i) => (previous[i]?.mesh === mesh ? this.seen[i] : mesh.version));
     this.flagged = packed.meshes.map(() => false);
     if (packed.meshes.length > 0) {
       this.device.queue.writeBuffer(b.poses, POSE_BYTES * boxes, packed.poses);

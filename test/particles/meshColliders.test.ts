@@ -311,7 +311,7 @@ describe('mesh colliders, over many steps', () => {
     }
   });
 
-  it('particles asleep on a sheet are lifted when it is refitted higher, step by step (they wake)', {
+  it('particles asleep on a sheet are lifted when it is refitted higher, step by step, and follow it down when it is lowered and set again (a refit wakes them)', {
     timeout: LONG,
   }, async () => {
     const sheet = floorGrid(6, 3);
@@ -331,12 +331,24 @@ describe('mesh colliders, over many steps', () => {
         for (let lift = 1; lift <= 6; lift++) {
           for (let v = 0; v < raised.length / 3; v++) raised[3 * v + 1] = 0.05 * lift;
           await mesh.refit(raised);
+          // The same meshes set again after a refit: the refit still wakes the sleepers.
           await world.step(1 / 60, 5);
         }
         await world.step(1 / 60, 60);
         const { spheres: s } = await world.read();
         // On the raised sheet (0.3 + r), within the resting overlap the correction leaves (slop 0.01).
         for (let i = 0; i < 16; i++) expect(Math.abs(s[4 * i + 1] - 0.495)).toBeLessThan(0.01);
+        // Asleep again, then the sheet lowered a hair (less than the contact margin: every
+        // triangle is still found, none pressed) and set again: the refit still wakes them, and
+        // they follow it down.
+        await world.step(1 / 60, 60);
+        expect(await world.sleepingCount()).toBe(16);
+        for (let v = 0; v < raised.length / 3; v++) raised[3 * v + 1] = 0.28;
+        await mesh.refit(raised);
+        world.setMeshes([{ mesh }]);
+        await world.step(1 / 60, 30);
+        const { spheres: lowered } = await world.read();
+        for (let i = 0; i < 16; i++) expect(lowered[4 * i + 1], `ball ${i}`).toBeLessThan(s[4 * i + 1] - 0.006);
       });
     } finally {
       mesh.destroy();
