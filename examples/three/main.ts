@@ -5,9 +5,11 @@
  * The particles pour onto a ramp of box colliders (`world.setColliders`) that tips them into a
  * bin of four more; each box is a three.js BoxGeometry mesh placed from the same pose (centre,
  * half extents, quaternion). Above the bin a torus knot (three's TorusKnotGeometry) turns slowly:
- * its triangles go to the GPU once (`collider.createMesh`, the BVH built there), and each query
- * passes the knot's pose of the moment (`raycastMesh(rays, mesh, { pose })`), so the turning knot
- * needs no refit. Click a particle or the knot: one GPU ray goes against both, the nearer hit wins
+ * its triangles go to the GPU once (`collider.createMesh`, the BVH built there); it is a kinematic
+ * mesh collider of the world (`world.setMeshes` with its pose and its spin), and an eighth of the
+ * particles start above it and fall on it. Each query passes the knot's pose of the moment
+ * (`raycastMesh(rays, mesh, { pose })`), so the turning knot needs no refit. Click a particle or
+ * the knot: one GPU ray goes against both, the nearer hit wins
  * and is drawn red (the particle, or the knot's triangle with a ring at the hit point, facing
  * along the triangle's normal).
  *
@@ -102,23 +104,52 @@ const boxes = new Float32Array([
   ...boxRecord((binNear + binFar) / 2, binHeight / 2, -footprint, (binFar - binNear) / 2, binHeight / 2, slab),
 ]);
 
+// The torus knot's place (it is made below): above the bin, clear of the column.
+const knotCentre = [0.55 * half, 0.45 * height, 0];
+const knotReach = 0.21 * half; // its tube's outer radius: 0.16 + 0.05 of half
+// An eighth of the particles rain on the knot: a column over it, as wide as the knot, up to the
+// top of the box (fewer where the box is too low for all of them).
+const rainSide = Math.max(1, Math.floor((1.2 * knotReach) / spacing));
+const rainBottom = knotCentre[1] + knotReach + 1;
+const rainLayers = Math.max(0, Math.floor((height - 1 - rainBottom) / spacing));
+const rainCount = Math.min(Math.floor(n / 8), rainSide * rainSide * rainLayers);
+
 const spheres = new Float32Array(4 * n);
 const velocities = new Float32Array(3 * n);
-for (let i = 0; i < n; i++) {
+for (let i = 0, rain = 0; i < n; i++) {
+  const jitter = () => (Math.random() - 0.5) * 0.1;
+  const radius = 0.4 + 0.2 * ((i * 0.618034) % 1);
+  velocities.set([Math.random() - 0.5, 0, Math.random() - 0.5], 3 * i);
+  if (i % 8 === 7 && rain < rainCount) {
+    const [x, z, y] = [
+      rain % rainSide,
+      Math.floor(rain / rainSide) % rainSide,
+      Math.floor(rain / (rainSide * rainSide)),
+    ];
+    spheres.set(
+      [
+        knotCentre[0] + (x - (rainSide - 1) / 2) * spacing + jitter(),
+        rainBottom + y * spacing,
+        knotCentre[2] + (z - (rainSide - 1) / 2) * spacing + jitter(),
+        radius,
+      ],
+      4 * i,
+    );
+    rain++;
+    continue;
+  }
   const x = i % side,
     z = Math.floor(i / side) % side,
     y = Math.floor(i / (side * side));
-  const jitter = () => (Math.random() - 0.5) * 0.1;
   spheres.set(
     [
       columnX + (x - (side - 1) / 2) * spacing + jitter(),
       columnY + y * spacing,
       (z - (side - 1) / 2) * spacing + jitter(),
-      0.4 + 0.2 * ((i * 0.618034) % 1),
+      radius,
     ],
     4 * i,
   );
-  velocities.set([Math.random() - 0.5, 0, Math.random() - 0.5], 3 * i);
 }
 // The library's 8 substeps a step on a GPU; 4 on a software adapter, where every pass runs on the CPU.
 const world = await createParticleWorld({
@@ -206,23 +237,30 @@ for (let k = 0; k < boxes.length / 10; k++) {
 }
 
 // The torus knot, above the bin (clear of the column and the pile), sized from the box, turning
-// slowly about a tilted axis. It is only picked: it is no collider of the world's (a particle
-// thrown that high would pass through it).
+// slowly about a tilted axis: a kinematic mesh collider of the world, which the rain falls on.
 // Its triangles go to the GPU once, as three holds them (positions and index, in the knot's own
-// frame); every query passes its pose (world = centre + q·local), read from the Object3D. It is a
-// child of the scene itself, so its position and quaternion are its world pose (no scale: a pose
-// has none).
+// frame); the world and every query take its pose (world = centre + q·local), read from the
+// Object3D. It is a child of the scene itself, so its position and quaternion are its world pose
+// (no scale: a pose has none).
 const knotGeometry = new THREE.TorusKnotGeometry(0.16 * half, 0.05 * half, 96, 12);
 const knot = new THREE.Mesh(knotGeometry, new THREE.MeshStandardNodeMaterial({ color: 0xe0c040, roughness: 0.4 }));
-knot.position.set(0.55 * half, 0.45 * height, 0);
+knot.position.set(knotCentre[0], knotCentre[1], knotCentre[2]);
 const knotAxis = new THREE.Vector3(0.3, 1, 0.2).normalize();
-const turnKnot = (time: number): void => void knot.quaternion.setFromAxisAngle(knotAxis, 0.35 * time);
+const knotSpin = 0.35; // rad/s
+const turnKnot = (time: number): void => void knot.quaternion.setFromAxisAngle(knotAxis, knotSpin * time);
 turnKnot(0);
 scene.add(knot);
 const knotPositions = new Float32Array(knotGeometry.attributes.position.array);
 const knotIndices = new Uint32Array(knotGeometry.index!.array);
 const knotMesh = collider.createMesh({ positions: knotPositions, indices: knotIndices });
 const knotPose = (): number[] => [...knot.position.toArray(), ...knot.quaternion.toArray()];
+// The world turns it through each step at its spin (and each frame sets the pose it is drawn at,
+// which is where the step left it, so the warm start of its contacts carries on).
+const setKnot = (): void =>
+  world.setMeshes([
+    { mesh: knotMesh, pose: knotPose(), velocity: [0, 0, 0, ...knotAxis.clone().multiplyScalar(knotSpin).toArray()] },
+  ]);
+setKnot();
 
 // The picked triangle: the hit triangle in red, and a red ring around the hit point in the plane
 // of the triangle (its normal the ring's axis); children of the knot, in its frame, so they turn
@@ -358,10 +396,12 @@ let fps = 0,
   fpsStart = performance.now(),
   statusAt = 0;
 renderer.setAnimationLoop(() => {
+  turnKnot(hooks.time);
+  setKnot();
   const encoder = device.createCommandEncoder();
   world.encode(encoder, size.dt);
   device.queue.submit([encoder.finish()]);
-  turnKnot(hooks.time);
+  turnKnot(hooks.time + size.dt); // drawn where the step leaves it, with the particles
   renderer.render(scene, camera);
   hooks.frames++;
   hooks.time += size.dt;
@@ -383,5 +423,5 @@ renderer.setAnimationLoop(() => {
   // The text four times a second: where the page is drawn in software, laying it out every frame costs frames.
   if (now - statusAt < 250 && hooks.frames > 1) return;
   statusAt = now;
-  status.textContent = `${n.toLocaleString('en')} particles · ${fps.toFixed(0)} fps · t ${hooks.time.toFixed(1)} s\n${sizeText}\n${pickText}\n${hooks.boxes} box colliders: a ramp and a bin · a torus knot of ${knotMesh.triangleCount.toLocaleString('en')} triangles`;
+  status.textContent = `${n.toLocaleString('en')} particles · ${fps.toFixed(0)} fps · t ${hooks.time.toFixed(1)} s\n${sizeText}\n${pickText}\n${hooks.boxes} box colliders: a ramp and a bin · a torus knot of ${knotMesh.triangleCount.toLocaleString('en')} triangles, a mesh collider`;
 });

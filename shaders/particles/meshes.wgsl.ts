@@ -27,7 +27,7 @@
  * active edge or vertex, the direction from E to the centre.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { ParticleParams, ParticleBody, ParticleStats, ParticleColliderContact, MeshFindParams } from './layout.js';
+import { ParticleParams, ParticleBody, ParticleStats, MeshFindParams } from './layout.js';
 import { BvhNode } from '../spatial/bvhLayout.js';
 import { bvhWalk } from '../spatial/bvhWalk.wgsl.js';
 import { flatWorkgroup } from '../common.wgsl.js';
@@ -62,14 +62,6 @@ export const meshFindBindings = bindings({
   edgeFlags: readOnly('array<u32>'),
   found: readWrite('array<u32>'),
   stats: readWrite('ParticleStats'),
-});
-
-export const meshContactsBindings = bindings({
-  params: uniform('ParticleParams'),
-  slots: readOnly('array<ParticleColliderContact>'),
-  slotTriangles: readOnly('array<vec4f>'),
-  records: readWrite('array<vec4u>'),
-  counter: readWrite('array<atomic<u32>, 2>'),
 });
 
 /**
@@ -241,43 +233,6 @@ ${meshFindEntry.wgsl}
       },
       'mesh.triangleCount',
     )}
-  }
-}
-`;
-
-export const meshContactsEntry = entry({
-  name: 'meshContacts',
-  index: 'id',
-  exit: 'params.meshCount == 0u',
-  bound: 'params.count',
-});
-
-/**
- * The last step's mesh contacts out (world.encodeMeshContacts), one thread per particle: a
- * record (particle, mesh, triangle, normal impulse's f32 bits) per triangle slot, appended; the
- * counter keeps counting past the records' capacity.
- */
-export const meshContactsShader = () => wgsl`
-${ParticleParams.wgsl}
-${ParticleColliderContact.wgsl}
-${meshContactsBindings.wgsl}
-${flatWorkgroup}
-${WG.wgsl}
-
-${meshContactsEntry.wgsl}
-  let base = (params.rangeBase + id) * params.boxSlots;
-  for (var i = 0u; i < params.boxSlots; i++) {
-    let c = slots[base + i];
-    if (c.box == 0u) {
-      break;
-    }
-    if (c.box > params.boxCount) {
-      let at = atomicAdd(&counter[0], 1u);
-      if (at < arrayLength(&records)) {
-        let tri = 3u * (id * params.boxSlots + i);
-        records[at] = vec4u(id, bitcast<u32>(slotTriangles[tri].w), bitcast<u32>(slotTriangles[tri + 1u].w), bitcast<u32>(c.impulse.x));
-      }
-    }
   }
 }
 `;

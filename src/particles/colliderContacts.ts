@@ -61,6 +61,8 @@ export abstract class ContactRecords<L> {
 
   /** What the records are, for labels and errors ('collider contacts', 'mesh contacts'). */
   protected abstract readonly what: string;
+  /** @internal Which contacts the solver records into it: the boxes' or the meshes'. */
+  abstract readonly kind: 'boxes' | 'meshes';
 
   /** @internal Made by the world's `encodeColliderContacts` or `encodeMeshContacts`. */
   constructor(
@@ -144,6 +146,8 @@ export abstract class ContactRecords<L> {
  */
 export class ColliderContacts extends ContactRecords<ColliderContactList> {
   protected readonly what = 'collider contacts';
+  /** @internal */
+  readonly kind = 'boxes';
 
   protected decode(words: Uint32Array): ColliderContactList {
     const count = words.length / 4;
@@ -168,6 +172,8 @@ export class ColliderContacts extends ContactRecords<ColliderContactList> {
  */
 export class MeshContacts extends ContactRecords<MeshContactList> {
   protected readonly what = 'mesh contacts';
+  /** @internal */
+  readonly kind = 'meshes';
 
   protected decode(words: Uint32Array): MeshContactList {
     const count = words.length / 4;
@@ -221,5 +227,63 @@ export async function readColliderContacts<L>(
     } catch (error) {
       if (!(error instanceof CapacityError) || contacts.lastCount > ContactRecords.maxCapacity(device)) throw error;
     }
+  }
+}
+
+/** Records a kind of contacts of the last step recorded into `out` (the solver's encodeColliderContacts). */
+export type EncodeContacts = (
+  kind: 'boxes' | 'meshes',
+  encoder: GPUCommandEncoder,
+  count: number,
+  out: { records: GPUBuffer; counter: GPUBuffer; dispatch: GPUBuffer },
+) => void;
+
+/**
+ * A world's contacts out (`encodeColliderContacts`, `colliderContacts`, and the meshes'): the
+ * result to record into (the caller's, or a new one), and the one the reading calls keep.
+ */
+export class WorldContacts {
+  private readonly kept = new Map<'boxes' | 'meshes', ColliderContacts | MeshContacts>();
+
+  constructor(
+    private readonly device: GPUDevice,
+    private readonly calls: CallQueue,
+    private readonly record: EncodeContacts,
+  ) {}
+
+  /** Records the contacts of `Kind` into `into` (validated) or a new result, for `count` particles. */
+  encode<C extends ColliderContacts | MeshContacts>(
+    Kind: new (device: GPUDevice, capacity: number) => C,
+    encoder: GPUCommandEncoder,
+    count: number,
+    into?: unknown,
+  ): C {
+    const contacts = contactsInto(Kind, this.device, into, count);
+    contacts.reserve(contacts.lastCount);
+    this.record(contacts.kind, encoder, count, contacts);
+    return contacts;
+  }
+
+  /** Records and reads back the contacts of `Kind` through the result kept for it, growing it until they fit. */
+  read(Kind: typeof ColliderContacts, count: number): Promise<ColliderContactList>;
+  read(Kind: typeof MeshContacts, count: number): Promise<MeshContactList>;
+  read(
+    Kind: typeof ColliderContacts | typeof MeshContacts,
+    count: number,
+  ): Promise<ColliderContactList | MeshContactList> {
+    const kind = Kind === ColliderContacts ? 'boxes' : 'meshes';
+    const contacts = contactsInto<ColliderContacts | MeshContacts>(Kind, this.device, this.kept.get(kind), count);
+    this.kept.set(kind, contacts);
+    return readColliderContacts<ColliderContactList | MeshContactList>(
+      this.device,
+      this.calls,
+      contacts as ContactRecords<ColliderContactList | MeshContactList>,
+      (encoder) => this.record(kind, encoder, count, contacts),
+    );
+  }
+
+  destroy(): void {
+    for (const contacts of this.kept.values()) contacts.destroy();
+    this.kept.clear();
   }
 }

@@ -22,13 +22,8 @@ import {
 } from '../../shaders/particles/substep.wgsl.js';
 import { splitBindings, busyArgsBindings } from '../../shaders/particles/split.wgsl.js';
 import { sleepBindings, writeBackBindings } from '../../shaders/particles/sleep.wgsl.js';
-import {
-  colliderFindBindings,
-  colliderListBindings,
-  colliderPrepareBindings,
-  colliderCellsBindings,
-} from '../../shaders/particles/colliders.wgsl.js';
-import { colliderMoveBindings, colliderSpeedBindings } from '../../shaders/particles/boxMotion.wgsl.js';
+import { colliderPrepareBindings } from '../../shaders/particles/colliders.wgsl.js';
+import { colliderMoveBindings } from '../../shaders/particles/boxMotion.wgsl.js';
 import { ParticleParams, ParticleStats, ParticleReuse } from '../../shaders/particles/layout.js';
 import { setPipelineAndGroup } from '../gpu/pipeline.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
@@ -40,9 +35,7 @@ import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
 import type { StepParams } from './step.js';
 import type { SolverBuffers } from './solverBuffers.js';
 import type { SolverPipelines, BindGroupCache } from './solverPipelines.js';
-import type { MeshBinding } from './colliders.js';
-import { meshFindBindings } from '../../shaders/particles/meshes.wgsl.js';
-import { MeshFindParams } from '../../shaders/particles/layout.js';
+import { recordColliderSpeed, recordColliderLists, type StepColliders } from './recordColliders.js';
 
 const WG = WORKGROUP_SIZE.particles;
 
@@ -52,11 +45,8 @@ export interface ParticleState {
   spheres: GPUBuffer;
   /** vx, vy, vz, inverse mass per particle. */
   velocities: GPUBuffer;
-  /**
-   * Colliders: poses (centre, half extents, unit quaternion: three vec4 a box) and velocities
-   * (linear, angular: two vec4) of `count` boxes, then of the `meshes` (src/particles/colliders.ts).
-   */
-  colliders?: { poses: GPUBuffer; velocities: GPUBuffer; count: number; meshes: readonly MeshBinding[] };
+  /** The colliders: boxes, then meshes. */
+  colliders?: StepColliders;
 }
 
 /** Solver settings for one step (validated by the world): the CPU twin's, and the count. */
@@ -83,18 +73,19 @@ type Boxes = NonNullable<ParticleState['colliders']>;
  * parity (`params`, already copied from the log) and that parity's name for its bind groups (`p`).
  */
 export class StepRecorder {
-  private readonly n: number;
+  /** @internal The particles (for the colliders' recording: ./recordColliders.ts). */
+  readonly n: number;
   private readonly workgroups: number;
   private readonly max: number;
   private readonly indirect: boolean;
 
   constructor(
-    private readonly parts: SolverParts,
-    private readonly encoder: GPUCommandEncoder,
+    readonly parts: SolverParts,
+    readonly encoder: GPUCommandEncoder,
     private readonly state: ParticleState,
     private readonly settings: StepSettings,
-    private readonly params: GPUBuffer,
-    private readonly p: string,
+    readonly params: GPUBuffer,
+    readonly p: string,
     private readonly timer?: GpuTimer,
   ) {
     this.n = settings.count;
@@ -109,9 +100,9 @@ export class StepRecorder {
     const colliders = c && c.count + c.meshes.length > 0 ? c : null;
     const b = this.parts.buffers;
     this.encoder.clearBuffer(b.stats, 0, ParticleStats.offsets.entriesNeeded); // largest speeds, touching pairs, moves
-    if (colliders) this.boxSpeed(colliders);
+    if (colliders) recordColliderSpeed(this, colliders);
     this.search(layout);
-    if (colliders) this.listColliders(colliders, layout);
+    if (colliders) recordColliderLists(this, colliders, layout);
     this.split();
     this.substeps(colliders);
   }
@@ -123,7 +114,7 @@ export class StepRecorder {
    * count ('busy'). With indirect dispatch, those run from arguments written on the GPU: the
    * gate's (zero workgroups for the outcome not taken) and particleBusyArgs'.
    */
-  private run(
+  run(
     label: string,
     pipeline: GPUComputePipeline,
     group: GPUBindGroup,
@@ -139,7 +130,7 @@ export class StepRecorder {
   }
 
   /** One pass of `groups` workgroups. */
-  private runGroups(label: string, pipeline: GPUComputePipeline, group: GPUBindGroup, groups: number): void {
+  runGroups(label: string, pipeline: GPUComputePipeline, group: GPUBindGroup, groups: number): void {
     const pass = this.encoder.beginComputePass(this.timer?.pass(label) ?? { label });
     setPipelineAndGroup(pass, pipeline, group);
     dispatchFolded(pass, groups, this.max);
@@ -266,107 +257,6 @@ export class StepRecorder {
       'off',
     );
     b.gate.finish();
-  }
-
-  /**
-   * Before the gather: the fastest a box can send a particle this step (colliderSpeed, into the
-   * stats), copied into the parameters, where every reach reads it (shaders/particles/formula.ts).
-   */
-  private boxSpeed(colliders: Boxes): void {
-    const { buffers: b, pipelines, groups } = this.parts;
-    this.runGroups(
-      'collider speed',
-      pipelines.fixed.colliderSpeed,
-      groups.get(`collider speed ${this.p}`, colliderSpeedBindings, {
-        params: this.params,
-        colliderPoses: colliders.poses,
-        colliderVelocities: colliders.velocities,
-        stats: b.stats,
-      }),
-      ceilDiv(colliders.count + colliders.meshes.length, WG),
-    );
-    this.encoder.copyBufferToBuffer(
-      b.stats,
-      ParticleStats.offsets.boxSpeedBits,
-      this.params,
-      ParticleParams.offsets.boxSpeed,
-      4,
-    );
-  }
-
-  /** Box colliders: each box's particles into their slots, by box index, warm (colliderFind, colliderList). */
-  private listColliders(colliders: Boxes, layout: GridLayout): void {
-    const { encoder, params, p, n } = this;
-    const { buffers: b, pipelines, groups, grid } = this.parts;
-    // The grid build cleared the offsets even if it did not search: the last search's, back.
-    const cells = grid.cellStart.buffer;
-    b.savedCells.ensure(cells.size);
-    this.runGroups(
-      'collider cells',
-      pipelines.fixed.colliderCells,
-      groups.get(`collider cells ${p}`, colliderCellsBindings, {
-        params,
-        cellStart: cells,
-        saved: b.savedCells.buffer,
-      }),
-      ceilDiv(cells.size / 4, WG),
-    );
-    encoder.clearBuffer(b.found.buffer, 0, 4 * n);
-    if (colliders.count > 0)
-      this.runGroups(
-        'collider find',
-        pipelines.find(layout),
-        groups.get(`collider find ${p}`, colliderFindBindings, {
-          grid: grid.params,
-          params,
-          colliderPoses: colliders.poses,
-          colliderVelocities: colliders.velocities,
-          cellStart: grid.cellStart.buffer,
-          current: grid.sorted.buffer,
-          bodies: b.bodies[0],
-          found: b.found.buffer,
-          stats: b.stats,
-          anchors: b.anchors,
-        }),
-        ceilDiv(colliders.count, WG),
-      );
-    for (const m of colliders.meshes) {
-      // The mesh's pose and velocities now (a kinematic mesh moved in the last step) into its find's parameters.
-      const k = colliders.count + m.index;
-      encoder.copyBufferToBuffer(colliders.poses, 48 * k, m.params, MeshFindParams.offsets.centre, 48);
-      encoder.copyBufferToBuffer(colliders.velocities, 32 * k, m.params, MeshFindParams.offsets.linear, 32);
-      this.run(
-        'mesh find',
-        pipelines.meshes().find,
-        groups.get(`mesh find ${p} ${m.index}`, meshFindBindings, {
-          params,
-          mesh: m.params,
-          current: grid.sorted.buffer,
-          bodies: b.bodies[0],
-          nodes: m.mesh.tree.nodes,
-          sorted: m.mesh.tree.sorted,
-          ids: m.mesh.tree.ids,
-          edgeFlags: m.mesh.edgeFlags(),
-          found: b.found.buffer,
-          stats: b.stats,
-        }),
-      );
-    }
-    this.run(
-      'collider list',
-      pipelines.fixed.colliderList,
-      groups.get(`collider list ${p}`, colliderListBindings, {
-        params,
-        sortedId: grid.sortedId.buffer,
-        sorted: grid.sorted.buffer,
-        found: b.found.buffer,
-        slots: b.slots.buffer,
-        colliderPoses: colliders.poses,
-        colliderVelocities: colliders.velocities,
-        rest: b.rest,
-        slotTriangles: b.slotTriangles.buffer,
-      }),
-    );
   }
 
   /**

@@ -24,8 +24,12 @@
  *   and two uniform parameter blocks (one per parity) say which is which.
  */
 import { gridLayoutOf } from '../../shaders/spatial/grid.wgsl.js';
-import { colliderContactsBindings, colliderContactsArgsBindings } from '../../shaders/particles/colliders.wgsl.js';
-import { TRIANGLE_WORDS, meshContactsBindings } from '../../shaders/particles/meshes.wgsl.js';
+import {
+  colliderContactsBindings,
+  colliderContactsArgsBindings,
+  meshColliderContactsBindings,
+} from '../../shaders/particles/contacts.wgsl.js';
+import { TRIANGLE_WORDS } from '../../shaders/particles/meshes.wgsl.js';
 import { setPipelineAndGroup } from '../gpu/pipeline.js';
 import { dispatchFolded, ceilDiv } from '../gpu/dispatch.js';
 import { bindingLimit } from '../gpu/buffers.js';
@@ -398,7 +402,7 @@ export class ParticleSolver implements SolverParts {
       setPipelineAndGroup(
         pass,
         this.pipelines.meshes().contacts,
-        meshContactsBindings.bind(this.device, 'mesh contacts', {
+        meshColliderContactsBindings.bind(this.device, 'mesh contacts', {
           params,
           slots: this.buffers.slots.buffer,
           slotTriangles: this.buffers.slotTriangles.buffer,

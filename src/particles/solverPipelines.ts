@@ -22,8 +22,6 @@ import {
   colliderListShader,
   colliderPrepareShader,
   colliderCellsShader,
-  colliderContactsShader,
-  colliderContactsArgsShader,
 } from '../../shaders/particles/colliders.wgsl.js';
 import {
   colliderMoveBindings,
@@ -31,12 +29,15 @@ import {
   colliderMoveShader,
   colliderSpeedShader,
 } from '../../shaders/particles/boxMotion.wgsl.js';
+import { meshFindBindings, meshFindShader } from '../../shaders/particles/meshes.wgsl.js';
 import {
-  meshFindBindings,
-  meshFindShader,
-  meshContactsBindings,
-  meshContactsShader,
-} from '../../shaders/particles/meshes.wgsl.js';
+  colliderContactsShader,
+  colliderContactsArgsShader,
+  colliderContactsBindings,
+  colliderContactsArgsBindings,
+  meshColliderContactsBindings,
+  meshColliderContactsShader,
+} from '../../shaders/particles/contacts.wgsl.js';
 import { gridLayoutName, type GridLayout } from '../../shaders/spatial/grid.wgsl.js';
 import {
   gatherBindings,
@@ -61,8 +62,6 @@ import {
   colliderListBindings,
   colliderPrepareBindings,
   colliderCellsBindings,
-  colliderContactsBindings,
-  colliderContactsArgsBindings,
 } from '../../shaders/particles/colliders.wgsl.js';
 import type { Bindings, BindingResource } from '../gpu/kernel.js';
 import { computePipeline, variant } from '../gpu/pipeline.js';
@@ -158,7 +157,7 @@ export class SolverPipelines {
         computePipeline(this.device, entry, [decl.layout(this.device, entry)], code, entry, { WG });
       this.meshPipelines = {
         find: make(meshFindBindings, 'meshFind', meshFindShader()),
-        contacts: make(meshContactsBindings, 'meshContacts', meshContactsShader()),
+        contacts: make(meshColliderContactsBindings, 'meshColliderContacts', meshColliderContactsShader()),
       };
     }
     return this.meshPipelines;

@@ -19,16 +19,9 @@ import { requestBrowserDevice } from '../device.js';
 import type { GpuTimer, Profile } from '../gpu/timer.js';
 import { planGrid, type GridPlan, type PlanOptions } from '../spatial/plan.js';
 import { ParticleSolver } from './solver.js';
-import {
-  contactsInto,
-  readColliderContacts,
-  ColliderContacts,
-  MeshContacts,
-  type ColliderContactList,
-  type MeshContactList,
-} from './colliderContacts.js';
-import type { MeshCollider } from './meshColliders.js';
-import { WorldColliders, type ColliderSet, type ColliderBuffers } from './colliders.js';
+import { WorldContacts } from './colliderContacts.js';
+import { ParticleWorldColliders, type WorldColliderParts } from './worldColliders.js';
+import { WorldColliders } from './colliders.js';
 import type { StepParams } from './step.js';
 import { WorldCasts, type CastTarget } from './casts.js';
 import type { RaycastResult, SphereCastResult, RaycastAllHits, SphereCastAllHits } from '../castQueries.js';
@@ -99,7 +92,7 @@ export async function createParticleWorld(options: ParticleWorldOptions): Promis
  *
  * @category Particle world
  */
-export class ParticleWorld {
+export class ParticleWorld extends ParticleWorldColliders {
   /** The device the world runs on. */
   readonly device: GPUDevice;
   /** Most particles the world holds. */
@@ -131,10 +124,10 @@ export class ParticleWorld {
   private readonly colliders: WorldColliders;
   /** The step calls' submissions, run again when the lists overflowed. */
   private readonly stepper: WorldStepper;
-  /** The buffers `colliderContacts` reads through, kept between calls. */
-  private contactsOut: ColliderContacts | null = null;
-  /** The buffers `meshContacts` reads through, kept between calls. */
-  private meshContactsOut: MeshContacts | null = null;
+  /** The contacts out: the results the reading calls keep between calls. */
+  private readonly contacts: WorldContacts;
+  /** What the collider calls (ParticleWorldColliders) use. */
+  private readonly parts: WorldColliderParts;
   /**
    * Calls that change the world through the queue (setParticles, setParticle, setParameters,
    * step, encode) or read it there (read, the counts, raycast, sphereCast: their copies are
@@ -149,6 +142,7 @@ export class ParticleWorld {
    * and Deno); `ownsDevice` makes `destroy()` destroy the device too.
    */
   constructor(device: GPUDevice, options: ParticleWorldOptions, ownsDevice = false) {
+    super();
     const { capacity, bounds } = checkWorldShape(device, options);
     this.device = device;
     this.ownsDevice = ownsDevice;
@@ -165,6 +159,20 @@ export class ParticleWorld {
     this.calls = new CallQueue(device, 'particle world');
     this.colliders = new WorldColliders(device);
     this.stepper = new WorldStepper(device, this.calls, this.solver, this.colliders, this.state);
+    this.contacts = new WorldContacts(device, this.calls, (kind, encoder, count, out) =>
+      this.solver.encodeColliderContacts(kind, encoder, count, out),
+    );
+    const world = this;
+    this.parts = {
+      checkUsable: () => this.calls.checkUsable(),
+      edited: () => void this.edits++,
+      get count() {
+        return world.count;
+      },
+      stepper: this.stepper,
+      contacts: this.contacts,
+      colliders: this.colliders,
+    };
     this.casts = new WorldCasts(device, this.calls, limits, bounds !== null, (answers) => this.castTarget(answers));
   }
 
@@ -276,139 +284,9 @@ export class ParticleWorld {
     return this.stepper.checkContactCapacity();
   }
 
-  /**
-   * Sets the world's box colliders: static and kinematic oriented boxes that the particles
-   * collide with, solved in the same iterations as the particles' own contacts (a box is an
-   * infinitely heavy body: restitution, friction, the position correction as for particle pairs).
-   * `boxes` holds 10 floats a box (centre, half extents, quaternion x, y, z, w), as
-   * `sphereOrientedBoxPairs` takes them. `velocities` (6 floats a box: linear, then angular in
-   * rad/s about the centre) makes a box kinematic: each step moves it (its pose integrated with
-   * the substeps) and what touches it gets its surface velocity; boxes with six zeros, or all
-   * of them without `velocities`, are static. Particles touching a moving box do not sleep.
-   * Called again, it sets new poses and velocities (a box keeps its contacts' warm start while
-   * the number of boxes stays); `{ boxes: new Float32Array(0) }` removes them. Invalid input
-   * throws InvalidInputError naming the argument and the box, and the world keeps its last
-   * colliders; more boxes than a binding holds throws CapacityError.
-   *
-   * @example
-   * ```ts
-   * // A floor tilted 20° about z, and a paddle moving along x at 2 m/s.
-   * const tilt = Math.sin(Math.PI / 18), c = Math.cos(Math.PI / 18);
-   * world.setColliders({
-   *   boxes: new Float32Array([0, 0, 0, 10, 0.1, 10, 0, 0, tilt, c,   -5, 1, 0, 0.2, 1, 3, 0, 0, 0, 1]),
-   *   velocities: new Float32Array([0, 0, 0, 0, 0, 0,   2, 0, 0, 0, 0, 0]),
-   * });
-   * ```
-   */
-  setColliders(set: ColliderSet): void {
-    this.calls.checkUsable();
-    this.stepper.setColliders(set);
-    this.edits++;
-  }
-
-  /**
-   * Records, into `encoder`, the collider contacts of the last step recorded before it: which
-   * particle touches which box, with the normal impulse of the step's last substep, left on the
-   * GPU ({@link ColliderContacts}: records, the true count even past capacity, indirect
-   * arguments for a kernel of yours); its `read()` answers after the submission. Pass the last
-   * result as `into` to reuse its buffers (it grows to the count its last `read()` saw).
-   */
-  encodeColliderContacts(encoder: GPUCommandEncoder, into?: ColliderContacts): ColliderContacts {
-    this.calls.checkUsable();
-    checkEncoder(encoder);
-    const contacts = contactsInto(ColliderContacts, this.device, into, this.count);
-    contacts.reserve(contacts.lastCount);
-    this.solver.encodeColliderContacts('boxes', encoder, this.count, contacts);
-    return contacts;
-  }
-
-  /**
-   * The collider contacts of the last step (particles, boxes and normal impulses, one entry a
-   * contact, in no particular order), read back; none is dropped (the list grows and the call
-   * runs again).
-   */
-  async colliderContacts(): Promise<ColliderContactList> {
-    this.calls.checkUsable();
-    this.edits++;
-    const contacts = contactsInto(ColliderContacts, this.device, this.contactsOut ?? undefined, this.count);
-    this.contactsOut = contacts;
-    return readColliderContacts(this.device, this.calls, contacts, (encoder) =>
-      this.solver.encodeColliderContacts('boxes', encoder, this.count, contacts),
-    );
-  }
-
-  /**
-   * Sets the world's mesh colliders: triangle meshes made by `collider.createMesh` on this
-   * world's device, which the particles collide with in the same solve as their own contacts
-   * and the boxes (each triangle an infinitely heavy body: restitution, friction, warm start,
-   * position correction). A particle touches a triangle at its closest point, from either side
-   * (a one-triangle-thick shell holds); where two triangles meet in one plane (or nearly), the
-   * edge between them pushes along the faces' normal, so a particle rolls across a tessellated
-   * floor as across one box. `pose` (centre, quaternion x, y, z, w) places the mesh's vertices;
-   * `velocity` (linear, then angular in rad/s about the pose's centre) makes it kinematic: each
-   * step moves it (its pose integrated with the substeps, as a kinematic box's) and what touches
-   * it gets its surface velocity. `mesh.refit` (or `mesh.encodeRefit` recorded before a step)
-   * deforms it: the next step wakes the particles touching it. Called again with the same meshes
-   * in the same order, it sets new poses and velocities and keeps the contacts' warm start; other
-   * meshes wake every particle, cold. `[]` removes them; the boxes stay. Invalid input throws
-   * InvalidInputError naming the argument, the mesh and the rule, and the world keeps its last
-   * meshes.
-   *
-   * @example
-   * ```ts
-   * const collider = await createCollider({ device: world.device });
-   * const terrain = collider.createMesh({ positions, indices });
-   * // The terrain where it is, and a paddle mesh turning at 2 rad/s about y.
-   * world.setMeshes([
-   *   { mesh: terrain },
-   *   { mesh: paddle, pose: [0, 1, 0, 0, 0, 0, 1], velocity: [0, 0, 0, 0, 2, 0] },
-   * ]);
-   * ```
-   */
-  setMeshes(meshes: readonly MeshCollider[]): void {
-    this.calls.checkUsable();
-    this.stepper.setMeshes(meshes);
-    this.edits++;
-  }
-
-  /**
-   * Records, into `encoder`, the mesh contacts of the last step recorded before it: which
-   * particle touches which triangle of which mesh, with the normal impulse of the step's last
-   * substep, left on the GPU ({@link MeshContacts}: records, the true count even past capacity,
-   * indirect arguments); its `read()` answers after the submission. Pass the last result as
-   * `into` to reuse its buffers.
-   */
-  encodeMeshContacts(encoder: GPUCommandEncoder, into?: MeshContacts): MeshContacts {
-    this.calls.checkUsable();
-    checkEncoder(encoder);
-    const contacts = contactsInto(MeshContacts, this.device, into, this.count);
-    contacts.reserve(contacts.lastCount);
-    this.solver.encodeColliderContacts('meshes', encoder, this.count, contacts);
-    return contacts;
-  }
-
-  /**
-   * The mesh contacts of the last step (particles, meshes, triangles and normal impulses, one
-   * entry a contact, in no particular order), read back; none is dropped.
-   */
-  async meshContacts(): Promise<MeshContactList> {
-    this.calls.checkUsable();
-    this.edits++;
-    const contacts = contactsInto(MeshContacts, this.device, this.meshContactsOut ?? undefined, this.count);
-    this.meshContactsOut = contacts;
-    return readColliderContacts(this.device, this.calls, contacts, (encoder) =>
-      this.solver.encodeColliderContacts('meshes', encoder, this.count, contacts),
-    );
-  }
-
-  /**
-   * The box colliders' GPU buffers (poses and velocities by box index, the layouts in
-   * {@link ColliderBuffers}), or null before the first `setColliders`. A kernel of yours may
-   * write them between steps (a step reads them as they are); `setColliders` with more boxes
-   * than they hold replaces them.
-   */
-  get colliderBuffers(): Readonly<ColliderBuffers> | null {
-    return this.colliders.buffers;
+  /** @internal */
+  protected get colliderParts(): WorldColliderParts {
+    return this.parts;
   }
 
   /**
@@ -539,8 +417,7 @@ export class ParticleWorld {
     this.calls.close();
     this.state.destroy();
     this.colliders.destroy();
-    this.contactsOut?.destroy();
-    this.meshContactsOut?.destroy();
+    this.contacts.destroy();
     this.solver.destroy();
     this.casts.destroy();
     if (this.ownsDevice) this.device.destroy();

@@ -226,14 +226,22 @@ describe('the three.js example in Chromium', () => {
       await expect
         .poll(() => page.locator('#status').textContent(), { timeout: 30_000 })
         .toContain('a torus knot of 2,304 triangles');
-      const knotAt = await three<Spot & { distance: number }>('window.__three.knotScreen()');
-      await shot(page, 'knot');
-      const beforeKnot = await measure(page, 'knot', undefined, knotAt);
-      expect(beforeKnot.knot, 'share of the canvas that shows the knot').toBeGreaterThan(0.002);
-      expect(beforeKnot.knotNear, 'gold pixels around the knot spot').toBeGreaterThan(0);
-      picks = await three<number>('window.__three.picks');
-      await page.mouse.click(knotAt.x, knotAt.y);
-      await picksPast(picks);
+      // The rain falls on the knot (a mesh collider of the world): a ball passing in front of the
+      // knot's spot as it is clicked is nearer, so a click that picked a ball is made again, at
+      // the knot's spot of the moment, up to five times.
+      let knotAt = await three<Spot & { distance: number }>('window.__three.knotScreen()');
+      for (let attempt = 0; attempt < 5; attempt++) {
+        knotAt = await three<Spot & { distance: number }>('window.__three.knotScreen()');
+        await shot(page, 'knot');
+        const beforeKnot = await measure(page, 'knot', undefined, knotAt);
+        expect(beforeKnot.knot, 'share of the canvas that shows the knot').toBeGreaterThan(0.002);
+        expect(beforeKnot.knotNear, 'gold pixels around the knot spot').toBeGreaterThan(0);
+        picks = await three<number>('window.__three.picks');
+        await page.mouse.click(knotAt.x, knotAt.y);
+        await picksPast(picks);
+        if ((await three<number>('window.__three.knotTriangle')) >= 0) break;
+        await framesPast(10);
+      }
       const triangle = await three<number>('window.__three.knotTriangle');
       expect(triangle, 'the knot triangle picked').toBeGreaterThanOrEqual(0);
       expect(triangle).toBeLessThan(triangles);

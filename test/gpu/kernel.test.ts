@@ -165,17 +165,22 @@ import {
   colliderPrepareEntry,
   colliderCellsShader,
   colliderCellsEntry,
+} from '../../shaders/particles/colliders.wgsl.js';
+import {
   colliderContactsShader,
   colliderContactsEntry,
   colliderContactsArgsShader,
   colliderContactsArgsEntry,
-} from '../../shaders/particles/colliders.wgsl.js';
+  meshColliderContactsShader,
+  meshColliderContactsEntry,
+} from '../../shaders/particles/contacts.wgsl.js';
 import {
   colliderMoveShader,
   colliderMoveEntry,
   colliderSpeedShader,
   colliderSpeedEntry,
 } from '../../shaders/particles/boxMotion.wgsl.js';
+import { meshFindShader, meshFindEntry } from '../../shaders/particles/meshes.wgsl.js';
 
 import {
   meshCodesShader,
@@ -313,6 +318,8 @@ const PARTICLE_KERNELS: [string, EntryPoint[], string[]][] = [
   ['colliderContactsArgs', [colliderContactsArgsEntry], [colliderContactsArgsShader()]],
   ['colliderMove', [colliderMoveEntry], [colliderMoveShader()]],
   ['colliderSpeed', [colliderSpeedEntry], [colliderSpeedShader()]],
+  ['meshFind', [meshFindEntry], [meshFindShader()]],
+  ['meshColliderContacts', [meshColliderContactsEntry], [meshColliderContactsShader()]],
 ];
 
 interface ReflectedType {

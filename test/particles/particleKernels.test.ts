@@ -53,11 +53,16 @@ import {
   colliderPrepareBindings,
   colliderCellsShader,
   colliderCellsBindings,
+} from '../../shaders/particles/colliders.wgsl.js';
+import {
   colliderContactsShader,
   colliderContactsBindings,
   colliderContactsArgsShader,
   colliderContactsArgsBindings,
-} from '../../shaders/particles/colliders.wgsl.js';
+  meshColliderContactsShader,
+  meshColliderContactsBindings,
+} from '../../shaders/particles/contacts.wgsl.js';
+import { meshFindShader, meshFindBindings } from '../../shaders/particles/meshes.wgsl.js';
 import {
   colliderMoveShader,
   colliderMoveBindings,
@@ -99,6 +104,8 @@ const KERNELS: [string, Bindings<string>, string[]][] = [
   ['colliderContactsArgs', colliderContactsArgsBindings, [colliderContactsArgsShader()]],
   ['colliderMove', colliderMoveBindings, [colliderMoveShader()]],
   ['colliderSpeed', colliderSpeedBindings, [colliderSpeedShader()]],
+  ['meshFind', meshFindBindings, [meshFindShader()]],
+  ['meshColliderContacts', meshColliderContactsBindings, [meshColliderContactsShader()]],
 ];
 
 interface ReflectedType {

@@ -37,10 +37,14 @@ import {
   colliderListShader,
   colliderPrepareShader,
   colliderCellsShader,
+} from '../../shaders/particles/colliders.wgsl.js';
+import {
   colliderContactsShader,
   colliderContactsArgsShader,
-} from '../../shaders/particles/colliders.wgsl.js';
+  meshColliderContactsShader,
+} from '../../shaders/particles/contacts.wgsl.js';
 import { colliderMoveShader, colliderSpeedShader } from '../../shaders/particles/boxMotion.wgsl.js';
+import { meshFindShader } from '../../shaders/particles/meshes.wgsl.js';
 import {
   meshCodesShader,
   meshCodesHiShader,
@@ -140,6 +144,8 @@ export function shaderVariants(): [string, string][] {
     ['colliderCells', colliderCellsShader()],
     ['colliderContacts', colliderContactsShader()],
     ['colliderContactsArgs', colliderContactsArgsShader()],
+    ['meshFind', meshFindShader()],
+    ['meshColliderContacts', meshColliderContactsShader()],
     ['particleSleep', particleSleepShader()],
     ['particleSplit', particleSplitShader()],
     ['particleBusyArgs', particleBusyArgsShader()],

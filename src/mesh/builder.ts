@@ -1,0 +1,110 @@
+/**
+ * What a Collider's meshes share (src/mesh/mesh.ts): the build's pipelines, made on first use, and
+ * the radix sort; and the largest mesh one binding holds.
+ */
+import {
+  meshCodesShader,
+  meshCodesBindings,
+  meshCodesHiShader,
+  meshCodesHiBindings,
+  meshLeavesShader,
+  meshLeavesBindings,
+  meshTopologyShader,
+  meshTopologyBindings,
+  meshCountShader,
+  meshCountBindings,
+  meshBucketsShader,
+  meshBucketsBindings,
+  meshOrderShader,
+  meshOrderBindings,
+  meshBoxesShader,
+  meshBoxesBindings,
+} from '../../shaders/mesh/build.wgsl.js';
+import { RadixSortPass } from '../passes/radixSort.js';
+import { computePipeline, variant } from '../gpu/pipeline.js';
+import { bindingLimit } from '../gpu/buffers.js';
+import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
+
+/** The build's workgroup size. */
+export const WG = WORKGROUP_SIZE.bvhBuild;
+
+/** The most bytes a triangle takes in one binding: its three sorted vertices (vec4f each). */
+export const MESH_TRIANGLE_BYTES = 48;
+
+/** The pipelines and the sort a Collider's meshes share. */
+export class MeshBuilder {
+  readonly sort: RadixSortPass;
+  private readonly pipelines = new Map<string, GPUComputePipeline>();
+  readonly layouts: Record<
+    'codes' | 'codesHi' | 'leaves' | 'topology' | 'count' | 'buckets' | 'order' | 'boxes',
+    GPUBindGroupLayout
+  >;
+
+  constructor(
+    readonly device: GPUDevice,
+    readonly maxWorkgroupsPerDimension: number,
+  ) {
+    this.sort = new RadixSortPass(device, { maxWorkgroupsPerDimension, label: 'mesh sort' });
+    this.layouts = {
+      codes: meshCodesBindings.layout(device, 'meshCodes'),
+      codesHi: meshCodesHiBindings.layout(device, 'meshCodesHi'),
+      leaves: meshLeavesBindings.layout(device, 'meshLeaves'),
+      topology: meshTopologyBindings.layout(device, 'meshTopology'),
+      count: meshCountBindings.layout(device, 'meshCount'),
+      buckets: meshBucketsBindings.layout(device, 'meshBuckets'),
+      order: meshOrderBindings.layout(device, 'meshOrder'),
+      boxes: meshBoxesBindings.layout(device, 'meshBoxes'),
+    };
+  }
+
+  pipeline(
+    name: 'codes' | 'codesHi' | 'leaves keys' | 'leaves' | 'topology' | 'count' | 'buckets' | 'order' | 'boxes',
+  ): GPUComputePipeline {
+    return variant(this.pipelines, name, () => {
+      const d = this.device;
+      const wg = { WG };
+      const l = this.layouts;
+      switch (name) {
+        case 'codes':
+          return computePipeline(d, 'meshCodes', [l.codes], meshCodesShader(), 'meshCodes', wg);
+        case 'codesHi':
+          return computePipeline(d, 'meshCodesHi', [l.codesHi], meshCodesHiShader(), 'meshCodesHi', wg);
+        case 'leaves keys':
+        case 'leaves':
+          return computePipeline(
+            d,
+            `meshLeaves${name === 'leaves' ? '' : ' keys'}`,
+            [l.leaves],
+            meshLeavesShader({ keys: name === 'leaves keys' }),
+            'meshLeaves',
+            wg,
+          );
+        case 'topology':
+          return computePipeline(d, 'meshTopology', [l.topology], meshTopologyShader(), 'meshTopology', wg);
+        case 'count':
+          return computePipeline(d, 'meshCount', [l.count], meshCountShader(), 'meshCount', wg);
+        case 'buckets':
+          return computePipeline(d, 'meshBuckets', [l.buckets], meshBucketsShader(), 'meshBuckets', {
+            MAX_GROUPS: this.maxWorkgroupsPerDimension,
+            BOX_WG: WG,
+          });
+        case 'order':
+          return computePipeline(d, 'meshOrder', [l.order], meshOrderShader(), 'meshOrder', wg);
+        default:
+          return computePipeline(d, 'meshBoxes', [l.boxes], meshBoxesShader(), 'meshBoxes', wg);
+      }
+    });
+  }
+
+  /** The largest mesh one binding holds on this device. */
+  limits(maxBindingBytes = bindingLimit(this.device)): { maxTriangles: number; maxVertices: number } {
+    return {
+      maxTriangles: Math.floor(maxBindingBytes / MESH_TRIANGLE_BYTES),
+      maxVertices: Math.floor(maxBindingBytes / 12),
+    };
+  }
+
+  destroy(): void {
+    this.sort.destroy();
+  }
+}

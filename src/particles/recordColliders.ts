@@ -1,0 +1,155 @@
+/**
+ * The recording of a step's collider passes (src/particles/recordStep.ts records the rest): the
+ * fastest collider's speed, and each particle's collider slots (the boxes' find, each mesh's
+ * find, the list). Kernels: shaders/particles/boxMotion.wgsl.ts, colliders.wgsl.ts, meshes.wgsl.ts.
+ */
+import type { GridLayout } from '../../shaders/spatial/grid.wgsl.js';
+import {
+  colliderFindBindings,
+  colliderListBindings,
+  colliderCellsBindings,
+} from '../../shaders/particles/colliders.wgsl.js';
+import { colliderSpeedBindings } from '../../shaders/particles/boxMotion.wgsl.js';
+import { meshFindBindings } from '../../shaders/particles/meshes.wgsl.js';
+import { ParticleParams, ParticleStats, MeshFindParams } from '../../shaders/particles/layout.js';
+import { ceilDiv } from '../gpu/dispatch.js';
+import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
+import type { SolverBuffers } from './solverBuffers.js';
+import type { SolverPipelines, BindGroupCache } from './solverPipelines.js';
+import type { GpuGrid } from '../passes/gridBuild.js';
+import type { MeshBinding } from './colliders.js';
+
+const WG = WORKGROUP_SIZE.particles;
+
+/**
+ * The colliders a step solves against: poses (centre, half extents, unit quaternion: three vec4
+ * a box) and velocities (linear, angular: two vec4) of `count` boxes, then of the `meshes`
+ * (src/particles/colliders.ts).
+ */
+export interface StepColliders {
+  poses: GPUBuffer;
+  velocities: GPUBuffer;
+  count: number;
+  meshes: readonly MeshBinding[];
+}
+
+/** What the collider passes are recorded with: the step's recorder (src/particles/recordStep.ts). */
+export interface ColliderRecorder {
+  readonly parts: {
+    readonly buffers: SolverBuffers;
+    readonly pipelines: SolverPipelines;
+    readonly groups: BindGroupCache;
+    readonly grid: GpuGrid;
+  };
+  readonly encoder: GPUCommandEncoder;
+  readonly params: GPUBuffer;
+  readonly p: string;
+  readonly n: number;
+  /** One pass of a thread per particle. */
+  run(label: string, pipeline: GPUComputePipeline, group: GPUBindGroup): void;
+  /** One pass of `groups` workgroups. */
+  runGroups(label: string, pipeline: GPUComputePipeline, group: GPUBindGroup, groups: number): void;
+}
+
+type Boxes = StepColliders;
+
+/**
+ * Before the gather: the fastest a box can send a particle this step (colliderSpeed, into the
+ * stats), copied into the parameters, where every reach reads it (shaders/particles/formula.ts).
+ */
+export function recordColliderSpeed(rec: ColliderRecorder, colliders: Boxes): void {
+  const { buffers: b, pipelines, groups } = rec.parts;
+  rec.runGroups(
+    'collider speed',
+    pipelines.fixed.colliderSpeed,
+    groups.get(`collider speed ${rec.p}`, colliderSpeedBindings, {
+      params: rec.params,
+      colliderPoses: colliders.poses,
+      colliderVelocities: colliders.velocities,
+      stats: b.stats,
+    }),
+    ceilDiv(colliders.count + colliders.meshes.length, WG),
+  );
+  rec.encoder.copyBufferToBuffer(
+    b.stats,
+    ParticleStats.offsets.boxSpeedBits,
+    rec.params,
+    ParticleParams.offsets.boxSpeed,
+    4,
+  );
+}
+
+/** Box colliders: each box's particles into their slots, by box index, warm (colliderFind, colliderList). */
+export function recordColliderLists(rec: ColliderRecorder, colliders: Boxes, layout: GridLayout): void {
+  const { encoder, params, p, n } = rec;
+  const { buffers: b, pipelines, groups, grid } = rec.parts;
+  // The grid build cleared the offsets even if it did not search: the last search's, back.
+  const cells = grid.cellStart.buffer;
+  b.savedCells.ensure(cells.size);
+  rec.runGroups(
+    'collider cells',
+    pipelines.fixed.colliderCells,
+    groups.get(`collider cells ${p}`, colliderCellsBindings, {
+      params,
+      cellStart: cells,
+      saved: b.savedCells.buffer,
+    }),
+    ceilDiv(cells.size / 4, WG),
+  );
+  encoder.clearBuffer(b.found.buffer, 0, 4 * n);
+  if (colliders.count > 0)
+    rec.runGroups(
+      'collider find',
+      pipelines.find(layout),
+      groups.get(`collider find ${p}`, colliderFindBindings, {
+        grid: grid.params,
+        params,
+        colliderPoses: colliders.poses,
+        colliderVelocities: colliders.velocities,
+        cellStart: grid.cellStart.buffer,
+        current: grid.sorted.buffer,
+        bodies: b.bodies[0],
+        found: b.found.buffer,
+        stats: b.stats,
+        anchors: b.anchors,
+      }),
+      ceilDiv(colliders.count, WG),
+    );
+  for (const m of colliders.meshes) {
+    // The mesh's pose and velocities now (a kinematic mesh moved in the last step) into its find's parameters.
+    const k = colliders.count + m.index;
+    encoder.copyBufferToBuffer(colliders.poses, 48 * k, m.params, MeshFindParams.offsets.centre, 48);
+    encoder.copyBufferToBuffer(colliders.velocities, 32 * k, m.params, MeshFindParams.offsets.linear, 32);
+    rec.run(
+      'mesh find',
+      pipelines.meshes().find,
+      groups.get(`mesh find ${p} ${m.index}`, meshFindBindings, {
+        params,
+        mesh: m.params,
+        current: grid.sorted.buffer,
+        bodies: b.bodies[0],
+        nodes: m.mesh.tree.nodes,
+        sorted: m.mesh.tree.sorted,
+        ids: m.mesh.tree.ids,
+        edgeFlags: m.mesh.edgeFlags(),
+        found: b.found.buffer,
+        stats: b.stats,
+      }),
+    );
+  }
+  rec.run(
+    'collider list',
+    pipelines.fixed.colliderList,
+    groups.get(`collider list ${p}`, colliderListBindings, {
+      params,
+      sortedId: grid.sortedId.buffer,
+      sorted: grid.sorted.buffer,
+      found: b.found.buffer,
+      slots: b.slots.buffer,
+      colliderPoses: colliders.poses,
+      colliderVelocities: colliders.velocities,
+      rest: b.rest,
+      slotTriangles: b.slotTriangles.buffer,
+    }),
+  );
+}
