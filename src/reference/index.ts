@@ -35,6 +35,7 @@ export {
   type StepParams,
   type Geometry,
   type ColliderState,
+  type MeshTwin,
   type BoxGeometry,
 } from './particles.js';
 export {

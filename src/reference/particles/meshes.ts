@@ -18,8 +18,11 @@ export const SIDE_BACK = 8;
  * triangle index (`ids`) and the active-edge flags by triangle index (`flags`).
  */
 export interface MeshTwin {
+  /** Three vec4f a triangle in tree order: its vertices, and the face normal's components in their w. */
   sorted: Float32Array;
+  /** The triangle index of each tree position. */
   ids: Uint32Array;
+  /** The active-edge flags (src/mesh/edges.ts) by triangle index. */
   flags: Uint32Array;
 }
 
