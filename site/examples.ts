@@ -80,6 +80,17 @@ export const EXAMPLES: ExamplePage[] = [
     report: { selector: '#status', pattern: /the deepest ball in a plank: -?\d+\.\d% of its radius/ },
   },
   {
+    id: 'terrain',
+    title: 'A pour onto a terrain mesh',
+    line: 'Balls poured onto a generated terrain of triangles and stirred by a turning mesh paddle: two mesh colliders (setMeshes), one static and one kinematic, in the same solve as the balls.',
+    page: 'examples/terrain/index.html',
+    sources: ['examples/terrain/main.ts', 'examples/common/stage.ts'],
+    still: 'site/stills/terrain.png',
+    ready: 'window.__terrain?.frames > 3',
+    stillWhen: 'window.__terrain?.frames > 240',
+    report: { selector: '#status', pattern: /[\d,]+ balls touching the meshes/ },
+  },
+  {
     id: 'chaining',
     title: 'GPU-resident chaining',
     line: 'Your kernel moves 100,000 spheres, encodeSpherePairs finds the overlaps on the GPU, and your second kernel marks them through indirect dispatch: one submission a frame, nothing read back.',
