@@ -47,7 +47,7 @@ import { flatWorkgroup, levelLoop } from '../common.wgsl.js';
 import { boxMath } from '../boxes.wgsl.js';
 import { formula } from './formula.js';
 import { boxTravel } from './boxMotion.wgsl.js';
-import { SLEEP_OVERLAP } from '../../src/particles/step.js';
+import { SLEEP_OVERLAP, REDUCE_COS, REDUCE_TIE } from '../../src/particles/step.js';
 import { triangleMath, faceNormal } from '../mesh/triangle.wgsl.js';
 import { triangleGeometry, TRIANGLE_WORDS } from './meshes.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, WG } from '../../src/gpu/kernel.js';
@@ -69,7 +69,7 @@ export const colliderListBindings = bindings({
   params: uniform('ParticleParams'),
   sortedId: readOnly('array<u32>'),
   sorted: readOnly('array<vec4f>'),
-  found: readOnly('array<u32>'),
+  found: readWrite('array<u32>'),
   slots: readWrite('array<ParticleColliderContact>'),
   colliderPoses: readOnly('array<vec4f>'),
   colliderVelocities: readOnly('array<vec4f>'),
@@ -241,6 +241,20 @@ ${triangleMath}
 ${faceNormal}
 ${triangleGeometry}
 ${colliderListBindings.wgsl}
+const REDUCE_COS: f32 = ${REDUCE_COS};
+const REDUCE_TIE: f32 = ${REDUCE_TIE};
+
+const DROPPED: u32 = 0x80000000u;
+
+// The vertex (and its w) at word w of a found triangle.
+fn foundVertex(w: u32) -> vec4f {
+  return bitcast<vec4f>(vec4u(found[w], found[w + 1u], found[w + 2u], found[w + 3u]));
+}
+
+// Whether found entry j (ids and words: the particle's) is listed: a box, or a triangle not dropped.
+fn listed(ids: u32, words: u32, j: u32) -> bool {
+  return found[ids + j] < params.boxCount || (found[words + j * ${TRIANGLE_WORDS}u + 3u] & DROPPED) == 0u;
+}
 
 ${colliderListEntry.wgsl}
   let id = sortedId[t];
@@ -253,14 +267,59 @@ ${colliderListEntry.wgsl}
     return;
   }
   let s = sorted[t];
+  let ids = params.count + t * params.boxSlots;
+  let words = params.count * (1u + params.boxSlots) + t * params.boxSlots * ${TRIANGLE_WORDS}u;
+  // Each found triangle's geometry now, kept beside its words (n, gap: the last four).
+  for (var j = 0u; j < count; j++) {
+    if (found[ids + j] >= params.boxCount) {
+      let w = words + j * ${TRIANGLE_WORDS}u;
+      let k = params.boxCount + found[w + 3u];
+      let g = triangleGeometry(s, foundVertex(w), foundVertex(w + 4u), foundVertex(w + 8u), colliderPoses[3u * k].xyz, colliderPoses[3u * k + 2u]);
+      found[w + 12u] = bitcast<u32>(g.n.x);
+      found[w + 13u] = bitcast<u32>(g.n.y);
+      found[w + 14u] = bitcast<u32>(g.n.z);
+      found[w + 15u] = bitcast<u32>(g.gap);
+    }
+  }
+  // A triangle nearer along the same direction (normals within REDUCE_COS) holds the particle
+  // first: the farther one is dropped (ties within REDUCE_TIE of the radius: the lower id kept).
+  var keep = 0u; // entries kept, then their ranks by id
+  for (var j = 0u; j < count; j++) {
+    let box = found[ids + j];
+    var dropped = false;
+    if (box >= params.boxCount) {
+      let w = words + j * ${TRIANGLE_WORDS}u;
+      let n = bitcast<vec3f>(vec3u(found[w + 12u], found[w + 13u], found[w + 14u]));
+      let gap = bitcast<f32>(found[w + 15u]);
+      for (var i = 0u; i < count && !dropped; i++) {
+        let other = found[ids + i];
+        if (i != j && other >= params.boxCount) {
+          let v = words + i * ${TRIANGLE_WORDS}u;
+          let m = bitcast<vec3f>(vec3u(found[v + 12u], found[v + 13u], found[v + 14u]));
+          let near = bitcast<f32>(found[v + 15u]);
+          let tie = abs(near - gap) <= REDUCE_TIE * s.w;
+          dropped = dot(n, m) >= REDUCE_COS && ((near < gap && !tie) || (tie && other < box));
+        }
+      }
+    }
+    // A dropped triangle is marked in its mesh word (the dominance above read the ids and geometry only).
+    if (dropped) {
+      found[words + j * ${TRIANGLE_WORDS}u + 3u] |= DROPPED;
+    } else {
+      keep += 1u;
+    }
+  }
   var wake = false;
   var kept = 0u;
   for (var j = 0u; j < count; j++) {
-    let box = found[params.count + t * params.boxSlots + j];
-    // Its place among this particle's boxes: how many of them have a lower index.
+    let box = found[ids + j];
+    if (!listed(ids, words, j)) {
+      continue;
+    }
+    // Its place among this particle's kept colliders: how many of them have a lower id.
     var rank = 0u;
     for (var i = 0u; i < count; i++) {
-      rank += select(0u, 1u, found[params.count + t * params.boxSlots + i] < box);
+      rank += select(0u, 1u, found[ids + i] < box && listed(ids, words, i));
     }
     var impulse = vec4f(0.0);
     var isNew = true;
@@ -278,32 +337,29 @@ ${colliderListEntry.wgsl}
     }
     // The collider: a box, or a mesh's triangle (its words after the found ids; k the mesh's collider).
     var k = box;
-    var g: BoxGeometry;
+    var gap: f32;
     if (box < params.boxCount) {
-      g = boxGeometry(s, colliderPoses[3u * k].xyz, colliderPoses[3u * k + 1u].xyz, colliderPoses[3u * k + 2u]);
+      gap = boxGeometry(s, colliderPoses[3u * k].xyz, colliderPoses[3u * k + 1u].xyz, colliderPoses[3u * k + 2u]).gap;
     } else {
-      let w = params.count * (1u + params.boxSlots) + (t * params.boxSlots + j) * ${TRIANGLE_WORDS}u;
-      let v0 = bitcast<vec4f>(vec4u(found[w], found[w + 1u], found[w + 2u], found[w + 3u]));
-      let v1 = bitcast<vec4f>(vec4u(found[w + 4u], found[w + 5u], found[w + 6u], found[w + 7u]));
-      let v2 = bitcast<vec4f>(vec4u(found[w + 8u], found[w + 9u], found[w + 10u], found[w + 11u]));
+      let w = words + j * ${TRIANGLE_WORDS}u;
       k = params.boxCount + found[w + 3u];
-      g = triangleGeometry(s, v0, v1, v2, colliderPoses[3u * k].xyz, colliderPoses[3u * k + 2u]);
+      gap = bitcast<f32>(found[w + 15u]);
       let at = 3u * (id * params.boxSlots + rank);
-      slotTriangles[at] = v0;
-      slotTriangles[at + 1u] = v1;
-      slotTriangles[at + 2u] = v2;
+      slotTriangles[at] = foundVertex(w);
+      slotTriangles[at + 1u] = foundVertex(w + 4u);
+      slotTriangles[at + 2u] = foundVertex(w + 8u);
     }
     // A mesh refitted since the last step has a nonzero w in its linear velocity (the world's flag).
     let moving = any(colliderVelocities[2u * k] != vec4f(0.0)) || any(colliderVelocities[2u * k + 1u].xyz != vec3f(0.0));
-    if (isNew || moving || -g.gap - params.slop > SLEEP_OVERLAP * s.w) {
+    if (isNew || moving || -gap - params.slop > SLEEP_OVERLAP * s.w) {
       wake = true;
     }
     slots[mine + rank] = ParticleColliderContact(impulse, vec4f(0.0), vec4f(0.0), box + 1u, 0.0);
   }
-  if (count < params.boxSlots) {
-    slots[mine + count].box = EMPTY_SLOT;
+  if (keep < params.boxSlots) {
+    slots[mine + keep].box = EMPTY_SLOT;
   }
-  // A box of the last step's not found now: a support may have gone.
+  // A collider of the last step's not kept now: a support may have gone.
   var lost = false;
   for (var i = 0u; i < params.boxSlots; i++) {
     if (slots[before + i].box == EMPTY_SLOT) {

@@ -10,7 +10,9 @@
  *   meshFind       one thread per moving particle walks the mesh's BVH with the particle's path
  *                  over the step in the mesh's frame: a capsule from its centre along its
  *                  velocity × dt (a sphere grown by that travel when it is shorter than the
- *                  radius), of radius r + margin + the mesh's own travel. Each triangle within
+ *                  radius), of radius r + margin + the mesh's own travel + how far a particle
+ *                  could send it within the step ((1 + e) × the fastest particle's speed × dt,
+ *                  at most r: a ball resting a hair above the mesh, struck from above). Each triangle within
  *                  reach joins the particle's found colliders (id: the mesh's idBase + its tree
  *                  position), with its vertices in the mesh's frame, the mesh, the triangle's
  *                  index, its active edges (src/mesh/edges.ts) and the side of its plane the
@@ -34,8 +36,11 @@ import { flatWorkgroup } from '../common.wgsl.js';
 import { triangleMath, CLOSEST, EDGE_AB, EDGE_BC, EDGE_CA } from '../mesh/triangle.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, WG } from '../../src/gpu/kernel.js';
 
-/** A found triangle's words in `found` (three vec4: the vertices, with mesh, triangle and flags in their w). */
-export const TRIANGLE_WORDS = 12;
+/**
+ * A found triangle's words in `found`: three vec4, the vertices with mesh, triangle and flags in
+ * their w (meshFind), then its geometry when listed (normal, gap: colliderList).
+ */
+export const TRIANGLE_WORDS = 16;
 
 /** The flag of a found triangle whose plane the particle's centre started the step behind. */
 export const SIDE_BACK = 8;
@@ -187,7 +192,11 @@ ${meshFindEntry.wgsl}
   let travel = (length(mesh.linear.xyz) + length(mesh.angular.xyz) * length(mesh.extent.xyz)) * params.frameDt;
   let path = rotateBy(inverse, body.xyz) * params.frameDt;
   let pathLength = length(path);
-  let reach = s.w + params.margin + travel;
+  // Struck within the step by a faster particle, it may leave at up to (1 + e) times the fastest
+  // particle's speed: its reach counts that too, up to its radius.
+  let fastest = bitcast<f32>(atomicLoad(&stats.fastestBits));
+  let struck = min((1.0 + params.restitution) * fastest * params.frameDt, s.w);
+  let reach = s.w + params.margin + travel + struck;
   // A path shorter than the radius: a sphere grown by it (one closest point a triangle).
   let swept = pathLength > s.w;
   let radius = select(reach + pathLength, reach, swept);

@@ -133,8 +133,9 @@ ${particleGatherEntry.wgsl}
   if (changed || any(s.xyz != rest[id].position) || length(me.xyz) > params.sleepSpeed || (rest[id].slept != 0u && any(me.xyz != vec3f(0.0)))) {
     rest[id].time = 0.0;
   }
-  if (params.boxCount > 0u && me.w > 0.0) {
-    // The fastest particle's travel grows every box's search (colliderFind).
+  if (params.boxCount + params.meshCount > 0u && me.w > 0.0) {
+    // The fastest particle's travel grows every box's search (colliderFind) and each particle's
+    // mesh search (meshFind: how fast a particle it strikes may leave).
     atomicMax(&stats.fastestBits, bitcast<u32>(length(me.xyz)));
   }
   sorted[t] = s;

@@ -88,3 +88,14 @@ export const SLEEP_OVERLAP = 0.02;
  * step and left its pile deeper (docs/PERFORMANCE.md).
  */
 export const STRUCK_REACH = 0.25;
+
+/**
+ * Of a particle's triangle contacts whose normals lie within this (cos 5°, as the inactive edges'
+ * ACTIVE_EDGE_COS) of a nearer one's, only the nearer is kept (colliderList): it holds the
+ * particle along that direction first, and the farther would only take shares of its mass (a
+ * sphere has no turn for them to stop).
+ */
+export const REDUCE_COS = Math.cos((5 * Math.PI) / 180);
+
+/** Gaps within this share of the radius are a tie, broken by the lower id (rounding never flips the choice). */
+export const REDUCE_TIE = 1e-3;

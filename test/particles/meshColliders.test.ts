@@ -423,7 +423,7 @@ describe('mesh colliders, piles and machines', () => {
           );
         world.setParticles({ spheres, velocities: new Float32Array(3 * n) });
         let worst = 0;
-        for (let k = 0; k < 6; k++) {
+        for (let k = 0; k < 8; k++) {
           await world.step(1 / 60, 50);
           worst = Math.max(worst, deepestInMesh((await world.read()).spheres, input));
         }

@@ -4,8 +4,8 @@
  * their part of a sweep, and the boxes' motion over a substep (colliderMove). A box is an
  * infinitely heavy body moving at its surface velocity v + ω × (point − centre).
  */
-import { SLEEP_OVERLAP } from '../../particles/step.js';
-import { f32, dot, length, cross, boxGeometry, coulomb, type Vec3 } from './geometry.js';
+import { SLEEP_OVERLAP, REDUCE_COS, REDUCE_TIE } from '../../particles/step.js';
+import { f32, dot, length, cross, boxGeometry, coulomb, type Vec3, type BoxGeometry } from './geometry.js';
 import { posOf, target, keepsImpulse, push, type BoxSlot, type StepState, type ColliderState } from './state.js';
 import { meshFind, triangleGeometry, type SlotTriangle } from './meshes.js';
 
@@ -73,24 +73,27 @@ export function colliderList(state: StepState, before: Map<number, BoxSlot[]>): 
         keep(k, g, movingCollider(bv, k));
       }
       let idBase = boxCount;
+      const struck = Math.min(f32(f32(1 + settings.restitution) * state.maxSpeed * frameDt), s[3]);
+      const triangles: { box: number; g: BoxGeometry; moving: boolean; triangle: SlotTriangle }[] = [];
       meshes.forEach((mesh, m) => {
         const k = boxCount + m;
         const pose = colliders.poses.subarray(12 * k, 12 * k + 12);
-        for (const found of meshFind(
-          s,
-          body.subarray(8 * t, 8 * t + 3),
-          mesh,
-          m,
-          pose,
-          bv.subarray(8 * k, 8 * k + 8),
-          margin,
-          frameDt,
-        )) {
+        const path = body.subarray(8 * t, 8 * t + 3);
+        for (const found of meshFind(s, path, mesh, m, pose, bv.subarray(8 * k, 8 * k + 8), margin, frameDt, struck)) {
           const g = triangleGeometry(s, found.triangle, pose.subarray(0, 3), pose.subarray(8, 12));
-          keep(idBase + found.u, g, movingCollider(bv, k), found.triangle);
+          triangles.push({ box: idBase + found.u, g, moving: movingCollider(bv, k), triangle: found.triangle });
         }
         idBase += mesh.ids.length;
       });
+      // A triangle nearer along the same direction holds the particle first: the farther is dropped.
+      for (const c of triangles) {
+        const dropped = triangles.some((o) => {
+          if (o === c || dot(o.g.n, c.g.n) < REDUCE_COS) return false;
+          const tie = Math.abs(o.g.gap - c.g.gap) <= REDUCE_TIE * s[3];
+          return (o.g.gap < c.g.gap && !tie) || (tie && o.box < c.box);
+        });
+        if (!dropped) keep(c.box, c.g, c.moving, c.triangle);
+      }
     }
     if (mineBefore.some((c) => !mine.some((m) => m.box === c.box))) rest.time[id] = 0;
     slotsOf.push(mine);

@@ -181,7 +181,8 @@ function crosses(t: Tri, path: Vec3): boolean {
 /**
  * meshFind for one particle (sphere s, velocity v) and mesh m, posed at (centre, q) with linear
  * and angular velocity (vm, wm) and its reach from the centre `extent`: its triangles (tree
- * positions) within its path's reach over the step, in tree order, with their slot triangles.
+ * positions) within its path's reach over the step, grown by `struck` (how far a particle may send
+ * it in the step), in tree order, with their slot triangles.
  */
 export function meshFind(
   s: ArrayLike<number>,
@@ -192,6 +193,7 @@ export function meshFind(
   velocity: ArrayLike<number>,
   margin: number,
   frameDt: number,
+  struck: number,
 ): { u: number; triangle: SlotTriangle }[] {
   const centre = Array.from(pose).slice(0, 3);
   const q = Array.from(pose).slice(8, 12);
@@ -203,7 +205,7 @@ export function meshFind(
     ) * frameDt;
   const path = rotate(q, [v[0] * frameDt, v[1] * frameDt, v[2] * frameDt], true);
   const pathLength = length(path);
-  const reach = s[3] + margin + travel;
+  const reach = s[3] + margin + travel + struck;
   const swept = pathLength > s[3];
   const radius = swept ? reach : reach + pathLength;
   const out: { u: number; triangle: SlotTriangle }[] = [];
