@@ -282,23 +282,24 @@ ${colliderListEntry.wgsl}
     }
   }
   // A triangle nearer along the same direction (normals within REDUCE_COS) holds the particle
-  // first: the farther one is dropped (ties within REDUCE_TIE of the radius: the lower id kept).
+  // first: the farther one is dropped. Nearer is by the gap in steps of REDUCE_TIE of the radius,
+  // then by id: a strict order (the nearest is always kept, and rounding seldom flips it).
   var keep = 0u; // entries kept, then their ranks by id
+  let step = REDUCE_TIE * s.w;
   for (var j = 0u; j < count; j++) {
     let box = found[ids + j];
     var dropped = false;
     if (box >= params.boxCount) {
       let w = words + j * ${TRIANGLE_WORDS}u;
       let n = bitcast<vec3f>(vec3u(found[w + 12u], found[w + 13u], found[w + 14u]));
-      let gap = bitcast<f32>(found[w + 15u]);
+      let gap = floor(bitcast<f32>(found[w + 15u]) / step);
       for (var i = 0u; i < count && !dropped; i++) {
         let other = found[ids + i];
         if (i != j && other >= params.boxCount) {
           let v = words + i * ${TRIANGLE_WORDS}u;
           let m = bitcast<vec3f>(vec3u(found[v + 12u], found[v + 13u], found[v + 14u]));
-          let near = bitcast<f32>(found[v + 15u]);
-          let tie = abs(near - gap) <= REDUCE_TIE * s.w;
-          dropped = dot(n, m) >= REDUCE_COS && ((near < gap && !tie) || (tie && other < box));
+          let near = floor(bitcast<f32>(found[v + 15u]) / step);
+          dropped = dot(n, m) >= REDUCE_COS && (near < gap || (near == gap && other < box));
         }
       }
     }

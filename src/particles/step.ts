@@ -97,5 +97,9 @@ export const STRUCK_REACH = 0.25;
  */
 export const REDUCE_COS = Math.cos((5 * Math.PI) / 180);
 
-/** Gaps within this share of the radius are a tie, broken by the lower id (rounding never flips the choice). */
+/**
+ * The step, as a share of the radius, in which colliderList compares the gaps of two triangle
+ * contacts (equal steps: the lower id is nearer): a strict order, so the nearest is always kept,
+ * and a gap's rounding flips the choice only where it crosses a step.
+ */
 export const REDUCE_TIE = 1e-3;

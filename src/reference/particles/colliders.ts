@@ -86,12 +86,14 @@ export function colliderList(state: StepState, before: Map<number, BoxSlot[]>): 
         idBase += mesh.ids.length;
       });
       // A triangle nearer along the same direction holds the particle first: the farther is dropped.
+      // Nearer: by the gap in steps of REDUCE_TIE of the radius, then by id (a strict order).
+      const step = f32(REDUCE_TIE * s[3]);
+      const near = (c: { g: BoxGeometry }) => Math.floor(f32(c.g.gap) / step);
       for (const c of triangles) {
-        const dropped = triangles.some((o) => {
-          if (o === c || dot(o.g.n, c.g.n) < REDUCE_COS) return false;
-          const tie = Math.abs(o.g.gap - c.g.gap) <= REDUCE_TIE * s[3];
-          return (o.g.gap < c.g.gap && !tie) || (tie && o.box < c.box);
-        });
+        const dropped = triangles.some(
+          (o) =>
+            o !== c && dot(o.g.n, c.g.n) >= REDUCE_COS && (near(o) < near(c) || (near(o) === near(c) && o.box < c.box)),
+        );
         if (!dropped) keep(c.box, c.g, c.moving, c.triangle);
       }
     }
