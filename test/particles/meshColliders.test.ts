@@ -160,7 +160,10 @@ describe('mesh colliders against the CPU twin', () => {
             out.set([v[3 * i], v[3 * i + 1], v[3 * i + 2], 1 / ((4 / 3) * Math.PI * s[4 * i + 3] ** 3)], 4 * i);
           return out;
         };
-        let cpu = { spheres: spheres.slice(), velocities: packedState(spheres, velocities) };
+        let cpu: { spheres: Float32Array; velocities: Float32Array } = {
+          spheres: spheres.slice(),
+          velocities: packedState(spheres, velocities),
+        };
         let touching = 0;
         // Lists and collider slots that grow start cold (CONTRACT, "What a step computes"); the
         // twin's never overflow: the world's are made large enough before the first step.
