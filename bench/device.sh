@@ -6,7 +6,7 @@
 #   npx esbuild bench/cli.ts --bundle --platform=node --format=esm --external:webgpu --outfile=/tmp/bench.mjs
 #   bash PACK.sh /tmp/bench.mjs        # the pack script of the workplace; it writes .devicepack/
 # There, from the project root:
-#   bash bench/device.sh OUTDIR [SUITE...]     # SUITE: goals pile pile-1m pile-sleep colliders-1m pairs casts sort resident particles colliders meshes
+#   bash bench/device.sh OUTDIR [SUITE...]     # SUITE: goals pile pile-1m pile-sleep colliders-1m pairs casts sort resident particles colliders meshes terrain
 # `goals` measures every real-GPU goal of the issues (1M-sphere pairs, coherent rays at 1M, the
 # sort beside a copy and both scans, the 1M-ball pile) with the GPU methods alone, the CPU peers
 # left out: at most 8 minutes, so that it fits one call of a 15-minute device lease.
@@ -77,6 +77,9 @@ for suite in "${suites[@]}"; do
     # Issue 49's real-GPU goals: 1M triangles built ≤ 5 ms and refitted ≤ 1 ms, ≥ 0.5 G coherent and
     # ≥ 0.1 G incoherent first-hit rays/s (GPU time), without the CPU peer.
     meshes) run meshes 150 --suites meshes --mesh-sizes 1000000 --mesh-rays 1000000 --mesh-methods gpu --reps 5 ;;
+    # Issue 50's real-GPU goal: 1M balls poured on a 1M-triangle terrain mesh at ≤ 1.5× the step on
+    # one flat box (the interleaved control row), none deeper than 0.25 r, without Rapier.
+    terrain) run terrain 240 --suites colliders --collider-scene terrain --collider-sizes 1000000 --mesh-triangles 1000000 --collider-methods gpu --collider-warmup 20 --collider-steps 30 ;;
     # Not in the default list: the particle world among 1,000 static boxes, with and without them, beside Rapier.
     colliders) run colliders 240 --suites colliders --collider-sizes 100000 --collider-boxes 1000 ;;
     particles) run particles 90 --suites particles --particle-sizes 100000,1000000 --reps 10 --budget 20 ;;
