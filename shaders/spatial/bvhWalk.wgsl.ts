@@ -27,11 +27,20 @@ export interface BvhWalk {
    * sphere; a mesh's walks load their triangle themselves).
    */
   leaf?: string;
+  /**
+   * Optional: leaves postponed into a private list of this many (≥ 2) and visited in a loop of
+   * their own when it fills or the walk ends (Aila and Laine's "while-while" walk). A visit of
+   * many statements then appears once in the shader, not at each child, and runs as often as the
+   * leaves reached: where a lane's branch is not taken its statements still cost (SwiftShader
+   * runs both sides of a branch under a lane mask; a GPU whose lanes diverge, the same), a long
+   * visit inline costs every step of the walk. `skip` reads what the visits left, later.
+   */
+  defer?: number;
 }
 
 /**
  * A depth-first walk of the tree from the root, nearer child first (the right one on a tie):
- * leaves are visited as soon as their parent is; of the internal children whose box passes, the walk goes on into the nearer
+ * leaves are visited as soon as their parent is (or postponed: `defer`); of the internal children whose box passes, the walk goes on into the nearer
  * and pushes the farther onto a stack of BVH_STACK (nodes and keys), which it pops when a node
  * has no child to go on into. Keeping the next node out of the stack halves the stack's traffic
  * (on SwiftShader a private array indexed at run time lives in memory). A node is skipped when
@@ -40,23 +49,15 @@ export interface BvhWalk {
  * `sphereCount` (u32 expression, the leaves, > 0) in scope. The stack bound is the module's comment: at most 92 entries.
  */
 export function bvhWalk(
-  { test, visit, skip, dropLeft, leaf = 'let q = sorted[u];' }: BvhWalk,
+  { test, visit, skip, dropLeft, leaf = 'let q = sorted[u];', defer }: BvhWalk,
   sphereCount: string,
 ): string {
   const skips = (key: string): string => (skip ? skip.replaceAll('key', key) : 'false');
-  return /* wgsl */ `{
-    var stack: array<u32, ${BVH_STACK}>;
-    ${skip ? `var stackKey: array<f32, ${BVH_STACK}>;` : '// No skip: the stack holds no keys (each store to a private array is a store to memory on SwiftShader).'}
-    var sp = 0u;
-    var node = 0u;
-    var walking = true;
-    if (${sphereCount} == 1u) {
-      let u = 0u;
-      ${leaf}
-      ${visit}
-      walking = false;
-    }
-    while (walking) {
+  // A leaf reached: visited now, or postponed.
+  const reach = defer
+    ? 'walkLeaves[walkLeafCount] = u;\n          walkLeafCount += 1u;'
+    : `${leaf}\n          ${visit}`;
+  const walk = /* wgsl */ `while (walking${defer ? ` && walkLeafCount <= ${defer - 2}u` : ''}) {
       var walkNext = 0u;
       var walkNextKey = 0.0;
       var walkFound = false;
@@ -66,8 +67,7 @@ export function bvhWalk(
         let child = nodes[node].${side};
         if ((child & ${BVH_LEAF}u) != 0u) {
           let u = child & ${BVH_LEAF - 1}u;
-          ${leaf}
-          ${visit}
+          ${reach}
         } else${side === 'left' && dropLeft ? ` if (!(${dropLeft}))` : ''} {
           let c = child;
           ${test}
@@ -108,6 +108,34 @@ export function bvhWalk(
           }
         }
       }
+    }`;
+  return /* wgsl */ `{
+    var stack: array<u32, ${BVH_STACK}>;
+    ${skip ? `var stackKey: array<f32, ${BVH_STACK}>;` : '// No skip: the stack holds no keys (each store to a private array is a store to memory on SwiftShader).'}
+    var sp = 0u;
+    var node = 0u;
+    var walking = true;
+    ${defer ? `var walkLeaves: array<u32, ${defer}>;\n    var walkLeafCount = 0u;` : ''}
+    if (${sphereCount} == 1u) {
+      let u = 0u;
+      ${reach}
+      walking = false;
+    }
+    ${
+      defer
+        ? `loop {
+      ${walk}
+      for (var walkLeaf = 0u; walkLeaf < walkLeafCount; walkLeaf += 1u) {
+        let u = walkLeaves[walkLeaf];
+        ${leaf}
+        ${visit}
+      }
+      walkLeafCount = 0u;
+      if (!walking) {
+        break;
+      }
+    }`
+        : walk
     }
   }`;
 }
