@@ -28,7 +28,7 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { MeshQueryParams, MeshHitRecord, MeshContactRecord } from './layout.js';
 import { BvhNode } from '../spatial/bvhLayout.js';
-import { bvhWalk } from '../spatial/bvhWalk.wgsl.js';
+import { bvhWalk, WALK_DEFER } from '../spatial/bvhWalk.wgsl.js';
 import { flatWorkgroup } from '../common.wgsl.js';
 import { PairCounter } from '../../src/layout.js';
 import { triangleMath } from './triangle.wgsl.js';
@@ -42,15 +42,6 @@ export const meshContactsEntry = entry({ name: 'meshContacts', index: 'k', bound
 
 /** The node boxes' growth: 2^-18 of the query's reach and length (the walk's rounding, relative to its origin: rayBoxEntry). */
 export const MESH_WALK_GROW = 2 ** -18;
-
-/**
- * The triangles a walk postpones before it tests them (bvhWalk's `defer`): a nearest hit's walk
- * tests them soon, since each hit prunes what is farther; a walk that lists every hit, 16 at a
- * time (20k rays on a 1M-triangle knot on SwiftShader: 4.8x three-mesh-bvh's time inline, 2.1x
- * postponed by 4; incoherent 4.9x, 1.1x).
- */
-const NEAREST_DEFER = 4;
-const LIST_DEFER = 16;
 
 /**
  * rayBoxEntry (shaders/spatial/bvhWalk.wgsl.ts) with the direction's inverse taken once a query:
@@ -193,7 +184,7 @@ ${meshCastEntry.wgsl}
               hits[slot] = record(aw, nw, o, n, r, t, u);
             }
           }`,
-        defer: mode === 'nearest' ? NEAREST_DEFER : LIST_DEFER,
+        defer: WALK_DEFER[mode === 'nearest' ? 'nearest' : 'list'],
       },
       'params.triangleCount',
     )}
@@ -272,7 +263,7 @@ ${meshContactsEntry.wgsl}
               appendContact(MeshContactRecord(s.xyz + dirToWorld(e.point), r - d, dirToWorld(away), k, ids[u]));
             }
           }`,
-        defer: LIST_DEFER,
+        defer: WALK_DEFER.list,
       },
       'params.triangleCount',
     )}

@@ -33,7 +33,7 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { ParticleParams, ParticleBody, ParticleStats, MeshFindParams } from './layout.js';
 import { BvhNode } from '../spatial/bvhLayout.js';
-import { bvhWalk } from '../spatial/bvhWalk.wgsl.js';
+import { bvhWalk, WALK_DEFER } from '../spatial/bvhWalk.wgsl.js';
 import { flatWorkgroup } from '../common.wgsl.js';
 import { triangleMath, CLOSEST, EDGE_AB, EDGE_BC, EDGE_CA } from '../mesh/triangle.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, WG } from '../../src/gpu/kernel.js';
@@ -243,7 +243,7 @@ ${meshFindEntry.wgsl}
               }
             }
           }`,
-        defer: 16,
+        defer: WALK_DEFER.list,
       },
       'mesh.triangleCount',
     )}

@@ -12,7 +12,7 @@ import {
   type CastWalk,
   type CastKernel,
 } from '../../passes/casts.wgsl.js';
-import { bvhWalk, rayBoxEntry } from '../../spatial/bvhWalk.wgsl.js';
+import { bvhWalk, rayBoxEntry, WALK_DEFER } from '../../spatial/bvhWalk.wgsl.js';
 import { BvhNode } from '../../spatial/bvhLayout.js';
 import { bindings, type BindingNames, readOnly } from '../../../src/gpu/kernel.js';
 import type { CastMode } from '../../../src/queryKinds.js';
@@ -39,6 +39,7 @@ export const castBvhWalk = (mode: CastMode): CastWalk => ({
         test: `let key = rayBoxEntry(a, n, ${mode === 'nearest' ? 'min(len, bestT)' : 'len'}, nodes[c].lo, nodes[c].hi, grow);`,
         visit: onCandidate(mode, 'sortedId[u]'),
         skip: mode === 'nearest' ? 'key > bestT' : undefined,
+        defer: WALK_DEFER[mode === 'nearest' ? 'nearest' : 'list'],
       },
       'params.sphereCount',
     )}

@@ -31,7 +31,7 @@ import { boxMath, boxTest, boxBounds } from '../../boxes.wgsl.js';
 import type { BoxKind } from '../../../src/queryKinds.js';
 import { BVH_OBB_GROW } from '../../../src/spatial/bvhShape.js';
 import { paddedRadius, morton } from '../../spatial/bvh.wgsl.js';
-import { bvhWalk } from '../../spatial/bvhWalk.wgsl.js';
+import { bvhWalk, WALK_DEFER } from '../../spatial/bvhWalk.wgsl.js';
 
 /** The query kernels' entries (src/gpu/kernel.ts). */
 export const bvhPairsEntry = entry({ name: 'bvhPairs', index: 'k', bound: 'params.sphereCount' });
@@ -79,6 +79,7 @@ ${bvhPairsEntry.wgsl}
             let other = ids[u];
             appendPair(min(id, other), max(id, other));
           }`,
+      defer: WALK_DEFER.list,
     },
     'params.sphereCount',
   )}
@@ -166,6 +167,7 @@ ${bvhBoxesEntry.wgsl}
           if (${boxTest(kind, 'k')}) {
             appendPair(ids[u], k);
           }`,
+      defer: WALK_DEFER.list,
     },
     'params.sphereCount',
   )}
