@@ -32,7 +32,8 @@
  *                     start; it leaves the warm start's velocity change and the contact count in
  *                     the body's `p` for particlePrepare to add (every binding of that pass is
  *                     taken, and p is free until the prepare writes it)
- *   (particleIterate solves the slots with the particle's other contacts, Jacobi, mass split)
+ *   (particleIterate solves the slots with the particle's other contacts, Jacobi, mass split:
+ *   iterateColliders, ./substep.wgsl.ts)
  *   colliderMove      after the substep's integration, each kinematic box's pose advances by its
  *                     velocity: c += v·h, q += h/2·(ω, 0)⊗q, normalised (a box at rest keeps its
  *                     pose bit for bit)
@@ -234,12 +235,14 @@ export const colliderListEntry = entry({ name: 'colliderList', index: 't', bound
  * not touch then starts from 0). Not at rest (time 0) when it touches a moving box, gained or
  * lost a box, or lies deeper in one than slop + SLEEP_OVERLAP·r.
  */
-export const colliderListShader = () => wgsl`
+export const colliderListShader = ({ meshes }: { meshes: boolean }) => wgsl`
 ${header()}
 ${colliderGeometry}
+#if ${meshes}
 ${triangleMath}
 ${faceNormal}
 ${triangleGeometry}
+#endif
 ${colliderListBindings.wgsl}
 const REDUCE_COS: f32 = ${REDUCE_COS};
 const REDUCE_TIE: f32 = ${REDUCE_TIE};
@@ -253,7 +256,11 @@ fn foundVertex(w: u32) -> vec4f {
 
 // Whether found entry j (ids and words: the particle's) is listed: a box, or a triangle not dropped.
 fn listed(ids: u32, words: u32, j: u32) -> bool {
+#if ${meshes}
   return found[ids + j] < params.boxCount || (found[words + j * ${TRIANGLE_WORDS}u + 3u] & DROPPED) == 0u;
+#else
+  return true;
+#endif
 }
 
 ${colliderListEntry.wgsl}
@@ -269,6 +276,8 @@ ${colliderListEntry.wgsl}
   let s = sorted[t];
   let ids = params.count + t * params.boxSlots;
   let words = params.count * (1u + params.boxSlots) + t * params.boxSlots * ${TRIANGLE_WORDS}u;
+  var keep = count; // entries kept, then their ranks by id
+#if ${meshes}
   // Each found triangle's geometry now, kept beside its words (n, gap: the last four).
   for (var j = 0u; j < count; j++) {
     if (found[ids + j] >= params.boxCount) {
@@ -284,7 +293,7 @@ ${colliderListEntry.wgsl}
   // A triangle nearer along the same direction (normals within REDUCE_COS) holds the particle
   // first: the farther one is dropped. Nearer is by the gap in steps of REDUCE_TIE of the radius,
   // then by id: a strict order (the nearest is always kept, and rounding seldom flips it).
-  var keep = 0u; // entries kept, then their ranks by id
+  keep = 0u;
   let step = REDUCE_TIE * s.w;
   for (var j = 0u; j < count; j++) {
     let box = found[ids + j];
@@ -310,6 +319,7 @@ ${colliderListEntry.wgsl}
       keep += 1u;
     }
   }
+#endif
   var wake = false;
   var kept = 0u;
   for (var j = 0u; j < count; j++) {
@@ -341,7 +351,9 @@ ${colliderListEntry.wgsl}
     var gap: f32;
     if (box < params.boxCount) {
       gap = boxGeometry(s, colliderPoses[3u * k].xyz, colliderPoses[3u * k + 1u].xyz, colliderPoses[3u * k + 2u]).gap;
-    } else {
+    }
+#if ${meshes}
+    else {
       let w = words + j * ${TRIANGLE_WORDS}u;
       k = params.boxCount + found[w + 3u];
       gap = bitcast<f32>(found[w + 15u]);
@@ -350,6 +362,7 @@ ${colliderListEntry.wgsl}
       slotTriangles[at + 1u] = foundVertex(w + 4u);
       slotTriangles[at + 2u] = foundVertex(w + 8u);
     }
+#endif
     // A mesh refitted since the last step has a nonzero w in its linear velocity (the world's flag).
     let moving = any(colliderVelocities[2u * k] != vec4f(0.0)) || any(colliderVelocities[2u * k + 1u].xyz != vec3f(0.0));
     if (isNew || moving || -gap - params.slop > SLEEP_OVERLAP * s.w) {
@@ -381,12 +394,14 @@ export const colliderPrepareEntry = entry({ name: 'colliderPrepare', index: 'k',
  * particlePrepare's for particle pairs, the box's velocity in place of the partner's). Leaves
  * (the warm start's velocity change, the contact count) in bodies[t].p for particlePrepare.
  */
-export const colliderPrepareShader = () => wgsl`
+export const colliderPrepareShader = ({ meshes }: { meshes: boolean }) => wgsl`
 ${header()}
 ${colliderGeometry}
+#if ${meshes}
 ${triangleMath}
 ${faceNormal}
 ${triangleGeometry}
+#endif
 ${colliderPrepareBindings.wgsl}
 
 ${colliderPrepareEntry.wgsl}
@@ -409,12 +424,15 @@ ${colliderPrepareEntry.wgsl}
     var g: BoxGeometry;
     if (box < params.boxCount) {
       g = boxGeometry(s, colliderPoses[3u * k].xyz, colliderPoses[3u * k + 1u].xyz, colliderPoses[3u * k + 2u]);
-    } else {
+    }
+#if ${meshes}
+    else {
       let at = 3u * (id * params.boxSlots + i);
       let v0 = slotTriangles[at];
       k = params.boxCount + bitcast<u32>(v0.w);
       g = triangleGeometry(s, v0, slotTriangles[at + 1u], slotTriangles[at + 2u], colliderPoses[3u * k].xyz, colliderPoses[3u * k + 2u]);
     }
+#endif
     let n = g.n;
     let surface = colliderVelocities[2u * k].xyz + cross(colliderVelocities[2u * k + 1u].xyz, g.point);
     let vn0 = dot(surface - v, n);
@@ -431,43 +449,6 @@ ${colliderPrepareEntry.wgsl}
   bodies[t].p = vec4f(dv, f32(splits));
 }
 `;
-
-/**
- * The sweep's statements for particle `id`'s collider slots (inside particleIterate: v, vp, w,
- * wm, dv, dvp in scope; `slots` bound): each a contact with an infinitely heavy body moving at
- * the slot's surface velocity.
- */
-export const iterateColliders = (friction: boolean): string => /* wgsl */ `
-  {
-    let base = (params.rangeBase + id) * params.boxSlots;
-    for (var i = 0u; i < params.boxSlots; i++) {
-      let c = slots[base + i];
-      if (c.box == EMPTY_SLOT) {
-        break;
-      }
-      let n = c.normal.xyz;
-      let rel = c.surface.xyz - v;
-      let vn = dot(rel, n);
-      let normal = max(c.impulse.x + (c.surface.w - vn) / wm, 0.0);
-      var lt = c.impulse.yzw;
-      var dlt = vec3f(0.0);
-${
-  friction
-    ? `      if (params.friction > 0.0) {
-        var next = lt - (rel - vn * n) / wm;
-        next = next * coneScale(dot(next, next), params.friction * normal);
-        dlt = next - lt;
-        lt = next;
-      }`
-    : ''
-}
-      dv -= w * ((normal - c.impulse.x) * n + dlt);
-      slots[base + i].impulse = vec4f(normal, lt);
-      let pushed = max(c.pseudo + (c.normal.w + dot(vp, n)) / wm, 0.0);
-      dvp -= w * (pushed - c.pseudo) * n;
-      slots[base + i].pseudo = pushed;
-    }
-  }`;
 
 export const colliderCellsEntry = entry({
   name: 'colliderCells',

@@ -5,7 +5,6 @@
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { formula } from './formula.js';
-import { iterateColliders } from './colliders.wgsl.js';
 import { header, active, entriesOf } from './common.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, type BindingSpec } from '../../src/gpu/kernel.js';
 
@@ -262,6 +261,43 @@ export const integrateStatements = /* wgsl */ `
     x = clamp(x, lo, hi);
   }
   sorted[t] = vec4f(x, s.w);`;
+
+/**
+ * The sweep's statements for particle `id`'s collider slots (./colliders.wgsl.ts) (inside particleIterate: v, vp, w,
+ * wm, dv, dvp in scope; `slots` bound): each a contact with an infinitely heavy body moving at
+ * the slot's surface velocity.
+ */
+export const iterateColliders = (friction: boolean): string => /* wgsl */ `
+  {
+    let base = (params.rangeBase + id) * params.boxSlots;
+    for (var i = 0u; i < params.boxSlots; i++) {
+      let c = slots[base + i];
+      if (c.box == EMPTY_SLOT) {
+        break;
+      }
+      let n = c.normal.xyz;
+      let rel = c.surface.xyz - v;
+      let vn = dot(rel, n);
+      let normal = max(c.impulse.x + (c.surface.w - vn) / wm, 0.0);
+      var lt = c.impulse.yzw;
+      var dlt = vec3f(0.0);
+${
+  friction
+    ? `      if (params.friction > 0.0) {
+        var next = lt - (rel - vn * n) / wm;
+        next = next * coneScale(dot(next, next), params.friction * normal);
+        dlt = next - lt;
+        lt = next;
+      }`
+    : ''
+}
+      dv -= w * ((normal - c.impulse.x) * n + dlt);
+      slots[base + i].impulse = vec4f(normal, lt);
+      let pushed = max(c.pseudo + (c.normal.w + dot(vp, n)) / wm, 0.0);
+      dvp -= w * (pushed - c.pseudo) * n;
+      slots[base + i].pseudo = pushed;
+    }
+  }`;
 
 export const particleIterateEntry = entry({ name: 'particleIterate', ...busyThread });
 

@@ -139,7 +139,7 @@ export function recordColliderLists(rec: ColliderRecorder, colliders: Boxes, lay
   }
   rec.run(
     'collider list',
-    pipelines.fixed.colliderList,
+    colliders.meshes.length > 0 ? pipelines.meshes().list : pipelines.fixed.colliderList,
     groups.get(`collider list ${p}`, colliderListBindings, {
       params,
       sortedId: grid.sortedId.buffer,

@@ -346,7 +346,7 @@ export class StepRecorder {
       if (colliders) {
         this.run(
           'collider prepare',
-          pipelines.fixed.colliderPrepare,
+          colliders.meshes.length > 0 ? pipelines.meshes().prepare : pipelines.fixed.colliderPrepare,
           groups.get(`collider prepare ${p} ${current}`, colliderPrepareBindings, {
             params,
             sorted: grid.sorted.buffer,

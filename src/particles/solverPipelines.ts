@@ -69,6 +69,14 @@ import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
 
 const WG = WORKGROUP_SIZE.particles;
 
+/** The pipelines a world with mesh colliders adds (SolverPipelines.meshes). */
+interface MeshPipelines {
+  find: GPUComputePipeline;
+  contacts: GPUComputePipeline;
+  list: GPUComputePipeline;
+  prepare: GPUComputePipeline;
+}
+
 /** Every pipeline of a particle step: the fixed ones made at once, the grid-layout variants on first use. */
 export class SolverPipelines {
   /** By name: the search's, the solve's variants (first substep, friction, colliders), the colliders', the sleep's. */
@@ -133,8 +141,8 @@ export class SolverPipelines {
         'particleIterate',
         particleIterateShader({ integrate: true, friction: false, colliders: true }),
       ),
-      colliderList: make(colliderListBindings, 'colliderList', colliderListShader()),
-      colliderPrepare: make(colliderPrepareBindings, 'colliderPrepare', colliderPrepareShader()),
+      colliderList: make(colliderListBindings, 'colliderList', colliderListShader({ meshes: false })),
+      colliderPrepare: make(colliderPrepareBindings, 'colliderPrepare', colliderPrepareShader({ meshes: false })),
       colliderMove: make(colliderMoveBindings, 'colliderMove', colliderMoveShader()),
       colliderSpeed: make(colliderSpeedBindings, 'colliderSpeed', colliderSpeedShader()),
       colliderCells: make(colliderCellsBindings, 'colliderCells', colliderCellsShader()),
@@ -148,16 +156,18 @@ export class SolverPipelines {
   }
 
   /** The mesh colliders' pipelines (made on first use: a world without meshes never compiles them). */
-  private meshPipelines: { find: GPUComputePipeline; contacts: GPUComputePipeline } | null = null;
+  private meshPipelines: MeshPipelines | null = null;
 
-  /** meshFind and meshContacts. */
-  meshes(): { find: GPUComputePipeline; contacts: GPUComputePipeline } {
+  /** meshFind, meshContacts, and colliderList and colliderPrepare with the triangles' code (the fixed ones are without it). */
+  meshes(): MeshPipelines {
     if (!this.meshPipelines) {
       const make = (decl: Pick<Bindings<string>, 'layout'>, entry: string, code: string): GPUComputePipeline =>
         computePipeline(this.device, entry, [decl.layout(this.device, entry)], code, entry, { WG });
       this.meshPipelines = {
         find: make(meshFindBindings, 'meshFind', meshFindShader()),
         contacts: make(meshColliderContactsBindings, 'meshColliderContacts', meshColliderContactsShader()),
+        list: make(colliderListBindings, 'colliderList', colliderListShader({ meshes: true })),
+        prepare: make(colliderPrepareBindings, 'colliderPrepare', colliderPrepareShader({ meshes: true })),
       };
     }
     return this.meshPipelines;

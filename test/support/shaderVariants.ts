@@ -137,8 +137,10 @@ export function shaderVariants(): [string, string][] {
       `colliderFind ${layoutName(layout)}`,
       colliderFindShader(layout),
     ]),
-    ['colliderList', colliderListShader()],
-    ['colliderPrepare', colliderPrepareShader()],
+    ...[false, true].flatMap((meshes): [string, string][] => [
+      [`colliderList meshes=${meshes}`, colliderListShader({ meshes })],
+      [`colliderPrepare meshes=${meshes}`, colliderPrepareShader({ meshes })],
+    ]),
     ['colliderMove', colliderMoveShader()],
     ['colliderSpeed', colliderSpeedShader()],
     ['colliderCells', colliderCellsShader()],
