@@ -96,9 +96,10 @@ export const meshCastBindings = bindings({
 
 /**
  * The ray and sphere-cast kernel of one mode. A cast is two vec4f, (A, radius), (B, 0), in world
- * space; radius 0 is a ray.
+ * space; radius 0 is a ray. `ray`: the rays' kernel, the radius 0 whatever the w (raycastMesh),
+ * without the sphere cast's test (on SwiftShader a branch's arms both run, under a lane mask).
  */
-export const meshCastShader = ({ mode }: { mode: CastMode }) => wgsl`
+export const meshCastShader = ({ mode, ray }: { mode: CastMode; ray: boolean }) => wgsl`
 ${MeshQueryParams.wgsl}
 ${MeshHitRecord.wgsl}
 ${BvhNode.wgsl}
@@ -115,10 +116,14 @@ fn touch(o: vec3f, n: vec3f, len: f32, r: f32, u: u32) -> f32 {
   if (all(tri.normal == vec3f(0.0))) {
     return -1.0; // degenerate
   }
+#if ${ray}
+  return rayTriangle(n, len, tri).x;
+#else
   if (r == 0.0) {
     return rayTriangle(n, len, tri).x;
   }
   return castTriangle(n, len, r, tri);
+#endif
 }
 
 // The hit record of the query at t on sorted leaf u (in world space: the centre from the world
@@ -133,7 +138,7 @@ fn record(aw: vec3f, nw: vec3f, o: vec3f, n: vec3f, r: f32, t: f32, u: u32) -> M
 
 ${meshCastEntry.wgsl}
   let aw = casts[2u * k].xyz;
-  let r = casts[2u * k].w;
+  let r = ${ray ? '0.0' : 'casts[2u * k].w'};
   let bw = casts[2u * k + 1u].xyz;
   let lenW = length(bw - aw);
   let nw = (bw - aw) / max(lenW, 1e-38);

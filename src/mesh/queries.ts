@@ -73,17 +73,17 @@ export class MeshQueries {
     this.contactsLayout = meshContactsBindings.layout(device, 'meshContacts');
   }
 
-  private pipeline(name: CastMode | 'contacts'): GPUComputePipeline {
-    return variant(this.pipelines, name, () =>
+  private pipeline(name: CastMode | 'contacts', kind: 'ray' | 'cast' = 'cast'): GPUComputePipeline {
+    return variant(this.pipelines, `${name} ${kind}`, () =>
       name === 'contacts'
         ? computePipeline(this.device, 'meshContacts', [this.contactsLayout], meshContactsShader(), 'meshContacts', {
             WG,
           })
         : computePipeline(
             this.device,
-            `meshCast ${name}`,
+            `meshCast ${name} ${kind}`,
             [this.castLayout],
-            meshCastShader({ mode: name }),
+            meshCastShader({ mode: name, ray: kind === 'ray' }),
             'meshCast',
             { WG },
           ),
@@ -114,7 +114,7 @@ export class MeshQueries {
       recordPass(
         encoder,
         `mesh cast ${mode}`,
-        this.pipeline(mode),
+        this.pipeline(mode, result.kind),
         meshCastBindings.bind(d, `mesh cast ${mode}`, {
           params: result.params,
           casts: casts.buffer,

@@ -273,7 +273,12 @@ const KERNELS: [string, Bindings<string>, EntryPoint[], string[]][] = [
   ['meshBuckets', meshBucketsBindings, [meshBucketsEntry], [meshBucketsShader()]],
   ['meshOrder', meshOrderBindings, [meshOrderEntry], [meshOrderShader()]],
   ['meshBoxes', meshBoxesBindings, [meshBoxesEntry], [meshBoxesShader()]],
-  ['meshCast', meshCastBindings, [meshCastEntry], MODES.map((mode) => meshCastShader({ mode }))],
+  [
+    'meshCast',
+    meshCastBindings,
+    [meshCastEntry],
+    MODES.flatMap((mode) => [false, true].map((ray) => meshCastShader({ mode, ray }))),
+  ],
   ['meshContacts', meshContactsBindings, [meshContactsEntry], [meshContactsShader()]],
   ['bvhPairs', bvhPairsBindings, [bvhPairsEntry], [bvhPairsShader()]],
   ['bvhBoxCodes', bvhBoxCodesBindings, [bvhBoxCodesEntry], KINDS.map((kind) => bvhBoxCodesShader({ kind }))],

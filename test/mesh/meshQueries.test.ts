@@ -188,11 +188,14 @@ describe('mesh queries: poses, refits, encoded forms', () => {
     const c = meshSphereCasts(mesh, 2000, 77);
     const s = meshSpheres(mesh, 1000, 78);
     const rays = storage(packed(q, 6));
+    // The rays' w are not read (CONTRACT: (A, 0), (B, 0)): with a radius there, the same hits.
+    const raysWithW = storage(packed(q, 6).map((v, i) => (i % 4 === 3 ? 0.25 : v)));
     const casts = storage(packed(c, 7));
     // At an offset: copied first.
     const sphereBuffer = storage(new Float32Array([0, 0, 0, 0, ...s]));
     const encoder = gpu.device.createCommandEncoder();
     const nearest = gpu.collider.encodeRaycastMesh(encoder, { buffer: rays, count: 2000 }, made);
+    const nearestW = gpu.collider.encodeRaycastMesh(encoder, { buffer: raysWithW, count: 2000 }, made);
     const all = gpu.collider.encodeSphereCastMesh(encoder, { buffer: casts, count: 2000 }, made, {
       allHits: true,
       capacity: 1,
@@ -206,9 +209,9 @@ describe('mesh queries: poses, refits, encoded forms', () => {
       },
     );
     gpu.device.queue.submit([encoder.finish()]);
-    expect(Array.from((await nearest.read()).triangle)).toEqual(
-      Array.from((await gpu.collider.raycastMesh(q, made)).triangle),
-    );
+    const oneShot = Array.from((await gpu.collider.raycastMesh(q, made)).triangle);
+    expect(Array.from((await nearest.read()).triangle)).toEqual(oneShot);
+    expect(Array.from((await nearestW.read()).triangle)).toEqual(oneShot);
     const oneShotAll = await gpu.collider.sphereCastMesh(c, made, { allHits: true });
     const oneShotContacts = await gpu.collider.sphereTriangleContacts(s, made);
     const allError = await rejection(all.read());
@@ -238,8 +241,8 @@ describe('mesh queries: poses, refits, encoded forms', () => {
     expect((capped as CapacityError).count).toBe(oneShotAll.offsets![2000]);
     const cappedPairs = await rejection(gpu.collider.sphereTriangleContacts(s, made, { maxPairs: 3 }));
     expect((cappedPairs as CapacityError).count).toBe(oneShotContacts.pairs.length / 2);
-    for (const r of [nearest, all, contacts]) r.destroy();
-    for (const b of [rays, casts, sphereBuffer]) b.destroy();
+    for (const r of [nearest, nearestW, all, contacts]) r.destroy();
+    for (const b of [rays, raysWithW, casts, sphereBuffer]) b.destroy();
     made.destroy();
   });
 

@@ -103,10 +103,9 @@ export function shaderVariants(): [string, string][] {
     ['meshOrder', meshOrderShader()],
     ['meshBoxes', meshBoxesShader()],
     ...[true, false].map((keys): [string, string] => [`meshLeaves keys=${keys}`, meshLeavesShader({ keys })]),
-    ...(['nearest', 'count', 'write'] as const).map((mode): [string, string] => [
-      `meshCast ${mode}`,
-      meshCastShader({ mode }),
-    ]),
+    ...(['nearest', 'count', 'write'] as const).flatMap((mode) =>
+      [false, true].map((ray): [string, string] => [`meshCast ${mode} ray=${ray}`, meshCastShader({ mode, ray })]),
+    ),
     ['meshContacts', meshContactsShader()],
     ['bvhPairs', bvhPairsShader()],
     ...(['aabb', 'obb'] as const).map((kind): [string, string] => [`bvhBoxes ${kind}`, bvhBoxesShader({ kind })]),
