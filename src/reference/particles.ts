@@ -72,6 +72,16 @@ export { triangleGeometry, type MeshTwin } from './particles/meshes.js';
  * that consecutive steps warm-start as on the GPU. One per simulated world.
  */
 export class ParticleSolverTwin {
+  /**
+   * The sweeps of a substep: particleIterate (the GPU's Jacobi sweeps) unless another is given;
+   * bench/probes/solverDesigns.ts measures other solves with it.
+   */
+  private readonly sweeps: (state: StepState, contacts: Contacts) => void;
+
+  constructor({ sweeps = particleIterate }: { sweeps?: (state: StepState, contacts: Contacts) => void } = {}) {
+    this.sweeps = sweeps;
+  }
+
   /** The last step's order (particle indices by position, from the last search) and lists (by position). */
   private order: Uint32Array | null = null;
   private lists: Entry[][] = [];
@@ -152,7 +162,7 @@ export class ParticleSolverTwin {
     const contacts: Contacts = { lists: found.lists, slotsOf, walls, asleep: sleep.asleep };
     for (let sub = 0; sub < p.substeps; sub++) {
       particlePrepare(state, contacts);
-      particleIterate(state, contacts);
+      this.sweeps(state, contacts);
       particleIntegrate(state);
       colliderMove(state);
     }

@@ -174,7 +174,7 @@ function solvePairs(
 }
 
 /** One sweep's wall contacts of the particle at sphere `s`: as pairs with a partner of inverse mass 0 at rest. */
-function solveWalls(
+export function solveWalls(
   state: StepState,
   walls: [Wall, Wall, Wall],
   s: ArrayLike<number>,

@@ -1,0 +1,377 @@
+/**
+ * Issue 47's solver designs, measured on the CPU before one is built on the GPU:
+ * `npx tsx bench/probes/solverDesigns.ts [--solve jacobi|gs] [--scene pour|drum] [--substeps S]
+ * [--iterations I] [--colouring speculative|jp|greedy] [--palette P] [--seed N] [--balls N --pegs M]
+ * [--dispatches]`.
+ *
+ * The CPU twin (src/reference/particles.ts) steps one of loadedContacts.ts's scenes (the drum of
+ * 12 planks at 1.5 rad/s with 1,500 balls, 200 frames; 2,000 balls poured through 40 pegs, 120
+ * frames; `--balls` and `--pegs` pour the bench's pour instead: 30,000 and 400 the issue's, seed 1
+ * there) with its sweeps replaced:
+ * - **jacobi**: the GPU's sweeps as they are (particleIterate: Jacobi, each particle's mass split
+ *   among its contacts), which the twin follows to rounding;
+ * - **gs**: Gauss–Seidel over an edge colouring of the contact graph, the form a GPU runs it in:
+ *   the active pairs (each once) coloured so that no particle is in two pairs of a colour (`colour`
+ *   below: the rounds a GPU would dispatch); a sweep solves colour after colour (a colour's pairs
+ *   in parallel on a GPU, each pair updating both particles with their whole masses: no
+ *   splitting), then each particle's walls and collider slots. Both entries of a pair keep the
+ *   same impulses, so the warm start, the prepare and the integration are the twin's own.
+ * Every 10 frames (from frame 60 in the drum) the deepest particle in a box and the largest
+ * particle–particle overlap, in radii; the most colours a substep needed and the most rounds its
+ * colouring took.
+ *
+ * `--dispatches` times instead what the colours cost a GPU in dispatches: 180k pair updates a
+ * sweep (30k particles with 6 pairs each), 16 sweeps, as 1, 8, 24 and 48 dispatches a sweep
+ * in one compute pass (the median of 5 submissions).
+ */
+import { parseArgs } from 'node:util';
+import { requestNodeDevice } from '../../src/node.js';
+import { createParticleWorld } from '../../src/particles/index.js';
+import { ParticleSolverTwin, boxGeometry } from '../../src/reference/particles.js';
+import { particleIterate, solveWalls } from '../../src/reference/particles/solve.js';
+import { colliderSolve } from '../../src/reference/particles/colliders.js';
+import { posOf, type Contacts, type Entry, type StepState } from '../../src/reference/particles/state.js';
+import { f32, dot, coulomb } from '../../src/reference/particles/geometry.js';
+import { BufferUsage } from '../../src/gpu/flags.js';
+import { drumScene, pegsScene, type ColliderScene } from '../colliderScene.js';
+
+const { values } = parseArgs({
+  options: {
+    solve: { type: 'string', default: 'jacobi' },
+    scene: { type: 'string', default: 'pour' },
+    substeps: { type: 'string', default: '8' },
+    iterations: { type: 'string', default: '2' },
+    seed: { type: 'string', default: '7' },
+    balls: { type: 'string', default: '2000' },
+    pegs: { type: 'string', default: '40' },
+    colouring: { type: 'string', default: 'speculative' },
+    palette: { type: 'string', default: '32' },
+    dispatches: { type: 'boolean', default: false },
+  },
+});
+const device = await requestNodeDevice();
+
+/** The most colours a sweep of the last run needed, and the most rounds its colouring took. */
+let colours = 0;
+let rounds = 0;
+
+/** A 32-bit integer hash (a priority that does not follow the lists' order). */
+function hash(x: number): number {
+  let h = x >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x7feb352d) >>> 0;
+  h = Math.imul(h ^ (h >>> 15), 0x846ca68b) >>> 0;
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/**
+ * An edge colouring of the pairs (no particle in two pairs of a colour), as `--colouring` says:
+ * - `greedy`: in list order, each pair the lowest colour neither particle has yet (sequential);
+ * - `jp`: Jones–Plassmann, a GPU's way (one dispatch a round): each round, every uncoloured pair
+ *   whose hashed priority beats every uncoloured pair it shares a particle with takes the lowest
+ *   colour none of its neighbours has;
+ * - `speculative` (the default): each round, every uncoloured pair picks a colour its coloured
+ *   neighbours do not have, by its hash among the free ones of the first `--palette` (the lowest
+ *   free one when none is), and keeps it unless a neighbour of higher priority picked the same:
+ *   two dispatches a round.
+ * Returns each pair's colour; counts the rounds into `rounds`.
+ */
+function colour(pairs: { t: number; u: number }[], n: number): Int32Array {
+  const colourOf = new Int32Array(pairs.length).fill(-1);
+  const kind = values.colouring;
+  const lowestFree = (used: Set<number>): number => {
+    let c = 0;
+    while (used.has(c)) c++;
+    return c;
+  };
+  if (kind === 'greedy') {
+    const taken = Array.from({ length: n }, () => new Set<number>());
+    pairs.forEach((p, i) => {
+      colourOf[i] = lowestFree(new Set([...taken[p.t], ...taken[p.u]]));
+      taken[p.t].add(colourOf[i]);
+      taken[p.u].add(colourOf[i]);
+    });
+    return colourOf;
+  }
+  const at: number[][] = Array.from({ length: n }, () => []);
+  pairs.forEach((p, i) => {
+    at[p.t].push(i);
+    at[p.u].push(i);
+  });
+  const neighbours = (i: number): number[] => [...at[pairs[i].t], ...at[pairs[i].u]].filter((j) => j !== i);
+  const priority = pairs.map((p) => hash(p.t * 4096 + p.u));
+  const higher = (j: number, i: number): boolean => priority[j] > priority[i] || (priority[j] === priority[i] && j > i);
+  const palette = Number(values.palette);
+  let left = pairs.length;
+  let round = 0;
+  while (left > 0) {
+    round++;
+    const winners: number[] = [];
+    const tentative = new Int32Array(pairs.length).fill(-1);
+    for (let i = 0; i < pairs.length; i++) {
+      if (colourOf[i] >= 0) continue;
+      const used = new Set(neighbours(i).map((j) => colourOf[j]));
+      if (kind === 'jp') {
+        if (neighbours(i).every((j) => colourOf[j] >= 0 || higher(i, j))) winners.push(i);
+        tentative[i] = lowestFree(used);
+      } else {
+        const free: number[] = [];
+        for (let c = 0; c < palette; c++) if (!used.has(c)) free.push(c);
+        tentative[i] = free.length > 0 ? free[hash(priority[i] + round) % free.length] : lowestFree(used);
+      }
+    }
+    if (kind !== 'jp')
+      for (let i = 0; i < pairs.length; i++)
+        if (tentative[i] >= 0 && !neighbours(i).some((j) => tentative[j] === tentative[i] && higher(j, i)))
+          winners.push(i);
+    for (const i of winners) colourOf[i] = tentative[i];
+    left -= winners.length;
+  }
+  rounds = Math.max(rounds, round);
+  return colourOf;
+}
+
+/** One substep's sweeps as Gauss–Seidel over the pairs' edge colouring (the module's comment). */
+function colouredSweeps(state: StepState, contacts: Contacts): void {
+  const { n, settings, body } = state;
+  const friction = settings.friction;
+  const pairs: { t: number; u: number; c: Entry; mirror: Entry }[] = [];
+  for (let t = 0; t < n; t++)
+    for (const c of contacts.lists[t])
+      if (!c.dormant && c.nbr > t)
+        pairs.push({ t, u: c.nbr, c, mirror: contacts.lists[c.nbr].find((m) => m.nbr === t)! });
+  const colourOf = colour(pairs, n);
+  const byColour: (typeof pairs)[] = [];
+  pairs.forEach((p, i) => {
+    (byColour[colourOf[i]] ??= []).push(p);
+  });
+  colours = Math.max(colours, byColour.length);
+  for (let sweep = 0; sweep < settings.iterations; sweep++) {
+    for (const group of byColour.filter((g) => g !== undefined)) {
+      for (const { t, u, c, mirror } of group) {
+        const [wt, wu] = [body[8 * t + 3], body[8 * u + 3]];
+        const k = f32(wt + wu);
+        if (k === 0) continue;
+        const rel = [0, 1, 2].map((a) => body[8 * u + a] - body[8 * t + a]);
+        const vn = dot(rel, c.n);
+        const normal = f32(Math.max(c.impulse[0] + (c.target - vn) / k, 0));
+        let lt = [c.impulse[1], c.impulse[2], c.impulse[3]];
+        if (friction > 0) {
+          lt = coulomb(
+            lt,
+            rel.map((r, a) => r - vn * c.n[a]),
+            k,
+            friction * normal,
+          );
+        }
+        for (let a = 0; a < 3; a++) {
+          const impulse = (normal - c.impulse[0]) * c.n[a] + (lt[a] - c.impulse[1 + a]);
+          body[8 * t + a] = f32(body[8 * t + a] - wt * impulse);
+          body[8 * u + a] = f32(body[8 * u + a] + wu * impulse);
+        }
+        c.impulse = [normal, f32(lt[0]), f32(lt[1]), f32(lt[2])];
+        mirror.impulse = [normal, -c.impulse[1], -c.impulse[2], -c.impulse[3]];
+        const vpn = dot(
+          [0, 1, 2].map((a) => body[8 * u + 4 + a] - body[8 * t + 4 + a]),
+          c.n,
+        );
+        const pushed = f32(Math.max(c.pseudo + (c.push - vpn) / k, 0));
+        for (let a = 0; a < 3; a++) {
+          body[8 * t + 4 + a] = f32(body[8 * t + 4 + a] - wt * (pushed - c.pseudo) * c.n[a]);
+          body[8 * u + 4 + a] = f32(body[8 * u + 4 + a] + wu * (pushed - c.pseudo) * c.n[a]);
+        }
+        c.pseudo = pushed;
+        mirror.pseudo = pushed;
+      }
+    }
+    // Walls and collider slots: each a contact of one particle alone, with its whole mass.
+    for (let t = 0; t < n; t++) {
+      const w = body[8 * t + 3];
+      if (w === 0) continue;
+      const v = body.slice(8 * t, 8 * t + 3);
+      const vp = body.slice(8 * t + 4, 8 * t + 7);
+      const dv = [0, 0, 0];
+      const dvp = [0, 0, 0];
+      if (settings.bounds) solveWalls(state, contacts.walls[t], posOf(state, t), v, vp, w, w, dv, dvp);
+      colliderSolve(contacts.slotsOf[t], friction, v, vp, w, w, dv, dvp);
+      for (let a = 0; a < 3; a++) {
+        body[8 * t + a] = f32(v[a] + dv[a]);
+        body[8 * t + 4 + a] = f32(vp[a] + dvp[a]);
+      }
+    }
+  }
+}
+
+/** The GPU poses (12 floats a box) of box records. */
+function posesOf(boxes: Float32Array): Float32Array {
+  const poses = new Float32Array((12 * boxes.length) / 10);
+  for (let k = 0; k < boxes.length / 10; k++) {
+    const b = boxes.subarray(10 * k, 10 * k + 10);
+    const len = Math.hypot(b[6], b[7], b[8], b[9]);
+    poses.set([b[0], b[1], b[2], 0, b[3], b[4], b[5], 0, b[6] / len, b[7] / len, b[8] / len, b[9] / len], 12 * k);
+  }
+  return poses;
+}
+
+/** The deepest particle in a box and the largest pair overlap, each in the smaller radius (pairs through a grid of cells 2·rmax wide). */
+function depths(spheres: Float32Array, poses: Float32Array): { box: number; pair: number } {
+  const n = spheres.length / 4;
+  let box = 0;
+  let pair = 0;
+  let rmax = 0;
+  for (let i = 0; i < n; i++) rmax = Math.max(rmax, spheres[4 * i + 3]);
+  const cell = 2 * rmax;
+  const key = (x: number, y: number, z: number): string => `${x} ${y} ${z}`;
+  const cells = new Map<string, number[]>();
+  for (let i = 0; i < n; i++) {
+    const s = spheres.subarray(4 * i, 4 * i + 4);
+    for (let k = 0; k < poses.length / 12; k++) box = Math.max(box, -boxGeometry(s, poses, k).gap / s[3]);
+    const c = key(Math.floor(s[0] / cell), Math.floor(s[1] / cell), Math.floor(s[2] / cell));
+    if (!cells.has(c)) cells.set(c, []);
+    cells.get(c)!.push(i);
+  }
+  for (let i = 0; i < n; i++) {
+    const [x, y, z, r] = spheres.subarray(4 * i, 4 * i + 4);
+    const [cx, cy, cz] = [Math.floor(x / cell), Math.floor(y / cell), Math.floor(z / cell)];
+    for (let dx = -1; dx <= 1; dx++)
+      for (let dy = -1; dy <= 1; dy++)
+        for (let dz = -1; dz <= 1; dz++)
+          for (const j of cells.get(key(cx + dx, cy + dy, cz + dz)) ?? []) {
+            if (j <= i) continue;
+            const q = spheres.subarray(4 * j, 4 * j + 4);
+            const d = Math.hypot(q[0] - x, q[1] - y, q[2] - z);
+            pair = Math.max(pair, (r + q[3] - d) / Math.min(r, q[3]));
+          }
+  }
+  return { box, pair };
+}
+
+async function designs(): Promise<void> {
+  const seed = Number(values.seed);
+  const drum = values.scene === 'drum';
+  const scene: ColliderScene = drum
+    ? drumScene({ n: 1500, seed })
+    : values.balls === '2000' && values.pegs === '40'
+      ? pegsScene({ n: 2000, m: 40, seed, half: 5 })
+      : pegsScene({ n: Number(values.balls), m: Number(values.pegs), seed });
+  const physics = drum ? { restitution: 0.1, friction: 0.5 } : { restitution: 0.2, friction: 0.3 };
+  const [frames, from] = drum ? [200, 60] : [120, 10];
+  const n = scene.spheres.length / 4;
+  const m = scene.boxes.length / 10;
+  // A world of the same settings gives the step's parameters and the grid's plan.
+  const world = await createParticleWorld({
+    device,
+    capacity: n,
+    gravity: [0, -9.8, 0],
+    bounds: scene.bounds,
+    ...physics,
+    substeps: Number(values.substeps),
+    iterations: Number(values.iterations),
+  });
+  world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
+  await world.step(1 / 60);
+  const params = world.stepParams(1 / 60);
+  const plan = world.plan!;
+  world.destroy();
+  const twin = new ParticleSolverTwin({ sweeps: values.solve === 'gs' ? colouredSweeps : particleIterate });
+  let spheres: Float32Array = scene.spheres.slice();
+  let velocities: Float32Array = new Float32Array(4 * n);
+  for (let i = 0; i < n; i++) velocities[4 * i + 3] = 1 / ((4 / 3) * Math.PI * spheres[4 * i + 3] ** 3);
+  const colliders = { poses: posesOf(scene.boxes), velocities: new Float32Array(8 * m) };
+  let worst = { box: 0, pair: 0 };
+  for (let frame = 1; frame <= frames; frame++) {
+    const pose = scene.pose?.(frame);
+    if (pose) {
+      colliders.poses = posesOf(pose.boxes);
+      for (let k = 0; k < m; k++)
+        for (let a = 0; a < 6; a++) colliders.velocities[8 * k + (a < 3 ? a : a + 1)] = pose.velocities[6 * k + a];
+    }
+    ({ spheres, velocities } = twin.step(spheres, velocities, params, plan, colliders));
+    if (frame >= from && frame % 10 === 0) {
+      const d = depths(spheres, colliders.poses);
+      worst = { box: Math.max(worst.box, d.box), pair: Math.max(worst.pair, d.pair) };
+      console.error(
+        `frame ${frame}: deepest in a box ${(100 * d.box).toFixed(1)}% r, pair ${(100 * d.pair).toFixed(1)}%`,
+      );
+    }
+  }
+  const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
+  console.log(
+    '| scene | solve | substeps × sweeps | deepest in a box (r) | largest pair overlap (r) | colours, rounds |',
+  );
+  console.log('|---|---|---|---|---|---|');
+  console.log(
+    `| ${values.scene} | ${values.solve} | ${values.substeps} × ${values.iterations} | ${pct(worst.box)} | ${pct(worst.pair)} | ${values.solve === 'gs' ? `${colours}, ${rounds}` : '–'} |`,
+  );
+}
+
+async function dispatchCost(): Promise<void> {
+  const pairs = 180_000;
+  const particles = 30_000;
+  const bodies = device.createBuffer({ label: 'probe bodies', size: 16 * particles, usage: BufferUsage.STORAGE });
+  const pairBuffer = device.createBuffer({
+    label: 'probe pairs',
+    size: 4 * pairs,
+    usage: BufferUsage.STORAGE | BufferUsage.COPY_DST,
+  });
+  const data = new Uint32Array(pairs);
+  for (let i = 0; i < pairs; i++) {
+    const a = (i * 7919) % particles;
+    data[i] = a | (((a + 1 + (i % 11)) % particles) << 16);
+  }
+  device.queue.writeBuffer(pairBuffer, 0, data);
+  const module = device.createShaderModule({
+    label: 'probe pair update',
+    code: /* wgsl */ `
+@group(0) @binding(0) var<storage, read_write> v: array<vec4f>;
+@group(0) @binding(1) var<storage, read> pairs: array<u32>;
+override COUNT: u32 = 1u;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) {
+  if (g.x >= COUNT) { return; }
+  let p = pairs[g.x];
+  let a = p & 0xffffu;
+  let b = p >> 16u;
+  let d = v[b] - v[a];
+  v[a] += 0.01 * d;
+  v[b] -= 0.01 * d;
+}`,
+  });
+  const sweeps = 16;
+  console.log(`| dispatches a sweep | ${sweeps} sweeps of ${pairs} pair updates, ms |`);
+  console.log('|---|---|');
+  for (const split of [1, 8, 24, 48]) {
+    const per = Math.ceil(pairs / split);
+    const pipeline = device.createComputePipeline({
+      label: 'probe pair update',
+      layout: 'auto',
+      compute: { module, entryPoint: 'main', constants: { COUNT: per } },
+    });
+    const group = device.createBindGroup({
+      label: 'probe pair update',
+      layout: pipeline.getBindGroupLayout(0),
+      entries: [
+        { binding: 0, resource: { buffer: bodies } },
+        { binding: 1, resource: { buffer: pairBuffer } },
+      ],
+    });
+    const run = async (): Promise<number> => {
+      const start = performance.now();
+      const encoder = device.createCommandEncoder();
+      const pass = encoder.beginComputePass();
+      pass.setPipeline(pipeline);
+      pass.setBindGroup(0, group);
+      for (let d = 0; d < sweeps * split; d++) pass.dispatchWorkgroups(Math.ceil(per / 64));
+      pass.end();
+      device.queue.submit([encoder.finish()]);
+      await device.queue.onSubmittedWorkDone();
+      return performance.now() - start;
+    };
+    await run();
+    const times: number[] = [];
+    for (let r = 0; r < 5; r++) times.push(await run());
+    times.sort((a, b) => a - b);
+    console.log(`| ${split} | ${times[2].toFixed(1)} |`);
+  }
+}
+
+await (values.dispatches ? dispatchCost() : designs());
+device.destroy();
