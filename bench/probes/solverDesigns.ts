@@ -1,13 +1,14 @@
 /**
  * Issue 47's solver designs, measured on the CPU before one is built on the GPU:
- * `npx tsx bench/probes/solverDesigns.ts [--solve jacobi|gs] [--scene pour|drum] [--substeps S]
- * [--iterations I] [--colouring speculative|jp|greedy] [--palette P] [--seed N] [--balls N --pegs M]
- * [--dispatches]`.
+ * `npx tsx bench/probes/solverDesigns.ts [--solve jacobi|gs] [--scene pour|drum|hopper|paddle]
+ * [--substeps S] [--iterations I] [--colouring speculative|jp|greedy] [--palette P] [--seed N]
+ * [--balls N --pegs M] [--dispatches]`.
  *
  * The CPU twin (src/reference/particles.ts) steps one of loadedContacts.ts's scenes (the drum of
  * 12 planks at 1.5 rad/s with 1,500 balls, 200 frames; 2,000 balls poured through 40 pegs, 120
  * frames; `--balls` and `--pegs` pour the bench's pour instead: 30,000 and 400 the issue's, seed 1
- * there) with its sweeps replaced:
+ * there), or the colliders suite's hopper (1,000 balls through the slot of two plates, 240 frames)
+ * or paddle (a box at 10 m/s through 400 resting balls, 90 frames), with its sweeps replaced:
  * - **jacobi**: the GPU's sweeps as they are (particleIterate: Jacobi, each particle's mass split
  *   among its contacts), which the twin follows to rounding;
  * - **gs**: Gauss–Seidel over an edge colouring of the contact graph, the form a GPU runs it in:
@@ -33,7 +34,7 @@ import { colliderSolve } from '../../src/reference/particles/colliders.js';
 import { posOf, type Contacts, type Entry, type StepState } from '../../src/reference/particles/state.js';
 import { f32, dot, coulomb } from '../../src/reference/particles/geometry.js';
 import { BufferUsage } from '../../src/gpu/flags.js';
-import { drumScene, pegsScene, type ColliderScene } from '../colliderScene.js';
+import { drumScene, hopperScene, paddleScene, pegsScene, type ColliderScene } from '../colliderScene.js';
 
 const { values } = parseArgs({
   options: {
@@ -135,10 +136,14 @@ function colouredSweeps(state: StepState, contacts: Contacts): void {
   const { n, settings, body } = state;
   const friction = settings.friction;
   const pairs: { t: number; u: number; c: Entry; mirror: Entry }[] = [];
-  for (let t = 0; t < n; t++)
+  // Each pair once, from an awake particle's entry (a sleeper's entries are as the last step left
+  // them: not prepared), the lower one's when both are awake.
+  for (let t = 0; t < n; t++) {
+    if (contacts.asleep[t]) continue;
     for (const c of contacts.lists[t])
-      if (!c.dormant && c.nbr > t)
+      if (!c.dormant && (c.nbr > t || contacts.asleep[c.nbr]))
         pairs.push({ t, u: c.nbr, c, mirror: contacts.lists[c.nbr].find((m) => m.nbr === t)! });
+  }
   const colourOf = colour(pairs, n);
   const byColour: (typeof pairs)[] = [];
   pairs.forEach((p, i) => {
@@ -247,14 +252,18 @@ function depths(spheres: Float32Array, poses: Float32Array): { box: number; pair
 
 async function designs(): Promise<void> {
   const seed = Number(values.seed);
-  const drum = values.scene === 'drum';
-  const scene: ColliderScene = drum
-    ? drumScene({ n: 1500, seed })
-    : values.balls === '2000' && values.pegs === '40'
+  const pour = (): ColliderScene =>
+    values.balls === '2000' && values.pegs === '40'
       ? pegsScene({ n: 2000, m: 40, seed, half: 5 })
       : pegsScene({ n: Number(values.balls), m: Number(values.pegs), seed });
-  const physics = drum ? { restitution: 0.1, friction: 0.5 } : { restitution: 0.2, friction: 0.3 };
-  const [frames, from] = drum ? [200, 60] : [120, 10];
+  // Each scene, its physics (the colliders suite's), its frames and the first frame sampled.
+  const scenes: Record<string, () => [ColliderScene, { restitution: number; friction: number }, number, number]> = {
+    pour: () => [pour(), { restitution: 0.2, friction: 0.3 }, 120, 10],
+    drum: () => [drumScene({ n: 1500, seed }), { restitution: 0.1, friction: 0.5 }, 200, 60],
+    hopper: () => [hopperScene({ n: 1000, seed }), { restitution: 0.2, friction: 0.4 }, 240, 10],
+    paddle: () => [paddleScene({ n: 400, seed }), { restitution: 0.2, friction: 0.5 }, 90, 10],
+  };
+  const [scene, physics, frames, from] = scenes[values.scene]();
   const n = scene.spheres.length / 4;
   const m = scene.boxes.length / 10;
   // A world of the same settings gives the step's parameters and the grid's plan.
