@@ -72,12 +72,13 @@ export { triangleGeometry, type MeshTwin } from './particles/meshes.js';
  * that consecutive steps warm-start as on the GPU. One per simulated world.
  */
 export class ParticleSolverTwin {
-  /**
-   * The sweeps of a substep: particleIterate (the GPU's Jacobi sweeps) unless another is given;
-   * bench/probes/solverDesigns.ts measures other solves with it.
-   */
+  /** The sweeps of a substep (the constructor's). */
   private readonly sweeps: (state: StepState, contacts: Contacts) => void;
 
+  /**
+   * @internal `sweeps`: a substep's sweeps, particleIterate (the GPU's Jacobi sweeps) unless
+   * another is given; bench/probes/solverDesigns.ts measures other solves with it.
+   */
   constructor({ sweeps = particleIterate }: { sweeps?: (state: StepState, contacts: Contacts) => void } = {}) {
     this.sweeps = sweeps;
   }
