@@ -1,25 +1,22 @@
 /**
- * Issue 47's solver designs, measured on the CPU before one is built on the GPU:
+ * Issue 47's solver designs on the CPU twin:
  * `npx tsx bench/probes/solverDesigns.ts [--solve jacobi|gs] [--scene pour|drum|hopper|paddle]
- * [--substeps S] [--iterations I] [--colouring speculative|jp|greedy] [--palette P] [--seed N]
- * [--balls N --pegs M] [--dispatches]`.
+ * [--substeps S] [--iterations I] [--seed N] [--balls N --pegs M] [--dispatches]`.
  *
  * The CPU twin (src/reference/particles.ts) steps one of loadedContacts.ts's scenes (the drum of
  * 12 planks at 1.5 rad/s with 1,500 balls, 200 frames; 2,000 balls poured through 40 pegs, 120
  * frames; `--balls` and `--pegs` pour the bench's pour instead: 30,000 and 400 the issue's, seed 1
  * there), or the colliders suite's hopper (1,000 balls through the slot of two plates, 240 frames)
- * or paddle (a box at 10 m/s through 400 resting balls, 90 frames), with its sweeps replaced:
- * - **jacobi**: the GPU's sweeps as they are (particleIterate: Jacobi, each particle's mass split
- *   among its contacts), which the twin follows to rounding;
- * - **gs**: Gauss–Seidel over an edge colouring of the contact graph, the form a GPU runs it in:
- *   the active pairs (each once) coloured so that no particle is in two pairs of a colour (`colour`
- *   below: the rounds a GPU would dispatch); a sweep solves colour after colour (a colour's pairs
- *   in parallel on a GPU, each pair updating both particles with their whole masses: no
- *   splitting), then each particle's walls and collider slots. Both entries of a pair keep the
- *   same impulses, so the warm start, the prepare and the integration are the twin's own.
+ * or paddle (a box at 10 m/s through 400 resting balls, 90 frames), with the solve:
+ * - **gs** (the library's): Gauss–Seidel over the colouring of the contact graph
+ *   (shaders/particles/colouring.wgsl.ts), each pair with both whole masses, then each particle's
+ *   walls and collider contacts;
+ * - **jacobi**: the same with no colouring rounds, so that every pair goes to the overflow: Jacobi
+ *   sweeps with each particle's mass split among its pairs (the design the library had until
+ *   2026-11-29, except that walls and collider contacts are now solved after the pairs with the
+ *   whole mass; the study in docs/PERFORMANCE.md ran that design's own sweeps, at cecc3e5).
  * Every 10 frames (from frame 60 in the drum) the deepest particle in a box and the largest
- * particle–particle overlap, in radii; the most colours a substep needed and the most rounds its
- * colouring took.
+ * particle–particle overlap, in radii.
  *
  * `--dispatches` times instead what the colours cost a GPU in dispatches: 180k pair updates a
  * sweep (30k particles with 6 pairs each), 16 sweeps, as 1, 8, 24 and 48 dispatches a sweep
@@ -29,182 +26,22 @@ import { parseArgs } from 'node:util';
 import { requestNodeDevice } from '../../src/node.js';
 import { createParticleWorld } from '../../src/particles/index.js';
 import { ParticleSolverTwin, boxGeometry } from '../../src/reference/particles.js';
-import { particleIterate, solveWalls } from '../../src/reference/particles/solve.js';
-import { colliderSolve } from '../../src/reference/particles/colliders.js';
-import { posOf, type Contacts, type Entry, type StepState } from '../../src/reference/particles/state.js';
-import { f32, dot, coulomb } from '../../src/reference/particles/geometry.js';
 import { BufferUsage } from '../../src/gpu/flags.js';
 import { drumScene, hopperScene, paddleScene, pegsScene, type ColliderScene } from '../colliderScene.js';
 
 const { values } = parseArgs({
   options: {
-    solve: { type: 'string', default: 'jacobi' },
+    solve: { type: 'string', default: 'gs' },
     scene: { type: 'string', default: 'pour' },
     substeps: { type: 'string', default: '8' },
     iterations: { type: 'string', default: '2' },
     seed: { type: 'string', default: '7' },
     balls: { type: 'string', default: '2000' },
     pegs: { type: 'string', default: '40' },
-    colouring: { type: 'string', default: 'speculative' },
-    palette: { type: 'string', default: '32' },
     dispatches: { type: 'boolean', default: false },
   },
 });
 const device = await requestNodeDevice();
-
-/** The most colours a sweep of the last run needed, and the most rounds its colouring took. */
-let colours = 0;
-let rounds = 0;
-
-/** A 32-bit integer hash (a priority that does not follow the lists' order). */
-function hash(x: number): number {
-  let h = x >>> 0;
-  h = Math.imul(h ^ (h >>> 16), 0x7feb352d) >>> 0;
-  h = Math.imul(h ^ (h >>> 15), 0x846ca68b) >>> 0;
-  return (h ^ (h >>> 16)) >>> 0;
-}
-
-/**
- * An edge colouring of the pairs (no particle in two pairs of a colour), as `--colouring` says:
- * - `greedy`: in list order, each pair the lowest colour neither particle has yet (sequential);
- * - `jp`: Jones–Plassmann, a GPU's way (one dispatch a round): each round, every uncoloured pair
- *   whose hashed priority beats every uncoloured pair it shares a particle with takes the lowest
- *   colour none of its neighbours has;
- * - `speculative` (the default): each round, every uncoloured pair picks a colour its coloured
- *   neighbours do not have, by its hash among the free ones of the first `--palette` (the lowest
- *   free one when none is), and keeps it unless a neighbour of higher priority picked the same:
- *   two dispatches a round.
- * Returns each pair's colour; counts the rounds into `rounds`.
- */
-function colour(pairs: { t: number; u: number }[], n: number): Int32Array {
-  const colourOf = new Int32Array(pairs.length).fill(-1);
-  const kind = values.colouring;
-  const lowestFree = (used: Set<number>): number => {
-    let c = 0;
-    while (used.has(c)) c++;
-    return c;
-  };
-  if (kind === 'greedy') {
-    const taken = Array.from({ length: n }, () => new Set<number>());
-    pairs.forEach((p, i) => {
-      colourOf[i] = lowestFree(new Set([...taken[p.t], ...taken[p.u]]));
-      taken[p.t].add(colourOf[i]);
-      taken[p.u].add(colourOf[i]);
-    });
-    return colourOf;
-  }
-  const at: number[][] = Array.from({ length: n }, () => []);
-  pairs.forEach((p, i) => {
-    at[p.t].push(i);
-    at[p.u].push(i);
-  });
-  const neighbours = (i: number): number[] => [...at[pairs[i].t], ...at[pairs[i].u]].filter((j) => j !== i);
-  const priority = pairs.map((p) => hash(p.t * 4096 + p.u));
-  const higher = (j: number, i: number): boolean => priority[j] > priority[i] || (priority[j] === priority[i] && j > i);
-  const palette = Number(values.palette);
-  let left = pairs.length;
-  let round = 0;
-  while (left > 0) {
-    round++;
-    const winners: number[] = [];
-    const tentative = new Int32Array(pairs.length).fill(-1);
-    for (let i = 0; i < pairs.length; i++) {
-      if (colourOf[i] >= 0) continue;
-      const used = new Set(neighbours(i).map((j) => colourOf[j]));
-      if (kind === 'jp') {
-        if (neighbours(i).every((j) => colourOf[j] >= 0 || higher(i, j))) winners.push(i);
-        tentative[i] = lowestFree(used);
-      } else {
-        const free: number[] = [];
-        for (let c = 0; c < palette; c++) if (!used.has(c)) free.push(c);
-        tentative[i] = free.length > 0 ? free[hash(priority[i] + round) % free.length] : lowestFree(used);
-      }
-    }
-    if (kind !== 'jp')
-      for (let i = 0; i < pairs.length; i++)
-        if (tentative[i] >= 0 && !neighbours(i).some((j) => tentative[j] === tentative[i] && higher(j, i)))
-          winners.push(i);
-    for (const i of winners) colourOf[i] = tentative[i];
-    left -= winners.length;
-  }
-  rounds = Math.max(rounds, round);
-  return colourOf;
-}
-
-/** One substep's sweeps as Gauss–Seidel over the pairs' edge colouring (the module's comment). */
-function colouredSweeps(state: StepState, contacts: Contacts): void {
-  const { n, settings, body } = state;
-  const friction = settings.friction;
-  const pairs: { t: number; u: number; c: Entry; mirror: Entry }[] = [];
-  // Each pair once, from an awake particle's entry (a sleeper's entries are as the last step left
-  // them: not prepared), the lower one's when both are awake.
-  for (let t = 0; t < n; t++) {
-    if (contacts.asleep[t]) continue;
-    for (const c of contacts.lists[t])
-      if (!c.dormant && (c.nbr > t || contacts.asleep[c.nbr]))
-        pairs.push({ t, u: c.nbr, c, mirror: contacts.lists[c.nbr].find((m) => m.nbr === t)! });
-  }
-  const colourOf = colour(pairs, n);
-  const byColour: (typeof pairs)[] = [];
-  pairs.forEach((p, i) => {
-    (byColour[colourOf[i]] ??= []).push(p);
-  });
-  colours = Math.max(colours, byColour.length);
-  for (let sweep = 0; sweep < settings.iterations; sweep++) {
-    for (const group of byColour.filter((g) => g !== undefined)) {
-      for (const { t, u, c, mirror } of group) {
-        const [wt, wu] = [body[8 * t + 3], body[8 * u + 3]];
-        const k = f32(wt + wu);
-        if (k === 0) continue;
-        const rel = [0, 1, 2].map((a) => body[8 * u + a] - body[8 * t + a]);
-        const vn = dot(rel, c.n);
-        const normal = f32(Math.max(c.impulse[0] + (c.target - vn) / k, 0));
-        let lt = [c.impulse[1], c.impulse[2], c.impulse[3]];
-        if (friction > 0) {
-          lt = coulomb(
-            lt,
-            rel.map((r, a) => r - vn * c.n[a]),
-            k,
-            friction * normal,
-          );
-        }
-        for (let a = 0; a < 3; a++) {
-          const impulse = (normal - c.impulse[0]) * c.n[a] + (lt[a] - c.impulse[1 + a]);
-          body[8 * t + a] = f32(body[8 * t + a] - wt * impulse);
-          body[8 * u + a] = f32(body[8 * u + a] + wu * impulse);
-        }
-        c.impulse = [normal, f32(lt[0]), f32(lt[1]), f32(lt[2])];
-        mirror.impulse = [normal, -c.impulse[1], -c.impulse[2], -c.impulse[3]];
-        const vpn = dot(
-          [0, 1, 2].map((a) => body[8 * u + 4 + a] - body[8 * t + 4 + a]),
-          c.n,
-        );
-        const pushed = f32(Math.max(c.pseudo + (c.push - vpn) / k, 0));
-        for (let a = 0; a < 3; a++) {
-          body[8 * t + 4 + a] = f32(body[8 * t + 4 + a] - wt * (pushed - c.pseudo) * c.n[a]);
-          body[8 * u + 4 + a] = f32(body[8 * u + 4 + a] + wu * (pushed - c.pseudo) * c.n[a]);
-        }
-        c.pseudo = pushed;
-        mirror.pseudo = pushed;
-      }
-    }
-    // Walls and collider slots: each a contact of one particle alone, with its whole mass.
-    for (let t = 0; t < n; t++) {
-      const w = body[8 * t + 3];
-      if (w === 0) continue;
-      const v = body.slice(8 * t, 8 * t + 3);
-      const vp = body.slice(8 * t + 4, 8 * t + 7);
-      const dv = [0, 0, 0];
-      const dvp = [0, 0, 0];
-      if (settings.bounds) solveWalls(state, contacts.walls[t], posOf(state, t), v, vp, w, w, dv, dvp);
-      colliderSolve(contacts.slotsOf[t], friction, v, vp, w, w, dv, dvp);
-      for (let a = 0; a < 3; a++) {
-        body[8 * t + a] = f32(v[a] + dv[a]);
-        body[8 * t + 4 + a] = f32(vp[a] + dvp[a]);
-      }
-    }
-  }
-}
 
 /** The GPU poses (12 floats a box) of box records. */
 function posesOf(boxes: Float32Array): Float32Array {
@@ -281,7 +118,7 @@ async function designs(): Promise<void> {
   const params = world.stepParams(1 / 60);
   const plan = world.plan!;
   world.destroy();
-  const twin = new ParticleSolverTwin({ sweeps: values.solve === 'gs' ? colouredSweeps : particleIterate });
+  const twin = new ParticleSolverTwin(values.solve === 'gs' ? {} : { colourRounds: 0 });
   let spheres: Float32Array = scene.spheres.slice();
   let velocities: Float32Array = new Float32Array(4 * n);
   for (let i = 0; i < n; i++) velocities[4 * i + 3] = 1 / ((4 / 3) * Math.PI * spheres[4 * i + 3] ** 3);
@@ -304,12 +141,10 @@ async function designs(): Promise<void> {
     }
   }
   const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
+  console.log('| scene | solve | substeps × sweeps | deepest in a box (r) | largest pair overlap (r) |');
+  console.log('|---|---|---|---|---|');
   console.log(
-    '| scene | solve | substeps × sweeps | deepest in a box (r) | largest pair overlap (r) | colours, rounds |',
-  );
-  console.log('|---|---|---|---|---|---|');
-  console.log(
-    `| ${values.scene} | ${values.solve} | ${values.substeps} × ${values.iterations} | ${pct(worst.box)} | ${pct(worst.pair)} | ${values.solve === 'gs' ? `${colours}, ${rounds}` : '–'} |`,
+    `| ${values.scene} | ${values.solve} | ${values.substeps} × ${values.iterations} | ${pct(worst.box)} | ${pct(worst.pair)} |`,
   );
 }
 

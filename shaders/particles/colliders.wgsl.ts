@@ -32,8 +32,8 @@
  *                     start; it leaves the warm start's velocity change and the contact count in
  *                     the body's `p` for particlePrepare to add (every binding of that pass is
  *                     taken, and p is free until the prepare writes it)
- *   (particleIterate solves the slots with the particle's other contacts, Jacobi, mass split:
- *   iterateColliders, ./substep.wgsl.ts)
+ *   (particleSettle solves the slots after the particle's pairs, one after another, with the
+ *   particle's whole mass: settleColliders, ./substep.wgsl.ts)
  *   colliderMove      after the substep's integration, each kinematic box's pose advances by its
  *                     velocity: c += v·h, q += h/2·(ω, 0)⊗q, normalised (a box at rest keeps its
  *                     pose bit for bit)
@@ -438,7 +438,7 @@ ${colliderPrepareEntry.wgsl}
     let vn0 = dot(surface - v, n);
     let aim = ${formula.aim('g.gap', 'vn0')};
     var impulse = vec4f(0.0);
-    if (${formula.keepsImpulse('g.gap', 'vn0')}) {
+    if (${formula.keepsImpulse('g.gap', 'vn0', 's.w')}) {
       let lt = c.impulse.yzw;
       impulse = vec4f(c.impulse.x, lt - dot(lt, n) * n);
     }

@@ -85,3 +85,18 @@ export const entriesOf = /* wgsl */ `
   let first = params.entryBase + min(start[t], params.entryCapacity);
   let last = params.entryBase + min(start[t + 1u], params.entryCapacity);
 `;
+
+/**
+ * The busy list (particleSplit) lives in the contact starts' scratch, which the search's count
+ * and fill use before it: its length at start[count + 1], its particles from start[count + 2].
+ * The solve's kernels (dispatched over every particle, or from particleBusyArgs) take their
+ * particle t from it: thread k takes busy particle k (`busyThread`), then `busyParticle`.
+ */
+export const busyThread = { index: 'k', bound: 'start[params.count + 1u]' } as const;
+export const busyParticle = /* wgsl */ `  let t = start[params.count + 2u + k];`;
+
+/** Coulomb's cone: the factor that shortens a friction impulse of squared length len2 to at most limit (1 within it: exactly the impulse). */
+export const coneScale = /* wgsl */ `
+fn coneScale(len2: f32, limit: f32) -> f32 {
+  return select(1.0, limit / sqrt(len2), len2 > limit * limit);
+}`;

@@ -3,7 +3,7 @@
  * (shaders/particles/solver.wgsl.ts, colliders.wgsl.ts); the CPU twin writes them out in
  * TypeScript (src/reference/particles.ts).
  */
-import { STRUCK_REACH } from '../../src/particles/step.js';
+import { STRUCK_REACH, KEEP_OPENING } from '../../src/particles/step.js';
 
 /**
  * The solver's small formulas, as WGSL expressions of their arguments, inlined wherever they are
@@ -31,9 +31,11 @@ export const formula = {
     `select(select(0.0, -(${gap}) / params.dt, (${gap}) > 0.0), -params.restitution * (${vn0}), (${vn0}) < -params.restitutionThreshold && (${gap}) + (${vn0}) * params.dt <= 0.0)`,
   /**
    * Whether a contact starts from its accumulated impulse (the warm start): only if it stays
-   * closed through this substep; one that opens (a bounce leaving, a gap) starts from 0.
+   * closed through this substep (to within KEEP_OPENING of its size r, so that a contact at rest
+   * does not flip on rounding); one that opens (a bounce leaving, a gap) starts from 0.
    */
-  keepsImpulse: (gap: string, vn0: string): string => `((${gap}) + (${vn0}) * params.dt <= 0.0)`,
+  keepsImpulse: (gap: string, vn0: string, r: string): string =>
+    `((${gap}) + (${vn0}) * params.dt <= ${KEEP_OPENING} * (abs(${gap}) + abs((${vn0}) * params.dt) + (${r})))`,
   /**
    * The pseudo-velocity a contact's position correction aims at: percent of the overlap beyond
    * slop per substep, at most maxPushSpeed; negative (a gap that may close) when shallower.

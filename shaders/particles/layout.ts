@@ -29,7 +29,7 @@ export const ParticleParams = defineStruct('ParticleParams', {
   prevEntryBase: 'u32',
   rangeBase: 'u32',
   prevRangeBase: 'u32',
-  /** Substeps a step, and Jacobi sweeps a substep (particleSplit runs them for a free particle). */
+  /** Substeps a step, and sweeps a substep (particleSplit runs them for a free particle). */
   substeps: 'u32',
   iterations: 'u32',
   /** The device's most workgroups in one dimension of a dispatch (particleBusyArgs folds by it). */

@@ -42,22 +42,32 @@
  * count returns at once: a direct dispatch covers every particle):
  *   particlePrepare     gravity; each contact's target normal velocity from the velocities before
  *                       the solve (restitution, or the speculative gap); the warm start
- *   particleIterate     × iterations: one Jacobi sweep of accumulated, clamped impulses with mass
- *                       splitting, for the velocity (normal + Coulomb friction) and, separately,
- *                       for the pseudo-velocity of the position correction
- *                       the last of them also integrates: x += (v + pseudo-velocity)·h, the
- *                       sphere kept inside the bounds
+ *   (first substep)     the colouring of the step's pairs (colouring.wgsl.ts): colourStart,
+ *                       COLOUR_ROUNDS × (colourTentative, colourResolve), colourCount,
+ *                       colourPlan, colourScatter; no moving particle is in two pairs of a colour
+ *   × iterations, in place on one bodies buffer (pairs.wgsl.ts):
+ *     pairSolve         per colour, one dispatch: each pair's accumulated, clamped impulses
+ *                       (normal + Coulomb friction on the velocity and, separately, the position
+ *                       correction on the pseudo-velocity) with both whole masses, applied to
+ *                       both particles (Gauss–Seidel from colour to colour)
+ *     overflowSolve     the pairs left uncoloured: a Jacobi sweep with mass splitting among them
+ *     overflowApply
+ *     particleSettle    each particle's walls and collider contacts, one after another; the
+ *                       last sweep also integrates: x += (v + pseudo-velocity)·h, the sphere kept
+ *                       inside the bounds
  * Then:
  *   particleWriteBack   positions and velocities back to the world's state, by index; and each
  *                       particle's time at rest (slower than sleepSpeed at the end of a step)
  *
- * Every particle gathers over its own list and writes only itself: no float atomics, and both
- * particles of a pair compute bit-identical impulses (their inputs differ only by exact sign
- * flips), so the impulses are equal and opposite and two runs are bitwise identical.
+ * No float atomics: a pair is solved by one thread, from its owner's entry, and a body written
+ * by one thread a dispatch; the partner's entry of a pair (its mirror) gets the same impulses, so
+ * both particles warm-start alike. Two runs are bitwise identical: the colouring's choices
+ * depend on ids and integer states only, and a colour's pairs share no moving particle.
  *
  * The kernels live by stage: common.wgsl.ts (the header, the contact geometry, list ranges),
  * search.wgsl.ts (gather, decide, the stable order, count, fill, carry), split.wgsl.ts (split,
- * busy args), substep.wgsl.ts (prepare, sweeps, walls, integration), sleep.wgsl.ts (sleep,
+ * busy args), substep.wgsl.ts (prepare, walls, integration), colouring.wgsl.ts (the colouring),
+ * pairs.wgsl.ts (the pair sweeps), sleep.wgsl.ts (sleep,
  * write-back) and colliders.wgsl.ts (box colliders); this file re-exports them. Each kernel
  * declares its bindings once, by name, beside its WGSL (src/gpu/kernel.ts: `xBindings.wgsl` in
  * the shader, `.layout()` in src/particles/solverPipelines.ts and `.bind({ name: buffer })` in
@@ -74,6 +84,15 @@ export {
   particleCountShader,
   particleFillShader,
 } from './search.wgsl.js';
-export { particlePrepareShader, particleIterateShader } from './substep.wgsl.js';
+export { particlePrepareShader, particleSettleShader } from './substep.wgsl.js';
+export {
+  colourStartShader,
+  colourTentativeShader,
+  colourResolveShader,
+  colourCountShader,
+  colourPlanShader,
+  colourScatterShader,
+} from './colouring.wgsl.js';
+export { pairSolveShader, overflowSolveShader, overflowApplyShader } from './pairs.wgsl.js';
 export { particleSplitShader, particleBusyArgsShader } from './split.wgsl.js';
 export { particleSleepShader, particleWriteBackShader } from './sleep.wgsl.js';

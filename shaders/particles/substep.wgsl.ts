@@ -1,48 +1,50 @@
 /**
  * The particle solver's solve (shaders/particles/solver.wgsl.ts has the overview): after the split
  * of busy particles from free ones (split.wgsl.ts), per substep the prepare (gravity, aims, warm
- * start, walls) and the Jacobi sweeps, the last of which integrates.
+ * start, walls); the sweeps over the pairs (colouring.wgsl.ts, pairs.wgsl.ts), each followed by
+ * particleSettle (each particle's walls and collider contacts), the last of which integrates.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { formula } from './formula.js';
-import { header, active, entriesOf } from './common.wgsl.js';
+import { header, active, entriesOf, busyThread, busyParticle, coneScale } from './common.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, type BindingSpec } from '../../src/gpu/kernel.js';
 
-/**
- * The busy list (particleSplit) lives in the contact starts' scratch, which the search's count
- * and fill use before it: its length at start[count + 1], its particles from start[count + 2].
- * The solve's kernels (dispatched over every particle, or from particleBusyArgs) take their
- * particle t from it: thread k takes busy particle k (`busyThread`), then `busyParticle`.
- */
-const busyThread = { index: 'k', bound: 'start[params.count + 1u]' } as const;
-export const busyParticle = /* wgsl */ `  let t = start[params.count + 2u + k];`;
-
-/** The prepare's and the sweeps' bindings; `sorted` read, or written by the sweep that integrates. */
-const step = (sorted: BindingSpec) => ({
+/** The prepare's bindings. */
+export const prepareBindings = bindings({
   params: uniform('ParticleParams'),
-  sorted,
+  sorted: readOnly('array<vec4f>'),
   sortedId: readOnly('array<u32>'),
   start: readOnly('array<u32>'),
   bodiesIn: readOnly('array<ParticleBody>'),
   bodiesOut: readWrite('array<ParticleBody>'),
   contacts: readWrite('array<ParticleContact>'),
   walls: readWrite('array<ParticleWalls>'),
+  stats: readWrite('ParticleStats'),
+});
+
+/** particleSettle's bindings; `sorted` read, or written by the sweep that integrates. */
+const settle = (sorted: BindingSpec) => ({
+  params: uniform('ParticleParams'),
+  sorted,
+  sortedId: readOnly('array<u32>'),
+  start: readOnly('array<u32>'),
+  bodies: readWrite('array<ParticleBody>'),
+  walls: readWrite('array<ParticleWalls>'),
 });
 const SLOTS = { slots: readWrite('array<ParticleColliderContact>') } as const;
-export const prepareBindings = bindings({ ...step(readOnly('array<vec4f>')), stats: readWrite('ParticleStats') });
-export const iterateBindings = bindings(step(readOnly('array<vec4f>')));
-export const iterateIntegrateBindings = bindings(step(readWrite('array<vec4f>')));
-export const iterateCollidersBindings = bindings({ ...step(readOnly('array<vec4f>')), ...SLOTS });
-export const iterateIntegrateCollidersBindings = bindings({ ...step(readWrite('array<vec4f>')), ...SLOTS });
-/** The sweep's bindings: with or without the integration, with or without colliders. */
-const sweepBindings = (integrate: boolean, colliders: boolean) =>
+export const settleBindings = bindings(settle(readOnly('array<vec4f>')));
+export const settleIntegrateBindings = bindings(settle(readWrite('array<vec4f>')));
+export const settleCollidersBindings = bindings({ ...settle(readOnly('array<vec4f>')), ...SLOTS });
+export const settleIntegrateCollidersBindings = bindings({ ...settle(readWrite('array<vec4f>')), ...SLOTS });
+/** particleSettle's bindings: with or without the integration, with or without colliders. */
+export const settleBindingsFor = (integrate: boolean, colliders: boolean) =>
   colliders
     ? integrate
-      ? iterateIntegrateCollidersBindings
-      : iterateCollidersBindings
+      ? settleIntegrateCollidersBindings
+      : settleCollidersBindings
     : integrate
-      ? iterateIntegrateBindings
-      : iterateBindings;
+      ? settleIntegrateBindings
+      : settleBindings;
 
 const AXES = [0, 1, 2] as const;
 const X = 'xyz';
@@ -73,7 +75,7 @@ function prepareWall(axis: number): string {
       let vn0 = -v.${a} * side;
       if (gap + min(vn0, 0.0) * h <= params.margin) {
         c = wall.${FIELD[axis]};
-        if (c.y != side || !${formula.keepsImpulse('gap', 'vn0')}) {
+        if (c.y != side || !${formula.keepsImpulse('gap', 'vn0', 's.w')}) {
           c = vec4f(0.0, side, 0.0, 0.0);
         }
         aims.${a} = ${formula.aim('gap', 'vn0')};
@@ -87,29 +89,29 @@ function prepareWall(axis: number): string {
   }`;
 }
 
-function iterateWall(axis: number, friction: boolean): string {
+function settleWall(axis: number, friction: boolean): string {
   const [a, b, c] = [X[axis], X[(axis + 1) % 3], X[(axis + 2) % 3]];
   return /* wgsl */ `
     if (wall.${FIELD[axis]}.y != 0.0) {
       let c = wall.${FIELD[axis]};
       let side = c.y;
       let vn = -v.${a} * side;
-      let normal = max(c.x + (wall.aim.${a} - vn) / wm, 0.0);
+      let normal = max(c.x + (wall.aim.${a} - vn) / w, 0.0);
       var lt = vec2f(c.z, c.w);
       var dlt = vec2f(0.0);
-      if (${friction ? 'params.friction > 0.0' : 'false' /* compiled out: particleIterateShader */}) {
+      if (${friction ? 'params.friction > 0.0' : 'false' /* compiled out: particleSettleShader */}) {
         // Tangential velocity of the wall relative to the particle: −v along the other axes.
-        var next = lt + vec2f(v.${b}, v.${c}) / wm;
+        var next = lt + vec2f(v.${b}, v.${c}) / w;
         next = next * coneScale(dot(next, next), params.friction * normal);
         dlt = next - lt;
         lt = next;
       }
-      dv.${a} -= w * (normal - c.x) * side;
-      dv.${b} -= w * dlt.x;
-      dv.${c} -= w * dlt.y;
+      v.${a} -= w * (normal - c.x) * side;
+      v.${b} -= w * dlt.x;
+      v.${c} -= w * dlt.y;
       wall.${FIELD[axis]} = vec4f(normal, side, lt);
-      let pushed = max(wall.pseudo.${a} + (${formula.push(wallGap(axis, 'side'))} + vp.${a} * side) / wm, 0.0);
-      dvp.${a} -= w * (pushed - wall.pseudo.${a}) * side;
+      let pushed = max(wall.pseudo.${a} + (${formula.push(wallGap(axis, 'side'))} + vp.${a} * side) / w, 0.0);
+      vp.${a} -= w * (pushed - wall.pseudo.${a}) * side;
       wall.pseudo.${a} = pushed;
     }`;
 }
@@ -205,7 +207,7 @@ ${busyParticle}
         let vn0 = dot(qv - v, n);
         let aim = ${formula.aim('gap', 'vn0')};
         var impulse = vec4f(0.0);
-        if (${formula.keepsImpulse('gap', 'vn0')}) {
+        if (${formula.keepsImpulse('gap', 'vn0', 'min(s.w, q.w)')}) {
           // The warm start; the friction impulse stays in the tangent plane as the normal turns.
           let lt = c.impulse.yzw;
           impulse = vec4f(c.impulse.x, lt - dot(lt, n) * n);
@@ -263,11 +265,11 @@ export const integrateStatements = /* wgsl */ `
   sorted[t] = vec4f(x, s.w);`;
 
 /**
- * The sweep's statements for particle `id`'s collider slots (./colliders.wgsl.ts) (inside particleIterate: v, vp, w,
- * wm, dv, dvp in scope; `slots` bound): each a contact with an infinitely heavy body moving at
- * the slot's surface velocity.
+ * particleSettle's statements for particle `id`'s collider slots (./colliders.wgsl.ts) (v, vp, w
+ * in scope; `slots` bound): each a contact with an infinitely heavy body moving at the slot's
+ * surface velocity, solved with the particle's whole mass and applied before the next.
  */
-export const iterateColliders = (friction: boolean): string => /* wgsl */ `
+export const settleColliders = (friction: boolean): string => /* wgsl */ `
   {
     let base = (params.rangeBase + id) * params.boxSlots;
     for (var i = 0u; i < params.boxSlots; i++) {
@@ -278,35 +280,38 @@ export const iterateColliders = (friction: boolean): string => /* wgsl */ `
       let n = c.normal.xyz;
       let rel = c.surface.xyz - v;
       let vn = dot(rel, n);
-      let normal = max(c.impulse.x + (c.surface.w - vn) / wm, 0.0);
+      let normal = max(c.impulse.x + (c.surface.w - vn) / w, 0.0);
       var lt = c.impulse.yzw;
       var dlt = vec3f(0.0);
 ${
   friction
     ? `      if (params.friction > 0.0) {
-        var next = lt - (rel - vn * n) / wm;
+        var next = lt - (rel - vn * n) / w;
         next = next * coneScale(dot(next, next), params.friction * normal);
         dlt = next - lt;
         lt = next;
       }`
     : ''
 }
-      dv -= w * ((normal - c.impulse.x) * n + dlt);
+      v -= w * ((normal - c.impulse.x) * n + dlt);
       slots[base + i].impulse = vec4f(normal, lt);
-      let pushed = max(c.pseudo + (c.normal.w + dot(vp, n)) / wm, 0.0);
-      dvp -= w * (pushed - c.pseudo) * n;
+      let pushed = max(c.pseudo + (c.normal.w + dot(vp, n)) / w, 0.0);
+      vp -= w * (pushed - c.pseudo) * n;
       slots[base + i].pseudo = pushed;
     }
   }`;
 
-export const particleIterateEntry = entry({ name: 'particleIterate', ...busyThread });
+export const particleSettleEntry = entry({ name: 'particleSettle', ...busyThread });
 
 /**
- * A sweep (and with `integrate`, the substep's integration). Without `friction` (a world whose
- * friction is 0) the friction code is left out: on SwiftShader a loop pays for a branch no lane
- * takes (docs/ARCHITECTURE.md, Passes), and the results are the same bit for bit.
+ * The end of a sweep, per busy particle, in place: its wall contacts (axis by axis) and its
+ * collider contacts (slot by slot), each solved with the particle's whole mass from the velocity
+ * the one before left (Gauss–Seidel); with `integrate` (the substep's last sweep), the
+ * integration. Without `friction` (a world whose friction is 0) the friction code is left out: on
+ * SwiftShader a loop pays for a branch no lane takes (docs/ARCHITECTURE.md, Passes), and the
+ * results are the same bit for bit.
  */
-export const particleIterateShader = ({
+export const particleSettleShader = ({
   integrate,
   friction = true,
   colliders = false,
@@ -317,88 +322,38 @@ export const particleIterateShader = ({
 }) => wgsl`
 
 ${header()}
-${sweepBindings(integrate, colliders).wgsl}
+${settleBindingsFor(integrate, colliders).wgsl}
+${coneScale}
 
-// Coulomb's cone: the factor that shortens a friction impulse of squared length len2 to at
-// most limit (1 when it is within; exactly the impulse then).
-fn coneScale(len2: f32, limit: f32) -> f32 {
-  return select(1.0, limit / sqrt(len2), len2 > limit * limit);
-}
-
-${particleIterateEntry.wgsl}
+${particleSettleEntry.wgsl}
 ${busyParticle}
-  let body = bodiesIn[t];
+  let body = bodies[t];
   let w = body.v.w;
-  let s = sorted[t];
-  let id = sortedId[t];
   if (w == 0.0) {
     // A static particle never moves (its velocity is 0 from the stable sort).
-    bodiesOut[t] = body;
     return;
   }
-  let v = body.v.xyz;
-  let vp = body.p.xyz;
-  // Mass splitting: this particle's mass is shared among its 'splits' contacts.
-  let wm = w * body.p.w;
-  var dv = vec3f(0.0);
-  var dvp = vec3f(0.0);
-  ${entriesOf}
-  { // for (var e = first; e < last; e++), tested at the bottom (forLoop, common.wgsl.ts)
-    var e = first;
-    if (e < last) {
-      loop {
-        let nbr = contacts[e].nbr;
-        if (nbr >= DORMANT_BIT) {
-          continue;
-        }
-        let impulse = contacts[e].impulse;
-        let pseudo = contacts[e].pseudo;
-        let geometry = contacts[e].normal;
-        let n = geometry.xyz;
-        let qb = bodiesIn[nbr];
-        let k = wm + qb.v.w * qb.p.w;
-        let rel = qb.v.xyz - v;
-        let vn = dot(rel, n);
-        let normal = max(impulse.x + (contacts[e].aim - vn) / k, 0.0);
-        var lt = impulse.yzw;
-        var dlt = vec3f(0.0);
-#if ${friction}
-        if (params.friction > 0.0) {
-          // Coulomb's cone: the friction impulse lt − vt/k, shortened to at most friction·λn.
-          var next = lt - (rel - vn * n) / k;
-          next = next * coneScale(dot(next, next), params.friction * normal);
-          dlt = next - lt;
-          lt = next;
-        }
-#endif
-        dv -= w * ((normal - impulse.x) * n + dlt);
-        contacts[e].impulse = vec4f(normal, lt);
-        // The position correction, on pseudo-velocities that never enter the velocity.
-        let pushed = max(pseudo + (geometry.w - dot(qb.p.xyz - vp, n)) / k, 0.0);
-        dvp -= w * (pushed - pseudo) * n;
-        contacts[e].pseudo = pushed;
-        continuing {
-          e++;
-          break if !(e < last);
-        }
-      }
-    }
-  }
+  let s = sorted[t];
+  let id = sortedId[t];
+  var v = body.v.xyz;
+  var vp = body.p.xyz;
   if (params.bounded != 0u && (walls[id].impulseX.y != 0.0 || walls[id].impulseY.y != 0.0 || walls[id].impulseZ.y != 0.0)) {
     var wall = walls[id];
     {
-      ${AXES.map((axis) => iterateWall(axis, friction)).join('')}
+      ${AXES.map((axis) => settleWall(axis, friction)).join('')}
       walls[id] = wall;
     }
   }
 #if ${colliders}
-  ${iterateColliders(friction)}
+  ${settleColliders(friction)}
 #endif
-  var v1 = v + dv;
-  let vp1 = vp + dvp;
 #if ${integrate}
+  var v1 = v;
+  let vp1 = vp;
   ${integrateStatements}
+  bodies[t] = ParticleBody(vec4f(v1, w), vec4f(vp1, body.p.w));
+#else
+  bodies[t] = ParticleBody(vec4f(v, w), vec4f(vp, body.p.w));
 #endif
-  bodiesOut[t] = ParticleBody(vec4f(v1, w), vec4f(vp1, body.p.w));
 }
 `;

@@ -13,13 +13,7 @@ import {
   countBindings,
   fillBindings,
 } from '../../shaders/particles/search.wgsl.js';
-import {
-  prepareBindings,
-  iterateBindings,
-  iterateIntegrateBindings,
-  iterateCollidersBindings,
-  iterateIntegrateCollidersBindings,
-} from '../../shaders/particles/substep.wgsl.js';
+import { prepareBindings } from '../../shaders/particles/substep.wgsl.js';
 import { splitBindings, busyArgsBindings } from '../../shaders/particles/split.wgsl.js';
 import { sleepBindings, writeBackBindings } from '../../shaders/particles/sleep.wgsl.js';
 import { colliderPrepareBindings } from '../../shaders/particles/colliders.wgsl.js';
@@ -36,6 +30,7 @@ import type { StepParams } from './step.js';
 import type { SolverBuffers } from './solverBuffers.js';
 import type { SolverPipelines, BindGroupCache } from './solverPipelines.js';
 import { recordColliderSpeed, recordColliderLists, type StepColliders } from './recordColliders.js';
+import { recordColouring, recordSweep } from './recordSweeps.js';
 
 const WG = WORKGROUP_SIZE.particles;
 
@@ -83,10 +78,12 @@ export class StepRecorder {
     readonly parts: SolverParts,
     readonly encoder: GPUCommandEncoder,
     private readonly state: ParticleState,
-    private readonly settings: StepSettings,
+    /** @internal The step's settings (for the sweeps' recording: ./recordSweeps.ts). */
+    readonly settings: StepSettings,
     readonly params: GPUBuffer,
     readonly p: string,
-    private readonly timer?: GpuTimer,
+    /** @internal The pass timer, when the step is profiled. */
+    readonly timer?: GpuTimer,
   ) {
     this.n = settings.count;
     this.workgroups = ceilDiv(this.n, WG);
@@ -309,9 +306,10 @@ export class StepRecorder {
   }
 
   /**
-   * Per substep, over the busy particles: the colliders' prepare, the prepare, `iterations`
-   * sweeps (the last integrates) alternating between bodies A and B, the kinematic boxes moved;
-   * then the write-back from whichever holds the result.
+   * Per substep, over the busy particles: the colliders' prepare, the prepare (from one bodies
+   * buffer into the other; after the first, the colouring), `iterations` sweeps in place (the
+   * last integrates), the kinematic boxes moved; then the write-back from whichever holds the
+   * result.
    */
   private substeps(colliders: Boxes | null): void {
     const { params, p, settings } = this;
@@ -319,28 +317,8 @@ export class StepRecorder {
     const [A, B] = b.bodies;
     const contacts = b.contacts.buffer;
     const boxGroups = colliders ? ceilDiv(colliders.count + colliders.meshes.length, WG) : 0;
-    const step = (bodiesIn: GPUBuffer, bodiesOut: GPUBuffer) => ({
-      params,
-      sorted: grid.sorted.buffer,
-      sortedId: grid.sortedId.buffer,
-      start: b.start,
-      bodiesIn,
-      bodiesOut,
-      contacts,
-      walls: b.walls,
-    });
     let current = 0; // A holds the bodies
-    const sweeps = settings.friction > 0 ? '' : 'NoFriction';
     const withBoxes = colliders ? 'Colliders' : '';
-    const sweep = (integrate: boolean, i: GPUBuffer, o: GPUBuffer): GPUBindGroup => {
-      const name = `iterate${integrate ? 'Integrate' : ''}${withBoxes} ${p} ${current}`;
-      if (colliders)
-        return groups.get(name, integrate ? iterateIntegrateCollidersBindings : iterateCollidersBindings, {
-          ...step(i, o),
-          slots: b.slots.buffer,
-        });
-      return groups.get(name, integrate ? iterateIntegrateBindings : iterateBindings, step(i, o));
-    };
     for (let sub = 0; sub < settings.substeps; sub++) {
       const [from, to] = current === 0 ? [A, B] : [B, A];
       if (colliders) {
@@ -364,24 +342,22 @@ export class StepRecorder {
       this.run(
         'solver prepare',
         pipelines.fixed[`prepare${sub === 0 ? 'First' : ''}${withBoxes}`],
-        groups.get(`prepare ${p} ${current}`, prepareBindings, { ...step(from, to), stats: b.stats }),
+        groups.get(`prepare ${p} ${current}`, prepareBindings, {
+          params,
+          sorted: grid.sorted.buffer,
+          sortedId: grid.sortedId.buffer,
+          start: b.start,
+          bodiesIn: from,
+          bodiesOut: to,
+          contacts,
+          walls: b.walls,
+          stats: b.stats,
+        }),
         'busy',
       );
       current = 1 - current;
-      for (let k = 0; k < settings.iterations; k++) {
-        const [i, o] = current === 0 ? [A, B] : [B, A];
-        if (k < settings.iterations - 1) {
-          this.run('solver iterate', pipelines.fixed[`iterate${sweeps}${withBoxes}`], sweep(false, i, o), 'busy');
-        } else {
-          this.run(
-            'solver iterate + integrate',
-            pipelines.fixed[`iterateIntegrate${sweeps}${withBoxes}`],
-            sweep(true, i, o),
-            'busy',
-          );
-        }
-        current = 1 - current;
-      }
+      if (sub === 0) recordColouring(this, to);
+      for (let k = 0; k < settings.iterations; k++) recordSweep(this, to, k === settings.iterations - 1, colliders);
       if (colliders)
         this.runGroups(
           'collider move',

@@ -14,12 +14,14 @@
  * gate's arguments, src/gpu/gate.ts, skip them too); then the split (a particle with nothing to solve
  * runs its whole step there, the others go to the busy list); then per substep, over the busy
  * particles (a thread per particle, those past the busy count returning at once; or an indirect
- * dispatch sized by particleBusyArgs): prepare,
- * `iterations` Jacobi sweeps, the last of which integrates; then the
+ * dispatch sized by particleBusyArgs): prepare (the first substep then colours the step's pairs),
+ * `iterations` sweeps over the colours and then each particle's walls and collider contacts, the
+ * last of which integrates; then the
  * write-back of the world's state and of each particle's sleep record (particleSleep, before the
  * split, puts a particle to sleep when it and its partners have been at rest long enough).
  * Buffers that alternate:
- * - bodies A/B: the sweeps read one and write the other;
+ * - bodies A/B: each substep's prepare reads one and writes the other, which its sweeps then
+ *   update in place;
  * - the halves of `contacts` and `ranges`: each step writes one and warm-starts from the other,
  *   and two uniform parameter blocks (one per parity) say which is which.
  */
@@ -192,6 +194,7 @@ export class ParticleSolver implements SolverParts {
       throw new CapacityError('particle contacts', entries, max, 'the device cannot bind more contact-list entries');
     this.entryCapacity = Math.min(max, Math.max(entries, Math.ceil(this.entryCapacity * 1.25)));
     this.buffers.contacts.ensure(2 * this.entryCapacity * ParticleContact.size);
+    this.buffers.ensureEntries(this.entryCapacity);
     this.groups.clear();
     // The new lists hold nothing: the next step searches, cold (the counts of steps and
     // searches go on).
@@ -336,7 +339,7 @@ export class ParticleSolver implements SolverParts {
           iterations: settings.iterations,
           maxGroups: this.maxWorkgroupsPerDimension,
           searching: 0, // particleDecide's choice, copied here on the GPU every step
-          resultInB: (settings.substeps * (1 + settings.iterations)) % 2,
+          resultInB: settings.substeps % 2,
           sleepSpeed: settings.sleepSpeed,
           sleepTime: settings.sleepTime,
           boxCount,
@@ -351,9 +354,10 @@ export class ParticleSolver implements SolverParts {
   /**
    * Records one step of `settings.substeps` substeps (setStep must have written the same
    * settings). Work per particle: the gather; when it searches, the grid build and two grid
-   * searches, else the carry of its list (48 bytes an entry read and written); the split; then,
-   * for a busy particle, per substep about (1 + iterations) passes over its contact list (48
-   * bytes per entry read, 32 written).
+   * searches, else the carry of its list (48 bytes an entry read and written); the split; for a
+   * busy particle, the colouring (about 2 + 2·COLOUR_ROUNDS passes over its list's states); then
+   * per substep a prepare over its list (48 bytes per entry read, 32 written) and per sweep each
+   * pair it owns once (an entry and two bodies read; the bodies and both entries written).
    */
   encode(encoder: GPUCommandEncoder, state: ParticleState, settings: StepSettings, timer?: GpuTimer): void {
     const plan = this.grid.plan;

@@ -4,6 +4,7 @@
  * the step's counters and the copies a step that runs again starts from.
  */
 import { PARTNERS_KEPT } from '../../shaders/particles/solver.wgsl.js';
+import { PALETTE, COLOUR_ROUNDS, COLOUR_ARGS_WORDS, tableWords } from '../../shaders/particles/colouring.wgsl.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, GrowableBuffer } from '../gpu/buffers.js';
 import { DispatchGate } from '../gpu/gate.js';
@@ -24,6 +25,9 @@ import {
  * one encoder, each with its own dt and settings, before it is submitted.
  */
 export const PARAM_LOG_SLOTS = 256;
+
+/** Bytes between the pass index's uniform slots (WebGPU's minUniformBufferOffsetAlignment at most). */
+const PASS_SLOT = 256;
 
 /** The buffers of a solver of `capacity` particles (by particle index unless said otherwise). */
 export class SolverBuffers {
@@ -70,6 +74,25 @@ export class SolverBuffers {
    * vertices in the mesh's frame, mesh, triangle and flags in their w; grown with the first meshes).
    */
   readonly slotTriangles: GrowableBuffer;
+  /**
+   * The colouring (shaders/particles/colouring.wgsl.ts), per entry of a half: each owned pair's
+   * mirror (the partner's entry), each entry's state, and the pair list in colour order (entry,
+   * owner); grown with the contacts (`ensureEntries`).
+   */
+  readonly mirror: GrowableBuffer;
+  readonly pairState: GrowableBuffer;
+  readonly pairs: GrowableBuffer;
+  /** Per particle in bucket order: its colour mask and its overflow pairs (two u32). */
+  readonly masks: GPUBuffer;
+  /** The colour table: counts, cursors, ranges, the overflow's count and particles (TABLE). */
+  readonly colourTable: GPUBuffer;
+  /** Indirect arguments of each colour's pairSolve and of the overflow's passes (colourPlan writes them). */
+  readonly colourArgs: GPUBuffer;
+  /** The overflow's changes of the bodies (ParticleBody, one per overflow particle). */
+  readonly delta: GPUBuffer;
+  /** The round or colour of each colouring and pair pass: slot i (256 bytes apart) holds i. */
+  readonly passIndex: GPUBuffer;
+  private readonly passSlots: { buffer: GPUBuffer; offset: number; size: number }[];
 
   constructor(device: GPUDevice, capacity: number, entryCapacity: number) {
     const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
@@ -117,6 +140,41 @@ export class SolverBuffers {
     this.savedCells = new GrowableBuffer(device, 'collider saved cells', storage);
     this.slotTriangles = new GrowableBuffer(device, 'collider slot triangles', storage);
     this.slotTriangles.ensure(48);
+    this.mirror = new GrowableBuffer(device, 'particle pair mirrors', storage);
+    this.pairState = new GrowableBuffer(device, 'particle pair states', storage);
+    this.pairs = new GrowableBuffer(device, 'particle pairs by colour', storage);
+    this.ensureEntries(entryCapacity);
+    this.masks = createBuffer(device, 'particle colour masks', 8 * capacity, storage);
+    this.colourTable = createBuffer(device, 'particle colour table', 4 * tableWords(capacity), storage);
+    this.colourArgs = createBuffer(
+      device,
+      'particle colour dispatch',
+      4 * COLOUR_ARGS_WORDS,
+      BufferUsage.STORAGE | BufferUsage.INDIRECT,
+    );
+    this.delta = createBuffer(device, 'particle overflow changes', ParticleBody.size * capacity, storage);
+    const slots = Math.max(PALETTE, COLOUR_ROUNDS);
+    this.passIndex = createBuffer(device, 'particle pass index', PASS_SLOT * slots, uniform);
+    const indices = new Uint32Array((PASS_SLOT / 4) * slots);
+    for (let i = 0; i < slots; i++) indices[(PASS_SLOT / 4) * i] = i;
+    device.queue.writeBuffer(this.passIndex, 0, indices);
+    this.passSlots = Array.from({ length: slots }, (_, i) => ({
+      buffer: this.passIndex,
+      offset: PASS_SLOT * i,
+      size: 16,
+    }));
+  }
+
+  /** The colouring's per-entry buffers for `entryCapacity` entries a half. */
+  ensureEntries(entryCapacity: number): void {
+    this.mirror.ensure(4 * entryCapacity);
+    this.pairState.ensure(4 * entryCapacity);
+    this.pairs.ensure(8 * entryCapacity);
+  }
+
+  /** The uniform binding of pass index `i` (a round or a colour): the same object each call, so that bind groups made with it are cached. */
+  passSlot(i: number): { buffer: GPUBuffer; offset: number; size: number } {
+    return this.passSlots[i];
   }
 
   destroy(): void {
@@ -136,6 +194,11 @@ export class SolverBuffers {
       this.restBackup,
       this.orderBackup,
       this.busyArgs,
+      this.masks,
+      this.colourTable,
+      this.colourArgs,
+      this.delta,
+      this.passIndex,
     ])
       buffer.destroy();
     this.gate.destroy();
@@ -144,5 +207,8 @@ export class SolverBuffers {
     this.slots.destroy();
     this.savedCells.destroy();
     this.slotTriangles.destroy();
+    this.mirror.destroy();
+    this.pairState.destroy();
+    this.pairs.destroy();
   }
 }

@@ -14,8 +14,17 @@ import {
   particleCountShader,
   particleFillShader,
   particlePrepareShader,
-  particleIterateShader,
+  particleSettleShader,
   particleWriteBackShader,
+  colourStartShader,
+  colourTentativeShader,
+  colourResolveShader,
+  colourCountShader,
+  colourPlanShader,
+  colourScatterShader,
+  pairSolveShader,
+  overflowSolveShader,
+  overflowApplyShader,
 } from '../../shaders/particles/solver.wgsl.js';
 import {
   colliderFindShader,
@@ -48,13 +57,16 @@ import {
   countBindings,
   fillBindings,
 } from '../../shaders/particles/search.wgsl.js';
+import { prepareBindings, settleBindingsFor } from '../../shaders/particles/substep.wgsl.js';
 import {
-  prepareBindings,
-  iterateBindings,
-  iterateIntegrateBindings,
-  iterateCollidersBindings,
-  iterateIntegrateCollidersBindings,
-} from '../../shaders/particles/substep.wgsl.js';
+  colourStartBindings,
+  colourTentativeBindings,
+  colourResolveBindings,
+  colourCountBindings,
+  colourPlanBindings,
+  colourScatterBindings,
+} from '../../shaders/particles/colouring.wgsl.js';
+import { pairSolveBindings, overflowSolveBindings, overflowApplyBindings } from '../../shaders/particles/pairs.wgsl.js';
 import { splitBindings, busyArgsBindings } from '../../shaders/particles/split.wgsl.js';
 import { sleepBindings, writeBackBindings } from '../../shaders/particles/sleep.wgsl.js';
 import {
@@ -77,6 +89,26 @@ interface MeshPipelines {
   prepare: GPUComputePipeline;
 }
 
+/**
+ * particleSettle's variants, by name: `settle`, then `Integrate` (the substep's last sweep),
+ * `NoFriction` (friction 0) and `Colliders` (with box or mesh colliders) where they apply.
+ */
+function settlePipelines(
+  make: (decl: Pick<Bindings<string>, 'layout'>, entry: string, code: string) => GPUComputePipeline,
+): Record<string, GPUComputePipeline> {
+  const out: Record<string, GPUComputePipeline> = {};
+  for (const integrate of [false, true])
+    for (const friction of [true, false])
+      for (const colliders of [false, true])
+        out[`settle${integrate ? 'Integrate' : ''}${friction ? '' : 'NoFriction'}${colliders ? 'Colliders' : ''}`] =
+          make(
+            settleBindingsFor(integrate, colliders),
+            'particleSettle',
+            particleSettleShader({ integrate, friction, colliders }),
+          );
+  return out;
+}
+
 /** Every pipeline of a particle step: the fixed ones made at once, the grid-layout variants on first use. */
 export class SolverPipelines {
   /** By name: the search's, the solve's variants (first substep, friction, colliders), the colliders', the sleep's. */
@@ -97,20 +129,19 @@ export class SolverPipelines {
       stable: make(stableBindings, 'particleStable', particleStableShader()),
       prepareFirst: make(prepareBindings, 'particlePrepare', particlePrepareShader({ first: true })),
       prepare: make(prepareBindings, 'particlePrepare', particlePrepareShader({ first: false })),
-      iterate: make(iterateBindings, 'particleIterate', particleIterateShader({ integrate: false })),
-      iterateIntegrate: make(iterateIntegrateBindings, 'particleIterate', particleIterateShader({ integrate: true })),
+      colourStart: make(colourStartBindings, 'colourStart', colourStartShader()),
+      colourTentative: make(colourTentativeBindings, 'colourTentative', colourTentativeShader()),
+      colourResolve: make(colourResolveBindings, 'colourResolve', colourResolveShader()),
+      colourCount: make(colourCountBindings, 'colourCount', colourCountShader()),
+      colourPlan: make(colourPlanBindings, 'colourPlan', colourPlanShader()),
+      colourScatter: make(colourScatterBindings, 'colourScatter', colourScatterShader()),
       // Friction 0 (the default): the sweeps without the friction code.
-      iterateNoFriction: make(
-        iterateBindings,
-        'particleIterate',
-        particleIterateShader({ integrate: false, friction: false }),
-      ),
-      iterateIntegrateNoFriction: make(
-        iterateIntegrateBindings,
-        'particleIterate',
-        particleIterateShader({ integrate: true, friction: false }),
-      ),
-      // With box colliders: the prepare adds colliderPrepare's warm start, the sweeps solve the slots.
+      pairSolve: make(pairSolveBindings, 'pairSolve', pairSolveShader()),
+      pairSolveNoFriction: make(pairSolveBindings, 'pairSolve', pairSolveShader({ friction: false })),
+      overflowSolve: make(overflowSolveBindings, 'overflowSolve', overflowSolveShader()),
+      overflowSolveNoFriction: make(overflowSolveBindings, 'overflowSolve', overflowSolveShader({ friction: false })),
+      overflowApply: make(overflowApplyBindings, 'overflowApply', overflowApplyShader()),
+      // With box colliders: the prepare adds colliderPrepare's warm start, the settle solves the slots.
       prepareFirstColliders: make(
         prepareBindings,
         'particlePrepare',
@@ -121,26 +152,7 @@ export class SolverPipelines {
         'particlePrepare',
         particlePrepareShader({ first: false, colliders: true }),
       ),
-      iterateColliders: make(
-        iterateCollidersBindings,
-        'particleIterate',
-        particleIterateShader({ integrate: false, colliders: true }),
-      ),
-      iterateIntegrateColliders: make(
-        iterateIntegrateCollidersBindings,
-        'particleIterate',
-        particleIterateShader({ integrate: true, colliders: true }),
-      ),
-      iterateNoFrictionColliders: make(
-        iterateCollidersBindings,
-        'particleIterate',
-        particleIterateShader({ integrate: false, friction: false, colliders: true }),
-      ),
-      iterateIntegrateNoFrictionColliders: make(
-        iterateIntegrateCollidersBindings,
-        'particleIterate',
-        particleIterateShader({ integrate: true, friction: false, colliders: true }),
-      ),
+      ...settlePipelines(make),
       colliderList: make(colliderListBindings, 'colliderList', colliderListShader({ meshes: false })),
       colliderPrepare: make(colliderPrepareBindings, 'colliderPrepare', colliderPrepareShader({ meshes: false })),
       colliderMove: make(colliderMoveBindings, 'colliderMove', colliderMoveShader()),

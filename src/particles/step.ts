@@ -103,3 +103,23 @@ export const REDUCE_COS = Math.cos((5 * Math.PI) / 180);
  * and a gap's rounding flips the choice only where it crosses a step.
  */
 export const REDUCE_TIE = 1e-3;
+
+/**
+ * Colours a step's pairs may take (shaders/particles/colouring.wgsl.ts: one bit each of a
+ * particle's mask; the sweeps dispatch once per colour). 32 colours is about twice the most
+ * pairs a particle of a pile has, so that the speculative colouring settles in a few rounds
+ * (docs/PERFORMANCE.md, "Solver designs").
+ */
+export const PALETTE = 32;
+
+/** The speculative colouring's rounds a step: the pairs left uncoloured after them go to the overflow (Jacobi, mass split). */
+export const COLOUR_ROUNDS = 8;
+
+/**
+ * How far a contact may open within a substep, relative to its size, and still start from its
+ * accumulated impulse (formula.keepsImpulse): 2^-10 of |gap| + |vn0·h| + r. A contact at rest sits
+ * where the sweeps left it, a gap of 0 give or take rounding and an approach speed of a few ulps
+ * either way, so it keeps its warm start on the GPU and in the twin alike, whatever the rounding;
+ * a contact that really opens (a bounce leaving faster than about r/1000 a substep) starts from 0.
+ */
+export const KEEP_OPENING = 2 ** -10;

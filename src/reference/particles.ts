@@ -1,27 +1,31 @@
 /**
  * The CPU twin of the particle world's step (shaders/particles/solver.wgsl.ts): the same grid
  * (stable by index within a bucket), the same contact search and list order, the same warm
- * start, the same Jacobi sweeps with mass splitting, the same walls and integration. Arithmetic
- * is double precision; what the GPU stores (positions, velocities, impulses, targets) is rounded
- * to f32 where the GPU stores it, so short runs on small scenes agree particle by particle.
+ * start, the same colouring of the pairs and the same sweeps over it, the same walls and
+ * integration. Arithmetic is double precision; what the GPU stores (positions, velocities,
+ * impulses, targets) is rounded to f32 where the GPU stores it, so short runs on small scenes
+ * agree particle by particle.
  * The stages, each named as the kernel it twins, are in src/reference/particles/: search.ts
- * (gather, decide, count and fill, carry), colliders.ts, sleep.ts and solve.ts (prepare, sweeps,
- * integration); this file runs them in the GPU's order and keeps what a step leaves the next.
+ * (gather, decide, count and fill, carry), colliders.ts, sleep.ts, solve.ts (prepare, walls,
+ * integration) and colouring.ts (the colouring and the sweeps); this file runs them in the GPU's
+ * order and keeps what a step leaves the next.
  *
- * For a contact between A and B with unit normal n from A to B, gap s = |AB| − rA − rB, inverse
- * masses wA, wB and contact counts mA, mB (mass splitting: each particle's mass is shared among
- * its contacts), per substep of h:
+ * For a contact between A and B with unit normal n from A to B, gap s = |AB| − rA − rB and
+ * inverse masses wA, wB, per substep of h:
  *   vn0 = (vB − vA)·n before the solve (after gravity)
  *   target b = −e·vn0           if vn0 < −threshold and s + vn0·h ≤ 0 (it closes: a bounce)
  *            = −s/h              if s > 0 (speculative: the gap may close, no more)
  *            = 0                 otherwise
- *   each sweep, from the previous sweep's velocities (Jacobi), with k = wA·mA + wB·mB:
+ *   each sweep, colour after colour, each pair from the velocities the pairs before it left
+ *   (Gauss–Seidel), with k = wA + wB (a pair the colouring left over: Jacobi among those, from
+ *   the velocities the colours left, with k = wA·mA + wB·mB, m a particle's such pairs):
  *     λ' = max(λ + (b − (vB − vA)·n)/k, 0)                     normal impulse, accumulated
  *     λt' = clamp to |λt'| ≤ μλ' of λt − vt/k                  friction, vt the tangential part
  *     μ' = max(μ + (min(percent·(−s − slop)/h, maxPush) − (pB − pA)·n)/k, 0)   pseudo-velocity p
  *     ΔvA = −wA·(Δλ·n + Δλt), ΔvB = +wB·(Δλ·n + Δλt), ΔpA = −wA·Δμ·n, ΔpB = +wB·Δμ·n
  *   x += (v + p)·h, the sphere clamped inside the bounds.
- * Walls are the same contacts with a partner of inverse mass 0 at rest.
+ * Walls and collider contacts are the same contacts with a partner of inverse mass 0 (at rest, or
+ * moving with the box), solved after the pairs, one after another.
  *
  * Sleep: a particle that ends a step slower than sleepSpeed, having moved no farther than
  * sleepSpeed × dt, gains the step's dt of time at rest (else its time is 0, as it is when the
@@ -59,7 +63,9 @@ import {
   type Found,
 } from './particles/search.js';
 import { boxSpeedOf, colliderList, colliderMove } from './particles/colliders.js';
-import { particlePrepare, particleIterate, particleIntegrate } from './particles/solve.js';
+import { particlePrepare, particleIntegrate } from './particles/solve.js';
+import { colourPairs, colouredSweeps, type Colouring } from './particles/colouring.js';
+import { COLOUR_ROUNDS } from '../particles/step.js';
 import { particleSleep, particleWriteBack } from './particles/sleep.js';
 
 export type { StepParams } from '../particles/step.js';
@@ -72,15 +78,16 @@ export { triangleGeometry, type MeshTwin } from './particles/meshes.js';
  * that consecutive steps warm-start as on the GPU. One per simulated world.
  */
 export class ParticleSolverTwin {
-  /** The sweeps of a substep (the constructor's). */
-  private readonly sweeps: (state: StepState, contacts: Contacts) => void;
+  /** The colouring's rounds a step (the constructor's). */
+  private readonly colourRounds: number;
 
   /**
-   * @internal `sweeps`: a substep's sweeps, particleIterate (the GPU's Jacobi sweeps) unless
-   * another is given; bench/probes/solverDesigns.ts measures other solves with it.
+   * @internal `colourRounds`: the colouring's rounds a step, the GPU's COLOUR_ROUNDS unless
+   * another is given (0: every pair in the overflow, Jacobi sweeps with mass splitting, as
+   * bench/probes/solverDesigns.ts measures them).
    */
-  constructor({ sweeps = particleIterate }: { sweeps?: (state: StepState, contacts: Contacts) => void } = {}) {
-    this.sweeps = sweeps;
+  constructor({ colourRounds = COLOUR_ROUNDS }: { colourRounds?: number } = {}) {
+    this.colourRounds = colourRounds;
   }
 
   /** The last step's order (particle indices by position, from the last search) and lists (by position). */
@@ -161,9 +168,12 @@ export class ParticleSolverTwin {
     const walls: [Wall, Wall, Wall][] = [];
     for (let t = 0; t < n; t++) walls.push(this.walls.get(state.order[t]) ?? [noWall(), noWall(), noWall()]);
     const contacts: Contacts = { lists: found.lists, slotsOf, walls, asleep: sleep.asleep };
+    let colouring: Colouring | null = null;
     for (let sub = 0; sub < p.substeps; sub++) {
       particlePrepare(state, contacts);
-      this.sweeps(state, contacts);
+      // The first prepare decides the step's pairs; the colouring holds for its substeps.
+      colouring ??= colourPairs(state, contacts, this.colourRounds);
+      colouredSweeps(state, contacts, colouring);
       particleIntegrate(state);
       colliderMove(state);
     }

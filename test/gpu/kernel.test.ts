@@ -141,9 +141,31 @@ import {
 import {
   particlePrepareShader,
   particlePrepareEntry,
-  particleIterateShader,
-  particleIterateEntry,
+  particleSettleShader,
+  particleSettleEntry,
 } from '../../shaders/particles/substep.wgsl.js';
+import {
+  colourStartShader,
+  colourStartEntry,
+  colourTentativeShader,
+  colourTentativeEntry,
+  colourResolveShader,
+  colourResolveEntry,
+  colourCountShader,
+  colourCountEntry,
+  colourPlanShader,
+  colourPlanEntry,
+  colourScatterShader,
+  colourScatterEntry,
+} from '../../shaders/particles/colouring.wgsl.js';
+import {
+  pairSolveShader,
+  pairSolveEntry,
+  overflowSolveShader,
+  overflowSolveEntry,
+  overflowApplyShader,
+  overflowApplyEntry,
+} from '../../shaders/particles/pairs.wgsl.js';
 import {
   particleSplitShader,
   particleSplitEntry,
@@ -305,12 +327,21 @@ const PARTICLE_KERNELS: [string, EntryPoint[], string[]][] = [
     BOTH.flatMap((first) => BOTH.map((colliders) => particlePrepareShader({ first, colliders }))),
   ],
   [
-    'particleIterate',
-    [particleIterateEntry],
+    'particleSettle',
+    [particleSettleEntry],
     BOTH.flatMap((integrate) =>
-      BOTH.flatMap((friction) => BOTH.map((colliders) => particleIterateShader({ integrate, friction, colliders }))),
+      BOTH.flatMap((friction) => BOTH.map((colliders) => particleSettleShader({ integrate, friction, colliders }))),
     ),
   ],
+  ['colourStart', [colourStartEntry], [colourStartShader()]],
+  ['colourTentative', [colourTentativeEntry], [colourTentativeShader()]],
+  ['colourResolve', [colourResolveEntry], [colourResolveShader()]],
+  ['colourCount', [colourCountEntry], [colourCountShader()]],
+  ['colourPlan', [colourPlanEntry], [colourPlanShader()]],
+  ['colourScatter', [colourScatterEntry], [colourScatterShader()]],
+  ['pairSolve', [pairSolveEntry], BOTH.map((friction) => pairSolveShader({ friction }))],
+  ['overflowSolve', [overflowSolveEntry], BOTH.map((friction) => overflowSolveShader({ friction }))],
+  ['overflowApply', [overflowApplyEntry], [overflowApplyShader()]],
   ['particleSplit', [particleSplitEntry], [particleSplitShader()]],
   ['particleBusyArgs', [particleBusyArgsEntry], [particleBusyArgsShader()]],
   ['particleSleep', [particleSleepEntry], [particleSleepShader()]],

@@ -26,12 +26,34 @@ import {
 import {
   particlePrepareShader,
   prepareBindings,
-  particleIterateShader,
-  iterateBindings,
-  iterateIntegrateBindings,
-  iterateCollidersBindings,
-  iterateIntegrateCollidersBindings,
+  particleSettleShader,
+  settleBindings,
+  settleIntegrateBindings,
+  settleCollidersBindings,
+  settleIntegrateCollidersBindings,
 } from '../../shaders/particles/substep.wgsl.js';
+import {
+  colourStartShader,
+  colourStartBindings,
+  colourTentativeShader,
+  colourTentativeBindings,
+  colourResolveShader,
+  colourResolveBindings,
+  colourCountShader,
+  colourCountBindings,
+  colourPlanShader,
+  colourPlanBindings,
+  colourScatterShader,
+  colourScatterBindings,
+} from '../../shaders/particles/colouring.wgsl.js';
+import {
+  pairSolveShader,
+  pairSolveBindings,
+  overflowSolveShader,
+  overflowSolveBindings,
+  overflowApplyShader,
+  overflowApplyBindings,
+} from '../../shaders/particles/pairs.wgsl.js';
 import {
   particleSplitShader,
   splitBindings,
@@ -73,7 +95,7 @@ import {
 const LAYOUTS = [true, false].flatMap((dense) => [false, true].map((oneLevel) => ({ dense, oneLevel })));
 const BOTH = [false, true];
 const sweeps = (integrate: boolean, colliders: boolean): string[] =>
-  BOTH.map((friction) => particleIterateShader({ integrate, friction, colliders }));
+  BOTH.map((friction) => particleSettleShader({ integrate, friction, colliders }));
 
 const KERNELS: [string, Bindings<string>, string[]][] = [
   ['particleGather', gatherBindings, [particleGatherShader()]],
@@ -88,10 +110,19 @@ const KERNELS: [string, Bindings<string>, string[]][] = [
     prepareBindings,
     BOTH.flatMap((first) => BOTH.map((colliders) => particlePrepareShader({ first, colliders }))),
   ],
-  ['particleIterate', iterateBindings, sweeps(false, false)],
-  ['particleIterate integrate', iterateIntegrateBindings, sweeps(true, false)],
-  ['particleIterate colliders', iterateCollidersBindings, sweeps(false, true)],
-  ['particleIterate integrate colliders', iterateIntegrateCollidersBindings, sweeps(true, true)],
+  ['particleSettle', settleBindings, sweeps(false, false)],
+  ['particleSettle integrate', settleIntegrateBindings, sweeps(true, false)],
+  ['particleSettle colliders', settleCollidersBindings, sweeps(false, true)],
+  ['particleSettle integrate colliders', settleIntegrateCollidersBindings, sweeps(true, true)],
+  ['colourStart', colourStartBindings, [colourStartShader()]],
+  ['colourTentative', colourTentativeBindings, [colourTentativeShader()]],
+  ['colourResolve', colourResolveBindings, [colourResolveShader()]],
+  ['colourCount', colourCountBindings, [colourCountShader()]],
+  ['colourPlan', colourPlanBindings, [colourPlanShader()]],
+  ['colourScatter', colourScatterBindings, [colourScatterShader()]],
+  ['pairSolve', pairSolveBindings, BOTH.map((friction) => pairSolveShader({ friction }))],
+  ['overflowSolve', overflowSolveBindings, BOTH.map((friction) => overflowSolveShader({ friction }))],
+  ['overflowApply', overflowApplyBindings, [overflowApplyShader()]],
   ['particleSplit', splitBindings, [particleSplitShader()]],
   ['particleBusyArgs', busyArgsBindings, [particleBusyArgsShader()]],
   ['particleSleep', sleepBindings, [particleSleepShader()]],

@@ -29,7 +29,16 @@ import {
   particleCountShader,
   particleFillShader,
   particlePrepareShader,
-  particleIterateShader,
+  particleSettleShader,
+  colourStartShader,
+  colourTentativeShader,
+  colourResolveShader,
+  colourCountShader,
+  colourPlanShader,
+  colourScatterShader,
+  pairSolveShader,
+  overflowSolveShader,
+  overflowApplyShader,
   particleWriteBackShader,
 } from '../../shaders/particles/solver.wgsl.js';
 import {
@@ -127,11 +136,22 @@ export function shaderVariants(): [string, string][] {
     ...[false, true].flatMap((integrate) =>
       [false, true].flatMap((friction) =>
         [false, true].map((colliders): [string, string] => [
-          `particleIterate integrate=${integrate} friction=${friction} colliders=${colliders}`,
-          particleIterateShader({ integrate, friction, colliders }),
+          `particleSettle integrate=${integrate} friction=${friction} colliders=${colliders}`,
+          particleSettleShader({ integrate, friction, colliders }),
         ]),
       ),
     ),
+    ['colourStart', colourStartShader()],
+    ['colourTentative', colourTentativeShader()],
+    ['colourResolve', colourResolveShader()],
+    ['colourCount', colourCountShader()],
+    ['colourPlan', colourPlanShader()],
+    ['colourScatter', colourScatterShader()],
+    ...[false, true].flatMap((friction): [string, string][] => [
+      [`pairSolve friction=${friction}`, pairSolveShader({ friction })],
+      [`overflowSolve friction=${friction}`, overflowSolveShader({ friction })],
+    ]),
+    ['overflowApply', overflowApplyShader()],
     ...GRID_LAYOUTS.map((layout): [string, string] => [
       `colliderFind ${layoutName(layout)}`,
       colliderFindShader(layout),

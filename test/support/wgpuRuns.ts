@@ -6,7 +6,7 @@
 
 /** Long behaviour tests of the particle world (hundreds of awaited steps): Dawn runs them; on wgpu they would add minutes to CI. */
 export const SLOW_ON_WGPU = [
-  'kinetic energy never increases',
+  'kinetic energy does not rise',
   '2,000 substeps of a dense box',
   '2,000 particles dropped into a 10 × 40 × 10 box',
   // dawn.node's resident memory over 1,000 cycles (the browsers skip it: no process.memoryUsage).

@@ -140,7 +140,7 @@ export function colliderPrepare(
     c.n = g.n;
     c.push = f32(push(settings, g.gap));
     c.surface = surface;
-    if (!keepsImpulse(settings, g.gap, vn0)) {
+    if (!keepsImpulse(settings, g.gap, vn0, s[3])) {
       c.impulse = [0, 0, 0, 0];
     } else {
       const lt = [c.impulse[1], c.impulse[2], c.impulse[3]];
@@ -155,40 +155,32 @@ export function colliderPrepare(
 }
 
 /**
- * particleIterate's collider slots for a particle of velocity `v`, pseudo-velocity `vp`, inverse
- * mass `w` and split mass `wm`: normal, friction and position-correction impulses against a
- * box moving at the slot's surface velocity, their changes of velocity into `dv` and `dvp`.
+ * particleSettle's collider slots for a particle of velocity `v`, pseudo-velocity `vp` and
+ * inverse mass `w`, slot by slot (each from what the one before left: `v` and `vp` updated):
+ * normal, friction and position-correction impulses against a box moving at the slot's surface
+ * velocity.
  */
-export function colliderSolve(
-  slots: BoxSlot[],
-  friction: number,
-  v: ArrayLike<number>,
-  vp: ArrayLike<number>,
-  w: number,
-  wm: number,
-  dv: number[],
-  dvp: number[],
-): void {
+export function colliderSolve(slots: BoxSlot[], friction: number, v: number[], vp: number[], w: number): void {
   for (const c of slots) {
     const rel = [0, 1, 2].map((a) => c.surface[a] - v[a]);
     const vn = dot(rel, c.n);
-    const normal = f32(Math.max(c.impulse[0] + (c.target - vn) / wm, 0));
+    const normal = f32(Math.max(c.impulse[0] + (c.target - vn) / w, 0));
     let lt = [c.impulse[1], c.impulse[2], c.impulse[3]];
     let dlt = [0, 0, 0];
     if (friction > 0) {
       const next = coulomb(
         lt,
         rel.map((r, a) => r - vn * c.n[a]),
-        wm,
+        w,
         friction * normal,
       );
       dlt = next.map((x, a) => x - lt[a]);
       lt = next;
     }
-    for (let a = 0; a < 3; a++) dv[a] -= w * ((normal - c.impulse[0]) * c.n[a] + dlt[a]);
+    for (let a = 0; a < 3; a++) v[a] -= w * ((normal - c.impulse[0]) * c.n[a] + dlt[a]);
     c.impulse = [normal, f32(lt[0]), f32(lt[1]), f32(lt[2])];
-    const pushed = f32(Math.max(c.pseudo + (c.push + dot(vp, c.n)) / wm, 0));
-    for (let a = 0; a < 3; a++) dvp[a] -= w * (pushed - c.pseudo) * c.n[a];
+    const pushed = f32(Math.max(c.pseudo + (c.push + dot(vp, c.n)) / w, 0));
+    for (let a = 0; a < 3; a++) vp[a] -= w * (pushed - c.pseudo) * c.n[a];
     c.pseudo = pushed;
   }
 }

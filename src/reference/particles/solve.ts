@@ -1,10 +1,11 @@
 /**
  * The twin of the particle solver's substep (shaders/particles/substep.wgsl.ts): the prepare of
- * every contact (particlePrepare, with colliderPrepare), the Jacobi sweeps (particleIterate) and
- * the integration the last sweep does. See src/reference/particles.ts for the math.
+ * every contact (particlePrepare, with colliderPrepare), the walls of particleSettle (the sweeps
+ * over the pairs are ./colouring.ts) and the integration the last sweep does. See
+ * src/reference/particles.ts for the math.
  */
 import { f32, dot, pairGeometry, coulomb, type Vec3 } from './geometry.js';
-import { colliderPrepare, colliderSolve } from './colliders.js';
+import { colliderPrepare } from './colliders.js';
 import {
   posOf,
   target,
@@ -49,7 +50,7 @@ function preparePairs(
     // The sweeps of this substep reuse the geometry: positions move only after them.
     c.n = g.n;
     c.push = f32(push(settings, g.gap));
-    if (!keepsImpulse(settings, g.gap, vn0)) {
+    if (!keepsImpulse(settings, g.gap, vn0, Math.min(s[3], posOf(state, u)[3]))) {
       c.impulse = [0, 0, 0, 0];
     } else {
       const lt = [c.impulse[1], c.impulse[2], c.impulse[3]];
@@ -89,7 +90,7 @@ function prepareWalls(
       const vn0 = -v[axis] * side;
       if (gap + Math.min(vn0, 0) * h <= margin) {
         c = { ...mine[axis], tangent: [...mine[axis].tangent] };
-        if (c.side !== side || !keepsImpulse(settings, gap, vn0)) c = { ...noWall(), side };
+        if (c.side !== side || !keepsImpulse(settings, gap, vn0, s[3])) c = { ...noWall(), side };
         c.target = f32(target(settings, gap, vn0));
         dv[axis] -= w * c.normal * side;
         dv[(axis + 1) % 3] -= w * c.tangent[0];
@@ -128,62 +129,18 @@ export function particlePrepare(state: StepState, contacts: Contacts): void {
   state.body = next;
 }
 
-/** One sweep's pair entries of a particle (velocity `v`, pseudo-velocity `vp`): λ, λt and μ, their changes into `dv` and `dvp`. */
-function solvePairs(
-  state: StepState,
-  list: Entry[],
-  v: ArrayLike<number>,
-  vp: ArrayLike<number>,
-  w: number,
-  wm: number,
-  dv: number[],
-  dvp: number[],
-): void {
-  const { body } = state;
-  const friction = state.settings.friction;
-  for (const c of list) {
-    if (c.dormant) continue;
-    const u = c.nbr;
-    const g = c;
-    const k = f32(wm + f32(body[8 * u + 3] * body[8 * u + 7]));
-    const rel = [0, 1, 2].map((a) => body[8 * u + a] - v[a]);
-    const vn = dot(rel, g.n);
-    const normal = f32(Math.max(c.impulse[0] + (c.target - vn) / k, 0));
-    let lt = [c.impulse[1], c.impulse[2], c.impulse[3]];
-    let dlt = [0, 0, 0];
-    if (friction > 0) {
-      const next = coulomb(
-        lt,
-        rel.map((r, a) => r - vn * g.n[a]),
-        k,
-        friction * normal,
-      );
-      dlt = next.map((x, a) => x - lt[a]);
-      lt = next;
-    }
-    for (let a = 0; a < 3; a++) dv[a] -= w * ((normal - c.impulse[0]) * g.n[a] + dlt[a]);
-    c.impulse = [normal, f32(lt[0]), f32(lt[1]), f32(lt[2])];
-    const vpn = dot(
-      [0, 1, 2].map((a) => body[8 * u + 4 + a] - vp[a]),
-      g.n,
-    );
-    const pushed = f32(Math.max(c.pseudo + (c.push - vpn) / k, 0));
-    for (let a = 0; a < 3; a++) dvp[a] -= w * (pushed - c.pseudo) * g.n[a];
-    c.pseudo = pushed;
-  }
-}
-
-/** One sweep's wall contacts of the particle at sphere `s`: as pairs with a partner of inverse mass 0 at rest. */
+/**
+ * particleSettle's wall contacts of the particle at sphere `s`, axis by axis, each as a pair with a
+ * partner of inverse mass 0 at rest, solved with the particle's whole inverse mass `w` from the
+ * velocity `v` and pseudo-velocity `vp` the axis before left (both updated).
+ */
 export function solveWalls(
   state: StepState,
   walls: [Wall, Wall, Wall],
   s: ArrayLike<number>,
-  v: ArrayLike<number>,
-  vp: ArrayLike<number>,
+  v: number[],
+  vp: number[],
   w: number,
-  wm: number,
-  dv: number[],
-  dvp: number[],
 ): void {
   const settings = state.settings;
   const friction = settings.friction;
@@ -193,7 +150,7 @@ export function solveWalls(
     const nv: Vec3 = [0, 0, 0];
     nv[axis] = c.side;
     const vn = -dot(v, nv);
-    const normal = f32(Math.max(c.normal + (c.target - vn) / wm, 0));
+    const normal = f32(Math.max(c.normal + (c.target - vn) / w, 0));
     let lt: number[] = [0, 0, 0];
     lt[(axis + 1) % 3] = c.tangent[0];
     lt[(axis + 2) % 3] = c.tangent[1];
@@ -202,47 +159,18 @@ export function solveWalls(
       const next = coulomb(
         lt,
         [0, 1, 2].map((a) => -v[a] - vn * nv[a]),
-        wm,
+        w,
         friction * normal,
       );
       dlt = next.map((x, a) => x - lt[a]);
       lt = next;
     }
-    for (let a = 0; a < 3; a++) dv[a] -= w * ((normal - c.normal) * nv[a] + dlt[a]);
+    for (let a = 0; a < 3; a++) v[a] -= w * ((normal - c.normal) * nv[a] + dlt[a]);
     c.normal = normal;
     c.tangent = [f32(lt[(axis + 1) % 3]), f32(lt[(axis + 2) % 3])];
-    const pushed = f32(Math.max(c.pseudo + (push(settings, wallGap(settings, s, axis, c.side)) + dot(vp, nv)) / wm, 0));
-    dvp[axis] -= w * (pushed - c.pseudo) * c.side;
+    const pushed = f32(Math.max(c.pseudo + (push(settings, wallGap(settings, s, axis, c.side)) + dot(vp, nv)) / w, 0));
+    vp[axis] -= w * (pushed - c.pseudo) * c.side;
     c.pseudo = pushed;
-  }
-}
-
-/**
- * particleIterate: `iterations` Jacobi sweeps, each from the previous sweep's bodies: every
- * moving particle's pairs, then walls, then collider slots, with its split mass w·splits.
- */
-export function particleIterate(state: StepState, contacts: Contacts): void {
-  const { n, settings } = state;
-  for (let sweep = 0; sweep < settings.iterations; sweep++) {
-    const body = state.body;
-    const out = body.slice();
-    for (let t = 0; t < n; t++) {
-      const w = body[8 * t + 3];
-      if (w === 0) continue;
-      const v = body.subarray(8 * t, 8 * t + 3);
-      const vp = body.subarray(8 * t + 4, 8 * t + 7);
-      const wm = f32(w * body[8 * t + 7]);
-      const dv = [0, 0, 0];
-      const dvp = [0, 0, 0];
-      solvePairs(state, contacts.lists[t], v, vp, w, wm, dv, dvp);
-      if (settings.bounds) solveWalls(state, contacts.walls[t], posOf(state, t), v, vp, w, wm, dv, dvp);
-      colliderSolve(contacts.slotsOf[t], settings.friction, v, vp, w, wm, dv, dvp);
-      for (let a = 0; a < 3; a++) {
-        out[8 * t + a] = v[a] + dv[a];
-        out[8 * t + 4 + a] = vp[a] + dvp[a];
-      }
-    }
-    state.body = out;
   }
 }
 

@@ -4,7 +4,7 @@
  * (f32), and the positions and bodies in the order of the last search.
  */
 import type { MeshTwin, SlotTriangle } from './meshes.js';
-import { STRUCK_REACH, type StepParams } from '../../particles/step.js';
+import { STRUCK_REACH, KEEP_OPENING, type StepParams } from '../../particles/step.js';
 import { f32, length, type Vec3 } from './geometry.js';
 
 /** The largest f32: a larger sleepTime (Infinity) is sleep off. */
@@ -191,10 +191,11 @@ export function target(s: Settings, gap: number, vn0: number): number {
 }
 
 /**
- * Warm start only a contact that stays closed through the substep and is not separating (a
- * bounce's impulse, applied again, would throw the particles apart).
+ * Warm start only a contact that stays closed through the substep, to within KEEP_OPENING of its
+ * size r, and is not separating (a bounce's impulse, applied again, would throw the particles apart).
  */
-export const keepsImpulse = (s: Settings, gap: number, vn0: number): boolean => gap + vn0 * s.h <= 0;
+export const keepsImpulse = (s: Settings, gap: number, vn0: number, r: number): boolean =>
+  gap + vn0 * s.h <= KEEP_OPENING * (Math.abs(gap) + Math.abs(vn0 * s.h) + r);
 
 /** The pseudo-velocity the position correction aims at: the overlap beyond slop, a share a substep, capped. */
 export const push = (s: Settings, gap: number): number => Math.min((s.percent * (-gap - s.slop)) / s.h, s.maxPush);

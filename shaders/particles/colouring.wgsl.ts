@@ -1,0 +1,470 @@
+/**
+ * The colouring of a step's contact graph (shaders/particles/solver.wgsl.ts has the overview):
+ * once a step, after its first prepare has decided which pairs it solves, every such pair gets
+ * one of PALETTE colours so that no moving particle is in two pairs of a colour. The sweeps then
+ * solve one colour at a time (pairs.wgsl.ts), each colour's pairs in parallel: Gauss–Seidel over
+ * the colours, with nothing written by two threads of a dispatch.
+ *
+ * A pair is solved from one entry, its owner's: the lower particle's when both move, else the
+ * moving one's (a sleeper's or a static particle's entries are not prepared). A particle of
+ * inverse mass 0 is never written by a pair, so two pairs that share only it may share a colour.
+ *
+ * The colouring is speculative, in COLOUR_ROUNDS rounds of two passes over the busy particles:
+ *   colourTentative  each uncoloured pair picks, by a hash of its priority and the round, one of
+ *                    the colours neither of its moving particles has yet
+ *   colourResolve    it keeps the colour unless a pair it shares a moving particle with picked
+ *                    the same in this round and has the higher priority (a hash of the pair)
+ * Pairs still uncoloured after the last round (a particle in more pairs than the palette holds,
+ * or a crowd that kept picking alike) are not lost: they are the overflow, solved after the
+ * colours by Jacobi sweeps with mass splitting among the overflow pairs (pairs.wgsl.ts).
+ * Around the rounds:
+ *   colourStart      per busy particle: its masks cleared; each pair it owns marked uncoloured,
+ *                    with its mirror (the partner's entry of the pair, which the solve keeps equal)
+ *   colourCount      per colour the pairs, and the overflow: its entries marked, its particles
+ *                    counted and listed
+ *   colourPlan       (one thread) each colour's range of the pair list and its dispatch arguments
+ *   colourScatter    each coloured pair (its entry and owner) into its colour's range
+ * Every choice depends on the pairs' ids, masks and states only (atomicOr of colour bits and
+ * counts: no float atomics), so two runs colour alike; the order of pairs within a colour's
+ * range varies, which changes nothing (a colour's pairs share no moving particle).
+ *
+ * An entry's state (`state`, by entry within the step's half): NONE, or for the pair of an owner
+ * (MIRROR_BIT clear on the owner's entry, set on the mirror): UNCOLOURED, a tentative colour with
+ * its round ((round + 1) << 8 | colour), that with COLOURED_BIT once kept, or OVERFLOW.
+ */
+import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
+import { header, busyParticle, busyThread } from './common.wgsl.js';
+import { bindings, uniform, readOnly, readWrite, entry, ONE_THREAD } from '../../src/gpu/kernel.js';
+import { PALETTE, COLOUR_ROUNDS } from '../../src/particles/step.js';
+
+export { PALETTE, COLOUR_ROUNDS };
+/** The mirror of an entry whose partner does not list it (lists cut short by the capacity). */
+export const NO_MIRROR = 0xffffffff;
+/** Entry states (see the module's comment). */
+export const PAIR_NONE = 0xffffffff;
+export const PAIR_UNCOLOURED = 0;
+export const PAIR_OVERFLOW = 0x7ffffffe;
+export const COLOURED_BIT = 0x80000000;
+export const MIRROR_BIT = 0x40000000;
+
+/**
+ * The colour table (`table`, u32): per colour the pairs counted, then the scatter's cursors, then
+ * each colour's range (first, count) in the pair list; the overflow's count of particles; per
+ * round the pairs that lost their pick (none: the later rounds have nothing to do and return at
+ * once); then the overflow's particles (bucket positions), `capacity` of them.
+ */
+export const TABLE = {
+  counts: 0,
+  cursors: PALETTE,
+  ranges: 2 * PALETTE,
+  overflow: 4 * PALETTE,
+  left: 4 * PALETTE + 1,
+  list: 4 * PALETTE + 1 + COLOUR_ROUNDS,
+} as const;
+/** The colour table's words for `capacity` particles. */
+export const tableWords = (capacity: number): number => TABLE.list + capacity;
+/** Indirect dispatch arguments: one (x, y, z) per colour, then the overflow's. */
+export const COLOUR_ARGS_WORDS = 3 * (PALETTE + 1);
+
+/** The WGSL constants and helpers of the colouring and of the pair sweeps. */
+export const colouringHeader = /* wgsl */ `
+const PALETTE: u32 = ${PALETTE}u;
+const NO_MIRROR: u32 = ${NO_MIRROR}u;
+const PAIR_NONE: u32 = ${PAIR_NONE}u;
+const PAIR_UNCOLOURED: u32 = ${PAIR_UNCOLOURED}u;
+const PAIR_OVERFLOW: u32 = ${PAIR_OVERFLOW}u;
+const COLOURED_BIT: u32 = ${COLOURED_BIT}u;
+const MIRROR_BIT: u32 = ${MIRROR_BIT}u;
+const TABLE_COUNTS: u32 = ${TABLE.counts}u;
+const TABLE_CURSORS: u32 = ${TABLE.cursors}u;
+const TABLE_RANGES: u32 = ${TABLE.ranges}u;
+const TABLE_OVERFLOW: u32 = ${TABLE.overflow}u;
+const TABLE_LEFT: u32 = ${TABLE.left}u;
+const TABLE_LIST: u32 = ${TABLE.list}u;
+
+// A 32-bit integer hash (src/reference/particles/colouring.ts has its twin).
+fn mix32(x: u32) -> u32 {
+  var h = x;
+  h = (h ^ (h >> 16u)) * 0x7feb352du;
+  h = (h ^ (h >> 15u)) * 0x846ca68bu;
+  return h ^ (h >> 16u);
+}
+
+// The priority of the pair of particles a and b (indices): the same from either side.
+fn pairPriority(a: u32, b: u32) -> u32 {
+  return mix32(mix32(min(a, b)) ^ max(a, b));
+}
+
+// Whether pair (a, b) of priority p beats pair (c, d) of priority q: by priority, ties by the
+// pair's lower and then higher index (a total order: two pairs never tie).
+fn beats(p: u32, a: u32, b: u32, q: u32, c: u32, d: u32) -> bool {
+  if (p != q) {
+    return p > q;
+  }
+  if (min(a, b) != min(c, d)) {
+    return min(a, b) > min(c, d);
+  }
+  return max(a, b) > max(c, d);
+}
+`;
+
+/** The round or the colour a pass of the colouring or of the sweeps works on (a uniform slot each). */
+export const PASS_INDEX = 'vec4u';
+
+const entryState = { state: readWrite('array<u32>') } as const;
+
+export const colourStartBindings = bindings({
+  params: uniform('ParticleParams'),
+  start: readOnly('array<u32>'),
+  contacts: readOnly('array<ParticleContact>'),
+  bodies: readOnly('array<ParticleBody>'),
+  ...entryState,
+  masks: readWrite('array<u32>'),
+  mirror: readWrite('array<u32>'),
+});
+
+export const colourTentativeBindings = bindings({
+  params: uniform('ParticleParams'),
+  slot: uniform(PASS_INDEX),
+  start: readOnly('array<u32>'),
+  contacts: readOnly('array<ParticleContact>'),
+  bodies: readOnly('array<ParticleBody>'),
+  sortedId: readOnly('array<u32>'),
+  ...entryState,
+  masks: readOnly('array<u32>'),
+  mirror: readOnly('array<u32>'),
+  table: readOnly('array<u32>'),
+});
+
+export const colourResolveBindings = bindings({
+  params: uniform('ParticleParams'),
+  slot: uniform(PASS_INDEX),
+  start: readOnly('array<u32>'),
+  contacts: readOnly('array<ParticleContact>'),
+  bodies: readOnly('array<ParticleBody>'),
+  sortedId: readOnly('array<u32>'),
+  ...entryState,
+  masks: readWrite('array<atomic<u32>>'),
+  mirror: readOnly('array<u32>'),
+  table: readWrite('array<atomic<u32>>'),
+});
+
+export const colourCountBindings = bindings({
+  params: uniform('ParticleParams'),
+  start: readOnly('array<u32>'),
+  contacts: readOnly('array<ParticleContact>'),
+  bodies: readOnly('array<ParticleBody>'),
+  ...entryState,
+  masks: readWrite('array<atomic<u32>>'),
+  mirror: readOnly('array<u32>'),
+  table: readWrite('array<atomic<u32>>'),
+});
+
+export const colourPlanBindings = bindings({
+  params: uniform('ParticleParams'),
+  table: readWrite('array<u32>'),
+  args: readWrite('array<u32>'),
+});
+
+export const colourScatterBindings = bindings({
+  params: uniform('ParticleParams'),
+  start: readOnly('array<u32>'),
+  state: readOnly('array<u32>'),
+  table: readWrite('array<atomic<u32>>'),
+  pairs: readWrite('array<vec2u>'),
+});
+
+/** The loop over particle t's list (entriesOf in scope), `body` run for each entry e; `continue` skips one. */
+const forEntries = (body: string): string => /* wgsl */ `
+  { // for (var e = first; e < last; e++), tested at the bottom (forLoop, common.wgsl.ts)
+    var e = first;
+    if (e < last) {
+      loop {
+${body}
+        continuing {
+          e++;
+          break if !(e < last);
+        }
+      }
+    }
+  }`;
+
+/** particle t's list range (the contact starts hold it: `start`). */
+const listOf = (t: string, name: string) => /* wgsl */ `
+  let ${name}First = params.entryBase + min(start[${t}], params.entryCapacity);
+  let ${name}Last = params.entryBase + min(start[${t} + 1u], params.entryCapacity);`;
+
+export const colourStartEntry = entry({ name: 'colourStart', ...busyThread });
+
+/** Per busy particle: masks cleared, each owned pair uncoloured, its mirror found (NO_MIRROR if its partner's list lacks it). */
+export const colourStartShader = () => wgsl`
+${header()}
+${colouringHeader}
+${colourStartBindings.wgsl}
+
+${colourStartEntry.wgsl}
+${busyParticle}
+  masks[2u * t] = 0u;
+  masks[2u * t + 1u] = 0u;
+  let wt = bodies[t].v.w;
+  ${listOf('t', 'my')}
+  let first = myFirst;
+  let last = myLast;
+${forEntries(/* wgsl */ `
+        let u = contacts[e].nbr;
+        var state_e = PAIR_NONE;
+        if (u < DORMANT_BIT && wt > 0.0) {
+          let wu = bodies[u].v.w;
+          if (wu == 0.0 || t < u) {
+            state_e = PAIR_UNCOLOURED;
+            ${listOf('u', 'its')}
+            var m = NO_MIRROR;
+            for (var f = itsFirst; f < itsLast; f++) {
+              if ((contacts[f].nbr & ~DORMANT_BIT) == t) {
+                m = f - params.entryBase;
+                break;
+              }
+            }
+            mirror[e - params.entryBase] = m;
+          }
+        }
+        // A pair owned by the partner: its state comes through the mirror from the first round on.
+        state[e - params.entryBase] = state_e;`)}
+}
+`;
+
+export const colourTentativeEntry = entry({
+  name: 'colourTentative',
+  ...busyThread,
+  exit: 'slot.x > 0u && table[TABLE_LEFT + slot.x - 1u] == 0u',
+});
+
+/** A round's picks: each owned uncoloured pair of a busy particle, a colour free at both its moving particles (or none: uncoloured). */
+export const colourTentativeShader = () => wgsl`
+${header()}
+${colouringHeader}
+${colourTentativeBindings.wgsl}
+
+${colourTentativeEntry.wgsl}
+${busyParticle}
+  let wt = bodies[t].v.w;
+  if (wt == 0.0) {
+    return;
+  }
+  let round = slot.x;
+  let mine = masks[2u * t];
+  let id = sortedId[t];
+  ${listOf('t', 'my')}
+  let first = myFirst;
+  let last = myLast;
+${forEntries(/* wgsl */ `
+        let here = e - params.entryBase;
+        let s = state[here];
+        // Owned (MIRROR_BIT clear, PAIR_NONE has it) and not coloured yet.
+        if ((s & (MIRROR_BIT | COLOURED_BIT)) != 0u) {
+          continue;
+        }
+        let u = contacts[e].nbr;
+        var used = mine;
+        if (bodies[u].v.w > 0.0) {
+          used |= masks[2u * u];
+        }
+        let free = ~used;
+        var next = PAIR_UNCOLOURED;
+        if (free != 0u) {
+          // The pick-th free colour, pick by the pair's hash and the round.
+          var pick = mix32(pairPriority(id, contacts[e].id) + round) % countOneBits(free);
+          var bits = free;
+          while (pick > 0u) {
+            bits &= bits - 1u;
+            pick--;
+          }
+          next = ((round + 1u) << 8u) | countTrailingZeros(bits);
+        }
+        state[here] = next;
+        let m = mirror[here];
+        if (m != NO_MIRROR) {
+          state[m] = next | MIRROR_BIT;
+        }`)}
+}
+`;
+
+export const colourResolveEntry = entry({
+  name: 'colourResolve',
+  ...busyThread,
+  exit: 'slot.x > 0u && atomicLoad(&table[TABLE_LEFT + slot.x - 1u]) == 0u',
+});
+
+/**
+ * A round's outcome: an owned pair keeps its pick unless a pair of the same pick this round
+ * (coloured by it or not: states compare without their flags) at one of its moving particles
+ * beats it; a kept colour goes into both moving particles' masks, a lost one counts in the
+ * round's `left` (a round after one that left none returns at once: it would change nothing).
+ */
+export const colourResolveShader = () => wgsl`
+${header()}
+${colouringHeader}
+${colourResolveBindings.wgsl}
+
+${colourResolveEntry.wgsl}
+${busyParticle}
+  let wt = bodies[t].v.w;
+  if (wt == 0.0) {
+    return;
+  }
+  let round = slot.x;
+  let id = sortedId[t];
+  ${listOf('t', 'my')}
+  let first = myFirst;
+  let last = myLast;
+${forEntries(/* wgsl */ `
+        let here = e - params.entryBase;
+        let s = state[here];
+        if ((s & (MIRROR_BIT | COLOURED_BIT)) != 0u || (s >> 8u) != round + 1u) {
+          continue;
+        }
+        let u = contacts[e].nbr;
+        let partner = contacts[e].id;
+        let p = pairPriority(id, partner);
+        var kept = true;
+        for (var f = myFirst; f < myLast && kept; f++) {
+          if (f != e && (state[f - params.entryBase] & ~(MIRROR_BIT | COLOURED_BIT)) == s) {
+            let other = contacts[f].id;
+            kept = !beats(pairPriority(id, other), id, other, p, id, partner);
+          }
+        }
+        let wu = bodies[u].v.w;
+        let m = mirror[here];
+        if (wu > 0.0) {
+          ${listOf('u', 'its')}
+          for (var g = itsFirst; g < itsLast && kept; g++) {
+            if (g - params.entryBase != m && (state[g - params.entryBase] & ~(MIRROR_BIT | COLOURED_BIT)) == s) {
+              let other = contacts[g].id;
+              kept = !beats(pairPriority(partner, other), partner, other, p, id, partner);
+            }
+          }
+        }
+        if (kept) {
+          state[here] = s | COLOURED_BIT;
+          if (m != NO_MIRROR) {
+            state[m] = s | COLOURED_BIT | MIRROR_BIT;
+          }
+          let bit = 1u << (s & 0xffu);
+          atomicOr(&masks[2u * t], bit);
+          if (wu > 0.0) {
+            atomicOr(&masks[2u * u], bit);
+          }
+        } else {
+          atomicAdd(&table[TABLE_LEFT + round], 1u);
+        }`)}
+}
+`;
+
+export const colourCountEntry = entry({ name: 'colourCount', ...busyThread });
+
+/**
+ * Each owned coloured pair counted in its colour; each owned pair left uncoloured marked
+ * OVERFLOW (both entries), its moving particles' overflow counts raised, each particle listed
+ * for the overflow once (by the pair that raised its count from 0).
+ */
+export const colourCountShader = () => wgsl`
+${header()}
+${colouringHeader}
+${colourCountBindings.wgsl}
+
+fn listOverflow(t: u32) {
+  if (atomicAdd(&masks[2u * t + 1u], 1u) == 0u) {
+    let k = atomicAdd(&table[TABLE_OVERFLOW], 1u);
+    atomicStore(&table[TABLE_LIST + k], t);
+  }
+}
+
+${colourCountEntry.wgsl}
+${busyParticle}
+  if (bodies[t].v.w == 0.0) {
+    return;
+  }
+  ${listOf('t', 'my')}
+  let first = myFirst;
+  let last = myLast;
+${forEntries(/* wgsl */ `
+        let here = e - params.entryBase;
+        let s = state[here];
+        if ((s & MIRROR_BIT) != 0u) {
+          continue;
+        }
+        if ((s & COLOURED_BIT) != 0u) {
+          atomicAdd(&table[TABLE_COUNTS + (s & 0xffu)], 1u);
+          continue;
+        }
+        state[here] = PAIR_OVERFLOW;
+        let m = mirror[here];
+        if (m != NO_MIRROR) {
+          state[m] = PAIR_OVERFLOW;
+        }
+        listOverflow(t);
+        let u = contacts[e].nbr;
+        if (bodies[u].v.w > 0.0) {
+          listOverflow(u);
+        }`)}
+}
+`;
+
+export const colourPlanEntry = entry({ name: 'colourPlan', size: ONE_THREAD });
+
+/** One thread: each colour's range of the pair list and its dispatch arguments, and the overflow's (folded as dispatchFolded does). */
+export const colourPlanShader = () => wgsl`
+${header()}
+${colouringHeader}
+${colourPlanBindings.wgsl}
+
+fn writeArgs(slot: u32, threads: u32) {
+  let groups = (threads + WG - 1u) / WG;
+  var x = groups;
+  var y = 1u;
+  if (groups > params.maxGroups) {
+    y = (groups + params.maxGroups - 1u) / params.maxGroups;
+    x = (groups + y - 1u) / y;
+  }
+  args[3u * slot] = x;
+  args[3u * slot + 1u] = y;
+  args[3u * slot + 2u] = 1u;
+}
+
+${colourPlanEntry.wgsl}
+  var offset = 0u;
+  for (var c = 0u; c < PALETTE; c++) {
+    let count = table[TABLE_COUNTS + c];
+    table[TABLE_RANGES + 2u * c] = offset;
+    table[TABLE_RANGES + 2u * c + 1u] = count;
+    table[TABLE_CURSORS + c] = 0u;
+    writeArgs(c, count);
+    offset += count;
+  }
+  writeArgs(PALETTE, table[TABLE_OVERFLOW]);
+}
+`;
+
+export const colourScatterEntry = entry({ name: 'colourScatter', ...busyThread });
+
+/** Each owned coloured pair (its entry, its owner) into its colour's range of the pair list. */
+export const colourScatterShader = () => wgsl`
+${header()}
+${colouringHeader}
+${colourScatterBindings.wgsl}
+
+${colourScatterEntry.wgsl}
+${busyParticle}
+  ${listOf('t', 'my')}
+  let first = myFirst;
+  let last = myLast;
+${forEntries(/* wgsl */ `
+        let s = state[e - params.entryBase];
+        if ((s & (MIRROR_BIT | COLOURED_BIT)) != COLOURED_BIT) {
+          continue;
+        }
+        let c = s & 0xffu;
+        let slot = atomicAdd(&table[TABLE_CURSORS + c], 1u);
+        pairs[atomicLoad(&table[TABLE_RANGES + 2u * c]) + slot] = vec2u(e, t);`)}
+}
+`;

@@ -1,0 +1,200 @@
+/**
+ * The recording of a step's colouring and sweeps (src/particles/recordStep.ts records the rest):
+ * once a step, after the first prepare, the colouring of the pairs; per sweep, the colours' pair
+ * solves and the overflow's in one pass, then each particle's walls and collider contacts.
+ * Kernels: shaders/particles/colouring.wgsl.ts, pairs.wgsl.ts and substep.wgsl.ts (particleSettle).
+ */
+import {
+  settleBindings,
+  settleIntegrateBindings,
+  settleCollidersBindings,
+  settleIntegrateCollidersBindings,
+} from '../../shaders/particles/substep.wgsl.js';
+import {
+  colourStartBindings,
+  colourTentativeBindings,
+  colourResolveBindings,
+  colourCountBindings,
+  colourPlanBindings,
+  colourScatterBindings,
+  PALETTE,
+  COLOUR_ROUNDS,
+  TABLE,
+} from '../../shaders/particles/colouring.wgsl.js';
+import { pairSolveBindings, overflowSolveBindings, overflowApplyBindings } from '../../shaders/particles/pairs.wgsl.js';
+import { setPipelineAndGroup } from '../gpu/pipeline.js';
+import type { GpuTimer } from '../gpu/timer.js';
+import type { GpuGrid } from '../passes/gridBuild.js';
+import type { SolverBuffers } from './solverBuffers.js';
+import type { SolverPipelines, BindGroupCache } from './solverPipelines.js';
+import type { StepColliders } from './recordColliders.js';
+
+/** What the colouring and the sweeps are recorded with: the step's recorder (src/particles/recordStep.ts). */
+export interface SweepRecorder {
+  readonly parts: {
+    readonly buffers: SolverBuffers;
+    readonly pipelines: SolverPipelines;
+    readonly groups: BindGroupCache;
+    readonly grid: GpuGrid;
+  };
+  readonly encoder: GPUCommandEncoder;
+  readonly params: GPUBuffer;
+  readonly p: string;
+  readonly settings: { readonly friction: number };
+  readonly timer?: GpuTimer;
+  /** One pass over the busy particles ('busy') or of one thread ('one'). */
+  run(label: string, pipeline: GPUComputePipeline, group: GPUBindGroup, over: 'busy' | 'one'): void;
+}
+
+/**
+ * The colouring of the step's pairs (after the first prepare, on the bodies it wrote): the
+ * start, COLOUR_ROUNDS rounds of picks and their resolution, the counts, the plan (each
+ * colour's range and dispatch) and the scatter into the pair list.
+ */
+export function recordColouring(rec: SweepRecorder, bodies: GPUBuffer): void {
+  const { params, p, encoder } = rec;
+  const { buffers: b, pipelines, groups, grid } = rec.parts;
+  const common = {
+    params,
+    start: b.start,
+    contacts: b.contacts.buffer,
+    bodies,
+    state: b.pairState.buffer,
+    masks: b.masks,
+    mirror: b.mirror.buffer,
+  };
+  const name = (kernel: string) => `${kernel} ${p} ${bodies === b.bodies[0] ? 'A' : 'B'}`;
+  encoder.clearBuffer(b.colourTable, 0, 4 * TABLE.list); // counts, cursors, ranges, the overflow's count
+  rec.run(
+    'colour start',
+    pipelines.fixed.colourStart,
+    groups.get(name('colourStart'), colourStartBindings, common),
+    'busy',
+  );
+  const ids = { ...common, sortedId: grid.sortedId.buffer, table: b.colourTable };
+  for (let round = 0; round < COLOUR_ROUNDS; round++) {
+    const pass = b.passSlot(round);
+    rec.run(
+      'colour pick',
+      pipelines.fixed.colourTentative,
+      groups.get(`${name('colourTentative')} ${round}`, colourTentativeBindings, { ...ids, slot: pass }),
+      'busy',
+    );
+    rec.run(
+      'colour resolve',
+      pipelines.fixed.colourResolve,
+      groups.get(`${name('colourResolve')} ${round}`, colourResolveBindings, { ...ids, slot: pass }),
+      'busy',
+    );
+  }
+  rec.run(
+    'colour count',
+    pipelines.fixed.colourCount,
+    groups.get(name('colourCount'), colourCountBindings, { ...common, table: b.colourTable }),
+    'busy',
+  );
+  rec.run(
+    'colour plan',
+    pipelines.fixed.colourPlan,
+    groups.get(`colourPlan ${p}`, colourPlanBindings, { params, table: b.colourTable, args: b.colourArgs }),
+    'one',
+  );
+  rec.run(
+    'colour scatter',
+    pipelines.fixed.colourScatter,
+    groups.get(`colourScatter ${p}`, colourScatterBindings, {
+      params,
+      start: b.start,
+      state: b.pairState.buffer,
+      table: b.colourTable,
+      pairs: b.pairs.buffer,
+    }),
+    'busy',
+  );
+}
+
+/**
+ * One sweep on `bodies`, in place: each colour's pairs (one dispatch a colour, from colourPlan's
+ * arguments), the overflow's Jacobi sweep and its application, in one pass; then each
+ * particle's walls and collider contacts (particleSettle), integrating when `integrate`.
+ */
+export function recordSweep(
+  rec: SweepRecorder,
+  bodies: GPUBuffer,
+  integrate: boolean,
+  colliders: StepColliders | null,
+): void {
+  const { params, p, encoder, settings } = rec;
+  const { buffers: b, pipelines, groups, grid } = rec.parts;
+  const which = bodies === b.bodies[0] ? 'A' : 'B';
+  const friction = settings.friction > 0 ? '' : 'NoFriction';
+  const pass = encoder.beginComputePass(rec.timer?.pass('solver pairs') ?? { label: 'solver pairs' });
+  pass.setPipeline(pipelines.fixed[`pairSolve${friction}`]);
+  for (let c = 0; c < PALETTE; c++) {
+    pass.setBindGroup(
+      0,
+      groups.get(`pairSolve ${p} ${which} ${c}`, pairSolveBindings, {
+        params,
+        slot: b.passSlot(c),
+        table: b.colourTable,
+        pairs: b.pairs.buffer,
+        contacts: b.contacts.buffer,
+        mirror: b.mirror.buffer,
+        bodies,
+      }),
+    );
+    pass.dispatchWorkgroupsIndirect(b.colourArgs, 12 * c);
+  }
+  setPipelineAndGroup(
+    pass,
+    pipelines.fixed[`overflowSolve${friction}`],
+    groups.get(`overflowSolve ${p} ${which}`, overflowSolveBindings, {
+      params,
+      start: b.start,
+      bodies,
+      contacts: b.contacts.buffer,
+      state: b.pairState.buffer,
+      masks: b.masks,
+      table: b.colourTable,
+      delta: b.delta,
+    }),
+  );
+  pass.dispatchWorkgroupsIndirect(b.colourArgs, 12 * PALETTE);
+  setPipelineAndGroup(
+    pass,
+    pipelines.fixed.overflowApply,
+    groups.get(`overflowApply ${p} ${which}`, overflowApplyBindings, {
+      params,
+      table: b.colourTable,
+      delta: b.delta,
+      bodies,
+    }),
+  );
+  pass.dispatchWorkgroupsIndirect(b.colourArgs, 12 * PALETTE);
+  pass.end();
+  const settle = {
+    params,
+    sorted: grid.sorted.buffer,
+    sortedId: grid.sortedId.buffer,
+    start: b.start,
+    bodies,
+    walls: b.walls,
+  };
+  const group = colliders
+    ? groups.get(
+        `settle${integrate ? 'Integrate' : ''}Colliders ${p} ${which}`,
+        integrate ? settleIntegrateCollidersBindings : settleCollidersBindings,
+        { ...settle, slots: b.slots.buffer },
+      )
+    : groups.get(
+        `settle${integrate ? 'Integrate' : ''} ${p} ${which}`,
+        integrate ? settleIntegrateBindings : settleBindings,
+        settle,
+      );
+  rec.run(
+    integrate ? 'solver settle + integrate' : 'solver settle',
+    pipelines.fixed[`settle${integrate ? 'Integrate' : ''}${friction}${colliders ? 'Colliders' : ''}`],
+    group,
+    'busy',
+  );
+}
