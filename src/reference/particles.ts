@@ -104,6 +104,8 @@ export class ParticleSolverTwin {
   private boxes = new Map<number, BoxSlot[]>();
   /** Touching pairs found by the last step. */
   touching = 0;
+  /** Pairs the last step's colouring left over (solved in the overflow, by Jacobi). */
+  overflow = 0;
   /** Entries the last step's lists held. */
   entries = 0;
   /** Steps taken. */
@@ -183,6 +185,7 @@ export class ParticleSolverTwin {
     this.order = state.order;
     this.lists = found.lists;
     this.touching = found.touching;
+    this.overflow = colouring ? colouring.overflowPairs : 0;
     this.entries = found.entries;
     return out;
   }

@@ -140,6 +140,54 @@ describe('GPU step vs the CPU twin', () => {
   }
 });
 
+describe('the colouring of the pairs', () => {
+  it('a large particle among small ones is in more pairs than there are colours: the overflow matches the twin and conserves momentum (seed 1010)', async () => {
+    // One ball of radius 1.5 at the centre and 160 of radius 0.2 on its surface, each overlapping
+    // it by 0.02 and moving: the large ball's 160 pairs cannot all take one of 32 colours, so
+    // most go to the overflow (Jacobi, mass split), the small balls' other pairs to the colours.
+    const rand = mulberry32(1010);
+    const n = 161;
+    const spheres = new Float32Array(4 * n);
+    const velocities = new Float32Array(3 * n);
+    spheres.set([0, 0, 0, 1.5]);
+    for (let i = 1; i < n; i++) {
+      // A Fibonacci sphere: the small balls spread evenly, some touching their neighbours.
+      const y = 1 - (2 * (i - 0.5)) / (n - 1);
+      const ring = Math.sqrt(1 - y * y);
+      const phi = i * Math.PI * (3 - Math.sqrt(5));
+      const d = 1.5 + 0.2 - 0.02;
+      spheres.set([d * ring * Math.cos(phi), d * y, d * ring * Math.sin(phi), 0.2], 4 * i);
+      velocities.set(
+        [0, 1, 2].map(() => 0.5 * gaussian(rand)),
+        3 * i,
+      );
+    }
+    await withWorld({ capacity: n, restitution: 0.5, friction: 0.3, bounds: [-4, -4, -4, 4, 4, 4] }, async (world) => {
+      world.setParticles({ spheres, velocities });
+      const twin = new ParticleSolverTwin();
+      const params = world.stepParams(1 / 60);
+      let cpu = { spheres: spheres.slice(), velocities: packed(velocities, spheres) };
+      const momentum = (v: Float32Array, stride: number, w: Float32Array | ((i: number) => number)) => {
+        const p = [0, 0, 0];
+        for (let i = 0; i < n; i++)
+          for (let a = 0; a < 3; a++) p[a] += v[stride * i + a] / (typeof w === 'function' ? w(i) : w[i]);
+        return p;
+      };
+      const before = momentum(cpu.velocities, 4, (i) => cpu.velocities[4 * i + 3]);
+      for (let step = 1; step <= 6; step++) {
+        await world.step(params.dt);
+        cpu = twin.step(cpu.spheres, cpu.velocities, params, world.plan!);
+        expect(twin.overflow, `step ${step}: pairs in the overflow`).toBeGreaterThan(100);
+        const state = await world.read();
+        expect(difference(state, cpu, 8, 10), `step ${step}: largest difference`).toBeLessThan(1e-4);
+        const after = momentum(state.velocities, 3, state.inverseMasses);
+        for (let a = 0; a < 3; a++)
+          expect(Math.abs(after[a] - before[a]), `step ${step}: momentum ${'xyz'[a]}`).toBeLessThan(1e-4);
+      }
+    });
+  });
+});
+
 /** Pairs of spheres (x, y, z, r) whose gap is below `gap` (all pairs: a small scene). */
 function nearPairs(spheres: Float32Array, gap: number): number {
   let near = 0;

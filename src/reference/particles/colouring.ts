@@ -44,6 +44,8 @@ export interface Colouring {
   byColour: Pair[][];
   overflow: Set<Entry>;
   overflowCount: Uint32Array;
+  /** The pairs in the overflow. */
+  overflowPairs: number;
 }
 
 /** Whether pair p beats pair q: by priority, ties by the lower and then the higher index. */
@@ -118,17 +120,19 @@ export function colourPairs(state: StepState, contacts: Contacts, rounds = COLOU
   const byColour: Pair[][] = Array.from({ length: PALETTE }, () => []);
   const overflow = new Set<Entry>();
   const overflowCount = new Uint32Array(n);
+  let overflowPairs = 0;
   for (const p of pairs) {
     if (p.colour >= 0) {
       byColour[p.colour].push(p);
       continue;
     }
+    overflowPairs++;
     overflow.add(p.entry);
     if (p.mirror) overflow.add(p.mirror);
     overflowCount[p.t]++;
     if (moving(p.u)) overflowCount[p.u]++;
   }
-  return { byColour, overflow, overflowCount };
+  return { byColour, overflow, overflowCount, overflowPairs };
 }
 
 /**
