@@ -63,6 +63,13 @@ export const TABLE = {
 } as const;
 /** The colour table's words for `capacity` particles. */
 export const tableWords = (capacity: number): number => TABLE.list + capacity;
+/**
+ * A particle's words in `masks` (by bucket position): the colours of its pairs, its overflow
+ * pairs, and for each round's parity the colours its pairs picked this round and those picked
+ * by two or more of them (a pick no other pair at the particle made needs no look at its list).
+ */
+export const MASK = { colours: 0, overflow: 1, picks: 2, repeats: 4, words: 6 } as const;
+
 /** Indirect dispatch arguments: one (x, y, z) per colour, then the overflow's. */
 export const COLOUR_ARGS_WORDS = 3 * (PALETTE + 1);
 
@@ -80,6 +87,11 @@ const TABLE_CURSORS: u32 = ${TABLE.cursors}u;
 const TABLE_RANGES: u32 = ${TABLE.ranges}u;
 const TABLE_OVERFLOW: u32 = ${TABLE.overflow}u;
 const TABLE_LEFT: u32 = ${TABLE.left}u;
+const MASK_WORDS: u32 = ${MASK.words}u;
+const MASK_COLOURS: u32 = ${MASK.colours}u;
+const MASK_OVERFLOW: u32 = ${MASK.overflow}u;
+const MASK_PICKS: u32 = ${MASK.picks}u;
+const MASK_REPEATS: u32 = ${MASK.repeats}u;
 const TABLE_LIST: u32 = ${TABLE.list}u;
 
 // A 32-bit integer hash (src/reference/particles/colouring.ts has its twin).
@@ -131,7 +143,7 @@ export const colourTentativeBindings = bindings({
   bodies: readOnly('array<ParticleBody>'),
   sortedId: readOnly('array<u32>'),
   ...entryState,
-  masks: readOnly('array<u32>'),
+  masks: readWrite('array<atomic<u32>>'),
   mirror: readOnly('array<u32>'),
   table: readOnly('array<u32>'),
 });
@@ -204,8 +216,9 @@ ${colourStartBindings.wgsl}
 
 ${colourStartEntry.wgsl}
 ${busyParticle}
-  masks[2u * t] = 0u;
-  masks[2u * t + 1u] = 0u;
+  for (var k = 0u; k < MASK_WORDS; k++) {
+    masks[MASK_WORDS * t + k] = 0u;
+  }
   let wt = bodies[t].v.w;
   ${listOf('t', 'my')}
   let first = myFirst;
@@ -252,7 +265,8 @@ ${busyParticle}
     return;
   }
   let round = slot.x;
-  let mine = masks[2u * t];
+  let mine = atomicLoad(&masks[MASK_WORDS * t + MASK_COLOURS]);
+  let parity = round & 1u;
   let id = sortedId[t];
   ${listOf('t', 'my')}
   let first = myFirst;
@@ -265,9 +279,10 @@ ${forEntries(/* wgsl */ `
           continue;
         }
         let u = contacts[e].nbr;
+        let wu = bodies[u].v.w;
         var used = mine;
-        if (bodies[u].v.w > 0.0) {
-          used |= masks[2u * u];
+        if (wu > 0.0) {
+          used |= atomicLoad(&masks[MASK_WORDS * u + MASK_COLOURS]);
         }
         let free = ~used;
         var next = PAIR_UNCOLOURED;
@@ -279,7 +294,16 @@ ${forEntries(/* wgsl */ `
             bits &= bits - 1u;
             pick--;
           }
-          next = ((round + 1u) << 8u) | countTrailingZeros(bits);
+          let c = countTrailingZeros(bits);
+          next = ((round + 1u) << 8u) | c;
+          // The pick at each moving particle, and whether another pair there made it too.
+          let bit = 1u << c;
+          if ((atomicOr(&masks[MASK_WORDS * t + MASK_PICKS + parity], bit) & bit) != 0u) {
+            atomicOr(&masks[MASK_WORDS * t + MASK_REPEATS + parity], bit);
+          }
+          if (wu > 0.0 && (atomicOr(&masks[MASK_WORDS * u + MASK_PICKS + parity], bit) & bit) != 0u) {
+            atomicOr(&masks[MASK_WORDS * u + MASK_REPEATS + parity], bit);
+          }
         }
         state[here] = next;
         let m = mirror[here];
@@ -313,7 +337,11 @@ ${busyParticle}
     return;
   }
   let round = slot.x;
+  let parity = round & 1u;
   let id = sortedId[t];
+  // The next round's picks start empty (this particle's own; every moving particle of a pair is busy).
+  atomicStore(&masks[MASK_WORDS * t + MASK_PICKS + 1u - parity], 0u);
+  atomicStore(&masks[MASK_WORDS * t + MASK_REPEATS + 1u - parity], 0u);
   ${listOf('t', 'my')}
   let first = myFirst;
   let last = myLast;
@@ -326,16 +354,20 @@ ${forEntries(/* wgsl */ `
         let u = contacts[e].nbr;
         let partner = contacts[e].id;
         let p = pairPriority(id, partner);
+        let bit = 1u << (s & 0xffu);
+        let wu = bodies[u].v.w;
+        // A particle's list is looked at only where another pair there picked the same.
+        let repeatedHere = (atomicLoad(&masks[MASK_WORDS * t + MASK_REPEATS + parity]) & bit) != 0u;
+        let repeatedThere = wu > 0.0 && (atomicLoad(&masks[MASK_WORDS * u + MASK_REPEATS + parity]) & bit) != 0u;
         var kept = true;
-        for (var f = myFirst; f < myLast && kept; f++) {
+        for (var f = myFirst; f < myLast && kept && repeatedHere; f++) {
           if (f != e && (state[f - params.entryBase] & ~(MIRROR_BIT | COLOURED_BIT)) == s) {
             let other = contacts[f].id;
             kept = !beats(pairPriority(id, other), id, other, p, id, partner);
           }
         }
-        let wu = bodies[u].v.w;
         let m = mirror[here];
-        if (wu > 0.0) {
+        if (repeatedThere) {
           ${listOf('u', 'its')}
           for (var g = itsFirst; g < itsLast && kept; g++) {
             if (g - params.entryBase != m && (state[g - params.entryBase] & ~(MIRROR_BIT | COLOURED_BIT)) == s) {
@@ -349,10 +381,9 @@ ${forEntries(/* wgsl */ `
           if (m != NO_MIRROR) {
             state[m] = s | COLOURED_BIT | MIRROR_BIT;
           }
-          let bit = 1u << (s & 0xffu);
-          atomicOr(&masks[2u * t], bit);
+          atomicOr(&masks[MASK_WORDS * t + MASK_COLOURS], bit);
           if (wu > 0.0) {
-            atomicOr(&masks[2u * u], bit);
+            atomicOr(&masks[MASK_WORDS * u + MASK_COLOURS], bit);
           }
         } else {
           atomicAdd(&table[TABLE_LEFT + round], 1u);
@@ -373,7 +404,7 @@ ${colouringHeader}
 ${colourCountBindings.wgsl}
 
 fn listOverflow(t: u32) {
-  if (atomicAdd(&masks[2u * t + 1u], 1u) == 0u) {
+  if (atomicAdd(&masks[MASK_WORDS * t + MASK_OVERFLOW], 1u) == 0u) {
     let k = atomicAdd(&table[TABLE_OVERFLOW], 1u);
     atomicStore(&table[TABLE_LIST + k], t);
   }

@@ -138,7 +138,7 @@ ${overflowSolveEntry.wgsl}
   let w = body.v.w;
   let v = body.v.xyz;
   let vp = body.p.xyz;
-  let wm = w * f32(masks[2u * t + 1u]);
+  let wm = w * f32(masks[MASK_WORDS * t + MASK_OVERFLOW]);
   var dv = vec3f(0.0);
   var dvp = vec3f(0.0);
   let first = params.entryBase + min(start[t], params.entryCapacity);
@@ -153,7 +153,7 @@ ${overflowSolveEntry.wgsl}
     let geometry = contacts[e].normal;
     let aim = contacts[e].aim;
     let qb = bodies[u];
-    let k = wm + qb.v.w * f32(masks[2u * u + 1u]);
+    let k = wm + qb.v.w * f32(masks[MASK_WORDS * u + MASK_OVERFLOW]);
     let rel = qb.v.xyz - v;
     let vpRel = qb.p.xyz - vp;
 ${pairStatements(friction)}

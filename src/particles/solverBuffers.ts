@@ -4,7 +4,7 @@
  * the step's counters and the copies a step that runs again starts from.
  */
 import { PARTNERS_KEPT } from '../../shaders/particles/solver.wgsl.js';
-import { PALETTE, COLOUR_ROUNDS, COLOUR_ARGS_WORDS, tableWords } from '../../shaders/particles/colouring.wgsl.js';
+import { PALETTE, COLOUR_ROUNDS, COLOUR_ARGS_WORDS, MASK, tableWords } from '../../shaders/particles/colouring.wgsl.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, GrowableBuffer } from '../gpu/buffers.js';
 import { DispatchGate } from '../gpu/gate.js';
@@ -82,7 +82,7 @@ export class SolverBuffers {
   readonly mirror: GrowableBuffer;
   readonly pairState: GrowableBuffer;
   readonly pairs: GrowableBuffer;
-  /** Per particle in bucket order: its colour mask and its overflow pairs (two u32). */
+  /** Per particle in bucket order: its colour masks and its overflow pairs (MASK.words u32). */
   readonly masks: GPUBuffer;
   /** The colour table: counts, cursors, ranges, the overflow's count and particles (TABLE). */
   readonly colourTable: GPUBuffer;
@@ -144,7 +144,7 @@ export class SolverBuffers {
     this.pairState = new GrowableBuffer(device, 'particle pair states', storage);
     this.pairs = new GrowableBuffer(device, 'particle pairs by colour', storage);
     this.ensureEntries(entryCapacity);
-    this.masks = createBuffer(device, 'particle colour masks', 8 * capacity, storage);
+    this.masks = createBuffer(device, 'particle colour masks', 4 * MASK.words * capacity, storage);
     this.colourTable = createBuffer(device, 'particle colour table', 4 * tableWords(capacity), storage);
     this.colourArgs = createBuffer(
       device,

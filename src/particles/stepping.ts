@@ -15,7 +15,7 @@ import type { ParticleSolver } from './solver.js';
 import { WorldColliders, packColliders, type ColliderSet } from './colliders.js';
 import { packMeshes } from './meshColliders.js';
 import type { WorldState } from './state.js';
-import type { StepParams } from './step.js';
+import { COLOUR_ROUNDS, type StepParams } from './step.js';
 
 /**
  * What {@link ParticleWorld.contactSearches} counts.
@@ -127,12 +127,10 @@ export class WorldStepper {
     for (;;) {
       // What this attempt's lists hold: an earlier step read back after it was submitted may grow them.
       const capacity = this.solver.entryCapacity;
-      // Passes a step: about 14 outside the substeps (the search's scans take a few each), 1 + iterations a substep.
-      const timer = new GpuTimer(
-        this.device,
-        call.profile,
-        Math.min(Math.max(64, (24 + 2 * call.substeps * (1 + call.iterations)) * call.steps), 4096),
-      );
+      // Passes a step: about 24 outside the substeps (the search's scans take a few each), the
+      // colouring's 4 + 2 a round, and a substep's prepares and box motion (3) and 2 a sweep.
+      const perStep = 24 + 4 + 2 * COLOUR_ROUNDS + call.substeps * (3 + 2 * call.iterations);
+      const timer = new GpuTimer(this.device, call.profile, Math.min(Math.max(64, perStep * call.steps), 4096));
       const submitted = this.calls.submit((encoder) => {
         this.state.save(encoder, count);
         this.colliders.save(encoder);

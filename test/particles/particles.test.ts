@@ -166,7 +166,10 @@ describe('the colouring of the pairs', () => {
       world.setParticles({ spheres, velocities });
       const twin = new ParticleSolverTwin();
       const params = world.stepParams(1 / 60);
-      let cpu = { spheres: spheres.slice(), velocities: packed(velocities, spheres) };
+      let cpu: { spheres: Float32Array; velocities: Float32Array } = {
+        spheres: spheres.slice(),
+        velocities: packed(velocities, spheres),
+      };
       const momentum = (v: Float32Array, stride: number, w: Float32Array | ((i: number) => number)) => {
         const p = [0, 0, 0];
         for (let i = 0; i < n; i++)
