@@ -76,6 +76,8 @@ export const COLOUR_ARGS_WORDS = 3 * (PALETTE + 1);
 /** The WGSL constants and helpers of the colouring and of the pair sweeps. */
 export const colouringHeader = /* wgsl */ `
 const PALETTE: u32 = ${PALETTE}u;
+// The palette's bits of a mask.
+const PALETTE_MASK: u32 = ${PALETTE === 32 ? 0xffffffff : 2 ** PALETTE - 1}u;
 const NO_MIRROR: u32 = ${NO_MIRROR}u;
 const PAIR_NONE: u32 = ${PAIR_NONE}u;
 const PAIR_UNCOLOURED: u32 = ${PAIR_UNCOLOURED}u;
@@ -284,7 +286,7 @@ ${forEntries(/* wgsl */ `
         if (wu > 0.0) {
           used |= atomicLoad(&masks[MASK_WORDS * u + MASK_COLOURS]);
         }
-        let free = ~used;
+        let free = ~used & PALETTE_MASK;
         var next = PAIR_UNCOLOURED;
         if (free != 0u) {
           // The pick-th free colour, pick by the pair's hash and the round.

@@ -327,6 +327,19 @@ ${coneScale}
 
 ${particleSettleEntry.wgsl}
 ${busyParticle}
+  let id = sortedId[t];
+  let walled = params.bounded != 0u && (walls[id].impulseX.y != 0.0 || walls[id].impulseY.y != 0.0 || walls[id].impulseZ.y != 0.0);
+#if ${colliders}
+  let boxed = slots[(params.rangeBase + id) * params.boxSlots].box != EMPTY_SLOT;
+#else
+  let boxed = false;
+#endif
+#if ${!integrate}
+  if (!walled && !boxed) {
+    // Nothing of its own to solve: its body stays as the pairs left it.
+    return;
+  }
+#endif
   let body = bodies[t];
   let w = body.v.w;
   if (w == 0.0) {
@@ -334,10 +347,9 @@ ${busyParticle}
     return;
   }
   let s = sorted[t];
-  let id = sortedId[t];
   var v = body.v.xyz;
   var vp = body.p.xyz;
-  if (params.bounded != 0u && (walls[id].impulseX.y != 0.0 || walls[id].impulseY.y != 0.0 || walls[id].impulseZ.y != 0.0)) {
+  if (walled) {
     var wall = walls[id];
     {
       ${AXES.map((axis) => settleWall(axis, friction)).join('')}
@@ -345,7 +357,9 @@ ${busyParticle}
     }
   }
 #if ${colliders}
-  ${settleColliders(friction)}
+  if (boxed) {
+    ${settleColliders(friction)}
+  }
 #endif
 #if ${integrate}
   var v1 = v;
