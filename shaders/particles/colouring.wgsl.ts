@@ -49,20 +49,22 @@ export const MIRROR_BIT = 0x40000000;
 
 /**
  * The colour table (`table`, u32): per colour the pairs counted, then the scatter's cursors, then
- * each colour's range (first, count) in the pair list; the overflow's count of particles; per
- * round the pairs that lost their pick (none: the later rounds have nothing to do and return at
- * once); then the overflow's particles (bucket positions), `capacity` of them.
+ * each colour's range (first, count) in the pair list; the overflow's count of particles; the
+ * lengths of the two pending lists; then, `count` words each (the step's particles), the
+ * overflow's particles and the two pending lists (bucket positions): a round after the first
+ * takes only the particles whose pairs lost their pick in the round before (colourResolve lists
+ * them), so that the later rounds, where few pairs are left, cost next to nothing.
  */
 export const TABLE = {
   counts: 0,
   cursors: PALETTE,
   ranges: 2 * PALETTE,
   overflow: 4 * PALETTE,
-  left: 4 * PALETTE + 1,
-  list: 4 * PALETTE + 1 + COLOUR_ROUNDS,
+  pending: 4 * PALETTE + 1,
+  list: 4 * PALETTE + 3,
 } as const;
 /** The colour table's words for `capacity` particles. */
-export const tableWords = (capacity: number): number => TABLE.list + capacity;
+export const tableWords = (capacity: number): number => TABLE.list + 3 * capacity;
 /**
  * A particle's words in `masks` (by bucket position): the colours of its pairs, its overflow
  * pairs, and for each round's parity the colours its pairs picked this round and those picked
@@ -70,8 +72,8 @@ export const tableWords = (capacity: number): number => TABLE.list + capacity;
  */
 export const MASK = { colours: 0, overflow: 1, picks: 2, repeats: 4, words: 6 } as const;
 
-/** Indirect dispatch arguments: one (x, y, z) per colour, then the overflow's. */
-export const COLOUR_ARGS_WORDS = 3 * (PALETTE + 1);
+/** Indirect dispatch arguments: one (x, y, z) per colour, then the overflow's, then a round's after the first. */
+export const COLOUR_ARGS_WORDS = 3 * (PALETTE + 2);
 
 /** The WGSL constants and helpers of the colouring and of the pair sweeps. */
 export const colouringHeader = /* wgsl */ `
@@ -88,7 +90,7 @@ const TABLE_COUNTS: u32 = ${TABLE.counts}u;
 const TABLE_CURSORS: u32 = ${TABLE.cursors}u;
 const TABLE_RANGES: u32 = ${TABLE.ranges}u;
 const TABLE_OVERFLOW: u32 = ${TABLE.overflow}u;
-const TABLE_LEFT: u32 = ${TABLE.left}u;
+const TABLE_PENDING: u32 = ${TABLE.pending}u;
 const MASK_WORDS: u32 = ${MASK.words}u;
 const MASK_COLOURS: u32 = ${MASK.colours}u;
 const MASK_OVERFLOW: u32 = ${MASK.overflow}u;
@@ -188,6 +190,17 @@ export const colourScatterBindings = bindings({
   pairs: readWrite('array<vec2u>'),
 });
 
+/**
+ * A round's particle: in the first, busy particle k; in a later one, entry k of the pending list
+ * the round before wrote (`roundBound` its length).
+ */
+const roundBound = 'select(start[params.count + 1u], table[TABLE_PENDING + (slot.x & 1u)], slot.x > 0u)';
+const roundParticle = (table: string) => /* wgsl */ `
+  var t = start[params.count + 2u + k];
+  if (slot.x > 0u) {
+    t = ${table}(TABLE_LIST + params.count * (1u + (slot.x & 1u)) + k);
+  }`;
+
 /** The loop over particle t's list (entriesOf in scope), `body` run for each entry e; `continue` skips one. */
 const forEntries = (body: string): string => /* wgsl */ `
   { // for (var e = first; e < last; e++), tested at the bottom (forLoop, common.wgsl.ts)
@@ -248,11 +261,7 @@ ${forEntries(/* wgsl */ `
 }
 `;
 
-export const colourTentativeEntry = entry({
-  name: 'colourTentative',
-  ...busyThread,
-  exit: 'slot.x > 0u && table[TABLE_LEFT + slot.x - 1u] == 0u',
-});
+export const colourTentativeEntry = entry({ name: 'colourTentative', index: 'k', bound: roundBound });
 
 /** A round's picks: each owned uncoloured pair of a busy particle, a colour free at both its moving particles (or none: uncoloured). */
 export const colourTentativeShader = () => wgsl`
@@ -260,8 +269,12 @@ ${header()}
 ${colouringHeader}
 ${colourTentativeBindings.wgsl}
 
+fn readTable(i: u32) -> u32 {
+  return table[i];
+}
+
 ${colourTentativeEntry.wgsl}
-${busyParticle}
+${roundParticle('readTable')}
   let wt = bodies[t].v.w;
   if (wt == 0.0) {
     return;
@@ -317,23 +330,30 @@ ${forEntries(/* wgsl */ `
 
 export const colourResolveEntry = entry({
   name: 'colourResolve',
-  ...busyThread,
-  exit: 'slot.x > 0u && atomicLoad(&table[TABLE_LEFT + slot.x - 1u]) == 0u',
+  index: 'k',
+  bound: roundBound.replace(
+    'table[TABLE_PENDING + (slot.x & 1u)]',
+    'atomicLoad(&table[TABLE_PENDING + (slot.x & 1u)])',
+  ),
 });
 
 /**
  * A round's outcome: an owned pair keeps its pick unless a pair of the same pick this round
  * (coloured by it or not: states compare without their flags) at one of its moving particles
- * beats it; a kept colour goes into both moving particles' masks, a lost one counts in the
- * round's `left` (a round after one that left none returns at once: it would change nothing).
+ * beats it; a kept colour goes into both moving particles' masks; a particle with a lost pick
+ * goes to the pending list of the next round.
  */
 export const colourResolveShader = () => wgsl`
 ${header()}
 ${colouringHeader}
 ${colourResolveBindings.wgsl}
 
+fn readTable(i: u32) -> u32 {
+  return atomicLoad(&table[i]);
+}
+
 ${colourResolveEntry.wgsl}
-${busyParticle}
+${roundParticle('readTable')}
   let wt = bodies[t].v.w;
   if (wt == 0.0) {
     return;
@@ -344,6 +364,7 @@ ${busyParticle}
   // The next round's picks start empty (this particle's own; every moving particle of a pair is busy).
   atomicStore(&masks[MASK_WORDS * t + MASK_PICKS + 1u - parity], 0u);
   atomicStore(&masks[MASK_WORDS * t + MASK_REPEATS + 1u - parity], 0u);
+  var lost = false;
   ${listOf('t', 'my')}
   let first = myFirst;
   let last = myLast;
@@ -388,8 +409,52 @@ ${forEntries(/* wgsl */ `
             atomicOr(&masks[MASK_WORDS * u + MASK_COLOURS], bit);
           }
         } else {
-          atomicAdd(&table[TABLE_LEFT + round], 1u);
+          lost = true;
         }`)}
+  if (lost) {
+    // The next round takes this particle again.
+    let next = (round + 1u) & 1u;
+    let at = atomicAdd(&table[TABLE_PENDING + next], 1u);
+    atomicStore(&table[TABLE_LIST + params.count * (1u + next) + at], t);
+  }
+}
+`;
+
+export const colourRoundArgsBindings = bindings({
+  params: uniform('ParticleParams'),
+  slot: uniform(PASS_INDEX),
+  table: readWrite('array<u32>'),
+  args: readWrite('array<u32>'),
+});
+
+/** Writes indirect arguments (x, y, 1) covering `threads` into slot `slot` of `args` (folded as dispatchFolded does). */
+const writeArgs = /* wgsl */ `
+fn writeArgs(slot: u32, threads: u32) {
+  let groups = (threads + WG - 1u) / WG;
+  var x = groups;
+  var y = 1u;
+  if (groups > params.maxGroups) {
+    y = (groups + params.maxGroups - 1u) / params.maxGroups;
+    x = (groups + y - 1u) / y;
+  }
+  args[3u * slot] = x;
+  args[3u * slot + 1u] = y;
+  args[3u * slot + 2u] = 1u;
+}`;
+
+export const colourRoundArgsEntry = entry({ name: 'colourRoundArgs', size: ONE_THREAD });
+
+/** One thread, after round `slot.x`: the next round's dispatch over the pending list its resolve wrote, and the other list emptied for that round's resolve. */
+export const colourRoundArgsShader = () => wgsl`
+${header()}
+${colouringHeader}
+${colourRoundArgsBindings.wgsl}
+${writeArgs}
+
+${colourRoundArgsEntry.wgsl}
+  let next = (slot.x + 1u) & 1u;
+  writeArgs(PALETTE + 1u, table[TABLE_PENDING + next]);
+  table[TABLE_PENDING + (1u - next)] = 0u;
 }
 `;
 
@@ -450,19 +515,7 @@ export const colourPlanShader = () => wgsl`
 ${header()}
 ${colouringHeader}
 ${colourPlanBindings.wgsl}
-
-fn writeArgs(slot: u32, threads: u32) {
-  let groups = (threads + WG - 1u) / WG;
-  var x = groups;
-  var y = 1u;
-  if (groups > params.maxGroups) {
-    y = (groups + params.maxGroups - 1u) / params.maxGroups;
-    x = (groups + y - 1u) / y;
-  }
-  args[3u * slot] = x;
-  args[3u * slot + 1u] = y;
-  args[3u * slot + 2u] = 1u;
-}
+${writeArgs}
 
 ${colourPlanEntry.wgsl}
   var offset = 0u;

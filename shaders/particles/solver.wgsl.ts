@@ -43,7 +43,8 @@
  *   particlePrepare     gravity; each contact's target normal velocity from the velocities before
  *                       the solve (restitution, or the speculative gap); the warm start
  *   (first substep)     the colouring of the step's pairs (colouring.wgsl.ts): colourStart,
- *                       COLOUR_ROUNDS × (colourTentative, colourResolve), colourCount,
+ *                       COLOUR_ROUNDS × (colourTentative, colourResolve, colourRoundArgs: a
+ *                       round after the first over the particles whose picks lost), colourCount,
  *                       colourPlan, colourScatter; no moving particle is in two pairs of a colour
  *   × iterations, in place on one bodies buffer (pairs.wgsl.ts):
  *     pairSolve         per colour, one dispatch: each pair's accumulated, clamped impulses
@@ -89,6 +90,7 @@ export {
   colourStartShader,
   colourTentativeShader,
   colourResolveShader,
+  colourRoundArgsShader,
   colourCountShader,
   colourPlanShader,
   colourScatterShader,

@@ -14,6 +14,7 @@ import {
   colourStartBindings,
   colourTentativeBindings,
   colourResolveBindings,
+  colourRoundArgsBindings,
   colourCountBindings,
   colourPlanBindings,
   colourScatterBindings,
@@ -64,7 +65,7 @@ export function recordColouring(rec: SweepRecorder, bodies: GPUBuffer): void {
     mirror: b.mirror.buffer,
   };
   const name = (kernel: string) => `${kernel} ${p} ${bodies === b.bodies[0] ? 'A' : 'B'}`;
-  encoder.clearBuffer(b.colourTable, 0, 4 * TABLE.list); // counts, cursors, ranges, the overflow's count
+  encoder.clearBuffer(b.colourTable, 0, 4 * TABLE.list); // counts, cursors, ranges, the overflow's and the pending lists' lengths
   rec.run(
     'colour start',
     pipelines.fixed.colourStart,
@@ -72,20 +73,44 @@ export function recordColouring(rec: SweepRecorder, bodies: GPUBuffer): void {
     'busy',
   );
   const ids = { ...common, sortedId: grid.sortedId.buffer, table: b.colourTable };
+  // The first round over the busy particles; a later one over the particles whose picks the
+  // round before lost (its pending list), from colourRoundArgs' arguments.
+  const onRound = (round: number, label: string, pipeline: GPUComputePipeline, group: GPUBindGroup): void => {
+    if (round === 0) {
+      rec.run(label, pipeline, group, 'busy');
+      return;
+    }
+    const pass = encoder.beginComputePass(rec.timer?.pass(label) ?? { label });
+    setPipelineAndGroup(pass, pipeline, group);
+    pass.dispatchWorkgroupsIndirect(b.colourArgs, 12 * (PALETTE + 1));
+    pass.end();
+  };
   for (let round = 0; round < COLOUR_ROUNDS; round++) {
-    const pass = b.passSlot(round);
-    rec.run(
+    const slot = b.passSlot(round);
+    onRound(
+      round,
       'colour pick',
       pipelines.fixed.colourTentative,
-      groups.get(`${name('colourTentative')} ${round}`, colourTentativeBindings, { ...ids, slot: pass }),
-      'busy',
+      groups.get(`${name('colourTentative')} ${round}`, colourTentativeBindings, { ...ids, slot }),
     );
-    rec.run(
+    onRound(
+      round,
       'colour resolve',
       pipelines.fixed.colourResolve,
-      groups.get(`${name('colourResolve')} ${round}`, colourResolveBindings, { ...ids, slot: pass }),
-      'busy',
+      groups.get(`${name('colourResolve')} ${round}`, colourResolveBindings, { ...ids, slot }),
     );
+    if (round < COLOUR_ROUNDS - 1)
+      rec.run(
+        'colour round args',
+        pipelines.fixed.colourRoundArgs,
+        groups.get(`colourRoundArgs ${p} ${round}`, colourRoundArgsBindings, {
+          params,
+          slot,
+          table: b.colourTable,
+          args: b.colourArgs,
+        }),
+        'one',
+      );
   }
   rec.run(
     'colour count',
