@@ -34,7 +34,7 @@
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { header, busyParticle, busyThread } from './common.wgsl.js';
-import { bindings, uniform, readOnly, readWrite, entry, ONE_THREAD } from '../../src/gpu/kernel.js';
+import { bindings, uniform, readOnly, readWrite, entry, ONE_THREAD, type BindingSpec } from '../../src/gpu/kernel.js';
 import { PALETTE, COLOUR_ROUNDS } from '../../src/particles/step.js';
 
 export { PALETTE, COLOUR_ROUNDS };
@@ -139,31 +139,22 @@ export const colourStartBindings = bindings({
   mirror: readWrite('array<u32>'),
 });
 
-export const colourTentativeBindings = bindings({
-  params: uniform('ParticleParams'),
-  slot: uniform(PASS_INDEX),
-  start: readOnly('array<u32>'),
-  contacts: readOnly('array<ParticleContact>'),
-  bodies: readOnly('array<ParticleBody>'),
-  sortedId: readOnly('array<u32>'),
-  ...entryState,
-  masks: readWrite('array<atomic<u32>>'),
-  mirror: readOnly('array<u32>'),
-  table: readOnly('array<u32>'),
-});
-
-export const colourResolveBindings = bindings({
-  params: uniform('ParticleParams'),
-  slot: uniform(PASS_INDEX),
-  start: readOnly('array<u32>'),
-  contacts: readOnly('array<ParticleContact>'),
-  bodies: readOnly('array<ParticleBody>'),
-  sortedId: readOnly('array<u32>'),
-  ...entryState,
-  masks: readWrite('array<atomic<u32>>'),
-  mirror: readOnly('array<u32>'),
-  table: readWrite('array<atomic<u32>>'),
-});
+/** A round's bindings: the picks read the colour table (the pending list), the resolution also writes it. */
+const roundBindings = <T extends BindingSpec>(table: T) =>
+  bindings({
+    params: uniform('ParticleParams'),
+    slot: uniform(PASS_INDEX),
+    start: readOnly('array<u32>'),
+    contacts: readOnly('array<ParticleContact>'),
+    bodies: readOnly('array<ParticleBody>'),
+    sortedId: readOnly('array<u32>'),
+    ...entryState,
+    masks: readWrite('array<atomic<u32>>'),
+    mirror: readOnly('array<u32>'),
+    table,
+  });
+export const colourTentativeBindings = roundBindings(readOnly('array<u32>'));
+export const colourResolveBindings = roundBindings(readWrite('array<atomic<u32>>'));
 
 export const colourCountBindings = bindings({
   params: uniform('ParticleParams'),
@@ -231,8 +222,8 @@ ${colourStartBindings.wgsl}
 
 ${colourStartEntry.wgsl}
 ${busyParticle}
-  for (var k = 0u; k < MASK_WORDS; k++) {
-    masks[MASK_WORDS * t + k] = 0u;
+  for (var word = 0u; word < MASK_WORDS; word++) {
+    masks[MASK_WORDS * t + word] = 0u;
   }
   let wt = bodies[t].v.w;
   ${listOf('t', 'my')}

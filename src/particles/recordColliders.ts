@@ -33,14 +33,17 @@ export interface StepColliders {
   meshes: readonly MeshBinding[];
 }
 
+/** The solver's parts a recording of some of a step's passes uses. */
+export interface RecorderParts {
+  readonly buffers: SolverBuffers;
+  readonly pipelines: SolverPipelines;
+  readonly groups: BindGroupCache;
+  readonly grid: GpuGrid;
+}
+
 /** What the collider passes are recorded with: the step's recorder (src/particles/recordStep.ts). */
 export interface ColliderRecorder {
-  readonly parts: {
-    readonly buffers: SolverBuffers;
-    readonly pipelines: SolverPipelines;
-    readonly groups: BindGroupCache;
-    readonly grid: GpuGrid;
-  };
+  readonly parts: RecorderParts;
   readonly encoder: GPUCommandEncoder;
   readonly params: GPUBuffer;
   readonly p: string;

@@ -25,19 +25,11 @@ import {
 import { pairSolveBindings, overflowSolveBindings, overflowApplyBindings } from '../../shaders/particles/pairs.wgsl.js';
 import { setPipelineAndGroup } from '../gpu/pipeline.js';
 import type { GpuTimer } from '../gpu/timer.js';
-import type { GpuGrid } from '../passes/gridBuild.js';
-import type { SolverBuffers } from './solverBuffers.js';
-import type { SolverPipelines, BindGroupCache } from './solverPipelines.js';
-import type { StepColliders } from './recordColliders.js';
+import type { StepColliders, RecorderParts } from './recordColliders.js';
 
 /** What the colouring and the sweeps are recorded with: the step's recorder (src/particles/recordStep.ts). */
 export interface SweepRecorder {
-  readonly parts: {
-    readonly buffers: SolverBuffers;
-    readonly pipelines: SolverPipelines;
-    readonly groups: BindGroupCache;
-    readonly grid: GpuGrid;
-  };
+  readonly parts: RecorderParts;
   readonly encoder: GPUCommandEncoder;
   readonly params: GPUBuffer;
   readonly p: string;
