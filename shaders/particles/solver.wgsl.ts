@@ -86,15 +86,8 @@ export {
   particleFillShader,
 } from './search.wgsl.js';
 export { particlePrepareShader, particleSettleShader } from './substep.wgsl.js';
-export {
-  colourStartShader,
-  colourTentativeShader,
-  colourResolveShader,
-  colourRoundArgsShader,
-  colourCountShader,
-  colourPlanShader,
-  colourScatterShader,
-} from './colouring.wgsl.js';
+export { colourStartShader, colourTentativeShader, colourResolveShader } from './colouring.wgsl.js';
+export { colourRoundArgsShader, colourCountShader, colourPlanShader, colourScatterShader } from './colourPlan.wgsl.js';
 export { pairSolveShader, overflowSolveShader, overflowApplyShader } from './pairs.wgsl.js';
 export { particleSplitShader, particleBusyArgsShader } from './split.wgsl.js';
 export { particleSleepShader, particleWriteBackShader } from './sleep.wgsl.js';

@@ -14,14 +14,16 @@ import {
   colourStartBindings,
   colourTentativeBindings,
   colourResolveBindings,
-  colourRoundArgsBindings,
-  colourCountBindings,
-  colourPlanBindings,
-  colourScatterBindings,
   PALETTE,
   COLOUR_ROUNDS,
   TABLE,
 } from '../../shaders/particles/colouring.wgsl.js';
+import {
+  colourRoundArgsBindings,
+  colourCountBindings,
+  colourPlanBindings,
+  colourScatterBindings,
+} from '../../shaders/particles/colourPlan.wgsl.js';
 import { pairSolveBindings, overflowSolveBindings, overflowApplyBindings } from '../../shaders/particles/pairs.wgsl.js';
 import { setPipelineAndGroup } from '../gpu/pipeline.js';
 import type { GpuTimer } from '../gpu/timer.js';

@@ -63,11 +63,13 @@ import {
   colourStartBindings,
   colourTentativeBindings,
   colourResolveBindings,
+} from '../../shaders/particles/colouring.wgsl.js';
+import {
   colourRoundArgsBindings,
   colourCountBindings,
   colourPlanBindings,
   colourScatterBindings,
-} from '../../shaders/particles/colouring.wgsl.js';
+} from '../../shaders/particles/colourPlan.wgsl.js';
 import { pairSolveBindings, overflowSolveBindings, overflowApplyBindings } from '../../shaders/particles/pairs.wgsl.js';
 import { splitBindings, busyArgsBindings } from '../../shaders/particles/split.wgsl.js';
 import { sleepBindings, writeBackBindings } from '../../shaders/particles/sleep.wgsl.js';

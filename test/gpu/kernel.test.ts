@@ -151,6 +151,8 @@ import {
   colourTentativeEntry,
   colourResolveShader,
   colourResolveEntry,
+} from '../../shaders/particles/colouring.wgsl.js';
+import {
   colourRoundArgsShader,
   colourRoundArgsEntry,
   colourCountShader,
@@ -159,7 +161,7 @@ import {
   colourPlanEntry,
   colourScatterShader,
   colourScatterEntry,
-} from '../../shaders/particles/colouring.wgsl.js';
+} from '../../shaders/particles/colourPlan.wgsl.js';
 import {
   pairSolveShader,
   pairSolveEntry,

@@ -39,6 +39,8 @@ import {
   colourTentativeBindings,
   colourResolveShader,
   colourResolveBindings,
+} from '../../shaders/particles/colouring.wgsl.js';
+import {
   colourRoundArgsShader,
   colourRoundArgsBindings,
   colourCountShader,
@@ -47,7 +49,7 @@ import {
   colourPlanBindings,
   colourScatterShader,
   colourScatterBindings,
-} from '../../shaders/particles/colouring.wgsl.js';
+} from '../../shaders/particles/colourPlan.wgsl.js';
 import {
   pairSolveShader,
   pairSolveBindings,

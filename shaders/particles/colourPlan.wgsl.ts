@@ -1,0 +1,170 @@
+/**
+ * The colouring's plan (colouring.wgsl.ts colours the pairs): after each round, the next round's
+ * dispatch over the particles whose picks lost (colourRoundArgs); after the rounds, each colour's
+ * count and the overflow (colourCount), each colour's range in the pair list and the dispatch
+ * arguments of the sweeps (colourPlan), and the pair list itself (colourScatter).
+ */
+import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
+import { header, busyParticle, busyThread } from './common.wgsl.js';
+import { colouringHeader, PASS_INDEX, forEntries, listOf } from './colouring.wgsl.js';
+import { bindings, uniform, readOnly, readWrite, entry, ONE_THREAD } from '../../src/gpu/kernel.js';
+
+export const colourScatterBindings = bindings({
+  params: uniform('ParticleParams'),
+  start: readOnly('array<u32>'),
+  state: readOnly('array<u32>'),
+  table: readWrite('array<atomic<u32>>'),
+  pairs: readWrite('array<vec2u>'),
+});
+
+export const colourPlanBindings = bindings({
+  params: uniform('ParticleParams'),
+  table: readWrite('array<u32>'),
+  args: readWrite('array<u32>'),
+});
+
+export const colourCountBindings = bindings({
+  params: uniform('ParticleParams'),
+  start: readOnly('array<u32>'),
+  contacts: readOnly('array<ParticleContact>'),
+  bodies: readOnly('array<ParticleBody>'),
+  state: readWrite('array<u32>'),
+  masks: readWrite('array<atomic<u32>>'),
+  mirror: readOnly('array<u32>'),
+  table: readWrite('array<atomic<u32>>'),
+});
+
+export const colourRoundArgsBindings = bindings({
+  params: uniform('ParticleParams'),
+  slot: uniform(PASS_INDEX),
+  table: readWrite('array<u32>'),
+  args: readWrite('array<u32>'),
+});
+
+/** Writes indirect arguments (x, y, 1) covering `threads` into slot `slot` of `args` (folded as dispatchFolded does). */
+const writeArgs = /* wgsl */ `
+fn writeArgs(slot: u32, threads: u32) {
+  let groups = (threads + WG - 1u) / WG;
+  var x = groups;
+  var y = 1u;
+  if (groups > params.maxGroups) {
+    y = (groups + params.maxGroups - 1u) / params.maxGroups;
+    x = (groups + y - 1u) / y;
+  }
+  args[3u * slot] = x;
+  args[3u * slot + 1u] = y;
+  args[3u * slot + 2u] = 1u;
+}`;
+
+export const colourRoundArgsEntry = entry({ name: 'colourRoundArgs', size: ONE_THREAD });
+
+/** One thread, after round `slot.x`: the next round's dispatch over the pending list its resolve wrote, and the other list emptied for that round's resolve. */
+export const colourRoundArgsShader = () => wgsl`
+${header()}
+${colouringHeader}
+${colourRoundArgsBindings.wgsl}
+${writeArgs}
+
+${colourRoundArgsEntry.wgsl}
+  let next = (slot.x + 1u) & 1u;
+  writeArgs(PALETTE + 1u, table[TABLE_PENDING + next]);
+  table[TABLE_PENDING + (1u - next)] = 0u;
+}
+`;
+
+export const colourCountEntry = entry({ name: 'colourCount', ...busyThread });
+
+/**
+ * Each owned coloured pair counted in its colour; each owned pair left uncoloured marked
+ * OVERFLOW (both entries), its moving particles' overflow counts raised, each particle listed
+ * for the overflow once (by the pair that raised its count from 0).
+ */
+export const colourCountShader = () => wgsl`
+${header()}
+${colouringHeader}
+${colourCountBindings.wgsl}
+
+fn listOverflow(t: u32) {
+  if (atomicAdd(&masks[MASK_WORDS * t + MASK_OVERFLOW], 1u) == 0u) {
+    let k = atomicAdd(&table[TABLE_OVERFLOW], 1u);
+    atomicStore(&table[TABLE_LIST + k], t);
+  }
+}
+
+${colourCountEntry.wgsl}
+${busyParticle}
+  if (bodies[t].v.w == 0.0) {
+    return;
+  }
+  ${listOf('t', 'my')}
+  let first = myFirst;
+  let last = myLast;
+${forEntries(/* wgsl */ `
+        let here = e - params.entryBase;
+        let s = state[here];
+        if ((s & MIRROR_BIT) != 0u) {
+          continue;
+        }
+        if ((s & COLOURED_BIT) != 0u) {
+          atomicAdd(&table[TABLE_COUNTS + (s & 0xffu)], 1u);
+          continue;
+        }
+        state[here] = PAIR_OVERFLOW;
+        let m = mirror[here];
+        if (m != NO_MIRROR) {
+          state[m] = PAIR_OVERFLOW;
+        }
+        listOverflow(t);
+        let u = contacts[e].nbr;
+        if (bodies[u].v.w > 0.0) {
+          listOverflow(u);
+        }`)}
+}
+`;
+
+export const colourPlanEntry = entry({ name: 'colourPlan', size: ONE_THREAD });
+
+/** One thread: each colour's range of the pair list and its dispatch arguments, and the overflow's (folded as dispatchFolded does). */
+export const colourPlanShader = () => wgsl`
+${header()}
+${colouringHeader}
+${colourPlanBindings.wgsl}
+${writeArgs}
+
+${colourPlanEntry.wgsl}
+  var offset = 0u;
+  for (var c = 0u; c < PALETTE; c++) {
+    let count = table[TABLE_COUNTS + c];
+    table[TABLE_RANGES + 2u * c] = offset;
+    table[TABLE_RANGES + 2u * c + 1u] = count;
+    table[TABLE_CURSORS + c] = 0u;
+    writeArgs(c, count);
+    offset += count;
+  }
+  writeArgs(PALETTE, table[TABLE_OVERFLOW]);
+}
+`;
+
+export const colourScatterEntry = entry({ name: 'colourScatter', ...busyThread });
+
+/** Each owned coloured pair (its entry, its owner) into its colour's range of the pair list. */
+export const colourScatterShader = () => wgsl`
+${header()}
+${colouringHeader}
+${colourScatterBindings.wgsl}
+
+${colourScatterEntry.wgsl}
+${busyParticle}
+  ${listOf('t', 'my')}
+  let first = myFirst;
+  let last = myLast;
+${forEntries(/* wgsl */ `
+        let s = state[e - params.entryBase];
+        if ((s & (MIRROR_BIT | COLOURED_BIT)) != COLOURED_BIT) {
+          continue;
+        }
+        let c = s & 0xffu;
+        let slot = atomicAdd(&table[TABLE_CURSORS + c], 1u);
+        pairs[atomicLoad(&table[TABLE_RANGES + 2u * c]) + slot] = vec2u(e, t);`)}
+}
+`;
