@@ -67,8 +67,8 @@
  *
  * The kernels live by stage: common.wgsl.ts (the header, the contact geometry, list ranges),
  * search.wgsl.ts (gather, decide, the stable order, count, fill, carry), split.wgsl.ts (split,
- * busy args), substep.wgsl.ts (prepare, walls, integration), colouring.wgsl.ts (the colouring),
- * pairs.wgsl.ts (the pair sweeps), sleep.wgsl.ts (sleep,
+ * busy args), substep.wgsl.ts (prepare, walls, integration), colouring.wgsl.ts and
+ * colourPlan.wgsl.ts (the colouring), pairs.wgsl.ts (the pair sweeps), sleep.wgsl.ts (sleep,
  * write-back) and colliders.wgsl.ts (box colliders); this file re-exports them. Each kernel
  * declares its bindings once, by name, beside its WGSL (src/gpu/kernel.ts: `xBindings.wgsl` in
  * the shader, `.layout()` in src/particles/solverPipelines.ts and `.bind({ name: buffer })` in
