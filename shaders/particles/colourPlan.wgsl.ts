@@ -19,9 +19,20 @@ export const colourScatterBindings = bindings({
 
 export const colourPlanBindings = bindings({
   params: uniform('ParticleParams'),
+  /** x: the colours the sweeps dispatch one by one (src/particles/recordSweeps.ts, the host's colourSlots). */
+  slot: uniform(PASS_INDEX),
   table: readWrite('array<u32>'),
   args: readWrite('array<u32>'),
+  stats: readWrite('ParticleStats'),
 });
+
+/**
+ * The most pairs the tail may hold by choice: the colours whose pairs, together with all those
+ * after them, number no more than this are solved by one workgroup (pairSolveTail), colour after
+ * colour, instead of a dispatch each. On SwiftShader a dispatch costs about as much as some
+ * hundred pair solves on one core (scratch measure: 50–100 µs against 0.15 µs a pair).
+ */
+export const TAIL_PAIRS = 1024;
 
 export const colourCountBindings = bindings({
   params: uniform('ParticleParams'),
@@ -67,7 +78,7 @@ ${writeArgs}
 
 ${colourRoundArgsEntry.wgsl}
   let next = (slot.x + 1u) & 1u;
-  writeArgs(PALETTE + 1u, table[TABLE_PENDING + next]);
+  writeArgs(ARGS_ROUND, table[TABLE_PENDING + next]);
   table[TABLE_PENDING + (1u - next)] = 0u;
 }
 `;
@@ -124,7 +135,13 @@ ${forEntries(/* wgsl */ `
 
 export const colourPlanEntry = entry({ name: 'colourPlan', size: ONE_THREAD });
 
-/** One thread: each colour's range of the pair list and its dispatch arguments, and the overflow's (folded as dispatchFolded does). */
+/**
+ * One thread: each colour's range of the pair list; the tail, from the first colour after which
+ * no more than TAIL_PAIRS pairs are left (or the first the host does not dispatch alone, if
+ * earlier), with that first colour raised into the stats for the host's next call; the dispatch
+ * arguments (folded as dispatchFolded does): each colour before the tail its own, those in it
+ * none, the tail one workgroup if it holds a pair, the overflow one thread a particle.
+ */
 export const colourPlanShader = () => wgsl`
 ${header()}
 ${colouringHeader}
@@ -138,10 +155,25 @@ ${colourPlanEntry.wgsl}
     table[TABLE_RANGES + 2u * c] = offset;
     table[TABLE_RANGES + 2u * c + 1u] = count;
     table[TABLE_CURSORS + c] = 0u;
-    writeArgs(c, count);
     offset += count;
   }
-  writeArgs(PALETTE, table[TABLE_OVERFLOW]);
+  var wanted = PALETTE;
+  var left = 0u;
+  while (wanted > 0u && left + table[TABLE_COUNTS + wanted - 1u] <= ${TAIL_PAIRS}u) {
+    wanted--;
+    left += table[TABLE_COUNTS + wanted];
+  }
+  atomicMax(&stats.colourSlotsNeeded, wanted);
+  let tail = min(wanted, slot.x);
+  table[TABLE_TAIL] = tail;
+  var inTail = 0u;
+  for (var c = 0u; c < PALETTE; c++) {
+    let count = table[TABLE_COUNTS + c];
+    writeArgs(c, select(0u, count, c < tail));
+    inTail += select(count, 0u, c < tail);
+  }
+  writeArgs(ARGS_TAIL, min(inTail, 1u));
+  writeArgs(ARGS_OVERFLOW, table[TABLE_OVERFLOW]);
 }
 `;
 

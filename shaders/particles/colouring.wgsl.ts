@@ -50,8 +50,9 @@ export const MIRROR_BIT = 0x40000000;
 /**
  * The colour table (`table`, u32): per colour the pairs counted, then the scatter's cursors, then
  * each colour's range (first, count) in the pair list; the overflow's count of particles; the
- * lengths of the two pending lists; then, `count` words each (the step's particles), the
- * overflow's particles and the two pending lists (bucket positions): a round after the first
+ * lengths of the two pending lists; the first colour of the tail (the colours the sweeps solve in
+ * one workgroup: pairs.wgsl.ts, pairSolveTail); then, `count` words each (the step's particles),
+ * the overflow's particles and the two pending lists (bucket positions): a round after the first
  * takes only the particles whose pairs lost their pick in the round before (colourResolve lists
  * them), so that the later rounds, where few pairs are left, cost next to nothing.
  */
@@ -61,7 +62,8 @@ export const TABLE = {
   ranges: 2 * PALETTE,
   overflow: 4 * PALETTE,
   pending: 4 * PALETTE + 1,
-  list: 4 * PALETTE + 3,
+  tail: 4 * PALETTE + 3,
+  list: 4 * PALETTE + 4,
 } as const;
 /** The colour table's words for `capacity` particles. */
 export const tableWords = (capacity: number): number => TABLE.list + 3 * capacity;
@@ -72,8 +74,12 @@ export const tableWords = (capacity: number): number => TABLE.list + 3 * capacit
  */
 export const MASK = { colours: 0, overflow: 1, picks: 2, repeats: 4, words: 6 } as const;
 
-/** Indirect dispatch arguments: one (x, y, z) per colour, then the overflow's, then a round's after the first. */
-export const COLOUR_ARGS_WORDS = 3 * (PALETTE + 2);
+/**
+ * Indirect dispatch arguments, (x, y, z) each: one per colour, then the overflow's, then a round's
+ * after the first, then the tail's (ARGS_TAIL: one workgroup or none).
+ */
+export const ARGS = { overflow: PALETTE, round: PALETTE + 1, tail: PALETTE + 2 } as const;
+export const COLOUR_ARGS_WORDS = 3 * (PALETTE + 3);
 
 /** The WGSL constants and helpers of the colouring and of the pair sweeps. */
 export const colouringHeader = /* wgsl */ `
@@ -91,6 +97,10 @@ const TABLE_CURSORS: u32 = ${TABLE.cursors}u;
 const TABLE_RANGES: u32 = ${TABLE.ranges}u;
 const TABLE_OVERFLOW: u32 = ${TABLE.overflow}u;
 const TABLE_PENDING: u32 = ${TABLE.pending}u;
+const TABLE_TAIL: u32 = ${TABLE.tail}u;
+const ARGS_OVERFLOW: u32 = ${ARGS.overflow}u;
+const ARGS_ROUND: u32 = ${ARGS.round}u;
+const ARGS_TAIL: u32 = ${ARGS.tail}u;
 const MASK_WORDS: u32 = ${MASK.words}u;
 const MASK_COLOURS: u32 = ${MASK.colours}u;
 const MASK_OVERFLOW: u32 = ${MASK.overflow}u;

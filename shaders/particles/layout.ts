@@ -141,6 +141,12 @@ export const ParticleStats = defineStruct('ParticleStats', {
   entriesNeeded: 'atomic<u32>',
   /** The most box colliders any particle was found near in a step of the call (slots beyond `boxSlots` are not stored). */
   boxSlotsNeeded: 'atomic<u32>',
+  /**
+   * The most colours a step of the call would have the sweeps dispatch one by one, those before
+   * its tail (colourPlan): the host dispatches as many in its next call (src/particles/solver.ts,
+   * colourSlots).
+   */
+  colourSlotsNeeded: 'atomic<u32>',
 });
 
 /**

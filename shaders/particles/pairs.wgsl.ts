@@ -6,6 +6,8 @@
  *                   the position correction's on the pseudo-velocities) with both particles'
  *                   whole masses, and applies them to both at once (Gauss–Seidel: the next
  *                   colour sees them); the mirror entry gets the same impulses
+ *   pairSolveTail   the colours after those the host dispatches one by one (colourPlan's tail,
+ *                   where few pairs are left): one workgroup, colour after colour
  *   overflowSolve   each particle with overflow pairs: one Jacobi sweep over them with its mass
  *                   split among them, from the bodies the colours left, into `delta`
  *   overflowApply   those changes added to the bodies
@@ -16,7 +18,7 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { header, coneScale } from './common.wgsl.js';
 import { colouringHeader, PASS_INDEX } from './colouring.wgsl.js';
-import { bindings, uniform, readOnly, readWrite, entry } from '../../src/gpu/kernel.js';
+import { bindings, uniform, readOnly, readWrite, entry, constSize } from '../../src/gpu/kernel.js';
 
 export const pairSolveBindings = bindings({
   params: uniform('ParticleParams'),
@@ -72,21 +74,8 @@ ${
         let pushed = max(pseudo + (geometry.w - dot(vpRel, n)) / k, 0.0);
         let pushChange = (pushed - pseudo) * n;`;
 
-export const pairSolveEntry = entry({
-  name: 'pairSolve',
-  index: 'i',
-  bound: 'table[TABLE_RANGES + 2u * slot.x + 1u]',
-});
-
-/** One colour's pairs (`slot.x`), each from its owner's entry. Without `friction`, the friction code is left out. */
-export const pairSolveShader = ({ friction = true }: { friction?: boolean } = {}) => wgsl`
-${header()}
-${colouringHeader}
-${pairSolveBindings.wgsl}
-${coneScale}
-
-${pairSolveEntry.wgsl}
-  let item = pairs[table[TABLE_RANGES + 2u * slot.x] + i];
+/** One pair's solve, from `item` (its owner's entry and the owner) of the pair list. */
+const pairSolveStatements = (friction: boolean): string => /* wgsl */ `
   let e = item.x;
   let t = item.y;
   let c = contacts[e];
@@ -114,6 +103,70 @@ ${pairStatements(friction)}
     // The partner's entry: the same impulses, the friction on the partner's partner negated.
     contacts[params.entryBase + m].impulse = vec4f(normal, -lt);
     contacts[params.entryBase + m].pseudo = pushed;
+  }`;
+
+export const pairSolveEntry = entry({
+  name: 'pairSolve',
+  index: 'i',
+  bound: 'table[TABLE_RANGES + 2u * slot.x + 1u]',
+});
+
+/** One colour's pairs (`slot.x`), each from its owner's entry. Without `friction`, the friction code is left out. */
+export const pairSolveShader = ({ friction = true }: { friction?: boolean } = {}) => wgsl`
+${header()}
+${colouringHeader}
+${pairSolveBindings.wgsl}
+${coneScale}
+
+${pairSolveEntry.wgsl}
+  let item = pairs[table[TABLE_RANGES + 2u * slot.x] + i];
+${pairSolveStatements(friction)}
+}
+`;
+
+export const pairSolveTailBindings = bindings({
+  params: uniform('ParticleParams'),
+  table: readOnly('array<u32>'),
+  pairs: readOnly('array<vec2u>'),
+  contacts: readWrite('array<ParticleContact>'),
+  mirror: readOnly('array<u32>'),
+  bodies: readWrite('array<ParticleBody>'),
+});
+
+/**
+ * The tail's workgroup: small, since its barriers cost with its size on a software adapter
+ * (SwiftShader, a scratch measure: 32 barriers in one workgroup of 16 threads 54 µs, of 64
+ * threads 176 µs, of 256 threads 694 µs), and its pairs are few.
+ */
+const TAIL = constSize('TAIL', 32);
+
+// One workgroup (its index, always 0, unused): the threads take the pairs by `lid`.
+export const pairSolveTailEntry = entry({ name: 'pairSolveTail', size: TAIL, index: 'group', per: 'workgroup' });
+
+/**
+ * The tail (colourPlan: the colours from TABLE_TAIL on, few pairs): one workgroup solves them
+ * colour after colour, each colour's pairs spread over its threads, with a barrier between
+ * colours (what separate dispatches would order), so the same as a dispatch a colour.
+ */
+export const pairSolveTailShader = ({ friction = true }: { friction?: boolean } = {}) => wgsl`
+${header()}
+${colouringHeader}
+${pairSolveTailBindings.wgsl}
+${coneScale}
+
+${TAIL.wgsl}
+${pairSolveTailEntry.wgsl}
+  for (var colour = table[TABLE_TAIL]; colour < PALETTE; colour++) {
+    let begin = table[TABLE_RANGES + 2u * colour];
+    let count = table[TABLE_RANGES + 2u * colour + 1u];
+    if (count == 0u) {
+      continue;
+    }
+    for (var i = lid; i < count; i += TAIL) {
+      let item = pairs[begin + i];
+${pairSolveStatements(friction)}
+    }
+    storageBarrier();
   }
 }
 `;

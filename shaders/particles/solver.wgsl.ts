@@ -88,6 +88,6 @@ export {
 export { particlePrepareShader, particleSettleShader } from './substep.wgsl.js';
 export { colourStartShader, colourTentativeShader, colourResolveShader } from './colouring.wgsl.js';
 export { colourRoundArgsShader, colourCountShader, colourPlanShader, colourScatterShader } from './colourPlan.wgsl.js';
-export { pairSolveShader, overflowSolveShader, overflowApplyShader } from './pairs.wgsl.js';
+export { pairSolveShader, pairSolveTailShader, overflowSolveShader, overflowApplyShader } from './pairs.wgsl.js';
 export { particleSplitShader, particleBusyArgsShader } from './split.wgsl.js';
 export { particleSleepShader, particleWriteBackShader } from './sleep.wgsl.js';

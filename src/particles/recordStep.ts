@@ -58,6 +58,8 @@ export interface SolverParts {
   readonly binning: CellBinning;
   readonly grid: GpuGrid;
   readonly scan: ExclusiveScanPass;
+  /** The colours the sweeps dispatch one by one (the rest in one workgroup: src/particles/recordSweeps.ts). */
+  readonly colourSlots: number;
 }
 
 /** The box colliders a step solves against. */
@@ -89,6 +91,11 @@ export class StepRecorder {
     this.workgroups = ceilDiv(this.n, WG);
     this.max = parts.maxWorkgroupsPerDimension;
     this.indirect = parts.dispatch === 'indirect';
+  }
+
+  /** @internal The colours the sweeps dispatch one by one (for ./recordSweeps.ts). */
+  get colourSlots(): number {
+    return this.parts.colourSlots;
   }
 
   /** Records the whole step: search or carry, colliders, sleep and split, substeps, write-back. */

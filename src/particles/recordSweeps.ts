@@ -14,9 +14,9 @@ import {
   colourStartBindings,
   colourTentativeBindings,
   colourResolveBindings,
-  PALETTE,
   COLOUR_ROUNDS,
   TABLE,
+  ARGS,
 } from '../../shaders/particles/colouring.wgsl.js';
 import {
   colourRoundArgsBindings,
@@ -24,7 +24,12 @@ import {
   colourPlanBindings,
   colourScatterBindings,
 } from '../../shaders/particles/colourPlan.wgsl.js';
-import { pairSolveBindings, overflowSolveBindings, overflowApplyBindings } from '../../shaders/particles/pairs.wgsl.js';
+import {
+  pairSolveBindings,
+  pairSolveTailBindings,
+  overflowSolveBindings,
+  overflowApplyBindings,
+} from '../../shaders/particles/pairs.wgsl.js';
 import { setPipelineAndGroup } from '../gpu/pipeline.js';
 import type { GpuTimer } from '../gpu/timer.js';
 import type { StepColliders, RecorderParts } from './recordColliders.js';
@@ -36,6 +41,8 @@ export interface SweepRecorder {
   readonly params: GPUBuffer;
   readonly p: string;
   readonly settings: { readonly friction: number };
+  /** The colours the sweeps dispatch one by one; the rest are the tail's (src/particles/solver.ts, colourSlots). */
+  readonly colourSlots: number;
   readonly timer?: GpuTimer;
   /** One pass over the busy particles ('busy') or of one thread ('one'). */
   run(label: string, pipeline: GPUComputePipeline, group: GPUBindGroup, over: 'busy' | 'one'): void;
@@ -76,7 +83,7 @@ export function recordColouring(rec: SweepRecorder, bodies: GPUBuffer): void {
     }
     const pass = encoder.beginComputePass(rec.timer?.pass(label) ?? { label });
     setPipelineAndGroup(pass, pipeline, group);
-    pass.dispatchWorkgroupsIndirect(b.colourArgs, 12 * (PALETTE + 1));
+    pass.dispatchWorkgroupsIndirect(b.colourArgs, 12 * ARGS.round);
     pass.end();
   };
   for (let round = 0; round < COLOUR_ROUNDS; round++) {
@@ -115,7 +122,13 @@ export function recordColouring(rec: SweepRecorder, bodies: GPUBuffer): void {
   rec.run(
     'colour plan',
     pipelines.fixed.colourPlan,
-    groups.get(`colourPlan ${p}`, colourPlanBindings, { params, table: b.colourTable, args: b.colourArgs }),
+    groups.get(`colourPlan ${p} ${rec.colourSlots}`, colourPlanBindings, {
+      params,
+      slot: b.passSlot(rec.colourSlots),
+      table: b.colourTable,
+      args: b.colourArgs,
+      stats: b.stats,
+    }),
     'one',
   );
   rec.run(
@@ -134,8 +147,9 @@ export function recordColouring(rec: SweepRecorder, bodies: GPUBuffer): void {
 
 /**
  * One sweep on `bodies`, in place: each colour's pairs (one dispatch a colour, from colourPlan's
- * arguments), the overflow's Jacobi sweep and its application, in one pass; then each
- * particle's walls and collider contacts (particleSettle), integrating when `integrate`.
+ * arguments, for the first `colourSlots` colours; one workgroup for the tail, the colours after
+ * them), the overflow's Jacobi sweep and its application, in one pass; then each particle's
+ * walls and collider contacts (particleSettle), integrating when `integrate`.
  */
 export function recordSweep(
   rec: SweepRecorder,
@@ -148,22 +162,28 @@ export function recordSweep(
   const which = bodies === b.bodies[0] ? 'A' : 'B';
   const friction = settings.friction > 0 ? '' : 'NoFriction';
   const pass = encoder.beginComputePass(rec.timer?.pass('solver pairs') ?? { label: 'solver pairs' });
+  const pairBuffers = {
+    params,
+    table: b.colourTable,
+    pairs: b.pairs.buffer,
+    contacts: b.contacts.buffer,
+    mirror: b.mirror.buffer,
+    bodies,
+  };
   pass.setPipeline(pipelines.fixed[`pairSolve${friction}`]);
-  for (let c = 0; c < PALETTE; c++) {
+  for (let c = 0; c < rec.colourSlots; c++) {
     pass.setBindGroup(
       0,
-      groups.get(`pairSolve ${p} ${which} ${c}`, pairSolveBindings, {
-        params,
-        slot: b.passSlot(c),
-        table: b.colourTable,
-        pairs: b.pairs.buffer,
-        contacts: b.contacts.buffer,
-        mirror: b.mirror.buffer,
-        bodies,
-      }),
+      groups.get(`pairSolve ${p} ${which} ${c}`, pairSolveBindings, { ...pairBuffers, slot: b.passSlot(c) }),
     );
     pass.dispatchWorkgroupsIndirect(b.colourArgs, 12 * c);
   }
+  setPipelineAndGroup(
+    pass,
+    pipelines.fixed[`pairSolveTail${friction}`],
+    groups.get(`pairSolveTail ${p} ${which}`, pairSolveTailBindings, pairBuffers),
+  );
+  pass.dispatchWorkgroupsIndirect(b.colourArgs, 12 * ARGS.tail);
   setPipelineAndGroup(
     pass,
     pipelines.fixed[`overflowSolve${friction}`],
@@ -178,7 +198,7 @@ export function recordSweep(
       delta: b.delta,
     }),
   );
-  pass.dispatchWorkgroupsIndirect(b.colourArgs, 12 * PALETTE);
+  pass.dispatchWorkgroupsIndirect(b.colourArgs, 12 * ARGS.overflow);
   setPipelineAndGroup(
     pass,
     pipelines.fixed.overflowApply,
@@ -189,7 +209,7 @@ export function recordSweep(
       bodies,
     }),
   );
-  pass.dispatchWorkgroupsIndirect(b.colourArgs, 12 * PALETTE);
+  pass.dispatchWorkgroupsIndirect(b.colourArgs, 12 * ARGS.overflow);
   pass.end();
   const settle = {
     params,

@@ -48,7 +48,7 @@ import {
 } from '../../shaders/particles/layout.js';
 import { CapacityError } from '../errors.js';
 import type { GpuTimer } from '../gpu/timer.js';
-import { wakeKey } from './step.js';
+import { wakeKey, PALETTE } from './step.js';
 import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
 import { SolverBuffers, PARAM_LOG_SLOTS } from './solverBuffers.js';
 import { SolverPipelines, BindGroupCache } from './solverPipelines.js';
@@ -61,6 +61,9 @@ const WG = WORKGROUP_SIZE.particles;
 
 /** Collider slots a particle starts with (grown when a step finds a particle near more boxes). */
 const FIRST_BOX_SLOTS = 4;
+
+/** Colours dispatched one by one beyond those the last call wanted (ParticleSolver.fitColourSlots). */
+const COLOUR_SLOTS_SPARE = 2;
 
 export class ParticleSolver implements SolverParts {
   /** Contact-list entries per half of the contact buffer. */
@@ -78,6 +81,15 @@ export class ParticleSolver implements SolverParts {
   readonly reuse: GPUBuffer;
   /** Collider slots a particle holds (ParticleColliderContact, in each of two halves). */
   boxSlots = FIRST_BOX_SLOTS;
+  /**
+   * The colours the sweeps dispatch one by one; the colours after them, whatever their size, are
+   * the tail's, solved in one workgroup (shaders/particles/pairs.wgsl.ts, pairSolveTail). Every
+   * value gives the same result; it follows the colours the last call's steps wanted
+   * (fitColourSlots), so that a quiet scene records few dispatches a sweep and a crowded one
+   * gives each large colour its own. All of them until a call says.
+   */
+  colourSlots = PALETTE;
+  private pinnedColourSlots: number | null = null;
   /** Whether the world has had mesh colliders (the found triangles and the slots' triangles have room). */
   private meshes = false;
   readonly pipelines: SolverPipelines;
@@ -116,6 +128,21 @@ export class ParticleSolver implements SolverParts {
     this.buffers = new SolverBuffers(device, capacity, this.entryCapacity);
     this.stats = this.buffers.stats;
     this.reuse = this.buffers.reuse;
+  }
+
+  /**
+   * Sets the colours the next calls dispatch one by one from the most a step of the last call
+   * wanted (ParticleStats.colourSlotsNeeded), with COLOUR_SLOTS_SPARE to spare for a scene
+   * that crowds more from one call to the next.
+   */
+  fitColourSlots(needed: number): void {
+    if (this.pinnedColourSlots === null) this.colourSlots = Math.min(PALETTE, needed + COLOUR_SLOTS_SPARE);
+  }
+
+  /** Fixes colourSlots at `slots` (0 to PALETTE), or lets it follow the calls again (null): tests. */
+  pinColourSlots(slots: number | null): void {
+    this.pinnedColourSlots = slots;
+    if (slots !== null) this.colourSlots = slots;
   }
 
   /** Most collider slots a particle can hold (one binding holds both halves of every particle's). */

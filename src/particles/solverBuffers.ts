@@ -153,7 +153,8 @@ export class SolverBuffers {
       BufferUsage.STORAGE | BufferUsage.INDIRECT,
     );
     this.delta = createBuffer(device, 'particle overflow changes', ParticleBody.size * capacity, storage);
-    const slots = Math.max(PALETTE, COLOUR_ROUNDS);
+    // A colour's index, a round's, and the colours the sweeps dispatch one by one (0 to PALETTE).
+    const slots = Math.max(PALETTE + 1, COLOUR_ROUNDS);
     this.passIndex = createBuffer(device, 'particle pass index', PASS_SLOT * slots, uniform);
     const indices = new Uint32Array((PASS_SLOT / 4) * slots);
     for (let i = 0; i < slots; i++) indices[(PASS_SLOT / 4) * i] = i;

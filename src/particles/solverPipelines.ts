@@ -24,6 +24,7 @@ import {
   colourPlanShader,
   colourScatterShader,
   pairSolveShader,
+  pairSolveTailShader,
   overflowSolveShader,
   overflowApplyShader,
 } from '../../shaders/particles/solver.wgsl.js';
@@ -70,7 +71,12 @@ import {
   colourPlanBindings,
   colourScatterBindings,
 } from '../../shaders/particles/colourPlan.wgsl.js';
-import { pairSolveBindings, overflowSolveBindings, overflowApplyBindings } from '../../shaders/particles/pairs.wgsl.js';
+import {
+  pairSolveBindings,
+  pairSolveTailBindings,
+  overflowSolveBindings,
+  overflowApplyBindings,
+} from '../../shaders/particles/pairs.wgsl.js';
 import { splitBindings, busyArgsBindings } from '../../shaders/particles/split.wgsl.js';
 import { sleepBindings, writeBackBindings } from '../../shaders/particles/sleep.wgsl.js';
 import {
@@ -143,6 +149,8 @@ export class SolverPipelines {
       // Friction 0 (the default): the sweeps without the friction code.
       pairSolve: make(pairSolveBindings, 'pairSolve', pairSolveShader()),
       pairSolveNoFriction: make(pairSolveBindings, 'pairSolve', pairSolveShader({ friction: false })),
+      pairSolveTail: make(pairSolveTailBindings, 'pairSolveTail', pairSolveTailShader()),
+      pairSolveTailNoFriction: make(pairSolveTailBindings, 'pairSolveTail', pairSolveTailShader({ friction: false })),
       overflowSolve: make(overflowSolveBindings, 'overflowSolve', overflowSolveShader()),
       overflowSolveNoFriction: make(overflowSolveBindings, 'overflowSolve', overflowSolveShader({ friction: false })),
       overflowApply: make(overflowApplyBindings, 'overflowApply', overflowApplyShader()),

@@ -141,7 +141,8 @@ export class WorldStepper {
       });
       try {
         await this.calls.typed(submitted);
-        const [needed, slotsNeeded] = await this.entriesNeeded();
+        const [needed, slotsNeeded, coloursNeeded] = await this.entriesNeeded();
+        this.solver.fitColourSlots(coloursNeeded);
         if (slotsNeeded > this.solver.boxSlots) {
           // A particle was near more boxes than it has slots for: back to the start, more slots
           // (or CapacityError with the true count), run again.
@@ -174,7 +175,8 @@ export class WorldStepper {
    * the last `step` call needed; answers the list entries the largest step needed.
    */
   async checkContactCapacity(): Promise<number> {
-    const [needed, slotsNeeded] = await this.entriesNeeded();
+    const [needed, slotsNeeded, coloursNeeded] = await this.entriesNeeded();
+    this.solver.fitColourSlots(coloursNeeded);
     if (slotsNeeded > this.solver.boxSlots) this.solver.ensureBoxSlots(slotsNeeded);
     if (needed > this.solver.entryCapacity) this.solver.growEntries(needed);
     return needed;
@@ -190,14 +192,15 @@ export class WorldStepper {
   }
 
   /**
-   * The longest contact list, and the most collider slots a particle, that any step since the
-   * last `step` call asked for (8 bytes read back).
+   * The longest contact list, the most collider slots a particle, and the most colours the
+   * sweeps wanted to dispatch one by one, that any step since the last `step` call asked for (12
+   * bytes read back).
    */
-  private async entriesNeeded(): Promise<[number, number]> {
+  private async entriesNeeded(): Promise<[number, number, number]> {
     const bytes = await this.calls.typed(
-      readBuffer(this.device, this.solver.stats, ParticleStats.offsets.entriesNeeded, 8),
+      readBuffer(this.device, this.solver.stats, ParticleStats.offsets.entriesNeeded, 12),
     );
     const words = new Uint32Array(bytes);
-    return [words[0], words[1]];
+    return [words[0], words[1], words[2]];
   }
 }

@@ -22,7 +22,7 @@ import { ParticleSolver } from './solver.js';
 import { WorldContacts } from './colliderContacts.js';
 import { ParticleWorldColliders, type WorldColliderParts } from './worldColliders.js';
 import { WorldColliders } from './colliders.js';
-import type { StepParams } from './step.js';
+import { PALETTE, type StepParams } from './step.js';
 import { WorldCasts, type CastTarget } from './casts.js';
 import type { RaycastResult, SphereCastResult, RaycastAllHits, SphereCastAllHits } from '../castQueries.js';
 import type { CastOptions } from '../options.js';
@@ -282,6 +282,17 @@ export class ParticleWorld extends ParticleWorldColliders {
   async checkContactCapacity(): Promise<number> {
     this.calls.checkUsable();
     return this.stepper.checkContactCapacity();
+  }
+
+  /**
+   * @internal Fixes the colours each sweep dispatches one by one, the rest solved in one
+   * workgroup (an integer 0–32), or lets them follow the scene again (null, the default). Every
+   * value gives the same states, to the bit; the tests check it.
+   */
+  pinColourSlots(slots: number | null): void {
+    if (slots !== null && !(Number.isInteger(slots) && slots >= 0 && slots <= PALETTE))
+      throw new InvalidInputError('slots', -1, RULES.option, `an integer from 0 to ${PALETTE}, or null`);
+    this.solver.pinColourSlots(slots);
   }
 
   /** @internal */

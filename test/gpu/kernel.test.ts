@@ -165,6 +165,8 @@ import {
 import {
   pairSolveShader,
   pairSolveEntry,
+  pairSolveTailShader,
+  pairSolveTailEntry,
   overflowSolveShader,
   overflowSolveEntry,
   overflowApplyShader,
@@ -345,6 +347,7 @@ const PARTICLE_KERNELS: [string, EntryPoint[], string[]][] = [
   ['colourPlan', [colourPlanEntry], [colourPlanShader()]],
   ['colourScatter', [colourScatterEntry], [colourScatterShader()]],
   ['pairSolve', [pairSolveEntry], BOTH.map((friction) => pairSolveShader({ friction }))],
+  ['pairSolveTail', [pairSolveTailEntry], BOTH.map((friction) => pairSolveTailShader({ friction }))],
   ['overflowSolve', [overflowSolveEntry], BOTH.map((friction) => overflowSolveShader({ friction }))],
   ['overflowApply', [overflowApplyEntry], [overflowApplyShader()]],
   ['particleSplit', [particleSplitEntry], [particleSplitShader()]],

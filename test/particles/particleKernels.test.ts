@@ -53,6 +53,8 @@ import {
 import {
   pairSolveShader,
   pairSolveBindings,
+  pairSolveTailShader,
+  pairSolveTailBindings,
   overflowSolveShader,
   overflowSolveBindings,
   overflowApplyShader,
@@ -126,6 +128,7 @@ const KERNELS: [string, Bindings<string>, string[]][] = [
   ['colourPlan', colourPlanBindings, [colourPlanShader()]],
   ['colourScatter', colourScatterBindings, [colourScatterShader()]],
   ['pairSolve', pairSolveBindings, BOTH.map((friction) => pairSolveShader({ friction }))],
+  ['pairSolveTail', pairSolveTailBindings, BOTH.map((friction) => pairSolveTailShader({ friction }))],
   ['overflowSolve', overflowSolveBindings, BOTH.map((friction) => overflowSolveShader({ friction }))],
   ['overflowApply', overflowApplyBindings, [overflowApplyShader()]],
   ['particleSplit', splitBindings, [particleSplitShader()]],

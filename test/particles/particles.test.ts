@@ -1134,6 +1134,31 @@ describe('bad parameters get typed errors', () => {
     );
   });
 
+  it(
+    'the colours dispatched one by one change nothing: every colour in the one-workgroup tail, each alone, or as the scene wants (seed 1203)',
+    async () => {
+      const scene = pileScene({ n: 1200, bounds: [0, 0, 0, 8, 24, 8], seed: 1203 });
+      const run = (slots: number | null) =>
+        withWorld(
+          { capacity: 1200, gravity: [0, -9.8, 0], restitution: 0.2, friction: 0.5, bounds: scene.bounds },
+          async (world) => {
+            world.pinColourSlots(slots);
+            world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
+            for (let k = 0; k < 30; k++) await world.step(1 / 60);
+            await world.step(1 / 60, 10);
+            return world.read();
+          },
+        );
+      const followed = await run(null);
+      for (const slots of [0, 32]) {
+        const pinned = await run(slots);
+        expect(sameBits(pinned.spheres, followed.spheres)).toBe(true);
+        expect(sameBits(pinned.velocities, followed.velocities)).toBe(true);
+      }
+    },
+    LONG,
+  );
+
   it('huge inverse masses (1e38, 3e38) are refused; large but finite ones give a finite state', async () => {
     await withWorld({ capacity: 2, gravity: [0, -9.8, 0], bounds: [-5, -5, -5, 5, 5, 5] }, async (world) => {
       for (const w of [1e38, 3e38])

@@ -38,6 +38,7 @@ import {
   colourPlanShader,
   colourScatterShader,
   pairSolveShader,
+  pairSolveTailShader,
   overflowSolveShader,
   overflowApplyShader,
   particleWriteBackShader,
@@ -151,6 +152,7 @@ export function shaderVariants(): [string, string][] {
     ['colourScatter', colourScatterShader()],
     ...[false, true].flatMap((friction): [string, string][] => [
       [`pairSolve friction=${friction}`, pairSolveShader({ friction })],
+      [`pairSolveTail friction=${friction}`, pairSolveTailShader({ friction })],
       [`overflowSolve friction=${friction}`, overflowSolveShader({ friction })],
     ]),
     ['overflowApply', overflowApplyShader()],
