@@ -41,7 +41,7 @@ world.setParticles({ spheres, velocities: new Float32Array(3 * n) });
 
 for (let second = 1; second <= 10; second++) {
   const start = performance.now();
-  for (let frame = 0; frame < 60; frame++) await world.step(1 / 60); // one step a frame, 8 substeps each
+  for (let frame = 0; frame < 60; frame++) await world.step(1 / 60); // one step a frame, 6 substeps each
   const ms = (performance.now() - start) / 60;
   const { spheres: s, velocities: v } = await world.read();
   let sunk = 0,

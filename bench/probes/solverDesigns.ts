@@ -33,7 +33,7 @@ const { values } = parseArgs({
   options: {
     solve: { type: 'string', default: 'gs' },
     scene: { type: 'string', default: 'pour' },
-    substeps: { type: 'string', default: '8' },
+    substeps: { type: 'string', default: '6' },
     iterations: { type: 'string', default: '2' },
     seed: { type: 'string', default: '7' },
     balls: { type: 'string', default: '2000' },

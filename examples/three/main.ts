@@ -151,7 +151,7 @@ for (let i = 0, rain = 0; i < n; i++) {
     4 * i,
   );
 }
-// The library's 8 substeps a step on a GPU; 4 on a software adapter, where every pass runs on the CPU.
+// The library's 6 substeps a step on a GPU; 4 on a software adapter, where every pass runs on the CPU.
 const world = await createParticleWorld({
   device,
   capacity: n,
@@ -159,7 +159,7 @@ const world = await createParticleWorld({
   gravity: [0, -15, 0],
   restitution: 0.1,
   friction: 0.5,
-  substeps: software ? 4 : 8,
+  substeps: software ? 4 : 6,
 });
 world.setParticles({ spheres, velocities });
 world.setColliders({ boxes });
