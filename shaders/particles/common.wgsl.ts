@@ -26,7 +26,7 @@ import { EMPTY_SLOT } from './colliders.wgsl.js';
 export const DORMANT_BIT = 0x80000000;
 
 /** Partners the contact count keeps per particle for the fill (more: the fill walks again). */
-export const PARTNERS_KEPT = 16;
+export const PARTNERS_KEPT = 32;
 
 /**
  * The contact geometry of particle A with B (entryGeometry, below): the unit normal from A to B
