@@ -75,7 +75,7 @@ ${
         let pushChange = (pushed - pseudo) * n;`;
 
 /** One pair's solve, from `item` (its owner's entry and the owner) of the pair list. */
-const pairSolveStatements = (friction: boolean): string => /* wgsl */ `
+const pairSolveStatements = (friction: boolean, skip: 'return' | 'continue'): string => /* wgsl */ `
   let e = item.x;
   let t = item.y;
   let c = contacts[e];
@@ -92,6 +92,10 @@ const pairSolveStatements = (friction: boolean): string => /* wgsl */ `
   let rel = bu.v.xyz - bt.v.xyz;
   let vpRel = bu.p.xyz - bt.p.xyz;
 ${pairStatements(friction)}
+  if (all(change == vec3f(0.0)) && all(pushChange == vec3f(0.0)) && normal == impulse.x && all(lt == impulse.yzw) && pushed == pseudo) {
+    // Nothing changed (a speculative pair that stays open): no write.
+    ${skip};
+  }
   bodies[t] = ParticleBody(vec4f(bt.v.xyz - wt * change, wt), vec4f(bt.p.xyz - wt * pushChange, bt.p.w));
   if (wu > 0.0) {
     bodies[u] = ParticleBody(vec4f(bu.v.xyz + wu * change, wu), vec4f(bu.p.xyz + wu * pushChange, bu.p.w));
@@ -120,7 +124,7 @@ ${coneScale}
 
 ${pairSolveEntry.wgsl}
   let item = pairs[table[TABLE_RANGES + 2u * slot.x] + i];
-${pairSolveStatements(friction)}
+${pairSolveStatements(friction, 'return')}
 }
 `;
 
@@ -164,7 +168,7 @@ ${pairSolveTailEntry.wgsl}
     }
     for (var i = lid; i < count; i += TAIL) {
       let item = pairs[begin + i];
-${pairSolveStatements(friction)}
+${pairSolveStatements(friction, 'continue')}
     }
     storageBarrier();
   }
