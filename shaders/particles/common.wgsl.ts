@@ -95,6 +95,14 @@ export const entriesOf = /* wgsl */ `
 export const busyThread = { index: 'k', bound: 'start[params.count + 1u]' } as const;
 export const busyParticle = /* wgsl */ `  let t = start[params.count + 2u + k];`;
 
+/**
+ * The settle list: the busy particles with a wall or collider contact in this substep, which its
+ * prepare appends (its length at start[2·count + 2], its particles after it) and the sweeps
+ * that do not integrate walk (particleSettle returns at once for any other busy particle).
+ */
+export const settleThread = { index: 'k', bound: 'start[2u * params.count + 2u]' } as const;
+export const settleParticle = /* wgsl */ `  let t = start[2u * params.count + 3u + k];`;
+
 /** Coulomb's cone: the factor that shortens a friction impulse of squared length len2 to at most limit (1 within it: exactly the impulse). */
 export const coneScale = /* wgsl */ `
 fn coneScale(len2: f32, limit: f32) -> f32 {

@@ -126,21 +126,27 @@ ${particleSplitEntry.wgsl}
 
 export const particleBusyArgsEntry = entry({ name: 'particleBusyArgs', size: ONE_THREAD });
 
-/** One thread: the solve's indirect dispatch arguments for the busy count (folded as dispatchFolded does). */
-export const particleBusyArgsShader = () => wgsl`
+/** Where each list's indirect arguments (x, y, z) start in the solve's dispatch buffer, in u32s. */
+export const LIST_ARGS = { busy: 0, settle: 4 } as const;
+
+/**
+ * One thread: the indirect dispatch arguments (folded as dispatchFolded does) for the busy list's
+ * length (the split's), or for the settle list's (a substep's prepare: common.wgsl.ts, settleThread).
+ */
+export const particleBusyArgsShader = ({ list }: { list: keyof typeof LIST_ARGS }) => wgsl`
 ${header()}
 ${busyArgsBindings.wgsl}
 
 ${particleBusyArgsEntry.wgsl}
-  let groups = (start[params.count + 1u] + WG - 1u) / WG;
+  let groups = (start[${list === 'busy' ? 'params.count + 1u' : '2u * params.count + 2u'}] + WG - 1u) / WG;
   var x = groups;
   var y = 1u;
   if (groups > params.maxGroups) {
     y = (groups + params.maxGroups - 1u) / params.maxGroups;
     x = (groups + y - 1u) / y;
   }
-  args[0] = x;
-  args[1] = y;
-  args[2] = 1u;
+  args[${LIST_ARGS[list]}] = x;
+  args[${LIST_ARGS[list] + 1}] = y;
+  args[${LIST_ARGS[list] + 2}] = 1u;
 }
 `;

@@ -6,7 +6,7 @@
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { formula } from './formula.js';
-import { header, active, entriesOf, busyThread, busyParticle, coneScale } from './common.wgsl.js';
+import { header, active, busyThread, busyParticle, settleThread, settleParticle, coneScale } from './common.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, type BindingSpec } from '../../src/gpu/kernel.js';
 
 /** The prepare's bindings. */
@@ -14,7 +14,7 @@ export const prepareBindings = bindings({
   params: uniform('ParticleParams'),
   sorted: readOnly('array<vec4f>'),
   sortedId: readOnly('array<u32>'),
-  start: readOnly('array<u32>'),
+  start: readWrite('array<atomic<u32>>'),
   bodiesIn: readOnly('array<ParticleBody>'),
   bodiesOut: readWrite('array<ParticleBody>'),
   contacts: readWrite('array<ParticleContact>'),
@@ -133,7 +133,11 @@ const entryGeometry = /* wgsl */ `
     }
     let gap = dist - (s.w + q.w);`;
 
-export const particlePrepareEntry = entry({ name: 'particlePrepare', ...busyThread });
+export const particlePrepareEntry = entry({
+  name: 'particlePrepare',
+  index: 'k',
+  bound: 'atomicLoad(&start[params.count + 1u])',
+});
 
 /**
  * A substep's start; with `first` (the step's first substep), it also decides which entries the
@@ -157,19 +161,22 @@ fn nearWall(s: vec4f, v: vec3f, h: f32) -> bool {
 }
 
 ${particlePrepareEntry.wgsl}
-${busyParticle}
+  let t = atomicLoad(&start[params.count + 2u + k]);
   let h = params.dt;
   let s = sorted[t];
   let id = sortedId[t];
   let w = bodiesIn[t].v.w;
   // Gravity first: the approach speeds below are those the solve starts from.
   let v = bodiesIn[t].v.xyz + select(vec3f(0.0), params.gravity * h, w > 0.0);
-  ${entriesOf}
+  let first = params.entryBase + min(atomicLoad(&start[t]), params.entryCapacity);
+  let last = params.entryBase + min(atomicLoad(&start[t + 1u]), params.entryCapacity);
 #if ${colliders}
   // colliderPrepare's warm start and contact count (it ran just before, over the same particles).
   var dv = bodiesIn[t].p.xyz;
   var splits = u32(bodiesIn[t].p.w);
+  let boxed = splits > 0u;
 #else
+  let boxed = false;
   var dv = vec3f(0.0);
   var splits = 0u;
 #endif
@@ -226,6 +233,7 @@ ${busyParticle}
   }
   let walled = params.bounded != 0u && w > 0.0;
   // A particle away from every wall, with no wall contact from before, skips its wall record.
+  var settles = boxed && w > 0.0;
   if (params.bounded != 0u && ((walled && nearWall(s, v, h)) || walls[id].impulseX.y != 0.0 || walls[id].impulseY.y != 0.0 || walls[id].impulseZ.y != 0.0)) {
     var wall = walls[id];
     var aims = vec4f(0.0);
@@ -233,6 +241,12 @@ ${busyParticle}
     wall.aim = aims;
     wall.pseudo = vec4f(0.0);
     walls[id] = wall;
+    settles = settles || (w > 0.0 && (wall.impulseX.y != 0.0 || wall.impulseY.y != 0.0 || wall.impulseZ.y != 0.0));
+  }
+  if (settles) {
+    // The settle list: the sweeps that do not integrate walk these only.
+    let at = atomicAdd(&start[2u * params.count + 2u], 1u);
+    atomicStore(&start[2u * params.count + 3u + at], t);
   }
 #if ${first}
   if (touching > 0u) {
@@ -302,6 +316,8 @@ ${
   }`;
 
 export const particleSettleEntry = entry({ name: 'particleSettle', ...busyThread });
+/** particleSettle without the integration: over the settle list (settleThread). */
+export const particleSettleListEntry = entry({ name: 'particleSettle', ...settleThread });
 
 /**
  * The end of a sweep, per busy particle, in place: its wall contacts (axis by axis) and its
@@ -325,8 +341,13 @@ ${header()}
 ${settleBindingsFor(integrate, colliders).wgsl}
 ${coneScale}
 
+#if ${integrate}
 ${particleSettleEntry.wgsl}
 ${busyParticle}
+#else
+${particleSettleListEntry.wgsl}
+${settleParticle}
+#endif
   let id = sortedId[t];
   let walled = params.bounded != 0u && (walls[id].impulseX.y != 0.0 || walls[id].impulseY.y != 0.0 || walls[id].impulseZ.y != 0.0);
 #if ${colliders}

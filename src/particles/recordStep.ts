@@ -14,7 +14,7 @@ import {
   fillBindings,
 } from '../../shaders/particles/search.wgsl.js';
 import { prepareBindings } from '../../shaders/particles/substep.wgsl.js';
-import { splitBindings, busyArgsBindings } from '../../shaders/particles/split.wgsl.js';
+import { splitBindings, busyArgsBindings, LIST_ARGS } from '../../shaders/particles/split.wgsl.js';
 import { sleepBindings, writeBackBindings } from '../../shaders/particles/sleep.wgsl.js';
 import { colliderPrepareBindings } from '../../shaders/particles/colliders.wgsl.js';
 import { colliderMoveBindings } from '../../shaders/particles/boxMotion.wgsl.js';
@@ -122,13 +122,14 @@ export class StepRecorder {
     label: string,
     pipeline: GPUComputePipeline,
     group: GPUBindGroup,
-    over: 'all' | 'one' | 'on' | 'off' | 'busy' = 'all',
+    over: 'all' | 'one' | 'on' | 'off' | 'busy' | 'settle' = 'all',
   ): void {
     const pass = this.encoder.beginComputePass(this.timer?.pass(label) ?? { label });
     setPipelineAndGroup(pass, pipeline, group);
     if (over === 'one') pass.dispatchWorkgroups(1);
     else if (!this.indirect || over === 'all') dispatchFolded(pass, this.workgroups, this.max);
-    else if (over === 'busy') pass.dispatchWorkgroupsIndirect(this.parts.buffers.busyArgs, 0);
+    else if (over === 'busy' || over === 'settle')
+      pass.dispatchWorkgroupsIndirect(this.parts.buffers.busyArgs, 4 * LIST_ARGS[over]);
     else this.parts.buffers.gate.dispatch(pass, this.workgroups, this.max, over);
     pass.end();
   }
@@ -346,8 +347,9 @@ export class StepRecorder {
           'busy',
         );
       }
+      this.encoder.clearBuffer(b.start, 4 * (2 * this.n + 2), 4); // the settle list's length
       this.run(
-        'solver prepare',
+        sub === 0 ? 'solver prepare first' : 'solver prepare',
         pipelines.fixed[`prepare${sub === 0 ? 'First' : ''}${withBoxes}`],
         groups.get(`prepare ${p} ${current}`, prepareBindings, {
           params,
@@ -362,6 +364,13 @@ export class StepRecorder {
         }),
         'busy',
       );
+      if (this.indirect && settings.iterations > 1)
+        this.run(
+          'particle settle args',
+          pipelines.fixed.settleArgs,
+          groups.get(`settleArgs ${p}`, busyArgsBindings, { params, start: b.start, args: b.busyArgs }),
+          'one',
+        );
       current = 1 - current;
       if (sub === 0) recordColouring(this, to);
       for (let k = 0; k < settings.iterations; k++) recordSweep(this, to, k === settings.iterations - 1, colliders);

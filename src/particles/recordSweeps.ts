@@ -44,8 +44,8 @@ export interface SweepRecorder {
   /** The colours the sweeps dispatch one by one; the rest are the tail's (src/particles/solver.ts, colourSlots). */
   readonly colourSlots: number;
   readonly timer?: GpuTimer;
-  /** One pass over the busy particles ('busy') or of one thread ('one'). */
-  run(label: string, pipeline: GPUComputePipeline, group: GPUBindGroup, over: 'busy' | 'one'): void;
+  /** One pass over the busy particles ('busy'), the substep's settle list ('settle') or of one thread ('one'). */
+  run(label: string, pipeline: GPUComputePipeline, group: GPUBindGroup, over: 'busy' | 'settle' | 'one'): void;
 }
 
 /**
@@ -234,6 +234,6 @@ export function recordSweep(
     integrate ? 'solver settle + integrate' : 'solver settle',
     pipelines.fixed[`settle${integrate ? 'Integrate' : ''}${friction}${colliders ? 'Colliders' : ''}`],
     group,
-    'busy',
+    integrate ? 'busy' : 'settle',
   );
 }

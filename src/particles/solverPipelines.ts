@@ -175,7 +175,8 @@ export class SolverPipelines {
       colliderContactsArgs: make(colliderContactsArgsBindings, 'colliderContactsArgs', colliderContactsArgsShader()),
       sleep: make(sleepBindings, 'particleSleep', particleSleepShader()),
       split: make(splitBindings, 'particleSplit', particleSplitShader()),
-      busyArgs: make(busyArgsBindings, 'particleBusyArgs', particleBusyArgsShader()),
+      busyArgs: make(busyArgsBindings, 'particleBusyArgs', particleBusyArgsShader({ list: 'busy' })),
+      settleArgs: make(busyArgsBindings, 'particleBusyArgs', particleBusyArgsShader({ list: 'settle' })),
       writeBack: make(writeBackBindings, 'particleWriteBack', particleWriteBackShader()),
     };
   }

@@ -143,6 +143,7 @@ import {
   particlePrepareEntry,
   particleSettleShader,
   particleSettleEntry,
+  particleSettleListEntry,
 } from '../../shaders/particles/substep.wgsl.js';
 import {
   colourStartShader,
@@ -333,10 +334,15 @@ const PARTICLE_KERNELS: [string, EntryPoint[], string[]][] = [
     BOTH.flatMap((first) => BOTH.map((colliders) => particlePrepareShader({ first, colliders }))),
   ],
   [
-    'particleSettle',
+    'particleSettle (integrating, over the busy list)',
     [particleSettleEntry],
-    BOTH.flatMap((integrate) =>
-      BOTH.flatMap((friction) => BOTH.map((colliders) => particleSettleShader({ integrate, friction, colliders }))),
+    BOTH.flatMap((friction) => BOTH.map((colliders) => particleSettleShader({ integrate: true, friction, colliders }))),
+  ],
+  [
+    'particleSettle (over the settle list)',
+    [particleSettleListEntry],
+    BOTH.flatMap((friction) =>
+      BOTH.map((colliders) => particleSettleShader({ integrate: false, friction, colliders })),
     ),
   ],
   ['colourStart', [colourStartEntry], [colourStartShader()]],
@@ -351,7 +357,11 @@ const PARTICLE_KERNELS: [string, EntryPoint[], string[]][] = [
   ['overflowSolve', [overflowSolveEntry], BOTH.map((friction) => overflowSolveShader({ friction }))],
   ['overflowApply', [overflowApplyEntry], [overflowApplyShader()]],
   ['particleSplit', [particleSplitEntry], [particleSplitShader()]],
-  ['particleBusyArgs', [particleBusyArgsEntry], [particleBusyArgsShader()]],
+  [
+    'particleBusyArgs',
+    [particleBusyArgsEntry],
+    (['busy', 'settle'] as const).map((list) => particleBusyArgsShader({ list })),
+  ],
   ['particleSleep', [particleSleepEntry], [particleSleepShader()]],
   ['particleWriteBack', [particleWriteBackEntry], [particleWriteBackShader()]],
   ['colliderFind', [colliderFindEntry], LAYOUTS.map((layout) => colliderFindShader(layout))],

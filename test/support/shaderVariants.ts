@@ -173,7 +173,8 @@ export function shaderVariants(): [string, string][] {
     ['meshColliderContacts', meshColliderContactsShader()],
     ['particleSleep', particleSleepShader()],
     ['particleSplit', particleSplitShader()],
-    ['particleBusyArgs', particleBusyArgsShader()],
+    ['particleBusyArgs list=busy', particleBusyArgsShader({ list: 'busy' })],
+    ['particleBusyArgs list=settle', particleBusyArgsShader({ list: 'settle' })],
     ['particleWriteBack', particleWriteBackShader()],
   ];
 }
