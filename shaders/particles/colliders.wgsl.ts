@@ -15,8 +15,11 @@
  *                     by the reach of a step (the margin, the skin, the fastest particle's and
  *                     the box's own travel); each moving particle whose gap to the box is at
  *                     most margin + its travel + the box's travel gets the box in one of its
- *                     `boxSlots` found-slots (an atomic count per particle, kept counting past
+ *                     `foundSlots` found-slots (an atomic count per particle, kept counting past
  *                     the slots: ParticleStats.boxSlotsNeeded, the host grows and runs again)
+ *   meshReduce        with meshes, per particle: the found triangles that a nearer one holds
+ *                     the particle from first are dropped (./meshes.wgsl.ts); past its
+ *                     `boxSlots`, the number of contacts left goes to ParticleStats.keptSlotsNeeded
  *   colliderList      per particle: its found boxes in the order of their index (so the result
  *                     does not depend on the order the boxes' threads found them), each
  *                     warm-started with the impulse its contact with that box had in the last
@@ -48,9 +51,10 @@ import { flatWorkgroup, levelLoop } from '../common.wgsl.js';
 import { boxMath } from '../boxes.wgsl.js';
 import { formula } from './formula.js';
 import { boxTravel } from './boxMotion.wgsl.js';
-import { SLEEP_OVERLAP, REDUCE_COS, REDUCE_TIE } from '../../src/particles/step.js';
+import { SLEEP_OVERLAP } from '../../src/particles/step.js';
 import { triangleMath, faceNormal } from '../mesh/triangle.wgsl.js';
-import { triangleGeometry, TRIANGLE_WORDS } from './meshes.wgsl.js';
+import { triangleGeometry, foundTriangles, TRIANGLE_WORDS } from './meshes.wgsl.js';
+import { colliderGeometry } from './colliderGeometry.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, WG } from '../../src/gpu/kernel.js';
 
 export const colliderFindBindings = bindings({
@@ -70,7 +74,7 @@ export const colliderListBindings = bindings({
   params: uniform('ParticleParams'),
   sortedId: readOnly('array<u32>'),
   sorted: readOnly('array<vec4f>'),
-  found: readWrite('array<u32>'),
+  found: readOnly('array<u32>'),
   slots: readWrite('array<ParticleColliderContact>'),
   colliderPoses: readOnly('array<vec4f>'),
   colliderVelocities: readOnly('array<vec4f>'),
@@ -114,52 +118,6 @@ ${WG.wgsl}
 const EMPTY_SLOT: u32 = ${EMPTY_SLOT}u;
 const SLEEP_OVERLAP: f32 = ${SLEEP_OVERLAP};
 const EXT_SCALE: f32 = ${EXT_SCALE};
-`;
-
-/**
- * Sphere s against box k (poses: centre, half extents, unit quaternion, three vec4 a box):
- * `n` the unit normal from the sphere toward the box, `gap` the distance from the sphere to the
- * box less its radius (negative inside: the depth to the nearest face, plus the radius), and
- * `point` the contact point on the box's surface, relative to its centre (world axes).
- */
-export const colliderGeometry = /* wgsl */ `
-struct BoxGeometry {
-  n: vec3f,
-  gap: f32,
-  point: vec3f,
-}
-
-// v rotated by unit quaternion q: v' = v + 2w (u × v) + 2 u × (u × v), u = q.xyz.
-fn rotate(q: vec4f, v: vec3f) -> vec3f {
-  let t = 2.0 * cross(q.xyz, v);
-  return v + q.w * t + cross(q.xyz, t);
-}
-
-fn boxGeometry(s: vec4f, center: vec3f, half: vec3f, q: vec4f) -> BoxGeometry {
-  let local = rotateInverse(q, s.xyz - center);
-  let clamped = clamp(local, -half, half);
-  let d = local - clamped;
-  let dist2 = dot(d, d);
-  if (dist2 > 0.0) {
-    let dist = sqrt(dist2);
-    return BoxGeometry(rotate(q, -d / dist), dist - s.w, rotate(q, clamped));
-  }
-  // Inside (or on the surface): out through the nearest face, x before y before z on a tie.
-  let depth = half - abs(local);
-  var axis = vec3f(1.0, 0.0, 0.0);
-  var least = depth.x;
-  if (depth.y < least) {
-    axis = vec3f(0.0, 1.0, 0.0);
-    least = depth.y;
-  }
-  if (depth.z < least) {
-    axis = vec3f(0.0, 0.0, 1.0);
-    least = depth.z;
-  }
-  let side = select(vec3f(1.0), vec3f(-1.0), local < vec3f(0.0)) * axis;
-  let onFace = select(local, side * half, axis != vec3f(0.0));
-  return BoxGeometry(rotate(q, -side), -least - s.w, rotate(q, onFace));
-}
 `;
 
 export const colliderFindEntry = entry({ name: 'colliderFind', index: 'k', bound: 'params.boxCount' });
@@ -216,8 +174,8 @@ ${colliderFindEntry.wgsl}
                 let g = boxGeometry(current[u], center, half, rot);
                 if (g.gap <= params.margin + length(body.xyz) * params.frameDt + travel) {
                   let slot = atomicAdd(&found[u], 1u);
-                  if (slot < params.boxSlots) {
-                    atomicStore(&found[params.count + u * params.boxSlots + slot], k);
+                  if (slot < params.foundSlots) {
+                    atomicStore(&found[params.count + u * params.foundSlots + slot], k);
                   }
                   atomicMax(&stats.boxSlotsNeeded, slot + 1u);
                 }
@@ -230,29 +188,19 @@ ${colliderFindEntry.wgsl}
 export const colliderListEntry = entry({ name: 'colliderList', index: 't', bound: 'params.count' });
 
 /**
- * Per particle (bucket position t): its found boxes into this step's half of its slots, by
- * box index, each with the impulse of its contact with that box in the last step (a box it did
- * not touch then starts from 0). Not at rest (time 0) when it touches a moving box, gained or
- * lost a box, or lies deeper in one than slop + SLEEP_OVERLAP·r.
+ * Per particle (bucket position t): its found boxes, and the triangles meshReduce kept, into
+ * this step's half of its slots, by collider id (those past its `boxSlots` are left out: the
+ * host grows and runs again), each with the impulse of its contact with that collider in the
+ * last step (one it did not touch then starts from 0). Not at rest (time 0) when it touches a
+ * moving collider, gained or lost one, or lies deeper in one than slop + SLEEP_OVERLAP·r.
  */
 export const colliderListShader = ({ meshes }: { meshes: boolean }) => wgsl`
 ${header()}
 ${colliderGeometry}
-#if ${meshes}
-${triangleMath}
-${faceNormal}
-${triangleGeometry}
-#endif
 ${colliderListBindings.wgsl}
-const REDUCE_COS: f32 = ${REDUCE_COS};
-const REDUCE_TIE: f32 = ${REDUCE_TIE};
-
-const DROPPED: u32 = 0x80000000u;
-
-// The vertex (and its w) at word w of a found triangle.
-fn foundVertex(w: u32) -> vec4f {
-  return bitcast<vec4f>(vec4u(found[w], found[w + 1u], found[w + 2u], found[w + 3u]));
-}
+#if ${meshes}
+${foundTriangles}
+#endif
 
 // Whether found entry j (ids and words: the particle's) is listed: a box, or a triangle not dropped.
 fn listed(ids: u32, words: u32, j: u32) -> bool {
@@ -267,59 +215,19 @@ ${colliderListEntry.wgsl}
   let id = sortedId[t];
   let mine = (params.rangeBase + id) * params.boxSlots;
   let before = (params.prevRangeBase + id) * params.boxSlots;
-  let count = min(found[t], params.boxSlots);
+  let count = min(found[t], params.foundSlots);
   let had = slots[before].box != EMPTY_SLOT;
   if (count == 0u && !had) {
     slots[mine].box = EMPTY_SLOT;
     return;
   }
   let s = sorted[t];
-  let ids = params.count + t * params.boxSlots;
-  let words = params.count * (1u + params.boxSlots) + t * params.boxSlots * ${TRIANGLE_WORDS}u;
-  var keep = count; // entries kept, then their ranks by id
-#if ${meshes}
-  // Each found triangle's geometry now, kept beside its words (n, gap: the last four).
+  let ids = params.count + t * params.foundSlots;
+  let words = params.count * (1u + params.foundSlots) + t * params.foundSlots * ${TRIANGLE_WORDS}u;
+  var keep = 0u;
   for (var j = 0u; j < count; j++) {
-    if (found[ids + j] >= params.boxCount) {
-      let w = words + j * ${TRIANGLE_WORDS}u;
-      let k = params.boxCount + found[w + 3u];
-      let g = triangleGeometry(s, foundVertex(w), foundVertex(w + 4u), foundVertex(w + 8u), colliderPoses[3u * k].xyz, colliderPoses[3u * k + 2u]);
-      found[w + 12u] = bitcast<u32>(g.n.x);
-      found[w + 13u] = bitcast<u32>(g.n.y);
-      found[w + 14u] = bitcast<u32>(g.n.z);
-      found[w + 15u] = bitcast<u32>(g.gap);
-    }
+    keep += select(0u, 1u, listed(ids, words, j));
   }
-  // A triangle nearer along the same direction (normals within REDUCE_COS) holds the particle
-  // first: the farther one is dropped. Nearer is by the gap in steps of REDUCE_TIE of the radius,
-  // then by id: a strict order (the nearest is always kept, and rounding seldom flips it).
-  keep = 0u;
-  let step = REDUCE_TIE * s.w;
-  for (var j = 0u; j < count; j++) {
-    let box = found[ids + j];
-    var dropped = false;
-    if (box >= params.boxCount) {
-      let w = words + j * ${TRIANGLE_WORDS}u;
-      let n = bitcast<vec3f>(vec3u(found[w + 12u], found[w + 13u], found[w + 14u]));
-      let gap = floor(bitcast<f32>(found[w + 15u]) / step);
-      for (var i = 0u; i < count && !dropped; i++) {
-        let other = found[ids + i];
-        if (i != j && other >= params.boxCount) {
-          let v = words + i * ${TRIANGLE_WORDS}u;
-          let m = bitcast<vec3f>(vec3u(found[v + 12u], found[v + 13u], found[v + 14u]));
-          let near = floor(bitcast<f32>(found[v + 15u]) / step);
-          dropped = dot(n, m) >= REDUCE_COS && (near < gap || (near == gap && other < box));
-        }
-      }
-    }
-    // A dropped triangle is marked in its mesh word (the dominance above read the ids and geometry only).
-    if (dropped) {
-      found[words + j * ${TRIANGLE_WORDS}u + 3u] |= DROPPED;
-    } else {
-      keep += 1u;
-    }
-  }
-#endif
   var wake = false;
   var kept = 0u;
   for (var j = 0u; j < count; j++) {
@@ -331,6 +239,9 @@ ${colliderListEntry.wgsl}
     var rank = 0u;
     for (var i = 0u; i < count; i++) {
       rank += select(0u, 1u, found[ids + i] < box && listed(ids, words, i));
+    }
+    if (rank >= params.boxSlots) {
+      continue;
     }
     var impulse = vec4f(0.0);
     var isNew = true;

@@ -50,6 +50,12 @@ export const ParticleParams = defineStruct('ParticleParams', {
   /** Collider contacts each particle may hold (ParticleColliderContact slots; grown on demand). */
   boxSlots: 'u32',
   /**
+   * Colliders each particle may be found near in a step (its found list, which meshReduce
+   * and colliderList make its slots of; grown on demand): `boxSlots` without meshes; with them,
+   * more, since most of the triangles within a particle's reach are dropped.
+   */
+  foundSlots: 'u32',
+  /**
    * The fastest a moving box can send a particle this step (length units per second): 0 without
    * kinematic boxes, else written on the GPU (colliderSpeed, copied from ParticleStats.boxSpeedBits)
    * before the first pass that reads it. Every moving particle's reach counts it (formula.reach).
@@ -139,7 +145,7 @@ export const ParticleStats = defineStruct('ParticleStats', {
   /** The fastest a moving box can send a particle this step (f32 bits; colliderSpeed), copied to ParticleParams.boxSpeed. */
   boxSpeedBits: 'atomic<u32>',
   entriesNeeded: 'atomic<u32>',
-  /** The most box colliders any particle was found near in a step of the call (slots beyond `boxSlots` are not stored). */
+  /** The most colliders any particle was found near in a step of the call (those beyond `foundSlots` are not stored). */
   boxSlotsNeeded: 'atomic<u32>',
   /**
    * The most colours a step of the call would have the sweeps dispatch one by one, those before
@@ -147,6 +153,12 @@ export const ParticleStats = defineStruct('ParticleStats', {
    * colourSlots).
    */
   colourSlotsNeeded: 'atomic<u32>',
+  /**
+   * With meshes: the most collider contacts a particle kept in a step of the call, once its
+   * dominated triangles were dropped (meshReduce), where more than `boxSlots` (those beyond
+   * are not stored); 0 otherwise.
+   */
+  keptSlotsNeeded: 'atomic<u32>',
 });
 
 /**

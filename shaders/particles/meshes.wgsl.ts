@@ -18,9 +18,11 @@
  *                  reach joins the particle's found colliders (id: the mesh's idBase + its tree
  *                  position), with its vertices in the mesh's frame, the mesh, the triangle's
  *                  index, its active edges (src/mesh/edges.ts) and the side of its plane the
- *                  particle's centre starts on; past the slots it keeps counting
+ *                  particle's centre starts on; past its `foundSlots` it keeps counting
  *                  (ParticleStats.boxSlotsNeeded), as colliderFind.
- * colliderList orders them with the boxes by id (boxes first) and keeps each triangle in
+ * meshReduce drops the triangles a nearer one holds the particle from first (their number
+ * within reach grows with the mesh's detail; the contacts left seldom pass a few), and
+ * colliderList orders the rest with the boxes by id (boxes first) and keeps each triangle in
  * `slotTriangles`, where colliderPrepare reads it each substep (triangleGeometry, below) with
  * the mesh's pose then.
  *
@@ -35,7 +37,10 @@ import { ParticleParams, ParticleBody, ParticleStats, MeshFindParams } from './l
 import { BvhNode } from '../spatial/bvhLayout.js';
 import { bvhWalk, WALK_DEFER } from '../spatial/bvhWalk.wgsl.js';
 import { flatWorkgroup } from '../common.wgsl.js';
-import { triangleMath, CLOSEST, EDGE_AB, EDGE_BC, EDGE_CA } from '../mesh/triangle.wgsl.js';
+import { triangleMath, faceNormal, CLOSEST, EDGE_AB, EDGE_BC, EDGE_CA } from '../mesh/triangle.wgsl.js';
+import { boxMath } from '../boxes.wgsl.js';
+import { colliderGeometry } from './colliderGeometry.wgsl.js';
+import { REDUCE_COS, REDUCE_TIE } from '../../src/particles/step.js';
 import { bindings, uniform, readOnly, readWrite, entry, WG } from '../../src/gpu/kernel.js';
 
 /**
@@ -221,9 +226,9 @@ ${meshFindEntry.wgsl}
             if (dot(near, near) <= radius * radius || (swept && pathNear(tri, path, radius))) {
               let slot = found[t];
               found[t] = slot + 1u;
-              if (slot < params.boxSlots) {
-                found[params.count + t * params.boxSlots + slot] = mesh.idBase + u;
-                let w = params.count * (1u + params.boxSlots) + (t * params.boxSlots + slot) * ${TRIANGLE_WORDS}u;
+              if (slot < params.foundSlots) {
+                found[params.count + t * params.foundSlots + slot] = mesh.idBase + u;
+                let w = params.count * (1u + params.foundSlots) + (t * params.foundSlots + slot) * ${TRIANGLE_WORDS}u;
                 let id = ids[u];
                 let back = select(0u, ${SIDE_BACK}u, dot(tri.a, tri.normal) > 0.0);
                 found[w] = bitcast<u32>(v0.x);
@@ -247,6 +252,100 @@ ${meshFindEntry.wgsl}
       },
       'mesh.triangleCount',
     )}
+  }
+}
+`;
+
+export const meshReduceBindings = bindings({
+  params: uniform('ParticleParams'),
+  sorted: readOnly('array<vec4f>'),
+  colliderPoses: readOnly('array<vec4f>'),
+  found: readWrite('array<u32>'),
+  stats: readWrite('ParticleStats'),
+});
+
+/** A found triangle's words (meshFind), and the mark of one meshReduce dropped, in its mesh word (for kernels that bind `found`). */
+export const foundTriangles = /* wgsl */ `
+const DROPPED: u32 = 0x80000000u;
+
+// The vertex (and its w) at word w of a found triangle.
+fn foundVertex(w: u32) -> vec4f {
+  return bitcast<vec4f>(vec4u(found[w], found[w + 1u], found[w + 2u], found[w + 3u]));
+}
+`;
+
+export const meshReduceEntry = entry({ name: 'meshReduce', index: 't', bound: 'params.count' });
+
+/**
+ * With meshes, per particle (bucket position t), before colliderList (./colliders.wgsl.ts): each found triangle's
+ * geometry now, kept beside its words (n, gap: the last four), and a triangle nearer along the
+ * same direction (normals within REDUCE_COS) holds the particle first: the farther one is
+ * dropped. Nearer is by the gap in steps of REDUCE_TIE of the radius, then by id: a strict order
+ * (the nearest is always kept, and rounding seldom flips it). Past the particle's `boxSlots`, the
+ * boxes and triangles left go to ParticleStats.keptSlotsNeeded (the host grows and runs again).
+ */
+export const meshReduceShader = () => wgsl`
+${ParticleParams.wgsl}
+${ParticleStats.wgsl}
+${flatWorkgroup}
+${boxMath}
+${WG.wgsl}
+${colliderGeometry}
+${triangleMath}
+${faceNormal}
+${triangleGeometry}
+${meshReduceBindings.wgsl}
+${foundTriangles}
+const REDUCE_COS: f32 = ${REDUCE_COS};
+const REDUCE_TIE: f32 = ${REDUCE_TIE};
+
+${meshReduceEntry.wgsl}
+  let count = min(found[t], params.foundSlots);
+  if (count == 0u) {
+    return;
+  }
+  let s = sorted[t];
+  let ids = params.count + t * params.foundSlots;
+  let words = params.count * (1u + params.foundSlots) + t * params.foundSlots * ${TRIANGLE_WORDS}u;
+  for (var j = 0u; j < count; j++) {
+    if (found[ids + j] >= params.boxCount) {
+      let w = words + j * ${TRIANGLE_WORDS}u;
+      let k = params.boxCount + found[w + 3u];
+      let g = triangleGeometry(s, foundVertex(w), foundVertex(w + 4u), foundVertex(w + 8u), colliderPoses[3u * k].xyz, colliderPoses[3u * k + 2u]);
+      found[w + 12u] = bitcast<u32>(g.n.x);
+      found[w + 13u] = bitcast<u32>(g.n.y);
+      found[w + 14u] = bitcast<u32>(g.n.z);
+      found[w + 15u] = bitcast<u32>(g.gap);
+    }
+  }
+  var keep = 0u;
+  let step = REDUCE_TIE * s.w;
+  for (var j = 0u; j < count; j++) {
+    let box = found[ids + j];
+    var dropped = false;
+    if (box >= params.boxCount) {
+      let w = words + j * ${TRIANGLE_WORDS}u;
+      let n = bitcast<vec3f>(vec3u(found[w + 12u], found[w + 13u], found[w + 14u]));
+      let gap = floor(bitcast<f32>(found[w + 15u]) / step);
+      for (var i = 0u; i < count && !dropped; i++) {
+        let other = found[ids + i];
+        if (i != j && other >= params.boxCount) {
+          let v = words + i * ${TRIANGLE_WORDS}u;
+          let m = bitcast<vec3f>(vec3u(found[v + 12u], found[v + 13u], found[v + 14u]));
+          let near = floor(bitcast<f32>(found[v + 15u]) / step);
+          dropped = dot(n, m) >= REDUCE_COS && (near < gap || (near == gap && other < box));
+        }
+      }
+    }
+    // A dropped triangle is marked in its mesh word (the dominance above read the ids and geometry only).
+    if (dropped) {
+      found[words + j * ${TRIANGLE_WORDS}u + 3u] |= DROPPED;
+    } else {
+      keep += 1u;
+    }
+  }
+  if (keep > params.boxSlots) {
+    atomicMax(&stats.keptSlotsNeeded, keep);
   }
 }
 `;

@@ -1,7 +1,8 @@
 /**
  * The recording of a step's collider passes (src/particles/recordStep.ts records the rest): the
  * fastest collider's speed, and each particle's collider slots (the boxes' find, each mesh's
- * find, the list). Kernels: shaders/particles/boxMotion.wgsl.ts, colliders.wgsl.ts, meshes.wgsl.ts.
+ * find, the meshes' reduction, the list). Kernels: shaders/particles/boxMotion.wgsl.ts,
+ * colliders.wgsl.ts, meshes.wgsl.ts.
  */
 import type { GridLayout } from '../../shaders/spatial/grid.wgsl.js';
 import {
@@ -10,7 +11,7 @@ import {
   colliderCellsBindings,
 } from '../../shaders/particles/colliders.wgsl.js';
 import { colliderSpeedBindings } from '../../shaders/particles/boxMotion.wgsl.js';
-import { meshFindBindings } from '../../shaders/particles/meshes.wgsl.js';
+import { meshFindBindings, meshReduceBindings } from '../../shaders/particles/meshes.wgsl.js';
 import { ParticleParams, ParticleStats, MeshFindParams } from '../../shaders/particles/layout.js';
 import { ceilDiv } from '../gpu/dispatch.js';
 import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
@@ -82,7 +83,7 @@ export function recordColliderSpeed(rec: ColliderRecorder, colliders: Boxes): vo
   );
 }
 
-/** Box colliders: each box's particles into their slots, by box index, warm (colliderFind, colliderList). */
+/** Colliders: each box's particles and each particle's triangles into its slots, by collider id, warm (colliderFind, meshFind, meshReduce, colliderList). */
 export function recordColliderLists(rec: ColliderRecorder, colliders: Boxes, layout: GridLayout): void {
   const { encoder, params, p, n } = rec;
   const { buffers: b, pipelines, groups, grid } = rec.parts;
@@ -140,6 +141,18 @@ export function recordColliderLists(rec: ColliderRecorder, colliders: Boxes, lay
       }),
     );
   }
+  if (colliders.meshes.length > 0)
+    rec.run(
+      'mesh reduce',
+      pipelines.meshes().reduce,
+      groups.get(`mesh reduce ${p}`, meshReduceBindings, {
+        params,
+        sorted: grid.sorted.buffer,
+        colliderPoses: colliders.poses,
+        found: b.found.buffer,
+        stats: b.stats,
+      }),
+    );
   rec.run(
     'collider list',
     colliders.meshes.length > 0 ? pipelines.meshes().list : pipelines.fixed.colliderList,

@@ -82,6 +82,12 @@ export class ParticleSolver implements SolverParts {
   /** Collider slots a particle holds (ParticleColliderContact, in each of two halves). */
   boxSlots = FIRST_BOX_SLOTS;
   /**
+   * Colliders a particle may be found near in a step (the found list its slots are made of):
+   * `boxSlots` without meshes; with them its own number, since a fine mesh puts many triangles
+   * within a particle's reach and meshReduce drops most of them.
+   */
+  foundSlots = FIRST_BOX_SLOTS;
+  /**
    * The colours the sweeps dispatch one by one; the colours after them, whatever their size, are
    * the tail's, solved in one workgroup (shaders/particles/pairs.wgsl.ts, pairSolveTail). Every
    * value gives the same result; it follows the colours the last call's steps wanted
@@ -145,50 +151,72 @@ export class ParticleSolver implements SolverParts {
     if (slots !== null) this.colourSlots = slots;
   }
 
-  /** Most collider slots a particle can hold (one binding holds both halves of every particle's). */
+  /** Most collider slots a particle can hold (one binding holds both halves of every particle's, and their triangles). */
   maxBoxSlots(): number {
-    return Math.floor(bindingLimit(this.device) / (2 * this.capacity * ParticleColliderContact.size));
+    const perSlot = Math.max(2 * ParticleColliderContact.size, this.meshes ? 4 * TRIANGLE_WORDS : 0);
+    return Math.floor(bindingLimit(this.device) / (this.capacity * perSlot));
+  }
+
+  /** Most colliders a particle can be found near (one binding holds every particle's count and found list). */
+  maxFoundSlots(): number {
+    const words = Math.floor(bindingLimit(this.device) / (4 * this.capacity)) - 1;
+    return Math.floor(words / (this.meshes ? 1 + TRIANGLE_WORDS : 1));
   }
 
   /**
-   * Makes room for the colliders: `boxSlots` slots a particle (at least the current number).
-   * New slots start cold, empty. Throws CapacityError when the device cannot bind that many.
+   * Makes room for `found` colliders found near a particle and `kept` collider contacts a
+   * particle (at least the current numbers; without meshes one number, the larger). New slots
+   * start cold, empty. Throws CapacityError when the device cannot bind that many.
    */
-  ensureBoxSlots(slots: number): void {
-    const max = this.maxBoxSlots();
-    if (slots > max)
+  ensureColliderSlots(found: number, kept: number): void {
+    if (!this.meshes) found = kept = Math.max(found, kept);
+    const maxKept = this.maxBoxSlots();
+    const maxFound = this.meshes ? this.maxFoundSlots() : maxKept;
+    if (kept > maxKept)
       throw new CapacityError(
         'collider contacts',
-        slots,
-        max,
-        'the device cannot bind that many collider contacts a particle (boxes near one particle)',
+        kept,
+        maxKept,
+        'the device cannot bind that many collider contacts a particle (boxes and triangles touching one particle)',
+      );
+    if (found > maxFound)
+      throw new CapacityError(
+        'colliders found',
+        found,
+        maxFound,
+        'the device cannot bind that many colliders found near a particle (boxes and triangles within its reach in a step)',
       );
     // More: at least twice as many; fewer than now only where a binding holds no more.
-    const grown =
-      slots > this.boxSlots ? Math.min(max, Math.max(slots, 2 * this.boxSlots)) : Math.min(this.boxSlots, max);
-    const bytes = 2 * this.capacity * grown * ParticleColliderContact.size;
-    const foundBytes = 4 * this.capacity * (1 + grown * (this.meshes ? 1 + TRIANGLE_WORDS : 1));
+    const grow = (now: number, wanted: number, max: number): number =>
+      wanted > now ? Math.min(max, Math.max(wanted, 2 * now)) : Math.min(now, max);
+    const boxSlots = grow(this.boxSlots, kept, maxKept);
+    const foundSlots = this.meshes ? grow(this.foundSlots, found, maxFound) : boxSlots;
+    const bytes = 2 * this.capacity * boxSlots * ParticleColliderContact.size;
+    const foundBytes = 4 * this.capacity * (1 + foundSlots * (this.meshes ? 1 + TRIANGLE_WORDS : 1));
+    const triangleBytes = this.meshes ? 4 * TRIANGLE_WORDS * this.capacity * boxSlots : 0;
     if (
-      grown === this.boxSlots &&
+      boxSlots === this.boxSlots &&
+      foundSlots === this.foundSlots &&
       this.buffers.slots.buffer.size >= bytes &&
-      this.buffers.found.buffer.size >= foundBytes
+      this.buffers.found.buffer.size >= foundBytes &&
+      this.buffers.slotTriangles.buffer.size >= triangleBytes
     )
       return;
-    this.boxSlots = grown;
+    const moved = boxSlots !== this.boxSlots || this.buffers.slots.buffer.size < bytes;
+    this.boxSlots = boxSlots;
+    this.foundSlots = foundSlots;
     this.buffers.found.ensure(foundBytes);
-    if (this.meshes) this.buffers.slotTriangles.ensure(4 * TRIANGLE_WORDS * this.capacity * grown);
+    if (this.meshes) this.buffers.slotTriangles.ensure(triangleBytes);
     this.buffers.slots.ensure(bytes);
     this.groups.clear();
-    this.emptySlots();
+    if (moved) this.emptySlots();
   }
 
   /** Makes room for mesh colliders' contacts in the collider slots (once, with the first meshes). */
   enableMeshes(): void {
     if (this.meshes) return;
     this.meshes = true;
-    this.ensureBoxSlots(Math.max(1, Math.min(this.boxSlots, this.maxBoxSlots())));
-    this.buffers.slotTriangles.ensure(4 * TRIANGLE_WORDS * this.capacity * this.boxSlots);
-    this.groups.clear();
+    this.ensureColliderSlots(1, 1);
   }
 
   /** Every collider contact starts again cold (other boxes under the same indices). */
@@ -371,6 +399,7 @@ export class ParticleSolver implements SolverParts {
           sleepTime: settings.sleepTime,
           boxCount,
           boxSlots: this.boxSlots,
+          foundSlots: this.foundSlots,
           boxSpeed: 0, // colliderSpeed's, copied here on the GPU every step with boxes
           meshCount,
         }),

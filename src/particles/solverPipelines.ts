@@ -40,7 +40,12 @@ import {
   colliderMoveShader,
   colliderSpeedShader,
 } from '../../shaders/particles/boxMotion.wgsl.js';
-import { meshFindBindings, meshFindShader } from '../../shaders/particles/meshes.wgsl.js';
+import {
+  meshFindBindings,
+  meshFindShader,
+  meshReduceBindings,
+  meshReduceShader,
+} from '../../shaders/particles/meshes.wgsl.js';
 import {
   colliderContactsShader,
   colliderContactsArgsShader,
@@ -94,6 +99,7 @@ const WG = WORKGROUP_SIZE.particles;
 /** The pipelines a world with mesh colliders adds (SolverPipelines.meshes). */
 interface MeshPipelines {
   find: GPUComputePipeline;
+  reduce: GPUComputePipeline;
   contacts: GPUComputePipeline;
   list: GPUComputePipeline;
   prepare: GPUComputePipeline;
@@ -184,13 +190,14 @@ export class SolverPipelines {
   /** The mesh colliders' pipelines (made on first use: a world without meshes never compiles them). */
   private meshPipelines: MeshPipelines | null = null;
 
-  /** meshFind, meshContacts, and colliderList and colliderPrepare with the triangles' code (the fixed ones are without it). */
+  /** meshFind, meshReduce, meshContacts, and colliderList and colliderPrepare with the triangles' code (the fixed ones are without it). */
   meshes(): MeshPipelines {
     if (!this.meshPipelines) {
       const make = (decl: Pick<Bindings<string>, 'layout'>, entry: string, code: string): GPUComputePipeline =>
         computePipeline(this.device, entry, [decl.layout(this.device, entry)], code, entry, { WG });
       this.meshPipelines = {
         find: make(meshFindBindings, 'meshFind', meshFindShader()),
+        reduce: make(meshReduceBindings, 'meshReduce', meshReduceShader()),
         contacts: make(meshColliderContactsBindings, 'meshColliderContacts', meshColliderContactsShader()),
         list: make(colliderListBindings, 'colliderList', colliderListShader({ meshes: true })),
         prepare: make(colliderPrepareBindings, 'colliderPrepare', colliderPrepareShader({ meshes: true })),

@@ -92,8 +92,7 @@ export class WorldStepper {
   setColliders(set: ColliderSet): void {
     const packed = packColliders(set, WorldColliders.maxBoxes(this.device));
     // Collider slots for every particle (4 at first, fewer where one binding holds no more).
-    if (packed.count > 0)
-      this.solver.ensureBoxSlots(Math.max(1, Math.min(this.solver.boxSlots, this.solver.maxBoxSlots())));
+    if (packed.count > 0) this.solver.ensureColliderSlots(1, 1);
     // Boxes added or removed: every particle wakes, cold (a sleeper on a box that went would
     // hang in the air; other boxes under the same indices, and the meshes' triangles under ids
     // moved by the count, would warm-start wrong contacts).
@@ -141,13 +140,13 @@ export class WorldStepper {
       });
       try {
         await this.calls.typed(submitted);
-        const [needed, slotsNeeded, coloursNeeded] = await this.entriesNeeded();
+        const [needed, foundNeeded, coloursNeeded, keptNeeded] = await this.entriesNeeded();
         this.solver.fitColourSlots(coloursNeeded);
-        if (slotsNeeded > this.solver.boxSlots) {
-          // A particle was near more boxes than it has slots for: back to the start, more slots
-          // (or CapacityError with the true count), run again.
+        if (this.slotsShort(foundNeeded, keptNeeded)) {
+          // A particle was near more colliders than it has slots for: back to the start, more
+          // slots (or CapacityError with the true count), run again.
           if (call.unchanged()) this.restore(count);
-          this.solver.ensureBoxSlots(slotsNeeded);
+          this.solver.ensureColliderSlots(foundNeeded, keptNeeded);
           if (call.unchanged()) continue;
         }
         if (needed > capacity && !call.unchanged()) {
@@ -175,9 +174,9 @@ export class WorldStepper {
    * the last `step` call needed; answers the list entries the largest step needed.
    */
   async checkContactCapacity(): Promise<number> {
-    const [needed, slotsNeeded, coloursNeeded] = await this.entriesNeeded();
+    const [needed, foundNeeded, coloursNeeded, keptNeeded] = await this.entriesNeeded();
     this.solver.fitColourSlots(coloursNeeded);
-    if (slotsNeeded > this.solver.boxSlots) this.solver.ensureBoxSlots(slotsNeeded);
+    if (this.slotsShort(foundNeeded, keptNeeded)) this.solver.ensureColliderSlots(foundNeeded, keptNeeded);
     if (needed > this.solver.entryCapacity) this.solver.growEntries(needed);
     return needed;
   }
@@ -192,15 +191,20 @@ export class WorldStepper {
   }
 
   /**
-   * The longest contact list, the most collider slots a particle, and the most colours the
-   * sweeps wanted to dispatch one by one, that any step since the last `step` call asked for (12
-   * bytes read back).
+   * The longest contact list, the most colliders found near a particle, the most colours the
+   * sweeps wanted to dispatch one by one, and the most collider contacts a particle kept past its
+   * slots, that any step since the last `step` call asked for (16 bytes read back).
    */
-  private async entriesNeeded(): Promise<[number, number, number]> {
+  private async entriesNeeded(): Promise<[number, number, number, number]> {
     const bytes = await this.calls.typed(
-      readBuffer(this.device, this.solver.stats, ParticleStats.offsets.entriesNeeded, 12),
+      readBuffer(this.device, this.solver.stats, ParticleStats.offsets.entriesNeeded, 16),
     );
     const words = new Uint32Array(bytes);
-    return [words[0], words[1], words[2]];
+    return [words[0], words[1], words[2], words[3]];
+  }
+
+  /** Whether a step found a particle near more colliders, or keeping more contacts, than its slots hold. */
+  private slotsShort(foundNeeded: number, keptNeeded: number): boolean {
+    return foundNeeded > this.solver.foundSlots || keptNeeded > this.solver.boxSlots;
   }
 }

@@ -209,7 +209,12 @@ import {
   colliderSpeedShader,
   colliderSpeedEntry,
 } from '../../shaders/particles/boxMotion.wgsl.js';
-import { meshFindShader, meshFindEntry } from '../../shaders/particles/meshes.wgsl.js';
+import {
+  meshFindShader,
+  meshFindEntry,
+  meshReduceShader,
+  meshReduceEntry,
+} from '../../shaders/particles/meshes.wgsl.js';
 
 import {
   meshCodesShader,
@@ -373,6 +378,7 @@ const PARTICLE_KERNELS: [string, EntryPoint[], string[]][] = [
   ['colliderMove', [colliderMoveEntry], [colliderMoveShader()]],
   ['colliderSpeed', [colliderSpeedEntry], [colliderSpeedShader()]],
   ['meshFind', [meshFindEntry], [meshFindShader()]],
+  ['meshReduce', [meshReduceEntry], [meshReduceShader()]],
   ['meshColliderContacts', [meshColliderContactsEntry], [meshColliderContactsShader()]],
 ];
 

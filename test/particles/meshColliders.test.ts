@@ -168,10 +168,12 @@ describe('mesh colliders against the CPU twin', () => {
         // Lists and collider slots that grow start cold (CONTRACT, "What a step computes"); the
         // twin's never overflow: the world's are made large enough before the first step.
         const solver = (
-          world as unknown as { solver: { growEntries(e: number): void; ensureBoxSlots(s: number): void } }
+          world as unknown as {
+            solver: { growEntries(e: number): void; ensureColliderSlots(found: number, kept: number): void };
+          }
         ).solver;
         solver.growEntries(24 * n);
-        solver.ensureBoxSlots(24);
+        solver.ensureColliderSlots(24, 24);
         for (let step = 1; step <= 12; step++) {
           await world.step(params.dt);
           cpu = twin.step(cpu.spheres, cpu.velocities, params, world.plan!, colliders);
@@ -232,6 +234,31 @@ describe('mesh colliders, over many steps', () => {
     expect(onBox.x).toBeGreaterThan(1);
     expect(Math.abs(onMesh.x - onBox.x) / onBox.x).toBeLessThan(0.01);
     expect(Math.abs(onMesh.y - 0.1)).toBeLessThan(0.01);
+  });
+
+  it('balls dropped on a 200×200 floor (a hundred triangles and more within the reach of each) rest on it, with room for the few contacts they keep, not for every triangle found', {
+    timeout: LONG,
+  }, async () => {
+    const mesh = await meshOf(floorGrid(200, 2));
+    try {
+      await withWorld({ capacity: 16, bounds: [-3, -1, -3, 3, 4, 3] }, async (world) => {
+        world.setParameters({ gravity: [0, -9.8, 0], friction: 0.3, restitution: 0 });
+        world.setMeshes([{ mesh }]);
+        const spheres = new Float32Array(4 * 9);
+        for (let i = 0; i < 9; i++) spheres.set([-1 + (i % 3), 0.6 + 0.1 * i, -1 + Math.floor(i / 3), 0.2], 4 * i);
+        world.setParticles({ spheres, velocities: new Float32Array(3 * 9) });
+        await world.step(1 / 60, 90);
+        const out = await world.read();
+        for (let i = 0; i < 9; i++) expect(Math.abs(out.spheres[4 * i + 1] - 0.2), `ball ${i}`).toBeLessThan(0.01);
+        // Every triangle within reach is found (the found lists grew past 64), and the reduction
+        // leaves a ball on a flat floor one contact or a few: the slots stay small.
+        const { solver } = world as unknown as { solver: { foundSlots: number; boxSlots: number } };
+        expect(solver.foundSlots).toBeGreaterThanOrEqual(64);
+        expect(solver.boxSlots).toBeLessThanOrEqual(8);
+      });
+    } finally {
+      mesh.destroy();
+    }
   });
 
   it('fast particles (up to 600 m/s, radii 0.05–0.5, from any distance up to their travel) bounce off a one-triangle-thick wall, static and moving', {

@@ -90,7 +90,12 @@ import {
   meshColliderContactsShader,
   meshColliderContactsBindings,
 } from '../../shaders/particles/contacts.wgsl.js';
-import { meshFindShader, meshFindBindings } from '../../shaders/particles/meshes.wgsl.js';
+import {
+  meshFindShader,
+  meshFindBindings,
+  meshReduceShader,
+  meshReduceBindings,
+} from '../../shaders/particles/meshes.wgsl.js';
 import {
   colliderMoveShader,
   colliderMoveBindings,
@@ -148,6 +153,7 @@ const KERNELS: [string, Bindings<string>, string[]][] = [
   ['colliderMove', colliderMoveBindings, [colliderMoveShader()]],
   ['colliderSpeed', colliderSpeedBindings, [colliderSpeedShader()]],
   ['meshFind', meshFindBindings, [meshFindShader()]],
+  ['meshReduce', meshReduceBindings, [meshReduceShader()]],
   ['meshColliderContacts', meshColliderContactsBindings, [meshColliderContactsShader()]],
 ];
 

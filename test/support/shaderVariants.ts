@@ -55,7 +55,7 @@ import {
   meshColliderContactsShader,
 } from '../../shaders/particles/contacts.wgsl.js';
 import { colliderMoveShader, colliderSpeedShader } from '../../shaders/particles/boxMotion.wgsl.js';
-import { meshFindShader } from '../../shaders/particles/meshes.wgsl.js';
+import { meshFindShader, meshReduceShader } from '../../shaders/particles/meshes.wgsl.js';
 import {
   meshCodesShader,
   meshCodesHiShader,
@@ -170,6 +170,7 @@ export function shaderVariants(): [string, string][] {
     ['colliderContacts', colliderContactsShader()],
     ['colliderContactsArgs', colliderContactsArgsShader()],
     ['meshFind', meshFindShader()],
+    ['meshReduce', meshReduceShader()],
     ['meshColliderContacts', meshColliderContactsShader()],
     ['particleSleep', particleSleepShader()],
     ['particleSplit', particleSplitShader()],
