@@ -112,10 +112,15 @@ ${pairStatements(friction)}
 export const pairSolveEntry = entry({
   name: 'pairSolve',
   index: 'i',
-  bound: 'table[TABLE_RANGES + 2u * slot.x + 1u]',
+  bound: 'select(0u, table[TABLE_RANGES + 2u * slot.x + 1u], slot.x < table[TABLE_TAIL])',
 });
 
-/** One colour's pairs (`slot.x`), each from its owner's entry. Without `friction`, the friction code is left out. */
+/**
+ * One colour's pairs (`slot.x`), each from its owner's entry; none for a colour of the tail
+ * (pairSolveTail's: colourPlan gives it no workgroups, and a direct dispatch, over every
+ * particle, returns here). A colour holds at most one pair a moving particle, so a dispatch over
+ * the particles covers it. Without `friction`, the friction code is left out.
+ */
 export const pairSolveShader = ({ friction = true }: { friction?: boolean } = {}) => wgsl`
 ${header()}
 ${colouringHeader}

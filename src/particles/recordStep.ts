@@ -74,7 +74,7 @@ export class StepRecorder {
   readonly n: number;
   private readonly workgroups: number;
   private readonly max: number;
-  private readonly indirect: boolean;
+  readonly indirect: boolean;
 
   constructor(
     readonly parts: SolverParts,
@@ -132,6 +132,12 @@ export class StepRecorder {
       pass.dispatchWorkgroupsIndirect(this.parts.buffers.busyArgs, 4 * LIST_ARGS[over]);
     else this.parts.buffers.gate.dispatch(pass, this.workgroups, this.max, over);
     pass.end();
+  }
+
+  /** One dispatch over a list of no more than the step's particles (SweepRecorder.dispatchList). */
+  dispatchList(pass: GPUComputePassEncoder, args: GPUBuffer, offset: number): void {
+    if (this.indirect) pass.dispatchWorkgroupsIndirect(args, offset);
+    else dispatchFolded(pass, this.workgroups, this.max);
   }
 
   /** One pass of `groups` workgroups. */

@@ -46,6 +46,18 @@ export interface SweepRecorder {
   readonly timer?: GpuTimer;
   /** One pass over the busy particles ('busy'), the substep's settle list ('settle') or of one thread ('one'). */
   run(label: string, pipeline: GPUComputePipeline, group: GPUBindGroup, over: 'busy' | 'settle' | 'one'): void;
+  /**
+   * Whether the lists' dispatches are sized on the GPU (indirect), or cover every particle, the
+   * threads past a list's length returning at once (direct: no indirect dispatch, which WebGPU
+   * validates with a dispatch of its own and a barrier: on an H200 that made the pour's step
+   * 16 times slower).
+   */
+  readonly indirect: boolean;
+  /**
+   * One dispatch over a list of no more than the step's particles: from the arguments at
+   * `offset` of `args` where indirect, else over every particle.
+   */
+  dispatchList(pass: GPUComputePassEncoder, args: GPUBuffer, offset: number): void;
 }
 
 /**
@@ -83,7 +95,7 @@ export function recordColouring(rec: SweepRecorder, bodies: GPUBuffer): void {
     }
     const pass = encoder.beginComputePass(rec.timer?.pass(label) ?? { label });
     setPipelineAndGroup(pass, pipeline, group);
-    pass.dispatchWorkgroupsIndirect(b.colourArgs, 12 * ARGS.round);
+    rec.dispatchList(pass, b.colourArgs, 12 * ARGS.round);
     pass.end();
   };
   for (let round = 0; round < COLOUR_ROUNDS; round++) {
@@ -100,7 +112,7 @@ export function recordColouring(rec: SweepRecorder, bodies: GPUBuffer): void {
       pipelines.fixed.colourResolve,
       groups.get(`${name('colourResolve')} ${round}`, colourResolveBindings, { ...ids, slot }),
     );
-    if (round < COLOUR_ROUNDS - 1)
+    if (round < COLOUR_ROUNDS - 1 && rec.indirect)
       rec.run(
         'colour round args',
         pipelines.fixed.colourRoundArgs,
@@ -176,14 +188,16 @@ export function recordSweep(
       0,
       groups.get(`pairSolve ${p} ${which} ${c}`, pairSolveBindings, { ...pairBuffers, slot: b.passSlot(c) }),
     );
-    pass.dispatchWorkgroupsIndirect(b.colourArgs, 12 * c);
+    rec.dispatchList(pass, b.colourArgs, 12 * c);
   }
   setPipelineAndGroup(
     pass,
     pipelines.fixed[`pairSolveTail${friction}`],
     groups.get(`pairSolveTail ${p} ${which}`, pairSolveTailBindings, pairBuffers),
   );
-  pass.dispatchWorkgroupsIndirect(b.colourArgs, 12 * ARGS.tail);
+  // One workgroup, or none where the tail holds no pair (direct: one, which then solves nothing).
+  if (rec.indirect) pass.dispatchWorkgroupsIndirect(b.colourArgs, 12 * ARGS.tail);
+  else pass.dispatchWorkgroups(1);
   setPipelineAndGroup(
     pass,
     pipelines.fixed[`overflowSolve${friction}`],
@@ -198,7 +212,7 @@ export function recordSweep(
       delta: b.delta,
     }),
   );
-  pass.dispatchWorkgroupsIndirect(b.colourArgs, 12 * ARGS.overflow);
+  rec.dispatchList(pass, b.colourArgs, 12 * ARGS.overflow);
   setPipelineAndGroup(
     pass,
     pipelines.fixed.overflowApply,
@@ -209,7 +223,7 @@ export function recordSweep(
       bodies,
     }),
   );
-  pass.dispatchWorkgroupsIndirect(b.colourArgs, 12 * ARGS.overflow);
+  rec.dispatchList(pass, b.colourArgs, 12 * ARGS.overflow);
   pass.end();
   const settle = {
     params,
