@@ -5,7 +5,7 @@
  * its velocity. And the speed and the travel of a box, which colliderFind grows its search by.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { ParticleParams, ParticleStats } from './layout.js';
+import { ParticleParams, ParticleStats, WideBox } from './layout.js';
 import { flatWorkgroup } from '../common.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, WG } from '../../src/gpu/kernel.js';
 
@@ -24,6 +24,7 @@ export const colliderMoveBindings = bindings({
 
 const header = () => /* wgsl */ `
 ${ParticleParams.wgsl}
+${WideBox.wgsl}
 ${ParticleStats.wgsl}
 ${flatWorkgroup}
 ${WG.wgsl}

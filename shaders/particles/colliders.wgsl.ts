@@ -43,7 +43,15 @@
  * (colliderSpeed and colliderMove, the boxes' own motion, are in ./boxMotion.wgsl.ts.)
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { ParticleParams, ParticleBody, ParticleStats, ParticleRest, ParticleColliderContact } from './layout.js';
+import {
+  ParticleParams,
+  ParticleBody,
+  ParticleStats,
+  ParticleRest,
+  ParticleColliderContact,
+  WideBox,
+  WIDE_BOXES,
+} from './layout.js';
 import { EXT_SCALE } from '../../src/spatial/level.js';
 import { gridHelpers, compiledFor, GRID_PARAMS, type GridLayout } from '../spatial/grid.wgsl.js';
 import { walkRows, inRowFunction } from '../spatial/walk.wgsl.js';
@@ -101,6 +109,14 @@ export const colliderCellsBindings = bindings({
 });
 
 /**
+ * A box whose reach covers more cells than this (over the particle grid's levels, each counted at
+ * most as many as its particles) is found a thread a particle (colliderFindWide), not by one thread
+ * walking its cells: about as many particles as one thread of the grid's walk visits in a
+ * millisecond on a GPU.
+ */
+export const WIDE_CELLS = 4096;
+
+/**
  * The `box` of a collider slot past a particle's last. Slots hold the box's index + 1, so that
  * a cleared buffer is all empty slots.
  */
@@ -109,6 +125,7 @@ export const EMPTY_SLOT = 0;
 const header = () => /* wgsl */ `
 ${ParticleParams.wgsl}
 ${ParticleBody.wgsl}
+${WideBox.wgsl}
 ${ParticleStats.wgsl}
 ${ParticleRest.wgsl}
 ${ParticleColliderContact.wgsl}
@@ -118,6 +135,8 @@ ${WG.wgsl}
 const EMPTY_SLOT: u32 = ${EMPTY_SLOT}u;
 const SLEEP_OVERLAP: f32 = ${SLEEP_OVERLAP};
 const EXT_SCALE: f32 = ${EXT_SCALE};
+const WIDE_CELLS: f32 = ${WIDE_CELLS};
+const WIDE_BOXES: u32 = ${WIDE_BOXES}u;
 `;
 
 export const colliderFindEntry = entry({ name: 'colliderFind', index: 'k', bound: 'params.boxCount' });
@@ -144,6 +163,20 @@ fn binned(u: u32) -> vec4f {
   return vec4f(anchors[u].xyz, current[u].w);
 }
 
+struct CellRange {
+  lo: vec3u,
+  hi: vec3u,
+}
+
+// The cells of level b that a box (centre, world half extents e, their sum span) reaches, grown
+// by \`grow\` and the level's largest radius, with room for the rounding of the offsets.
+fn cellRange(b: u32, center: vec3f, e: vec3f, span: f32, grow: f32) -> CellRange {
+  let ext = (grid.levels[b].maxRadius + grow) * EXT_SCALE;
+  let rel = center - grid.levels[b].origin;
+  let reach = e + vec3f(ext) + (abs(rel) + vec3f(span + ext)) * (1.0 / 65536.0);
+  return CellRange(cellOfOffset(rel - reach, b), cellOfOffset(rel + reach, b));
+}
+
 ${colliderFindEntry.wgsl}
   let center = colliderPoses[3u * k].xyz;
   let half = colliderPoses[3u * k + 1u].xyz;
@@ -154,15 +187,32 @@ ${colliderFindEntry.wgsl}
   let span = e.x + e.y + e.z;
   // A particle binned at the last search has moved at most half the skin since (particleGather).
   let grow = params.margin + params.skin + fastest + travel;
+  // A box whose reach covers more than WIDE_CELLS cells (the levels' together, each at most as
+  // many as its particles) would keep this one thread walking most of the particles (a floor
+  // under a million): colliderFindWide takes it, a thread a particle.
+  var cells = 0.0;
   ${levelLoop(
     'b',
     'grid.firstLevel',
     `
-        let ext = (grid.levels[b].maxRadius + grow) * EXT_SCALE;
-        let rel = center - grid.levels[b].origin;
-        let reach = e + vec3f(ext) + (abs(rel) + vec3f(span + ext)) * (1.0 / 65536.0);
-        let lo = cellOfOffset(rel - reach, b);
-        let hi = cellOfOffset(rel + reach, b);
+        let range = cellRange(b, center, e, span, grow);
+        let size = vec3f(range.hi - range.lo + vec3u(1u));
+        cells += min(size.x * size.y * size.z, f32(grid.levels[b].count));`,
+  )}
+  if (cells > WIDE_CELLS) {
+    let at = atomicAdd(&stats.wideCount, 1u);
+    if (at < WIDE_BOXES) {
+      stats.wide[at].box = k;
+      return;
+    }
+  }
+  ${levelLoop(
+    'b',
+    'grid.firstLevel',
+    `
+        let range = cellRange(b, center, e, span, grow);
+        let lo = range.lo;
+        let hi = range.hi;
         ${walkRows({
           dense,
           level: 'b',

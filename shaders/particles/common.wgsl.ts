@@ -12,6 +12,7 @@ import {
   ParticleReuse,
   ParticleRest,
   ParticleColliderContact,
+  WideBox,
 } from './layout.js';
 import { flatWorkgroup } from '../common.wgsl.js';
 import { WG } from '../../src/gpu/kernel.js';
@@ -58,6 +59,7 @@ ${ParticleParams.wgsl}
 ${ParticleBody.wgsl}
 ${ParticleContact.wgsl}
 ${ParticleWalls.wgsl}
+${WideBox.wgsl}
 ${ParticleStats.wgsl}
 ${ParticleReuse.wgsl}
 ${ParticleRest.wgsl}

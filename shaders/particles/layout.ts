@@ -127,6 +127,18 @@ export const ParticleWalls = defineStruct('ParticleWalls', {
 });
 
 /**
+ * Where each list's indirect arguments (x, y, z) start in the solve's dispatch buffer, in u32s:
+ * the busy list's and the settle list's (particleBusyArgs), and colliderFindWide's (colliderWideArgs).
+ */
+export const LIST_ARGS = { busy: 0, settle: 4, wide: 8 } as const;
+
+/** A box colliderFind leaves to colliderFindWide (ParticleStats.wide). */
+export const WideBox = defineStruct('WideBox', { box: 'u32' });
+
+/** The most boxes a step leaves to colliderFindWide; past them, colliderFind walks them itself. */
+export const WIDE_BOXES = 32;
+
+/**
  * Counters of a particle step (storage, atomics): the largest speed (f32 bits, for the search
  * margin), touching pairs of the last step, nonzero when the contact lists must be searched again
  * (the f32 bits of the largest move since the last search past its allowance, or infinity's for
@@ -144,6 +156,8 @@ export const ParticleStats = defineStruct('ParticleStats', {
   fastestBits: 'atomic<u32>',
   /** The fastest a moving box can send a particle this step (f32 bits; colliderSpeed), copied to ParticleParams.boxSpeed. */
   boxSpeedBits: 'atomic<u32>',
+  /** Boxes colliderFind left to colliderFindWide this step (their indices in `wide`, up to WIDE_BOXES). */
+  wideCount: 'atomic<u32>',
   entriesNeeded: 'atomic<u32>',
   /** The most colliders any particle was found near in a step of the call (those beyond `foundSlots` are not stored). */
   boxSlotsNeeded: 'atomic<u32>',
@@ -159,6 +173,8 @@ export const ParticleStats = defineStruct('ParticleStats', {
    * are not stored); 0 otherwise.
    */
   keptSlotsNeeded: 'atomic<u32>',
+  /** The boxes left to colliderFindWide this step (the first `wideCount`, up to WIDE_BOXES). */
+  wide: { array: WideBox, length: WIDE_BOXES },
 });
 
 /**

@@ -33,7 +33,7 @@
  * active edge or vertex, the direction from E to the centre.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { ParticleParams, ParticleBody, ParticleStats, MeshFindParams } from './layout.js';
+import { ParticleParams, ParticleBody, ParticleStats, MeshFindParams, WideBox } from './layout.js';
 import { BvhNode } from '../spatial/bvhLayout.js';
 import { bvhWalk, WALK_DEFER } from '../spatial/bvhWalk.wgsl.js';
 import { flatWorkgroup } from '../common.wgsl.js';
@@ -124,6 +124,7 @@ export const meshFindEntry = entry({ name: 'meshFind', index: 't', bound: 'param
 export const meshFindShader = () => wgsl`
 ${ParticleParams.wgsl}
 ${ParticleBody.wgsl}
+${WideBox.wgsl}
 ${ParticleStats.wgsl}
 ${MeshFindParams.wgsl}
 ${BvhNode.wgsl}
@@ -286,6 +287,7 @@ export const meshReduceEntry = entry({ name: 'meshReduce', index: 't', bound: 'p
  */
 export const meshReduceShader = () => wgsl`
 ${ParticleParams.wgsl}
+${WideBox.wgsl}
 ${ParticleStats.wgsl}
 ${flatWorkgroup}
 ${boxMath}

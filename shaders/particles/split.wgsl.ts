@@ -7,6 +7,7 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { integrateStatements } from './substep.wgsl.js';
 import { header } from './common.wgsl.js';
+import { LIST_ARGS } from './layout.js';
 import { bindings, uniform, readOnly, readWrite, entry, ONE_THREAD } from '../../src/gpu/kernel.js';
 
 export const splitBindings = bindings({
@@ -126,14 +127,11 @@ ${particleSplitEntry.wgsl}
 
 export const particleBusyArgsEntry = entry({ name: 'particleBusyArgs', size: ONE_THREAD });
 
-/** Where each list's indirect arguments (x, y, z) start in the solve's dispatch buffer, in u32s. */
-export const LIST_ARGS = { busy: 0, settle: 4 } as const;
-
 /**
  * One thread: the indirect dispatch arguments (folded as dispatchFolded does) for the busy list's
  * length (the split's), or for the settle list's (a substep's prepare: common.wgsl.ts, settleThread).
  */
-export const particleBusyArgsShader = ({ list }: { list: keyof typeof LIST_ARGS }) => wgsl`
+export const particleBusyArgsShader = ({ list }: { list: 'busy' | 'settle' }) => wgsl`
 ${header()}
 ${busyArgsBindings.wgsl}
 

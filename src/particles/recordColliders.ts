@@ -11,6 +11,7 @@ import {
   colliderCellsBindings,
 } from '../../shaders/particles/colliders.wgsl.js';
 import { colliderSpeedBindings } from '../../shaders/particles/boxMotion.wgsl.js';
+import { colliderFindWideBindings, colliderWideArgsBindings } from '../../shaders/particles/colliderWide.wgsl.js';
 import { meshFindBindings, meshReduceBindings } from '../../shaders/particles/meshes.wgsl.js';
 import { ParticleParams, ParticleStats, MeshFindParams } from '../../shaders/particles/layout.js';
 import { ceilDiv } from '../gpu/dispatch.js';
@@ -49,8 +50,13 @@ export interface ColliderRecorder {
   readonly params: GPUBuffer;
   readonly p: string;
   readonly n: number;
-  /** One pass of a thread per particle. */
-  run(label: string, pipeline: GPUComputePipeline, group: GPUBindGroup): void;
+  /**
+   * One pass of a thread per particle ('all'), of one thread ('one'), or of colliderFindWide's
+   * ('wide': from colliderWideArgs' arguments where the step dispatches indirectly).
+   */
+  run(label: string, pipeline: GPUComputePipeline, group: GPUBindGroup, over?: 'all' | 'one' | 'wide'): void;
+  /** Whether the step dispatches its lists from arguments written on the GPU. */
+  readonly indirect: boolean;
   /** One pass of `groups` workgroups. */
   runGroups(label: string, pipeline: GPUComputePipeline, group: GPUBindGroup, groups: number): void;
 }
@@ -119,6 +125,31 @@ export function recordColliderLists(rec: ColliderRecorder, colliders: Boxes, lay
       }),
       ceilDiv(colliders.count, WG),
     );
+  if (colliders.count > 0) {
+    // The boxes colliderFind left to a thread a particle (none: the threads return at once, or
+    // none run where the step dispatches indirectly).
+    const wide = { params, stats: b.stats };
+    if (rec.indirect)
+      rec.run(
+        'collider wide args',
+        pipelines.fixed.colliderWideArgs,
+        groups.get(`collider wide args ${p}`, colliderWideArgsBindings, { ...wide, args: b.busyArgs }),
+        'one',
+      );
+    rec.run(
+      'collider find wide',
+      pipelines.fixed.colliderFindWide,
+      groups.get(`collider find wide ${p}`, colliderFindWideBindings, {
+        ...wide,
+        colliderPoses: colliders.poses,
+        colliderVelocities: colliders.velocities,
+        current: grid.sorted.buffer,
+        bodies: b.bodies[0],
+        found: b.found.buffer,
+      }),
+      'wide',
+    );
+  }
   for (const m of colliders.meshes) {
     // The mesh's pose and velocities now (a kinematic mesh moved in the last step) into its find's parameters.
     const k = colliders.count + m.index;

@@ -14,7 +14,8 @@ import {
   fillBindings,
 } from '../../shaders/particles/search.wgsl.js';
 import { prepareBindings } from '../../shaders/particles/substep.wgsl.js';
-import { splitBindings, busyArgsBindings, LIST_ARGS } from '../../shaders/particles/split.wgsl.js';
+import { splitBindings, busyArgsBindings } from '../../shaders/particles/split.wgsl.js';
+import { LIST_ARGS } from '../../shaders/particles/layout.js';
 import { sleepBindings, writeBackBindings } from '../../shaders/particles/sleep.wgsl.js';
 import { colliderPrepareBindings } from '../../shaders/particles/colliders.wgsl.js';
 import { colliderMoveBindings } from '../../shaders/particles/boxMotion.wgsl.js';
@@ -122,13 +123,13 @@ export class StepRecorder {
     label: string,
     pipeline: GPUComputePipeline,
     group: GPUBindGroup,
-    over: 'all' | 'one' | 'on' | 'off' | 'busy' | 'settle' = 'all',
+    over: 'all' | 'one' | 'on' | 'off' | 'busy' | 'settle' | 'wide' = 'all',
   ): void {
     const pass = this.encoder.beginComputePass(this.timer?.pass(label) ?? { label });
     setPipelineAndGroup(pass, pipeline, group);
     if (over === 'one') pass.dispatchWorkgroups(1);
     else if (!this.indirect || over === 'all') dispatchFolded(pass, this.workgroups, this.max);
-    else if (over === 'busy' || over === 'settle')
+    else if (over === 'busy' || over === 'settle' || over === 'wide')
       pass.dispatchWorkgroupsIndirect(this.parts.buffers.busyArgs, 4 * LIST_ARGS[over]);
     else this.parts.buffers.gate.dispatch(pass, this.workgroups, this.max, over);
     pass.end();

@@ -129,8 +129,8 @@ export class SolverBuffers {
     this.restBackup = createBuffer(device, 'particle rest backup', ParticleRest.size * capacity, storage);
     this.orderBackup = createBuffer(device, 'particle order backup', 36 * capacity, storage);
     this.gate = new DispatchGate(device, 'particle search gate');
-    // The busy list's arguments, then the settle list's (LIST_ARGS).
-    this.busyArgs = createBuffer(device, 'particle solve dispatch', 32, BufferUsage.STORAGE | BufferUsage.INDIRECT);
+    // The busy list's arguments, the settle list's, colliderFindWide's (LIST_ARGS).
+    this.busyArgs = createBuffer(device, 'particle solve dispatch', 48, BufferUsage.STORAGE | BufferUsage.INDIRECT);
     this.contacts = new GrowableBuffer(device, 'particle contacts', storage);
     this.contacts.ensure(2 * entryCapacity * ParticleContact.size);
     // The collider buffers stay this small (the split binds the slots) until a world has boxes.

@@ -54,6 +54,12 @@ import {
   meshColliderContactsBindings,
   meshColliderContactsShader,
 } from '../../shaders/particles/contacts.wgsl.js';
+import {
+  colliderFindWideBindings,
+  colliderFindWideShader,
+  colliderWideArgsBindings,
+  colliderWideArgsShader,
+} from '../../shaders/particles/colliderWide.wgsl.js';
 import { gridLayoutName, type GridLayout } from '../../shaders/spatial/grid.wgsl.js';
 import {
   gatherBindings,
@@ -177,6 +183,8 @@ export class SolverPipelines {
       colliderMove: make(colliderMoveBindings, 'colliderMove', colliderMoveShader()),
       colliderSpeed: make(colliderSpeedBindings, 'colliderSpeed', colliderSpeedShader()),
       colliderCells: make(colliderCellsBindings, 'colliderCells', colliderCellsShader()),
+      colliderFindWide: make(colliderFindWideBindings, 'colliderFindWide', colliderFindWideShader()),
+      colliderWideArgs: make(colliderWideArgsBindings, 'colliderWideArgs', colliderWideArgsShader()),
       colliderContacts: make(colliderContactsBindings, 'colliderContacts', colliderContactsShader()),
       colliderContactsArgs: make(colliderContactsArgsBindings, 'colliderContactsArgs', colliderContactsArgsShader()),
       sleep: make(sleepBindings, 'particleSleep', particleSleepShader()),

@@ -210,6 +210,12 @@ import {
   colliderSpeedEntry,
 } from '../../shaders/particles/boxMotion.wgsl.js';
 import {
+  colliderFindWideShader,
+  colliderFindWideEntry,
+  colliderWideArgsShader,
+  colliderWideArgsEntry,
+} from '../../shaders/particles/colliderWide.wgsl.js';
+import {
   meshFindShader,
   meshFindEntry,
   meshReduceShader,
@@ -373,6 +379,8 @@ const PARTICLE_KERNELS: [string, EntryPoint[], string[]][] = [
   ['colliderList', [colliderListEntry], BOTH.map((meshes) => colliderListShader({ meshes }))],
   ['colliderPrepare', [colliderPrepareEntry], BOTH.map((meshes) => colliderPrepareShader({ meshes }))],
   ['colliderCells', [colliderCellsEntry], [colliderCellsShader()]],
+  ['colliderFindWide', [colliderFindWideEntry], [colliderFindWideShader()]],
+  ['colliderWideArgs', [colliderWideArgsEntry], [colliderWideArgsShader()]],
   ['colliderContacts', [colliderContactsEntry], [colliderContactsShader()]],
   ['colliderContactsArgs', [colliderContactsArgsEntry], [colliderContactsArgsShader()]],
   ['colliderMove', [colliderMoveEntry], [colliderMoveShader()]],

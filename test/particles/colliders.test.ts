@@ -17,6 +17,7 @@ import { packColliders, WorldColliders } from '../../src/particles/colliders.js'
 import { RULES } from '../../src/checks.js';
 import { mulberry32 } from '../support/random.js';
 import { readBuffer } from '../../src/gpu/buffers.js';
+import { ParticleStats } from '../../shaders/particles/layout.js';
 
 const gpu = useGpu();
 const LONG = 600_000;
@@ -98,19 +99,22 @@ const packed = (spheres: Float32Array, velocities: Float32Array): Float32Array =
 };
 
 /** n particles of radius r above a field of tilted boxes in [-side, side]², random velocities. */
-function binScene(n: number, seed: number, r = 0.25, y0 = 4) {
+function binScene(n: number, seed: number, r = 0.25, y0 = 4, { side = 6, layers = 4, floorOnly = false } = {}) {
   const rand = mulberry32(seed);
-  const side = 6;
   const boxes = [
     ...box([0, 0, 0], [side, 0.2, side]), // floor
-    ...box([-3, 1, 0], [2, 0.1, 3], 0.4), // ramps
-    ...box([3, 1.5, 1], [1.5, 0.05, 2], -0.5),
-    ...box([0, 2, -3], [1, 0.3, 1], 0.8, 'x'),
-    ...box([1, 0.6, 3], [0.5, 0.5, 0.5], 0.3),
+    ...(floorOnly
+      ? []
+      : [
+          ...box([-3, 1, 0], [2, 0.1, 3], 0.4), // ramps
+          ...box([3, 1.5, 1], [1.5, 0.05, 2], -0.5),
+          ...box([0, 2, -3], [1, 0.3, 1], 0.8, 'x'),
+          ...box([1, 0.6, 3], [0.5, 0.5, 0.5], 0.3),
+        ]),
   ];
   const spheres = new Float32Array(4 * n);
   const velocities = new Float32Array(3 * n);
-  const across = Math.ceil(Math.sqrt(n / 4));
+  const across = Math.ceil(Math.sqrt(n / layers));
   for (let i = 0; i < n; i++) {
     const [a, b, c] = [i % across, Math.floor(i / across) % across, Math.floor(i / across ** 2)];
     spheres.set(
@@ -128,14 +132,23 @@ function binScene(n: number, seed: number, r = 0.25, y0 = 4) {
 }
 
 describe('box colliders against the CPU twin', () => {
-  for (const [name, seed, friction, moving] of [
-    ['particles over static tilted boxes, friction 0.5', 3001, 0.5, false],
-    ['particles over static and kinematic boxes (moving and spinning), friction 0.3', 3002, 0.3, true],
+  for (const [name, seed, friction, moving, n, layout] of [
+    ['particles over static tilted boxes, friction 0.5', 3001, 0.5, false, 600, {}],
+    ['particles over static and kinematic boxes (moving and spinning), friction 0.3', 3002, 0.3, true, 600, {}],
+    // The floor's reach covers more cells than WIDE_CELLS: each particle tests it (colliderFindWide).
+    [
+      'a layer of 5,000 particles over a floor too wide for one thread to walk, friction 0.5',
+      3010,
+      0.5,
+      false,
+      5000,
+      { side: 24, layers: 1, floorOnly: true },
+    ],
   ] as const) {
-    it(`${name}, seed ${seed}: 12 steps particle by particle, warm-started`, async () => {
-      const scene = binScene(600, seed, 0.25, 0.55);
+    it(`${name}, seed ${seed}: 12 steps particle by particle, warm-started`, { timeout: LONG }, async () => {
+      const scene = binScene(n, seed, 0.25, 0.55, layout);
       await withWorld(
-        { capacity: 1000, gravity: [0, -9.8, 0], restitution: 0.3, friction, bounds: scene.bounds },
+        { capacity: n, gravity: [0, -9.8, 0], restitution: 0.3, friction, bounds: scene.bounds },
         async (world) => {
           world.setParticles({ spheres: scene.spheres, velocities: scene.velocities });
           const boxVelocities = new Float32Array(6 * (scene.boxes.length / 10));
@@ -161,7 +174,7 @@ describe('box colliders against the CPU twin', () => {
             cpu = twin.step(cpu.spheres, cpu.velocities, params, world.plan!, colliders);
             const gpuState = await world.read();
             let worst = 0;
-            for (let i = 0; i < 600; i++) {
+            for (let i = 0; i < n; i++) {
               for (let a = 0; a < 3; a++) {
                 worst = Math.max(
                   worst,
@@ -187,8 +200,20 @@ describe('box colliders against the CPU twin', () => {
             for (let j = 0; j < poses.length; j++)
               expect(Math.abs(poses[j] - colliders.poses[j]), `step ${step}: pose value ${j}`).toBeLessThan(1e-5);
           }
+          // Which boxes colliderFind left to a thread a particle in the last step: the wide floor (box 0) alone.
+          const stats = new Uint32Array(
+            await readBuffer(
+              gpu.device,
+              (world as unknown as { solver: { stats: GPUBuffer } }).solver.stats,
+              0,
+              ParticleStats.size,
+            ),
+          );
+          const wide = n > 4096;
+          expect(stats[ParticleStats.offsets.wideCount / 4]).toBe(wide ? 1 : 0);
+          if (wide) expect(stats[ParticleStats.offsets.wide / 4]).toBe(0);
           // The particles did reach the boxes: some lie within a radius of one.
-          const near = Array.from({ length: 600 }, (_, i) =>
+          const near = Array.from({ length: n }, (_, i) =>
             Array.from(
               { length: scene.boxes.length / 10 },
               (_, k) => boxGeometry(cpu.spheres.subarray(4 * i, 4 * i + 4), colliders.poses, k).gap,

@@ -91,6 +91,12 @@ import {
   meshColliderContactsBindings,
 } from '../../shaders/particles/contacts.wgsl.js';
 import {
+  colliderFindWideShader,
+  colliderFindWideBindings,
+  colliderWideArgsShader,
+  colliderWideArgsBindings,
+} from '../../shaders/particles/colliderWide.wgsl.js';
+import {
   meshFindShader,
   meshFindBindings,
   meshReduceShader,
@@ -148,6 +154,8 @@ const KERNELS: [string, Bindings<string>, string[]][] = [
     [colliderPrepareShader({ meshes: false }), colliderPrepareShader({ meshes: true })],
   ],
   ['colliderCells', colliderCellsBindings, [colliderCellsShader()]],
+  ['colliderFindWide', colliderFindWideBindings, [colliderFindWideShader()]],
+  ['colliderWideArgs', colliderWideArgsBindings, [colliderWideArgsShader()]],
   ['colliderContacts', colliderContactsBindings, [colliderContactsShader()]],
   ['colliderContactsArgs', colliderContactsArgsBindings, [colliderContactsArgsShader()]],
   ['colliderMove', colliderMoveBindings, [colliderMoveShader()]],

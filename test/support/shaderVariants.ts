@@ -55,6 +55,7 @@ import {
   meshColliderContactsShader,
 } from '../../shaders/particles/contacts.wgsl.js';
 import { colliderMoveShader, colliderSpeedShader } from '../../shaders/particles/boxMotion.wgsl.js';
+import { colliderFindWideShader, colliderWideArgsShader } from '../../shaders/particles/colliderWide.wgsl.js';
 import { meshFindShader, meshReduceShader } from '../../shaders/particles/meshes.wgsl.js';
 import {
   meshCodesShader,
@@ -167,6 +168,8 @@ export function shaderVariants(): [string, string][] {
     ['colliderMove', colliderMoveShader()],
     ['colliderSpeed', colliderSpeedShader()],
     ['colliderCells', colliderCellsShader()],
+    ['colliderFindWide', colliderFindWideShader()],
+    ['colliderWideArgs', colliderWideArgsShader()],
     ['colliderContacts', colliderContactsShader()],
     ['colliderContactsArgs', colliderContactsArgsShader()],
     ['meshFind', meshFindShader()],
