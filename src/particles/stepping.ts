@@ -1,6 +1,6 @@
 /**
  * The `step` call's submission: the step recorded after a copy of everything it changes, then
- * the sizes it needed read back (8 bytes). Lists that overflowed grow, and the step runs again
+ * the sizes it needed read back (16 bytes). Lists that overflowed grow, and the step runs again
  * from the copy, so that nothing is solved with contacts lost. Beside it, what else changes or
  * reads the solver's step state for the world: the recording of steps (`step`, `encode`), the
  * box colliders' setting (`setColliders`) and the counters' read-back.

@@ -3,7 +3,7 @@
  * by a contact solver (src/particles/solver.ts; docs/ARCHITECTURE.md has the math). State lives
  * in GPU buffers that a renderer can bind directly: `buffers.spheres` (x, y, z, radius per
  * particle) and `buffers.velocities` (vx, vy, vz, inverse mass). `step` records its substeps into
- * one submission and reads back only the 8 bytes of the list sizes its steps needed.
+ * one submission and reads back only the 16 bytes of the list and slot sizes its steps needed.
  *
  * This file is the world's face: each public call validates its arguments, then hands the work to
  * what composes the world: its settings (settings.ts), its state and its upload and read-back
