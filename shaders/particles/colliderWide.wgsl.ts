@@ -11,6 +11,7 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { ParticleParams, ParticleBody, ParticleStats, WideBox, WIDE_BOXES, LIST_ARGS } from './layout.js';
 import { flatWorkgroup } from '../common.wgsl.js';
+import { writeArgs } from './common.wgsl.js';
 import { boxMath } from '../boxes.wgsl.js';
 import { colliderGeometry } from './colliderGeometry.wgsl.js';
 import { boxTravel } from './boxMotion.wgsl.js';
@@ -90,17 +91,9 @@ export const colliderWideArgsEntry = entry({ name: 'colliderWideArgs', size: ONE
 export const colliderWideArgsShader = () => wgsl`
 ${header()}
 ${colliderWideArgsBindings.wgsl}
+${writeArgs}
 
 ${colliderWideArgsEntry.wgsl}
-  let groups = select(0u, (params.count + WG - 1u) / WG, atomicLoad(&stats.wideCount) > 0u);
-  var x = groups;
-  var y = 1u;
-  if (groups > params.maxGroups) {
-    y = (groups + params.maxGroups - 1u) / params.maxGroups;
-    x = (groups + y - 1u) / y;
-  }
-  args[${LIST_ARGS.wide}] = x;
-  args[${LIST_ARGS.wide + 1}] = y;
-  args[${LIST_ARGS.wide + 2}] = 1u;
+  writeArgs(${LIST_ARGS.wide}u, select(0u, params.count, atomicLoad(&stats.wideCount) > 0u));
 }
 `;

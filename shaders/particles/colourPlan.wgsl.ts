@@ -5,7 +5,7 @@
  * arguments of the sweeps (colourPlan), and the pair list itself (colourScatter).
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { header, busyParticle, busyThread } from './common.wgsl.js';
+import { header, busyParticle, busyThread, writeArgs } from './common.wgsl.js';
 import { colouringHeader, PASS_INDEX, forEntries, listOf } from './colouring.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, ONE_THREAD } from '../../src/gpu/kernel.js';
 
@@ -52,21 +52,6 @@ export const colourRoundArgsBindings = bindings({
   args: readWrite('array<u32>'),
 });
 
-/** Writes indirect arguments (x, y, 1) covering `threads` into slot `slot` of `args` (folded as dispatchFolded does). */
-const writeArgs = /* wgsl */ `
-fn writeArgs(slot: u32, threads: u32) {
-  let groups = (threads + WG - 1u) / WG;
-  var x = groups;
-  var y = 1u;
-  if (groups > params.maxGroups) {
-    y = (groups + params.maxGroups - 1u) / params.maxGroups;
-    x = (groups + y - 1u) / y;
-  }
-  args[3u * slot] = x;
-  args[3u * slot + 1u] = y;
-  args[3u * slot + 2u] = 1u;
-}`;
-
 export const colourRoundArgsEntry = entry({ name: 'colourRoundArgs', size: ONE_THREAD });
 
 /** One thread, after round `slot.x`: the next round's dispatch over the pending list its resolve wrote, and the other list emptied for that round's resolve. */
@@ -78,7 +63,7 @@ ${writeArgs}
 
 ${colourRoundArgsEntry.wgsl}
   let next = (slot.x + 1u) & 1u;
-  writeArgs(ARGS_ROUND, table[TABLE_PENDING + next]);
+  writeArgs(3u * ARGS_ROUND, table[TABLE_PENDING + next]);
   table[TABLE_PENDING + (1u - next)] = 0u;
 }
 `;
@@ -169,11 +154,11 @@ ${colourPlanEntry.wgsl}
   var inTail = 0u;
   for (var c = 0u; c < PALETTE; c++) {
     let count = table[TABLE_COUNTS + c];
-    writeArgs(c, select(0u, count, c < tail));
+    writeArgs(3u * c, select(0u, count, c < tail));
     inTail += select(count, 0u, c < tail);
   }
-  writeArgs(ARGS_TAIL, min(inTail, 1u));
-  writeArgs(ARGS_OVERFLOW, table[TABLE_OVERFLOW]);
+  writeArgs(3u * ARGS_TAIL, min(inTail, 1u));
+  writeArgs(3u * ARGS_OVERFLOW, table[TABLE_OVERFLOW]);
 }
 `;
 

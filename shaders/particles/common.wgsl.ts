@@ -105,6 +105,24 @@ export const busyParticle = /* wgsl */ `  let t = start[params.count + 2u + k];`
 export const settleThread = { index: 'k', bound: 'start[2u * params.count + 2u]' } as const;
 export const settleParticle = /* wgsl */ `  let t = start[2u * params.count + 3u + k];`;
 
+/**
+ * Writes indirect dispatch arguments (x, y, 1) covering `threads` threads at word `at` of `args`,
+ * folded as dispatchFolded does (src/gpu/dispatch.ts). Needs `args` (array<u32>) and `params`.
+ */
+export const writeArgs = /* wgsl */ `
+fn writeArgs(at: u32, threads: u32) {
+  let groups = (threads + WG - 1u) / WG;
+  var x = groups;
+  var y = 1u;
+  if (groups > params.maxGroups) {
+    y = (groups + params.maxGroups - 1u) / params.maxGroups;
+    x = (groups + y - 1u) / y;
+  }
+  args[at] = x;
+  args[at + 1u] = y;
+  args[at + 2u] = 1u;
+}`;
+
 /** Coulomb's cone: the factor that shortens a friction impulse of squared length len2 to at most limit (1 within it: exactly the impulse). */
 export const coneScale = /* wgsl */ `
 fn coneScale(len2: f32, limit: f32) -> f32 {

@@ -6,7 +6,7 @@
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { integrateStatements } from './substep.wgsl.js';
-import { header } from './common.wgsl.js';
+import { header, writeArgs } from './common.wgsl.js';
 import { LIST_ARGS } from './layout.js';
 import { bindings, uniform, readOnly, readWrite, entry, ONE_THREAD } from '../../src/gpu/kernel.js';
 
@@ -134,17 +134,9 @@ export const particleBusyArgsEntry = entry({ name: 'particleBusyArgs', size: ONE
 export const particleBusyArgsShader = ({ list }: { list: 'busy' | 'settle' }) => wgsl`
 ${header()}
 ${busyArgsBindings.wgsl}
+${writeArgs}
 
 ${particleBusyArgsEntry.wgsl}
-  let groups = (start[${list === 'busy' ? 'params.count + 1u' : '2u * params.count + 2u'}] + WG - 1u) / WG;
-  var x = groups;
-  var y = 1u;
-  if (groups > params.maxGroups) {
-    y = (groups + params.maxGroups - 1u) / params.maxGroups;
-    x = (groups + y - 1u) / y;
-  }
-  args[${LIST_ARGS[list]}] = x;
-  args[${LIST_ARGS[list] + 1}] = y;
-  args[${LIST_ARGS[list] + 2}] = 1u;
+  writeArgs(${LIST_ARGS[list]}u, start[${list === 'busy' ? 'params.count + 1u' : '2u * params.count + 2u'}]);
 }
 `;
