@@ -1,8 +1,8 @@
 /**
  * A mesh's BVH, built and refitted on the GPU: the LBVH of broad phase 'bvh'
  * (shaders/spatial/bvh.wgsl.ts, which says how and why) with the triangles as its leaves,
- * keyed by their centroids. The kernels here make the leaves; the pyramid and the nodes are the
- * LBVH's own kernels with `leaf: 'triangle'`. The host is src/mesh/mesh.ts.
+ * keyed by their centroids; its nodes are BvhChildBoxes, each its two children's boxes (the
+ * walks' layout: shaders/spatial/bvhWalk.wgsl.ts). The host is src/mesh/mesh.ts.
  *
  *   meshCodes    key = the low word of the centroid's 60-bit Morton code, value = triangle index;
  *                the high word kept aside (in the keys' buffer, which the leaves fill later)
@@ -12,16 +12,16 @@
  *   meshLeaves   the triangles' vertices copied into sorted order (three vec4f a leaf, their w
  *                the unit face normal: 0 for a degenerate triangle), and with `keys`, their two
  *                code words
- *   bvhPyramid, bvhNodes  (leaf 'triangle'): the node boxes, the exact f32 bounds of the vertices
+ *   then the nodes and their boxes (below): the exact f32 bounds of the vertices
  *
- * Refit runs meshLeaves without keys, the pyramid and the nodes again: the nodes' search over
- * the old keys gives the same tree, and the boxes come from the new vertices.
+ * Refit runs meshLeaves without keys and the boxes again (the tree's shape kept): the boxes come
+ * from the new vertices.
  *
  * The vertices are read from `positions`, packed x, y, z f32 (the layout of a three.js position
  * attribute and of `createMesh`'s `positions`), through `indices`, three a triangle.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { BvhParams, BvhNode } from '../spatial/bvhLayout.js';
+import { BvhParams, BvhChildBoxes } from '../spatial/bvhLayout.js';
 import { morton, karrasNode } from '../spatial/bvh.wgsl.js';
 import { BVH_LEAF } from '../../src/spatial/bvhShape.js';
 import { MeshBucket } from './layout.js';
@@ -128,18 +128,21 @@ ${meshLeavesEntry.wgsl}
  * Node boxes by prefix buckets. Every child's common prefix is longer than its parent's
  * (karrasNode), so the nodes sorted by prefix length, longest first, come after all their
  * children: one dispatch a prefix length (MESH_BUCKETS of them, dispatched indirectly, empty
- * ones doing nothing) makes each node's box the union of its two children's, read from leaves
- * or from nodes an earlier dispatch wrote. Dispatch boundaries order every write before every
+ * ones doing nothing) writes each node's children's boxes, read from leaves or from records an
+ * earlier dispatch wrote. Dispatch boundaries order every write before every
  * later read: no atomics between workgroups carry a box, so none of the memory-model race the
  * LBVH's pyramid avoids (shaders/spatial/bvh.wgsl.ts). 2 reads a node, against the pyramid's
  * up to 2·log2 n; and a refit reruns only the leaves and these dispatches, the order kept.
  *
- *   meshTopology  Karras's search for each node: its children and its prefix
+ *   meshTopology  Karras's search for each node: its children (into its BvhChildBoxes record, the
+ *                 boxes written later) and its prefix
  *   meshCount     the buckets' counts
  *   meshBuckets   one thread: the buckets' starts (exclusive scan) and each one's indirect
  *                 arguments (folded past the device's limit), the cursors cleared
  *   meshOrder     each node into its bucket's range (the order within a bucket does not matter)
- *   meshBoxes     one dispatch a bucket, longest prefix first: the node's box from its children's
+ *   meshBoxes     one dispatch a bucket, longest prefix first: the node's two children's boxes
+ *                 beside their indices (a leaf's from its vertices, an internal child's the union
+ *                 of the two in its own record): the record the walks read, one a node
  *
  * `buckets` holds the counts (0 .. B−1), the cursors (B .. 2B−1) and the starts (2B .. 3B−1).
  */
@@ -158,12 +161,12 @@ export const meshBoxesEntry = entry({ name: 'meshBoxes', index: 'k', bound: 'buc
 export const meshTopologyBindings = bindings({
   params: uniform('BvhParams'),
   keys: readOnly('array<vec2u>'),
-  nodes: readWrite('array<BvhNode>'),
+  children: readWrite('array<BvhChildBoxes>'),
   prefix: readWrite('array<u32>'),
 });
 export const meshTopologyShader = () => wgsl`
 ${BvhParams.wgsl}
-${BvhNode.wgsl}
+${BvhChildBoxes.wgsl}
 ${meshTopologyBindings.wgsl}
 ${flatWorkgroup}
 ${WG.wgsl}
@@ -171,7 +174,7 @@ ${karrasNode}
 
 ${meshTopologyEntry.wgsl}
   let kn = karrasNode(node);
-  nodes[node] = BvhNode(vec3f(0.0), kn.left, vec3f(0.0), kn.right);
+  children[node] = BvhChildBoxes(vec3f(0.0), kn.left, vec3f(0.0), kn.right, vec3f(0.0), 0u, vec3f(0.0));
   prefix[node] = kn.prefix;
 }
 `;
@@ -251,37 +254,44 @@ export const meshBoxesBindings = bindings({
   buckets: readOnly('array<u32>'),
   order: readOnly('array<u32>'),
   sorted: readOnly('array<vec4f>'),
-  nodes: readWrite('array<BvhNode>'),
+  children: readWrite('array<BvhChildBoxes>'),
 });
 export const meshBoxesShader = () => wgsl`
 ${MeshBucket.wgsl}
-${BvhNode.wgsl}
+${BvhChildBoxes.wgsl}
 ${meshBoxesBindings.wgsl}
 ${flatWorkgroup}
 ${WG.wgsl}
 const B: u32 = ${MESH_BUCKETS}u;
 const LEAF: u32 = ${BVH_LEAF}u;
 
-// The box of a child: a leaf's vertices' bounds, or the node's box (written by an earlier dispatch).
-fn childLo(c: u32) -> vec3f {
-  if ((c & LEAF) != 0u) {
-    let i = c & ${BVH_LEAF - 1}u;
-    return min(min(sorted[3u * i].xyz, sorted[3u * i + 1u].xyz), sorted[3u * i + 2u].xyz);
-  }
-  return nodes[c].lo;
+struct Child {
+  lo: vec3f,
+  hi: vec3f,
+  height: u32,
 }
-fn childHi(c: u32) -> vec3f {
+
+// A child's box and height: a leaf's vertices' bounds (height 0), or the union of an internal
+// node's children's boxes and its height (written by an earlier dispatch: its bucket's prefix is
+// longer).
+fn childOf(c: u32) -> Child {
   if ((c & LEAF) != 0u) {
     let i = c & ${BVH_LEAF - 1}u;
-    return max(max(sorted[3u * i].xyz, sorted[3u * i + 1u].xyz), sorted[3u * i + 2u].xyz);
+    let a = sorted[3u * i].xyz;
+    let b = sorted[3u * i + 1u].xyz;
+    let d = sorted[3u * i + 2u].xyz;
+    return Child(min(min(a, b), d), max(max(a, b), d), 0u);
   }
-  return nodes[c].hi;
+  let n = children[c];
+  return Child(min(n.leftLo, n.rightLo), max(n.leftHi, n.rightHi), n.height);
 }
 
 ${meshBoxesEntry.wgsl}
   let node = order[buckets[2u * B + bucket.index] + k];
-  let left = nodes[node].left;
-  let right = nodes[node].right;
-  nodes[node] = BvhNode(min(childLo(left), childLo(right)), left, max(childHi(left), childHi(right)), right);
+  let left = children[node].left;
+  let right = children[node].right;
+  let l = childOf(left);
+  let r = childOf(right);
+  children[node] = BvhChildBoxes(l.lo, left, l.hi, right, r.lo, 1u + max(l.height, r.height), r.hi);
 }
 `;

@@ -1,7 +1,7 @@
 /**
  * Rays, sphere casts and sphere–triangle contacts against a mesh's BVH (its build:
  * ./build.wgsl.ts), one thread a query: the query is moved into the mesh's frame (its pose),
- * walks the LBVH's nodes with the LBVH's walk (bvhWalk, shaders/broadphase/bvh/walk.wgsl.ts:
+ * walks the LBVH's child boxes (BvhChildBoxes) with the LBVH's walk (bvhWalk, shaders/spatial/bvhWalk.wgsl.ts:
  * nearer child first; a nearest query skips what lies past its best hit) and tests each
  * triangle it reaches (./triangle.wgsl.ts: the math). The CPU reference is src/reference/mesh.ts (double precision, every
  * triangle), and docs/CONTRACT.md ("Meshes") is the math.
@@ -27,8 +27,9 @@
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { MeshQueryParams, MeshHitRecord, MeshContactRecord } from './layout.js';
-import { BvhNode } from '../spatial/bvhLayout.js';
+import { BvhChildBoxes } from '../spatial/bvhLayout.js';
 import { bvhWalk, WALK_DEFER } from '../spatial/bvhWalk.wgsl.js';
+import { BVH_STACK } from '../../src/spatial/bvhShape.js';
 import { flatWorkgroup } from '../common.wgsl.js';
 import { PairCounter } from '../../src/layout.js';
 import { triangleMath } from './triangle.wgsl.js';
@@ -87,7 +88,7 @@ fn dirToWorld(v: vec3f) -> vec3f {
 export const meshCastBindings = bindings({
   params: uniform('MeshQueryParams'),
   casts: readOnly('array<vec4f>'),
-  nodes: readOnly('array<BvhNode>'),
+  children: readOnly('array<BvhChildBoxes>'),
   sorted: readOnly('array<vec4f>'),
   ids: readOnly('array<u32>'),
   hits: readWrite('array<MeshHitRecord>'),
@@ -99,10 +100,18 @@ export const meshCastBindings = bindings({
  * space; radius 0 is a ray. `ray`: the rays' kernel, the radius 0 whatever the w (raycastMesh),
  * without the sphere cast's test (on SwiftShader a branch's arms both run, under a lane mask).
  */
-export const meshCastShader = ({ mode, ray }: { mode: CastMode; ray: boolean }) => wgsl`
+export const meshCastShader = ({
+  mode,
+  ray,
+  stack = BVH_STACK,
+}: {
+  mode: CastMode;
+  ray: boolean;
+  stack?: number;
+}) => wgsl`
 ${MeshQueryParams.wgsl}
 ${MeshHitRecord.wgsl}
-${BvhNode.wgsl}
+${BvhChildBoxes.wgsl}
 ${meshCastBindings.wgsl}
 ${flatWorkgroup}
 ${pose}
@@ -163,7 +172,7 @@ ${meshCastEntry.wgsl}
   if (moving && params.triangleCount > 0u) {
     ${bvhWalk(
       {
-        test: `let key = rayBoxInverse(o, inv, still, ${mode === 'nearest' ? 'min(len, bestT)' : 'len'}, nodes[c].lo, nodes[c].hi, grow);`,
+        test: `let key = rayBoxInverse(o, inv, still, ${mode === 'nearest' ? 'min(len, bestT)' : 'len'}, lo, hi, grow);`,
         leaf: '',
         skip: mode === 'nearest' ? 'key > bestT' : undefined,
         visit:
@@ -190,6 +199,8 @@ ${meshCastEntry.wgsl}
             }
           }`,
         defer: WALK_DEFER[mode === 'nearest' ? 'nearest' : 'list'],
+        children: true,
+        stack,
       },
       'params.triangleCount',
     )}
@@ -211,7 +222,7 @@ ${meshCastEntry.wgsl}
 export const meshContactsBindings = bindings({
   params: uniform('MeshQueryParams'),
   spheres: readOnly('array<vec4f>'),
-  nodes: readOnly('array<BvhNode>'),
+  children: readOnly('array<BvhChildBoxes>'),
   sorted: readOnly('array<vec4f>'),
   ids: readOnly('array<u32>'),
   contacts: readWrite('array<MeshContactRecord>'),
@@ -224,11 +235,11 @@ export const meshContactsBindings = bindings({
  * appended behind an atomic counter that keeps counting past the list (the caller grows it to
  * the count and runs again).
  */
-export const meshContactsShader = () => wgsl`
+export const meshContactsShader = ({ stack = BVH_STACK }: { stack?: number } = {}) => wgsl`
 ${MeshQueryParams.wgsl}
 ${MeshContactRecord.wgsl}
 ${PairCounter.wgsl}
-${BvhNode.wgsl}
+${BvhChildBoxes.wgsl}
 ${meshContactsBindings.wgsl}
 ${flatWorkgroup}
 ${pose}
@@ -255,7 +266,7 @@ ${meshContactsEntry.wgsl}
   if (params.triangleCount > 0u) {
     ${bvhWalk(
       {
-        test: 'let key = select(-1.0, 0.0, all(nodes[c].lo <= qHi) && all(nodes[c].hi >= qLo));',
+        test: 'let key = select(-1.0, 0.0, all(lo <= qHi) && all(hi >= qLo));',
         leaf: '',
         visit: `let first = sorted[3u * u];
           let tri = triangleAt(first, sorted[3u * u + 1u], sorted[3u * u + 2u], o);
@@ -269,6 +280,8 @@ ${meshContactsEntry.wgsl}
             }
           }`,
         defer: WALK_DEFER.list,
+        children: true,
+        stack,
       },
       'params.triangleCount',
     )}

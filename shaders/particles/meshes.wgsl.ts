@@ -34,8 +34,9 @@
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { ParticleParams, ParticleBody, ParticleStats, MeshFindParams, WideBox } from './layout.js';
-import { BvhNode } from '../spatial/bvhLayout.js';
+import { BvhChildBoxes } from '../spatial/bvhLayout.js';
 import { bvhWalk, WALK_DEFER } from '../spatial/bvhWalk.wgsl.js';
+import { BVH_STACK } from '../../src/spatial/bvhShape.js';
 import { flatWorkgroup } from '../common.wgsl.js';
 import { triangleMath, faceNormal, CLOSEST, EDGE_AB, EDGE_BC, EDGE_CA } from '../mesh/triangle.wgsl.js';
 import { boxMath } from '../boxes.wgsl.js';
@@ -68,7 +69,7 @@ export const meshFindBindings = bindings({
   mesh: uniform('MeshFindParams'),
   current: readOnly('array<vec4f>'),
   bodies: readOnly('array<ParticleBody>'),
-  nodes: readOnly('array<BvhNode>'),
+  children: readOnly('array<BvhChildBoxes>'),
   sorted: readOnly('array<vec4f>'),
   ids: readOnly('array<u32>'),
   edgeFlags: readOnly('array<u32>'),
@@ -119,15 +120,15 @@ export const meshFindEntry = entry({ name: 'meshFind', index: 't', bound: 'param
 
 /**
  * One mesh's triangles near each moving particle's path over the step, appended to its found
- * colliders (the overview above).
+ * colliders (the overview above); `stack`, the walk's (the mesh's walkStack).
  */
-export const meshFindShader = () => wgsl`
+export const meshFindShader = ({ stack = BVH_STACK }: { stack?: number } = {}) => wgsl`
 ${ParticleParams.wgsl}
 ${ParticleBody.wgsl}
 ${WideBox.wgsl}
 ${ParticleStats.wgsl}
 ${MeshFindParams.wgsl}
-${BvhNode.wgsl}
+${BvhChildBoxes.wgsl}
 ${meshFindBindings.wgsl}
 ${flatWorkgroup}
 ${triangleMath}
@@ -214,15 +215,13 @@ ${meshFindEntry.wgsl}
   if (mesh.triangleCount > 0u) {
     ${bvhWalk(
       {
-        test: 'let key = select(-1.0, 0.0, all(nodes[c].lo <= qHi) && all(nodes[c].hi >= qLo));',
+        test: 'let key = select(-1.0, 0.0, all(lo <= qHi) && all(hi >= qLo));',
         leaf: '',
         visit: `let v0 = sorted[3u * u];
           let v1 = sorted[3u * u + 1u];
           let v2 = sorted[3u * u + 2u];
-          // The triangle's own box first: its parent's box held its sibling too.
-          let inBox = all(min(min(v0.xyz, v1.xyz), v2.xyz) <= qHi) && all(max(max(v0.xyz, v1.xyz), v2.xyz) >= qLo);
           let tri = triangleAt(v0, v1, v2, o);
-          if (inBox && any(tri.normal != vec3f(0.0))) {
+          if (any(tri.normal != vec3f(0.0))) {
             let near = closestOnTriangle(tri, vec3f(0.0)).point;
             if (dot(near, near) <= radius * radius || (swept && pathNear(tri, path, radius))) {
               let slot = found[t];
@@ -250,6 +249,8 @@ ${meshFindEntry.wgsl}
             }
           }`,
         defer: WALK_DEFER.list,
+        children: true,
+        stack,
       },
       'mesh.triangleCount',
     )}

@@ -34,3 +34,21 @@ export const BvhNode = defineStruct('BvhNode', {
   hi: 'vec3f',
   right: 'u32',
 });
+
+/**
+ * An internal node as a mesh's walks read it (storage): its two children's boxes beside their
+ * indices (BvhNode's `left` and `right`), so that one 64-byte read a step tests both children,
+ * with no second read that waits on the first, and a leaf child is tested by its triangle's box
+ * before the triangle itself (Aila and Laine's layout). Written by the boxes pass of the mesh's
+ * build and refit from the BvhNode tree (shaders/mesh/build.wgsl.ts).
+ */
+export const BvhChildBoxes = defineStruct('BvhChildBoxes', {
+  leftLo: 'vec3f',
+  left: 'u32',
+  leftHi: 'vec3f',
+  right: 'u32',
+  rightLo: 'vec3f',
+  /** The internal nodes on the longest path down from this one, itself included (its leaves 0): the root's sizes the walks' stack (walkStackFor). */
+  height: 'u32',
+  rightHi: 'vec3f',
+});

@@ -45,12 +45,21 @@ export interface BvhWalk {
    * visit inline costs every step of the walk. `skip` reads what the visits left, later.
    */
   defer?: number;
+  /**
+   * Optional: the walk reads the tree as BvhChildBoxes from `children` (a mesh's walks), not as
+   * BvhNode from `nodes`: `test` then finds the child's box in `lo` and `hi` (for every child,
+   * and a leaf is reached only when its box passes), where otherwise it reads `nodes[c]` (for
+   * internal children only; leaves are reached untested).
+   */
+  children?: boolean;
+  /** Optional: the stack's entries (default BVH_STACK, what any tree needs): at least the internal nodes' depth (walkStackFor). */
+  stack?: number;
 }
 
 /**
  * A depth-first walk of the tree from the root, nearer child first (the right one on a tie):
  * leaves are visited as soon as their parent is (or postponed: `defer`); of the internal children whose box passes, the walk goes on into the nearer
- * and pushes the farther onto a stack of BVH_STACK (nodes and keys), which it pops when a node
+ * and pushes the farther onto a stack of `stack` entries (nodes and keys), which it pops when a node
  * has no child to go on into. Keeping the next node out of the stack halves the stack's traffic
  * (on SwiftShader a private array indexed at run time lives in memory). A node is skipped when
  * `skip` holds for its key, checked after its siblings' leaves were visited, as a node popped
@@ -58,7 +67,7 @@ export interface BvhWalk {
  * `sphereCount` (u32 expression, the leaves, > 0) in scope. The stack bound is the module's comment: at most 92 entries.
  */
 export function bvhWalk(
-  { test, visit, skip, dropLeft, leaf = 'let q = sorted[u];', defer }: BvhWalk,
+  { test, visit, skip, dropLeft, leaf = 'let q = sorted[u];', defer, children, stack = BVH_STACK }: BvhWalk,
   sphereCount: string,
 ): string {
   const skips = (key: string): string => (skip ? skip.replaceAll('key', key) : 'false');
@@ -70,17 +79,12 @@ export function bvhWalk(
       var walkNext = 0u;
       var walkNextKey = 0.0;
       var walkFound = false;
+      ${children ? 'let walkNode = children[node];' : ''}
       ${['left', 'right']
-        .map(
-          (side) => `{
-        let child = nodes[node].${side};
-        if ((child & ${BVH_LEAF}u) != 0u) {
-          let u = child & ${BVH_LEAF - 1}u;
-          ${reach}
-        } else${side === 'left' && dropLeft ? ` if (!(${dropLeft}))` : ''} {
-          let c = child;
-          ${test}
-          if (key >= 0.0) {
+        .map((side) => {
+          // The child's box and what follows when it passes: a postponed or visited leaf, or an
+          // internal node to go on into or push.
+          const internal = `if (key >= 0.0) {
             if (!walkFound) {
               walkNext = c;
               walkNextKey = key;
@@ -96,10 +100,35 @@ export function bvhWalk(
               ${skip ? 'stackKey[sp] = key;' : ''}
               sp += 1u;
             }
+          }`;
+          if (children)
+            return `{
+        let child = walkNode.${side};
+        let c = child;
+        let lo = walkNode.${side}Lo;
+        let hi = walkNode.${side}Hi;
+        ${test}
+        if ((child & ${BVH_LEAF}u) != 0u) {
+          if (key >= 0.0) {
+            let u = child & ${BVH_LEAF - 1}u;
+            ${reach}
           }
+        } else${side === 'left' && dropLeft ? ` if (!(${dropLeft}))` : ''} {
+          ${internal}
         }
-      }`,
-        )
+      }`;
+          return `{
+        let child = nodes[node].${side};
+        if ((child & ${BVH_LEAF}u) != 0u) {
+          let u = child & ${BVH_LEAF - 1}u;
+          ${reach}
+        } else${side === 'left' && dropLeft ? ` if (!(${dropLeft}))` : ''} {
+          let c = child;
+          ${test}
+          ${internal}
+        }
+      }`;
+        })
         .join('\n      ')}
       if (walkFound && !(${skips('walkNextKey')})) {
         node = walkNext;
@@ -119,8 +148,8 @@ export function bvhWalk(
       }
     }`;
   return /* wgsl */ `{
-    var stack: array<u32, ${BVH_STACK}>;
-    ${skip ? `var stackKey: array<f32, ${BVH_STACK}>;` : '// No skip: the stack holds no keys (each store to a private array is a store to memory on SwiftShader).'}
+    var stack: array<u32, ${stack}>;
+    ${skip ? `var stackKey: array<f32, ${stack}>;` : '// No skip: the stack holds no keys (each store to a private array is a store to memory on SwiftShader).'}
     var sp = 0u;
     var node = 0u;
     var walking = true;

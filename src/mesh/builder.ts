@@ -23,13 +23,19 @@ import {
 import { RadixSortPass } from '../passes/radixSort.js';
 import { computePipeline, variant } from '../gpu/pipeline.js';
 import { bindingLimit } from '../gpu/buffers.js';
+import { BvhChildBoxes } from '../../shaders/spatial/bvhLayout.js';
 import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
 
 /** The build's workgroup size. */
 export const WG = WORKGROUP_SIZE.bvhBuild;
 
-/** The most bytes a triangle takes in one binding: its three sorted vertices (vec4f each). */
+/** The bytes of a triangle in tree order: its three sorted vertices (vec4f each). */
 export const MESH_TRIANGLE_BYTES = 48;
+/**
+ * The most bytes a triangle takes in one binding: its node's child boxes (BvhChildBoxes; a
+ * mesh of t triangles has t − 1 nodes), more than its sorted vertices.
+ */
+export const MESH_BINDING_BYTES = Math.max(BvhChildBoxes.size, MESH_TRIANGLE_BYTES);
 
 /** The pipelines and the sort a Collider's meshes share. */
 export class MeshBuilder {
@@ -99,7 +105,7 @@ export class MeshBuilder {
   /** The largest mesh one binding holds on this device. */
   limits(maxBindingBytes = bindingLimit(this.device)): { maxTriangles: number; maxVertices: number } {
     return {
-      maxTriangles: Math.floor(maxBindingBytes / MESH_TRIANGLE_BYTES),
+      maxTriangles: Math.floor(maxBindingBytes / MESH_BINDING_BYTES),
       maxVertices: Math.floor(maxBindingBytes / 12),
     };
   }

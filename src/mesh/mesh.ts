@@ -23,12 +23,12 @@ import {
   MESH_BUCKETS,
 } from '../../shaders/mesh/build.wgsl.js';
 import { MeshBucket } from '../../shaders/mesh/layout.js';
-import { BvhParams, BvhNode } from '../../shaders/spatial/bvhLayout.js';
-import { bvhMortonGrid } from '../spatial/bvhShape.js';
+import { BvhParams, BvhChildBoxes } from '../../shaders/spatial/bvhLayout.js';
+import { bvhMortonGrid, walkStackFor, BVH_STACK } from '../spatial/bvhShape.js';
 import { packStruct } from '../layout.js';
 import { recordPass, setPipelineAndGroup } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
-import { createBuffer, upload } from '../gpu/buffers.js';
+import { createBuffer, upload, readBuffer } from '../gpu/buffers.js';
 import { ceilDiv } from '../gpu/dispatch.js';
 import { submitChecked } from '../gpu/submit.js';
 import { InvalidInputError } from '../errors.js';
@@ -95,8 +95,8 @@ export class ColliderMesh {
   };
   /** The tree and the triangles in its order, as the query kernels read them. */
   readonly tree: {
-    /** BvhNode per internal node (triangleCount − 1; at least one). */
-    nodes: GPUBuffer;
+    /** BvhChildBoxes per internal node (triangleCount − 1; at least one): its children and their boxes. */
+    children: GPUBuffer;
     /** Three vec4f a triangle in tree order: its vertices (w 0). */
     sorted: GPUBuffer;
     /** The triangle index of each sorted leaf. */
@@ -125,6 +125,12 @@ export class ColliderMesh {
   /** Each triangle's active edges (src/mesh/edges.ts), by triangle index: made on first use by a world. */
   private edges: GPUBuffer | null = null;
   /**
+   * @internal The entries the walks over this tree need on their stack (walkStackFor its depth
+   * bound): BVH_STACK, what any tree needs, until the build has been read; at most 8 for a mesh
+   * of one triangle.
+   */
+  walkStack = BVH_STACK;
+  /**
    * @internal Counts the refits recorded or submitted (a particle world wakes the particles on
    * the mesh after one).
    */
@@ -150,7 +156,7 @@ export class ColliderMesh {
     this.codes = sized('codes', 4 * t);
     this.keys = sized('keys', 8 * t);
     this.tree = {
-      nodes: sized('nodes', BvhNode.size * Math.max(t - 1, 1)),
+      children: sized('nodes', BvhChildBoxes.size * Math.max(t - 1, 1)),
       sorted: sized('sorted triangles', MESH_TRIANGLE_BYTES * t),
       ids: sized('ids', 4 * t),
     };
@@ -186,7 +192,12 @@ export class ColliderMesh {
       'webgpu-collide mesh build',
       (encoder) => this.encodeBuild(encoder, timer),
       () => null,
-    );
+    ).then(async () => {
+      // The root's height (its internal nodes' depth), for the walks' stack; a refit keeps the tree.
+      if (this.destroyed || t < 2) return;
+      const [height] = new Uint32Array(await readBuffer(d, this.tree.children, BvhChildBoxes.offsets.height, 4));
+      this.walkStack = walkStackFor(height);
+    });
     this.ready.catch(() => {}); // a failed build is reported by `ready` and by the queries that await it
   }
 
@@ -295,7 +306,7 @@ export class ColliderMesh {
       const topology = meshTopologyBindings.bind(d, 'meshTopology', {
         params: this.params,
         keys: this.keys,
-        nodes: this.tree.nodes,
+        children: this.tree.children,
         prefix: this.prefix,
       });
       this.run(encoder, 'mesh topology', b.pipeline('topology'), topology, t - 1, timer);
@@ -327,7 +338,7 @@ export class ColliderMesh {
             buckets: this.buckets,
             order: this.order,
             sorted: this.tree.sorted,
-            nodes: this.tree.nodes,
+            children: this.tree.children,
           }),
         );
     // One pass, a dispatch a bucket (empty ones dispatch no workgroup); each dispatch's writes
@@ -421,7 +432,7 @@ export class ColliderMesh {
       this.bucketArgs,
       this.bucketParams,
       this.params,
-      this.tree.nodes,
+      this.tree.children,
       this.tree.sorted,
       this.tree.ids,
     ])

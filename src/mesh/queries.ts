@@ -73,17 +73,23 @@ export class MeshQueries {
     this.contactsLayout = meshContactsBindings.layout(device, 'meshContacts');
   }
 
-  private pipeline(name: CastMode | 'contacts', kind: 'ray' | 'cast' = 'cast'): GPUComputePipeline {
-    return variant(this.pipelines, `${name} ${kind}`, () =>
+  /** The pipeline of a mode, for a tree whose walks need `stack` entries (ColliderMesh.walkStack). */
+  private pipeline(name: CastMode | 'contacts', kind: 'ray' | 'cast', stack: number): GPUComputePipeline {
+    return variant(this.pipelines, `${name} ${kind} ${stack}`, () =>
       name === 'contacts'
-        ? computePipeline(this.device, 'meshContacts', [this.contactsLayout], meshContactsShader(), 'meshContacts', {
-            WG,
-          })
+        ? computePipeline(
+            this.device,
+            `meshContacts ${stack}`,
+            [this.contactsLayout],
+            meshContactsShader({ stack }),
+            'meshContacts',
+            { WG },
+          )
         : computePipeline(
             this.device,
-            `meshCast ${name} ${kind}`,
+            `meshCast ${name} ${kind} ${stack}`,
             [this.castLayout],
-            meshCastShader({ mode: name, ray: kind === 'ray' }),
+            meshCastShader({ mode: name, ray: kind === 'ray', stack }),
             'meshCast',
             { WG },
           ),
@@ -114,11 +120,11 @@ export class MeshQueries {
       recordPass(
         encoder,
         `mesh cast ${mode}`,
-        this.pipeline(mode, result.kind),
+        this.pipeline(mode, result.kind, mesh.walkStack),
         meshCastBindings.bind(d, `mesh cast ${mode}`, {
           params: result.params,
           casts: casts.buffer,
-          nodes: mesh.tree.nodes,
+          children: mesh.tree.children,
           sorted: mesh.tree.sorted,
           ids: mesh.tree.ids,
           hits: result.hits,
@@ -153,11 +159,11 @@ export class MeshQueries {
     recordPass(
       encoder,
       'mesh contacts',
-      this.pipeline('contacts'),
+      this.pipeline('contacts', 'cast', mesh.walkStack),
       meshContactsBindings.bind(d, 'mesh contacts', {
         params: result.params,
         spheres: spheres.buffer,
-        nodes: mesh.tree.nodes,
+        children: mesh.tree.children,
         sorted: mesh.tree.sorted,
         ids: mesh.tree.ids,
         contacts: result.contacts,

@@ -157,13 +157,13 @@ export function recordColliderLists(rec: ColliderRecorder, colliders: Boxes, lay
     encoder.copyBufferToBuffer(colliders.velocities, 32 * k, m.params, MeshFindParams.offsets.linear, 32);
     rec.run(
       'mesh find',
-      pipelines.meshes().find,
+      pipelines.meshFind(m.mesh.walkStack),
       groups.get(`mesh find ${p} ${m.index}`, meshFindBindings, {
         params,
         mesh: m.params,
         current: grid.sorted.buffer,
         bodies: b.bodies[0],
-        nodes: m.mesh.tree.nodes,
+        children: m.mesh.tree.children,
         sorted: m.mesh.tree.sorted,
         ids: m.mesh.tree.ids,
         edgeFlags: m.mesh.edgeFlags(),

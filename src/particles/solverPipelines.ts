@@ -104,7 +104,6 @@ const WG = WORKGROUP_SIZE.particles;
 
 /** The pipelines a world with mesh colliders adds (SolverPipelines.meshes). */
 interface MeshPipelines {
-  find: GPUComputePipeline;
   reduce: GPUComputePipeline;
   contacts: GPUComputePipeline;
   list: GPUComputePipeline;
@@ -198,13 +197,12 @@ export class SolverPipelines {
   /** The mesh colliders' pipelines (made on first use: a world without meshes never compiles them). */
   private meshPipelines: MeshPipelines | null = null;
 
-  /** meshFind, meshReduce, meshContacts, and colliderList and colliderPrepare with the triangles' code (the fixed ones are without it). */
+  /** meshReduce, meshContacts, and colliderList and colliderPrepare with the triangles' code (the fixed ones are without it). */
   meshes(): MeshPipelines {
     if (!this.meshPipelines) {
       const make = (decl: Pick<Bindings<string>, 'layout'>, entry: string, code: string): GPUComputePipeline =>
         computePipeline(this.device, entry, [decl.layout(this.device, entry)], code, entry, { WG });
       this.meshPipelines = {
-        find: make(meshFindBindings, 'meshFind', meshFindShader()),
         reduce: make(meshReduceBindings, 'meshReduce', meshReduceShader()),
         contacts: make(meshColliderContactsBindings, 'meshColliderContacts', meshColliderContactsShader()),
         list: make(colliderListBindings, 'colliderList', colliderListShader({ meshes: true })),
@@ -212,6 +210,20 @@ export class SolverPipelines {
       };
     }
     return this.meshPipelines;
+  }
+
+  /** meshFind with a stack of `stack` entries (its mesh's walkStack). */
+  meshFind(stack: number): GPUComputePipeline {
+    return variant(this.findPipelines, `meshFind ${stack}`, () =>
+      computePipeline(
+        this.device,
+        `meshFind ${stack}`,
+        [meshFindBindings.layout(this.device, 'meshFind')],
+        meshFindShader({ stack }),
+        'meshFind',
+        { WG },
+      ),
+    );
   }
 
   /** colliderFind for the grid `layout`. */

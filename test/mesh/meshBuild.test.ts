@@ -1,17 +1,19 @@
 /**
  * The mesh's BVH as the GPU builds and refits it, read back and checked whole: the leaves are a
  * permutation of the triangles holding their vertices, every triangle is reached once from the
- * root, every node's box holds its children's (the exact f32 bounds of the vertices, so the
- * check is exact), the depth is within the walks' stack; a refit keeps the tree's shape and
+ * root, every node holds its children's boxes (the exact f32 bounds of the vertices, so the
+ * check is exact) and its height, the depth is within the walks' stack and sizes it; a refit keeps the tree's shape and
  * makes the same checks hold for the new vertices. Seeded triangle soups (the seed in the test
  * name), with coincident and degenerate triangles, 0 to 100,000 triangles.
  */
 import { describe, it, expect } from 'vitest';
 import { useGpu } from '../support/gpu.js';
+import { createCollider } from '../../src/collider.js';
+import { CapacityError } from '../../src/errors.js';
 import { mulberry32 } from '../support/random.js';
 import { readBuffer } from '../../src/gpu/buffers.js';
 import { BufferUsage } from '../../src/gpu/flags.js';
-import { BvhNode } from '../../shaders/spatial/bvhLayout.js';
+import { BvhChildBoxes } from '../../shaders/spatial/bvhLayout.js';
 import { BVH_LEAF, BVH_MAX_DEPTH } from '../../src/spatial/bvhShape.js';
 import type { ColliderMesh } from '../../src/mesh/mesh.js';
 
@@ -34,17 +36,22 @@ function soup(count: number, seed: number, span = 100): { positions: Float32Arra
 
 async function readTree(mesh: ColliderMesh) {
   const t = mesh.triangleCount;
-  const nodeBytes = await readBuffer(gpu.device, mesh.tree.nodes, 0, BvhNode.size * Math.max(t - 1, 1));
+  const bytes = await readBuffer(gpu.device, mesh.tree.children, 0, BvhChildBoxes.size * Math.max(t - 1, 1));
   const sorted = new Float32Array(await readBuffer(gpu.device, mesh.tree.sorted, 0, 48 * t));
   const ids = new Uint32Array(await readBuffer(gpu.device, mesh.tree.ids, 0, 4 * t));
-  const f = new Float32Array(nodeBytes);
-  const u = new Uint32Array(nodeBytes);
-  const w = BvhNode.size / 4;
+  const f = new Float32Array(bytes);
+  const u = new Uint32Array(bytes);
+  const o = BvhChildBoxes.offsets;
+  const w = BvhChildBoxes.size / 4;
+  const at = (k: number, offset: number) => [0, 1, 2].map((a) => f[w * k + offset / 4 + a]);
   const nodes = Array.from({ length: Math.max(t - 1, 0) }, (_, k) => ({
-    lo: [f[w * k], f[w * k + 1], f[w * k + 2]],
-    left: u[w * k + 3],
-    hi: [f[w * k + 4], f[w * k + 5], f[w * k + 6]],
-    right: u[w * k + 7],
+    left: u[w * k + o.left / 4],
+    right: u[w * k + o.right / 4],
+    height: u[w * k + o.height / 4],
+    boxes: [
+      { lo: at(k, o.leftLo), hi: at(k, o.leftHi) },
+      { lo: at(k, o.rightLo), hi: at(k, o.rightHi) },
+    ],
   }));
   return { nodes, sorted, ids };
 }
@@ -72,23 +79,42 @@ async function checkTree(mesh: ColliderMesh, positions: Float32Array, indices: U
   if (t < 2) return [];
   const reached = new Uint8Array(t);
   let depth = 0;
-  const walk = (node: number, level: number): { lo: number[]; hi: number[] } => {
+  // Each node's record holds its children's boxes: a leaf's exactly, an internal child's the
+  // union of the two boxes in that child's own record, exactly (f32 min and max round nothing).
+  // Its height is the internal nodes on the longest path down from it, itself included.
+  const walk = (node: number, level: number): { lo: number[]; hi: number[]; height: number } => {
     depth = Math.max(depth, level);
     const n = nodes[node];
-    const kids = [n.left, n.right].map((c) => {
-      if (!(c & BVH_LEAF)) return walk(c, level + 1);
-      reached[c & (BVH_LEAF - 1)]++;
-      return boxes[c & (BVH_LEAF - 1)];
-    });
-    for (const kid of kids)
+    let height = 1;
+    [n.left, n.right].forEach((c, side) => {
+      let box: { lo: number[]; hi: number[] };
+      if (c & BVH_LEAF) {
+        reached[c & (BVH_LEAF - 1)]++;
+        box = boxes[c & (BVH_LEAF - 1)];
+      } else {
+        const kid = walk(c, level + 1);
+        height = Math.max(height, kid.height + 1);
+        box = kid;
+      }
+      const held = n.boxes[side];
       for (let a = 0; a < 3; a++)
-        if (!(n.lo[a] <= kid.lo[a] && n.hi[a] >= kid.hi[a])) wrong.push(`node ${node} axis ${a}`);
-    return n;
+        if (held.lo[a] !== box.lo[a] || held.hi[a] !== box.hi[a]) wrong.push(`node ${node} child ${side} axis ${a}`);
+    });
+    if (n.height !== height) wrong.push(`node ${node} height ${n.height}, not ${height}`);
+    return {
+      height,
+      lo: [0, 1, 2].map((a) => Math.min(n.boxes[0].lo[a], n.boxes[1].lo[a])),
+      hi: [0, 1, 2].map((a) => Math.max(n.boxes[0].hi[a], n.boxes[1].hi[a])),
+    };
   };
   walk(0, 1);
   expect(wrong.slice(0, 5)).toEqual([]);
   expect(reached.every((r) => r === 1)).toBe(true);
   expect(depth).toBeLessThanOrEqual(BVH_MAX_DEPTH);
+  // The walks' stack, sized from the root's height (the depth), holds a node for every internal
+  // ancestor (depth − 1 at most), and no more than 8 beyond the depth.
+  expect(mesh.walkStack, `the walks' stack for depth ${depth}`).toBeGreaterThanOrEqual(depth);
+  expect(mesh.walkStack, `the walks' stack for depth ${depth}`).toBeLessThan(Math.max(depth + 8, 9));
   return nodes.flatMap((n) => [n.left, n.right]);
 }
 
@@ -144,5 +170,23 @@ describe('mesh BVH build', () => {
       again.set(again.map((x) => x + 1));
     }
     mesh.destroy();
+  });
+
+  it('more triangles than a binding holds a node for (64 bytes each) is a CapacityError with the count', async () => {
+    const small = await createCollider({ device: gpu.device, maxBindingBytes: 64 * 100 });
+    const fits = soup(100, 9);
+    const mesh = small.createMesh(fits);
+    await checkTree(mesh, fits.positions, fits.indices);
+    mesh.destroy();
+    const error = (() => {
+      try {
+        small.createMesh(soup(101, 9));
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(CapacityError);
+    expect(error).toMatchObject({ what: 'indices', count: 101, capacity: 100 });
+    small.destroy();
   });
 });

@@ -119,6 +119,9 @@ export function shaderVariants(): [string, string][] {
       [false, true].map((ray): [string, string] => [`meshCast ${mode} ray=${ray}`, meshCastShader({ mode, ray })]),
     ),
     ['meshContacts', meshContactsShader()],
+    // A tree's own stack (walkStackFor its depth), the least and a middle size.
+    ['meshCast nearest ray=true stack=8', meshCastShader({ mode: 'nearest', ray: true, stack: 8 })],
+    ['meshContacts stack=40', meshContactsShader({ stack: 40 })],
     ['bvhPairs', bvhPairsShader()],
     ...(['aabb', 'obb'] as const).map((kind): [string, string] => [`bvhBoxes ${kind}`, bvhBoxesShader({ kind })]),
     ['particleGather', particleGatherShader()],
@@ -173,6 +176,7 @@ export function shaderVariants(): [string, string][] {
     ['colliderContacts', colliderContactsShader()],
     ['colliderContactsArgs', colliderContactsArgsShader()],
     ['meshFind', meshFindShader()],
+    ['meshFind stack=16', meshFindShader({ stack: 16 })],
     ['meshReduce', meshReduceShader()],
     ['meshColliderContacts', meshColliderContactsShader()],
     ['particleSleep', particleSleepShader()],
