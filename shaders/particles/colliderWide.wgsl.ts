@@ -60,12 +60,13 @@ ${colliderFindWideEntry.wgsl}
     return;
   }
   let s = current[u];
+  let struck = min((1.0 + params.restitution) * bitcast<f32>(atomicLoad(&stats.fastestBits)) * params.frameDt, s.w);
   let wide = min(atomicLoad(&stats.wideCount), WIDE_BOXES);
   for (var i = 0u; i < wide; i++) {
     let k = stats.wide[i].box;
     let travel = ${boxTravel('k')};
     let g = boxGeometry(s, colliderPoses[3u * k].xyz, colliderPoses[3u * k + 1u].xyz, colliderPoses[3u * k + 2u]);
-    if (g.gap <= params.margin + length(body.xyz) * params.frameDt + travel) {
+    if (g.gap <= params.margin + length(body.xyz) * params.frameDt + travel + struck) {
       let slot = atomicAdd(&found[u], 1u);
       if (slot < params.foundSlots) {
         atomicStore(&found[params.count + u * params.foundSlots + slot], k);

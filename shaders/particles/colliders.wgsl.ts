@@ -14,7 +14,8 @@
  *   colliderFind      one thread per box walks the particle grid's cells within its bounds grown
  *                     by the reach of a step (the margin, the skin, the fastest particle's and
  *                     the box's own travel); each moving particle whose gap to the box is at
- *                     most margin + its travel + the box's travel gets the box in one of its
+ *                     most margin + its travel + the box's travel + how far a faster particle
+ *                     striking it may send it (min((1 + e)·the fastest's travel, r)) gets the box in one of its
  *                     `foundSlots` found-slots (an atomic count per particle, kept counting past
  *                     the slots: ParticleStats.boxSlotsNeeded, the host grows and runs again)
  *   meshReduce        with meshes, per particle: the found triangles that a nearer one holds
@@ -221,8 +222,12 @@ ${colliderFindEntry.wgsl}
           levelScan: true,
           visit: `let body = bodies[u].v;
               if (body.w > 0.0) {
-                let g = boxGeometry(current[u], center, half, rot);
-                if (g.gap <= params.margin + length(body.xyz) * params.frameDt + travel) {
+                let s = current[u];
+                let g = boxGeometry(s, center, half, rot);
+                // Struck within the step by a faster particle, it may leave at up to (1 + e)
+                // times the fastest particle's speed: its reach counts that too, up to its radius.
+                let struck = min((1.0 + params.restitution) * fastest, s.w);
+                if (g.gap <= params.margin + length(body.xyz) * params.frameDt + travel + struck) {
                   let slot = atomicAdd(&found[u], 1u);
                   if (slot < params.foundSlots) {
                     atomicStore(&found[params.count + u * params.foundSlots + slot], k);

@@ -67,6 +67,11 @@ function deepest(spheres: Float32Array, boxes: number[]): { depth: number; centr
   return { depth, centreInside };
 }
 
+/** The deepest the first `count` particles lie in the boxes (0 when none overlaps). */
+function deepest2(spheres: Float32Array, boxes: number[], count: number): number {
+  return deepest(spheres.subarray(0, 4 * count), boxes).depth;
+}
+
 /** The largest overlap of any two particles, (rA + rB − distance) / min(rA, rB). */
 function deepestPair(spheres: Float32Array): number {
   let worst = 0;
@@ -229,6 +234,60 @@ describe('box colliders against the CPU twin', () => {
 });
 
 describe('box colliders, over hundreds of steps', () => {
+  // A ball resting just above a thin box, beyond the box's reach for its own (zero) travel, is
+  // struck from above within a step: the box must hold it all the same (its find counts how far
+  // a faster particle may send it). Once with the two balls alone, once beside 5,000 others on
+  // the box, so that the box's reach covers more of the grid than colliderFind walks
+  // (colliderFindWide).
+  for (const spectators of [0, 5000])
+    it(`a ball struck into a thin box by a ball falling at 12 m/s stays out of it (${spectators} others on the box)`, {
+      timeout: LONG,
+    }, async () => {
+      const r = 0.1;
+      const side = 24;
+      const n = 2 + spectators;
+      const spheres = new Float32Array(4 * n);
+      const velocities = new Float32Array(3 * n);
+      spheres.set([0.013, r + 0.05, 0.017, r], 0); // 0.05 above the box's top (y = 0)
+      spheres.set([0.013, 3 * r + 0.055, 0.017, r], 4); // 0.005 above it
+      velocities[4] = -12;
+      const across = Math.ceil(Math.sqrt(spectators));
+      for (let i = 0; i < spectators; i++)
+        spheres.set([-side + 1 + (i % across) * 0.3, r, 2 + Math.floor(i / across) * 0.3, r], 4 * (2 + i));
+      const slab = [0, -0.05, 0, side, 0.05, side, 0, 0, 0, 1];
+      await withWorld(
+        {
+          capacity: n,
+          gravity: [0, -9.8, 0],
+          restitution: 0.2,
+          friction: 0.3,
+          bounds: [-side, -2, -side, side, 4, side],
+        },
+        async (world) => {
+          world.setParticles({ spheres, velocities });
+          world.setColliders({ boxes: new Float32Array(slab) });
+          let deepest = 0;
+          for (let frame = 0; frame < 30; frame++) {
+            await world.step(1 / 60);
+            const now = (await world.read()).spheres;
+            deepest = Math.max(deepest, deepest2(now, slab, 2));
+          }
+          expect(deepest / r, 'the deepest either ball lay in the box, in radii').toBeLessThan(0.25);
+          const stats = new Uint32Array(
+            await readBuffer(
+              gpu.device,
+              (world as unknown as { solver: { stats: GPUBuffer } }).solver.stats,
+              0,
+              ParticleStats.size,
+            ),
+          );
+          expect(stats[ParticleStats.offsets.wideCount / 4], 'the box went to colliderFindWide').toBe(
+            spectators ? 1 : 0,
+          );
+        },
+      );
+    });
+
   /** 25 particles on a slab tilted by `angle`, friction μ, for 3 s: how far they moved along it. */
   async function slope(angle: number, mu: number): Promise<{ slid: number; depth: number }> {
     const boxes = box([0, 0, 0], [20, 0.1, 4], angle);

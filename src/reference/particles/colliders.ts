@@ -63,17 +63,19 @@ export function colliderList(state: StepState, before: Map<number, BoxSlot[]>): 
       const colliders = state.colliders;
       const bv = colliders.velocities;
       const travelOf = f32(length(body.subarray(8 * t, 8 * t + 3)) * frameDt);
+      // Struck within the step by a faster particle, it may leave at up to (1 + e) times the
+      // fastest particle's speed: boxes and triangles within that reach too, up to its radius.
+      const struck = Math.min(f32(f32(1 + settings.restitution) * state.maxSpeed * frameDt), s[3]);
       for (let k = 0; k < boxCount; k++) {
         const travel =
           (length(bv.subarray(8 * k, 8 * k + 3)) +
             length(bv.subarray(8 * k + 4, 8 * k + 7)) * length(colliders.poses.subarray(12 * k + 4, 12 * k + 7))) *
           frameDt;
         const g = boxGeometry(s, colliders.poses, k);
-        if (!(g.gap <= margin + travelOf + travel)) continue;
+        if (!(g.gap <= margin + travelOf + travel + struck)) continue;
         keep(k, g, movingCollider(bv, k));
       }
       let idBase = boxCount;
-      const struck = Math.min(f32(f32(1 + settings.restitution) * state.maxSpeed * frameDt), s[3]);
       const triangles: { box: number; g: BoxGeometry; moving: boolean; triangle: SlotTriangle }[] = [];
       meshes.forEach((mesh, m) => {
         const k = boxCount + m;
