@@ -81,33 +81,45 @@ async function checkTree(mesh: ColliderMesh, positions: Float32Array, indices: U
   let depth = 0;
   // Each node's record holds its children's boxes: a leaf's exactly, an internal child's the
   // union of the two boxes in that child's own record, exactly (f32 min and max round nothing).
-  // Its height is the internal nodes on the longest path down from it, itself included.
-  const walk = (node: number, level: number): { lo: number[]; hi: number[]; height: number } => {
+  // Its height is the internal nodes on the longest path down from it, itself included. Its
+  // leaves are a run of the sorted order, the left child's before the right's, and it is
+  // numbered as Karras numbers a node: a left child by its run's last leaf, a right child by its
+  // first, the root 0.
+  type Walked = { lo: number[]; hi: number[]; height: number; first: number; last: number };
+  const walk = (node: number, level: number): Walked => {
     depth = Math.max(depth, level);
     const n = nodes[node];
     let height = 1;
+    const runs: { first: number; last: number }[] = [];
     [n.left, n.right].forEach((c, side) => {
       let box: { lo: number[]; hi: number[] };
       if (c & BVH_LEAF) {
         reached[c & (BVH_LEAF - 1)]++;
         box = boxes[c & (BVH_LEAF - 1)];
+        runs.push({ first: c & (BVH_LEAF - 1), last: c & (BVH_LEAF - 1) });
       } else {
         const kid = walk(c, level + 1);
         height = Math.max(height, kid.height + 1);
         box = kid;
+        runs.push(kid);
+        if (c !== (side === 0 ? kid.last : kid.first)) wrong.push(`node ${c} numbered out of Karras's order`);
       }
       const held = n.boxes[side];
       for (let a = 0; a < 3; a++)
         if (held.lo[a] !== box.lo[a] || held.hi[a] !== box.hi[a]) wrong.push(`node ${node} child ${side} axis ${a}`);
     });
     if (n.height !== height) wrong.push(`node ${node} height ${n.height}, not ${height}`);
+    if (runs[0].last + 1 !== runs[1].first) wrong.push(`node ${node}: its children's leaves are not one run`);
     return {
       height,
+      first: runs[0].first,
+      last: runs[1].last,
       lo: [0, 1, 2].map((a) => Math.min(n.boxes[0].lo[a], n.boxes[1].lo[a])),
       hi: [0, 1, 2].map((a) => Math.max(n.boxes[0].hi[a], n.boxes[1].hi[a])),
     };
   };
-  walk(0, 1);
+  const all = walk(0, 1);
+  expect([all.first, all.last], 'the root holds every leaf').toEqual([0, t - 1]);
   expect(wrong.slice(0, 5)).toEqual([]);
   expect(reached.every((r) => r === 1)).toBe(true);
   expect(depth).toBeLessThanOrEqual(BVH_MAX_DEPTH);
