@@ -28,7 +28,7 @@ import { bvhMortonGrid, walkStackFor, BVH_STACK } from '../spatial/bvhShape.js';
 import { packStruct } from '../layout.js';
 import { recordPass, setPipelineAndGroup } from '../gpu/pipeline.js';
 import { BufferUsage } from '../gpu/flags.js';
-import { createBuffer, upload, readBuffer } from '../gpu/buffers.js';
+import { createBuffer, upload, readRanges } from '../gpu/buffers.js';
 import { ceilDiv } from '../gpu/dispatch.js';
 import { submitChecked } from '../gpu/submit.js';
 import { InvalidInputError } from '../errors.js';
@@ -130,6 +130,8 @@ export class ColliderMesh {
    * of one triangle.
    */
   walkStack = BVH_STACK;
+  /** Each bucket's workgroups (x, y) as the build's meshBuckets wrote them, once read; null until then. */
+  private bucketDispatch: [number, number][] | null = null;
   /**
    * @internal Counts the refits recorded or submitted (a particle world wakes the particles on
    * the mesh after one).
@@ -169,7 +171,7 @@ export class ColliderMesh {
       d,
       'mesh bucket dispatch',
       12 * MESH_BUCKETS,
-      BufferUsage.STORAGE | BufferUsage.INDIRECT,
+      BufferUsage.STORAGE | BufferUsage.INDIRECT | BufferUsage.COPY_SRC,
     );
     this.bucketParams = createBuffer(d, 'mesh bucket params', BUCKET_STRIDE * MESH_BUCKETS, uniform);
     const bucketBytes = new Uint8Array(BUCKET_STRIDE * MESH_BUCKETS);
@@ -193,10 +195,21 @@ export class ColliderMesh {
       (encoder) => this.encodeBuild(encoder, timer),
       () => null,
     ).then(async () => {
-      // The root's height (its internal nodes' depth), for the walks' stack; a refit keeps the tree.
+      // What a refit keeps of the tree, read once: the root's height (its internal nodes'
+      // depth), for the walks' stack, and the buckets' dispatch arguments, so that a refit
+      // dispatches the non-empty buckets directly (WebGPU checks each indirect dispatch with a
+      // dispatch of its own: 96 more a refit).
       if (this.destroyed || t < 2) return;
-      const [height] = new Uint32Array(await readBuffer(d, this.tree.children, BvhChildBoxes.offsets.height, 4));
+      const [height, args] = await readRanges(
+        d,
+        [
+          { source: this.tree.children, offset: BvhChildBoxes.offsets.height, size: 4 },
+          { source: this.bucketArgs, offset: 0, size: 12 * MESH_BUCKETS },
+        ],
+        ([h, a]) => [new Uint32Array(h)[0], new Uint32Array(a.slice(0))] as const,
+      );
       this.walkStack = walkStackFor(height);
+      this.bucketDispatch = Array.from({ length: MESH_BUCKETS }, (_, p) => [args[3 * p], args[3 * p + 1]]);
     });
     this.ready.catch(() => {}); // a failed build is reported by `ready` and by the queries that await it
   }
@@ -345,9 +358,13 @@ export class ColliderMesh {
     // are seen by the next's reads.
     const pass = encoder.beginComputePass(timer?.pass('mesh boxes') ?? { label: 'mesh boxes' });
     const pipeline = b.pipeline('boxes');
+    // A refit after the build's arguments were read dispatches the non-empty buckets directly.
+    const direct = build ? null : this.bucketDispatch;
     for (let p = MESH_BUCKETS - 1; p >= 0; p--) {
+      if (direct && direct[p][0] * direct[p][1] === 0) continue;
       setPipelineAndGroup(pass, pipeline, this.boxGroups[p]);
-      pass.dispatchWorkgroupsIndirect(this.bucketArgs, 12 * p);
+      if (direct) pass.dispatchWorkgroups(direct[p][0], direct[p][1]);
+      else pass.dispatchWorkgroupsIndirect(this.bucketArgs, 12 * p);
     }
     pass.end();
   }

@@ -160,10 +160,19 @@ describe('mesh BVH build', () => {
 
   it('refit keeps the shape and bounds the moved vertices, by refit and by encodeRefit (seed 8)', async () => {
     const { positions, indices } = soup(5000, 8);
-    const mesh = gpu.collider.createMesh({ positions, indices });
-    const shape = await checkTree(mesh, positions, indices);
     const rand = mulberry32(80);
     const moved = positions.map((x) => x + (rand() - 0.5) * 10);
+    // Refitted before its build was read back: the buckets dispatched indirectly, as the build's.
+    const early = gpu.collider.createMesh({ positions, indices });
+    const earlyRefit = early.refit(moved);
+    const mesh = gpu.collider.createMesh({ positions, indices });
+    const shape = await checkTree(mesh, positions, indices);
+    await earlyRefit;
+    expect(await checkTree(early, moved, indices)).toEqual(shape);
+    early.destroy();
+    // Read back: its refits dispatch the non-empty buckets directly.
+    await mesh.ready;
+    expect((mesh as unknown as { bucketDispatch: unknown }).bucketDispatch).not.toBeNull();
     await mesh.refit(moved);
     expect(await checkTree(mesh, moved, indices)).toEqual(shape);
     // From a GPU buffer at an offset (copied) and at 0 (bound in place).
