@@ -17,7 +17,9 @@
  *
  * GPU ms (timestamp queries): the build's passes (`createMesh`'s timer), a refit's, and an
  * encoded batch's (`encodeRaycastMesh` on rays already on the GPU), where the adapter has
- * timestamps. `--mesh-methods gpu` leaves three-mesh-bvh out (a lent GPU's run).
+ * timestamps; each after 300 ms of keeping the GPU busy (warmGpu: a GPU idle between short
+ * submissions runs them at its idle clock), a refit's and a batch's the mean of 8 recorded into
+ * one submission. `--mesh-methods gpu` leaves three-mesh-bvh out (a lent GPU's run).
  *
  * Before any time counts, the GPU's first hits are held against three-mesh-bvh's: the same
  * triangle, or the same distance within 1e-4 of the knot's size (a ray through a shared edge
@@ -116,20 +118,43 @@ function queryBuffer(device: GPUDevice, queries: Float32Array, stride: 6 | 7): G
   return buffer;
 }
 
-/** The median GPU time (timestamp queries) of `reps` runs of `record`, after one untimed. */
+/**
+ * Keeps the GPU busy with `record` for `ms` of wall time: a GPU idle between short submissions
+ * runs them at its idle clock (an H200 idles at 345 MHz and works at 1,980: its first 1M
+ * incoherent rays after a pause took 10–11 ms of GPU time, the same rays 1.9 ms once it was
+ * busy; docs/PERFORMANCE.md, "Meshes"), so every GPU time here follows this.
+ */
+async function warmGpu(device: GPUDevice, record: (encoder: GPUCommandEncoder) => void, ms = 300): Promise<void> {
+  const start = performance.now();
+  do {
+    const encoder = device.createCommandEncoder();
+    for (let k = 0; k < GPU_BATCH; k++) record(encoder);
+    device.queue.submit([encoder.finish()]);
+    await workDone(device);
+  } while (performance.now() - start < ms);
+}
+
+/** Runs of `record` a timed submission holds (gpuTimes): the GPU runs them back to back. */
+const GPU_BATCH = 8;
+
+/**
+ * `reps` GPU times (timestamp queries) of one run of `record`, after warmGpu: each the mean of a
+ * submission that records it GPU_BATCH times.
+ */
 async function gpuTimes(
   device: GPUDevice,
   reps: number,
   record: (encoder: GPUCommandEncoder, timer?: GpuTimer) => void,
 ): Promise<number[]> {
+  await warmGpu(device, (encoder) => record(encoder));
   const times: number[] = [];
-  for (let r = 0; r <= reps; r++) {
-    const timer = new GpuTimer(device, r > 0);
+  for (let r = 0; r < reps; r++) {
+    const timer = new GpuTimer(device, true, 128 * GPU_BATCH);
     const encoder = device.createCommandEncoder();
-    record(encoder, timer);
+    for (let k = 0; k < GPU_BATCH; k++) record(encoder, timer);
     timer.resolve(encoder);
     device.queue.submit([encoder.finish()]);
-    if (r > 0 && timer.enabled) times.push((await timer.read()).totalMs);
+    if (timer.enabled) times.push((await timer.read()).totalMs / GPU_BATCH);
     else await workDone(device);
     timer.destroy();
   }
@@ -156,8 +181,17 @@ export async function meshesSuite(ctx: Context, sizes: number[], rayCount: numbe
       await mesh.ready;
       await workDone(device);
     });
+    // Positions on the GPU, for the refit (the mesh's own, moved by nothing: the work is the
+    // same) and to keep the GPU busy before each timed build (warmGpu).
+    const buffer = device.createBuffer({
+      label: 'bench mesh positions',
+      size: positions.byteLength,
+      usage: BufferUsage.STORAGE | BufferUsage.COPY_DST,
+    });
+    device.queue.writeBuffer(buffer, 0, positions);
     const buildGpu: number[] = [];
     for (let r = 0; r < reps; r++) {
+      await warmGpu(device, (encoder) => mesh.encodeRefit(encoder, { buffer }));
       const timer = new GpuTimer(device, true);
       const timedMesh = collider.createMesh({ positions, indices }, { timer });
       await timedMesh.ready;
@@ -183,13 +217,7 @@ export async function meshesSuite(ctx: Context, sizes: number[], rayCount: numbe
       });
       rows.push({ suite: 'meshes', scene, size, method: 'three-mesh-bvh build', wallMs: summarize(threeBuild) });
     }
-    // Refit, from positions on the GPU (the mesh's own, moved by nothing: the work is the same).
-    const buffer = device.createBuffer({
-      label: 'bench mesh positions',
-      size: positions.byteLength,
-      usage: BufferUsage.STORAGE | BufferUsage.COPY_DST,
-    });
-    device.queue.writeBuffer(buffer, 0, positions);
+    // Refit, from positions on the GPU.
     const gpuRefit = await timed(reps, 1, async () => {
       const encoder = device.createCommandEncoder();
       mesh.encodeRefit(encoder, { buffer });

@@ -19,8 +19,9 @@ export const BVH_MAX_DEPTH = 92;
  * The stack a walk of a tree needs, given a bound on its internal nodes' depth: a walk holds at
  * most one pushed node for each internal ancestor of the node it is at, fewer than the depth.
  * In steps of 8 (one compiled walk a step), at most BVH_STACK. Each walk zero-fills its stack
- * (WGSL initialises every `var`): measured on an H200, 1M coherent rays on a 1M-triangle mesh
- * walked in 4.08 ms with 96 entries and 0.70 ms with 24 (docs/PERFORMANCE.md).
+ * (WGSL initialises every `var`): on SwiftShader, where the array is memory, a 20k-ray call
+ * against a one-triangle mesh took 19–23 ms with 96 entries and 10–13 with 8. On an H200 the
+ * size made no difference measured (docs/PERFORMANCE.md, "NVIDIA H200 (2026-11-30)").
  */
 export function walkStackFor(depth: number): number {
   return Math.min(BVH_STACK, Math.max(8, Math.ceil(depth / 8) * 8));
