@@ -958,6 +958,64 @@ for (const r of rows) {
         'Rapier on the trimesh / on a flat box (wall / wall)',
       );
   }
+  if (r.suite === 'meshes' && r.scene === 'torus knot') {
+    // Issue 49's goals: on SwiftShader, the build and first-hit rays within 2× three-mesh-bvh's
+    // wall time; on a GPU, at 1M triangles, the build ≤ 5 GPU ms, a refit ≤ 1, coherent rays ≥
+    // 0.5 G/s and incoherent ≥ 0.1 G/s (as GPU ms per million rays: ≤ 2 and ≤ 10).
+    const wallRatio = (label: string, scene: string, rowSize: string, gpu: string, peer: string): void => {
+      const a = find('meshes', scene, rowSize, gpu);
+      const b = find('meshes', scene, rowSize, peer);
+      if (a?.wallMs && b?.wallMs)
+        addRatio(
+          scene,
+          rowSize,
+          `${label} (median wall; goal ≤ 2)`,
+          (a.wallMs.median / b.wallMs.median).toFixed(2),
+          `${label} (wall / wall)`,
+          2,
+        );
+    };
+    wallRatio('GPU build / three-mesh-bvh build', r.scene, size, 'gpu build', 'three-mesh-bvh build');
+    for (const kind of ['coherent', 'incoherent']) {
+      const scene = `${r.scene}, ${kind} rays`;
+      const rays = rows.find((x) => x.suite === 'meshes' && x.scene === scene && x.size.triangles === r.size.triangles);
+      if (rays)
+        wallRatio(
+          `GPU rays / three-mesh-bvh's`,
+          scene,
+          sizeText(rays.size),
+          'gpu raycastMesh',
+          'three-mesh-bvh raycastFirst',
+        );
+      if (!software && rays?.gpuMs && r.size.triangles >= 999_000) {
+        const goal = kind === 'coherent' ? 2 : 10;
+        addRatio(
+          scene,
+          sizeText(rays.size),
+          `GPU ms per million rays (goal ≤ ${goal}: ≥ ${1 / goal} G rays/s)`,
+          ((rays.gpuMs.median * 1e6) / rays.size.rays).toPrecision(3),
+          'GPU ms per million rays',
+          goal,
+        );
+      }
+    }
+    if (!software && r.size.triangles >= 999_000)
+      for (const [method, goal] of [
+        ['gpu build', 5],
+        ['gpu refit', 1],
+      ] as const) {
+        const row = find('meshes', r.scene, size, method);
+        if (row?.gpuMs)
+          addRatio(
+            r.scene,
+            size,
+            `${method} (GPU ms; goal ≤ ${goal})`,
+            row.gpuMs.median.toPrecision(3),
+            `${method} (GPU ms)`,
+            goal,
+          );
+      }
+  }
   if (r.suite === 'pile') {
     // Wall time against wall time: Rapier's world.step() against our awaited step.
     const rapier = find('pile', r.scene, size, 'rapier-world-step');
@@ -1031,6 +1089,16 @@ if (ratios.length) {
         "goal ≤ 1.5: the terrain goal (issue 50): our step on the terrain's mesh takes at most 1.5× the same world's " +
           "step on one flat box at the mesh's mean height (bench/suites/terrain.ts), with the balls' worst penetration " +
           'into the mesh ≤ 25% of a radius (the quality table).',
+      ),
+    );
+  }
+  if (shownRatios.some((r) => r[0].startsWith('torus knot') && r[4] !== '')) {
+    console.log(
+      wrap(
+        'The meshes goals (issue 49): on SwiftShader, the GPU build of 1M triangles and its first-hit rays, coherent ' +
+          "and incoherent, within 2× three-mesh-bvh's wall time (goal ≤ 2); on a GPU, at 1M triangles, the build in " +
+          '≤ 5 GPU ms, a refit in ≤ 1, and ≥ 0.5 G coherent and ≥ 0.1 G incoherent first-hit rays/s (≤ 2 and ≤ 10 GPU ' +
+          'ms per million rays).',
       ),
     );
   }
