@@ -84,30 +84,41 @@ export function decodeMeshHits(
 ): MeshRaycastResult | MeshSphereCastResult {
   const f = new Float32Array(bytes, 0, count * HIT_WORDS);
   const i = new Int32Array(bytes, 0, count * HIT_WORDS);
+  // The fields' word offsets, read once (a property read in the loop cost a third of a 1M-hit decode).
   const o = MeshHitRecord.offsets;
+  const [oTriangle, oDistance, oU, oV, oPoint, oContact, oNormal] = [
+    o.triangle,
+    o.distance,
+    o.u,
+    o.v,
+    o.point,
+    o.contact,
+    o.normal,
+  ].map((bytes) => bytes / 4);
+  const cast = kind === 'cast';
   const triangle = new Int32Array(count);
-  const distance = new Float32Array(count);
-  const first = new Float32Array(3 * count);
-  const second = new Float32Array(3 * count);
-  const u = new Float32Array(count);
-  const v = new Float32Array(count);
-  const normal = new Float32Array(3 * count);
+  const distance = new Float32Array(count).fill(NaN);
+  const first = new Float32Array(3 * count).fill(NaN);
+  const second = new Float32Array(cast ? 3 * count : 0).fill(NaN);
+  const u = new Float32Array(count).fill(NaN);
+  const v = new Float32Array(count).fill(NaN);
+  const normal = new Float32Array(3 * count).fill(NaN);
   for (let k = 0; k < count; k++) {
     const w = k * HIT_WORDS;
-    const tri = i[w + o.triangle / 4];
+    const tri = i[w + oTriangle];
     triangle[k] = tri;
-    const miss = tri < 0;
-    distance[k] = miss ? NaN : f[w + o.distance / 4];
-    u[k] = miss ? NaN : f[w + o.u / 4];
-    v[k] = miss ? NaN : f[w + o.v / 4];
+    if (tri < 0) continue; // a miss: NaN in every field but the triangle
+    distance[k] = f[w + oDistance];
+    u[k] = f[w + oU];
+    v[k] = f[w + oV];
     for (let a = 0; a < 3; a++) {
-      first[3 * k + a] = miss ? NaN : f[w + o.point / 4 + a];
-      second[3 * k + a] = miss ? NaN : f[w + o.contact / 4 + a];
-      normal[3 * k + a] = miss ? NaN : f[w + o.normal / 4 + a];
+      first[3 * k + a] = f[w + oPoint + a];
+      normal[3 * k + a] = f[w + oNormal + a];
     }
+    if (cast) for (let a = 0; a < 3; a++) second[3 * k + a] = f[w + oContact + a];
   }
   const extra = offsets ? { offsets } : {};
-  return kind === 'ray'
+  return !cast
     ? { triangle, distance, point: first, u, v, normal, ...extra }
     : { triangle, distance, center: first, contact: second, u, v, normal, ...extra };
 }

@@ -4,7 +4,7 @@
  * the rule, first bad record first.
  */
 import { InvalidInputError, CapacityError } from '../errors.js';
-import { RULES, checkFloat32Array, checkValue, isDetached, kindOf } from '../checks.js';
+import { RULES, MAX_MAGNITUDE, checkFloat32Array, checkValue, isDetached, kindOf } from '../checks.js';
 
 /** A mesh's validated input: its vertices' bounds and its triangles as indices. */
 export interface MeshData {
@@ -28,7 +28,7 @@ export function validatePositions(
   for (let v = 0; v < positions.length / 3; v++) {
     for (let a = 0; a < 3; a++) {
       const x = positions[3 * v + a];
-      checkValue(argument, v, x, `${'xyz'[a]}`);
+      if (!(Math.abs(x) <= MAX_MAGNITUDE)) checkValue(argument, v, x, 'xyz'[a]);
       if (x < min[a]) min[a] = x;
       if (x > max[a]) max[a] = x;
     }

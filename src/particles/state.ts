@@ -80,7 +80,7 @@ export function packParticles(
   for (let i = 0; i < n; i++) {
     for (let a = 0; a < 3; a++) {
       const v = velocities[3 * i + a];
-      checkValue('velocities', i, v, `v${'xyz'[a]}`);
+      if (!(Math.abs(v) <= MAX_MAGNITUDE)) checkValue('velocities', i, v, `v${'xyz'[a]}`);
       packed[4 * i + a] = v;
     }
     const w = masses ? masses[i] : defaultInverseMass(set.spheres[4 * i + 3]);
