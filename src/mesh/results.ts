@@ -127,19 +127,23 @@ export function decodeMeshHits(
 export function decodeMeshContacts(bytes: ArrayBuffer, count: number): MeshContactsResult {
   const f = new Float32Array(bytes, 0, count * CONTACT_WORDS);
   const w32 = new Uint32Array(bytes, 0, count * CONTACT_WORDS);
+  // The fields' word offsets, read once (as decodeMeshHits does).
   const o = MeshContactRecord.offsets;
+  const [oSphere, oTriangle, oDepth, oPoint, oNormal] = [o.sphere, o.triangle, o.depth, o.point, o.normal].map(
+    (bytes) => bytes / 4,
+  );
   const pairs = new Uint32Array(2 * count);
   const point = new Float32Array(3 * count);
   const normal = new Float32Array(3 * count);
   const depth = new Float32Array(count);
   for (let k = 0; k < count; k++) {
     const w = k * CONTACT_WORDS;
-    pairs[2 * k] = w32[w + o.sphere / 4];
-    pairs[2 * k + 1] = w32[w + o.triangle / 4];
-    depth[k] = f[w + o.depth / 4];
+    pairs[2 * k] = w32[w + oSphere];
+    pairs[2 * k + 1] = w32[w + oTriangle];
+    depth[k] = f[w + oDepth];
     for (let a = 0; a < 3; a++) {
-      point[3 * k + a] = f[w + o.point / 4 + a];
-      normal[3 * k + a] = f[w + o.normal / 4 + a];
+      point[3 * k + a] = f[w + oPoint + a];
+      normal[3 * k + a] = f[w + oNormal + a];
     }
   }
   return { pairs, point, normal, depth };
