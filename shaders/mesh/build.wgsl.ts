@@ -22,7 +22,7 @@
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { BvhParams, BvhChildBoxes } from '../spatial/bvhLayout.js';
-import { morton, karrasNode } from '../spatial/bvh.wgsl.js';
+import { morton, keyDelta } from '../spatial/bvh.wgsl.js';
 import { BVH_LEAF } from '../../src/spatial/bvhShape.js';
 import { MeshBucket } from './layout.js';
 import { flatWorkgroup } from '../common.wgsl.js';
@@ -126,7 +126,7 @@ ${meshLeavesEntry.wgsl}
 
 /**
  * Node boxes by prefix buckets. Every child's common prefix is longer than its parent's
- * (karrasNode), so the nodes sorted by prefix length, longest first, come after all their
+ * (a radix tree's), so the nodes sorted by prefix length, longest first, come after all their
  * children: one dispatch a prefix length (MESH_BUCKETS of them, dispatched indirectly, empty
  * ones doing nothing) writes each node's children's boxes, read from leaves or from records an
  * earlier dispatch wrote. Dispatch boundaries order every write before every
@@ -134,33 +134,74 @@ ${meshLeavesEntry.wgsl}
  * LBVH's pyramid avoids (shaders/spatial/bvh.wgsl.ts). 2 reads a node, against the pyramid's
  * up to 2·log2 n; and a refit reruns only the leaves and these dispatches, the order kept.
  *
- *   meshTopology  Karras's search for each node: its children (into its BvhChildBoxes record, the
- *                 boxes written later) and its prefix
- *   meshCount     the buckets' counts
+ *   meshSplits    each boundary's prefix: δ(j, j + 1), the prefix keys j and j + 1 share
+ *   meshTopology  the radix tree bottom-up from those (below): each node's children (into its
+ *                 BvhChildBoxes record, the boxes written later) and its prefix
+ *   meshCount     the buckets' counts, and the nodes' indices in `order`
+ *   (radix sort of the nodes by prefix, 7 bits, one pass: stable, so each bucket holds its nodes
+ *   in index order)
  *   meshBuckets   one thread: the buckets' starts (exclusive scan) and each one's indirect
- *                 arguments (folded past the device's limit), the cursors cleared
- *   meshOrder     each node into its bucket's range (the order within a bucket does not matter)
+ *                 arguments (folded past the device's limit)
  *   meshBoxes     one dispatch a bucket, longest prefix first: the node's two children's boxes
  *                 beside their indices (a leaf's from its vertices, an internal child's the union
  *                 of the two in its own record): the record the walks read, one a node
  *
- * `buckets` holds the counts (0 .. B−1), the cursors (B .. 2B−1) and the starts (2B .. 3B−1).
+ * In index order a bucket's dispatch sweeps the nodes, the leaves and its children's records
+ * (a node's children sit at its split and the next index) from low to high: on SwiftShader,
+ * where a lane's reads are not overlapped, the same reads in the order the atomic slots of an
+ * unsorted bucket gave took twice as long (docs/PERFORMANCE.md).
+ *
+ * `buckets` holds the counts (0 .. B−1) and the starts (B .. 2B−1).
  */
 export const MESH_BUCKETS = 96;
 
-export const meshTopologyEntry = entry({
-  name: 'meshTopology',
-  index: 'node',
-  exit: 'node + 1u >= params.sphereCount',
-});
+export const meshTopologyEntry = entry({ name: 'meshTopology', index: 'leaf', bound: 'params.sphereCount' });
+export const meshSplitsEntry = entry({ name: 'meshSplits', index: 'j', exit: 'j + 1u >= params.sphereCount' });
 export const meshCountEntry = entry({ name: 'meshCount', index: 'node', exit: 'node + 1u >= params.sphereCount' });
 export const meshBucketsEntry = entry({ name: 'meshBuckets', size: ONE_THREAD });
-export const meshOrderEntry = entry({ name: 'meshOrder', index: 'node', exit: 'node + 1u >= params.sphereCount' });
 export const meshBoxesEntry = entry({ name: 'meshBoxes', index: 'k', bound: 'buckets[bucket.index]' });
+
+/**
+ * The radix tree over the sorted keys, bottom-up (Apetrei, "Fast and Simple Agglomerative LBVH
+ * Construction", 2014), in Karras's numbering: the tree and the node indices Karras's search
+ * gives (shaders/spatial/bvh.wgsl.ts), in about 2 steps a leaf where the search takes 2·log2 of a
+ * node's range.
+ *
+ * A thread starts at its leaf and climbs. A node with range [first, last] is its parent's left
+ * child when the boundary past \`last\` shares the longer prefix (δ(last, last+1) > δ(first−1,
+ * first); they are never equal below the root), and then the parent splits after \`last\`;
+ * else it is the right child and the parent splits after first − 1. Internal node γ (split after
+ * γ) is thus reached by both its children's threads; each swaps its far end into
+ * \`arrivals[γ]\` (plus one, 0 meaning none yet). The first to arrive stops; the second reads the
+ * other's end from the same atomic, so it knows the parent's whole range and goes on: no value
+ * passes between workgroups but the one the atomic itself holds.
+ *
+ * In Karras's numbering the left child of a split γ is node γ (its range ends at γ) and the right
+ * child node γ + 1 (its range starts there), each a leaf when its range is one key; the root is
+ * node 0. So a node's thread writes its record once its own parent's side is known: at index
+ * \`last\` when it is a left child, \`first\` when a right one, 0 for the root.
+ */
+export const meshSplitsBindings = bindings({
+  params: uniform('BvhParams'),
+  keys: readOnly('array<vec2u>'),
+  splits: readWrite('array<u32>'),
+});
+export const meshSplitsShader = () => wgsl`
+${BvhParams.wgsl}
+${meshSplitsBindings.wgsl}
+${flatWorkgroup}
+${WG.wgsl}
+${keyDelta}
+
+${meshSplitsEntry.wgsl}
+  splits[j] = u32(delta(keys[j], i32(j), i32(j) + 1));
+}
+`;
 
 export const meshTopologyBindings = bindings({
   params: uniform('BvhParams'),
-  keys: readOnly('array<vec2u>'),
+  splits: readOnly('array<u32>'),
+  arrivals: readWrite('array<atomic<u32>>'),
   children: readWrite('array<BvhChildBoxes>'),
   prefix: readWrite('array<u32>'),
 });
@@ -170,24 +211,57 @@ ${BvhChildBoxes.wgsl}
 ${meshTopologyBindings.wgsl}
 ${flatWorkgroup}
 ${WG.wgsl}
-${karrasNode}
+const LEAF: u32 = ${BVH_LEAF}u;
+
+// δ(j, j + 1): the prefix the keys either side of boundary j share, −1 past either end.
+fn across(j: i32) -> i32 {
+  if (j < 0 || j + 1 >= i32(params.sphereCount)) {
+    return -1;
+  }
+  return i32(splits[j]);
+}
 
 ${meshTopologyEntry.wgsl}
-  let kn = karrasNode(node);
-  children[node] = BvhChildBoxes(vec3f(0.0), kn.left, vec3f(0.0), kn.right, vec3f(0.0), 0u, vec3f(0.0));
-  prefix[node] = kn.prefix;
+  let n = params.sphereCount;
+  var first = leaf;
+  var last = leaf;
+  var split = 0u; // the node's split, once it is an internal node (first < last)
+  loop {
+    let root = first == 0u && last == n - 1u;
+    let parentRight = !root && across(i32(last)) > across(i32(first) - 1);
+    if (first != last) {
+      let index = select(select(first, last, parentRight), 0u, root);
+      children[index].left = select(split, split | LEAF, first == split);
+      children[index].right = select(split + 1u, (split + 1u) | LEAF, last == split + 1u);
+      prefix[index] = splits[split];
+    }
+    if (root) {
+      break;
+    }
+    split = select(first - 1u, last, parentRight);
+    let other = atomicExchange(&arrivals[split], select(last, first, parentRight) + 1u);
+    if (other == 0u) {
+      break;
+    }
+    if (parentRight) {
+      last = other - 1u;
+    } else {
+      first = other - 1u;
+    }
+  }
 }
 `;
 
 /**
  * The buckets' counts, a global add a node (in a pass of its own: in the topology's divergent
- * loops the same adds cost as much as the search itself on SwiftShader; a histogram in workgroup
- * memory cost more still).
+ * loop the same adds cost more; a histogram in workgroup memory cost more still), and the sort's
+ * values: each node's index.
  */
 export const meshCountBindings = bindings({
   params: uniform('BvhParams'),
   prefix: readOnly('array<u32>'),
   buckets: readWrite('array<atomic<u32>>'),
+  order: readWrite('array<u32>'),
 });
 export const meshCountShader = () => wgsl`
 ${BvhParams.wgsl}
@@ -197,6 +271,7 @@ ${WG.wgsl}
 
 ${meshCountEntry.wgsl}
   atomicAdd(&buckets[prefix[node]], 1u);
+  order[node] = node;
 }
 `;
 
@@ -217,8 +292,7 @@ ${meshBucketsEntry.wgsl}
   var start = 0u;
   for (var p = 0u; p < B; p++) {
     let count = buckets[p];
-    buckets[B + p] = 0u;
-    buckets[2u * B + p] = start;
+    buckets[B + p] = start;
     start += count;
     let groups = (count + BOX_WG - 1u) / BOX_WG;
     let x = min(groups, MAX_GROUPS);
@@ -226,26 +300,6 @@ ${meshBucketsEntry.wgsl}
     args[3u * p + 1u] = select(0u, (groups + x - 1u) / max(x, 1u), groups > 0u);
     args[3u * p + 2u] = 1u;
   }
-}
-`;
-
-export const meshOrderBindings = bindings({
-  params: uniform('BvhParams'),
-  prefix: readOnly('array<u32>'),
-  buckets: readWrite('array<atomic<u32>>'),
-  order: readWrite('array<u32>'),
-});
-export const meshOrderShader = () => wgsl`
-${BvhParams.wgsl}
-${meshOrderBindings.wgsl}
-${flatWorkgroup}
-${WG.wgsl}
-const B: u32 = ${MESH_BUCKETS}u;
-
-${meshOrderEntry.wgsl}
-  let p = prefix[node];
-  let slot = atomicAdd(&buckets[B + p], 1u);
-  order[atomicLoad(&buckets[2u * B + p]) + slot] = node;
 }
 `;
 
@@ -282,16 +336,22 @@ fn childOf(c: u32) -> Child {
     let d = sorted[3u * i + 2u].xyz;
     return Child(min(min(a, b), d), max(max(a, b), d), 0u);
   }
-  let n = children[c];
-  return Child(min(n.leftLo, n.rightLo), max(n.leftHi, n.rightHi), n.height);
+  let n = &children[c];
+  return Child(min((*n).leftLo, (*n).rightLo), max((*n).leftHi, (*n).rightHi), (*n).height);
 }
 
 ${meshBoxesEntry.wgsl}
-  let node = order[buckets[2u * B + bucket.index] + k];
+  let node = order[buckets[B + bucket.index] + k];
   let left = children[node].left;
   let right = children[node].right;
   let l = childOf(left);
   let r = childOf(right);
-  children[node] = BvhChildBoxes(l.lo, left, l.hi, right, r.lo, 1u + max(l.height, r.height), r.hi);
+  // Field by field: the indices stay as the topology wrote them (on SwiftShader a whole record's
+  // load or store costs more than the fields it needs).
+  children[node].leftLo = l.lo;
+  children[node].leftHi = l.hi;
+  children[node].rightLo = r.lo;
+  children[node].rightHi = r.hi;
+  children[node].height = 1u + max(l.height, r.height);
 }
 `;

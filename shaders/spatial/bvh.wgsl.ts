@@ -181,6 +181,30 @@ ${bvhPyramidEntry.wgsl}
 `;
 
 /**
+ * The common prefix length of sorted keys i and j (\`keys\`: vec2u, high and low word, over
+ * \`params.sphereCount\` leaves), the key being (high word, low word, index): distinct for any
+ * i ≠ j, so that the radix tree over them is unique. Karras's search (below) and a mesh's
+ * bottom-up topology (shaders/mesh/build.wgsl.ts) both rest on it.
+ */
+export const keyDelta = /* wgsl */ `
+// The common prefix of keys i and j, the key being (high word, low word, index), 32 bits each:
+// −1 outside [0, n). \`a\` is keys[i], read once by the caller (each search step reads one key).
+fn delta(a: vec2u, i: i32, j: i32) -> i32 {
+  if (j < 0 || j >= i32(params.sphereCount)) {
+    return -1;
+  }
+  let b = keys[j];
+  if (a.x != b.x) {
+    return i32(countLeadingZeros(a.x ^ b.x));
+  }
+  if (a.y != b.y) {
+    return 32 + i32(countLeadingZeros(a.y ^ b.y));
+  }
+  return 64 + i32(countLeadingZeros(u32(i) ^ u32(j)));
+}
+`;
+
+/**
  * Karras's search for internal node \`node\` over the sorted \`keys\` (vec2u: high, low word) of
  * \`params.sphereCount\` leaves: its range [first, last], its children (internal node indices, or
  * sorted leaf positions with LEAF set) and its common prefix length. Every child's prefix is
@@ -198,22 +222,7 @@ struct KarrasNode {
 
 const LEAF: u32 = ${BVH_LEAF}u;
 
-// The common prefix of keys i and j, the key being (high word, low word, index), 32 bits each:
-// −1 outside [0, n). \`a\` is keys[i], read once by the caller (each search step reads one key).
-fn delta(a: vec2u, i: i32, j: i32) -> i32 {
-  if (j < 0 || j >= i32(params.sphereCount)) {
-    return -1;
-  }
-  let b = keys[j];
-  if (a.x != b.x) {
-    return i32(countLeadingZeros(a.x ^ b.x));
-  }
-  if (a.y != b.y) {
-    return 32 + i32(countLeadingZeros(a.y ^ b.y));
-  }
-  return 64 + i32(countLeadingZeros(u32(i) ^ u32(j)));
-}
-
+${keyDelta}
 fn karrasNode(node: u32) -> KarrasNode {
   let i = i32(node);
   let ki = keys[i];

@@ -9,14 +9,14 @@ import {
   meshCodesHiBindings,
   meshLeavesShader,
   meshLeavesBindings,
+  meshSplitsShader,
+  meshSplitsBindings,
   meshTopologyShader,
   meshTopologyBindings,
   meshCountShader,
   meshCountBindings,
   meshBucketsShader,
   meshBucketsBindings,
-  meshOrderShader,
-  meshOrderBindings,
   meshBoxesShader,
   meshBoxesBindings,
 } from '../../shaders/mesh/build.wgsl.js';
@@ -40,9 +40,14 @@ export const MESH_BINDING_BYTES = Math.max(BvhChildBoxes.size, MESH_TRIANGLE_BYT
 /** The pipelines and the sort a Collider's meshes share. */
 export class MeshBuilder {
   readonly sort: RadixSortPass;
+  /**
+   * The nodes' sort by prefix: a pass of its own, since one submission holds sorts of one count
+   * and key width per pass (src/passes/radixSort.ts) and the build's key sorts come first.
+   */
+  readonly nodeSort: RadixSortPass;
   private readonly pipelines = new Map<string, GPUComputePipeline>();
   readonly layouts: Record<
-    'codes' | 'codesHi' | 'leaves' | 'topology' | 'count' | 'buckets' | 'order' | 'boxes',
+    'codes' | 'codesHi' | 'leaves' | 'splits' | 'topology' | 'count' | 'buckets' | 'boxes',
     GPUBindGroupLayout
   >;
 
@@ -51,20 +56,21 @@ export class MeshBuilder {
     readonly maxWorkgroupsPerDimension: number,
   ) {
     this.sort = new RadixSortPass(device, { maxWorkgroupsPerDimension, label: 'mesh sort' });
+    this.nodeSort = new RadixSortPass(device, { maxWorkgroupsPerDimension, label: 'mesh node sort' });
     this.layouts = {
       codes: meshCodesBindings.layout(device, 'meshCodes'),
       codesHi: meshCodesHiBindings.layout(device, 'meshCodesHi'),
       leaves: meshLeavesBindings.layout(device, 'meshLeaves'),
+      splits: meshSplitsBindings.layout(device, 'meshSplits'),
       topology: meshTopologyBindings.layout(device, 'meshTopology'),
       count: meshCountBindings.layout(device, 'meshCount'),
       buckets: meshBucketsBindings.layout(device, 'meshBuckets'),
-      order: meshOrderBindings.layout(device, 'meshOrder'),
       boxes: meshBoxesBindings.layout(device, 'meshBoxes'),
     };
   }
 
   pipeline(
-    name: 'codes' | 'codesHi' | 'leaves keys' | 'leaves' | 'topology' | 'count' | 'buckets' | 'order' | 'boxes',
+    name: 'codes' | 'codesHi' | 'leaves keys' | 'leaves' | 'splits' | 'topology' | 'count' | 'buckets' | 'boxes',
   ): GPUComputePipeline {
     return variant(this.pipelines, name, () => {
       const d = this.device;
@@ -85,6 +91,8 @@ export class MeshBuilder {
             'meshLeaves',
             wg,
           );
+        case 'splits':
+          return computePipeline(d, 'meshSplits', [l.splits], meshSplitsShader(), 'meshSplits', wg);
         case 'topology':
           return computePipeline(d, 'meshTopology', [l.topology], meshTopologyShader(), 'meshTopology', wg);
         case 'count':
@@ -94,8 +102,6 @@ export class MeshBuilder {
             MAX_GROUPS: this.maxWorkgroupsPerDimension,
             BOX_WG: WG,
           });
-        case 'order':
-          return computePipeline(d, 'meshOrder', [l.order], meshOrderShader(), 'meshOrder', wg);
         default:
           return computePipeline(d, 'meshBoxes', [l.boxes], meshBoxesShader(), 'meshBoxes', wg);
       }
@@ -112,5 +118,6 @@ export class MeshBuilder {
 
   destroy(): void {
     this.sort.destroy();
+    this.nodeSort.destroy();
   }
 }

@@ -5,7 +5,7 @@
  *
  * Cost of a build of T triangles: two key passes (each reads 3 indices and 3 vertices), two 4-pass
  * radix sorts of 30-bit keys with their ids, a leaf pass (48 bytes written a triangle), the
- * topology (Karras's search: about 2·log2 of a node's range in key reads), the buckets and the
+ * topology (bottom-up: about two steps a leaf, 4 key reads and an atomic each), the buckets and the
  * order (an atomic a node), and the boxes: MESH_BUCKETS indirect dispatches, 2 child boxes read a
  * node. A refit is the leaf pass and the boxes. Memory: 12 bytes a vertex; 12 (indices) + 4
  * (codes) + 4 (ids) + 8 (keys) + 48 (sorted vertices) + 32 (node) + 8 (prefix, order) bytes a
@@ -15,10 +15,10 @@ import {
   meshCodesBindings,
   meshCodesHiBindings,
   meshLeavesBindings,
+  meshSplitsBindings,
   meshTopologyBindings,
   meshCountBindings,
   meshBucketsBindings,
-  meshOrderBindings,
   meshBoxesBindings,
   MESH_BUCKETS,
 } from '../../shaders/mesh/build.wgsl.js';
@@ -111,7 +111,7 @@ export class ColliderMesh {
   private readonly prefix: GPUBuffer;
   /** The nodes by bucket. */
   private readonly order: GPUBuffer;
-  /** Counts, cursors and starts of the MESH_BUCKETS buckets. */
+  /** Counts and starts of the MESH_BUCKETS buckets. */
   private readonly buckets: GPUBuffer;
   /** Each bucket's indirect dispatch arguments (x, y, 1). */
   private readonly bucketArgs: GPUBuffer;
@@ -166,7 +166,7 @@ export class ColliderMesh {
     this.params = createBuffer(d, 'mesh params', BvhParams.size, uniform);
     this.prefix = sized('prefix', 4 * t);
     this.order = sized('order', 4 * t);
-    this.buckets = sized('buckets', 4 * 3 * MESH_BUCKETS);
+    this.buckets = sized('buckets', 4 * 2 * MESH_BUCKETS);
     this.bucketArgs = createBuffer(
       d,
       'mesh bucket dispatch',
@@ -316,32 +316,37 @@ export class ColliderMesh {
     if (t < 2) return;
     if (build) {
       encoder.clearBuffer(this.buckets);
-      const topology = meshTopologyBindings.bind(d, 'meshTopology', {
+      // The boundaries' prefixes, into the nodes' order (which meshOrder fills later), and the
+      // topology's arrival flags, into the sort's keys (spent by now).
+      const splits = meshSplitsBindings.bind(d, 'meshSplits', {
         params: this.params,
         keys: this.keys,
+        splits: this.order,
+      });
+      this.run(encoder, 'mesh splits', b.pipeline('splits'), splits, t - 1, timer);
+      encoder.clearBuffer(this.codes, 0, 4 * (t - 1));
+      const topology = meshTopologyBindings.bind(d, 'meshTopology', {
+        params: this.params,
+        splits: this.order,
+        arrivals: this.codes,
         children: this.tree.children,
         prefix: this.prefix,
       });
-      this.run(encoder, 'mesh topology', b.pipeline('topology'), topology, t - 1, timer);
+      this.run(encoder, 'mesh topology', b.pipeline('topology'), topology, t, timer);
       const count = meshCountBindings.bind(d, 'meshCount', {
         params: this.params,
         prefix: this.prefix,
         buckets: this.buckets,
+        order: this.order,
       });
       this.run(encoder, 'mesh count', b.pipeline('count'), count, t - 1, timer);
+      b.nodeSort.encode(encoder, this.prefix, t - 1, { values: this.order, keyBits: 7, timer });
       const buckets = meshBucketsBindings.bind(d, 'meshBuckets', {
         params: this.params,
         buckets: this.buckets,
         args: this.bucketArgs,
       });
       recordPass(encoder, 'mesh buckets', b.pipeline('buckets'), buckets, 1, b.maxWorkgroupsPerDimension, timer);
-      const order = meshOrderBindings.bind(d, 'meshOrder', {
-        params: this.params,
-        prefix: this.prefix,
-        buckets: this.buckets,
-        order: this.order,
-      });
-      this.run(encoder, 'mesh order', b.pipeline('order'), order, t - 1, timer);
     }
     if (this.boxGroups.length === 0)
       for (let p = 0; p < MESH_BUCKETS; p++)

@@ -61,10 +61,10 @@ import {
   meshCodesShader,
   meshCodesHiShader,
   meshLeavesShader,
+  meshSplitsShader,
   meshTopologyShader,
   meshCountShader,
   meshBucketsShader,
-  meshOrderShader,
   meshBoxesShader,
 } from '../../shaders/mesh/build.wgsl.js';
 import { meshCastShader, meshContactsShader } from '../../shaders/mesh/queries.wgsl.js';
@@ -109,10 +109,10 @@ export function shaderVariants(): [string, string][] {
     ['bvhNodes', bvhNodesShader()],
     ['meshCodes', meshCodesShader()],
     ['meshCodesHi', meshCodesHiShader()],
+    ['meshSplits', meshSplitsShader()],
     ['meshTopology', meshTopologyShader()],
     ['meshCount', meshCountShader()],
     ['meshBuckets', meshBucketsShader()],
-    ['meshOrder', meshOrderShader()],
     ['meshBoxes', meshBoxesShader()],
     ...[true, false].map((keys): [string, string] => [`meshLeaves keys=${keys}`, meshLeavesShader({ keys })]),
     ...(['nearest', 'count', 'write'] as const).flatMap((mode) =>
