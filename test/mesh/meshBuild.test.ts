@@ -2,7 +2,8 @@
  * The mesh's BVH as the GPU builds and refits it, read back and checked whole: the leaves are a
  * permutation of the triangles holding their vertices, every triangle is reached once from the
  * root, every node holds its children's boxes (the exact f32 bounds of the vertices, so the
- * check is exact) and its height, the depth is within the walks' stack and sizes it; a refit keeps the tree's shape and
+ * check is exact) and its height, its split is the radix tree's (where its run's keys share the
+ * shortest prefix), the depth is within the walks' stack and sizes it; a refit keeps the tree's shape and
  * makes the same checks hold for the new vertices. Seeded triangle soups (the seed in the test
  * name), with coincident and degenerate triangles, 0 to 100,000 triangles.
  */
@@ -39,6 +40,9 @@ async function readTree(mesh: ColliderMesh) {
   const bytes = await readBuffer(gpu.device, mesh.tree.children, 0, BvhChildBoxes.size * Math.max(t - 1, 1));
   const sorted = new Float32Array(await readBuffer(gpu.device, mesh.tree.sorted, 0, 48 * t));
   const ids = new Uint32Array(await readBuffer(gpu.device, mesh.tree.ids, 0, 4 * t));
+  // The leaves' keys (high and low word of the centroid's Morton code), a build's scratch.
+  const keyBuffer = (mesh as unknown as { keys: GPUBuffer }).keys;
+  const keys = new Uint32Array(await readBuffer(gpu.device, keyBuffer, 0, 8 * t));
   const f = new Float32Array(bytes);
   const u = new Uint32Array(bytes);
   const o = BvhChildBoxes.offsets;
@@ -53,13 +57,13 @@ async function readTree(mesh: ColliderMesh) {
       { lo: at(k, o.rightLo), hi: at(k, o.rightHi) },
     ],
   }));
-  return { nodes, sorted, ids };
+  return { nodes, sorted, ids, keys };
 }
 
 /** Every check of the module's comment, for `positions` the mesh holds now; returns the tree's shape. */
 async function checkTree(mesh: ColliderMesh, positions: Float32Array, indices: Uint32Array): Promise<number[]> {
   const t = mesh.triangleCount;
-  const { nodes, sorted, ids } = await readTree(mesh);
+  const { nodes, sorted, ids, keys } = await readTree(mesh);
   expect([...ids].sort((a, b) => a - b)).toEqual(Array.from({ length: t }, (_, k) => k));
   const wrong: string[] = [];
   const leafBox = (k: number) => {
@@ -77,6 +81,14 @@ async function checkTree(mesh: ColliderMesh, positions: Float32Array, indices: U
   const boxes = Array.from({ length: t }, (_, k) => leafBox(k));
   expect(wrong.slice(0, 5)).toEqual([]);
   if (t < 2) return [];
+  // The prefix keys j and j + 1 share, the key being (high word, low word, sorted position).
+  const clz = Math.clz32;
+  const across = (j: number) =>
+    keys[2 * j] !== keys[2 * j + 2]
+      ? clz(keys[2 * j] ^ keys[2 * j + 2])
+      : keys[2 * j + 1] !== keys[2 * j + 3]
+        ? 32 + clz(keys[2 * j + 1] ^ keys[2 * j + 3])
+        : 64 + clz(j ^ (j + 1));
   const reached = new Uint8Array(t);
   let depth = 0;
   // Each node's record holds its children's boxes: a leaf's exactly, an internal child's the
@@ -85,12 +97,13 @@ async function checkTree(mesh: ColliderMesh, positions: Float32Array, indices: U
   // leaves are a run of the sorted order, the left child's before the right's, and it is
   // numbered as Karras numbers a node: a left child by its run's last leaf, a right child by its
   // first, the root 0.
-  type Walked = { lo: number[]; hi: number[]; height: number; first: number; last: number };
+  type Walked = { lo: number[]; hi: number[]; height: number; first: number; last: number; split: number };
   const walk = (node: number, level: number): Walked => {
     depth = Math.max(depth, level);
     const n = nodes[node];
     let height = 1;
     const runs: { first: number; last: number }[] = [];
+    const kidSplits: number[] = [];
     [n.left, n.right].forEach((c, side) => {
       let box: { lo: number[]; hi: number[] };
       if (c & BVH_LEAF) {
@@ -103,6 +116,7 @@ async function checkTree(mesh: ColliderMesh, positions: Float32Array, indices: U
         box = kid;
         runs.push(kid);
         if (c !== (side === 0 ? kid.last : kid.first)) wrong.push(`node ${c} numbered out of Karras's order`);
+        kidSplits.push(kid.split);
       }
       const held = n.boxes[side];
       for (let a = 0; a < 3; a++)
@@ -110,8 +124,13 @@ async function checkTree(mesh: ColliderMesh, positions: Float32Array, indices: U
     });
     if (n.height !== height) wrong.push(`node ${node} height ${n.height}, not ${height}`);
     if (runs[0].last + 1 !== runs[1].first) wrong.push(`node ${node}: its children's leaves are not one run`);
+    // The radix tree: a node splits its run where the keys share the shortest prefix, so each
+    // child's split shares a longer one.
+    const split = runs[0].last;
+    for (const k of kidSplits) if (!(across(k) > across(split))) wrong.push(`node ${node}: not the radix tree's split`);
     return {
       height,
+      split,
       first: runs[0].first,
       last: runs[1].last,
       lo: [0, 1, 2].map((a) => Math.min(n.boxes[0].lo[a], n.boxes[1].lo[a])),
