@@ -5,17 +5,16 @@
  * walks' layout: shaders/spatial/bvhWalk.wgsl.ts). The host is src/mesh/mesh.ts.
  *
  *   meshCodes    key = the low word of the centroid's 60-bit Morton code, value = triangle index;
- *                the high word kept aside (in the keys' buffer, which the leaves fill later)
+ *                both words kept in `keys`, by triangle
  *   (radix sort, 30 bits)
- *   meshCodesHi  key = the high word, in that order (one 4-byte read a triangle, not its vertices)
+ *   meshCodesHi  key = the high word, in that order (one 8-byte read a triangle, not its vertices)
  *   (radix sort again: the order is by (high word, low word, index))
- *   meshLeaves   the triangles' vertices copied into sorted order (three vec4f a leaf, their w
- *                the unit face normal: 0 for a degenerate triangle), and with `keys`, their two
- *                code words
- *   then the nodes and their boxes (below): the exact f32 bounds of the vertices
+ *   then the topology, the nodes' order and their boxes (below): the exact f32 bounds of the
+ *   vertices, the leaves' written by meshLeaves, which copies the triangles' vertices into sorted
+ *   order (three vec4f a leaf, their w the unit face normal: 0 for a degenerate triangle)
  *
- * Refit runs meshLeaves without keys and the boxes again (the tree's shape kept): the boxes come
- * from the new vertices.
+ * Refit runs meshLeaves and the boxes again (the tree's shape kept): the boxes come from the new
+ * vertices.
  *
  * The vertices are read from `positions`, packed x, y, z f32 (the layout of a three.js position
  * attribute and of `createMesh`'s `positions`), through `indices`, three a triangle.
@@ -53,7 +52,7 @@ export const meshCodesBindings = bindings({
   indices: readOnly('array<u32>'),
   codes: readWrite('array<u32>'),
   ids: readWrite('array<u32>'),
-  highs: readWrite('array<u32>'),
+  keys: readWrite('array<vec2u>'),
 });
 export const meshCodesShader = () => wgsl`
 ${BvhParams.wgsl}
@@ -66,14 +65,14 @@ ${WG.wgsl}
 ${meshCodesEntry.wgsl}
   let words = mortonWords(centroidOf(i));
   codes[i] = words.y;
-  highs[i] = words.x;
+  keys[i] = words;
   ids[i] = i;
 }
 `;
 
 export const meshCodesHiBindings = bindings({
   params: uniform('BvhParams'),
-  highs: readOnly('array<u32>'),
+  keys: readOnly('array<vec2u>'),
   ids: readOnly('array<u32>'),
   codes: readWrite('array<u32>'),
 });
@@ -84,7 +83,29 @@ ${flatWorkgroup}
 ${WG.wgsl}
 
 ${meshCodesHiEntry.wgsl}
-  codes[k] = highs[ids[k]];
+  codes[k] = keys[ids[k]].x;
+}
+`;
+
+/**
+ * \`parents\`: for internal node c at c, for leaf k at n − 1 + k, its parent's index times 2 plus
+ * its side (0 left, 1 right); NO_PARENT for the root. A box goes into its side of the parent's
+ * record: two siblings write different fields, and the parent reads both in a later dispatch.
+ */
+const NO_PARENT = 0xffffffff;
+const intoParent = /* wgsl */ `
+fn intoParent(slot: u32, lo: vec3f, hi: vec3f) {
+  if (slot == ${NO_PARENT}u) {
+    return;
+  }
+  let parent = slot >> 1u;
+  if ((slot & 1u) == 0u) {
+    children[parent].leftLo = lo;
+    children[parent].leftHi = hi;
+  } else {
+    children[parent].rightLo = lo;
+    children[parent].rightHi = hi;
+  }
 }
 `;
 
@@ -94,17 +115,22 @@ export const meshLeavesBindings = bindings({
   indices: readOnly('array<u32>'),
   ids: readOnly('array<u32>'),
   sorted: readWrite('array<vec4f>'),
-  keys: readWrite('array<vec2u>'),
+  parents: readOnly('array<u32>'),
+  children: readWrite('array<BvhChildBoxes>'),
 });
-/** `keys`: also write the leaves' code words (the build; a refit keeps the old ones). */
-export const meshLeavesShader = ({ keys }: { keys: boolean }) => wgsl`
+/**
+ * Each triangle into sorted order, and its box into its parent's record (the side `parents`
+ * says), where the node boxes read it (after the topology: it wrote the parents).
+ */
+export const meshLeavesShader = () => wgsl`
 ${BvhParams.wgsl}
+${BvhChildBoxes.wgsl}
 ${meshLeavesBindings.wgsl}
 ${flatWorkgroup}
-${morton}
 ${vertices}
 ${faceNormal}
 ${WG.wgsl}
+${intoParent}
 
 ${meshLeavesEntry.wgsl}
   let t = ids[k];
@@ -118,9 +144,9 @@ ${meshLeavesEntry.wgsl}
   sorted[3u * k] = vec4f(a, normal.x);
   sorted[3u * k + 1u] = vec4f(b, normal.y);
   sorted[3u * k + 2u] = vec4f(c, normal.z);
-#if ${keys}
-  keys[k] = mortonWords(a * (1.0 / 3.0) + b * (1.0 / 3.0) + c * (1.0 / 3.0));
-#endif
+  if (params.sphereCount > 1u) {
+    intoParent(parents[params.sphereCount - 1u + k], min(min(a, b), c), max(max(a, b), c));
+  }
 }
 `;
 
@@ -128,30 +154,33 @@ ${meshLeavesEntry.wgsl}
  * Node boxes by prefix buckets. Every child's common prefix is longer than its parent's
  * (a radix tree's), so the nodes sorted by prefix length, longest first, come after all their
  * children: one dispatch a prefix length (MESH_BUCKETS of them, dispatched indirectly, empty
- * ones doing nothing) writes each node's children's boxes, read from leaves or from records an
- * earlier dispatch wrote. Dispatch boundaries order every write before every
- * later read: no atomics between workgroups carry a box, so none of the memory-model race the
- * LBVH's pyramid avoids (shaders/spatial/bvh.wgsl.ts). 2 reads a node, against the pyramid's
- * up to 2·log2 n; and a refit reruns only the leaves and these dispatches, the order kept.
+ * ones doing nothing) finishes each node: its children's boxes are in its record by then (a
+ * leaf's from meshLeaves, a node's from an earlier dispatch), so it writes its height and puts
+ * its own box, their union, into its side of its parent's record. Dispatch boundaries order
+ * every write before every later read: no atomics between workgroups carry a box, so none of the
+ * memory-model race the LBVH's pyramid avoids (shaders/spatial/bvh.wgsl.ts). One record read a
+ * node, against the pyramid's up to 2·log2 n; and a refit reruns only the leaves and these
+ * dispatches, the order kept.
  *
  *   meshSplits    each boundary's prefix: δ(j, j + 1), the prefix keys j and j + 1 share
  *   meshTopology  the radix tree bottom-up from those (below): each node's children (into its
- *                 BvhChildBoxes record, the boxes written later) and its prefix
- *   meshCount     the buckets' counts, and the nodes' indices in `order`
+ *                 BvhChildBoxes record, the boxes written later), its prefix, and each child's
+ *                 parent and side (\`parents\`)
+ *   meshCount     the buckets' counts, and the nodes' indices in \`order\`
  *   (radix sort of the nodes by prefix, 7 bits, one pass: stable, so each bucket holds its nodes
  *   in index order)
  *   meshBuckets   one thread: the buckets' starts (exclusive scan) and each one's indirect
  *                 arguments (folded past the device's limit)
- *   meshBoxes     one dispatch a bucket, longest prefix first: the node's two children's boxes
- *                 beside their indices (a leaf's from its vertices, an internal child's the union
- *                 of the two in its own record): the record the walks read, one a node
+ *   meshLeaves    the triangles into sorted order, each one's box into its parent's record
+ *   meshBoxes     one dispatch a bucket, longest prefix first
  *
- * In index order a bucket's dispatch sweeps the nodes, the leaves and its children's records
- * (a node's children sit at its split and the next index) from low to high: on SwiftShader,
- * where a lane's reads are not overlapped, the same reads in the order the atomic slots of an
- * unsorted bucket gave took twice as long (docs/PERFORMANCE.md).
+ * Each child puts its box into its parent, rather than each node reading its children's boxes
+ * from a leaf's vertices or from a node's record: on SwiftShader both sides of that branch ran
+ * for every node, which cost twice the pass (docs/PERFORMANCE.md). In index order a bucket's
+ * dispatch sweeps the nodes and their parents' records from low to high (a node's parent is
+ * near it in Karras's numbering).
  *
- * `buckets` holds the counts (0 .. B−1) and the starts (B .. 2B−1).
+ * \`buckets\` holds the counts (0 .. B−1) and the starts (B .. 2B−1).
  */
 export const MESH_BUCKETS = 96;
 
@@ -184,6 +213,7 @@ export const meshBoxesEntry = entry({ name: 'meshBoxes', index: 'k', bound: 'buc
 export const meshSplitsBindings = bindings({
   params: uniform('BvhParams'),
   keys: readOnly('array<vec2u>'),
+  ids: readOnly('array<u32>'),
   splits: readWrite('array<u32>'),
 });
 export const meshSplitsShader = () => wgsl`
@@ -193,8 +223,9 @@ ${flatWorkgroup}
 ${WG.wgsl}
 ${keyDelta}
 
+// The keys by triangle (meshCodes), so in sorted order through ids.
 ${meshSplitsEntry.wgsl}
-  splits[j] = u32(delta(keys[j], i32(j), i32(j) + 1));
+  splits[j] = u32(commonPrefix(keys[ids[j]], keys[ids[j + 1u]], j, j + 1u));
 }
 `;
 
@@ -204,6 +235,7 @@ export const meshTopologyBindings = bindings({
   arrivals: readWrite('array<atomic<u32>>'),
   children: readWrite('array<BvhChildBoxes>'),
   prefix: readWrite('array<u32>'),
+  parents: readWrite('array<u32>'),
 });
 export const meshTopologyShader = () => wgsl`
 ${BvhParams.wgsl}
@@ -212,6 +244,11 @@ ${meshTopologyBindings.wgsl}
 ${flatWorkgroup}
 ${WG.wgsl}
 const LEAF: u32 = ${BVH_LEAF}u;
+
+// Where \`parents\` holds child c's parent: an internal node's at c, leaf k's at n − 1 + k.
+fn parentSlot(c: u32) -> u32 {
+  return select(c, params.sphereCount - 1u + (c & ${BVH_LEAF - 1}u), (c & LEAF) != 0u);
+}
 
 // δ(j, j + 1): the prefix the keys either side of boundary j share, −1 past either end.
 fn across(j: i32) -> i32 {
@@ -231,11 +268,16 @@ ${meshTopologyEntry.wgsl}
     let parentRight = !root && across(i32(last)) > across(i32(first) - 1);
     if (first != last) {
       let index = select(select(first, last, parentRight), 0u, root);
-      children[index].left = select(split, split | LEAF, first == split);
-      children[index].right = select(split + 1u, (split + 1u) | LEAF, last == split + 1u);
+      let left = select(split, split | LEAF, first == split);
+      let right = select(split + 1u, (split + 1u) | LEAF, last == split + 1u);
+      children[index].left = left;
+      children[index].right = right;
       prefix[index] = splits[split];
+      parents[parentSlot(left)] = 2u * index;
+      parents[parentSlot(right)] = 2u * index + 1u;
     }
     if (root) {
+      parents[0] = ${NO_PARENT}u;
       break;
     }
     split = select(first - 1u, last, parentRight);
@@ -307,7 +349,7 @@ export const meshBoxesBindings = bindings({
   bucket: uniform('MeshBucket'),
   buckets: readOnly('array<u32>'),
   order: readOnly('array<u32>'),
-  sorted: readOnly('array<vec4f>'),
+  parents: readOnly('array<u32>'),
   children: readWrite('array<BvhChildBoxes>'),
 });
 export const meshBoxesShader = () => wgsl`
@@ -316,42 +358,23 @@ ${BvhChildBoxes.wgsl}
 ${meshBoxesBindings.wgsl}
 ${flatWorkgroup}
 ${WG.wgsl}
+${intoParent}
 const B: u32 = ${MESH_BUCKETS}u;
 const LEAF: u32 = ${BVH_LEAF}u;
 
-struct Child {
-  lo: vec3f,
-  hi: vec3f,
-  height: u32,
+// A child's height: 0 for a leaf, else what its own record holds (an earlier dispatch wrote it).
+// One read of a clamped index either way: on SwiftShader both sides of a branch cost.
+fn heightOf(c: u32) -> u32 {
+  let leaf = (c & LEAF) != 0u;
+  return select(children[select(c, 0u, leaf)].height, 0u, leaf);
 }
 
-// A child's box and height: a leaf's vertices' bounds (height 0), or the union of an internal
-// node's children's boxes and its height (written by an earlier dispatch: its bucket's prefix is
-// longer).
-fn childOf(c: u32) -> Child {
-  if ((c & LEAF) != 0u) {
-    let i = c & ${BVH_LEAF - 1}u;
-    let a = sorted[3u * i].xyz;
-    let b = sorted[3u * i + 1u].xyz;
-    let d = sorted[3u * i + 2u].xyz;
-    return Child(min(min(a, b), d), max(max(a, b), d), 0u);
-  }
-  let n = &children[c];
-  return Child(min((*n).leftLo, (*n).rightLo), max((*n).leftHi, (*n).rightHi), (*n).height);
-}
-
+// The node's record already holds its children's boxes (each child put its own there, a leaf
+// in meshLeaves, a node in an earlier dispatch): its height, and its box into its parent's.
 ${meshBoxesEntry.wgsl}
   let node = order[buckets[B + bucket.index] + k];
-  let left = children[node].left;
-  let right = children[node].right;
-  let l = childOf(left);
-  let r = childOf(right);
-  // Field by field: the indices stay as the topology wrote them (on SwiftShader a whole record's
-  // load or store costs more than the fields it needs).
-  children[node].leftLo = l.lo;
-  children[node].leftHi = l.hi;
-  children[node].rightLo = r.lo;
-  children[node].rightHi = r.hi;
-  children[node].height = 1u + max(l.height, r.height);
+  let record = &children[node];
+  (*record).height = 1u + max(heightOf((*record).left), heightOf((*record).right));
+  intoParent(parents[node], min((*record).leftLo, (*record).rightLo), max((*record).leftHi, (*record).rightHi));
 }
 `;

@@ -184,23 +184,28 @@ ${bvhPyramidEntry.wgsl}
  * The common prefix length of sorted keys i and j (\`keys\`: vec2u, high and low word, over
  * \`params.sphereCount\` leaves), the key being (high word, low word, index): distinct for any
  * i ≠ j, so that the radix tree over them is unique. Karras's search (below) and a mesh's
- * bottom-up topology (shaders/mesh/build.wgsl.ts) both rest on it.
+ * bottom-up topology (shaders/mesh/build.wgsl.ts, by commonPrefix) both rest on it.
  */
 export const keyDelta = /* wgsl */ `
-// The common prefix of keys i and j, the key being (high word, low word, index), 32 bits each:
-// −1 outside [0, n). \`a\` is keys[i], read once by the caller (each search step reads one key).
-fn delta(a: vec2u, i: i32, j: i32) -> i32 {
-  if (j < 0 || j >= i32(params.sphereCount)) {
-    return -1;
-  }
-  let b = keys[j];
+// The common prefix of keys a (at sorted position i) and b (at j), the key being (high word,
+// low word, position), 32 bits each.
+fn commonPrefix(a: vec2u, b: vec2u, i: u32, j: u32) -> i32 {
   if (a.x != b.x) {
     return i32(countLeadingZeros(a.x ^ b.x));
   }
   if (a.y != b.y) {
     return 32 + i32(countLeadingZeros(a.y ^ b.y));
   }
-  return 64 + i32(countLeadingZeros(u32(i) ^ u32(j)));
+  return 64 + i32(countLeadingZeros(i ^ j));
+}
+
+// The common prefix of keys i and j: −1 outside [0, n). \`a\` is keys[i], read once by the
+// caller (each search step reads one key).
+fn delta(a: vec2u, i: i32, j: i32) -> i32 {
+  if (j < 0 || j >= i32(params.sphereCount)) {
+    return -1;
+  }
+  return commonPrefix(a, keys[j], u32(i), u32(j));
 }
 `;
 

@@ -70,7 +70,7 @@ export class MeshBuilder {
   }
 
   pipeline(
-    name: 'codes' | 'codesHi' | 'leaves keys' | 'leaves' | 'splits' | 'topology' | 'count' | 'buckets' | 'boxes',
+    name: 'codes' | 'codesHi' | 'leaves' | 'splits' | 'topology' | 'count' | 'buckets' | 'boxes',
   ): GPUComputePipeline {
     return variant(this.pipelines, name, () => {
       const d = this.device;
@@ -81,16 +81,8 @@ export class MeshBuilder {
           return computePipeline(d, 'meshCodes', [l.codes], meshCodesShader(), 'meshCodes', wg);
         case 'codesHi':
           return computePipeline(d, 'meshCodesHi', [l.codesHi], meshCodesHiShader(), 'meshCodesHi', wg);
-        case 'leaves keys':
         case 'leaves':
-          return computePipeline(
-            d,
-            `meshLeaves${name === 'leaves' ? '' : ' keys'}`,
-            [l.leaves],
-            meshLeavesShader({ keys: name === 'leaves keys' }),
-            'meshLeaves',
-            wg,
-          );
+          return computePipeline(d, 'meshLeaves', [l.leaves], meshLeavesShader(), 'meshLeaves', wg);
         case 'splits':
           return computePipeline(d, 'meshSplits', [l.splits], meshSplitsShader(), 'meshSplits', wg);
         case 'topology':

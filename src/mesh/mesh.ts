@@ -109,6 +109,8 @@ export class ColliderMesh {
   private readonly params: GPUBuffer;
   /** Each node's common prefix length: its bucket (shaders/mesh/build.wgsl.ts). */
   private readonly prefix: GPUBuffer;
+  /** Each node's and leaf's parent and side (shaders/mesh/build.wgsl.ts). */
+  private readonly parents: GPUBuffer;
   /** The nodes by bucket. */
   private readonly order: GPUBuffer;
   /** Counts and starts of the MESH_BUCKETS buckets. */
@@ -165,6 +167,7 @@ export class ColliderMesh {
     const uniform = BufferUsage.UNIFORM | BufferUsage.COPY_DST;
     this.params = createBuffer(d, 'mesh params', BvhParams.size, uniform);
     this.prefix = sized('prefix', 4 * t);
+    this.parents = sized('parents', 4 * (2 * t - 1));
     this.order = sized('order', 4 * t);
     this.buckets = sized('buckets', 4 * 2 * MESH_BUCKETS);
     this.bucketArgs = createBuffer(
@@ -266,7 +269,7 @@ export class ColliderMesh {
       encoder,
       'mesh codes',
       b.pipeline('codes'),
-      meshCodesBindings.bind(d, 'meshCodes', { ...common, codes: this.codes, ids: this.tree.ids, highs: this.keys }),
+      meshCodesBindings.bind(d, 'meshCodes', { ...common, codes: this.codes, ids: this.tree.ids, keys: this.keys }),
       t,
       timer,
     );
@@ -277,7 +280,7 @@ export class ColliderMesh {
       b.pipeline('codesHi'),
       meshCodesHiBindings.bind(d, 'meshCodesHi', {
         params: this.params,
-        highs: this.keys,
+        keys: this.keys,
         ids: this.tree.ids,
         codes: this.codes,
       }),
@@ -285,12 +288,54 @@ export class ColliderMesh {
       timer,
     );
     b.sort.encode(encoder, this.codes, t, { values: this.tree.ids, keyBits: 30, timer });
+    if (t > 1) this.encodeTopology(encoder, timer);
     this.encodeBoxes(encoder, this.positions, true, timer);
   }
 
+  /** The tree's shape from the sorted keys: its nodes' children and parents, and their order by prefix bucket. */
+  private encodeTopology(encoder: GPUCommandEncoder, timer?: GpuTimer): void {
+    const t = this.triangleCount;
+    const b = this.builder;
+    const d = b.device;
+    encoder.clearBuffer(this.buckets);
+    // The boundaries' prefixes, into the nodes' order (which meshCount fills later), and the
+    // topology's arrival flags, into the sort's keys (spent by now).
+    const splits = meshSplitsBindings.bind(d, 'meshSplits', {
+      params: this.params,
+      keys: this.keys,
+      ids: this.tree.ids,
+      splits: this.order,
+    });
+    this.run(encoder, 'mesh splits', b.pipeline('splits'), splits, t - 1, timer);
+    encoder.clearBuffer(this.codes, 0, 4 * (t - 1));
+    const topology = meshTopologyBindings.bind(d, 'meshTopology', {
+      params: this.params,
+      splits: this.order,
+      arrivals: this.codes,
+      children: this.tree.children,
+      prefix: this.prefix,
+      parents: this.parents,
+    });
+    this.run(encoder, 'mesh topology', b.pipeline('topology'), topology, t, timer);
+    const count = meshCountBindings.bind(d, 'meshCount', {
+      params: this.params,
+      prefix: this.prefix,
+      buckets: this.buckets,
+      order: this.order,
+    });
+    this.run(encoder, 'mesh count', b.pipeline('count'), count, t - 1, timer);
+    b.nodeSort.encode(encoder, this.prefix, t - 1, { values: this.order, keyBits: 7, timer });
+    const buckets = meshBucketsBindings.bind(d, 'meshBuckets', {
+      params: this.params,
+      buckets: this.buckets,
+      args: this.bucketArgs,
+    });
+    recordPass(encoder, 'mesh buckets', b.pipeline('buckets'), buckets, 1, b.maxWorkgroupsPerDimension, timer);
+  }
+
   /**
-   * The leaves from `positions` (with their keys, and then the topology, the prefix buckets and
-   * the nodes' order, on a build), then the nodes' boxes bucket by bucket, longest prefix first.
+   * The leaves from `positions` (each triangle into sorted order, its box into its parent's
+   * record), then the nodes' boxes bucket by bucket, longest prefix first.
    */
   private encodeBoxes(encoder: GPUCommandEncoder, positions: GPUBuffer, build: boolean, timer?: GpuTimer): void {
     const t = this.triangleCount;
@@ -303,51 +348,11 @@ export class ColliderMesh {
       indices: this.indices,
       ids: this.tree.ids,
       sorted: this.tree.sorted,
-      keys: this.keys,
+      parents: this.parents,
+      children: this.tree.children,
     });
-    this.run(
-      encoder,
-      build ? 'mesh leaves' : 'mesh refit leaves',
-      b.pipeline(build ? 'leaves keys' : 'leaves'),
-      leaves,
-      t,
-      timer,
-    );
+    this.run(encoder, build ? 'mesh leaves' : 'mesh refit leaves', b.pipeline('leaves'), leaves, t, timer);
     if (t < 2) return;
-    if (build) {
-      encoder.clearBuffer(this.buckets);
-      // The boundaries' prefixes, into the nodes' order (which meshOrder fills later), and the
-      // topology's arrival flags, into the sort's keys (spent by now).
-      const splits = meshSplitsBindings.bind(d, 'meshSplits', {
-        params: this.params,
-        keys: this.keys,
-        splits: this.order,
-      });
-      this.run(encoder, 'mesh splits', b.pipeline('splits'), splits, t - 1, timer);
-      encoder.clearBuffer(this.codes, 0, 4 * (t - 1));
-      const topology = meshTopologyBindings.bind(d, 'meshTopology', {
-        params: this.params,
-        splits: this.order,
-        arrivals: this.codes,
-        children: this.tree.children,
-        prefix: this.prefix,
-      });
-      this.run(encoder, 'mesh topology', b.pipeline('topology'), topology, t, timer);
-      const count = meshCountBindings.bind(d, 'meshCount', {
-        params: this.params,
-        prefix: this.prefix,
-        buckets: this.buckets,
-        order: this.order,
-      });
-      this.run(encoder, 'mesh count', b.pipeline('count'), count, t - 1, timer);
-      b.nodeSort.encode(encoder, this.prefix, t - 1, { values: this.order, keyBits: 7, timer });
-      const buckets = meshBucketsBindings.bind(d, 'meshBuckets', {
-        params: this.params,
-        buckets: this.buckets,
-        args: this.bucketArgs,
-      });
-      recordPass(encoder, 'mesh buckets', b.pipeline('buckets'), buckets, 1, b.maxWorkgroupsPerDimension, timer);
-    }
     if (this.boxGroups.length === 0)
       for (let p = 0; p < MESH_BUCKETS; p++)
         this.boxGroups.push(
@@ -355,7 +360,7 @@ export class ColliderMesh {
             bucket: { buffer: this.bucketParams, offset: BUCKET_STRIDE * p, size: MeshBucket.size },
             buckets: this.buckets,
             order: this.order,
-            sorted: this.tree.sorted,
+            parents: this.parents,
             children: this.tree.children,
           }),
         );
@@ -449,6 +454,7 @@ export class ColliderMesh {
       this.codes,
       this.keys,
       this.prefix,
+      this.parents,
       this.order,
       this.buckets,
       this.bucketArgs,

@@ -307,7 +307,7 @@ const KERNELS: [string, Bindings<string>, EntryPoint[], string[]][] = [
   ['bvhNodes', bvhNodesBindings, [bvhNodesEntry], [bvhNodesShader()]],
   ['meshCodes', meshCodesBindings, [meshCodesEntry], [meshCodesShader()]],
   ['meshCodesHi', meshCodesHiBindings, [meshCodesHiEntry], [meshCodesHiShader()]],
-  ['meshLeaves', meshLeavesBindings, [meshLeavesEntry], [true, false].map((keys) => meshLeavesShader({ keys }))],
+  ['meshLeaves', meshLeavesBindings, [meshLeavesEntry], [meshLeavesShader()]],
   ['meshSplits', meshSplitsBindings, [meshSplitsEntry], [meshSplitsShader()]],
   ['meshTopology', meshTopologyBindings, [meshTopologyEntry], [meshTopologyShader()]],
   ['meshCount', meshCountBindings, [meshCountEntry], [meshCountShader()]],

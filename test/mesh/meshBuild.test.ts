@@ -40,9 +40,13 @@ async function readTree(mesh: ColliderMesh) {
   const bytes = await readBuffer(gpu.device, mesh.tree.children, 0, BvhChildBoxes.size * Math.max(t - 1, 1));
   const sorted = new Float32Array(await readBuffer(gpu.device, mesh.tree.sorted, 0, 48 * t));
   const ids = new Uint32Array(await readBuffer(gpu.device, mesh.tree.ids, 0, 4 * t));
-  // The leaves' keys (high and low word of the centroid's Morton code), a build's scratch.
+  // The leaves' keys (high and low word of the centroid's Morton code, by triangle: a build's
+  // scratch), in sorted order.
   const keyBuffer = (mesh as unknown as { keys: GPUBuffer }).keys;
-  const keys = new Uint32Array(await readBuffer(gpu.device, keyBuffer, 0, 8 * t));
+  const byTriangle = new Uint32Array(await readBuffer(gpu.device, keyBuffer, 0, 8 * t));
+  const ids0 = new Uint32Array(await readBuffer(gpu.device, mesh.tree.ids, 0, 4 * t));
+  const keys = new Uint32Array(2 * t);
+  for (let k = 0; k < t; k++) keys.set(byTriangle.subarray(2 * ids0[k], 2 * ids0[k] + 2), 2 * k);
   const f = new Float32Array(bytes);
   const u = new Uint32Array(bytes);
   const o = BvhChildBoxes.offsets;

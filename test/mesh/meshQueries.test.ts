@@ -22,6 +22,7 @@ import {
   incoherentRays,
   meshSphereCasts,
   meshSpheres,
+  nonIndexed,
   seededMeshes,
   terrain,
   uvSphere,
@@ -244,6 +245,31 @@ describe('mesh queries: poses, refits, encoded forms', () => {
     for (const r of [nearest, nearestW, all, contacts]) r.destroy();
     for (const b of [rays, raysWithW, casts, sphereBuffer]) b.destroy();
     made.destroy();
+  });
+
+  it('meshes of 2 to 9 triangles: every hit and contact as the reference (seed 77)', async () => {
+    const sphere = nonIndexed(uvSphere(4, 8)).positions;
+    for (const count of [2, 3, 4, 5, 8, 9]) {
+      const mesh = { name: `${count} triangles`, positions: sphere.slice(0, 9 * count) };
+      const made = gpu.collider.createMesh(mesh);
+      const rays = incoherentRays(mesh, 500, 77);
+      const casts = meshSphereCasts(mesh, 500, 77);
+      const spheres = meshSpheres(mesh, 500, 77);
+      for (const allHits of [false, true]) {
+        const hits = await gpu.collider.raycastMesh(rays, made, { allHits });
+        const expected = bruteForceRaycastMesh(rays, mesh, { allHits });
+        expect(compareMeshHits('ray', hits, expected, rays, mesh, { allHits })).toEqual([]);
+        if (!allHits) expect(hits.triangle.filter((t) => t >= 0).length, mesh.name).toBeGreaterThan(10);
+        const cast = await gpu.collider.sphereCastMesh(casts, made, { allHits });
+        const expectedCast = bruteForceSphereCastMesh(casts, mesh, { allHits });
+        expect(compareMeshHits('cast', cast, expectedCast, casts, mesh, { allHits })).toEqual([]);
+      }
+      const contacts = await gpu.collider.sphereTriangleContacts(spheres, made);
+      const expected = bruteForceSphereTriangleContacts(spheres, mesh);
+      expect(expected.pairs.length, mesh.name).toBeGreaterThan(0);
+      expect(compareMeshContacts(contacts, expected, spheres, mesh)).toEqual([]);
+      made.destroy();
+    }
   });
 
   it('empty inputs: no rays, no spheres, an empty mesh, one triangle', async () => {

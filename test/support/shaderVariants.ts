@@ -114,7 +114,7 @@ export function shaderVariants(): [string, string][] {
     ['meshCount', meshCountShader()],
     ['meshBuckets', meshBucketsShader()],
     ['meshBoxes', meshBoxesShader()],
-    ...[true, false].map((keys): [string, string] => [`meshLeaves keys=${keys}`, meshLeavesShader({ keys })]),
+    ['meshLeaves', meshLeavesShader()],
     ...(['nearest', 'count', 'write'] as const).flatMap((mode) =>
       [false, true].map((ray): [string, string] => [`meshCast ${mode} ray=${ray}`, meshCastShader({ mode, ray })]),
     ),
