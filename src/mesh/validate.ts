@@ -23,16 +23,29 @@ export function validatePositions(
   value: unknown,
 ): { positions: Float32Array; min: number[]; max: number[] } {
   const positions = checkFloat32Array(argument, value, 3);
-  const min = [Infinity, Infinity, Infinity];
-  const max = [-Infinity, -Infinity, -Infinity];
-  for (let v = 0; v < positions.length / 3; v++) {
-    for (let a = 0; a < 3; a++) {
-      const x = positions[3 * v + a];
-      if (!(Math.abs(x) <= MAX_MAGNITUDE)) checkValue(argument, v, x, 'xyz'[a]);
-      if (x < min[a]) min[a] = x;
-      if (x > max[a]) max[a] = x;
-    }
+  // One pass for the bounds; x · 0 is NaN for NaN and ±Infinity, so \`poison\` tells whether any
+  // value is not finite. Only a bad mesh walks again, to name its first bad value.
+  let [minX, minY, minZ] = [Infinity, Infinity, Infinity];
+  let [maxX, maxY, maxZ] = [-Infinity, -Infinity, -Infinity];
+  let poison = 0;
+  for (let i = 0; i < positions.length; i += 3) {
+    const x = positions[i];
+    const y = positions[i + 1];
+    const z = positions[i + 2];
+    poison += x * 0 + y * 0 + z * 0;
+    if (x < minX) minX = x;
+    if (x > maxX) maxX = x;
+    if (y < minY) minY = y;
+    if (y > maxY) maxY = y;
+    if (z < minZ) minZ = z;
+    if (z > maxZ) maxZ = z;
   }
+  const min = [minX, minY, minZ];
+  const max = [maxX, maxY, maxZ];
+  if (poison !== 0 || Math.min(...min) < -MAX_MAGNITUDE || Math.max(...max) > MAX_MAGNITUDE)
+    for (let i = 0; i < positions.length; i++)
+      if (!(Math.abs(positions[i]) <= MAX_MAGNITUDE))
+        checkValue(argument, Math.floor(i / 3), positions[i], 'xyz'[i % 3]);
   return { positions, min, max };
 }
 
@@ -44,6 +57,10 @@ export function validateIndices(argument: string, value: unknown, vertexCount: n
     throw new InvalidInputError(argument, -1, RULES.detached);
   if (value.length % 3 !== 0)
     throw new InvalidInputError(argument, -1, RULES.stride, `length ${value.length} is not a multiple of 3`);
+  // The largest index first (one tight pass); only a bad mesh walks again for its first bad index.
+  let largest = -1;
+  for (let i = 0; i < value.length; i++) if (value[i] > largest) largest = value[i];
+  if (largest < vertexCount) return value;
   for (let i = 0; i < value.length; i++) {
     if (value[i] >= vertexCount)
       throw new InvalidInputError(
