@@ -3,12 +3,14 @@
  * leaves (shaders/mesh/build.wgsl.ts says how it is built and refitted). `MeshBuilder` holds what
  * a Collider's meshes share (the pipelines, the sort); each `ColliderMesh` holds its buffers.
  *
- * Cost of a build of T triangles: two key passes (each reads 3 indices and 3 vertices), two 4-pass
- * radix sorts of 30-bit keys with their ids, a leaf pass (48 bytes written a triangle), the
- * topology (bottom-up: about two steps a leaf, 4 key reads and an atomic each), the buckets and the
- * order (an atomic a node), and the boxes: MESH_BUCKETS indirect dispatches, 2 child boxes read a
- * node. A refit is the leaf pass and the boxes. Memory: 12 bytes a vertex; 12 (indices) + 4
- * (codes) + 4 (ids) + 8 (keys) + 48 (sorted vertices) + 32 (node) + 8 (prefix, order) bytes a
+ * Cost of a build of T triangles: a key pass (3 indices and 3 vertices a triangle, both code
+ * words kept by triangle), two 4-pass radix sorts of 30-bit keys with their ids, the second key
+ * pass (8 bytes a triangle through the order), the boundaries' prefixes, the topology (bottom-up:
+ * about two steps a leaf, 2 prefix reads and an atomic each), the counts (an atomic a node), a
+ * one-pass sort of the nodes by prefix, the leaves (48 bytes written a triangle and its box into
+ * its parent's record) and the boxes: MESH_BUCKETS indirect dispatches, one record read a node.
+ * A refit is the leaves and the boxes. Memory: 12 bytes a vertex; 12 (indices) + 4 (codes) + 4
+ * (ids) + 8 (keys) + 48 (sorted vertices) + 64 (node) + 8 (parents) + 8 (prefix, order) bytes a
  * triangle.
  */
 import {
