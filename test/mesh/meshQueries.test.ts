@@ -249,12 +249,12 @@ describe('mesh queries: poses, refits, encoded forms', () => {
 
   it('meshes of 2 to 9 triangles: every hit and contact as the reference (seed 77)', async () => {
     const sphere = nonIndexed(uvSphere(4, 8)).positions;
-    for (const count of [2, 3, 4, 5, 8, 9]) {
+    for (const count of [2, 3, 5, 9]) {
       const mesh = { name: `${count} triangles`, positions: sphere.slice(0, 9 * count) };
       const made = gpu.collider.createMesh(mesh);
-      const rays = incoherentRays(mesh, 500, 77);
-      const casts = meshSphereCasts(mesh, 500, 77);
-      const spheres = meshSpheres(mesh, 500, 77);
+      const rays = incoherentRays(mesh, 300, 77);
+      const casts = meshSphereCasts(mesh, 300, 77);
+      const spheres = meshSpheres(mesh, 300, 77);
       for (const allHits of [false, true]) {
         const hits = await gpu.collider.raycastMesh(rays, made, { allHits });
         const expected = bruteForceRaycastMesh(rays, mesh, { allHits });
