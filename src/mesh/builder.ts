@@ -1,6 +1,6 @@
 /**
  * What a Collider's meshes share (src/mesh/mesh.ts): the build's pipelines, made on first use, and
- * the radix sort; and the largest mesh one binding holds.
+ * its two radix sorts (the keys', the nodes'); and the largest mesh one binding holds.
  */
 import {
   meshCodesShader,
@@ -37,7 +37,7 @@ export const MESH_TRIANGLE_BYTES = 48;
  */
 export const MESH_BINDING_BYTES = Math.max(BvhChildBoxes.size, MESH_TRIANGLE_BYTES);
 
-/** The pipelines and the sort a Collider's meshes share. */
+/** The pipelines and the sorts a Collider's meshes share. */
 export class MeshBuilder {
   readonly sort: RadixSortPass;
   /**
