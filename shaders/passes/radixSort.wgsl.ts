@@ -9,7 +9,8 @@
  * Two strategies here, same layout (a third, 'subgroup', is `radixSortSubgroupShader` below):
  *
  * - 'thread' (`radixCountThread`, `radixScatterThread`): a unit is CHUNK keys owned by one
- *   thread, which counts them straight into its own column of hist, and after the scan walks
+ *   thread, which counts them in private memory and writes them into its own column of hist,
+ *   and after the scan walks
  *   them in order, taking slot = hist[d · units + unit]++ for each. No workgroup memory, no
  *   barrier, no atomic: the scan pass's recipe. On SwiftShader (CI's adapter) workgroup memory
  *   and barriers cost far more than storage accesses, and this runs many times faster than
@@ -54,12 +55,14 @@ export interface RadixSortShaderOptions {
 
 /**
  * Bindings: params (x = key count, y = units (the stride of a digit's row of counts), z =
- * shift, w = mask), keys in, keys out, histograms (bins · tiles + 1 values), then with values:
- * values in, values out.
+ * shift, w = mask), keys in, the same keys as vec4u (the 'thread' count loads 4 at a time: its
+ * first 4 · floor(count / 4) keys at least), keys out, histograms (bins · tiles + 1 values), then
+ * with values: values in, values out.
  */
 const RADIX_KEYS = {
   params: uniform('vec4u'),
   keysIn: readOnly('array<u32>'),
+  keysIn4: readOnly('array<vec4u>'),
   keysOut: readWrite('array<u32>'),
 } as const;
 const RADIX_VALUES = { valuesIn: readOnly('array<u32>'), valuesOut: readWrite('array<u32>') } as const;
@@ -210,19 +213,29 @@ ${radixEntries.scatterTile.wgsl}
 ${radixEntries.countThread.wgsl}
   let units = params.y;
   let bins = params.w + 1u;
-  for (var d = 0u; d < bins; d++) {
-    hist[d * units + unit] = 0u;
-  }
-  // Units past the keys (the counts are sized for the pass's capacity) keep their zeros.
+  // The unit's counts in private memory, then its column of hist (zeros for a unit past the
+  // keys: the counts are sized for the pass's capacity): on SwiftShader a private array's
+  // access costs less than a storage one's, which is bounds-checked, and a vec4u load takes 4
+  // keys (40 -> 30 ms for a 4-pass sort of 1M keys, docs/PERFORMANCE.md).
+  var local: array<u32, BINS>;
   let n = params.x;
   let base = unit * CHUNK;
-  if (base >= n) {
-    return;
+  if (base < n) {
+    let end = min(base + CHUNK, n);
+    let end4 = base + ((end - base) & ~3u);
+    for (var i = base; i < end4; i += 4u) {
+      let k = keysIn4[i >> 2u];
+      local[digitOf(k.x)] += 1u;
+      local[digitOf(k.y)] += 1u;
+      local[digitOf(k.z)] += 1u;
+      local[digitOf(k.w)] += 1u;
+    }
+    for (var i = end4; i < end; i++) {
+      local[digitOf(keysIn[i])] += 1u;
+    }
   }
-  let end = min(base + CHUNK, n);
-  for (var i = base; i < end; i++) {
-    let h = digitOf(keysIn[i]) * units + unit;
-    hist[h] += 1u;
+  for (var d = 0u; d < bins; d++) {
+    hist[d * units + unit] = local[d];
   }
 }
 
@@ -248,7 +261,7 @@ ${radixEntries.scatterThread.wgsl}
 export const RADIX_SUBGROUP_WG = WORKGROUP_SIZE.radixSubgroup;
 
 /**
- * Bindings of the 'subgroup' kernels: params, keys in, keys out, counts (atomic), unit counters
+ * Bindings of the 'subgroup' kernels: params, keys in (and their vec4u view, unused here), keys out, counts (atomic), unit counters
  * (two per pass: count, scatter), then with values: values in, values out.
  */
 const SUBGROUP_COUNTS = {

@@ -19,7 +19,8 @@
  * pass's own scratch; after an odd number of passes a copy brings the result back, so the
  * caller's buffers then need COPY_DST.
  *
- * Bytes moved per key and digit pass: 4 read by count, 4 read and 4 written by the scatter
+ * Bytes moved per key and digit pass: 4 read by count (a vec4u at a time in 'thread', which
+ * counts a unit in private memory and writes its column once), 4 read and 4 written by the scatter
  * (8 + 8 with values), plus the counts: 256 per unit, zeroed or written, scanned (~12 bytes a
  * count) and read, ~20 bytes a count: 5 bytes a key for 1,024-key units, 2.5 for 2,048-key
  * tiles. About 17 bytes a key a pass alone, 25 with values ('thread'); 14.5 and 22.5
@@ -119,6 +120,8 @@ export class RadixSortPass {
   private readonly params: GPUBuffer;
   /** 'subgroup': the next unit of each count and scatter kernel (two per pass). */
   private readonly unitCounters: GPUBuffer;
+  /** 16 bytes bound as the keys' vec4u view where the keys' buffer has fewer (a sort of 2 or 3 keys). */
+  private readonly noKeys: GPUBuffer;
   private readonly written: string[] = [];
   /** One scan per bin count (the last pass of keyBits not a multiple of 8 has fewer bins). */
   private readonly scans = new Map<number, ExclusiveScanPass>();
@@ -168,6 +171,16 @@ export class RadixSortPass {
       4 * 2 * MAX_PASSES,
       BufferUsage.STORAGE | BufferUsage.COPY_DST,
     );
+    this.noKeys = createBuffer(device, `${label} no keys`, 16, BufferUsage.STORAGE);
+  }
+
+  /**
+   * The keys' vec4u view (keysIn4): the whole vec4s of the first `bytes` (the 'thread' count
+   * reads the rest through keysIn), at least one.
+   */
+  private asVec4(buffer: GPUBuffer, bytes: number): GPUBufferBinding {
+    const size = Math.max(16, bytes - (bytes % 16));
+    return size <= buffer.size ? { buffer, size } : { buffer: this.noKeys, size: 16 };
   }
 
   /** Keys the scratch holds now (0 before the first sort); grows, never shrinks. */
@@ -308,6 +321,7 @@ export class RadixSortPass {
         const base = {
           params: { buffer: this.params, offset: PARAM_STRIDE * k, size: 16 },
           keysIn: src.keys,
+          keysIn4: this.asVec4(src.keys.buffer, bytes),
           keysOut: dst.keys,
           hist,
         };
@@ -355,6 +369,7 @@ export class RadixSortPass {
     this.scans.clear();
     this.params.destroy();
     this.unitCounters.destroy();
+    this.noKeys.destroy();
     this.scratchKeys?.destroy();
     this.scratchValues?.destroy();
     this.hist?.destroy();
