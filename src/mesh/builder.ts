@@ -1,6 +1,7 @@
 /**
- * What a Collider's meshes share (src/mesh/mesh.ts): the build's pipelines, made on first use, and
- * its two radix sorts (the keys', the nodes'); and the largest mesh one binding holds.
+ * What a Collider's meshes share (src/mesh/mesh.ts): the build's pipelines, made on first use,
+ * its two radix sorts (the keys', the nodes') and its scratch; and the largest mesh one binding
+ * holds.
  */
 import {
   meshCodesShader,
@@ -22,7 +23,8 @@ import {
 } from '../../shaders/mesh/build.wgsl.js';
 import { RadixSortPass } from '../passes/radixSort.js';
 import { computePipeline, variant } from '../gpu/pipeline.js';
-import { bindingLimit } from '../gpu/buffers.js';
+import { bindingLimit, createBuffer } from '../gpu/buffers.js';
+import { BufferUsage } from '../gpu/flags.js';
 import { BvhChildBoxes } from '../../shaders/spatial/bvhLayout.js';
 import { WORKGROUP_SIZE } from '../gpu/workgroups.js';
 
@@ -37,7 +39,18 @@ export const MESH_TRIANGLE_BYTES = 48;
  */
 export const MESH_BINDING_BYTES = Math.max(BvhChildBoxes.size, MESH_TRIANGLE_BYTES);
 
-/** The pipelines and the sorts a Collider's meshes share. */
+/**
+ * What a build needs only while it runs, per triangle: `codes`, the sorts' keys (then the
+ * topology's arrival flags); `keys`, both words of each triangle's Morton code; `prefix`, each
+ * node's common prefix (the node sort's key).
+ */
+export interface MeshScratch {
+  codes: GPUBuffer;
+  keys: GPUBuffer;
+  prefix: GPUBuffer;
+}
+
+/** The pipelines, the sorts and the build scratch a Collider's meshes share. */
 export class MeshBuilder {
   readonly sort: RadixSortPass;
   /**
@@ -46,6 +59,9 @@ export class MeshBuilder {
    */
   readonly nodeSort: RadixSortPass;
   private readonly pipelines = new Map<string, GPUComputePipeline>();
+  /** The scratch and the triangles it holds (0 before the first build); grows, never shrinks. */
+  private scratchBuffers: MeshScratch | null = null;
+  private scratchTriangles = 0;
   readonly layouts: Record<
     'codes' | 'codesHi' | 'leaves' | 'splits' | 'topology' | 'count' | 'buckets' | 'boxes',
     GPUBindGroupLayout
@@ -100,6 +116,35 @@ export class MeshBuilder {
     });
   }
 
+  /**
+   * The build scratch for a mesh of `triangles`, grown (by a quarter at least) when it holds
+   * fewer. Builds share it as the sorts share theirs: each is recorded whole into its own
+   * submission, and submissions run in order. Shared, a mesh's build creates 16 bytes a
+   * triangle fewer (on SwiftShader a new buffer costs about 0.6 ms a MB: docs/PERFORMANCE.md),
+   * and a live mesh does not keep them.
+   */
+  scratch(triangles: number): MeshScratch {
+    if (triangles > this.scratchTriangles || !this.scratchBuffers) {
+      this.destroyScratch();
+      const t = Math.max(triangles, Math.floor(this.scratchTriangles * 1.25), 4);
+      const usage = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
+      const sized = (label: string, bytes: number) => createBuffer(this.device, `mesh build ${label}`, bytes, usage);
+      this.scratchBuffers = {
+        codes: sized('codes', 4 * t),
+        keys: sized('keys', 8 * t),
+        prefix: sized('prefix', 4 * t),
+      };
+      this.scratchTriangles = t;
+    }
+    return this.scratchBuffers;
+  }
+
+  private destroyScratch(): void {
+    if (!this.scratchBuffers) return;
+    for (const buffer of Object.values(this.scratchBuffers)) buffer.destroy();
+    this.scratchBuffers = null;
+  }
+
   /** The largest mesh one binding holds on this device. */
   limits(maxBindingBytes = bindingLimit(this.device)): { maxTriangles: number; maxVertices: number } {
     return {
@@ -111,5 +156,7 @@ export class MeshBuilder {
   destroy(): void {
     this.sort.destroy();
     this.nodeSort.destroy();
+    this.destroyScratch();
+    this.scratchTriangles = 0;
   }
 }

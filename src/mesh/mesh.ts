@@ -9,9 +9,10 @@
  * about two steps a leaf, 2 prefix reads and an atomic each), the counts (an atomic a node), a
  * one-pass sort of the nodes by prefix, the leaves (48 bytes written a triangle and its box into
  * its parent's record) and the boxes: MESH_BUCKETS indirect dispatches, one record read a node.
- * A refit is the leaves and the boxes. Memory: 12 bytes a vertex; 12 (indices) + 4 (codes) + 4
- * (ids) + 8 (keys) + 48 (sorted vertices) + 64 (node) + 8 (parents) + 8 (prefix, order) bytes a
- * triangle.
+ * A refit is the leaves and the boxes. Memory: 12 bytes a vertex; 12 (indices) + 4 (ids) + 48
+ * (sorted vertices) + 64 (node) + 8 (parents) + 4 (order) bytes a triangle; and the build's
+ * scratch, 16 bytes a triangle of the largest mesh built (codes, keys, prefixes), is the
+ * MeshBuilder's, shared by every mesh of the Collider.
  */
 import {
   meshCodesBindings,
@@ -43,7 +44,7 @@ import { activeEdges } from './edges.js';
 /** Bytes between the buckets' parameters (the minimum uniform offset alignment, at most 256). */
 const BUCKET_STRIDE = 256;
 
-import { type MeshBuilder, MESH_TRIANGLE_BYTES, WG } from './builder.js';
+import { type MeshBuilder, type MeshScratch, MESH_TRIANGLE_BYTES, WG } from './builder.js';
 
 /**
  * A mesh's input for `collider.createMesh`.
@@ -106,11 +107,7 @@ export class ColliderMesh {
   };
   private readonly positions: GPUBuffer;
   private readonly indices: GPUBuffer;
-  private readonly codes: GPUBuffer;
-  private readonly keys: GPUBuffer;
   private readonly params: GPUBuffer;
-  /** Each node's common prefix length: its bucket (shaders/mesh/build.wgsl.ts). */
-  private readonly prefix: GPUBuffer;
   /** Each node's and leaf's parent and side (shaders/mesh/build.wgsl.ts). */
   private readonly parents: GPUBuffer;
   /** The nodes by bucket. */
@@ -159,8 +156,6 @@ export class ColliderMesh {
     const sized = (label: string, bytes: number) => createBuffer(d, `mesh ${label}`, Math.max(bytes, 16), storage);
     this.positions = sized('positions', 4 * data.positions.length);
     this.indices = sized('indices', 4 * data.indices.length);
-    this.codes = sized('codes', 4 * t);
-    this.keys = sized('keys', 8 * t);
     this.tree = {
       children: sized('nodes', BvhChildBoxes.size * Math.max(t - 1, 1)),
       sorted: sized('sorted triangles', MESH_TRIANGLE_BYTES * t),
@@ -168,7 +163,6 @@ export class ColliderMesh {
     };
     const uniform = BufferUsage.UNIFORM | BufferUsage.COPY_DST;
     this.params = createBuffer(d, 'mesh params', BvhParams.size, uniform);
-    this.prefix = sized('prefix', 4 * t);
     this.parents = sized('parents', 4 * (2 * t - 1));
     this.order = sized('order', 4 * t);
     this.buckets = sized('buckets', 4 * 2 * MESH_BUCKETS);
@@ -266,36 +260,39 @@ export class ColliderMesh {
     if (t === 0) return;
     const b = this.builder;
     const d = b.device;
+    const scratch = b.scratch(t);
+    const { codes, keys } = scratch;
     const common = { params: this.params, positions: this.positions, indices: this.indices };
     this.run(
       encoder,
       'mesh codes',
       b.pipeline('codes'),
-      meshCodesBindings.bind(d, 'meshCodes', { ...common, codes: this.codes, ids: this.tree.ids, keys: this.keys }),
+      meshCodesBindings.bind(d, 'meshCodes', { ...common, codes, ids: this.tree.ids, keys }),
       t,
       timer,
     );
-    b.sort.encode(encoder, this.codes, t, { values: this.tree.ids, keyBits: 30, timer });
+    b.sort.encode(encoder, codes, t, { values: this.tree.ids, keyBits: 30, timer });
     this.run(
       encoder,
       'mesh codes hi',
       b.pipeline('codesHi'),
       meshCodesHiBindings.bind(d, 'meshCodesHi', {
         params: this.params,
-        keys: this.keys,
+        keys,
         ids: this.tree.ids,
-        codes: this.codes,
+        codes,
       }),
       t,
       timer,
     );
-    b.sort.encode(encoder, this.codes, t, { values: this.tree.ids, keyBits: 30, timer });
-    if (t > 1) this.encodeTopology(encoder, timer);
+    b.sort.encode(encoder, codes, t, { values: this.tree.ids, keyBits: 30, timer });
+    if (t > 1) this.encodeTopology(encoder, scratch, timer);
     this.encodeBoxes(encoder, this.positions, true, timer);
   }
 
   /** The tree's shape from the sorted keys: its nodes' children and parents, and their order by prefix bucket. */
-  private encodeTopology(encoder: GPUCommandEncoder, timer?: GpuTimer): void {
+  private encodeTopology(encoder: GPUCommandEncoder, scratch: MeshScratch, timer?: GpuTimer): void {
+    const { codes, keys, prefix } = scratch;
     const t = this.triangleCount;
     const b = this.builder;
     const d = b.device;
@@ -304,29 +301,29 @@ export class ColliderMesh {
     // topology's arrival flags, into the sort's keys (spent by now).
     const splits = meshSplitsBindings.bind(d, 'meshSplits', {
       params: this.params,
-      keys: this.keys,
+      keys,
       ids: this.tree.ids,
       splits: this.order,
     });
     this.run(encoder, 'mesh splits', b.pipeline('splits'), splits, t - 1, timer);
-    encoder.clearBuffer(this.codes, 0, 4 * (t - 1));
+    encoder.clearBuffer(codes, 0, 4 * (t - 1));
     const topology = meshTopologyBindings.bind(d, 'meshTopology', {
       params: this.params,
       splits: this.order,
-      arrivals: this.codes,
+      arrivals: codes,
       children: this.tree.children,
-      prefix: this.prefix,
+      prefix,
       parents: this.parents,
     });
     this.run(encoder, 'mesh topology', b.pipeline('topology'), topology, t, timer);
     const count = meshCountBindings.bind(d, 'meshCount', {
       params: this.params,
-      prefix: this.prefix,
+      prefix,
       buckets: this.buckets,
       order: this.order,
     });
     this.run(encoder, 'mesh count', b.pipeline('count'), count, t - 1, timer);
-    b.nodeSort.encode(encoder, this.prefix, t - 1, { values: this.order, keyBits: 7, timer });
+    b.nodeSort.encode(encoder, prefix, t - 1, { values: this.order, keyBits: 7, timer });
     const buckets = meshBucketsBindings.bind(d, 'meshBuckets', {
       params: this.params,
       buckets: this.buckets,
@@ -453,9 +450,6 @@ export class ColliderMesh {
     for (const buffer of [
       this.positions,
       this.indices,
-      this.codes,
-      this.keys,
-      this.prefix,
       this.parents,
       this.order,
       this.buckets,

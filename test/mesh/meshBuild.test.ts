@@ -17,6 +17,7 @@ import { BufferUsage } from '../../src/gpu/flags.js';
 import { BvhChildBoxes } from '../../shaders/spatial/bvhLayout.js';
 import { BVH_LEAF, BVH_MAX_DEPTH } from '../../src/spatial/bvhShape.js';
 import type { ColliderMesh } from '../../src/mesh/mesh.js';
+import type { MeshBuilder } from '../../src/mesh/builder.js';
 
 const gpu = useGpu();
 
@@ -40,9 +41,9 @@ async function readTree(mesh: ColliderMesh) {
   const bytes = await readBuffer(gpu.device, mesh.tree.children, 0, BvhChildBoxes.size * Math.max(t - 1, 1));
   const sorted = new Float32Array(await readBuffer(gpu.device, mesh.tree.sorted, 0, 48 * t));
   const ids = new Uint32Array(await readBuffer(gpu.device, mesh.tree.ids, 0, 4 * t));
-  // The leaves' keys (high and low word of the centroid's Morton code, by triangle: a build's
-  // scratch), in sorted order.
-  const keyBuffer = (mesh as unknown as { keys: GPUBuffer }).keys;
+  // The leaves' keys (high and low word of the centroid's Morton code, by triangle: the build
+  // scratch of the Collider's MeshBuilder, as the last build left it), in sorted order.
+  const keyBuffer = (mesh as unknown as { builder: MeshBuilder }).builder.scratch(t).keys;
   const byTriangle = new Uint32Array(await readBuffer(gpu.device, keyBuffer, 0, 8 * t));
   const ids0 = new Uint32Array(await readBuffer(gpu.device, mesh.tree.ids, 0, 4 * t));
   const keys = new Uint32Array(2 * t);
@@ -171,6 +172,34 @@ describe('mesh BVH build', () => {
       mesh.destroy();
     });
   }
+
+  it('builds in flight together share the build scratch, which grows: the trees of builds alone (seeds 9–11)', async () => {
+    const soups = [soup(300, 9), soup(30_000, 10), soup(50, 11)];
+    const raw = async (mesh: ColliderMesh) => {
+      await mesh.ready;
+      const t = mesh.triangleCount;
+      return Promise.all([
+        readBuffer(gpu.device, mesh.tree.children, 0, BvhChildBoxes.size * (t - 1)),
+        readBuffer(gpu.device, mesh.tree.sorted, 0, 48 * t),
+        readBuffer(gpu.device, mesh.tree.ids, 0, 4 * t),
+      ]).then((buffers) => buffers.map((b) => [...new Uint32Array(b)]));
+    };
+    // A fresh Collider, so that the second build grows its scratch while the first is queued.
+    const collider = await createCollider({ device: gpu.device });
+    try {
+      const together = soups.map((m) => collider.createMesh(m));
+      const alone: number[][][] = [];
+      for (const m of soups) {
+        const mesh = gpu.collider.createMesh(m);
+        await checkTree(mesh, m.positions, m.indices);
+        alone.push(await raw(mesh));
+        mesh.destroy();
+      }
+      for (const [k, mesh] of together.entries()) expect(await raw(mesh), `mesh ${k}`).toEqual(alone[k]);
+    } finally {
+      collider.destroy();
+    }
+  });
 
   it('builds all-coincident triangles into a tree of their indices (seed 7)', async () => {
     const one = soup(1, 7).positions;
