@@ -11,8 +11,8 @@
  * its parent's record) and the boxes: MESH_BUCKETS indirect dispatches, one record read a node.
  * A refit is the leaves and the boxes. Memory: 12 bytes a vertex; 12 (indices) + 4 (ids) + 48
  * (sorted vertices) + 64 (node) + 8 (parents) + 4 (order) bytes a triangle; and the build's
- * scratch, 16 bytes a triangle of the largest mesh built (codes, keys, prefixes), is the
- * MeshBuilder's, shared by every mesh of the Collider.
+ * scratch, 16 bytes a triangle of the largest mesh built (up to a quarter more as it grows;
+ * codes, keys, prefixes), is the MeshBuilder's, shared by every mesh of the Collider.
  */
 import {
   meshCodesBindings,

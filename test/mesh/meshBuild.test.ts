@@ -188,6 +188,9 @@ describe('mesh BVH build', () => {
     const collider = await createCollider({ device: gpu.device });
     try {
       const together = soups.map((m) => collider.createMesh(m));
+      // The second build grew the scratch (the first's was destroyed, its build still queued).
+      const builder = (together[0] as unknown as { builder: MeshBuilder }).builder;
+      expect(builder.scratch(0).keys.size).toBeGreaterThanOrEqual(8 * 30_000);
       const alone: number[][][] = [];
       for (const m of soups) {
         const mesh = gpu.collider.createMesh(m);
@@ -220,6 +223,7 @@ describe('mesh BVH build', () => {
     const mesh = gpu.collider.createMesh({ positions, indices });
     const shape = await checkTree(mesh, positions, indices);
     await earlyRefit;
+    // The keys checkTree reads are the last build's, `mesh`'s: built from the same soup, `early`'s.
     expect(await checkTree(early, moved, indices)).toEqual(shape);
     early.destroy();
     // Read back: its refits dispatch the non-empty buckets directly.
