@@ -26,7 +26,7 @@ import { BVH_LEAF } from '../../src/spatial/bvhShape.js';
 import { MeshBucket } from './layout.js';
 import { flatWorkgroup } from '../common.wgsl.js';
 import { faceNormal } from './triangle.wgsl.js';
-import { bindings, uniform, readOnly, readWrite, entry, WG, ONE_THREAD } from '../../src/gpu/kernel.js';
+import { bindings, uniform, dynamicUniform, readOnly, readWrite, entry, WG, ONE_THREAD } from '../../src/gpu/kernel.js';
 
 /** The kernels' entries (src/gpu/kernel.ts). */
 export const meshCodesEntry = entry({ name: 'meshCodes', index: 'i', bound: 'params.sphereCount' });
@@ -346,7 +346,7 @@ ${meshBucketsEntry.wgsl}
 `;
 
 export const meshBoxesBindings = bindings({
-  bucket: uniform('MeshBucket'),
+  bucket: dynamicUniform('MeshBucket'),
   buckets: readOnly('array<u32>'),
   order: readOnly('array<u32>'),
   parents: readOnly('array<u32>'),

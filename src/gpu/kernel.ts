@@ -29,6 +29,8 @@ export interface BindingSpec {
 
 /** A uniform of WGSL type `type`. */
 export const uniform = (type: string): BindingSpec => ({ kind: 'uniform', type });
+/** A uniform whose offset is set with the bind group (WebGPU's dynamic offset): one group, many slots. */
+export const dynamicUniform = (type: string): BindingSpec => ({ kind: 'dynamic-uniform', type });
 /** A storage binding the kernel only reads (`var<storage, read>`). */
 export const readOnly = (type: string): BindingSpec => ({ kind: 'read-only-storage', type });
 /** A storage binding the kernel writes (`var<storage, read_write>`). */
@@ -56,6 +58,7 @@ export interface Bindings<N extends string> {
 
 const ACCESS: Record<BindingKind, string> = {
   uniform: 'uniform',
+  'dynamic-uniform': 'uniform',
   'read-only-storage': 'storage, read',
   storage: 'storage, read_write',
 };

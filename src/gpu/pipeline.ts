@@ -14,7 +14,12 @@ import { shadersRunOnCpu } from '../device.js';
 import { dispatchFolded, type Dispatcher } from './dispatch.js';
 import type { GpuTimer } from './timer.js';
 
-export type BindingKind = 'uniform' | 'storage' | 'read-only-storage';
+/**
+ * A binding's kind: its buffer type in the layout. 'dynamic-uniform' is a uniform whose offset
+ * is given when the group is set (`setPipelineAndGroup`'s `offsets`): one bind group serves
+ * many slots of one buffer.
+ */
+export type BindingKind = 'uniform' | 'storage' | 'read-only-storage' | 'dynamic-uniform';
 
 interface DeviceCache {
   layouts: Map<string, GPUBindGroupLayout>;
@@ -40,7 +45,11 @@ export function bindGroupLayout(device: GPUDevice, label: string, kinds: readonl
   if (!layout) {
     layout = device.createBindGroupLayout({
       label,
-      entries: kinds.map((type, binding) => ({ binding, visibility: ShaderStage.COMPUTE, buffer: { type } })),
+      entries: kinds.map((kind, binding) => ({
+        binding,
+        visibility: ShaderStage.COMPUTE,
+        buffer: kind === 'dynamic-uniform' ? { type: 'uniform' as const, hasDynamicOffset: true } : { type: kind },
+      })),
     });
     cache.layouts.set(key, layout);
     cache.layoutIds.set(layout, cache.layouts.size);
@@ -308,9 +317,11 @@ export function setPipelineAndGroup(
   pass: GPUComputePassEncoder,
   pipeline: GPUComputePipeline,
   group: GPUBindGroup,
+  offsets?: readonly number[],
 ): void {
   pass.setPipeline(pipelineFor(pipeline, group));
-  pass.setBindGroup(0, group);
+  if (offsets) pass.setBindGroup(0, group, offsets);
+  else pass.setBindGroup(0, group);
 }
 
 /**

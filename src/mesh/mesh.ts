@@ -41,7 +41,10 @@ import { validateMesh, validatePositions, type MeshData } from './validate.js';
 import type { GpuTimer } from '../gpu/timer.js';
 import { activeEdges } from './edges.js';
 
-/** Bytes between the buckets' parameters (the minimum uniform offset alignment, at most 256). */
+/**
+ * Bytes between the buckets' parameters: a multiple of every device's dynamic uniform offset
+ * alignment (minUniformBufferOffsetAlignment is at most 256).
+ */
 const BUCKET_STRIDE = 256;
 
 import { type MeshBuilder, type MeshScratch, MESH_TRIANGLE_BYTES, WG } from './builder.js';
@@ -118,8 +121,11 @@ export class ColliderMesh {
   private readonly bucketArgs: GPUBuffer;
   /** Each bucket's MeshBucket, BUCKET_STRIDE apart. */
   private readonly bucketParams: GPUBuffer;
-  /** The boxes pass's bind group of each bucket (the same buffers for the mesh's life). */
-  private readonly boxGroups: GPUBindGroup[] = [];
+  /**
+   * The boxes pass's bind group (the same buffers for the mesh's life); each bucket's dispatch
+   * sets it at its MeshBucket's offset.
+   */
+  private boxGroup: GPUBindGroup | null = null;
   private destroyed = false;
   /** The input as created, until the edge flags are made from it (`edgeFlags`). */
   private source: { positions: Float32Array; indices: Uint32Array } | null;
@@ -352,17 +358,13 @@ export class ColliderMesh {
     });
     this.run(encoder, build ? 'mesh leaves' : 'mesh refit leaves', b.pipeline('leaves'), leaves, t, timer);
     if (t < 2) return;
-    if (this.boxGroups.length === 0)
-      for (let p = 0; p < MESH_BUCKETS; p++)
-        this.boxGroups.push(
-          meshBoxesBindings.bind(d, `meshBoxes ${p}`, {
-            bucket: { buffer: this.bucketParams, offset: BUCKET_STRIDE * p, size: MeshBucket.size },
-            buckets: this.buckets,
-            order: this.order,
-            parents: this.parents,
-            children: this.tree.children,
-          }),
-        );
+    this.boxGroup ??= meshBoxesBindings.bind(d, 'meshBoxes', {
+      bucket: { buffer: this.bucketParams, offset: 0, size: MeshBucket.size },
+      buckets: this.buckets,
+      order: this.order,
+      parents: this.parents,
+      children: this.tree.children,
+    });
     // One pass, a dispatch a bucket (empty ones dispatch no workgroup); each dispatch's writes
     // are seen by the next's reads.
     const pass = encoder.beginComputePass(timer?.pass('mesh boxes') ?? { label: 'mesh boxes' });
@@ -371,7 +373,7 @@ export class ColliderMesh {
     const direct = build ? null : this.bucketDispatch;
     for (let p = MESH_BUCKETS - 1; p >= 0; p--) {
       if (direct && direct[p][0] * direct[p][1] === 0) continue;
-      setPipelineAndGroup(pass, pipeline, this.boxGroups[p]);
+      setPipelineAndGroup(pass, pipeline, this.boxGroup, [BUCKET_STRIDE * p]);
       if (direct) pass.dispatchWorkgroups(direct[p][0], direct[p][1]);
       else pass.dispatchWorkgroupsIndirect(this.bucketArgs, 12 * p);
     }

@@ -17,6 +17,7 @@ import { useGpu } from '../support/gpu.js';
 import {
   bindings,
   uniform,
+  dynamicUniform,
   readOnly,
   readWrite,
   entry,
@@ -29,7 +30,8 @@ import {
   type BindingKind,
   type Entry,
 } from '../../src/gpu/kernel.js';
-import { runtimeArrays } from '../../src/gpu/pipeline.js';
+import { runtimeArrays, setPipelineAndGroup } from '../../src/gpu/pipeline.js';
+import { readBuffer } from '../../src/gpu/buffers.js';
 import { BufferUsage, MapMode } from '../../src/gpu/flags.js';
 import { flatWorkgroup } from '../../shaders/common.wgsl.js';
 import { allPairsShader, allPairsBindings, allPairsEntry } from '../../shaders/broadphase/all-pairs/pairs.wgsl.js';
@@ -432,10 +434,11 @@ function reflectedBindings(code: string): [number, string, BindingKind, string][
 describe('kernel declarations', () => {
   for (const [name, decl, , codes] of KERNELS) {
     it(`${name}: the WGSL of each of its ${codes.length} variant(s) declares exactly its bindings, in order`, () => {
+      // WGSL has no dynamic uniform: the offset is the layout's and the bind call's.
       const declared = decl.entries.map((e): [number, string, BindingKind, string] => [
         e.binding,
         e.name,
-        e.kind,
+        e.kind === 'dynamic-uniform' ? 'uniform' : e.kind,
         e.type,
       ]);
       expect(declared.map(([binding]) => binding)).toEqual(declared.map((_, k) => k));
@@ -506,6 +509,37 @@ describe('kernel declarations', () => {
     // @ts-expect-error: a name the declaration does not have, and one missing
     expect(() => decl.bind(gpu.device, 'test', { params, dta: data })).toThrow(/no resource for data/);
     for (const b of [params, data, staging]) b.destroy();
+  });
+
+  it('a dynamic uniform: one bind group, a slot of the buffer chosen at each set', async () => {
+    const decl = bindings({ slot: dynamicUniform('vec4u'), data: readWrite('array<u32>') });
+    expect(decl.kinds).toEqual(['dynamic-uniform', 'storage']);
+    expect(decl.layout(gpu.device)).not.toBe(
+      bindings({ p: uniform('vec4u'), d: readWrite('array<u32>') }).layout(gpu.device),
+    );
+    const module = gpu.device.createShaderModule({
+      code: `${decl.wgsl}
+        @compute @workgroup_size(1) fn main() { data[slot.x] = slot.y; }`,
+    });
+    const pipeline = gpu.device.createComputePipeline({
+      layout: gpu.device.createPipelineLayout({ bindGroupLayouts: [decl.layout(gpu.device)] }),
+      compute: { module, entryPoint: 'main' },
+    });
+    const slots = gpu.device.createBuffer({ size: 512, usage: BufferUsage.UNIFORM | BufferUsage.COPY_DST });
+    const data = gpu.device.createBuffer({ size: 16, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC });
+    gpu.device.queue.writeBuffer(slots, 0, new Uint32Array([1, 11, 0, 0]));
+    gpu.device.queue.writeBuffer(slots, 256, new Uint32Array([3, 33, 0, 0]));
+    const group = decl.bind(gpu.device, 'test', { slot: { buffer: slots, size: 16 }, data });
+    const encoder = gpu.device.createCommandEncoder();
+    const pass = encoder.beginComputePass();
+    for (const offset of [0, 256]) {
+      setPipelineAndGroup(pass, pipeline, group, [offset]);
+      pass.dispatchWorkgroups(1);
+    }
+    pass.end();
+    gpu.device.queue.submit([encoder.finish()]);
+    expect(Array.from(new Uint32Array(await readBuffer(gpu.device, data, 0, 16)))).toEqual([0, 11, 0, 33]);
+    for (const b of [slots, data]) b.destroy();
   });
 });
 
