@@ -431,6 +431,18 @@ function reflectedBindings(code: string): [number, string, BindingKind, string][
     .sort((a, b) => a[0] - b[0]);
 }
 
+/** A pipeline of one thread running `body` over `decl`'s bindings, in its layout. */
+function onePipeline(decl: Bindings<string>, body: string): GPUComputePipeline {
+  const module = gpu.device.createShaderModule({
+    code: `${decl.wgsl}
+      @compute @workgroup_size(1) fn main() { ${body} }`,
+  });
+  return gpu.device.createComputePipeline({
+    layout: gpu.device.createPipelineLayout({ bindGroupLayouts: [decl.layout(gpu.device)] }),
+    compute: { module, entryPoint: 'main' },
+  });
+}
+
 describe('kernel declarations', () => {
   for (const [name, decl, , codes] of KERNELS) {
     it(`${name}: the WGSL of each of its ${codes.length} variant(s) declares exactly its bindings, in order`, () => {
@@ -482,14 +494,7 @@ describe('kernel declarations', () => {
     const decl = bindings({ params: uniform('vec4u'), data: readWrite('array<u32>') });
     const same = bindings({ other: uniform('vec4f'), values: readWrite('array<f32>') });
     expect(decl.layout(gpu.device)).toBe(same.layout(gpu.device));
-    const module = gpu.device.createShaderModule({
-      code: `${decl.wgsl}
-        @compute @workgroup_size(1) fn main() { data[params.x] = params.y; }`,
-    });
-    const pipeline = gpu.device.createComputePipeline({
-      layout: gpu.device.createPipelineLayout({ bindGroupLayouts: [decl.layout(gpu.device)] }),
-      compute: { module, entryPoint: 'main' },
-    });
+    const pipeline = onePipeline(decl, 'data[params.x] = params.y;');
     const params = gpu.device.createBuffer({ size: 16, usage: BufferUsage.UNIFORM | BufferUsage.COPY_DST });
     const data = gpu.device.createBuffer({ size: 16, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC });
     const staging = gpu.device.createBuffer({ size: 16, usage: BufferUsage.COPY_DST | BufferUsage.MAP_READ });
@@ -517,14 +522,7 @@ describe('kernel declarations', () => {
     expect(decl.layout(gpu.device)).not.toBe(
       bindings({ p: uniform('vec4u'), d: readWrite('array<u32>') }).layout(gpu.device),
     );
-    const module = gpu.device.createShaderModule({
-      code: `${decl.wgsl}
-        @compute @workgroup_size(1) fn main() { data[slot.x] = slot.y; }`,
-    });
-    const pipeline = gpu.device.createComputePipeline({
-      layout: gpu.device.createPipelineLayout({ bindGroupLayouts: [decl.layout(gpu.device)] }),
-      compute: { module, entryPoint: 'main' },
-    });
+    const pipeline = onePipeline(decl, 'data[slot.x] = slot.y;');
     const slots = gpu.device.createBuffer({ size: 512, usage: BufferUsage.UNIFORM | BufferUsage.COPY_DST });
     const data = gpu.device.createBuffer({ size: 16, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC });
     gpu.device.queue.writeBuffer(slots, 0, new Uint32Array([1, 11, 0, 0]));
