@@ -675,7 +675,7 @@ const FOOTNOTES: Record<string, string[]> = {
   ],
   colliders: [COLLIDERS_FOOTNOTE],
   meshes: [
-    'wall ms: median (min–max). build: createMesh until the queue is done (upload included) against new MeshBVH(geometry); refit: ' +
+    'wall ms: median (min–max). build: createMesh until the queue is done (upload included) against new MeshBVH(geometry) from the same index order (rebuild: again on the order its last build left); refit: ' +
       'encodeRefit from positions on the GPU until the queue is done, against bvh.refit(); rays: raycastMesh (upload, walk, ' +
       "read-back) against three-mesh-bvh's raycastFirst per ray, double-sided. hits: rays that hit (three-mesh-bvh's count). " +
       'GPU ms: timestamp queries of the build, a refit and an encoded batch (encodeRaycastMesh on rays already on the GPU); rays/s from it where the row has it.',
