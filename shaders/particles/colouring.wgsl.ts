@@ -11,9 +11,11 @@
  *
  * The colouring is speculative, in COLOUR_ROUNDS rounds of two passes over the busy particles:
  *   colourTentative  each uncoloured pair picks, by a hash of its priority and the round, one of
- *                    the colours neither of its moving particles has yet
+ *                    the colours neither of its moving particles has yet, and claims it at both
+ *                    (an atomicMax of the round and the pair's priority: MASK.claims)
  *   colourResolve    it keeps the colour unless a pair it shares a moving particle with picked
- *                    the same in this round and has the higher priority (a hash of the pair)
+ *                    the same in this round and has the higher priority (a hash of the pair):
+ *                    its claim is then not the highest there, or ties it (rare: the list decides)
  * Pairs still uncoloured after the last round (a particle in more pairs than the palette holds,
  * or a crowd that kept picking alike) are not lost: they are the overflow, solved after the
  * colours by Jacobi sweeps with mass splitting among the overflow pairs (pairs.wgsl.ts).
@@ -69,10 +71,19 @@ export const TABLE = {
 export const tableWords = (capacity: number): number => TABLE.list + 3 * capacity;
 /**
  * A particle's words in `masks` (by bucket position): the colours of its pairs, its overflow
- * pairs, and for each round's parity the colours its pairs picked this round and those picked
- * by two or more of them (a pick no other pair at the particle made needs no look at its list).
+ * pairs, for each round's parity the colours that two of this round's picks at the particle made
+ * with the same claim (below: only then does the resolution look at its list), and per colour
+ * the claim, the highest of this round's picks of that colour at the particle.
  */
-export const MASK = { colours: 0, overflow: 1, picks: 2, repeats: 4, words: 6 } as const;
+export const MASK = { colours: 0, overflow: 1, ties: 2, claims: 4, words: 4 + PALETTE } as const;
+
+/**
+ * A pick's claim at each of its moving particles: the round (from 1) in the top CLAIM_ROUND_BITS,
+ * so that a round's claims exceed every earlier one's, then the pair's priority's high bits. A
+ * higher claim is a pair that beats it (`beats`); two equal claims are told apart by the list.
+ */
+export const CLAIM_ROUND_BITS = 4;
+if (COLOUR_ROUNDS >= 2 ** CLAIM_ROUND_BITS) throw new Error('colouring: a claim holds too few rounds');
 
 /**
  * Indirect dispatch arguments, (x, y, z) each: one per colour, then the overflow's, then a round's
@@ -104,8 +115,9 @@ const ARGS_TAIL: u32 = ${ARGS.tail}u;
 const MASK_WORDS: u32 = ${MASK.words}u;
 const MASK_COLOURS: u32 = ${MASK.colours}u;
 const MASK_OVERFLOW: u32 = ${MASK.overflow}u;
-const MASK_PICKS: u32 = ${MASK.picks}u;
-const MASK_REPEATS: u32 = ${MASK.repeats}u;
+const MASK_TIES: u32 = ${MASK.ties}u;
+const MASK_CLAIMS: u32 = ${MASK.claims}u;
+const CLAIM_ROUND_BITS: u32 = ${CLAIM_ROUND_BITS}u;
 const TABLE_LIST: u32 = ${TABLE.list}u;
 
 // A 32-bit integer hash (src/reference/particles/colouring.ts has its twin).
@@ -119,6 +131,31 @@ fn mix32(x: u32) -> u32 {
 // The priority of the pair of particles a and b (indices): the same from either side.
 fn pairPriority(a: u32, b: u32) -> u32 {
   return mix32(mix32(min(a, b)) ^ max(a, b));
+}
+
+// The claim (MASK.claims) of a pick in the given round by a pair of priority p.
+fn claimOf(round: u32, p: u32) -> u32 {
+  return ((round + 1u) << (32u - CLAIM_ROUND_BITS)) | (p >> CLAIM_ROUND_BITS);
+}
+
+// The position of the n-th (from 0) set bit of x (n < countOneBits(x)), by halving: a branchless
+// step per width (on SwiftShader a lane's loop runs as long as the longest lane's).
+fn nthSetBit(x: u32, n: u32) -> u32 {
+  var bits = x;
+  var k = n;
+  var at = 0u;
+${[16, 8, 4, 2, 1]
+  .map(
+    (width) => `  {
+    let below = countOneBits(bits & ${2 ** width - 1}u);
+    let step = select(0u, ${width}u, k >= below);
+    k -= select(0u, below, k >= below);
+    bits >>= step;
+    at += step;
+  }`,
+  )
+  .join('\n')}
+  return at;
 }
 
 // Whether pair (a, b) of priority p beats pair (c, d) of priority q: by priority, ties by the
@@ -277,27 +314,24 @@ ${forEntries(/* wgsl */ `
         }
         let free = ~used & PALETTE_MASK;
         var next = PAIR_UNCOLOURED;
+        let m = mirror[here];
         if (free != 0u) {
           // The pick-th free colour, pick by the pair's hash and the round.
-          var pick = mix32(pairPriority(id, contacts[e].id) + round) % countOneBits(free);
-          var bits = free;
-          while (pick > 0u) {
-            bits &= bits - 1u;
-            pick--;
-          }
-          let c = countTrailingZeros(bits);
+          let p = pairPriority(id, contacts[e].id);
+          let c = nthSetBit(free, mix32(p + round) % countOneBits(free));
           next = ((round + 1u) << 8u) | c;
-          // The pick at each moving particle, and whether another pair there made it too.
+          // The claim at each moving particle that lists the pair, and whether a pick there
+          // made the same claim before it (the highest claim is then a tie to look at).
+          let claim = claimOf(round, p);
           let bit = 1u << c;
-          if ((atomicOr(&masks[MASK_WORDS * t + MASK_PICKS + parity], bit) & bit) != 0u) {
-            atomicOr(&masks[MASK_WORDS * t + MASK_REPEATS + parity], bit);
+          if (atomicMax(&masks[MASK_WORDS * t + MASK_CLAIMS + c], claim) == claim) {
+            atomicOr(&masks[MASK_WORDS * t + MASK_TIES + parity], bit);
           }
-          if (wu > 0.0 && (atomicOr(&masks[MASK_WORDS * u + MASK_PICKS + parity], bit) & bit) != 0u) {
-            atomicOr(&masks[MASK_WORDS * u + MASK_REPEATS + parity], bit);
+          if (wu > 0.0 && m != NO_MIRROR && atomicMax(&masks[MASK_WORDS * u + MASK_CLAIMS + c], claim) == claim) {
+            atomicOr(&masks[MASK_WORDS * u + MASK_TIES + parity], bit);
           }
         }
         state[here] = next;
-        let m = mirror[here];
         if (m != NO_MIRROR) {
           state[m] = next | MIRROR_BIT;
         }`)}
@@ -337,9 +371,9 @@ ${roundParticle('readTable')}
   let round = slot.x;
   let parity = round & 1u;
   let id = sortedId[t];
-  // The next round's picks start empty (this particle's own; every moving particle of a pair is busy).
-  atomicStore(&masks[MASK_WORDS * t + MASK_PICKS + 1u - parity], 0u);
-  atomicStore(&masks[MASK_WORDS * t + MASK_REPEATS + 1u - parity], 0u);
+  // The next round's ties start empty (this particle's own; every moving particle of a pair is
+  // busy; a tie left from an earlier round costs a look at the list, never a wrong outcome).
+  atomicStore(&masks[MASK_WORDS * t + MASK_TIES + 1u - parity], 0u);
   var lost = false;
   ${listOf('t', 'my')}
   let first = myFirst;
@@ -353,19 +387,31 @@ ${forEntries(/* wgsl */ `
         let u = contacts[e].nbr;
         let partner = contacts[e].id;
         let p = pairPriority(id, partner);
-        let bit = 1u << (s & 0xffu);
+        let c = s & 0xffu;
+        let bit = 1u << c;
         let wu = bodies[u].v.w;
-        // A particle's list is looked at only where another pair there picked the same.
-        let repeatedHere = (atomicLoad(&masks[MASK_WORDS * t + MASK_REPEATS + parity]) & bit) != 0u;
-        let repeatedThere = wu > 0.0 && (atomicLoad(&masks[MASK_WORDS * u + MASK_REPEATS + parity]) & bit) != 0u;
-        var kept = true;
+        let m = mirror[here];
+        // A higher claim at a moving particle is a pair there of the same pick that beats this
+        // one; an equal claim made twice (a tie) is settled by the particle's list, as is the
+        // partner's side of a pair its list lacks (no claim there: lists cut short).
+        let claim = claimOf(round, p);
+        var kept = atomicLoad(&masks[MASK_WORDS * t + MASK_CLAIMS + c]) == claim;
+        var repeatedThere = false;
+        if (wu > 0.0) {
+          if (m == NO_MIRROR) {
+            repeatedThere = true;
+          } else {
+            kept = kept && atomicLoad(&masks[MASK_WORDS * u + MASK_CLAIMS + c]) == claim;
+            repeatedThere = (atomicLoad(&masks[MASK_WORDS * u + MASK_TIES + parity]) & bit) != 0u;
+          }
+        }
+        let repeatedHere = (atomicLoad(&masks[MASK_WORDS * t + MASK_TIES + parity]) & bit) != 0u;
         for (var f = myFirst; f < myLast && kept && repeatedHere; f++) {
           if (f != e && (state[f - params.entryBase] & ~(MIRROR_BIT | COLOURED_BIT)) == s) {
             let other = contacts[f].id;
             kept = !beats(pairPriority(id, other), id, other, p, id, partner);
           }
         }
-        let m = mirror[here];
         if (repeatedThere) {
           ${listOf('u', 'its')}
           for (var g = itsFirst; g < itsLast && kept; g++) {
