@@ -1,11 +1,20 @@
 /**
  * The colouring's plan (colouring.wgsl.ts colours the pairs): after each round, the next round's
  * dispatch over the particles whose picks lost (colourRoundArgs); after the rounds, each colour's
- * count and the overflow (colourCount), each colour's range in the pair list and the dispatch
- * arguments of the sweeps (colourPlan), and the pair list itself (colourScatter).
+ * count by band and the overflow (colourCount), each colour's range in the pair list and the
+ * dispatch arguments of the sweeps, per band (colourPlan), and the pair list itself, each colour's
+ * pairs by band (colourScatter).
+ *
+ * A pair's band (pairBand, formula.band) is the first substep in which it may close at its
+ * particles' speeds: its sweeps until then would leave it open and change nothing, so a sweep of
+ * substep j dispatches each colour's pairs of bands 0 to j only (BANDS). The speeds are those the
+ * step's first prepare left, raised by what gravity adds in the step and, while boxes move, by
+ * the fastest a box can send a particle: the bound the step's choice of pairs makes, a substep
+ * at a time (a particle struck within the step is as far outside it as there).
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { header, busyParticle, busyThread, writeArgs } from './common.wgsl.js';
+import { formula } from './formula.js';
 import { colouringHeader, PASS_INDEX, forEntries, listOf } from './colouring.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, ONE_THREAD } from '../../src/gpu/kernel.js';
 
@@ -16,6 +25,12 @@ export const colourScatterBindings = bindings({
   table: readWrite('array<atomic<u32>>'),
   pairs: readWrite('array<vec2u>'),
 });
+
+/**
+ * A coloured pair's band in its owner's state (bits BAND_SHIFT on: colourCount writes it,
+ * colourScatter reads it; no later pass reads a coloured state).
+ */
+const BAND_SHIFT = 16;
 
 export const colourPlanBindings = bindings({
   params: uniform('ParticleParams'),
@@ -37,6 +52,7 @@ export const TAIL_PAIRS = 1024;
 export const colourCountBindings = bindings({
   params: uniform('ParticleParams'),
   start: readOnly('array<u32>'),
+  sorted: readOnly('array<vec4f>'),
   contacts: readOnly('array<ParticleContact>'),
   bodies: readOnly('array<ParticleBody>'),
   state: readWrite('array<u32>'),
@@ -71,7 +87,7 @@ ${colourRoundArgsEntry.wgsl}
 export const colourCountEntry = entry({ name: 'colourCount', ...busyThread });
 
 /**
- * Each owned coloured pair counted in its colour; each owned pair left uncoloured marked
+ * Each owned coloured pair counted in its colour and band; each owned pair left uncoloured marked
  * OVERFLOW (both entries), its moving particles' overflow counts raised, each particle listed
  * for the overflow once (by the pair that raised its count from 0).
  */
@@ -92,6 +108,12 @@ ${busyParticle}
   if (bodies[t].v.w == 0.0) {
     return;
   }
+  // The band's terms of this particle (formula.band): its sphere, and its speed with what gravity
+  // adds over the step and the fastest a box can send it, counted for each particle of a pair.
+  let sphere = sorted[t];
+  let lift = 2.0 * (params.boxSpeed + length(params.gravity) * params.frameDt);
+  let speed = length(bodies[t].v.xyz) + lift;
+  let lastBand = f32(min(BANDS, params.substeps) - 1u);
   ${listOf('t', 'my')}
   let first = myFirst;
   let last = myLast;
@@ -102,7 +124,14 @@ ${forEntries(/* wgsl */ `
           continue;
         }
         if ((s & COLOURED_BIT) != 0u) {
-          atomicAdd(&table[TABLE_COUNTS + (s & 0xffu)], 1u);
+          let u = contacts[e].nbr;
+          let q = sorted[u];
+          let d = q.xyz - sphere.xyz;
+          let gap = sqrt(dot(d, d)) - (sphere.w + q.w);
+          let pairSpeed = speed + length(bodies[u].v.xyz);
+          let band = u32(${formula.band('gap', 'pairSpeed', 'lastBand')});
+          state[here] = s | (band << ${BAND_SHIFT}u);
+          atomicAdd(&table[TABLE_COUNTS + (s & 0xffu) * BANDS + band], 1u);
           continue;
         }
         state[here] = PAIR_OVERFLOW;
@@ -121,11 +150,12 @@ ${forEntries(/* wgsl */ `
 export const colourPlanEntry = entry({ name: 'colourPlan', size: ONE_THREAD });
 
 /**
- * One thread: each colour's range of the pair list; the tail, from the first colour after which
- * no more than TAIL_PAIRS pairs are left (or the first the host does not dispatch alone, if
- * earlier), with that first colour raised into the stats for the host's next call; the dispatch
- * arguments (folded as dispatchFolded does): each colour before the tail its own, those in it
- * none, the tail one workgroup if it holds a pair, the overflow one thread a particle.
+ * One thread: each colour's range of the pair list, band after band; the tail, from the first
+ * colour after which no more than TAIL_PAIRS pairs are left (or the first the host does not
+ * dispatch alone, if earlier), with that first colour raised into the stats for the host's next
+ * call; the dispatch arguments per band (folded as dispatchFolded does): each colour before the
+ * tail its own, of its pairs in that band and those before, those in it none, the tail one
+ * workgroup if it holds such a pair, the overflow one thread a particle.
  */
 export const colourPlanShader = () => wgsl`
 ${header()}
@@ -133,38 +163,53 @@ ${colouringHeader}
 ${colourPlanBindings.wgsl}
 ${writeArgs}
 
+fn colourCount(c: u32) -> u32 {
+  var count = 0u;
+  for (var b = 0u; b < BANDS; b++) {
+    count += table[TABLE_COUNTS + c * BANDS + b];
+  }
+  return count;
+}
+
 ${colourPlanEntry.wgsl}
   var offset = 0u;
   for (var c = 0u; c < PALETTE; c++) {
-    let count = table[TABLE_COUNTS + c];
-    table[TABLE_RANGES + 2u * c] = offset;
-    table[TABLE_RANGES + 2u * c + 1u] = count;
-    table[TABLE_CURSORS + c] = 0u;
-    offset += count;
+    var upTo = 0u;
+    for (var b = 0u; b < BANDS; b++) {
+      let i = c * BANDS + b;
+      let count = table[TABLE_COUNTS + i];
+      upTo += count;
+      table[TABLE_RANGES + 2u * i] = offset;
+      table[TABLE_RANGES + 2u * i + 1u] = upTo;
+      table[TABLE_CURSORS + i] = 0u;
+      offset += count;
+    }
   }
   var wanted = PALETTE;
   var left = 0u;
-  while (wanted > 0u && left + table[TABLE_COUNTS + wanted - 1u] <= ${TAIL_PAIRS}u) {
+  while (wanted > 0u && left + colourCount(wanted - 1u) <= ${TAIL_PAIRS}u) {
     wanted--;
-    left += table[TABLE_COUNTS + wanted];
+    left += colourCount(wanted);
   }
   atomicMax(&stats.colourSlotsNeeded, wanted);
   let tail = min(wanted, slot.x);
   table[TABLE_TAIL] = tail;
-  var inTail = 0u;
-  for (var c = 0u; c < PALETTE; c++) {
-    let count = table[TABLE_COUNTS + c];
-    writeArgs(3u * c, select(0u, count, c < tail));
-    inTail += select(count, 0u, c < tail);
+  for (var b = 0u; b < BANDS; b++) {
+    var inTail = 0u;
+    for (var c = 0u; c < PALETTE; c++) {
+      let count = table[TABLE_RANGES + 2u * (c * BANDS + b) + 1u];
+      writeArgs(3u * (b * PALETTE + c), select(0u, count, c < tail));
+      inTail += select(count, 0u, c < tail);
+    }
+    writeArgs(3u * (ARGS_TAIL + b), min(inTail, 1u));
   }
-  writeArgs(3u * ARGS_TAIL, min(inTail, 1u));
   writeArgs(3u * ARGS_OVERFLOW, table[TABLE_OVERFLOW]);
 }
 `;
 
 export const colourScatterEntry = entry({ name: 'colourScatter', ...busyThread });
 
-/** Each owned coloured pair (its entry, its owner) into its colour's range of the pair list. */
+/** Each owned coloured pair (its entry, its owner) into its colour's and band's range of the pair list. */
 export const colourScatterShader = () => wgsl`
 ${header()}
 ${colouringHeader}
@@ -180,8 +225,8 @@ ${forEntries(/* wgsl */ `
         if ((s & (MIRROR_BIT | COLOURED_BIT)) != COLOURED_BIT) {
           continue;
         }
-        let c = s & 0xffu;
-        let slot = atomicAdd(&table[TABLE_CURSORS + c], 1u);
-        pairs[atomicLoad(&table[TABLE_RANGES + 2u * c]) + slot] = vec2u(e, t);`)}
+        let i = (s & 0xffu) * BANDS + ((s >> ${BAND_SHIFT}u) & 0xffu);
+        let slot = atomicAdd(&table[TABLE_CURSORS + i], 1u);
+        pairs[atomicLoad(&table[TABLE_RANGES + 2u * i]) + slot] = vec2u(e, t);`)}
 }
 `;

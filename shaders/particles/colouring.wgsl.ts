@@ -32,14 +32,15 @@
  *
  * An entry's state (`state`, by entry within the step's half): NONE, or for the pair of an owner
  * (MIRROR_BIT clear on the owner's entry, set on the mirror): UNCOLOURED, a tentative colour with
- * its round ((round + 1) << 8 | colour), that with COLOURED_BIT once kept, or OVERFLOW.
+ * its round ((round + 1) << 8 | colour), that with COLOURED_BIT once kept (and on the owner's
+ * entry, from colourCount on, the pair's band at bit 16: colourPlan.wgsl.ts), or OVERFLOW.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { header, busyParticle, busyThread } from './common.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, type BindingSpec } from '../../src/gpu/kernel.js';
-import { PALETTE, COLOUR_ROUNDS } from '../../src/particles/step.js';
+import { PALETTE, COLOUR_ROUNDS, BANDS } from '../../src/particles/step.js';
 
-export { PALETTE, COLOUR_ROUNDS };
+export { PALETTE, COLOUR_ROUNDS, BANDS };
 /** The mirror of an entry whose partner does not list it (lists cut short by the capacity). */
 export const NO_MIRROR = 0xffffffff;
 /** Entry states (see the module's comment). */
@@ -50,24 +51,26 @@ export const COLOURED_BIT = 0x80000000;
 export const MIRROR_BIT = 0x40000000;
 
 /**
- * The colour table (`table`, u32): per colour the pairs counted, then the scatter's cursors, then
- * each colour's range (first, count) in the pair list; the overflow's count of particles; the
- * lengths of the two pending lists; the first colour of the tail (the colours the sweeps solve in
- * one workgroup: pairs.wgsl.ts, pairSolveTail); then, `count` words each (the step's particles),
- * the overflow's particles and the two pending lists (bucket positions): a round after the first
- * takes only the particles whose pairs lost their pick in the round before (colourResolve lists
- * them), so that the later rounds, where few pairs are left, cost next to nothing.
+ * The colour table (`table`, u32): per colour and band (index colour · BANDS + band: each
+ * colour's pairs are ordered by band, colourPlan.wgsl.ts) the pairs counted, then the scatter's
+ * cursors, then the ranges: where the band's pairs start in the pair list, and how many pairs of
+ * the colour the bands up to it hold (a sweep of substep j solves those of band min(j, BANDS − 1));
+ * the overflow's count of particles; the lengths of the two pending lists; the first colour of the
+ * tail (the colours the sweeps solve in one workgroup: pairs.wgsl.ts, pairSolveTail); then,
+ * `count` words each (the step's particles), the overflow's particles and the two pending lists
+ * (bucket positions): a round after the first takes only the particles whose pairs lost their
+ * pick in the round before (colourResolve lists them), so that the later rounds, where few pairs
+ * are left, cost next to nothing.
  */
 export const TABLE = {
   counts: 0,
-  cursors: PALETTE,
-  ranges: 2 * PALETTE,
-  overflow: 4 * PALETTE,
-  pending: 4 * PALETTE + 1,
-  tail: 4 * PALETTE + 3,
-  list: 4 * PALETTE + 4,
+  cursors: PALETTE * BANDS,
+  ranges: 2 * PALETTE * BANDS,
+  overflow: 4 * PALETTE * BANDS,
+  pending: 4 * PALETTE * BANDS + 1,
+  tail: 4 * PALETTE * BANDS + 3,
+  list: 4 * PALETTE * BANDS + 4,
 } as const;
-/** The colour table's words for `capacity` particles. */
 export const tableWords = (capacity: number): number => TABLE.list + 3 * capacity;
 /**
  * A particle's words in `masks` (by bucket position): the colours of its pairs, its overflow
@@ -86,15 +89,17 @@ export const CLAIM_ROUND_BITS = 4;
 if (COLOUR_ROUNDS >= 2 ** CLAIM_ROUND_BITS) throw new Error('colouring: a claim holds too few rounds');
 
 /**
- * Indirect dispatch arguments, (x, y, z) each: one per colour, then the overflow's, then a round's
- * after the first, then the tail's (ARGS_TAIL: one workgroup or none).
+ * Indirect dispatch arguments, (x, y, z) each: one per band and colour (band · PALETTE + colour),
+ * then the overflow's, then a round's after the first, then the tail's per band (ARGS_TAIL + band:
+ * one workgroup or none).
  */
-export const ARGS = { overflow: PALETTE, round: PALETTE + 1, tail: PALETTE + 2 } as const;
-export const COLOUR_ARGS_WORDS = 3 * (PALETTE + 3);
+export const ARGS = { overflow: PALETTE * BANDS, round: PALETTE * BANDS + 1, tail: PALETTE * BANDS + 2 } as const;
+export const COLOUR_ARGS_WORDS = 3 * (ARGS.tail + BANDS);
 
 /** The WGSL constants and helpers of the colouring and of the pair sweeps. */
 export const colouringHeader = /* wgsl */ `
 const PALETTE: u32 = ${PALETTE}u;
+const BANDS: u32 = ${BANDS}u;
 // The palette's bits of a mask.
 const PALETTE_MASK: u32 = ${PALETTE === 32 ? 0xffffffff : 2 ** PALETTE - 1}u;
 const NO_MIRROR: u32 = ${NO_MIRROR}u;

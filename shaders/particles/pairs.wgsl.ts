@@ -1,11 +1,12 @@
 /**
  * The sweeps over a step's coloured pairs (colouring.wgsl.ts colours them; solver.wgsl.ts has the
  * overview). Per sweep, on one bodies buffer, in place:
- *   pairSolve       one dispatch per colour: each pair of the colour, from its owner's entry,
- *                   solves its accumulated, clamped impulses (normal, Coulomb friction, and
- *                   the position correction's on the pseudo-velocities) with both particles'
- *                   whole masses, and applies them to both at once (Gauss–Seidel: the next
- *                   colour sees them); the mirror entry gets the same impulses
+ *   pairSolve       one dispatch per colour: each pair of the colour whose band the substep
+ *                   has reached (colourPlan.wgsl.ts: a later pair cannot close yet), from its
+ *                   owner's entry, solves its accumulated, clamped impulses (normal, Coulomb
+ *                   friction, and the position correction's on the pseudo-velocities) with both
+ *                   particles' whole masses, and applies them to both at once (Gauss–Seidel: the
+ *                   next colour sees them); the mirror entry gets the same impulses
  *   pairSolveTail   the colours after those the host dispatches one by one (colourPlan's tail,
  *                   where few pairs are left): one workgroup, colour after colour
  *   overflowSolve   each particle with overflow pairs: one Jacobi sweep over them with its mass
@@ -18,11 +19,14 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { header, coneScale } from './common.wgsl.js';
 import { colouringHeader, PASS_INDEX } from './colouring.wgsl.js';
-import { bindings, uniform, readOnly, readWrite, entry, constSize } from '../../src/gpu/kernel.js';
+import { bindings, uniform, dynamicUniform, readOnly, readWrite, entry, constSize } from '../../src/gpu/kernel.js';
+
+/** A sweep's colour (slot.x) and band (slot.y), at a dynamic offset (src/particles/solverBuffers.ts, sweepSlot). */
+const sweepSlot = { slot: dynamicUniform(PASS_INDEX) } as const;
 
 export const pairSolveBindings = bindings({
   params: uniform('ParticleParams'),
-  slot: uniform(PASS_INDEX),
+  ...sweepSlot,
   table: readOnly('array<u32>'),
   pairs: readOnly('array<vec2u>'),
   contacts: readWrite('array<ParticleContact>'),
@@ -112,11 +116,12 @@ ${pairStatements(friction)}
 export const pairSolveEntry = entry({
   name: 'pairSolve',
   index: 'i',
-  bound: 'select(0u, table[TABLE_RANGES + 2u * slot.x + 1u], slot.x < table[TABLE_TAIL])',
+  bound: 'select(0u, table[TABLE_RANGES + 2u * (slot.x * BANDS + slot.y) + 1u], slot.x < table[TABLE_TAIL])',
 });
 
 /**
- * One colour's pairs (`slot.x`), each from its owner's entry; none for a colour of the tail
+ * One colour's pairs (`slot.x`) of bands up to `slot.y` (the first of its range), each from its
+ * owner's entry; none for a colour of the tail
  * (pairSolveTail's: colourPlan gives it no workgroups, and a direct dispatch, over every
  * particle, returns here). A colour holds at most one pair a moving particle, so a dispatch over
  * the particles covers it. Without `friction`, the friction code is left out.
@@ -128,13 +133,14 @@ ${pairSolveBindings.wgsl}
 ${coneScale}
 
 ${pairSolveEntry.wgsl}
-  let item = pairs[table[TABLE_RANGES + 2u * slot.x] + i];
+  let item = pairs[table[TABLE_RANGES + 2u * slot.x * BANDS] + i];
 ${pairSolveStatements(friction, 'return')}
 }
 `;
 
 export const pairSolveTailBindings = bindings({
   params: uniform('ParticleParams'),
+  ...sweepSlot,
   table: readOnly('array<u32>'),
   pairs: readOnly('array<vec2u>'),
   contacts: readWrite('array<ParticleContact>'),
@@ -153,9 +159,10 @@ const TAIL = constSize('TAIL', 32);
 export const pairSolveTailEntry = entry({ name: 'pairSolveTail', size: TAIL, index: 'group', per: 'workgroup' });
 
 /**
- * The tail (colourPlan: the colours from TABLE_TAIL on, few pairs): one workgroup solves them
- * colour after colour, each colour's pairs spread over its threads, with a barrier between
- * colours (what separate dispatches would order), so the same as a dispatch a colour.
+ * The tail (colourPlan: the colours from TABLE_TAIL on, few pairs), its pairs of bands up to
+ * `slot.y`: one workgroup solves them colour after colour, each colour's pairs spread over its
+ * threads, with a barrier between colours (what separate dispatches would order), so the same as
+ * a dispatch a colour.
  */
 export const pairSolveTailShader = ({ friction = true }: { friction?: boolean } = {}) => wgsl`
 ${header()}
@@ -166,8 +173,8 @@ ${coneScale}
 ${TAIL.wgsl}
 ${pairSolveTailEntry.wgsl}
   for (var colour = table[TABLE_TAIL]; colour < PALETTE; colour++) {
-    let begin = table[TABLE_RANGES + 2u * colour];
-    let count = table[TABLE_RANGES + 2u * colour + 1u];
+    let begin = table[TABLE_RANGES + 2u * colour * BANDS];
+    let count = table[TABLE_RANGES + 2u * (colour * BANDS + slot.y) + 1u];
     if (count == 0u) {
       continue;
     }

@@ -380,7 +380,8 @@ export class StepRecorder {
         );
       current = 1 - current;
       if (sub === 0) recordColouring(this, to);
-      for (let k = 0; k < settings.iterations; k++) recordSweep(this, to, k === settings.iterations - 1, colliders);
+      for (let k = 0; k < settings.iterations; k++)
+        recordSweep(this, to, sub, k === settings.iterations - 1, colliders);
       if (colliders)
         this.runGroups(
           'collider move',

@@ -15,6 +15,8 @@ import {
   colourTentativeBindings,
   colourResolveBindings,
   COLOUR_ROUNDS,
+  PALETTE,
+  BANDS,
   TABLE,
   ARGS,
 } from '../../shaders/particles/colouring.wgsl.js';
@@ -128,7 +130,11 @@ export function recordColouring(rec: SweepRecorder, bodies: GPUBuffer): void {
   rec.run(
     'colour count',
     pipelines.fixed.colourCount,
-    groups.get(name('colourCount'), colourCountBindings, { ...common, table: b.colourTable }),
+    groups.get(name('colourCount'), colourCountBindings, {
+      ...common,
+      sorted: grid.sorted.buffer,
+      table: b.colourTable,
+    }),
     'busy',
   );
   rec.run(
@@ -158,14 +164,16 @@ export function recordColouring(rec: SweepRecorder, bodies: GPUBuffer): void {
 }
 
 /**
- * One sweep on `bodies`, in place: each colour's pairs (one dispatch a colour, from colourPlan's
- * arguments, for the first `colourSlots` colours; one workgroup for the tail, the colours after
- * them), the overflow's Jacobi sweep and its application, in one pass; then each particle's
- * walls and collider contacts (particleSettle), integrating when `integrate`.
+ * One sweep of substep `substep` on `bodies`, in place: each colour's pairs of the bands the
+ * substep has reached (one dispatch a colour, from colourPlan's arguments for the band, for the
+ * first `colourSlots` colours; one workgroup for the tail, the colours after them), the overflow's
+ * Jacobi sweep and its application, in one pass; then each particle's walls and collider contacts
+ * (particleSettle), integrating when `integrate`.
  */
 export function recordSweep(
   rec: SweepRecorder,
   bodies: GPUBuffer,
+  substep: number,
   integrate: boolean,
   colliders: StepColliders | null,
 ): void {
@@ -174,8 +182,10 @@ export function recordSweep(
   const which = bodies === b.bodies[0] ? 'A' : 'B';
   const friction = settings.friction > 0 ? '' : 'NoFriction';
   const pass = encoder.beginComputePass(rec.timer?.pass('solver pairs') ?? { label: 'solver pairs' });
+  const band = Math.min(substep, BANDS - 1);
   const pairBuffers = {
     params,
+    slot: b.sweepSlots,
     table: b.colourTable,
     pairs: b.pairs.buffer,
     contacts: b.contacts.buffer,
@@ -183,20 +193,19 @@ export function recordSweep(
     bodies,
   };
   pass.setPipeline(pipelines.fixed[`pairSolve${friction}`]);
+  const solveGroup = groups.get(`pairSolve ${p} ${which}`, pairSolveBindings, pairBuffers);
   for (let c = 0; c < rec.colourSlots; c++) {
-    pass.setBindGroup(
-      0,
-      groups.get(`pairSolve ${p} ${which} ${c}`, pairSolveBindings, { ...pairBuffers, slot: b.passSlot(c) }),
-    );
-    rec.dispatchList(pass, b.colourArgs, 12 * c);
+    pass.setBindGroup(0, solveGroup, [b.sweepSlot(c, band)]);
+    rec.dispatchList(pass, b.colourArgs, 12 * (band * PALETTE + c));
   }
   setPipelineAndGroup(
     pass,
     pipelines.fixed[`pairSolveTail${friction}`],
     groups.get(`pairSolveTail ${p} ${which}`, pairSolveTailBindings, pairBuffers),
+    [b.sweepSlot(0, band)],
   );
   // One workgroup, or none where the tail holds no pair (direct: one, which then solves nothing).
-  if (rec.indirect) pass.dispatchWorkgroupsIndirect(b.colourArgs, 12 * ARGS.tail);
+  if (rec.indirect) pass.dispatchWorkgroupsIndirect(b.colourArgs, 12 * (ARGS.tail + band));
   else pass.dispatchWorkgroups(1);
   setPipelineAndGroup(
     pass,

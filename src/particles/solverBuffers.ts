@@ -4,7 +4,14 @@
  * the step's counters and the copies a step that runs again starts from.
  */
 import { PARTNERS_KEPT } from '../../shaders/particles/solver.wgsl.js';
-import { PALETTE, COLOUR_ROUNDS, COLOUR_ARGS_WORDS, MASK, tableWords } from '../../shaders/particles/colouring.wgsl.js';
+import {
+  PALETTE,
+  COLOUR_ROUNDS,
+  BANDS,
+  COLOUR_ARGS_WORDS,
+  MASK,
+  tableWords,
+} from '../../shaders/particles/colouring.wgsl.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, GrowableBuffer } from '../gpu/buffers.js';
 import { DispatchGate } from '../gpu/gate.js';
@@ -93,6 +100,8 @@ export class SolverBuffers {
   /** The round or colour of each colouring and pair pass: slot i (256 bytes apart) holds i. */
   readonly passIndex: GPUBuffer;
   private readonly passSlots: { buffer: GPUBuffer; offset: number; size: number }[];
+  /** The sweeps' slots: a group binds it once, each dispatch picks its (colour, band) by sweepSlot's offset. */
+  readonly sweepSlots: { buffer: GPUBuffer; offset: number; size: number };
 
   constructor(device: GPUDevice, capacity: number, entryCapacity: number) {
     const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
@@ -154,12 +163,20 @@ export class SolverBuffers {
       BufferUsage.STORAGE | BufferUsage.INDIRECT,
     );
     this.delta = createBuffer(device, 'particle overflow changes', ParticleBody.size * capacity, storage);
-    // A colour's index, a round's, and the colours the sweeps dispatch one by one (0 to PALETTE).
+    // A colour's index, a round's, and the colours the sweeps dispatch one by one (0 to PALETTE);
+    // then a sweep's (colour, band) pairs, at dynamic offsets (sweepSlot).
     const slots = Math.max(PALETTE + 1, COLOUR_ROUNDS);
-    this.passIndex = createBuffer(device, 'particle pass index', PASS_SLOT * slots, uniform);
-    const indices = new Uint32Array((PASS_SLOT / 4) * slots);
+    this.passIndex = createBuffer(device, 'particle pass index', PASS_SLOT * (slots + PALETTE * BANDS), uniform);
+    const indices = new Uint32Array((PASS_SLOT / 4) * (slots + PALETTE * BANDS));
     for (let i = 0; i < slots; i++) indices[(PASS_SLOT / 4) * i] = i;
+    for (let band = 0; band < BANDS; band++)
+      for (let c = 0; c < PALETTE; c++) {
+        const at = (PASS_SLOT / 4) * (slots + band * PALETTE + c);
+        indices[at] = c;
+        indices[at + 1] = band;
+      }
     device.queue.writeBuffer(this.passIndex, 0, indices);
+    this.sweepSlots = { buffer: this.passIndex, offset: PASS_SLOT * slots, size: 16 };
     this.passSlots = Array.from({ length: slots }, (_, i) => ({
       buffer: this.passIndex,
       offset: PASS_SLOT * i,
@@ -172,6 +189,11 @@ export class SolverBuffers {
     this.mirror.ensure(4 * entryCapacity);
     this.pairState.ensure(4 * entryCapacity);
     this.pairs.ensure(8 * entryCapacity);
+  }
+
+  /** The dynamic offset of a sweep's slot: colour `colour`, the pairs of bands up to `band`. */
+  sweepSlot(colour: number, band: number): number {
+    return PASS_SLOT * (band * PALETTE + colour);
   }
 
   /** The uniform binding of pass index `i` (a round or a colour): the same object each call, so that bind groups made with it are cached. */

@@ -118,6 +118,15 @@ export const PALETTE = 32;
 export const COLOUR_ROUNDS = 8;
 
 /**
+ * The bands of a colour's pairs (shaders/particles/colourPlan.wgsl.ts): a pair of band b may
+ * close no sooner than in substep b (at the particles' own speeds: formula.band), so the sweeps of
+ * substep j solve each colour's bands 0 to j only, and the last band's from then on. In the
+ * 30,000-ball pour at its peak a sweep solved 0.59 of the step's pairs on average, against every
+ * pair before (a scratch count at frame 62: 149,397 pairs in the step, 23,279 of band 0).
+ */
+export const BANDS = 8;
+
+/**
  * How far a contact may open within a substep, relative to its size, and still start from its
  * accumulated impulse (formula.keepsImpulse): 2^-10 of |gap| + |vn0·h| + r. A contact at rest sits
  * where the sweeps left it, a gap of 0 give or take rounding and an approach speed of a few ulps

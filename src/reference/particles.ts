@@ -175,7 +175,7 @@ export class ParticleSolverTwin {
       particlePrepare(state, contacts);
       // The first prepare decides the step's pairs; the colouring holds for its substeps.
       colouring ??= colourPairs(state, contacts, this.colourRounds);
-      colouredSweeps(state, contacts, colouring);
+      colouredSweeps(state, contacts, colouring, sub);
       particleIntegrate(state);
       colliderMove(state);
     }

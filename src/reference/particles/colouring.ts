@@ -6,10 +6,10 @@
  * once), the overflow's Jacobi sweep with its mass split among its pairs, and each particle's
  * walls and collider contacts, one after another.
  */
-import { f32, dot, coulomb } from './geometry.js';
-import { PALETTE, COLOUR_ROUNDS } from '../../particles/step.js';
+import { f32, dot, coulomb, length } from './geometry.js';
+import { PALETTE, COLOUR_ROUNDS, BANDS } from '../../particles/step.js';
 import { colliderSolve } from './colliders.js';
-import { posOf, type Contacts, type Entry, type StepState } from './state.js';
+import { posOf, gapOf, type Contacts, type Entry, type StepState } from './state.js';
 import { solveWalls } from './solve.js';
 
 /** A 32-bit integer hash (mix32 of the kernels). */
@@ -37,6 +37,8 @@ export interface Pair {
   priority: number;
   /** Its colour, or −1 (the overflow). */
   colour: number;
+  /** The first substep whose sweeps solve it, if coloured (pairBand). */
+  band: number;
 }
 
 /** A step's colouring: the pairs of each colour, the overflow's entries and each position's overflow pairs. */
@@ -66,6 +68,24 @@ const popcount = (x: number): number => {
 };
 
 /**
+ * The band of the pair of positions t and u (colourPlan.wgsl.ts, pairBand; formula.band): the
+ * first substep in which it may close at its particles' speeds (the first prepare's), raised by
+ * gravity's change over the step and the fastest a box can send a particle, both for each.
+ */
+export function pairBand(state: StepState, t: number, u: number): number {
+  const { settings: s, body } = state;
+  const gap = gapOf(posOf(state, t), posOf(state, u));
+  const own = f32(f32(length(body.subarray(8 * t, 8 * t + 3))) + f32(length(body.subarray(8 * u, 8 * u + 3))));
+  const speed = f32(own + f32(2 * f32(s.boxSpeed + f32(s.gravityLength * s.frameDt))));
+  const last = Math.min(BANDS, s.substeps) - 1;
+  const over = f32(gap - s.margin);
+  const reach = f32(speed * s.h);
+  if (over <= reach) return 0;
+  if (reach <= 0) return last;
+  return Math.min(Math.ceil(f32(over / reach)) - 1, last);
+}
+
+/**
  * The colouring of the step's pairs, on the bodies of its first prepare (inverse masses: a
  * sleeper's is 0), in `rounds` speculative rounds (the kernels': COLOUR_ROUNDS).
  */
@@ -90,6 +110,7 @@ export function colourPairs(state: StepState, contacts: Contacts, rounds = COLOU
         hi: Math.max(a, b),
         priority: pairPriority(a, b),
         colour: -1,
+        band: 0,
       };
       pairs.push(pair);
       at[t].push(pair);
@@ -123,6 +144,7 @@ export function colourPairs(state: StepState, contacts: Contacts, rounds = COLOU
   let overflowPairs = 0;
   for (const p of pairs) {
     if (p.colour >= 0) {
+      p.band = pairBand(state, p.t, p.u);
       byColour[p.colour].push(p);
       continue;
     }
@@ -174,10 +196,11 @@ function add(body: Float32Array, k: number, sign: number, w: number, change: num
 }
 
 /**
- * A substep's sweeps (pairSolve per colour, overflowSolve and overflowApply, particleSettle), the
- * last of which the caller follows with the integration.
+ * The sweeps of substep `substep` (pairSolve per colour, of the pairs whose band it has reached;
+ * overflowSolve and overflowApply; particleSettle), the last of which the caller follows with the
+ * integration.
  */
-export function colouredSweeps(state: StepState, contacts: Contacts, colouring: Colouring): void {
+export function colouredSweeps(state: StepState, contacts: Contacts, colouring: Colouring, substep: number): void {
   const { n, settings, body } = state;
   const friction = settings.friction;
   const sub = (k: number, base: number) => [0, 1, 2].map((a) => body[8 * k + base + a]);
@@ -185,7 +208,8 @@ export function colouredSweeps(state: StepState, contacts: Contacts, colouring: 
   for (let t = 0; t < n; t++) if (colouring.overflowCount[t] > 0) overflowing.push(t);
   for (let sweep = 0; sweep < settings.iterations; sweep++) {
     for (const group of colouring.byColour) {
-      for (const { t, u, entry, mirror } of group) {
+      for (const { t, u, entry, mirror, band } of group) {
+        if (band > Math.min(substep, BANDS - 1)) continue;
         const [wt, wu] = [body[8 * t + 3], body[8 * u + 3]];
         const rel = [0, 1, 2].map((a) => body[8 * u + a] - body[8 * t + a]);
         const vpRel = [0, 1, 2].map((a) => body[8 * u + 4 + a] - body[8 * t + 4 + a]);
