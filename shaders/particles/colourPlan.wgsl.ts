@@ -13,17 +13,17 @@
  * at a time (a particle struck within the step is as far outside it as there).
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { header, busyParticle, busyThread, writeArgs } from './common.wgsl.js';
+import { header, writeArgs } from './common.wgsl.js';
 import { formula } from './formula.js';
-import { colouringHeader, PASS_INDEX, forEntries, listOf } from './colouring.wgsl.js';
+import { colouringHeader, PASS_INDEX, workThread, workPair } from './colouring.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, ONE_THREAD } from '../../src/gpu/kernel.js';
 
 export const colourScatterBindings = bindings({
   params: uniform('ParticleParams'),
-  start: readOnly('array<u32>'),
   state: readOnly('array<u32>'),
   table: readWrite('array<atomic<u32>>'),
   pairs: readWrite('array<vec2u>'),
+  work: readOnly('array<u32>'),
 });
 
 /**
@@ -51,14 +51,13 @@ export const TAIL_PAIRS = 1024;
 
 export const colourCountBindings = bindings({
   params: uniform('ParticleParams'),
-  start: readOnly('array<u32>'),
   sorted: readOnly('array<vec4f>'),
   contacts: readOnly('array<ParticleContact>'),
   bodies: readOnly('array<ParticleBody>'),
   state: readWrite('array<u32>'),
   masks: readWrite('array<atomic<u32>>'),
-  mirror: readOnly('array<u32>'),
   table: readWrite('array<atomic<u32>>'),
+  work: readOnly('array<u32>'),
 });
 
 export const colourRoundArgsBindings = bindings({
@@ -67,6 +66,21 @@ export const colourRoundArgsBindings = bindings({
   table: readWrite('array<u32>'),
   args: readWrite('array<u32>'),
 });
+
+export const colourWorkArgsEntry = entry({ name: 'colourWorkArgs', size: ONE_THREAD });
+
+/** One thread, before the first round: its dispatch and the count's and scatter's, a thread a listed pair. */
+export const colourWorkArgsShader = () => wgsl`
+${header()}
+${colouringHeader}
+${colourRoundArgsBindings.wgsl}
+${writeArgs}
+
+${colourWorkArgsEntry.wgsl}
+  writeArgs(3u * ARGS_ROUND, table[TABLE_WORK]);
+  writeArgs(3u * ARGS_WORK, table[TABLE_WORK]);
+}
+`;
 
 export const colourRoundArgsEntry = entry({ name: 'colourRoundArgs', size: ONE_THREAD });
 
@@ -84,12 +98,12 @@ ${colourRoundArgsEntry.wgsl}
 }
 `;
 
-export const colourCountEntry = entry({ name: 'colourCount', ...busyThread });
+export const colourCountEntry = entry({ name: 'colourCount', ...workThread((word) => `atomicLoad(&table[${word}])`) });
 
 /**
- * Each owned coloured pair counted in its colour and band; each owned pair left uncoloured marked
- * OVERFLOW (both entries), its moving particles' overflow counts raised, each particle listed
- * for the overflow once (by the pair that raised its count from 0).
+ * Each listed pair: coloured, counted in its colour and band; left uncoloured, marked OVERFLOW
+ * (both entries), its moving particles' overflow counts raised, each particle listed for the
+ * overflow once (by the pair that raised its count from 0).
  */
 export const colourCountShader = () => wgsl`
 ${header()}
@@ -104,46 +118,33 @@ fn listOverflow(t: u32) {
 }
 
 ${colourCountEntry.wgsl}
-${busyParticle}
-  if (bodies[t].v.w == 0.0) {
+${workPair('k')}
+  let here = e - params.entryBase;
+  let s = state[here];
+  let u = contacts[e].nbr;
+  if ((s & COLOURED_BIT) != 0u) {
+    // The band (formula.band): the particles' speeds with what gravity adds over the step and
+    // the fastest a box can send a particle, for each.
+    let sphere = sorted[t];
+    let q = sorted[u];
+    let d = q.xyz - sphere.xyz;
+    let gap = sqrt(dot(d, d)) - (sphere.w + q.w);
+    let lift = 2.0 * (params.boxSpeed + length(params.gravity) * params.frameDt);
+    let speed = length(bodies[t].v.xyz) + lift + length(bodies[u].v.xyz);
+    let lastBand = f32(min(BANDS, params.substeps) - 1u);
+    let band = u32(${formula.band('gap', 'speed', 'lastBand')});
+    state[here] = s | (band << ${BAND_SHIFT}u);
+    atomicAdd(&table[TABLE_COUNTS + (s & 0xffu) * BANDS + band], 1u);
     return;
   }
-  // The band's terms of this particle (formula.band): its sphere, and its speed with what gravity
-  // adds over the step and the fastest a box can send it, counted for each particle of a pair.
-  let sphere = sorted[t];
-  let lift = 2.0 * (params.boxSpeed + length(params.gravity) * params.frameDt);
-  let speed = length(bodies[t].v.xyz) + lift;
-  let lastBand = f32(min(BANDS, params.substeps) - 1u);
-  ${listOf('t', 'my')}
-  let first = myFirst;
-  let last = myLast;
-${forEntries(/* wgsl */ `
-        let here = e - params.entryBase;
-        let s = state[here];
-        if ((s & MIRROR_BIT) != 0u) {
-          continue;
-        }
-        if ((s & COLOURED_BIT) != 0u) {
-          let u = contacts[e].nbr;
-          let q = sorted[u];
-          let d = q.xyz - sphere.xyz;
-          let gap = sqrt(dot(d, d)) - (sphere.w + q.w);
-          let pairSpeed = speed + length(bodies[u].v.xyz);
-          let band = u32(${formula.band('gap', 'pairSpeed', 'lastBand')});
-          state[here] = s | (band << ${BAND_SHIFT}u);
-          atomicAdd(&table[TABLE_COUNTS + (s & 0xffu) * BANDS + band], 1u);
-          continue;
-        }
-        state[here] = PAIR_OVERFLOW;
-        let m = mirror[here];
-        if (m != NO_MIRROR) {
-          state[m] = PAIR_OVERFLOW;
-        }
-        listOverflow(t);
-        let u = contacts[e].nbr;
-        if (bodies[u].v.w > 0.0) {
-          listOverflow(u);
-        }`)}
+  state[here] = PAIR_OVERFLOW;
+  if (m != NO_MIRROR) {
+    state[m] = PAIR_OVERFLOW;
+  }
+  listOverflow(t);
+  if (bodies[u].v.w > 0.0) {
+    listOverflow(u);
+  }
 }
 `;
 
@@ -207,26 +208,25 @@ ${colourPlanEntry.wgsl}
 }
 `;
 
-export const colourScatterEntry = entry({ name: 'colourScatter', ...busyThread });
+export const colourScatterEntry = entry({
+  name: 'colourScatter',
+  ...workThread((word) => `atomicLoad(&table[${word}])`),
+});
 
-/** Each owned coloured pair (its entry, its owner) into its colour's and band's range of the pair list. */
+/** Each coloured pair of the list (its entry, its owner) into its colour's and band's range of the pair list. */
 export const colourScatterShader = () => wgsl`
 ${header()}
 ${colouringHeader}
 ${colourScatterBindings.wgsl}
 
 ${colourScatterEntry.wgsl}
-${busyParticle}
-  ${listOf('t', 'my')}
-  let first = myFirst;
-  let last = myLast;
-${forEntries(/* wgsl */ `
-        let s = state[e - params.entryBase];
-        if ((s & (MIRROR_BIT | COLOURED_BIT)) != COLOURED_BIT) {
-          continue;
-        }
-        let i = (s & 0xffu) * BANDS + ((s >> ${BAND_SHIFT}u) & 0xffu);
-        let slot = atomicAdd(&table[TABLE_CURSORS + i], 1u);
-        pairs[atomicLoad(&table[TABLE_RANGES + 2u * i]) + slot] = vec2u(e, t);`)}
+${workPair('k')}
+  let s = state[e - params.entryBase];
+  if ((s & COLOURED_BIT) == 0u) {
+    return;
+  }
+  let i = (s & 0xffu) * BANDS + ((s >> ${BAND_SHIFT}u) & 0xffu);
+  let slot = atomicAdd(&table[TABLE_CURSORS + i], 1u);
+  pairs[atomicLoad(&table[TABLE_RANGES + 2u * i]) + slot] = vec2u(e, t);
 }
 `;

@@ -37,7 +37,7 @@
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { header, busyParticle, busyThread } from './common.wgsl.js';
-import { bindings, uniform, readOnly, readWrite, entry, type BindingSpec } from '../../src/gpu/kernel.js';
+import { bindings, uniform, readOnly, readWrite, entry } from '../../src/gpu/kernel.js';
 import { PALETTE, COLOUR_ROUNDS, BANDS } from '../../src/particles/step.js';
 
 export { PALETTE, COLOUR_ROUNDS, BANDS };
@@ -56,11 +56,9 @@ export const MIRROR_BIT = 0x40000000;
  * cursors, then the ranges: where the band's pairs start in the pair list, and how many pairs of
  * the colour the bands up to it hold (a sweep of substep j solves those of band min(j, BANDS − 1));
  * the overflow's count of particles; the lengths of the two pending lists; the first colour of the
- * tail (the colours the sweeps solve in one workgroup: pairs.wgsl.ts, pairSolveTail); then,
- * `count` words each (the step's particles), the overflow's particles and the two pending lists
- * (bucket positions): a round after the first takes only the particles whose pairs lost their
- * pick in the round before (colourResolve lists them), so that the later rounds, where few pairs
- * are left, cost next to nothing.
+ * tail (the colours the sweeps solve in one workgroup: pairs.wgsl.ts, pairSolveTail); the length
+ * of the step's pair list (`work`); then, `count` words (the step's particles), the overflow's
+ * particles (bucket positions).
  */
 export const TABLE = {
   counts: 0,
@@ -69,9 +67,23 @@ export const TABLE = {
   overflow: 4 * PALETTE * BANDS,
   pending: 4 * PALETTE * BANDS + 1,
   tail: 4 * PALETTE * BANDS + 3,
-  list: 4 * PALETTE * BANDS + 4,
+  work: 4 * PALETTE * BANDS + 4,
+  list: 4 * PALETTE * BANDS + 5,
 } as const;
-export const tableWords = (capacity: number): number => TABLE.list + 3 * capacity;
+/** The colour table's words for `capacity` particles. */
+export const tableWords = (capacity: number): number => TABLE.list + capacity;
+
+/**
+ * The step's pairs to colour (`work`, u32), for `entryCapacity` entries a half: each pair the
+ * step solves, once, as (its owner's entry, the owner, the mirror: WORK_ITEM words), listed by
+ * colourStart; after them the two pending lists, `entryCapacity` words each: the pairs (by index
+ * in the list) whose picks lost a round, which the next round picks again. A round after the
+ * first takes only those, so that the later rounds, where few pairs are left, cost next to
+ * nothing.
+ */
+export const WORK_ITEM = 3;
+export const workWords = (entryCapacity: number): number => (WORK_ITEM + 2) * entryCapacity;
+
 /**
  * A particle's words in `masks` (by bucket position): the colours of its pairs, its overflow
  * pairs, for each round's parity the colours that two of this round's picks at the particle made
@@ -90,10 +102,15 @@ if (COLOUR_ROUNDS >= 2 ** CLAIM_ROUND_BITS) throw new Error('colouring: a claim 
 
 /**
  * Indirect dispatch arguments, (x, y, z) each: one per band and colour (band · PALETTE + colour),
- * then the overflow's, then a round's after the first, then the tail's per band (ARGS_TAIL + band:
- * one workgroup or none).
+ * then the overflow's, then a round's, then the pair list's (a thread a pair), then the tail's
+ * per band (ARGS_TAIL + band: one workgroup or none).
  */
-export const ARGS = { overflow: PALETTE * BANDS, round: PALETTE * BANDS + 1, tail: PALETTE * BANDS + 2 } as const;
+export const ARGS = {
+  overflow: PALETTE * BANDS,
+  round: PALETTE * BANDS + 1,
+  work: PALETTE * BANDS + 2,
+  tail: PALETTE * BANDS + 3,
+} as const;
 export const COLOUR_ARGS_WORDS = 3 * (ARGS.tail + BANDS);
 
 /** The WGSL constants and helpers of the colouring and of the pair sweeps. */
@@ -117,6 +134,9 @@ const TABLE_TAIL: u32 = ${TABLE.tail}u;
 const ARGS_OVERFLOW: u32 = ${ARGS.overflow}u;
 const ARGS_ROUND: u32 = ${ARGS.round}u;
 const ARGS_TAIL: u32 = ${ARGS.tail}u;
+const ARGS_WORK: u32 = ${ARGS.work}u;
+const TABLE_WORK: u32 = ${TABLE.work}u;
+const WORK_ITEM: u32 = ${WORK_ITEM}u;
 const MASK_WORDS: u32 = ${MASK.words}u;
 const MASK_COLOURS: u32 = ${MASK.colours}u;
 const MASK_OVERFLOW: u32 = ${MASK.overflow}u;
@@ -189,35 +209,55 @@ export const colourStartBindings = bindings({
   ...entryState,
   masks: readWrite('array<u32>'),
   mirror: readWrite('array<u32>'),
+  table: readWrite('array<atomic<u32>>'),
+  work: readWrite('array<u32>'),
 });
 
-/** A round's bindings: the picks read the colour table (the pending list), the resolution also writes it. */
-const roundBindings = <T extends BindingSpec>(table: T) =>
-  bindings({
-    params: uniform('ParticleParams'),
-    slot: uniform(PASS_INDEX),
-    start: readOnly('array<u32>'),
-    contacts: readOnly('array<ParticleContact>'),
-    bodies: readOnly('array<ParticleBody>'),
-    sortedId: readOnly('array<u32>'),
-    ...entryState,
-    masks: readWrite('array<atomic<u32>>'),
-    mirror: readOnly('array<u32>'),
-    table,
-  });
-export const colourTentativeBindings = roundBindings(readOnly('array<u32>'));
-export const colourResolveBindings = roundBindings(readWrite('array<atomic<u32>>'));
+export const colourTentativeBindings = bindings({
+  params: uniform('ParticleParams'),
+  slot: uniform(PASS_INDEX),
+  contacts: readOnly('array<ParticleContact>'),
+  bodies: readOnly('array<ParticleBody>'),
+  sortedId: readOnly('array<u32>'),
+  ...entryState,
+  masks: readWrite('array<atomic<u32>>'),
+  table: readOnly('array<u32>'),
+  work: readOnly('array<u32>'),
+});
+
+export const colourResolveBindings = bindings({
+  params: uniform('ParticleParams'),
+  slot: uniform(PASS_INDEX),
+  start: readOnly('array<u32>'),
+  contacts: readOnly('array<ParticleContact>'),
+  bodies: readOnly('array<ParticleBody>'),
+  sortedId: readOnly('array<u32>'),
+  ...entryState,
+  masks: readWrite('array<atomic<u32>>'),
+  table: readWrite('array<atomic<u32>>'),
+  work: readWrite('array<u32>'),
+});
+
+/** A pair of the step's pair list (`work`), thread k's: in bounds where k < its length (`table` read by `read`). */
+export const workThread = (read: (word: string) => string) => ({ index: 'k', bound: read('TABLE_WORK') }) as const;
+
+/** Binds `w` (the pair's index in the pair list), `e` (its owner's entry), `t` (the owner) and `m` (its mirror). */
+export const workPair = (w: string) => /* wgsl */ `
+  let w = ${w};
+  let e = work[WORK_ITEM * w];
+  let t = work[WORK_ITEM * w + 1u];
+  let m = work[WORK_ITEM * w + 2u];`;
+
+/** Where pending list `parity` starts in `work`. */
+const pendingList = (parity: string) => `(WORK_ITEM + (${parity})) * params.entryCapacity`;
 
 /**
- * A round's particle: in the first, busy particle k; in a later one, entry k of the pending list
+ * A round's pair: in the first, pair k of the list; in a later one, entry k of the pending list
  * the round before wrote (`roundBound` its length).
  */
-const roundBound = 'select(start[params.count + 1u], table[TABLE_PENDING + (slot.x & 1u)], slot.x > 0u)';
-const roundParticle = (table: string) => /* wgsl */ `
-  var t = start[params.count + 2u + k];
-  if (slot.x > 0u) {
-    t = ${table}(TABLE_LIST + params.count * (1u + (slot.x & 1u)) + k);
-  }`;
+const roundBound = (read: (word: string) => string) =>
+  `select(${read('TABLE_WORK')}, ${read('TABLE_PENDING + (slot.x & 1u)')}, slot.x > 0u)`;
+const roundPair = workPair(`select(k, work[${pendingList('slot.x & 1u')} + k], slot.x > 0u)`);
 
 /** The loop over particle t's list (entriesOf in scope), `body` run for each entry e; `continue` skips one. */
 export const forEntries = (body: string): string => /* wgsl */ `
@@ -241,7 +281,10 @@ export const listOf = (t: string, name: string) => /* wgsl */ `
 
 export const colourStartEntry = entry({ name: 'colourStart', ...busyThread });
 
-/** Per busy particle: masks cleared, each owned pair uncoloured, its mirror found (NO_MIRROR if its partner's list lacks it). */
+/**
+ * Per busy particle: masks cleared, each owned pair uncoloured, its mirror found (NO_MIRROR if its
+ * partner's list lacks it) and the pair listed (`work`, the particle's pairs together).
+ */
 export const colourStartShader = () => wgsl`
 ${header()}
 ${colouringHeader}
@@ -256,6 +299,20 @@ ${busyParticle}
   ${listOf('t', 'my')}
   let first = myFirst;
   let last = myLast;
+  // Its owned pairs counted first, so that one atomic reserves their places in the list.
+  var owned = 0u;
+  if (wt > 0.0) {
+    for (var e = first; e < last; e++) {
+      let u = contacts[e].nbr;
+      if (u < DORMANT_BIT && (t < u || bodies[u].v.w == 0.0)) {
+        owned++;
+      }
+    }
+  }
+  var at = 0u;
+  if (owned > 0u) {
+    at = atomicAdd(&table[TABLE_WORK], owned);
+  }
 ${forEntries(/* wgsl */ `
         let u = contacts[e].nbr;
         var state_e = PAIR_NONE;
@@ -272,6 +329,10 @@ ${forEntries(/* wgsl */ `
               }
             }
             mirror[e - params.entryBase] = m;
+            work[WORK_ITEM * at] = e;
+            work[WORK_ITEM * at + 1u] = t;
+            work[WORK_ITEM * at + 2u] = m;
+            at++;
           }
         }
         // A pair owned by the partner: its state comes through the mirror from the first round on.
@@ -279,170 +340,141 @@ ${forEntries(/* wgsl */ `
 }
 `;
 
-export const colourTentativeEntry = entry({ name: 'colourTentative', index: 'k', bound: roundBound });
+export const colourTentativeEntry = entry({
+  name: 'colourTentative',
+  index: 'k',
+  bound: roundBound((word) => `table[${word}]`),
+});
 
-/** A round's picks: each owned uncoloured pair of a busy particle, a colour free at both its moving particles (or none: uncoloured). */
+/** A round's picks: each of its pairs, a colour free at both its moving particles (or none: uncoloured). */
 export const colourTentativeShader = () => wgsl`
 ${header()}
 ${colouringHeader}
 ${colourTentativeBindings.wgsl}
 
-fn readTable(i: u32) -> u32 {
-  return table[i];
-}
-
 ${colourTentativeEntry.wgsl}
-${roundParticle('readTable')}
-  let wt = bodies[t].v.w;
-  if (wt == 0.0) {
-    return;
-  }
+${roundPair}
   let round = slot.x;
-  let mine = atomicLoad(&masks[MASK_WORDS * t + MASK_COLOURS]);
   let parity = round & 1u;
-  let id = sortedId[t];
-  ${listOf('t', 'my')}
-  let first = myFirst;
-  let last = myLast;
-${forEntries(/* wgsl */ `
-        let here = e - params.entryBase;
-        let s = state[here];
-        // Owned (MIRROR_BIT clear, PAIR_NONE has it) and not coloured yet.
-        if ((s & (MIRROR_BIT | COLOURED_BIT)) != 0u) {
-          continue;
-        }
-        let u = contacts[e].nbr;
-        let wu = bodies[u].v.w;
-        var used = mine;
-        if (wu > 0.0) {
-          used |= atomicLoad(&masks[MASK_WORDS * u + MASK_COLOURS]);
-        }
-        let free = ~used & PALETTE_MASK;
-        var next = PAIR_UNCOLOURED;
-        let m = mirror[here];
-        if (free != 0u) {
-          // The pick-th free colour, pick by the pair's hash and the round.
-          let p = pairPriority(id, contacts[e].id);
-          let c = nthSetBit(free, mix32(p + round) % countOneBits(free));
-          next = ((round + 1u) << 8u) | c;
-          // The claim at each moving particle that lists the pair, and whether a pick there
-          // made the same claim before it (the highest claim is then a tie to look at).
-          let claim = claimOf(round, p);
-          let bit = 1u << c;
-          if (atomicMax(&masks[MASK_WORDS * t + MASK_CLAIMS + c], claim) == claim) {
-            atomicOr(&masks[MASK_WORDS * t + MASK_TIES + parity], bit);
-          }
-          if (wu > 0.0 && m != NO_MIRROR && atomicMax(&masks[MASK_WORDS * u + MASK_CLAIMS + c], claim) == claim) {
-            atomicOr(&masks[MASK_WORDS * u + MASK_TIES + parity], bit);
-          }
-        }
-        state[here] = next;
-        if (m != NO_MIRROR) {
-          state[m] = next | MIRROR_BIT;
-        }`)}
+  let here = e - params.entryBase;
+  let u = contacts[e].nbr;
+  let wu = bodies[u].v.w;
+  var used = atomicLoad(&masks[MASK_WORDS * t + MASK_COLOURS]);
+  if (wu > 0.0) {
+    used |= atomicLoad(&masks[MASK_WORDS * u + MASK_COLOURS]);
+  }
+  let free = ~used & PALETTE_MASK;
+  var next = PAIR_UNCOLOURED;
+  if (free != 0u) {
+    // The pick-th free colour, pick by the pair's hash and the round.
+    let p = pairPriority(sortedId[t], contacts[e].id);
+    let c = nthSetBit(free, mix32(p + round) % countOneBits(free));
+    next = ((round + 1u) << 8u) | c;
+    // The claim at each moving particle that lists the pair, and whether a pick there made the
+    // same claim before it (the highest claim is then a tie to look at).
+    let claim = claimOf(round, p);
+    let bit = 1u << c;
+    if (atomicMax(&masks[MASK_WORDS * t + MASK_CLAIMS + c], claim) == claim) {
+      atomicOr(&masks[MASK_WORDS * t + MASK_TIES + parity], bit);
+    }
+    if (wu > 0.0 && m != NO_MIRROR && atomicMax(&masks[MASK_WORDS * u + MASK_CLAIMS + c], claim) == claim) {
+      atomicOr(&masks[MASK_WORDS * u + MASK_TIES + parity], bit);
+    }
+  }
+  state[here] = next;
+  if (m != NO_MIRROR) {
+    state[m] = next | MIRROR_BIT;
+  }
 }
 `;
 
 export const colourResolveEntry = entry({
   name: 'colourResolve',
   index: 'k',
-  bound: roundBound.replace(
-    'table[TABLE_PENDING + (slot.x & 1u)]',
-    'atomicLoad(&table[TABLE_PENDING + (slot.x & 1u)])',
-  ),
+  bound: roundBound((word) => `atomicLoad(&table[${word}])`),
 });
 
 /**
- * A round's outcome: an owned pair keeps its pick unless a pair of the same pick this round
- * (coloured by it or not: states compare without their flags) at one of its moving particles
- * beats it; a kept colour goes into both moving particles' masks; a particle with a lost pick
- * goes to the pending list of the next round.
+ * A round's outcome: a pair keeps its pick unless a pair of the same pick this round (coloured by
+ * it or not: states compare without their flags) at one of its moving particles beats it; a kept
+ * colour goes into both moving particles' masks; a lost pick goes to the pending list of the next
+ * round.
  */
 export const colourResolveShader = () => wgsl`
 ${header()}
 ${colouringHeader}
 ${colourResolveBindings.wgsl}
 
-fn readTable(i: u32) -> u32 {
-  return atomicLoad(&table[i]);
-}
-
 ${colourResolveEntry.wgsl}
-${roundParticle('readTable')}
-  let wt = bodies[t].v.w;
-  if (wt == 0.0) {
-    return;
-  }
+${roundPair}
   let round = slot.x;
   let parity = round & 1u;
-  let id = sortedId[t];
-  // The next round's ties start empty (this particle's own; every moving particle of a pair is
-  // busy; a tie left from an earlier round costs a look at the list, never a wrong outcome).
+  let u = contacts[e].nbr;
+  let wu = bodies[u].v.w;
+  // The next round's ties start empty at both particles (a tie left from an earlier round costs a
+  // look at the list, never a wrong outcome).
   atomicStore(&masks[MASK_WORDS * t + MASK_TIES + 1u - parity], 0u);
-  var lost = false;
-  ${listOf('t', 'my')}
-  let first = myFirst;
-  let last = myLast;
-${forEntries(/* wgsl */ `
-        let here = e - params.entryBase;
-        let s = state[here];
-        if ((s & (MIRROR_BIT | COLOURED_BIT)) != 0u || (s >> 8u) != round + 1u) {
-          continue;
-        }
-        let u = contacts[e].nbr;
-        let partner = contacts[e].id;
-        let p = pairPriority(id, partner);
-        let c = s & 0xffu;
-        let bit = 1u << c;
-        let wu = bodies[u].v.w;
-        let m = mirror[here];
-        // A higher claim at a moving particle is a pair there of the same pick that beats this
-        // one; an equal claim made twice (a tie) is settled by the particle's list, as is the
-        // partner's side of a pair its list lacks (no claim there: lists cut short).
-        let claim = claimOf(round, p);
-        var kept = atomicLoad(&masks[MASK_WORDS * t + MASK_CLAIMS + c]) == claim;
-        var repeatedThere = false;
-        if (wu > 0.0) {
-          if (m == NO_MIRROR) {
-            repeatedThere = true;
-          } else {
-            kept = kept && atomicLoad(&masks[MASK_WORDS * u + MASK_CLAIMS + c]) == claim;
-            repeatedThere = (atomicLoad(&masks[MASK_WORDS * u + MASK_TIES + parity]) & bit) != 0u;
-          }
-        }
-        let repeatedHere = (atomicLoad(&masks[MASK_WORDS * t + MASK_TIES + parity]) & bit) != 0u;
-        for (var f = myFirst; f < myLast && kept && repeatedHere; f++) {
-          if (f != e && (state[f - params.entryBase] & ~(MIRROR_BIT | COLOURED_BIT)) == s) {
-            let other = contacts[f].id;
-            kept = !beats(pairPriority(id, other), id, other, p, id, partner);
-          }
-        }
-        if (repeatedThere) {
-          ${listOf('u', 'its')}
-          for (var g = itsFirst; g < itsLast && kept; g++) {
-            if (g - params.entryBase != m && (state[g - params.entryBase] & ~(MIRROR_BIT | COLOURED_BIT)) == s) {
-              let other = contacts[g].id;
-              kept = !beats(pairPriority(partner, other), partner, other, p, id, partner);
-            }
-          }
-        }
-        if (kept) {
-          state[here] = s | COLOURED_BIT;
-          if (m != NO_MIRROR) {
-            state[m] = s | COLOURED_BIT | MIRROR_BIT;
-          }
-          atomicOr(&masks[MASK_WORDS * t + MASK_COLOURS], bit);
-          if (wu > 0.0) {
-            atomicOr(&masks[MASK_WORDS * u + MASK_COLOURS], bit);
-          }
-        } else {
-          lost = true;
-        }`)}
-  if (lost) {
-    // The next round takes this particle again.
+  if (wu > 0.0) {
+    atomicStore(&masks[MASK_WORDS * u + MASK_TIES + 1u - parity], 0u);
+  }
+  let here = e - params.entryBase;
+  let s = state[here];
+  if ((s >> 8u) != round + 1u) {
+    // No colour was free: the pair stays uncoloured (the overflow's).
+    return;
+  }
+  let id = sortedId[t];
+  let partner = contacts[e].id;
+  let p = pairPriority(id, partner);
+  let c = s & 0xffu;
+  let bit = 1u << c;
+  // A higher claim at a moving particle is a pair there of the same pick that beats this one; an
+  // equal claim made twice (a tie) is settled by the particle's list, as is the partner's side of
+  // a pair its list lacks (no claim there: lists cut short).
+  let claim = claimOf(round, p);
+  var kept = atomicLoad(&masks[MASK_WORDS * t + MASK_CLAIMS + c]) == claim;
+  var repeatedThere = false;
+  if (wu > 0.0) {
+    if (m == NO_MIRROR) {
+      repeatedThere = true;
+    } else {
+      kept = kept && atomicLoad(&masks[MASK_WORDS * u + MASK_CLAIMS + c]) == claim;
+      repeatedThere = (atomicLoad(&masks[MASK_WORDS * u + MASK_TIES + parity]) & bit) != 0u;
+    }
+  }
+  let repeatedHere = (atomicLoad(&masks[MASK_WORDS * t + MASK_TIES + parity]) & bit) != 0u;
+  if (kept && repeatedHere) {
+    ${listOf('t', 'my')}
+    for (var f = myFirst; f < myLast && kept; f++) {
+      if (f != e && (state[f - params.entryBase] & ~(MIRROR_BIT | COLOURED_BIT)) == s) {
+        let other = contacts[f].id;
+        kept = !beats(pairPriority(id, other), id, other, p, id, partner);
+      }
+    }
+  }
+  if (kept && repeatedThere) {
+    ${listOf('u', 'its')}
+    for (var g = itsFirst; g < itsLast && kept; g++) {
+      if (g - params.entryBase != m && (state[g - params.entryBase] & ~(MIRROR_BIT | COLOURED_BIT)) == s) {
+        let other = contacts[g].id;
+        kept = !beats(pairPriority(partner, other), partner, other, p, id, partner);
+      }
+    }
+  }
+  if (kept) {
+    state[here] = s | COLOURED_BIT;
+    if (m != NO_MIRROR) {
+      state[m] = s | COLOURED_BIT | MIRROR_BIT;
+    }
+    atomicOr(&masks[MASK_WORDS * t + MASK_COLOURS], bit);
+    if (wu > 0.0) {
+      atomicOr(&masks[MASK_WORDS * u + MASK_COLOURS], bit);
+    }
+  } else {
+    // The next round takes this pair again.
     let next = (round + 1u) & 1u;
     let at = atomicAdd(&table[TABLE_PENDING + next], 1u);
-    atomicStore(&table[TABLE_LIST + params.count * (1u + next) + at], t);
+    work[${pendingList('next')} + at] = w;
   }
 }
 `;

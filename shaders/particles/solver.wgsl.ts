@@ -42,10 +42,11 @@
  * count returns at once: a direct dispatch covers every particle):
  *   particlePrepare     gravity; each contact's target normal velocity from the velocities before
  *                       the solve (restitution, or the speculative gap); the warm start
- *   (first substep)     the colouring of the step's pairs (colouring.wgsl.ts): colourStart,
- *                       COLOUR_ROUNDS × (colourTentative, colourResolve, colourRoundArgs: a
- *                       round after the first over the particles whose picks lost), colourCount,
- *                       colourPlan, colourScatter; no moving particle is in two pairs of a colour
+ *   (first substep)     the colouring of the step's pairs (colouring.wgsl.ts): colourStart
+ *                       (which lists them), colourWorkArgs, COLOUR_ROUNDS × (colourTentative,
+ *                       colourResolve, colourRoundArgs: a round after the first over the pairs
+ *                       whose picks lost), colourCount, colourPlan, colourScatter (a thread a
+ *                       pair); no moving particle is in two pairs of a colour
  *   × iterations, in place on one bodies buffer (pairs.wgsl.ts):
  *     pairSolve         per colour, one dispatch: each pair's accumulated, clamped impulses
  *                       (normal + Coulomb friction on the velocity and, separately, the position
@@ -87,7 +88,13 @@ export {
 } from './search.wgsl.js';
 export { particlePrepareShader, particleSettleShader } from './substep.wgsl.js';
 export { colourStartShader, colourTentativeShader, colourResolveShader } from './colouring.wgsl.js';
-export { colourRoundArgsShader, colourCountShader, colourPlanShader, colourScatterShader } from './colourPlan.wgsl.js';
+export {
+  colourRoundArgsShader,
+  colourWorkArgsShader,
+  colourCountShader,
+  colourPlanShader,
+  colourScatterShader,
+} from './colourPlan.wgsl.js';
 export { pairSolveShader, pairSolveTailShader, overflowSolveShader, overflowApplyShader } from './pairs.wgsl.js';
 export { particleSplitShader, particleBusyArgsShader } from './split.wgsl.js';
 export { particleSleepShader, particleWriteBackShader } from './sleep.wgsl.js';

@@ -141,6 +141,12 @@ export class StepRecorder {
     else dispatchFolded(pass, this.workgroups, this.max);
   }
 
+  /** One dispatch over a list of the step's pairs (SweepRecorder.dispatchPairs). */
+  dispatchPairs(pass: GPUComputePassEncoder, args: GPUBuffer, offset: number): void {
+    if (this.indirect) pass.dispatchWorkgroupsIndirect(args, offset);
+    else dispatchFolded(pass, ceilDiv(this.parts.buffers.entries, WG), this.max);
+  }
+
   /** One pass of `groups` workgroups. */
   runGroups(label: string, pipeline: GPUComputePipeline, group: GPUBindGroup, groups: number): void {
     const pass = this.encoder.beginComputePass(this.timer?.pass(label) ?? { label });

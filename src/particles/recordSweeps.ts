@@ -60,12 +60,18 @@ export interface SweepRecorder {
    * `offset` of `args` where indirect, else over every particle.
    */
   dispatchList(pass: GPUComputePassEncoder, args: GPUBuffer, offset: number): void;
+  /**
+   * One dispatch over a list of the step's pairs (colouring.wgsl.ts, `work`): from the arguments
+   * at `offset` of `args` where indirect, else over as many pairs as the lists' entries.
+   */
+  dispatchPairs(pass: GPUComputePassEncoder, args: GPUBuffer, offset: number): void;
 }
 
 /**
  * The colouring of the step's pairs (after the first prepare, on the bodies it wrote): the
- * start, COLOUR_ROUNDS rounds of picks and their resolution, the counts, the plan (each
- * colour's range and dispatch) and the scatter into the pair list.
+ * start (which lists them), COLOUR_ROUNDS rounds of picks and their resolution over the pairs
+ * still to colour, the counts, the plan (each colour's range and dispatch) and the scatter into
+ * the pair list by colour.
  */
 export function recordColouring(rec: SweepRecorder, bodies: GPUBuffer): void {
   const { params, p, encoder } = rec;
@@ -78,64 +84,60 @@ export function recordColouring(rec: SweepRecorder, bodies: GPUBuffer): void {
     state: b.pairState.buffer,
     masks: b.masks,
     mirror: b.mirror.buffer,
+    table: b.colourTable,
+    work: b.colourWork.buffer,
   };
   const name = (kernel: string) => `${kernel} ${p} ${bodies === b.bodies[0] ? 'A' : 'B'}`;
-  encoder.clearBuffer(b.colourTable, 0, 4 * TABLE.list); // counts, cursors, ranges, the overflow's and the pending lists' lengths
+  encoder.clearBuffer(b.colourTable, 0, 4 * TABLE.list); // counts, cursors, ranges, the overflow's, the pending lists' and the pair list's lengths
   rec.run(
     'colour start',
     pipelines.fixed.colourStart,
     groups.get(name('colourStart'), colourStartBindings, common),
     'busy',
   );
-  const ids = { ...common, sortedId: grid.sortedId.buffer, table: b.colourTable };
-  // The first round over the busy particles; a later one over the particles whose picks the
-  // round before lost (its pending list), from colourRoundArgs' arguments.
-  const onRound = (round: number, label: string, pipeline: GPUComputePipeline, group: GPUBindGroup): void => {
-    if (round === 0) {
-      rec.run(label, pipeline, group, 'busy');
-      return;
-    }
+  // One thread between the rounds: the next round's arguments, and its pending list emptied
+  // (also where the dispatches are direct: the lists' lengths bound them).
+  const args = (label: string, pipeline: GPUComputePipeline, round: number): void =>
+    rec.run(
+      label,
+      pipeline,
+      groups.get(`${label} ${p} ${round}`, colourRoundArgsBindings, {
+        params,
+        slot: b.passSlot(round),
+        table: b.colourTable,
+        args: b.colourArgs,
+      }),
+      'one',
+    );
+  args('colour work args', pipelines.fixed.colourWorkArgs, 0);
+  const ids = { ...common, sortedId: grid.sortedId.buffer };
+  const overPairs = (label: string, pipeline: GPUComputePipeline, group: GPUBindGroup, offset: number): void => {
     const pass = encoder.beginComputePass(rec.timer?.pass(label) ?? { label });
     setPipelineAndGroup(pass, pipeline, group);
-    rec.dispatchList(pass, b.colourArgs, 12 * ARGS.round);
+    rec.dispatchPairs(pass, b.colourArgs, offset);
     pass.end();
   };
   for (let round = 0; round < COLOUR_ROUNDS; round++) {
     const slot = b.passSlot(round);
-    onRound(
-      round,
+    overPairs(
       'colour pick',
       pipelines.fixed.colourTentative,
       groups.get(`${name('colourTentative')} ${round}`, colourTentativeBindings, { ...ids, slot }),
+      12 * ARGS.round,
     );
-    onRound(
-      round,
+    overPairs(
       'colour resolve',
       pipelines.fixed.colourResolve,
       groups.get(`${name('colourResolve')} ${round}`, colourResolveBindings, { ...ids, slot }),
+      12 * ARGS.round,
     );
-    if (round < COLOUR_ROUNDS - 1 && rec.indirect)
-      rec.run(
-        'colour round args',
-        pipelines.fixed.colourRoundArgs,
-        groups.get(`colourRoundArgs ${p} ${round}`, colourRoundArgsBindings, {
-          params,
-          slot,
-          table: b.colourTable,
-          args: b.colourArgs,
-        }),
-        'one',
-      );
+    if (round < COLOUR_ROUNDS - 1) args('colour round args', pipelines.fixed.colourRoundArgs, round);
   }
-  rec.run(
+  overPairs(
     'colour count',
     pipelines.fixed.colourCount,
-    groups.get(name('colourCount'), colourCountBindings, {
-      ...common,
-      sorted: grid.sorted.buffer,
-      table: b.colourTable,
-    }),
-    'busy',
+    groups.get(name('colourCount'), colourCountBindings, { ...common, sorted: grid.sorted.buffer }),
+    12 * ARGS.work,
   );
   rec.run(
     'colour plan',
@@ -149,17 +151,17 @@ export function recordColouring(rec: SweepRecorder, bodies: GPUBuffer): void {
     }),
     'one',
   );
-  rec.run(
+  overPairs(
     'colour scatter',
     pipelines.fixed.colourScatter,
     groups.get(`colourScatter ${p}`, colourScatterBindings, {
       params,
-      start: b.start,
       state: b.pairState.buffer,
       table: b.colourTable,
       pairs: b.pairs.buffer,
+      work: b.colourWork.buffer,
     }),
-    'busy',
+    12 * ARGS.work,
   );
 }
 

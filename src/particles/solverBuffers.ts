@@ -11,6 +11,7 @@ import {
   COLOUR_ARGS_WORDS,
   MASK,
   tableWords,
+  workWords,
 } from '../../shaders/particles/colouring.wgsl.js';
 import { BufferUsage } from '../gpu/flags.js';
 import { createBuffer, GrowableBuffer } from '../gpu/buffers.js';
@@ -89,6 +90,10 @@ export class SolverBuffers {
   readonly mirror: GrowableBuffer;
   readonly pairState: GrowableBuffer;
   readonly pairs: GrowableBuffer;
+  /** The step's pairs to colour and the colouring's pending lists (colouring.wgsl.ts, workWords). */
+  readonly colourWork: GrowableBuffer;
+  /** The entries a half the per-entry buffers hold (ensureEntries): the most pairs a step colours. */
+  entries = 0;
   /** Per particle in bucket order: its colour masks and its overflow pairs (MASK.words u32). */
   readonly masks: GPUBuffer;
   /** The colour table: counts, cursors, ranges, the overflow's count and particles (TABLE). */
@@ -153,6 +158,7 @@ export class SolverBuffers {
     this.mirror = new GrowableBuffer(device, 'particle pair mirrors', storage);
     this.pairState = new GrowableBuffer(device, 'particle pair states', storage);
     this.pairs = new GrowableBuffer(device, 'particle pairs by colour', storage);
+    this.colourWork = new GrowableBuffer(device, 'particle pairs to colour', storage);
     this.ensureEntries(entryCapacity);
     this.masks = createBuffer(device, 'particle colour masks', 4 * MASK.words * capacity, storage);
     this.colourTable = createBuffer(device, 'particle colour table', 4 * tableWords(capacity), storage);
@@ -186,6 +192,8 @@ export class SolverBuffers {
 
   /** The colouring's per-entry buffers for `entryCapacity` entries a half. */
   ensureEntries(entryCapacity: number): void {
+    this.entries = entryCapacity;
+    this.colourWork.ensure(4 * workWords(entryCapacity));
     this.mirror.ensure(4 * entryCapacity);
     this.pairState.ensure(4 * entryCapacity);
     this.pairs.ensure(8 * entryCapacity);
@@ -234,5 +242,6 @@ export class SolverBuffers {
     this.mirror.destroy();
     this.pairState.destroy();
     this.pairs.destroy();
+    this.colourWork.destroy();
   }
 }

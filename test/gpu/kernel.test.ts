@@ -158,6 +158,8 @@ import {
 import {
   colourRoundArgsShader,
   colourRoundArgsEntry,
+  colourWorkArgsShader,
+  colourWorkArgsEntry,
   colourCountShader,
   colourCountEntry,
   colourPlanShader,
@@ -362,6 +364,7 @@ const PARTICLE_KERNELS: [string, EntryPoint[], string[]][] = [
   ['colourTentative', [colourTentativeEntry], [colourTentativeShader()]],
   ['colourResolve', [colourResolveEntry], [colourResolveShader()]],
   ['colourRoundArgs', [colourRoundArgsEntry], [colourRoundArgsShader()]],
+  ['colourWorkArgs', [colourWorkArgsEntry], [colourWorkArgsShader()]],
   ['colourCount', [colourCountEntry], [colourCountShader()]],
   ['colourPlan', [colourPlanEntry], [colourPlanShader()]],
   ['colourScatter', [colourScatterEntry], [colourScatterShader()]],

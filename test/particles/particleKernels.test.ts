@@ -42,6 +42,7 @@ import {
 } from '../../shaders/particles/colouring.wgsl.js';
 import {
   colourRoundArgsShader,
+  colourWorkArgsShader,
   colourRoundArgsBindings,
   colourCountShader,
   colourCountBindings,
@@ -135,6 +136,7 @@ const KERNELS: [string, Bindings<string>, string[]][] = [
   ['colourTentative', colourTentativeBindings, [colourTentativeShader()]],
   ['colourResolve', colourResolveBindings, [colourResolveShader()]],
   ['colourRoundArgs', colourRoundArgsBindings, [colourRoundArgsShader()]],
+  ['colourWorkArgs', colourRoundArgsBindings, [colourWorkArgsShader()]],
   ['colourCount', colourCountBindings, [colourCountShader()]],
   ['colourPlan', colourPlanBindings, [colourPlanShader()]],
   ['colourScatter', colourScatterBindings, [colourScatterShader()]],
