@@ -1,16 +1,18 @@
 /**
  * The colouring's plan (colouring.wgsl.ts colours the pairs): after each round, the next round's
- * dispatch over the particles whose picks lost (colourRoundArgs); after the rounds, each colour's
- * count by band and the overflow (colourCount), each colour's range in the pair list and the
- * dispatch arguments of the sweeps, per band (colourPlan), and the pair list itself, each colour's
- * pairs by band (colourScatter).
+ * dispatch over the pairs whose picks lost (colourRoundArgs; colourWorkArgs before the first,
+ * over every listed pair); after the rounds, each colour's count by band and the overflow
+ * (colourCount), each colour's range in the pair list and the dispatch arguments of the sweeps,
+ * per band (colourPlan), and the pair list itself, each colour's pairs by band (colourScatter).
  *
- * A pair's band (pairBand, formula.band) is the first substep in which it may close at its
- * particles' speeds: its sweeps until then would leave it open and change nothing, so a sweep of
- * substep j dispatches each colour's pairs of bands 0 to j only (BANDS). The speeds are those the
- * step's first prepare left, raised by what gravity adds in the step and, while boxes move, by
- * the fastest a box can send a particle: the bound the step's choice of pairs makes, a substep
- * at a time (a particle struck within the step is as far outside it as there).
+ * A pair's band (formula.band) is the first substep in which it may close at its moving
+ * particles' speed bounds: the speed the step's first prepare left each, raised by how fast a
+ * strike may send it ((1 + e) × the fastest approach of a partner it lists: colourStart), by what
+ * gravity adds in the step and, while boxes move, by the fastest a box can send a particle. A
+ * substep's sweeps dispatch each colour's bands up to it only (BANDS): before its band a pair
+ * stays open. The bound covers one strike within the step, not a chain of them (a ball struck
+ * by one that was itself struck in the step), as the step's choice of pairs (formula.reach) does
+ * not; a pair that keeps its warm start is of band 0.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { header, writeArgs } from './common.wgsl.js';
@@ -123,16 +125,26 @@ ${workPair('k')}
   let s = state[here];
   let u = contacts[e].nbr;
   if ((s & COLOURED_BIT) != 0u) {
-    // The band (formula.band): the particles' speeds with what gravity adds over the step and
-    // the fastest a box can send a particle, for each.
+    // The band (formula.band), from each moving particle's speed and how fast a strike may send
+    // it (colourStart), with what gravity adds over the step and the fastest a box can send a
+    // particle, for each; a pair that keeps its warm start is solved from the first substep.
     let sphere = sorted[t];
     let q = sorted[u];
     let d = q.xyz - sphere.xyz;
     let gap = sqrt(dot(d, d)) - (sphere.w + q.w);
+    let bu = bodies[u].v;
+    let struckT = bitcast<f32>(atomicLoad(&masks[MASK_WORDS * t + MASK_STRUCK]));
+    var speedU = 0.0;
+    if (bu.w > 0.0) {
+      speedU = length(bu.xyz) + bitcast<f32>(atomicLoad(&masks[MASK_WORDS * u + MASK_STRUCK]));
+    }
     let lift = 2.0 * (params.boxSpeed + length(params.gravity) * params.frameDt);
-    let speed = length(bodies[t].v.xyz) + lift + length(bodies[u].v.xyz);
+    let speed = ((length(bodies[t].v.xyz) + struckT) + speedU) + lift;
     let lastBand = f32(min(BANDS, params.substeps) - 1u);
-    let band = u32(${formula.band('gap', 'speed', 'lastBand')});
+    var band = min(u32(${formula.band('gap', 'speed', 'lastBand')}), BANDS - 1u);
+    if (any(contacts[e].impulse != vec4f(0.0))) {
+      band = 0u;
+    }
     state[here] = s | (band << ${BAND_SHIFT}u);
     atomicAdd(&table[TABLE_COUNTS + (s & 0xffu) * BANDS + band], 1u);
     return;

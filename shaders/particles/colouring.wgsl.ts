@@ -9,7 +9,8 @@
  * moving one's (a sleeper's or a static particle's entries are not prepared). A particle of
  * inverse mass 0 is never written by a pair, so two pairs that share only it may share a colour.
  *
- * The colouring is speculative, in COLOUR_ROUNDS rounds of two passes over the busy particles:
+ * The colouring is speculative, in COLOUR_ROUNDS rounds of two passes, a thread a pair of the
+ * step's pair list (`work`: in a round after the first, the pairs whose picks lost):
  *   colourTentative  each uncoloured pair picks, by a hash of its priority and the round, one of
  *                    the colours neither of its moving particles has yet, and claims it at both
  *                    (an atomicMax of the round and the pair's priority: MASK.claims)
@@ -20,15 +21,17 @@
  * or a crowd that kept picking alike) are not lost: they are the overflow, solved after the
  * colours by Jacobi sweeps with mass splitting among the overflow pairs (pairs.wgsl.ts).
  * Around the rounds:
- *   colourStart      per busy particle: its masks cleared; each pair it owns marked uncoloured,
- *                    with its mirror (the partner's entry of the pair, which the solve keeps equal)
- *   colourCount      per colour the pairs, and the overflow: its entries marked, its particles
- *                    counted and listed
+ *   colourStart      per busy particle: its masks cleared, how fast a strike may send it; each
+ *                    pair it owns marked uncoloured, with its mirror (the partner's entry of the
+ *                    pair, which the solve keeps equal), and listed in `work`
+ *   colourCount      per listed pair: a coloured one counted in its colour and band; an
+ *                    uncoloured one the overflow's: its entries marked, its particles counted
+ *                    and listed (colourPlan.wgsl.ts has these and the two below)
  *   colourPlan       (one thread) each colour's range of the pair list and its dispatch arguments
- *   colourScatter    each coloured pair (its entry and owner) into its colour's range
- * Every choice depends on the pairs' ids, masks and states only (atomicOr of colour bits and
- * counts: no float atomics), so two runs colour alike; the order of pairs within a colour's
- * range varies, which changes nothing (a colour's pairs share no moving particle).
+ *   colourScatter    each coloured pair (its entry and owner) into its colour's range, by band
+ * Every choice depends on the pairs' ids, masks and states only (integer atomics: no float
+ * atomics), so two runs colour alike; the order of pairs within a colour's range varies, which
+ * changes nothing (a colour's pairs share no moving particle).
  *
  * An entry's state (`state`, by entry within the step's half): NONE, or for the pair of an owner
  * (MIRROR_BIT clear on the owner's entry, set on the mirror): UNCOLOURED, a tentative colour with
@@ -87,10 +90,12 @@ export const workWords = (entryCapacity: number): number => (WORK_ITEM + 2) * en
 /**
  * A particle's words in `masks` (by bucket position): the colours of its pairs, its overflow
  * pairs, for each round's parity the colours that two of this round's picks at the particle made
- * with the same claim (below: only then does the resolution look at its list), and per colour
- * the claim, the highest of this round's picks of that colour at the particle.
+ * with the same claim (below: only then does the resolution look at its list), how fast a strike
+ * may send it (f32 bits: (1 + e) × the fastest approach of a partner it lists, for the bands:
+ * colourPlan.wgsl.ts), and per colour the claim, the highest of this round's picks of that
+ * colour at the particle.
  */
-export const MASK = { colours: 0, overflow: 1, ties: 2, claims: 4, words: 4 + PALETTE } as const;
+export const MASK = { colours: 0, overflow: 1, ties: 2, struck: 4, claims: 5, words: 5 + PALETTE } as const;
 
 /**
  * A pick's claim at each of its moving particles: the round (from 1) in the top CLAIM_ROUND_BITS,
@@ -142,6 +147,7 @@ const MASK_COLOURS: u32 = ${MASK.colours}u;
 const MASK_OVERFLOW: u32 = ${MASK.overflow}u;
 const MASK_TIES: u32 = ${MASK.ties}u;
 const MASK_CLAIMS: u32 = ${MASK.claims}u;
+const MASK_STRUCK: u32 = ${MASK.struck}u;
 const CLAIM_ROUND_BITS: u32 = ${CLAIM_ROUND_BITS}u;
 const TABLE_LIST: u32 = ${TABLE.list}u;
 
@@ -299,16 +305,24 @@ ${busyParticle}
   ${listOf('t', 'my')}
   let first = myFirst;
   let last = myLast;
-  // Its owned pairs counted first, so that one atomic reserves their places in the list.
+  // Its owned pairs counted first, so that one atomic reserves their places in the list; and the
+  // fastest approach of a partner (along the first prepare's normal), for the strike's bound.
   var owned = 0u;
+  var approach = 0.0;
   if (wt > 0.0) {
+    let vt = bodies[t].v.xyz;
     for (var e = first; e < last; e++) {
       let u = contacts[e].nbr;
-      if (u < DORMANT_BIT && (t < u || bodies[u].v.w == 0.0)) {
-        owned++;
+      if (u < DORMANT_BIT) {
+        let bu = bodies[u].v;
+        approach = max(approach, -dot(bu.xyz - vt, contacts[e].normal.xyz));
+        if (t < u || bu.w == 0.0) {
+          owned++;
+        }
       }
     }
   }
+  masks[MASK_WORDS * t + MASK_STRUCK] = bitcast<u32>((1.0 + params.restitution) * approach);
   var at = 0u;
   if (owned > 0u) {
     at = atomicAdd(&table[TABLE_WORK], owned);

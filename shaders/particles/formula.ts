@@ -38,12 +38,12 @@ export const formula = {
     `((${gap}) + (${vn0}) * params.dt <= ${KEEP_OPENING} * (abs(${gap}) + abs((${vn0}) * params.dt) + (${r})))`,
   /**
    * The band of a pair (a gap, the sum of its moving particles' speed bounds), as an f32: the first
-   * substep in which the pair may close, at those speeds (gap − margin ≤ speed·h·(band + 1)), at
+   * substep in which the pair may close at those speeds (gap − margin ≤ speed·h·(band + 1)), at
    * most `last`. A pair within the margin is of band 0, and one whose particles do not move of
-   * the last. The twin computes it in f32 alike (src/reference/particles/colouring.ts).
+   * the last. The twin computes it in f32 in the same order (src/reference/particles/colouring.ts).
    */
   band: (gap: string, speed: string, last: string): string =>
-    `select(select(min(ceil((${gap} - params.margin) / (${speed} * params.dt)) - 1.0, ${last}), ${last}, ${speed} * params.dt <= 0.0), 0.0, ${gap} - params.margin <= ${speed} * params.dt)`,
+    `select(select(min(ceil(((${gap}) - params.margin) / ((${speed}) * params.dt)) - 1.0, ${last}), ${last}, (${speed}) * params.dt <= 0.0), 0.0, (${gap}) - params.margin <= (${speed}) * params.dt)`,
   /**
    * The pseudo-velocity a contact's position correction aims at: percent of the overlap beyond
    * slop per substep, at most maxPushSpeed; negative (a gap that may close) when shallower.

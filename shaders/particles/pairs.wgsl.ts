@@ -2,8 +2,8 @@
  * The sweeps over a step's coloured pairs (colouring.wgsl.ts colours them; solver.wgsl.ts has the
  * overview). Per sweep, on one bodies buffer, in place:
  *   pairSolve       one dispatch per colour: each pair of the colour whose band the substep
- *                   has reached (colourPlan.wgsl.ts: a later pair cannot close yet), from its
- *                   owner's entry, solves its accumulated, clamped impulses (normal, Coulomb
+ *                   has reached (colourPlan.wgsl.ts: the first substep in which the pair may
+ *                   close), from its owner's entry, solves its accumulated, clamped impulses (normal, Coulomb
  *                   friction, and the position correction's on the pseudo-velocities) with both
  *                   particles' whole masses, and applies them to both at once (Gauss–Seidel: the
  *                   next colour sees them); the mirror entry gets the same impulses

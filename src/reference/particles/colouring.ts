@@ -68,15 +68,34 @@ const popcount = (x: number): number => {
 };
 
 /**
- * The band of the pair of positions t and u (colourPlan.wgsl.ts, pairBand; formula.band): the
- * first substep in which it may close at its particles' speeds (the first prepare's), raised by
- * gravity's change over the step and the fastest a box can send a particle, both for each.
+ * How fast a strike may send the particle at t (colourStart's MASK.struck): (1 + e) × the fastest
+ * approach of a partner it lists, along the first prepare's normal.
  */
-export function pairBand(state: StepState, t: number, u: number): number {
+export function struckSpeed(state: StepState, contacts: Contacts, t: number): number {
+  const { body, settings } = state;
+  let approach = 0;
+  for (const c of contacts.lists[t]) {
+    if (c.dormant) continue;
+    const rel = [0, 1, 2].map((a) => f32(body[8 * c.nbr + a] - body[8 * t + a]));
+    approach = Math.max(approach, f32(-dot(rel, c.n)));
+  }
+  return f32(f32(1 + settings.restitution) * approach);
+}
+
+/**
+ * The band of the pair of positions t and u (colourCount, formula.band): the first substep in
+ * which it may close at its moving particles' speeds (the first prepare's), each raised by how
+ * fast a strike may send it (`struck`, by position), and by gravity's change over the step and
+ * the fastest a box can send a particle, for each; 0 for a pair that keeps its warm start.
+ */
+export function pairBand(state: StepState, t: number, u: number, entry: Entry, struck: Float32Array): number {
   const { settings: s, body } = state;
+  if (entry.impulse.some((x) => x !== 0)) return 0;
   const gap = gapOf(posOf(state, t), posOf(state, u));
-  const own = f32(f32(length(body.subarray(8 * t, 8 * t + 3))) + f32(length(body.subarray(8 * u, 8 * u + 3))));
-  const speed = f32(own + f32(2 * f32(s.boxSpeed + f32(s.gravityLength * s.frameDt))));
+  const speedOf = (k: number) => f32(f32(length(body.subarray(8 * k, 8 * k + 3))) + struck[k]);
+  const speedU = body[8 * u + 3] > 0 ? speedOf(u) : 0;
+  const lift = f32(2 * f32(s.boxSpeed + f32(s.gravityLength * s.frameDt)));
+  const speed = f32(f32(speedOf(t) + speedU) + lift);
   const last = Math.min(BANDS, s.substeps) - 1;
   const over = f32(gap - s.margin);
   const reach = f32(speed * s.h);
@@ -138,13 +157,15 @@ export function colourPairs(state: StepState, contacts: Contacts, rounds = COLOU
       if (moving(p.u)) masks[p.u] |= 1 << p.colour;
     }
   }
+  const struck = new Float32Array(n);
+  for (let t = 0; t < n; t++) if (moving(t)) struck[t] = struckSpeed(state, contacts, t);
   const byColour: Pair[][] = Array.from({ length: PALETTE }, () => []);
   const overflow = new Set<Entry>();
   const overflowCount = new Uint32Array(n);
   let overflowPairs = 0;
   for (const p of pairs) {
     if (p.colour >= 0) {
-      p.band = pairBand(state, p.t, p.u);
+      p.band = pairBand(state, p.t, p.u, p.entry, struck);
       byColour[p.colour].push(p);
       continue;
     }
