@@ -94,7 +94,7 @@ export class SolverBuffers {
   readonly colourWork: GrowableBuffer;
   /** The entries a half the per-entry buffers hold (ensureEntries): the most pairs a step colours. */
   entries = 0;
-  /** Per particle in bucket order: its colour masks and its overflow pairs (MASK.words u32). */
+  /** Per particle in bucket order: its colour masks, overflow pairs, strike speed and claims (MASK.words u32). */
   readonly masks: GPUBuffer;
   /** The colour table: counts, cursors, ranges, the overflow's count and particles (TABLE). */
   readonly colourTable: GPUBuffer;
