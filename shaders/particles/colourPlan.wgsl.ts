@@ -10,9 +10,9 @@
  * strike may send it ((1 + e) × the fastest approach of a partner it lists: colourStart), by what
  * gravity adds in the step and, while boxes move, by the fastest a box can send a particle. A
  * substep's sweeps dispatch each colour's bands up to it only (BANDS): before its band a pair
- * stays open. The bound covers one strike within the step, not a chain of them (a ball struck
- * by one that was itself struck in the step), as the step's choice of pairs (formula.reach) does
- * not; a pair that keeps its warm start is of band 0.
+ * stays open. The bound covers a strike by one partner along its normal, not a particle
+ * squeezed by several at once nor a chain of strikes within the step, as the step's choice of
+ * pairs (formula.reach) does not either; a pair that keeps its warm start is of band 0.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { header, writeArgs } from './common.wgsl.js';
