@@ -106,6 +106,12 @@ export const settleThread = { index: 'k', bound: 'start[2u * params.count + 2u]'
 export const settleParticle = /* wgsl */ `  let t = start[2u * params.count + 3u + k];`;
 
 /**
+ * Each particle's strike bound (particleSplit writes it, the first prepare reads it: f32 bits),
+ * after the settle list in the contact starts' scratch: at start[3·count + 3 + t].
+ */
+export const strikeOf = (t: string): string => `start[3u * params.count + 3u + ${t}]`;
+
+/**
  * Writes indirect dispatch arguments (x, y, 1) covering `threads` threads at word `at` of `args`,
  * folded as dispatchFolded does (src/gpu/dispatch.ts). Needs `args` (array<u32>) and `params`.
  */

@@ -20,7 +20,23 @@ export const formula = {
    * its list already holds).
    */
   reach: (sphere: string, body: string): string =>
-    `max(min(length(${body}.xyz) * params.frameDt, ${sphere}.w), select(0.0, min(params.boxSpeed * params.frameDt, ${STRUCK_REACH} * ${sphere}.w), ${body}.w > 0.0))`,
+    `max(min(length(${body}.xyz) * params.frameDt, ${sphere}.w), ${formula.struck(sphere, body)})`,
+  /**
+   * How far a kinematic box may send a moving particle within the step, at most STRUCK_REACH of
+   * its radius (its reach's floor: formula.reach); 0 for a static one.
+   */
+  struck: (sphere: string, body: string): string =>
+    `select(0.0, min(params.boxSpeed * params.frameDt, ${STRUCK_REACH} * ${sphere}.w), ${body}.w > 0.0)`,
+  /**
+   * How near a listed pair (spheres, bodies at the step's start, strike bounds) must be to take
+   * part in the step's solve, beyond the margin: the most it may close in the step at its
+   * relative speed, plus gravity's where only one of them moves, plus both strike bounds (the
+   * most a contact of the step may change either's speed: particleSplit), plus how far a
+   * kinematic box may send each; at most both reaches (what the lists were found for). Symmetric
+   * bit for bit: both particles of a pair compute the same.
+   */
+  pairReach: (s: string, bs: string, strikeS: string, q: string, bq: string, strikeQ: string): string =>
+    `min((length(${bq}.xyz - ${bs}.xyz) + select(0.0, length(params.gravity) * params.frameDt, (${bs}.w > 0.0) != (${bq}.w > 0.0)) + (${strikeS} + ${strikeQ})) * params.frameDt + (${formula.struck(s, bs)} + ${formula.struck(q, bq)}), ${formula.reach(s, bs)} + ${formula.reach(q, bq)})`,
   /**
    * The normal velocity a contact's solve aims at, from the gap and the approach speed vn0
    * before the solve (vn0 < 0: approaching). A contact that closes within this substep faster

@@ -6,7 +6,7 @@
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { integrateStatements } from './substep.wgsl.js';
-import { header, writeArgs } from './common.wgsl.js';
+import { header, writeArgs, strikeOf } from './common.wgsl.js';
 import { LIST_ARGS } from './layout.js';
 import { bindings, uniform, readOnly, readWrite, entry, ONE_THREAD } from '../../src/gpu/kernel.js';
 
@@ -18,6 +18,7 @@ export const splitBindings = bindings({
   bodiesA: readWrite('array<ParticleBody>'),
   bodiesB: readWrite('array<ParticleBody>'),
   walls: readOnly('array<ParticleWalls>'),
+  contacts: readOnly('array<ParticleContact>'),
   slots: readOnly('array<ParticleColliderContact>'),
 });
 
@@ -36,6 +37,14 @@ export const particleSplitEntry = entry({ name: 'particleSplit', index: 't', bou
  * other runs its whole step here, with the operations the prepare, the sweeps and the
  * integration would do with nothing to solve (so the result does not depend on the split), and
  * leaves its body in the buffer the solve ends in. A sleeper (particleSleep) is neither.
+ *
+ * It also writes each particle's strike bound (common.wgsl.ts, strikeOf), the most a contact it may meet in the
+ * step may change its speed, for the first prepare's choice of the step's pairs
+ * (formula.pairReach): (1 + e) times the fastest it approaches a listed partner it may touch
+ * within the step at that speed (gap ≤ margin + approach · dt), its speed plus the fastest box's
+ * if it has a collider contact, its speed if a wall is within reach; 0 for a static particle,
+ * a sleeper or a particle with nothing to solve. A bound of the first strike only: a particle
+ * struck by one that was struck in the same step may change speed more (docs/CONTRACT.md, "Sweeps").
  */
 export const particleSplitShader = () => wgsl`
 ${header()}
@@ -43,6 +52,7 @@ ${splitBindings.wgsl}
 
 ${particleSplitEntry.wgsl}
   let body = bodiesA[t];
+  atomicStore(&${strikeOf('t')}, 0u);
   if (body.p.w < 0.0) {
     // Asleep (particleSleep wrote its bodies): nothing to do.
     return;
@@ -56,23 +66,46 @@ ${particleSplitEntry.wgsl}
   let last = params.entryBase + min(atomicLoad(&start[t + 1u]), params.entryCapacity);
   let id = sortedId[t];
   var busy = truncated || last > first;
+  var boxed = false;
   if (params.boxCount + params.meshCount > 0u) {
     // A collider contact this step (colliderList).
-    busy = busy || slots[(params.rangeBase + id) * params.boxSlots].box != EMPTY_SLOT;
+    boxed = slots[(params.rangeBase + id) * params.boxSlots].box != EMPTY_SLOT;
   }
+  var walled = false;
   if (params.bounded != 0u) {
     let wall = walls[id];
-    busy = busy || wall.impulseX.y != 0.0 || wall.impulseY.y != 0.0 || wall.impulseZ.y != 0.0;
+    walled = wall.impulseX.y != 0.0 || wall.impulseY.y != 0.0 || wall.impulseZ.y != 0.0;
     if (w > 0.0) {
       let travel = (length(body.v.xyz) + length(params.gravity) * params.frameDt) * params.frameDt;
       let low = (s.xyz - vec3f(s.w)) - params.boundsMin;
       let high = params.boundsMax - (s.xyz + vec3f(s.w));
       let gap = min(low, high);
       let rounding = 1e-4 * (abs(gap) + vec3f(s.w + travel)) + 1e-5 * (abs(s.xyz) + abs(params.boundsMin) + abs(params.boundsMax));
-      busy = busy || any(gap <= vec3f(2.0 * params.margin + 2.0 * travel) + rounding);
+      walled = walled || any(gap <= vec3f(2.0 * params.margin + 2.0 * travel) + rounding);
     }
   }
+  busy = busy || boxed || walled;
   if (busy) {
+    if (w > 0.0) {
+      let vt = body.v.xyz;
+      var fastest = select(0.0, length(vt), walled);
+      if (boxed) {
+        fastest = length(vt) + params.boxSpeed;
+      }
+      for (var e = first; e < last; e++) {
+        let u = contacts[e].nbr & ~DORMANT_BIT;
+        let q = sorted[u];
+        let rel = bodiesA[u].v.xyz - vt;
+        let d = q.xyz - s.xyz;
+        let dist = sqrt(dot(d, d));
+        // Coincident centres: any direction.
+        let approach = select(length(rel), -dot(rel, d) / dist, dist > 0.0);
+        if (dist - (s.w + q.w) <= params.margin + approach * params.frameDt) {
+          fastest = max(fastest, approach);
+        }
+      }
+      atomicStore(&${strikeOf('t')}, bitcast<u32>((1.0 + params.restitution) * fastest));
+    }
     let k = atomicAdd(&start[params.count + 1u], 1u);
     atomicStore(&start[params.count + 2u + k], t);
     return;

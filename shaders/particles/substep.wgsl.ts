@@ -6,7 +6,16 @@
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { formula } from './formula.js';
-import { header, active, busyThread, busyParticle, settleThread, settleParticle, coneScale } from './common.wgsl.js';
+import {
+  header,
+  active,
+  busyThread,
+  busyParticle,
+  settleThread,
+  settleParticle,
+  coneScale,
+  strikeOf,
+} from './common.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, type BindingSpec } from '../../src/gpu/kernel.js';
 
 /** The prepare's bindings. */
@@ -181,7 +190,8 @@ ${particlePrepareEntry.wgsl}
   var splits = 0u;
 #endif
 #if ${first}
-  let reach = ${formula.reach('s', 'bodiesIn[t].v')};
+  let bt = bodiesIn[t].v;
+  let strikeT = bitcast<f32>(atomicLoad(&${strikeOf('t')}));
   var touching = 0u;
 #endif
   { // for (var e = first; e < last; e++), tested at the bottom (forLoop, common.wgsl.ts)
@@ -203,7 +213,7 @@ ${particlePrepareEntry.wgsl}
         if (gap <= 0.0 && t < u) {
           touching += 1u;
         }
-        if (!${active('gap', `(reach + ${formula.reach('q', 'qb')})`)}) {
+        if (!${active('gap', formula.pairReach('s', 'bt', 'strikeT', 'q', 'qb', `bitcast<f32>(atomicLoad(&${strikeOf('u')}))`))}) {
           // Out of this step's solve, with no impulse to carry into a later step.
           contacts[e].nbr = u | DORMANT_BIT;
           contacts[e].impulse = vec4f(0.0);

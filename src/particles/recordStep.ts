@@ -314,6 +314,7 @@ export class StepRecorder {
         bodiesA: A,
         bodiesB: B,
         walls: b.walls,
+        contacts,
         slots: b.slots.buffer,
       }),
     );

@@ -67,6 +67,7 @@ import { particlePrepare, particleIntegrate } from './particles/solve.js';
 import { colourPairs, colouredSweeps, type Colouring } from './particles/colouring.js';
 import { COLOUR_ROUNDS } from '../particles/step.js';
 import { particleSleep, particleWriteBack } from './particles/sleep.js';
+import { particleActivate } from './particles/activate.js';
 
 export type { StepParams } from '../particles/step.js';
 export { coincidentNormal, pairGeometry, boxGeometry, type Geometry, type BoxGeometry } from './particles/geometry.js';
@@ -170,6 +171,7 @@ export class ParticleSolverTwin {
     const walls: [Wall, Wall, Wall][] = [];
     for (let t = 0; t < n; t++) walls.push(this.walls.get(state.order[t]) ?? [noWall(), noWall(), noWall()]);
     const contacts: Contacts = { lists: found.lists, slotsOf, walls, asleep: sleep.asleep };
+    particleActivate(state, contacts);
     let colouring: Colouring | null = null;
     for (let sub = 0; sub < p.substeps; sub++) {
       particlePrepare(state, contacts);

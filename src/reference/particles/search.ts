@@ -14,7 +14,6 @@ import {
   reachOf,
   reachFor,
   gapOf,
-  active,
   type Entry,
   type Rest,
   type Settings,
@@ -188,7 +187,7 @@ export function particleFill(
         const warm = previous.find((e) => e.id === other);
         list.push({
           nbr: u,
-          dormant: !active(settings, gap, pairReach),
+          dormant: false, // particleActivate decides
           id: other,
           impulse: warm ? [...warm.impulse] : [0, 0, 0, 0],
           n: coincidentNormal(id, other),
@@ -205,15 +204,13 @@ export function particleFill(
   return { lists, touching, entries, anchors };
 }
 
-/** particleCarry: the last lists, impulses and all, each entry active or dormant by where the pair is now. */
+/** particleCarry: the last lists, impulses and all (particleActivate then decides which take part in the step). */
 export function particleCarry(state: StepState, lists: Entry[][]): Found {
   let touching = 0;
   let entries = 0;
   for (let t = 0; t < state.n; t++) {
-    const reach = reachOf(state, t);
     for (const c of lists[t]) {
       const gap = gapOf(posOf(state, t), posOf(state, c.nbr));
-      c.dormant = !active(state.settings, gap, f32(reach + reachOf(state, c.nbr)));
       if (gap <= 0 && t < c.nbr) touching++;
     }
     entries += lists[t].length;

@@ -4,7 +4,7 @@
  */
 import { SLEEP_OVERLAP } from '../../particles/step.js';
 import { f32, length } from './geometry.js';
-import { MAX_SLEEP_TIME, posOf, reachOf, gapOf, active, type Entry, type StepState } from './state.js';
+import { MAX_SLEEP_TIME, posOf, gapOf, type Entry, type StepState } from './state.js';
 
 /** Who sleeps this step. */
 export interface Sleep {
@@ -68,16 +68,6 @@ export function particleSleep(state: StepState, lists: Entry[][]): Sleep {
       if ((rest.slept[id] && rest.slept[c.id] && id > c.id) || rest.isStatic[c.id]) continue;
       const back = lists[c.nbr].find((e) => e.id === id);
       if (back) c.impulse = [back.impulse[0], -back.impulse[1], -back.impulse[2], -back.impulse[3]];
-    }
-  }
-  // The first prepare of a busy particle judges its entries active or dormant with the
-  // reaches of the bodies it reads: a sleeper's is 0.
-  if (sleeping > 0) {
-    for (let t = 0; t < n; t++) {
-      if (asleep[t]) continue;
-      const reach = reachOf(state, t);
-      for (const c of lists[t])
-        c.dormant = !active(settings, gapOf(posOf(state, t), posOf(state, c.nbr)), f32(reach + reachOf(state, c.nbr)));
     }
   }
   return { asleep, deep, sleeping };
