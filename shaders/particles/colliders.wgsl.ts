@@ -353,12 +353,25 @@ ${colliderListEntry.wgsl}
 }
 `;
 
-export const colliderPrepareEntry = entry({ name: 'colliderPrepare', index: 'k', bound: 'start[params.count + 1u]' });
+/**
+ * The boxed list: the busy particles with a collider contact this step (particleSplit appends
+ * them), in the contact starts' scratch after the strike bounds (common.wgsl.ts, strikeOf): its
+ * length at start[4·count + 3], its particles after it. colliderPrepare walks it, thread k
+ * taking boxed particle k.
+ */
+export const boxedList = {
+  length: 'start[4u * params.count + 3u]',
+  at: (k: string): string => `start[4u * params.count + 4u + ${k}]`,
+} as const;
+
+export const colliderPrepareEntry = entry({ name: 'colliderPrepare', index: 'k', bound: boxedList.length });
 
 /**
- * A substep's collider contacts of busy particle t (the geometry, aims and warm start, as
- * particlePrepare's for particle pairs, the box's velocity in place of the partner's). Leaves
- * (the warm start's velocity change, the contact count) in bodies[t].p for particlePrepare.
+ * A substep's collider contacts of boxed particle t (common.wgsl.ts, boxedThread: the geometry,
+ * aims and warm start, as particlePrepare's for particle pairs, the box's velocity in place of
+ * the partner's). Leaves (the warm start's velocity change, the contact count) in bodies[t].p
+ * for particlePrepare; every other busy particle's is 0 there (the gather's, or the last
+ * integration's).
  */
 export const colliderPrepareShader = ({ meshes }: { meshes: boolean }) => wgsl`
 ${header()}
@@ -371,7 +384,7 @@ ${triangleGeometry}
 ${colliderPrepareBindings.wgsl}
 
 ${colliderPrepareEntry.wgsl}
-  let t = start[params.count + 2u + k];
+  let t = ${boxedList.at('k')};
   let h = params.dt;
   let s = sorted[t];
   let id = sortedId[t];

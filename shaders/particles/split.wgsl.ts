@@ -8,6 +8,7 @@ import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { integrateStatements } from './substep.wgsl.js';
 import { header, writeArgs, strikeOf } from './common.wgsl.js';
 import { LIST_ARGS } from './layout.js';
+import { boxedList } from './colliders.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, ONE_THREAD } from '../../src/gpu/kernel.js';
 
 export const splitBindings = bindings({
@@ -108,6 +109,10 @@ ${particleSplitEntry.wgsl}
     }
     let k = atomicAdd(&start[params.count + 1u], 1u);
     atomicStore(&start[params.count + 2u + k], t);
+    if (boxed) {
+      let j = atomicAdd(&${boxedList.length}, 1u);
+      atomicStore(&${boxedList.at('j')}, t);
+    }
     return;
   }
   // Nothing to solve all step: each substep's prepare (gravity, no impulse), sweeps (no
@@ -170,6 +175,11 @@ ${busyArgsBindings.wgsl}
 ${writeArgs}
 
 ${particleBusyArgsEntry.wgsl}
-  writeArgs(${LIST_ARGS[list]}u, start[${list === 'busy' ? 'params.count + 1u' : '2u * params.count + 2u'}]);
+#if ${list === 'busy'}
+  writeArgs(${LIST_ARGS.busy}u, start[params.count + 1u]);
+  writeArgs(${LIST_ARGS.boxed}u, ${boxedList.length});
+#else
+  writeArgs(${LIST_ARGS.settle}u, start[2u * params.count + 2u]);
+#endif
 }
 `;

@@ -91,7 +91,6 @@ function prepareWall(axis: number): string {
         dv.${a} -= w * c.x * side;
         dv.${b} -= w * c.z;
         dv.${c} -= w * c.w;
-        splits += 1u;
       }
     }
     wall.${FIELD[axis]} = c;
@@ -180,14 +179,12 @@ ${particlePrepareEntry.wgsl}
   let first = params.entryBase + min(atomicLoad(&start[t]), params.entryCapacity);
   let last = params.entryBase + min(atomicLoad(&start[t + 1u]), params.entryCapacity);
 #if ${colliders}
-  // colliderPrepare's warm start and contact count (it ran just before, over the same particles).
+  // colliderPrepare's warm start and contact count (it ran just before, over the boxed particles).
   var dv = bodiesIn[t].p.xyz;
-  var splits = u32(bodiesIn[t].p.w);
-  let boxed = splits > 0u;
+  let boxed = bodiesIn[t].p.w > 0.0;
 #else
   let boxed = false;
   var dv = vec3f(0.0);
-  var splits = 0u;
 #endif
 #if ${first}
   let bt = bodiesIn[t].v;
@@ -233,7 +230,6 @@ ${particlePrepareEntry.wgsl}
         contacts[e] = ParticleContact(impulse, vec4f(n, ${formula.push('gap')}), u, c.id, aim, 0.0);
         // The impulse on this particle is −(λn·n + λt): the partner's is its opposite.
         dv -= w * (impulse.x * n + impulse.yzw);
-        splits += 1u;
         continuing {
           e++;
           break if !(e < last);
@@ -263,7 +259,7 @@ ${particlePrepareEntry.wgsl}
     atomicAdd(&stats.touching, touching);
   }
 #endif
-  bodiesOut[t] = ParticleBody(vec4f(v + dv, w), vec4f(0.0, 0.0, 0.0, f32(splits)));
+  bodiesOut[t] = ParticleBody(vec4f(v + dv, w), vec4f(0.0));
 }
 `;
 
@@ -396,7 +392,8 @@ ${settleParticle}
   var v1 = v;
   let vp1 = vp;
   ${integrateStatements}
-  bodies[t] = ParticleBody(vec4f(v1, w), vec4f(vp1, body.p.w));
+  // The pseudo-velocity spent: 0, which the next substep's prepare reads where colliderPrepare writes none.
+  bodies[t] = ParticleBody(vec4f(v1, w), vec4f(0.0));
 #else
   bodies[t] = ParticleBody(vec4f(v, w), vec4f(vp, body.p.w));
 #endif

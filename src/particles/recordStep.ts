@@ -123,13 +123,13 @@ export class StepRecorder {
     label: string,
     pipeline: GPUComputePipeline,
     group: GPUBindGroup,
-    over: 'all' | 'one' | 'on' | 'off' | 'busy' | 'settle' | 'wide' = 'all',
+    over: 'all' | 'one' | 'on' | 'off' | 'busy' | 'settle' | 'wide' | 'boxed' = 'all',
   ): void {
     const pass = this.encoder.beginComputePass(this.timer?.pass(label) ?? { label });
     setPipelineAndGroup(pass, pipeline, group);
     if (over === 'one') pass.dispatchWorkgroups(1);
     else if (!this.indirect || over === 'all') dispatchFolded(pass, this.workgroups, this.max);
-    else if (over === 'busy' || over === 'settle' || over === 'wide')
+    else if (over === 'busy' || over === 'settle' || over === 'wide' || over === 'boxed')
       pass.dispatchWorkgroupsIndirect(this.parts.buffers.busyArgs, 4 * LIST_ARGS[over]);
     else this.parts.buffers.gate.dispatch(pass, this.workgroups, this.max, over);
     pass.end();
@@ -302,7 +302,8 @@ export class StepRecorder {
         stats: b.stats,
       }),
     );
-    encoder.clearBuffer(b.start, 4 * (n + 1), 4);
+    encoder.clearBuffer(b.start, 4 * (n + 1), 4); // the busy list's length
+    encoder.clearBuffer(b.start, 4 * (4 * n + 3), 4); // the boxed list's (shaders/particles/colliders.wgsl.ts, boxedList)
     this.run(
       'particle split',
       pipelines.fixed.split,
@@ -358,7 +359,7 @@ export class StepRecorder {
             colliderVelocities: colliders.velocities,
             slotTriangles: b.slotTriangles.buffer,
           }),
-          'busy',
+          'boxed',
         );
       }
       this.encoder.clearBuffer(b.start, 4 * (2 * this.n + 2), 4); // the settle list's length

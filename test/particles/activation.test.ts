@@ -74,7 +74,10 @@ describe('the step’s pairs', () => {
       };
       const params = world.stepParams(DT);
       const twin = new ParticleSolverTwin();
-      let cpu = { spheres: spheres.slice(), velocities: velocities.slice() };
+      let cpu: { spheres: Float32Array; velocities: Float32Array } = {
+        spheres: spheres.slice(),
+        velocities: velocities.slice(),
+      };
       let worstGpu = 0;
       let worstTwin = 0;
       for (let step = 0; step < 3; step++) {
