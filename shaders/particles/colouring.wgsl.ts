@@ -313,12 +313,15 @@ ${busyParticle}
     let vt = bodies[t].v.xyz;
     for (var e = first; e < last; e++) {
       let u = contacts[e].nbr;
-      if (u < DORMANT_BIT) {
-        let bu = bodies[u].v;
-        approach = max(approach, -dot(bu.xyz - vt, contacts[e].normal.xyz));
-        if (t < u || bu.w == 0.0) {
-          owned++;
-        }
+      if (u >= DORMANT_BIT) {
+        // A run of dormant entries: on past it (the first prepare's link, substep.wgsl.ts).
+        e = bitcast<u32>(contacts[e].aim) - 1u;
+        continue;
+      }
+      let bu = bodies[u].v;
+      approach = max(approach, -dot(bu.xyz - vt, contacts[e].normal.xyz));
+      if (t < u || bu.w == 0.0) {
+        owned++;
       }
     }
   }

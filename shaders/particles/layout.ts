@@ -83,10 +83,12 @@ export const ParticleBody = defineStruct('ParticleBody', {
  * One entry of a particle's contact list (both particles of a pair hold one, bit-identical up to
  * the sign of the vectors): `impulse` is the accumulated normal impulse and, in yzw, the
  * accumulated friction impulse on the partner; `nbr` the partner's position in bucket order,
- * with the top bit (DORMANT_BIT) set while the pair is farther apart than a search without the
- * skin would list it (then the solve skips the entry), `id` the partner's index; `normal` the unit normal toward the partner (xyz) and the pseudo-velocity the
- * position correction aims at (w), both fixed for a substep (positions move only after its
- * sweeps); `aim` the normal velocity the solve aims at; `pseudo` the accumulated
+ * with the top bit (DORMANT_BIT) set while the pair takes no part in the step's solve (the
+ * first prepare decides: formula.pairReach; then the solve skips the entry), `id` the partner's
+ * index; `normal` the unit normal toward the partner (xyz) and the pseudo-velocity the position
+ * correction aims at (w), both fixed for a substep (positions move only after its sweeps); `aim`
+ * the normal velocity the solve aims at (in the first entry of a run of dormant entries: the
+ * bits of the entry after the run, for the later passes to skip it); `pseudo` the accumulated
  * position-correction impulse of this substep.
  */
 export const ParticleContact = defineStruct('ParticleContact', {

@@ -190,6 +190,10 @@ ${particlePrepareEntry.wgsl}
   let bt = bodiesIn[t].v;
   let strikeT = bitcast<f32>(atomicLoad(&${strikeOf('t')}));
   var touching = 0u;
+  // The first entry of the run of dormant entries the loop is in (last: none); each run's first
+  // entry gets the entry after the run (as the bits of its aim, unread in a dormant entry), so
+  // that the later prepares skip the run at once.
+  var run = last;
 #endif
   { // for (var e = first; e < last; e++), tested at the bottom (forLoop, common.wgsl.ts)
     var e = first;
@@ -199,6 +203,8 @@ ${particlePrepareEntry.wgsl}
         let c = contacts[e];
 #if ${!first}
         if (c.nbr >= DORMANT_BIT) {
+          // A run of dormant entries (the first prepare's): on past it.
+          e = bitcast<u32>(c.aim) - 1u;
           continue;
         }
 #endif
@@ -214,7 +220,14 @@ ${particlePrepareEntry.wgsl}
           // Out of this step's solve, with no impulse to carry into a later step.
           contacts[e].nbr = u | DORMANT_BIT;
           contacts[e].impulse = vec4f(0.0);
+          if (run == last) {
+            run = e;
+          }
           continue;
+        }
+        if (run != last) {
+          contacts[run].aim = bitcast<f32>(e);
+          run = last;
         }
 #endif
         let qv = qb.xyz + select(vec3f(0.0), params.gravity * h, qb.w > 0.0);
@@ -237,6 +250,11 @@ ${particlePrepareEntry.wgsl}
       }
     }
   }
+#if ${first}
+  if (run != last) {
+    contacts[run].aim = bitcast<f32>(last);
+  }
+#endif
   let walled = params.bounded != 0u && w > 0.0;
   // A particle away from every wall, with no wall contact from before, skips its wall record.
   var settles = boxed && w > 0.0;
