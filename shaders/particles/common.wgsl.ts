@@ -77,8 +77,8 @@ const MAX_SLEEP_TIME: f32 = 3.4028234663852886e38;
 `;
 
 /**
- * Whether a listed pair (gap, both reaches) takes part in this step's solve: what a search
- * without the skin would list. Both particles of a pair compute the same gap and sum, bit for bit.
+ * Whether a listed pair (gap, formula.pairReach) takes part in this step's solve. Both particles
+ * of a pair compute the same gap and reach, bit for bit.
  */
 export const active = (gap: string, pairReach: string): string => `(${gap} <= params.margin + ${pairReach})`;
 

@@ -23,9 +23,10 @@
  *                       previous step when the pair was listed then
  * or, when not:
  *   particleCarry       the previous step's lists, impulses and all, into this step's half
- * Searches list pairs within margin + skin; the step's first prepare marks an entry beyond the
- * margin (a pair a search without the skin would not list) dormant (DORMANT_BIT): the solve
- * skips it for the step.
+ * Searches list pairs within margin + skin + both reaches; the step's first prepare marks an
+ * entry dormant (DORMANT_BIT) unless the pair may close within the step at its relative speed and
+ * both particles' strike bounds (particleSplit; formula.pairReach): the solve skips it for the
+ * step, and the later passes skip each run of dormant entries at once.
  * Then:
  *   particleSleep       (unless sleep is off) a particle at rest for sleepTime whose listed
  *                       partners are all at rest that long, whose list lost no entry, and none
@@ -33,10 +34,12 @@
  *                       asleep: it stays where it is and is static (inverse mass 0, at rest) to
  *                       its partners for the step; one that slept in the last step and wakes
  *                       takes its partners' impulses for both entries of each of its pairs
- *   particleSplit       a particle with a list entry, or a wall within reach during the step, is
- *                       busy: appended to the busy list; any other (a sleeper aside) runs its
- *                       whole step here (the substeps' arithmetic with nothing to solve, so the
- *                       result is the same)
+ *   particleSplit       a particle with a list entry, a collider contact, or a wall within reach
+ *                       during the step, is busy: appended to the busy list (and, with a
+ *                       collider contact, to the boxed list colliderPrepare walks), with its
+ *                       strike bound, the most a contact of the step may change its speed; any
+ *                       other (a sleeper aside) runs its whole step here (the substeps'
+ *                       arithmetic with nothing to solve, so the result is the same)
  *   particleBusyArgs    (indirect dispatch only) the solve's dispatch arguments, from the busy count
  * Then per substep of h = dt / substeps, over the busy particles only (a thread past the busy
  * count returns at once: a direct dispatch covers every particle):

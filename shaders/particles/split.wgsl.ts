@@ -7,6 +7,7 @@
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { integrateStatements } from './substep.wgsl.js';
 import { header, writeArgs, strikeOf } from './common.wgsl.js';
+import { formula } from './formula.js';
 import { LIST_ARGS } from './layout.js';
 import { boxedList } from './colliders.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, ONE_THREAD } from '../../src/gpu/kernel.js';
@@ -42,7 +43,7 @@ export const particleSplitEntry = entry({ name: 'particleSplit', index: 't', bou
  * It also writes each particle's strike bound (common.wgsl.ts, strikeOf), the most a contact it may meet in the
  * step may change its speed, for the first prepare's choice of the step's pairs
  * (formula.pairReach): (1 + e) times the fastest it approaches a listed partner it may touch
- * within the step at that speed (gap ≤ margin + approach · dt), its speed plus the fastest box's
+ * within the step at that speed (gap ≤ margin + approach · dt, and within both reaches), its speed plus the fastest box's
  * if it has a collider contact, its speed if a wall is within reach; 0 for a static particle,
  * a sleeper or a particle with nothing to solve. A bound of the first strike only: a particle
  * struck by one that was struck in the same step may change speed more (docs/CONTRACT.md, "Sweeps").
@@ -89,6 +90,7 @@ ${particleSplitEntry.wgsl}
   if (busy) {
     if (w > 0.0) {
       let vt = body.v.xyz;
+      let reach = ${formula.reach('s', 'body.v')};
       var fastest = select(0.0, length(vt), walled);
       if (boxed) {
         fastest = length(vt) + params.boxSpeed;
@@ -96,12 +98,15 @@ ${particleSplitEntry.wgsl}
       for (var e = first; e < last; e++) {
         let u = contacts[e].nbr & ~DORMANT_BIT;
         let q = sorted[u];
-        let rel = bodiesA[u].v.xyz - vt;
+        let bu = bodiesA[u].v;
+        let rel = bu.xyz - vt;
         let d = q.xyz - s.xyz;
         let dist = sqrt(dot(d, d));
         // Coincident centres: any direction.
         let approach = select(length(rel), -dot(rel, d) / dist, dist > 0.0);
-        if (dist - (s.w + q.w) <= params.margin + approach * params.frameDt) {
+        // Within the step's reach of the pair too, as a search without the skin lists it: the
+        // skin changes no bound.
+        if (dist - (s.w + q.w) <= params.margin + min(approach * params.frameDt, reach + ${formula.reach('q', 'bu')})) {
           fastest = max(fastest, approach);
         }
       }

@@ -41,7 +41,7 @@ function walled(state: StepState, contacts: Contacts, t: number): boolean {
 /**
  * particleSplit's strike bounds, by position: for a moving particle awake this step, (1 + e)
  * times the fastest of its approach to a listed partner it may touch within the step at that
- * speed, its speed plus the fastest box's with a collider contact, its speed with a wall within
+ * speed (and within both reaches), its speed plus the fastest box's with a collider contact, its speed with a wall within
  * reach; 0 for any other.
  */
 export function particleStrikes(state: StepState, contacts: Contacts): Float32Array {
@@ -59,8 +59,8 @@ export function particleStrikes(state: StepState, contacts: Contacts): Float32Ar
       const d = sub3(q, s);
       const dist = f32(Math.sqrt(dot32(d, d)));
       const approach = dist > 0 ? f32(-dot32(rel, d) / dist) : length32(rel);
-      if (f32(dist - f32(s[3] + q[3])) <= f32(settings.margin + f32(approach * settings.frameDt)))
-        fastest = Math.max(fastest, approach);
+      const touchable = Math.min(f32(approach * settings.frameDt), f32(reachOf(state, t) + reachOf(state, c.nbr)));
+      if (f32(dist - f32(s[3] + q[3])) <= f32(settings.margin + touchable)) fastest = Math.max(fastest, approach);
     }
     strike[t] = f32((1 + settings.restitution) * fastest);
   }
