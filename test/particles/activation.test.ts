@@ -7,6 +7,7 @@
  */
 import { describe, it, expect } from 'vitest';
 import { useGpu } from '../support/gpu.js';
+import { deepestPairOverlap } from '../support/pile.js';
 import { createParticleWorld, defaultInverseMass } from '../../src/particles/index.js';
 import { ParticleSolverTwin } from '../../src/reference/particles.js';
 
@@ -36,20 +37,6 @@ function column(gap: number) {
 }
 
 const FLOOR = [COLUMNS / 2, -0.5, 0, COLUMNS, 0.5, 2, 0, 0, 0, 1];
-
-/** The deepest A–B overlap of a column, in radii (0 where none overlaps). */
-function deepest(spheres: Float32Array): number {
-  let worst = 0;
-  for (let k = 0; k < COLUMNS; k++) {
-    const d = Math.hypot(
-      spheres[8 * k + 4] - spheres[8 * k],
-      spheres[8 * k + 5] - spheres[8 * k + 1],
-      spheres[8 * k + 6] - spheres[8 * k + 2],
-    );
-    worst = Math.max(worst, (2 * R - d) / R);
-  }
-  return worst;
-}
 
 describe('the step’s pairs', () => {
   it('a ball that bounces off a box within the step stops short of the ball following it: the box contact counts in its strike bound', async () => {
@@ -83,8 +70,8 @@ describe('the step’s pairs', () => {
       for (let step = 0; step < 3; step++) {
         await world.step(DT);
         cpu = twin.step(cpu.spheres, cpu.velocities, params, world.plan!, colliders);
-        worstGpu = Math.max(worstGpu, deepest((await world.read()).spheres));
-        worstTwin = Math.max(worstTwin, deepest(cpu.spheres));
+        worstGpu = Math.max(worstGpu, deepestPairOverlap((await world.read()).spheres, R));
+        worstTwin = Math.max(worstTwin, deepestPairOverlap(cpu.spheres, R));
       }
       // Without A's box contact in its strike bound, B ends a whole radius into A.
       expect(worstGpu, 'GPU: deepest A–B overlap, in radii').toBeLessThan(0.02);

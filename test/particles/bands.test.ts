@@ -7,6 +7,7 @@
  */
 import { describe, it, expect } from 'vitest';
 import { useGpu } from '../support/gpu.js';
+import { deepestPairOverlap } from '../support/pile.js';
 import { createParticleWorld, defaultInverseMass } from '../../src/particles/index.js';
 import { ParticleSolverTwin } from '../../src/reference/particles.js';
 
@@ -43,20 +44,6 @@ function packed(velocities: Float32Array, spheres: Float32Array): Float32Array {
   return out;
 }
 
-/** The deepest overlap of a pair, in radii (0 where none overlaps). */
-function deepest(spheres: Float32Array): number {
-  let worst = 0;
-  for (let k = 0; k < PAIRS; k++) {
-    const d = Math.hypot(
-      spheres[8 * k + 4] - spheres[8 * k],
-      spheres[8 * k + 5] - spheres[8 * k + 1],
-      spheres[8 * k + 6] - spheres[8 * k + 2],
-    );
-    worst = Math.max(worst, (2 * R - d) / R);
-  }
-  return worst;
-}
-
 describe('the bands of a step’s pairs', () => {
   for (const speeds of [
     [3, 3],
@@ -80,8 +67,8 @@ describe('the bands of a step’s pairs', () => {
         const twin = new ParticleSolverTwin();
         const cpu = twin.step(spheres, packed(velocities, spheres), world.stepParams(DT), world.plan!);
         // No pair overlaps (one band late: 7.3% of a radius).
-        expect(deepest(gpuState.spheres), 'GPU').toBeLessThan(1e-3);
-        expect(deepest(cpu.spheres), 'twin').toBeLessThan(1e-3);
+        expect(deepestPairOverlap(gpuState.spheres, R), 'GPU').toBeLessThan(1e-3);
+        expect(deepestPairOverlap(cpu.spheres, R), 'twin').toBeLessThan(1e-3);
       } finally {
         world.destroy();
       }

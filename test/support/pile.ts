@@ -202,3 +202,20 @@ export function pileStatsText(s: PileStats): string {
   const g = (v: number): string => (Number.isFinite(v) ? Number(v.toPrecision(3)).toString() : String(v));
   return `sunk ${s.sunk}${s.nonFinite ? ` (${s.nonFinite} not finite)` : ''}, overlap max ${g(100 * s.maxOverlap)}% mean ${g(100 * s.meanOverlap)}% of r over ${s.touching} touching pairs, KE/particle ${g(s.kineticPerParticle)}, top ${g(s.top)}, lowest centre ${g(s.lowestCentre)}`;
 }
+
+/**
+ * The deepest overlap of the two-ball scenes laid side by side in `spheres` (balls 2k and 2k + 1,
+ * both of radius r), in radii (0 where none overlaps).
+ */
+export function deepestPairOverlap(spheres: Float32Array, r: number): number {
+  let worst = 0;
+  for (let k = 0; k < spheres.length / 8; k++) {
+    const d = Math.hypot(
+      spheres[8 * k + 4] - spheres[8 * k],
+      spheres[8 * k + 5] - spheres[8 * k + 1],
+      spheres[8 * k + 6] - spheres[8 * k + 2],
+    );
+    worst = Math.max(worst, (2 * r - d) / r);
+  }
+  return worst;
+}
