@@ -24,7 +24,8 @@
  *   colliderList      per particle: its found boxes in the order of their index (so the result
  *                     does not depend on the order the boxes' threads found them), each
  *                     warm-started with the impulse its contact with that box had in the last
- *                     step; a particle touching a moving box, gaining or losing a box, or
+ *                     step, and a box's normal and surface velocity now (for particleSplit's
+ *                     strike bound); a particle touching a moving box, gaining or losing a box, or
  *                     deeper in a box than slop + SLEEP_OVERLAP·r is not at rest (its time at
  *                     rest starts again, so it does not sleep, and wakes if asleep)
  * Per substep, over the busy particles (particleSplit makes one with a collider contact busy):
@@ -315,8 +316,15 @@ ${colliderListEntry.wgsl}
     // The collider: a box, or a mesh's triangle (its words after the found ids; k the mesh's collider).
     var k = box;
     var gap: f32;
+    // A box's normal (w = 1: a box) and surface velocity here, for particleSplit's strike bound;
+    // colliderPrepare writes them again each substep.
+    var normal = vec4f(0.0);
+    var surface = vec4f(0.0);
     if (box < params.boxCount) {
-      gap = boxGeometry(s, colliderPoses[3u * k].xyz, colliderPoses[3u * k + 1u].xyz, colliderPoses[3u * k + 2u]).gap;
+      let g = boxGeometry(s, colliderPoses[3u * k].xyz, colliderPoses[3u * k + 1u].xyz, colliderPoses[3u * k + 2u]);
+      gap = g.gap;
+      normal = vec4f(g.n, 1.0);
+      surface = vec4f(colliderVelocities[2u * k].xyz + cross(colliderVelocities[2u * k + 1u].xyz, g.point), 0.0);
     }
 #if ${meshes}
     else {
@@ -334,7 +342,7 @@ ${colliderListEntry.wgsl}
     if (isNew || moving || -gap - params.slop > SLEEP_OVERLAP * s.w) {
       wake = true;
     }
-    slots[mine + rank] = ParticleColliderContact(impulse, vec4f(0.0), vec4f(0.0), box + 1u, 0.0);
+    slots[mine + rank] = ParticleColliderContact(impulse, normal, surface, box + 1u, 0.0);
   }
   if (keep < params.boxSlots) {
     slots[mine + keep].box = EMPTY_SLOT;

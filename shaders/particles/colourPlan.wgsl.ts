@@ -5,9 +5,10 @@
  * (colourCount), each colour's range in the pair list and the dispatch arguments of the sweeps,
  * per band (colourPlan), and the pair list itself, each colour's pairs by band (colourScatter).
  *
- * A pair's band (formula.band) is the first substep in which it may close at its moving
- * particles' speed bounds: the speed the step's first prepare left each, raised by how fast a
- * strike may send it ((1 + e) × the fastest approach of a partner it lists: colourStart), by what
+ * A pair's band (formula.band) is the first substep in which it may close at its speed bound:
+ * the relative speed the step's first prepare left it (a static partner's velocity is 0), raised
+ * by how fast a strike may send each moving particle (colourStart: (1 + e) × the fastest approach
+ * of a partner it lists, or its strike bound from particleSplit, a box's included), by what
  * gravity adds in the step and, while boxes move, by the fastest a box can send a particle. A
  * substep's sweeps dispatch each colour's bands up to it only (BANDS): before its band a pair
  * stays open. The bound covers a strike by one partner along its normal, not a particle
@@ -125,21 +126,24 @@ ${workPair('k')}
   let s = state[here];
   let u = contacts[e].nbr;
   if ((s & COLOURED_BIT) != 0u) {
-    // The band (formula.band), from each moving particle's speed and how fast a strike may send
-    // it (colourStart), with what gravity adds over the step and the fastest a box can send a
-    // particle, for each; a pair that keeps its warm start is solved from the first substep.
+    // The band (formula.band), from the pair's relative speed and how fast a strike may send each
+    // moving particle (colourStart), with what gravity adds over the step and the fastest a box
+    // can send a particle, for each; a pair that keeps its warm start is solved from the first
+    // substep.
     let sphere = sorted[t];
     let q = sorted[u];
     let d = q.xyz - sphere.xyz;
     let gap = sqrt(dot(d, d)) - (sphere.w + q.w);
     let bu = bodies[u].v;
     let struckT = bitcast<f32>(atomicLoad(&masks[MASK_WORDS * t + MASK_STRUCK]));
-    var speedU = 0.0;
+    var struckU = 0.0;
+    var vu = vec3f(0.0);
     if (bu.w > 0.0) {
-      speedU = length(bu.xyz) + bitcast<f32>(atomicLoad(&masks[MASK_WORDS * u + MASK_STRUCK]));
+      vu = bu.xyz;
+      struckU = bitcast<f32>(atomicLoad(&masks[MASK_WORDS * u + MASK_STRUCK]));
     }
     let lift = 2.0 * (params.boxSpeed + length(params.gravity) * params.frameDt);
-    let speed = ((length(bodies[t].v.xyz) + struckT) + speedU) + lift;
+    let speed = ((length(bodies[t].v.xyz - vu) + struckT) + struckU) + lift;
     let lastBand = f32(min(BANDS, params.substeps) - 1u);
     var band = min(u32(${formula.band('gap', 'speed', 'lastBand')}), BANDS - 1u);
     if (any(contacts[e].impulse != vec4f(0.0))) {

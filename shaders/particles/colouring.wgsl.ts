@@ -39,7 +39,7 @@
  * entry, from colourCount on, the pair's band at bit 16: colourPlan.wgsl.ts), or OVERFLOW.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
-import { header, busyParticle, busyThread } from './common.wgsl.js';
+import { header, busyParticle, busyThread, strikeOf } from './common.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry } from '../../src/gpu/kernel.js';
 import { PALETTE, COLOUR_ROUNDS, BANDS } from '../../src/particles/step.js';
 
@@ -91,8 +91,8 @@ export const workWords = (entryCapacity: number): number => (WORK_ITEM + 2) * en
  * A particle's words in `masks` (by bucket position): the colours of its pairs, its overflow
  * pairs, for each round's parity the colours that two of this round's picks at the particle made
  * with the same claim (below: only then does the resolution look at its list), how fast a strike
- * may send it (f32 bits: (1 + e) × the fastest approach of a partner it lists, for the bands:
- * colourPlan.wgsl.ts), and per colour the claim, the highest of this round's picks of that
+ * may send it (f32 bits: (1 + e) × the fastest approach of a partner it lists, or its strike
+ * bound, common.wgsl.ts strikeOf, if larger; for the bands: colourPlan.wgsl.ts), and per colour the claim, the highest of this round's picks of that
  * colour at the particle.
  */
 export const MASK = { colours: 0, overflow: 1, ties: 2, struck: 4, claims: 5, words: 5 + PALETTE } as const;
@@ -306,7 +306,8 @@ ${busyParticle}
   let first = myFirst;
   let last = myLast;
   // Its owned pairs counted first, so that one atomic reserves their places in the list; and the
-  // fastest approach of a partner (along the first prepare's normal), for the strike's bound.
+  // fastest approach of a partner (along the first prepare's normal), for the strike's bound
+  // (at least particleSplit's, which counts its boxes too).
   var owned = 0u;
   var approach = 0.0;
   if (wt > 0.0) {
@@ -325,7 +326,7 @@ ${busyParticle}
       }
     }
   }
-  masks[MASK_WORDS * t + MASK_STRUCK] = bitcast<u32>((1.0 + params.restitution) * approach);
+  masks[MASK_WORDS * t + MASK_STRUCK] = bitcast<u32>(max((1.0 + params.restitution) * approach, bitcast<f32>(${strikeOf('t')})));
   var at = 0u;
   if (owned > 0u) {
     at = atomicAdd(&table[TABLE_WORK], owned);

@@ -186,7 +186,9 @@ export const ParticleStats = defineStruct('ParticleStats', {
  * the pseudo-velocity the position correction aims at (w); `surface` the box's velocity at the
  * contact point (xyz) and the normal velocity the solve aims at (w); `box` the collider's index
  * plus 1 (0, EMPTY_SLOT, ends a particle's slots: a cleared buffer is all empty); `pseudo` the accumulated position-correction impulse of
- * the substep. Geometry and aims are fixed for a substep (colliderPrepare).
+ * the substep. Geometry and aims are fixed for a substep (colliderPrepare). Between colliderList
+ * and the first colliderPrepare, a box's slot holds the normal (w = 1: a box; 0 for a triangle)
+ * and surface velocity where the list found it, for particleSplit's strike bound.
  */
 export const ParticleColliderContact = defineStruct('ParticleColliderContact', {
   impulse: 'vec4f',

@@ -43,8 +43,10 @@ export const particleSplitEntry = entry({ name: 'particleSplit', index: 't', bou
  * It also writes each particle's strike bound (common.wgsl.ts, strikeOf), the most a contact it may meet in the
  * step may change its speed, for the first prepare's choice of the step's pairs
  * (formula.pairReach): (1 + e) times the fastest it approaches a listed partner it may touch
- * within the step at that speed (gap ≤ margin + approach · dt, and within both reaches), its speed plus the fastest box's
- * if it has a collider contact, its speed if a wall is within reach; 0 for a static particle,
+ * within the step at that speed (gap ≤ margin + approach · dt, and within both reaches), its
+ * approach to each box it lists along the box's normal (colliderList's) plus gravity's over the
+ * step (its speed plus the fastest box's for a mesh's triangle), its speed if a wall is within
+ * reach; 0 for a static particle,
  * a sleeper or a particle with nothing to solve. A bound of the first strike only: a particle
  * struck by one that was struck in the same step may change speed more (docs/CONTRACT.md, "Sweeps").
  */
@@ -93,7 +95,20 @@ ${particleSplitEntry.wgsl}
       let reach = ${formula.reach('s', 'body.v')};
       var fastest = select(0.0, length(vt), walled);
       if (boxed) {
-        fastest = length(vt) + params.boxSpeed;
+        let base = (params.rangeBase + id) * params.boxSlots;
+        for (var i = 0u; i < params.boxSlots; i++) {
+          let c = slots[base + i];
+          if (c.box == EMPTY_SLOT) {
+            break;
+          }
+          // A box: its approach along the normal where colliderList found it, and gravity's
+          // over the step; a mesh's triangle: its speed and the fastest box's.
+          var approach = length(vt) + params.boxSpeed;
+          if (c.normal.w != 0.0) {
+            approach = max(dot(vt - c.surface.xyz, c.normal.xyz), 0.0) + length(params.gravity) * params.frameDt;
+          }
+          fastest = max(fastest, approach);
+        }
       }
       for (var e = first; e < last; e++) {
         let u = contacts[e].nbr & ~DORMANT_BIT;

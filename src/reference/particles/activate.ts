@@ -41,8 +41,9 @@ function walled(state: StepState, contacts: Contacts, t: number): boolean {
 /**
  * particleSplit's strike bounds, by position: for a moving particle awake this step, (1 + e)
  * times the fastest of its approach to a listed partner it may touch within the step at that
- * speed (and within both reaches), its speed plus the fastest box's with a collider contact, its speed with a wall within
- * reach; 0 for any other.
+ * speed (and within both reaches), its approach to a box it lists along the box's normal (plus
+ * gravity's over the step; its speed plus the fastest box's for a mesh's triangle), its speed
+ * with a wall within reach; 0 for any other.
  */
 export function particleStrikes(state: StepState, contacts: Contacts): Float32Array {
   const { n, body, settings } = state;
@@ -52,7 +53,16 @@ export function particleStrikes(state: StepState, contacts: Contacts): Float32Ar
     const s = posOf(state, t);
     const vt = body.subarray(8 * t, 8 * t + 3);
     let fastest = walled(state, contacts, t) ? length32(vt) : 0;
-    if (contacts.slotsOf[t].length > 0) fastest = f32(length32(vt) + settings.boxSpeed);
+    for (const c of contacts.slotsOf[t]) {
+      // A box: its approach along the normal where colliderList found it, and gravity's over the
+      // step; a triangle: the particle's speed and the fastest box's.
+      const approach = c.listed
+        ? f32(
+            Math.max(dot32(sub3(vt, c.listed.surface), c.listed.n), 0) + f32(settings.gravityLength * settings.frameDt),
+          )
+        : f32(length32(vt) + settings.boxSpeed);
+      fastest = Math.max(fastest, approach);
+    }
     for (const c of contacts.lists[t]) {
       const q = posOf(state, c.nbr);
       const rel = sub3(body.subarray(8 * c.nbr, 8 * c.nbr + 3), vt);
@@ -82,6 +92,7 @@ function struckOf(state: StepState, t: number): number {
 export function particleActivate(state: StepState, contacts: Contacts): void {
   const { n, body, settings } = state;
   const strike = particleStrikes(state, contacts);
+  contacts.strike = strike;
   const lift = f32(settings.gravityLength * settings.frameDt);
   for (let t = 0; t < n; t++) {
     if (contacts.asleep[t]) continue;

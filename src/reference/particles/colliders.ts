@@ -45,7 +45,7 @@ export function colliderList(state: StepState, before: Map<number, BoxSlot[]>): 
     const mineBefore = before.get(id) ?? [];
     const mine: BoxSlot[] = [];
     const s = posOf(state, t);
-    const keep = (box: number, g: { gap: number }, moving: boolean, triangle?: SlotTriangle) => {
+    const keep = (box: number, g: BoxGeometry, moving: boolean, triangle?: SlotTriangle) => {
       const old = mineBefore.find((c) => c.box === box);
       if (!old || moving || -g.gap - slop > SLEEP_OVERLAP * s[3]) rest.time[id] = 0;
       mine.push({
@@ -57,6 +57,7 @@ export function colliderList(state: StepState, before: Map<number, BoxSlot[]>): 
         surface: [0, 0, 0],
         target: 0,
         pseudo: 0,
+        listed: triangle ? undefined : { n: g.n, surface: surfaceOf(state.colliders!, box, g) },
       });
     };
     if (body[8 * t + 3] > 0 && state.colliders) {
@@ -105,6 +106,13 @@ export function colliderList(state: StepState, before: Map<number, BoxSlot[]>): 
   return slotsOf;
 }
 
+/** The velocity of collider k's surface at the contact point of g: v + ω × (point − centre). */
+function surfaceOf(colliders: ColliderState, k: number, g: BoxGeometry): Vec3 {
+  const bv = colliders.velocities;
+  const spin = cross(bv.subarray(8 * k + 4, 8 * k + 7), g.point);
+  return [0, 1, 2].map((a) => f32(bv[8 * k + a] + spin[a])) as Vec3;
+}
+
 /** Whether collider k moves (a nonzero velocity) or was refitted since the last step (the flag in the linear velocity's w). */
 function movingCollider(bv: Float32Array, k: number): boolean {
   return [0, 1, 2, 3, 4, 5, 6].some((a) => bv[8 * k + a] !== 0);
@@ -134,9 +142,7 @@ export function colliderPrepare(
     const g = c.triangle
       ? triangleGeometry(s, c.triangle, p.subarray(12 * k, 12 * k + 3), p.subarray(12 * k + 8, 12 * k + 12))
       : boxGeometry(s, p, k);
-    const bv = colliders.velocities;
-    const spin = cross(bv.subarray(8 * k + 4, 8 * k + 7), g.point);
-    const surface: Vec3 = [0, 1, 2].map((a) => f32(bv[8 * k + a] + spin[a])) as Vec3;
+    const surface = surfaceOf(colliders, k, g);
     const vn0 = dot([surface[0] - v[0], surface[1] - v[1], surface[2] - v[2]], g.n);
     c.target = f32(target(settings, g.gap, vn0));
     c.n = g.n;

@@ -69,7 +69,8 @@ const popcount = (x: number): number => {
 
 /**
  * How fast a strike may send the particle at t (colourStart's MASK.struck): (1 + e) × the fastest
- * approach of a partner it lists, along the first prepare's normal.
+ * approach of a partner it lists, along the first prepare's normal, or its strike bound
+ * (particleSplit's: a box's too), whichever is larger.
  */
 export function struckSpeed(state: StepState, contacts: Contacts, t: number): number {
   const { body, settings } = state;
@@ -79,23 +80,24 @@ export function struckSpeed(state: StepState, contacts: Contacts, t: number): nu
     const rel = [0, 1, 2].map((a) => f32(body[8 * c.nbr + a] - body[8 * t + a]));
     approach = Math.max(approach, f32(-dot(rel, c.n)));
   }
-  return f32(f32(1 + settings.restitution) * approach);
+  return Math.max(f32(f32(1 + settings.restitution) * approach), contacts.strike?.[t] ?? 0);
 }
 
 /**
  * The band of the pair of positions t and u (colourCount, formula.band): the first substep in
- * which it may close at its moving particles' speeds (the first prepare's), each raised by how
- * fast a strike may send it (`struck`, by position), and by gravity's change over the step and
- * the fastest a box can send a particle, for each; 0 for a pair that keeps its warm start.
+ * which it may close at its relative speed (the first prepare's velocities; a static partner's is
+ * 0), raised by how fast a strike may send each moving particle (`struck`, by position), and by
+ * gravity's change over the step and the fastest a box can send a particle, for each; 0 for a
+ * pair that keeps its warm start.
  */
 export function pairBand(state: StepState, t: number, u: number, entry: Entry, struck: Float32Array): number {
   const { settings: s, body } = state;
   if (entry.impulse.some((x) => x !== 0)) return 0;
   const gap = gapOf(posOf(state, t), posOf(state, u));
-  const speedOf = (k: number) => f32(f32(length(body.subarray(8 * k, 8 * k + 3))) + struck[k]);
-  const speedU = body[8 * u + 3] > 0 ? speedOf(u) : 0;
+  const moves = body[8 * u + 3] > 0;
+  const rel = [0, 1, 2].map((a) => f32(body[8 * t + a] - (moves ? body[8 * u + a] : 0)));
   const lift = f32(2 * f32(s.boxSpeed + f32(s.gravityLength * s.frameDt)));
-  const speed = f32(f32(speedOf(t) + speedU) + lift);
+  const speed = f32(f32(f32(f32(length(rel)) + struck[t]) + (moves ? struck[u] : 0)) + lift);
   const last = Math.min(BANDS, s.substeps) - 1;
   const over = f32(gap - s.margin);
   const reach = f32(speed * s.h);

@@ -62,6 +62,8 @@ export interface BoxSlot {
   surface: Vec3;
   target: number;
   pseudo: number;
+  /** A box's normal and surface velocity where colliderList found it (the split's strike bound); undefined for a triangle. */
+  listed?: { n: Vec3; surface: Vec3 };
 }
 
 /** By particle index (ParticleRest): where it ended the last step, its time at rest, whether it slept, its list's length, whether it was static. */
@@ -156,6 +158,8 @@ export interface Contacts {
   walls: [Wall, Wall, Wall][];
   /** Asleep for this step. */
   asleep: Uint8Array;
+  /** Each particle's strike bound (particleSplit's, by position: particleActivate writes it). */
+  strike?: Float32Array;
 }
 
 export const posOf = (state: StepState, t: number): Float32Array => state.pos.subarray(4 * t, 4 * t + 4);
