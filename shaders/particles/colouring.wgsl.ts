@@ -91,7 +91,8 @@ export const workWords = (entryCapacity: number): number => (WORK_ITEM + 2) * en
  * A particle's words in `masks` (by bucket position): the colours of its pairs, its overflow
  * pairs, for each round's parity the colours that two of this round's picks at the particle made
  * with the same claim (below: only then does the resolution look at its list), how fast a strike
- * may send it (f32 bits: (1 + e) × the fastest approach of a partner it lists, or its strike
+ * may send it (f32 bits: (1 + e) × the fastest approach of a partner it lists times its share of
+ * the pair's inverse mass, or its strike
  * bound, common.wgsl.ts strikeOf, if larger; for the bands: colourPlan.wgsl.ts), and per colour the claim, the highest of this round's picks of that
  * colour at the particle.
  */
@@ -306,8 +307,9 @@ ${busyParticle}
   let first = myFirst;
   let last = myLast;
   // Its owned pairs counted first, so that one atomic reserves their places in the list; and the
-  // fastest approach of a partner (along the first prepare's normal), for the strike's bound
-  // (at least particleSplit's, which counts its boxes too).
+  // fastest approach of a partner (along the first prepare's normal, times this particle's share
+  // of the pair's inverse mass), for the strike's bound (at least particleSplit's, which counts
+  // its boxes too).
   var owned = 0u;
   var approach = 0.0;
   if (wt > 0.0) {
@@ -320,7 +322,7 @@ ${busyParticle}
         continue;
       }
       let bu = bodies[u].v;
-      approach = max(approach, -dot(bu.xyz - vt, contacts[e].normal.xyz));
+      approach = max(approach, -dot(bu.xyz - vt, contacts[e].normal.xyz) * (wt / (wt + bu.w)));
       if (t < u || bu.w == 0.0) {
         owned++;
       }

@@ -40,14 +40,14 @@ export const particleSplitEntry = entry({ name: 'particleSplit', index: 't', bou
  * integration would do with nothing to solve (so the result does not depend on the split), and
  * leaves its body in the buffer the solve ends in. A sleeper (particleSleep) is neither.
  *
- * It also writes each particle's strike bound (common.wgsl.ts, strikeOf), the most a contact it may meet in the
- * step may change its speed, for the first prepare's choice of the step's pairs
- * (formula.pairReach): (1 + e) times the fastest it approaches a listed partner it may touch
- * within the step at that speed (gap ≤ margin + approach · dt, and within both reaches), its
- * approach to each box it lists along the box's normal (colliderList's) plus gravity's over the
- * step (its speed plus the fastest box's for a mesh's triangle), its speed if a wall is within
- * reach; 0 for a static particle,
- * a sleeper or a particle with nothing to solve. A bound of the first strike only: a particle
+ * It also writes each particle's strike bound (common.wgsl.ts, strikeOf), the most a contact it
+ * may meet in the step may change its speed, for the first prepare's choice of the step's pairs
+ * (formula.pairReach): (1 + e) times the fastest of its approach to a listed partner it may touch
+ * within the step at that speed (gap ≤ margin + approach · dt, and within both reaches) times its
+ * share of the pair's inverse mass (w / (w + w_u)), its approach to each box it lists along the
+ * box's normal (colliderList's) plus gravity's over the step (its speed plus the fastest box's
+ * for a mesh's triangle), its speed if a wall is within reach; 0 for a static particle, a
+ * sleeper or a particle with nothing to solve. A bound of the first strike only: a particle
  * struck by one that was struck in the same step may change speed more (docs/CONTRACT.md, "Sweeps").
  */
 export const particleSplitShader = () => wgsl`
@@ -122,7 +122,8 @@ ${particleSplitEntry.wgsl}
         // Within the step's reach of the pair too, as a search without the skin lists it: the
         // skin changes no bound.
         if (dist - (s.w + q.w) <= params.margin + min(approach * params.frameDt, reach + ${formula.reach('q', 'bu')})) {
-          fastest = max(fastest, approach);
+          // Times its share of the pair's inverse mass: what one strike changes its speed by.
+          fastest = max(fastest, approach * (w / (w + bu.w)));
         }
       }
       atomicStore(&${strikeOf('t')}, bitcast<u32>((1.0 + params.restitution) * fastest));

@@ -41,7 +41,7 @@ function walled(state: StepState, contacts: Contacts, t: number): boolean {
 /**
  * particleSplit's strike bounds, by position: for a moving particle awake this step, (1 + e)
  * times the fastest of its approach to a listed partner it may touch within the step at that
- * speed (and within both reaches), its approach to a box it lists along the box's normal (plus
+ * speed (and within both reaches) times its share of the pair's inverse mass, its approach to a box it lists along the box's normal (plus
  * gravity's over the step; its speed plus the fastest box's for a mesh's triangle), its speed
  * with a wall within reach; 0 for any other.
  */
@@ -70,7 +70,10 @@ export function particleStrikes(state: StepState, contacts: Contacts): Float32Ar
       const dist = f32(Math.sqrt(dot32(d, d)));
       const approach = dist > 0 ? f32(-dot32(rel, d) / dist) : length32(rel);
       const touchable = Math.min(f32(approach * settings.frameDt), f32(reachOf(state, t) + reachOf(state, c.nbr)));
-      if (f32(dist - f32(s[3] + q[3])) <= f32(settings.margin + touchable)) fastest = Math.max(fastest, approach);
+      // Its share of the pair's inverse mass: what one strike at that approach changes its speed by.
+      const share = f32(body[8 * t + 3] / f32(body[8 * t + 3] + body[8 * c.nbr + 3]));
+      if (f32(dist - f32(s[3] + q[3])) <= f32(settings.margin + touchable))
+        fastest = Math.max(fastest, f32(approach * share));
     }
     strike[t] = f32((1 + settings.restitution) * fastest);
   }

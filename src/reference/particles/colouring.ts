@@ -69,7 +69,8 @@ const popcount = (x: number): number => {
 
 /**
  * How fast a strike may send the particle at t (colourStart's MASK.struck): (1 + e) × the fastest
- * approach of a partner it lists, along the first prepare's normal, or its strike bound
+ * approach of a partner it lists, along the first prepare's normal, times its share of the pair's
+ * inverse mass, or its strike bound
  * (particleSplit's: a box's too), whichever is larger.
  */
 export function struckSpeed(state: StepState, contacts: Contacts, t: number): number {
@@ -78,7 +79,8 @@ export function struckSpeed(state: StepState, contacts: Contacts, t: number): nu
   for (const c of contacts.lists[t]) {
     if (c.dormant) continue;
     const rel = [0, 1, 2].map((a) => f32(body[8 * c.nbr + a] - body[8 * t + a]));
-    approach = Math.max(approach, f32(-dot(rel, c.n)));
+    const share = f32(body[8 * t + 3] / f32(body[8 * t + 3] + body[8 * c.nbr + 3]));
+    approach = Math.max(approach, f32(f32(-dot(rel, c.n)) * share));
   }
   return Math.max(f32(f32(1 + settings.restitution) * approach), contacts.strike?.[t] ?? 0);
 }
