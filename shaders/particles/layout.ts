@@ -71,8 +71,11 @@ export const ParticleParams = defineStruct('ParticleParams', {
 
 /**
  * A particle's solver velocities, in bucket order: `v` is (velocity, inverse mass), `p` the
- * pseudo-velocity of the position correction and, in w, the particle's contact count (its mass
- * is split among that many contacts).
+ * pseudo-velocity of the position correction and, in w, a word of the step's passes: −1 for a
+ * sleeper (particleSleep); before a substep's prepare, colliderPrepare's count of the particle's
+ * collider contacts; during the substep's sweeps, which contacts of its own it has (the
+ * prepare's SETTLES_WALL and SETTLES_BOX, shaders/particles/substep.wgsl.ts); 0 after the
+ * integration.
  */
 export const ParticleBody = defineStruct('ParticleBody', {
   v: 'vec4f',

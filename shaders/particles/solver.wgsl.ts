@@ -57,9 +57,11 @@
  *                       both particles (Gauss–Seidel from colour to colour)
  *     overflowSolve     the pairs left uncoloured: a Jacobi sweep with mass splitting among them
  *     overflowApply
- *     particleSettle    each particle's walls and collider contacts, one after another; the
- *                       last sweep also integrates: x += (v + pseudo-velocity)·h, the sphere kept
- *                       inside the bounds
+ *     particleSettle    over the settle list (the busy particles the prepare found with a wall
+ *                       or collider contact), each particle's walls and collider contacts, one
+ *                       after another
+ *   particleIntegrate   after the last sweep, each busy particle: x += (v + pseudo-velocity)·h,
+ *                       the sphere kept inside the bounds
  * Then:
  *   particleWriteBack   positions and velocities back to the world's state, by index; and each
  *                       particle's time at rest (slower than sleepSpeed at the end of a step)
@@ -89,7 +91,7 @@ export {
   particleCountShader,
   particleFillShader,
 } from './search.wgsl.js';
-export { particlePrepareShader, particleSettleShader } from './substep.wgsl.js';
+export { particlePrepareShader, particleSettleShader, particleIntegrateShader } from './substep.wgsl.js';
 export { colourStartShader, colourTentativeShader, colourResolveShader } from './colouring.wgsl.js';
 export {
   colourRoundArgsShader,

@@ -2,7 +2,7 @@
  * The particle solver's solve (shaders/particles/solver.wgsl.ts has the overview): after the split
  * of busy particles from free ones (split.wgsl.ts), per substep the prepare (gravity, aims, warm
  * start, walls); the sweeps over the pairs (colouring.wgsl.ts, pairs.wgsl.ts), each followed by
- * particleSettle (each particle's walls and collider contacts), the last of which integrates.
+ * particleSettle (each particle's walls and collider contacts); then particleIntegrate.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { formula } from './formula.js';
@@ -16,7 +16,7 @@ import {
   coneScale,
   strikeOf,
 } from './common.wgsl.js';
-import { bindings, uniform, readOnly, readWrite, entry, type BindingSpec } from '../../src/gpu/kernel.js';
+import { bindings, uniform, readOnly, readWrite, entry } from '../../src/gpu/kernel.js';
 
 /** The prepare's bindings. */
 export const prepareBindings = bindings({
@@ -31,29 +31,38 @@ export const prepareBindings = bindings({
   stats: readWrite('ParticleStats'),
 });
 
-/** particleSettle's bindings; `sorted` read, or written by the sweep that integrates. */
-const settle = (sorted: BindingSpec) => ({
+/** particleSettle's bindings (over the settle list). */
+const settle = {
   params: uniform('ParticleParams'),
-  sorted,
+  sorted: readOnly('array<vec4f>'),
   sortedId: readOnly('array<u32>'),
   start: readOnly('array<u32>'),
   bodies: readWrite('array<ParticleBody>'),
   walls: readWrite('array<ParticleWalls>'),
+};
+export const settleBindings = bindings(settle);
+export const settleCollidersBindings = bindings({
+  ...settle,
+  slots: readWrite('array<ParticleColliderContact>'),
 });
-const SLOTS = { slots: readWrite('array<ParticleColliderContact>') } as const;
-export const settleBindings = bindings(settle(readOnly('array<vec4f>')));
-export const settleIntegrateBindings = bindings(settle(readWrite('array<vec4f>')));
-export const settleCollidersBindings = bindings({ ...settle(readOnly('array<vec4f>')), ...SLOTS });
-export const settleIntegrateCollidersBindings = bindings({ ...settle(readWrite('array<vec4f>')), ...SLOTS });
-/** particleSettle's bindings: with or without the integration, with or without colliders. */
-export const settleBindingsFor = (integrate: boolean, colliders: boolean) =>
-  colliders
-    ? integrate
-      ? settleIntegrateCollidersBindings
-      : settleCollidersBindings
-    : integrate
-      ? settleIntegrateBindings
-      : settleBindings;
+/** particleSettle's bindings, with or without colliders. */
+export const settleBindingsFor = (colliders: boolean) => (colliders ? settleCollidersBindings : settleBindings);
+
+/** particleIntegrate's bindings (over the busy list). */
+export const integrateBindings = bindings({
+  params: uniform('ParticleParams'),
+  start: readOnly('array<u32>'),
+  sorted: readWrite('array<vec4f>'),
+  bodies: readWrite('array<ParticleBody>'),
+});
+
+/**
+ * A busy particle's contacts of its own in a substep, as the prepare leaves them in its body's
+ * p.w (the sweeps keep it; the integration clears it): a wall contact, a collider contact.
+ */
+const settlesFlags = /* wgsl */ `
+const SETTLES_WALL: u32 = 1u;
+const SETTLES_BOX: u32 = 2u;`;
 
 const AXES = [0, 1, 2] as const;
 const X = 'xyz';
@@ -156,6 +165,7 @@ export const particlePrepareShader = ({ first, colliders = false }: { first: boo
 
 ${header()}
 ${prepareBindings.wgsl}
+${settlesFlags}
 
 // Whether a wall contact of the sphere s moving at v may take part in this substep: prepareWall's
 // test, with room to spare for rounding (prepareWall decides exactly).
@@ -257,7 +267,7 @@ ${particlePrepareEntry.wgsl}
 #endif
   let walled = params.bounded != 0u && w > 0.0;
   // A particle away from every wall, with no wall contact from before, skips its wall record.
-  var settles = boxed && w > 0.0;
+  var touchesWall = false;
   if (params.bounded != 0u && ((walled && nearWall(s, v, h)) || walls[id].impulseX.y != 0.0 || walls[id].impulseY.y != 0.0 || walls[id].impulseZ.y != 0.0)) {
     var wall = walls[id];
     var aims = vec4f(0.0);
@@ -265,10 +275,11 @@ ${particlePrepareEntry.wgsl}
     wall.aim = aims;
     wall.pseudo = vec4f(0.0);
     walls[id] = wall;
-    settles = settles || (w > 0.0 && (wall.impulseX.y != 0.0 || wall.impulseY.y != 0.0 || wall.impulseZ.y != 0.0));
+    touchesWall = wall.impulseX.y != 0.0 || wall.impulseY.y != 0.0 || wall.impulseZ.y != 0.0;
   }
+  let settles = w > 0.0 && (boxed || touchesWall);
   if (settles) {
-    // The settle list: the sweeps that do not integrate walk these only.
+    // The settle list: particleSettle walks these only.
     let at = atomicAdd(&start[2u * params.count + 2u], 1u);
     atomicStore(&start[2u * params.count + 3u + at], t);
   }
@@ -277,13 +288,15 @@ ${particlePrepareEntry.wgsl}
     atomicAdd(&stats.touching, touching);
   }
 #endif
-  bodiesOut[t] = ParticleBody(vec4f(v + dv, w), vec4f(0.0));
+  // The substep's own contacts (SETTLES_WALL, SETTLES_BOX) in p.w, which the sweeps keep, so that
+  // particleSettle reads the wall record and the slots only of the particles that have them.
+  bodiesOut[t] = ParticleBody(vec4f(v + dv, w), vec4f(0.0, 0.0, 0.0, f32(select(0u, SETTLES_WALL, touchesWall) | select(0u, SETTLES_BOX, boxed))));
 }
 `;
 
 /**
- * The integration that ends a substep, folded into its last sweep (a sweep reads no partner's
- * position, so a particle may move its own): x += (v + p)·h, the sphere kept inside the bounds
+ * The integration that ends a substep, after its last sweep (particleIntegrate; particleSplit's
+ * free particles too): x += (v + p)·h, the sphere kept inside the bounds
  * (centred where they are narrower than it); a clamped axis loses its outward velocity, which
  * only lowers the kinetic energy.
  */
@@ -339,58 +352,46 @@ ${
     }
   }`;
 
-export const particleSettleEntry = entry({ name: 'particleSettle', ...busyThread });
-/** particleSettle without the integration: over the settle list (settleThread). */
-export const particleSettleListEntry = entry({ name: 'particleSettle', ...settleThread });
+/** particleSettle: over the settle list (settleThread). */
+export const particleSettleEntry = entry({ name: 'particleSettle', ...settleThread });
 
 /**
- * The end of a sweep, per busy particle, in place: its wall contacts (axis by axis) and its
- * collider contacts (slot by slot), each solved with the particle's whole mass from the velocity
- * the one before left (Gauss–Seidel); with `integrate` (the substep's last sweep), the
- * integration. Without `friction` (a world whose friction is 0) the friction code is left out: on
- * SwiftShader a loop pays for a branch no lane takes (docs/ARCHITECTURE.md, Passes), and the
- * results are the same bit for bit.
+ * The end of a sweep, per particle of the substep's settle list, in place: its wall contacts
+ * (axis by axis) and its collider contacts (slot by slot), each solved with the particle's whole
+ * mass from the velocity the one before left (Gauss–Seidel). Without `friction` (a world whose
+ * friction is 0) the friction code is left out: on SwiftShader a loop pays for a branch no lane
+ * takes (docs/ARCHITECTURE.md, Passes), and the results are the same bit for bit.
  */
 export const particleSettleShader = ({
-  integrate,
   friction = true,
   colliders = false,
 }: {
-  integrate: boolean;
   friction?: boolean;
   colliders?: boolean;
 }) => wgsl`
 
 ${header()}
-${settleBindingsFor(integrate, colliders).wgsl}
+${settleBindingsFor(colliders).wgsl}
+${settlesFlags}
 ${coneScale}
 
-#if ${integrate}
 ${particleSettleEntry.wgsl}
-${busyParticle}
-#else
-${particleSettleListEntry.wgsl}
 ${settleParticle}
-#endif
-  let id = sortedId[t];
-  let walled = params.bounded != 0u && (walls[id].impulseX.y != 0.0 || walls[id].impulseY.y != 0.0 || walls[id].impulseZ.y != 0.0);
+  let body = bodies[t];
+  // The substep's prepare found its wall and collider contacts (p.w, which the sweeps keep).
+  let settles = u32(body.p.w);
+  let walled = (settles & SETTLES_WALL) != 0u;
 #if ${colliders}
-  let boxed = slots[(params.rangeBase + id) * params.boxSlots].box != EMPTY_SLOT;
+  let boxed = (settles & SETTLES_BOX) != 0u;
 #else
   let boxed = false;
 #endif
-#if ${!integrate}
-  if (!walled && !boxed) {
-    // Nothing of its own to solve: its body stays as the pairs left it.
-    return;
-  }
-#endif
-  let body = bodies[t];
   let w = body.v.w;
-  if (w == 0.0) {
-    // A static particle never moves (its velocity is 0 from the stable sort).
+  if ((!walled && !boxed) || w == 0.0) {
+    // Nothing of its own to solve (a static particle never moves): its body stays as the pairs left it.
     return;
   }
+  let id = sortedId[t];
   let s = sorted[t];
   var v = body.v.xyz;
   var vp = body.p.xyz;
@@ -406,14 +407,35 @@ ${settleParticle}
     ${settleColliders(friction)}
   }
 #endif
-#if ${integrate}
-  var v1 = v;
-  let vp1 = vp;
+  bodies[t] = ParticleBody(vec4f(v, w), vec4f(vp, body.p.w));
+}
+`;
+
+export const particleIntegrateEntry = entry({ name: 'particleIntegrate', ...busyThread });
+
+/**
+ * The end of a substep, per busy particle, after its last sweep's settle: the integration
+ * (integrateStatements). A pass of its own, not the settle's last: on SwiftShader every lane pays
+ * for the wall and collider code a settle compiles, taken or not, and most busy particles have
+ * neither (the 30,000-ball pour: 65–75 GPU ms a step folded, 10 alone, scratch profile).
+ */
+export const particleIntegrateShader = () => wgsl`
+${header()}
+${integrateBindings.wgsl}
+
+${particleIntegrateEntry.wgsl}
+${busyParticle}
+  let body = bodies[t];
+  let w = body.v.w;
+  if (w == 0.0) {
+    // A static particle never moves (its velocity is 0 from the stable sort).
+    return;
+  }
+  let s = sorted[t];
+  var v1 = body.v.xyz;
+  let vp1 = body.p.xyz;
   ${integrateStatements}
   // The pseudo-velocity spent: 0, which the next substep's prepare reads where colliderPrepare writes none.
   bodies[t] = ParticleBody(vec4f(v1, w), vec4f(0.0));
-#else
-  bodies[t] = ParticleBody(vec4f(v, w), vec4f(vp, body.p.w));
-#endif
 }
 `;

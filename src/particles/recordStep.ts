@@ -379,7 +379,7 @@ export class StepRecorder {
         }),
         'busy',
       );
-      if (this.indirect && settings.iterations > 1)
+      if (this.indirect)
         this.run(
           'particle settle args',
           pipelines.fixed.settleArgs,

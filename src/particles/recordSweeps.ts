@@ -1,15 +1,11 @@
 /**
  * The recording of a step's colouring and sweeps (src/particles/recordStep.ts records the rest):
  * once a step, after the first prepare, the colouring of the pairs; per sweep, the colours' pair
- * solves and the overflow's in one pass, then each particle's walls and collider contacts.
- * Kernels: shaders/particles/colouring.wgsl.ts, pairs.wgsl.ts and substep.wgsl.ts (particleSettle).
+ * solves and the overflow's in one pass, then each particle's walls and collider contacts, and
+ * after a substep's last sweep the integration. Kernels: shaders/particles/colouring.wgsl.ts,
+ * pairs.wgsl.ts and substep.wgsl.ts (particleSettle, particleIntegrate).
  */
-import {
-  settleBindings,
-  settleIntegrateBindings,
-  settleCollidersBindings,
-  settleIntegrateCollidersBindings,
-} from '../../shaders/particles/substep.wgsl.js';
+import { settleBindings, settleCollidersBindings, integrateBindings } from '../../shaders/particles/substep.wgsl.js';
 import {
   colourStartBindings,
   colourTentativeBindings,
@@ -170,7 +166,8 @@ export function recordColouring(rec: SweepRecorder, bodies: GPUBuffer): void {
  * substep has reached (one dispatch a colour, from colourPlan's arguments for the band, for the
  * first `colourSlots` colours; one workgroup for the tail, the colours after them), the overflow's
  * Jacobi sweep and its application, in one pass; then each particle's walls and collider contacts
- * (particleSettle), integrating when `integrate`.
+ * (particleSettle, over the settle list); with `integrate` (the substep's last sweep), the
+ * integration of every busy particle (particleIntegrate).
  */
 export function recordSweep(
   rec: SweepRecorder,
@@ -245,20 +242,19 @@ export function recordSweep(
     walls: b.walls,
   };
   const group = colliders
-    ? groups.get(
-        `settle${integrate ? 'Integrate' : ''}Colliders ${p} ${which}`,
-        integrate ? settleIntegrateCollidersBindings : settleCollidersBindings,
-        { ...settle, slots: b.slots.buffer },
-      )
-    : groups.get(
-        `settle${integrate ? 'Integrate' : ''} ${p} ${which}`,
-        integrate ? settleIntegrateBindings : settleBindings,
-        settle,
-      );
-  rec.run(
-    integrate ? 'solver settle + integrate' : 'solver settle',
-    pipelines.fixed[`settle${integrate ? 'Integrate' : ''}${friction}${colliders ? 'Colliders' : ''}`],
-    group,
-    integrate ? 'busy' : 'settle',
-  );
+    ? groups.get(`settleColliders ${p} ${which}`, settleCollidersBindings, { ...settle, slots: b.slots.buffer })
+    : groups.get(`settle ${p} ${which}`, settleBindings, settle);
+  rec.run('solver settle', pipelines.fixed[`settle${friction}${colliders ? 'Colliders' : ''}`], group, 'settle');
+  if (integrate)
+    rec.run(
+      'solver integrate',
+      pipelines.fixed.integrate,
+      groups.get(`integrate ${p} ${which}`, integrateBindings, {
+        params,
+        start: b.start,
+        sorted: grid.sorted.buffer,
+        bodies,
+      }),
+      'busy',
+    );
 }

@@ -15,6 +15,7 @@ import {
   particleFillShader,
   particlePrepareShader,
   particleSettleShader,
+  particleIntegrateShader,
   particleWriteBackShader,
   colourStartShader,
   colourTentativeShader,
@@ -71,7 +72,7 @@ import {
   countBindings,
   fillBindings,
 } from '../../shaders/particles/search.wgsl.js';
-import { prepareBindings, settleBindingsFor } from '../../shaders/particles/substep.wgsl.js';
+import { prepareBindings, settleBindingsFor, integrateBindings } from '../../shaders/particles/substep.wgsl.js';
 import {
   colourStartBindings,
   colourTentativeBindings,
@@ -112,22 +113,20 @@ interface MeshPipelines {
 }
 
 /**
- * particleSettle's variants, by name: `settle`, then `Integrate` (the substep's last sweep),
- * `NoFriction` (friction 0) and `Colliders` (with box or mesh colliders) where they apply.
+ * particleSettle's variants, by name: `settle`, then `NoFriction` (friction 0) and `Colliders`
+ * (with box or mesh colliders) where they apply.
  */
 function settlePipelines(
   make: (decl: Pick<Bindings<string>, 'layout'>, entry: string, code: string) => GPUComputePipeline,
 ): Record<string, GPUComputePipeline> {
   const out: Record<string, GPUComputePipeline> = {};
-  for (const integrate of [false, true])
-    for (const friction of [true, false])
-      for (const colliders of [false, true])
-        out[`settle${integrate ? 'Integrate' : ''}${friction ? '' : 'NoFriction'}${colliders ? 'Colliders' : ''}`] =
-          make(
-            settleBindingsFor(integrate, colliders),
-            'particleSettle',
-            particleSettleShader({ integrate, friction, colliders }),
-          );
+  for (const friction of [true, false])
+    for (const colliders of [false, true])
+      out[`settle${friction ? '' : 'NoFriction'}${colliders ? 'Colliders' : ''}`] = make(
+        settleBindingsFor(colliders),
+        'particleSettle',
+        particleSettleShader({ friction, colliders }),
+      );
   return out;
 }
 
@@ -179,6 +178,7 @@ export class SolverPipelines {
         particlePrepareShader({ first: false, colliders: true }),
       ),
       ...settlePipelines(make),
+      integrate: make(integrateBindings, 'particleIntegrate', particleIntegrateShader()),
       colliderList: make(colliderListBindings, 'colliderList', colliderListShader({ meshes: false })),
       colliderPrepare: make(colliderPrepareBindings, 'colliderPrepare', colliderPrepareShader({ meshes: false })),
       colliderMove: make(colliderMoveBindings, 'colliderMove', colliderMoveShader()),

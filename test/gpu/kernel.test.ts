@@ -145,7 +145,8 @@ import {
   particlePrepareEntry,
   particleSettleShader,
   particleSettleEntry,
-  particleSettleListEntry,
+  particleIntegrateShader,
+  particleIntegrateEntry,
 } from '../../shaders/particles/substep.wgsl.js';
 import {
   colourStartShader,
@@ -349,17 +350,11 @@ const PARTICLE_KERNELS: [string, EntryPoint[], string[]][] = [
     BOTH.flatMap((first) => BOTH.map((colliders) => particlePrepareShader({ first, colliders }))),
   ],
   [
-    'particleSettle (integrating, over the busy list)',
-    [particleSettleEntry],
-    BOTH.flatMap((friction) => BOTH.map((colliders) => particleSettleShader({ integrate: true, friction, colliders }))),
-  ],
-  [
     'particleSettle (over the settle list)',
-    [particleSettleListEntry],
-    BOTH.flatMap((friction) =>
-      BOTH.map((colliders) => particleSettleShader({ integrate: false, friction, colliders })),
-    ),
+    [particleSettleEntry],
+    BOTH.flatMap((friction) => BOTH.map((colliders) => particleSettleShader({ friction, colliders }))),
   ],
+  ['particleIntegrate (over the busy list)', [particleIntegrateEntry], [particleIntegrateShader()]],
   ['colourStart', [colourStartEntry], [colourStartShader()]],
   ['colourTentative', [colourTentativeEntry], [colourTentativeShader()]],
   ['colourResolve', [colourResolveEntry], [colourResolveShader()]],

@@ -28,9 +28,9 @@ import {
   prepareBindings,
   particleSettleShader,
   settleBindings,
-  settleIntegrateBindings,
   settleCollidersBindings,
-  settleIntegrateCollidersBindings,
+  particleIntegrateShader,
+  integrateBindings,
 } from '../../shaders/particles/substep.wgsl.js';
 import {
   colourStartShader,
@@ -112,8 +112,7 @@ import {
 
 const LAYOUTS = [true, false].flatMap((dense) => [false, true].map((oneLevel) => ({ dense, oneLevel })));
 const BOTH = [false, true];
-const sweeps = (integrate: boolean, colliders: boolean): string[] =>
-  BOTH.map((friction) => particleSettleShader({ integrate, friction, colliders }));
+const sweeps = (colliders: boolean): string[] => BOTH.map((friction) => particleSettleShader({ friction, colliders }));
 
 const KERNELS: [string, Bindings<string>, string[]][] = [
   ['particleGather', gatherBindings, [particleGatherShader()]],
@@ -128,10 +127,9 @@ const KERNELS: [string, Bindings<string>, string[]][] = [
     prepareBindings,
     BOTH.flatMap((first) => BOTH.map((colliders) => particlePrepareShader({ first, colliders }))),
   ],
-  ['particleSettle', settleBindings, sweeps(false, false)],
-  ['particleSettle integrate', settleIntegrateBindings, sweeps(true, false)],
-  ['particleSettle colliders', settleCollidersBindings, sweeps(false, true)],
-  ['particleSettle integrate colliders', settleIntegrateCollidersBindings, sweeps(true, true)],
+  ['particleSettle', settleBindings, sweeps(false)],
+  ['particleSettle colliders', settleCollidersBindings, sweeps(true)],
+  ['particleIntegrate', integrateBindings, [particleIntegrateShader()]],
   ['colourStart', colourStartBindings, [colourStartShader()]],
   ['colourTentative', colourTentativeBindings, [colourTentativeShader()]],
   ['colourResolve', colourResolveBindings, [colourResolveShader()]],

@@ -30,6 +30,7 @@ import {
   particleFillShader,
   particlePrepareShader,
   particleSettleShader,
+  particleIntegrateShader,
   colourStartShader,
   colourTentativeShader,
   colourResolveShader,
@@ -140,14 +141,13 @@ export function shaderVariants(): [string, string][] {
         particlePrepareShader({ first, colliders }),
       ]),
     ),
-    ...[false, true].flatMap((integrate) =>
-      [false, true].flatMap((friction) =>
-        [false, true].map((colliders): [string, string] => [
-          `particleSettle integrate=${integrate} friction=${friction} colliders=${colliders}`,
-          particleSettleShader({ integrate, friction, colliders }),
-        ]),
-      ),
+    ...[false, true].flatMap((friction) =>
+      [false, true].map((colliders): [string, string] => [
+        `particleSettle friction=${friction} colliders=${colliders}`,
+        particleSettleShader({ friction, colliders }),
+      ]),
     ),
+    ['particleIntegrate', particleIntegrateShader()],
     ['colourStart', colourStartShader()],
     ['colourTentative', colourTentativeShader()],
     ['colourResolve', colourResolveShader()],
