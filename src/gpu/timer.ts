@@ -10,6 +10,8 @@
  */
 import { BufferUsage } from './flags.js';
 import { mapRead } from './buffers.js';
+import { InvalidInputError } from '../errors.js';
+import { RULES } from '../checks.js';
 
 /**
  * The GPU time of one stage (one compute pass).
@@ -40,6 +42,9 @@ export interface Profile {
   spanMs: number;
 }
 
+/** The most passes a query set holds: WebGPU allows 4096 queries in one, two a pass. */
+const MAX_PASSES_PER_SET = 2048;
+
 /**
  * Timestamp queries around compute passes. The library makes one per call with `profile: true`;
  * make your own to time steps recorded into your encoder with
@@ -52,49 +57,73 @@ export interface Profile {
 export class GpuTimer {
   /** Whether timing is on: asked for, and the device has `timestamp-query`. */
   readonly enabled: boolean;
-  private readonly querySet: GPUQuerySet | null;
-  private readonly resolveBuffer: GPUBuffer | null;
+  /** The query sets, each of `capacity` passes (two timestamps each), and the buffers they resolve into. */
+  private readonly sets: { querySet: GPUQuerySet; resolveBuffer: GPUBuffer }[] = [];
   private readonly names: string[] = [];
 
   constructor(
     private readonly device: GPUDevice,
     enabled: boolean,
-    /** Most stages timed; passes past it run untimed. */
+    /**
+     * Passes per query set (1 to 2048: WebGPU allows 4096 queries in a set). Every pass is
+     * timed: past a set's last, the next pass starts another set.
+     */
     readonly capacity = 64,
   ) {
+    if (!(Number.isInteger(capacity) && capacity >= 1 && capacity <= MAX_PASSES_PER_SET))
+      throw new InvalidInputError(
+        'capacity',
+        -1,
+        RULES.option,
+        `an integer from 1 to ${MAX_PASSES_PER_SET}, got ${capacity}`,
+      );
     this.enabled = enabled && device.features.has('timestamp-query');
-    this.querySet = this.enabled
-      ? device.createQuerySet({ label: 'webgpu-collide timer', type: 'timestamp', count: 2 * capacity })
-      : null;
-    this.resolveBuffer = this.enabled
-      ? device.createBuffer({
-          label: 'webgpu-collide timer resolve',
-          size: 16 * capacity,
-          usage: BufferUsage.QUERY_RESOLVE | BufferUsage.COPY_SRC,
-        })
-      : null;
   }
 
   /** A compute pass descriptor for stage `name`, with timestamp writes when timing is on. */
   pass(name: string): GPUComputePassDescriptor {
-    if (!this.querySet || this.names.length >= this.capacity) return { label: name };
-    const k = this.names.length;
+    if (!this.enabled) return { label: name };
+    const k = this.names.length % this.capacity;
+    if (k === 0) this.sets.push(this.newSet());
     this.names.push(name);
+    const { querySet } = this.sets[this.sets.length - 1];
     return {
       label: name,
-      timestampWrites: { querySet: this.querySet, beginningOfPassWriteIndex: 2 * k, endOfPassWriteIndex: 2 * k + 1 },
+      timestampWrites: { querySet, beginningOfPassWriteIndex: 2 * k, endOfPassWriteIndex: 2 * k + 1 },
     };
+  }
+
+  private newSet(): { querySet: GPUQuerySet; resolveBuffer: GPUBuffer } {
+    const set = this.sets.length;
+    return {
+      querySet: this.device.createQuerySet({
+        label: `webgpu-collide timer ${set}`,
+        type: 'timestamp',
+        count: 2 * this.capacity,
+      }),
+      resolveBuffer: this.device.createBuffer({
+        label: `webgpu-collide timer resolve ${set}`,
+        size: 16 * this.capacity,
+        usage: BufferUsage.QUERY_RESOLVE | BufferUsage.COPY_SRC,
+      }),
+    };
+  }
+
+  /** The passes timed in set `set`. */
+  private passesIn(set: number): number {
+    return Math.min(this.capacity, this.names.length - set * this.capacity);
   }
 
   /** Records the resolution of every query written so far. */
   resolve(encoder: GPUCommandEncoder): void {
-    if (!this.querySet || !this.resolveBuffer || this.names.length === 0) return;
-    encoder.resolveQuerySet(this.querySet, 0, 2 * this.names.length, this.resolveBuffer, 0);
+    this.sets.forEach(({ querySet, resolveBuffer }, set) => {
+      encoder.resolveQuerySet(querySet, 0, 2 * this.passesIn(set), resolveBuffer, 0);
+    });
   }
 
   /** Reads the resolved times (after the encoder from `resolve` was submitted). */
   async read(): Promise<Profile> {
-    if (!this.resolveBuffer || this.names.length === 0) return { stages: [], totalMs: 0, spanMs: 0 };
+    if (this.names.length === 0) return { stages: [], totalMs: 0, spanMs: 0 };
     const bytes = 16 * this.names.length;
     const staging = this.device.createBuffer({
       label: 'webgpu-collide timer readback',
@@ -103,7 +132,9 @@ export class GpuTimer {
     });
     try {
       const encoder = this.device.createCommandEncoder({ label: 'webgpu-collide timer readback' });
-      encoder.copyBufferToBuffer(this.resolveBuffer, 0, staging, 0, bytes);
+      this.sets.forEach(({ resolveBuffer }, set) => {
+        encoder.copyBufferToBuffer(resolveBuffer, 0, staging, 16 * this.capacity * set, 16 * this.passesIn(set));
+      });
       this.device.queue.submit([encoder.finish()]);
       await mapRead(staging, this.device);
       const ticks = new BigUint64Array(staging.getMappedRange().slice(0));
@@ -121,7 +152,9 @@ export class GpuTimer {
 
   /** Frees the query set and buffer. */
   destroy(): void {
-    this.querySet?.destroy();
-    this.resolveBuffer?.destroy();
+    for (const { querySet, resolveBuffer } of this.sets) {
+      querySet.destroy();
+      resolveBuffer.destroy();
+    }
   }
 }

@@ -15,7 +15,7 @@ import type { ParticleSolver } from './solver.js';
 import { WorldColliders, packColliders, type ColliderSet } from './colliders.js';
 import { packMeshes } from './meshColliders.js';
 import type { WorldState } from './state.js';
-import { COLOUR_ROUNDS, type StepParams } from './step.js';
+import type { StepParams } from './step.js';
 
 /**
  * What {@link ParticleWorld.contactSearches} counts.
@@ -35,12 +35,10 @@ export function checkTimer(timer: unknown): void {
     throw new InvalidInputError('timer', -1, RULES.option, `a GpuTimer, got ${String(timer)}`);
 }
 
-/** What a step call submits: `steps` steps of `substeps` substeps of `iterations` sweeps each, recorded by `record`. */
+/** What a step call submits: `steps` steps, recorded by `record`. */
 export interface StepCall {
   count: number;
   steps: number;
-  substeps: number;
-  iterations: number;
   profile: boolean;
   record: (encoder: GPUCommandEncoder, timer: GpuTimer) => void;
   /** Whether no other call changed or read the world since this one began (it may then run again). */
@@ -126,10 +124,8 @@ export class WorldStepper {
     for (;;) {
       // What this attempt's lists hold: an earlier step read back after it was submitted may grow them.
       const capacity = this.solver.entryCapacity;
-      // Passes a step: about 24 outside the substeps (the search's scans take a few each), the
-      // colouring's 4 + 2 a round, and a substep's prepares and box motion (3) and 2 a sweep.
-      const perStep = 24 + 4 + 2 * COLOUR_ROUNDS + call.substeps * (3 + 2 * call.iterations);
-      const timer = new GpuTimer(this.device, call.profile, Math.min(Math.max(64, perStep * call.steps), 4096));
+      // Every pass is timed, in query sets of 128 passes (a step records about 100).
+      const timer = new GpuTimer(this.device, call.profile, 128);
       const submitted = this.calls.submit((encoder) => {
         this.state.save(encoder, count);
         this.colliders.save(encoder);

@@ -260,13 +260,10 @@ export class ParticleWorld extends ParticleWorldColliders {
     const profile = checkBoolean('options.profile', options.profile) ?? false;
     if (this.count === 0) return;
     const edits = ++this.edits; // a later step is a change too
-    const { substeps, iterations } = this.settings;
     const record = (encoder: GPUCommandEncoder, timer: GpuTimer): void => this.record(encoder, dt, steps, timer);
     const times = await this.stepper.run({
       count: this.count,
       steps,
-      substeps,
-      iterations,
       profile,
       record,
       unchanged: () => this.edits === edits,
