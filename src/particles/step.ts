@@ -121,7 +121,7 @@ export const COLOUR_ROUNDS = 8;
  * The bands of a colour's pairs (shaders/particles/colourPlan.wgsl.ts): a pair of band b may
  * close no sooner than in substep b (at its particles' speed bounds: formula.band), so the sweeps
  * of substep j solve each colour's bands 0 to j only, and the last band's from then on. Eight
- * cover the default 6 substeps; more substeps share the last band.
+ * cover up to 8 substeps (the default is 4); more substeps share the last band.
  */
 export const BANDS = 8;
 

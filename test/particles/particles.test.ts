@@ -1314,7 +1314,7 @@ describe('reads and queries see the world as it was when they were called', () =
       const after = world.read();
       await step;
       expect((await before).spheres[4]).toBe(10);
-      expect((await after).spheres[4]).toBeCloseTo(110, 3); // 100 in six substeps of 1/6 s: rounded
+      expect((await after).spheres[4]).toBeCloseTo(110, 3); // 100 in four substeps of 1/4 s: rounded
     });
   });
 
