@@ -30,21 +30,16 @@ export const DORMANT_BIT = 0x80000000;
 export const PARTNERS_KEPT = 32;
 
 /**
- * The contact geometry of particle A with B (entryGeometry, below): the unit normal from A to B
- * and the gap |AB| − rA − rB (negative when they overlap). Coincident centres take a unit
- * vector hashed from the pair's indices, pointing from the lower index to the higher. Swapping A
- * and B negates n exactly and leaves the gap bit for bit. Needs gridHelpers (hashRow).
+ * The normal of a pair whose centres coincide (the prepare's entryGeometry,
+ * shaders/particles/substep.wgsl.ts): a unit vector hashed from the pair's indices, pointing from
+ * the lower index to the higher, so that swapping A and B negates it exactly. Needs hashRow
+ * (gridHelpers, or hashRowFunction alone: shaders/spatial/grid.wgsl.ts).
  */
 export const contactGeometry = /* wgsl */ `
-struct Geometry {
-  n: vec3f,
-  gap: f32,
-}
-
 fn coincidentNormal(i: u32, j: u32) -> vec3f {
   let lo = min(i, j);
   let hi = max(i, j);
-  // The grid's row hash (gridHelpers) mixes any three u32s: here the pair and an axis.
+  // The grid's row hash mixes any three u32s: here the pair and an axis.
   let raw = vec3f(f32(hashRow(lo, hi, 1u) >> 16u), f32(hashRow(lo, hi, 2u) >> 16u), f32(hashRow(lo, hi, 3u) >> 16u)) / 32767.5 - 1.0;
   var u = vec3f(1.0, 0.0, 0.0);
   if (dot(raw, raw) > 1e-6) {

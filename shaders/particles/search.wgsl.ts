@@ -10,7 +10,7 @@ import { bindings, uniform, readOnly, readWrite, entry, ONE_THREAD } from '../..
 import { walkRows, inRowFunction } from '../spatial/walk.wgsl.js';
 import { levelLoop } from '../common.wgsl.js';
 import { formula } from './formula.js';
-import { contactGeometry, header, entriesOf } from './common.wgsl.js';
+import { header, entriesOf } from './common.wgsl.js';
 
 /** What the count and the fill read: the grid, the parameters, the bucket order and the bodies. */
 const SEARCH = {
@@ -363,9 +363,9 @@ const addEntry = /* wgsl */ `if (slot < params.entryCapacity) {
             }
           }
         }
-        // The normal slot starts as the pair's hashed normal, for centres that coincide when the
-        // prepare first sees them (the prepare then keeps the last normal it saw).
-        contacts[params.entryBase + slot] = ParticleContact(impulse, vec4f(coincidentNormal(id, other), 0.0), u, other, 0.0, 0.0);
+        // The normal slot starts empty (0): where the centres coincide when the prepare first
+        // sees the pair, it takes the pair's hashed normal, and then keeps the last it saw.
+        contacts[params.entryBase + slot] = ParticleContact(impulse, vec4f(0.0), u, other, 0.0, 0.0);
       }
       slot += 1u;`;
 
@@ -381,7 +381,6 @@ const particleFillCode = ({ dense }: GridLayout) => wgsl`
 ${gridHelpers(dense)}
 ${header()}
 ${fillBindings.wgsl}
-${contactGeometry}
 #if ${!dense}
 ${inRowFunction}
 #endif
@@ -394,8 +393,16 @@ ${particleFillEntry.wgsl}
   let me = bodies[t].v;
   let reach = ${formula.reach('s', 'me')};
   let id = sortedId[t];
-  // This particle's list of the previous step, for the warm start.
-  let previous = ranges[params.prevRangeBase + id];
+  // This particle's list of the previous step, for the warm start: only its entries from the first
+  // to the last that hold an impulse (a match elsewhere would carry 0, as none does). Most of a
+  // pour's balls fall free and hold none: their new entries then search nothing.
+  let listed = ranges[params.prevRangeBase + id];
+  var previous = vec2u(listed.y, listed.y);
+  for (var e = listed.x; e < listed.y; e++) {
+    if (any(bitcast<vec4u>(contacts[e].impulse) != vec4u(0u))) {
+      previous = vec2u(min(previous.x, e), e + 1u);
+    }
+  }
   let remembered = previous.y - previous.x;
   var cursor = previous.x;
   var slot = start[t];

@@ -15,7 +15,9 @@ import {
   settleParticle,
   coneScale,
   strikeOf,
+  contactGeometry,
 } from './common.wgsl.js';
+import { hashRowFunction } from '../spatial/grid.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry } from '../../src/gpu/kernel.js';
 
 /** The prepare's bindings. */
@@ -136,17 +138,26 @@ function settleWall(axis: number, friction: boolean): string {
 /**
  * Statements binding `n` (the unit normal from particle s to its partner q, entry e) and `gap`
  * (|sq| − rs − rq) from the entry c: inlined, since on SwiftShader a function call per contact
- * costs more than its work. Coincident centres keep the entry's last normal: the fill's hashed
- * one (coincidentNormal), or the one of the substep before (a call to coincidentNormal here, in
- * the loop, would cost every pair on SwiftShader, taken or not).
+ * costs more than its work. Coincident centres keep the entry's last normal; with `first` (the
+ * step's first prepare), an entry that has none yet (the fill leaves 0) takes the pair's hashed
+ * normal (coincidentNormal). That call sits in a loop of at most one pass, not in an `if`: on
+ * SwiftShader every lane of a group pays for the statements of an `if` that any lane reaches,
+ * taken or not, while a loop that no lane enters costs its test only.
  */
-const entryGeometry = /* wgsl */ `
+const entryGeometry = (first: boolean): string => /* wgsl */ `
     let d = q.xyz - s.xyz;
     let dist2 = dot(d, d);
     let dist = sqrt(dist2);
     var n = d / dist;
     if (!(dist2 > 0.0)) {
       n = c.normal.xyz;
+    }${
+      first
+        ? `
+    for (var hashed = !(dist2 > 0.0) && all(n == vec3f(0.0)); hashed; hashed = false) {
+      n = coincidentNormal(id, c.id);
+    }`
+        : ''
     }
     let gap = dist - (s.w + q.w);`;
 
@@ -166,6 +177,10 @@ export const particlePrepareShader = ({ first, colliders = false }: { first: boo
 ${header()}
 ${prepareBindings.wgsl}
 ${settlesFlags}
+#if ${first}
+${hashRowFunction}
+${contactGeometry}
+#endif
 
 // Whether a wall contact of the sphere s moving at v may take part in this substep: prepareWall's
 // test, with room to spare for rounding (prepareWall decides exactly).
@@ -221,7 +236,7 @@ ${particlePrepareEntry.wgsl}
         let u = c.nbr & ~DORMANT_BIT;
         let q = sorted[u];
         let qb = bodiesIn[u].v;
-        ${entryGeometry}
+        ${entryGeometry(first)}
 #if ${first}
         if (gap <= 0.0 && t < u) {
           touching += 1u;

@@ -62,6 +62,22 @@ ${GridLevel.wgsl}
 ${GridParams.wgsl}
 ${gridBody(dense)}`;
 
+/**
+ * Murmur3's finaliser over three u32s: where a row of cells (level, y, z) starts among the
+ * buckets (gridHelpers), and a pair's hashed normal (shaders/particles/common.wgsl.ts,
+ * coincidentNormal). Needs no binding.
+ */
+export const hashRowFunction = /* wgsl */ `
+fn hashRow(level: u32, y: u32, z: u32) -> u32 {
+  var h = (level * 0x9e3779b1u) ^ (y * 0x85ebca77u) ^ (z * 0xc2b2ae3du);
+  h = h ^ (h >> 16u);
+  h = h * 0x85ebca6bu;
+  h = h ^ (h >> 13u);
+  h = h * 0xc2b2ae35u;
+  h = h ^ (h >> 16u);
+  return h;
+}`;
+
 /** The grid's functions (after its structs and its binding). */
 const gridBody = (dense?: boolean): string => /* wgsl */ `
 // ceil(log2 r) from the float's bits; zero and subnormals give -127 (src/spatial/level.ts).
@@ -110,16 +126,7 @@ fn levelTouches(level: u32, lo: vec3f, hi: vec3f) -> bool {
   return all(hi >= grid.levels[level].lower) && all(lo <= grid.levels[level].upper);
 }
 
-// Murmur3's finaliser over (level, y, z): where a row of cells starts among the buckets.
-fn hashRow(level: u32, y: u32, z: u32) -> u32 {
-  var h = (level * 0x9e3779b1u) ^ (y * 0x85ebca77u) ^ (z * 0xc2b2ae3du);
-  h = h ^ (h >> 16u);
-  h = h * 0x85ebca6bu;
-  h = h ^ (h >> 13u);
-  h = h * 0xc2b2ae35u;
-  h = h ^ (h >> 16u);
-  return h;
-}
+${hashRowFunction}
 
 // The bucket of cell (0, y, z) of a level; cell (x, y, z) is at (rowKey + x) & bucketMask.
 fn rowKey(level: u32, y: u32, z: u32) -> u32 {

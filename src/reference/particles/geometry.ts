@@ -37,7 +37,8 @@ export interface Geometry {
 
 /**
  * The WGSL entry geometry's twin: the normal from A to B and the gap |AB| − rA − rB. Coincident
- * centres take `fallback` (the solver: the entry's last normal), else the pair's hashed normal.
+ * centres take `fallback` (the solver: the entry's last normal) unless it is absent or 0 (an
+ * entry the search just made), else the pair's hashed normal.
  */
 export function pairGeometry(
   pa: ArrayLike<number>,
@@ -48,7 +49,8 @@ export function pairGeometry(
 ): Geometry {
   const d = [pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]];
   const dist = Math.sqrt(d[0] ** 2 + d[1] ** 2 + d[2] ** 2);
-  const n = (dist > 0 ? d.map((v) => v / dist) : (fallback ?? coincidentNormal(ia, ib))) as Vec3;
+  const hasFallback = fallback !== undefined && (fallback[0] !== 0 || fallback[1] !== 0 || fallback[2] !== 0);
+  const n = (dist > 0 ? d.map((v) => v / dist) : hasFallback ? fallback : coincidentNormal(ia, ib)) as Vec3;
   return { n, gap: dist - (pa[3] + pb[3]) };
 }
 

@@ -8,7 +8,7 @@ import { EXT_SCALE } from '../../spatial/level.js';
 import type { GridPlan } from '../../spatial/plan.js';
 import { walkRows, cellRange, type WalkableGrid } from '../grid.js';
 import { MOVE_ROUNDING } from '../../particles/step.js';
-import { f32, length, coincidentNormal } from './geometry.js';
+import { f32, length } from './geometry.js';
 import {
   posOf,
   reachOf,
@@ -190,7 +190,7 @@ export function particleFill(
           dormant: false, // particleActivate decides
           id: other,
           impulse: warm ? [...warm.impulse] : [0, 0, 0, 0],
-          n: coincidentNormal(id, other),
+          n: [0, 0, 0], // none yet: the first prepare hashes one where the centres coincide
           push: 0,
           target: 0,
           pseudo: 0,
