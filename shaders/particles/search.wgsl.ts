@@ -262,10 +262,28 @@ ${particleStableEntry.wgsl}
 `;
 
 /**
+ * A row's cells (walkRows' rowClip) that the ball of radius `ext` about the centre reaches: every
+ * partner a search lists lies within it (below). Worked in cells of the level (`clipAt`: the
+ * centre, `clipExt`: the radius, with room for the rounding of both, since the candidates' cells
+ * come from the same arithmetic); the grid's edge rows and cells also hold what lies beyond the
+ * grid (cellOf clamps), so they reach out to infinity. A particle's range is 4 to 5 cells a side
+ * (cells of 2·maxRadius): the ball misses about a quarter of the candidates of its box (the pour
+ * of issue 47 at frame 90: 54 of 71 a particle are left), a sixth of the count's time.
+ */
+const reachedCells = /* wgsl */ `let clipLo = vec2f(select(f32(rowY), -3.0e38, rowY == 0u), select(f32(rowZ), -3.0e38, rowZ == 0u));
+        let clipHi = vec2f(select(f32(rowY) + 1.0, 3.0e38, f32(rowY) >= clipLast.y), select(f32(rowZ) + 1.0, 3.0e38, f32(rowZ) >= clipLast.z));
+        let clipOff = max(max(clipLo - clipAt.yz, clipAt.yz - clipHi), vec2f(0.0));
+        let clipLeft = clipExt * clipExt - dot(clipOff, clipOff);
+        let clipHalf = sqrt(max(clipLeft, 0.0));
+        let clipX = clamp(floor(vec2f(clipAt.x - clipHalf, clipAt.x + clipHalf)), vec2f(0.0), vec2f(clipLast.x));
+        let rowX = select(vec2u(1u, 0u), vec2u(clipX), clipLeft >= 0.0);`;
+
+/**
  * The statements visiting every other particle u that a search lists for particle t: within the
  * search margin plus the skin (gap ≤ margin + skin + both reaches), from the grid cells within
- * r + maxRadius + margin + skin + both reaches of its centre, on every level. The visit sees `q`
- * (u's sphere), `gap` and `pairReach` (both reaches).
+ * ext = r + maxRadius + margin + skin + both reaches of its centre (no partner's centre is
+ * farther), on every level, each row narrowed to the cells the ball of radius ext reaches
+ * (reachedCells). The visit sees `q` (u's sphere), `gap` and `pairReach` (both reaches).
  */
 function partners(dense: boolean, visit: string): string {
   return /* wgsl */ `
@@ -278,13 +296,15 @@ function partners(dense: boolean, visit: string): string {
         let ext = (s.w + maxR + (params.margin + params.skin) + reach + min(vmaxReach, maxR)) * EXT_SCALE;
         let lo = cellOf(s.xyz - vec3f(ext), b);
         let hi = cellOf(s.xyz + vec3f(ext), b);
+        let clipAt = (s.xyz - grid.levels[b].origin) * grid.levels[b].invCellSize;
+        let clipLast = vec3f(grid.levels[b].dims - 1u);
+        let clipExt = (ext * grid.levels[b].invCellSize) * (1.0 + 1e-4) + 1e-5 * max(max(abs(clipAt.x), abs(clipAt.y)), abs(clipAt.z)) + 1e-3;
         ${walkRows({
           dense,
           level: 'b',
           lo: 'lo',
           hi: 'hi',
-          flat: true,
-          eagerRowMove: true,
+          rowClip: reachedCells,
           visit: `if (u != t) {
                 let ub = bodies[u].v;
                 if (me.w + ub.w > 0.0) {

@@ -68,9 +68,9 @@ export interface RowWalk {
    * visits a candidate or moves to the next row) instead of a loop over rows around a loop over
    * candidates. On SwiftShader's 4-lane groups a nested loop waits at every row for the lane
    * with the most candidates in it; one loop waits only for the lane with the most rows plus
-   * candidates. The pair walk is faster so; the casts' walk narrows its rows (rowClip) and so
-   * stays nested; the particle search gains only with eagerRowMove (its visit is heavier, and a
-   * pass costs the visit and the row move alike); box pairs gain nothing clear (measured on
+   * candidates. The pair walk is faster so; the casts' walk and the particle search narrow their
+   * rows (rowClip) and so stay nested (the search was flat and eager, a sixth slower than
+   * nested and narrowed on issue 47's pour); box pairs gain nothing clear (measured on
    * SwiftShader: docs/PERFORMANCE.md).
    */
   flat?: boolean;
@@ -88,7 +88,8 @@ export interface RowWalk {
    * `let rowX: vec2u`: the row's cells along x that can hold a candidate, inclusive, within
    * [lo.x, hi.x] after clamping (none when rowX.x > rowX.y). A cast's walk narrows each row to
    * the cells its tube reaches from that row, up to its best hit so far: the range's box is the
-   * whole slab's, and most of its rows' cells lie beyond what the cast can still reach. Nested
+   * whole slab's, and most of its rows' cells lie beyond what the cast can still reach; the
+   * particle search's, to the cells of the ball its partners lie in (a range's corners). Nested
    * walks only (not `flat`, `first` or `head`): in the flat loop every pass that visits a
    * candidate also runs, under SwiftShader's lane mask, the next row's set-up, and the clip makes
    * that set-up cost more than the candidates it saves.
