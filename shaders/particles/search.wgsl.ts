@@ -18,7 +18,8 @@ const SEARCH = {
   params: uniform('ParticleParams'),
   cellStart: readOnly('array<u32>'),
   sorted: readOnly('array<vec4f>'),
-  bodies: readOnly('array<ParticleBody>'),
+  /** particleReach's: where the lists are made and each particle's reach (−1: static). */
+  anchors: readOnly('array<vec4f>'),
 } as const;
 
 export const gatherBindings = bindings({
@@ -73,11 +74,17 @@ export const stableBindings = bindings({
   sortedId: readWrite('array<u32>'),
 });
 
+export const reachBindings = bindings({
+  params: uniform('ParticleParams'),
+  sorted: readOnly('array<vec4f>'),
+  bodies: readOnly('array<ParticleBody>'),
+  anchors: readWrite('array<vec4f>'),
+});
+
 export const countBindings = bindings({
   ...SEARCH,
   counts: readWrite('array<u32>'),
   stats: readWrite('ParticleStats'),
-  anchors: readWrite('array<vec4f>'),
 });
 
 export const fillBindings = bindings({
@@ -262,6 +269,37 @@ ${particleStableEntry.wgsl}
 `;
 
 /**
+ * Binds particle t's reach (formula.reach: 0 for a static particle) and whether it moves, from
+ * its anchor (particleReach).
+ */
+const reachOf = (t: string): string => /* wgsl */ `let anchorReach = anchors[${t}].w;
+  let moves = anchorReach >= 0.0;
+  let reach = max(anchorReach, 0.0);`;
+
+export const particleReachEntry = entry({
+  name: 'particleReach',
+  index: 't',
+  exit: 'params.searching == 0u',
+  bound: 'params.count',
+});
+
+/**
+ * Per particle, in the new order: where its lists are made (for particleGather to measure its
+ * moves from) and its reach (formula.reach; −1 for a static particle), which the count and the
+ * fill read for every candidate, a word instead of its velocity and a square root.
+ */
+export const particleReachShader = () => wgsl`
+${header()}
+${reachBindings.wgsl}
+
+${particleReachEntry.wgsl}
+  let s = sorted[t];
+  let me = bodies[t].v;
+  anchors[t] = vec4f(s.xyz, select(${formula.reach('s', 'me')}, -1.0, me.w == 0.0));
+}
+`;
+
+/**
  * A row's cells (walkRows' rowClip) that the ball of radius `ext` about the centre reaches: every
  * partner a search lists lies within it (below). Worked in cells of the level (`clipAt`: the
  * centre, `clipExt`: the radius, with room for the rounding of both, since the candidates' cells
@@ -306,11 +344,11 @@ function partners(dense: boolean, visit: string): string {
           hi: 'hi',
           rowClip: reachedCells,
           visit: `if (u != t) {
-                let ub = bodies[u].v;
-                if (me.w + ub.w > 0.0) {
+                let reachU = anchors[u].w;
+                if (moves || reachU >= 0.0) {
                   let d = q.xyz - s.xyz;
                   let gap = sqrt(dot(d, d)) - (s.w + q.w);
-                  let pairReach = reach + ${formula.reach('q', 'ub')};
+                  let pairReach = reach + max(reachU, 0.0);
                   if (gap <= (params.margin + params.skin) + pairReach) {
                     ${visit}
                   }
@@ -338,10 +376,7 @@ ${inRowFunction}
 
 ${particleCountEntry.wgsl}
   let s = sorted[t];
-  let me = bodies[t].v;
-  let reach = ${formula.reach('s', 'me')};
-  // Where the lists are made, for particleGather to measure the moves from (reach −1: static).
-  anchors[t] = vec4f(s.xyz, select(reach, -1.0, me.w == 0.0));
+  ${reachOf('t')}
   var found = 0u;
   // The first PARTNERS_KEPT partners go to this particle's scratch row after the counts, so that
   // the fill need not walk the grid again.
@@ -410,8 +445,7 @@ ${particleFillEntry.wgsl}
     atomicMax(&stats.entriesNeeded, start[params.count]);
   }
   let s = sorted[t];
-  let me = bodies[t].v;
-  let reach = ${formula.reach('s', 'me')};
+  ${reachOf('t')}
   let id = sortedId[t];
   // This particle's list of the previous step, for the warm start: only its entries from the first
   // to the last that hold an impulse (a match elsewhere would carry 0, as none does). Most of a

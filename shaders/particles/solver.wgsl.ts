@@ -17,6 +17,8 @@
  *                       largest speed (for the search margin)
  *   particleStable      each particle's rank in its bucket by index, so that the order is the
  *                       same every run; the sorted copies the solver works on (bucket order)
+ *   particleReach       per particle, where its lists are made (its anchor, for particleGather)
+ *                       and its reach, which the count and the fill read for each candidate
  *   particleCount       per particle, the partners within the search margin
  *   (scan)              the counts become each particle's first entry in the contact list
  *   particleFill        the contact list, each entry warm-started with the pair's impulse of the
@@ -88,6 +90,7 @@ export {
   particleCarryShader,
   particleScatterIdsShader,
   particleStableShader,
+  particleReachShader,
   particleCountShader,
   particleFillShader,
 } from './search.wgsl.js';

@@ -10,6 +10,7 @@ import {
   carryBindings,
   scatterIdsBindings,
   stableBindings,
+  reachBindings,
   countBindings,
   fillBindings,
 } from '../../shaders/particles/search.wgsl.js';
@@ -230,6 +231,12 @@ export class StepRecorder {
       'on',
     );
     this.run(
+      'particle reach',
+      pipelines.fixed.reach,
+      groups.get(`reach ${p}`, reachBindings, { params, sorted: grid.sorted.buffer, bodies: A, anchors: b.anchors }),
+      'on',
+    );
+    this.run(
       'contact count',
       pipelines.search('count', layout),
       groups.get(`count ${p}`, countBindings, {
@@ -237,10 +244,9 @@ export class StepRecorder {
         params,
         cellStart: grid.cellStart.buffer,
         sorted: grid.sorted.buffer,
-        bodies: A,
+        anchors: b.anchors,
         counts: b.start,
         stats: b.stats,
-        anchors: b.anchors,
       }),
       'on',
     );
@@ -253,7 +259,7 @@ export class StepRecorder {
         params,
         cellStart: grid.cellStart.buffer,
         sorted: grid.sorted.buffer,
-        bodies: A,
+        anchors: b.anchors,
         sortedId: grid.sortedId.buffer,
         start: b.start,
         contacts,

@@ -11,6 +11,7 @@ import {
   particleBusyArgsShader,
   particleScatterIdsShader,
   particleStableShader,
+  particleReachShader,
   particleCountShader,
   particleFillShader,
   particlePrepareShader,
@@ -69,6 +70,7 @@ import {
   carryBindings,
   scatterIdsBindings,
   stableBindings,
+  reachBindings,
   countBindings,
   fillBindings,
 } from '../../shaders/particles/search.wgsl.js';
@@ -148,6 +150,7 @@ export class SolverPipelines {
       carry: make(carryBindings, 'particleCarry', particleCarryShader()),
       scatterIds: make(scatterIdsBindings, 'particleScatterIds', particleScatterIdsShader()),
       stable: make(stableBindings, 'particleStable', particleStableShader()),
+      reach: make(reachBindings, 'particleReach', particleReachShader()),
       prepareFirst: make(prepareBindings, 'particlePrepare', particlePrepareShader({ first: true })),
       prepare: make(prepareBindings, 'particlePrepare', particlePrepareShader({ first: false })),
       colourStart: make(colourStartBindings, 'colourStart', colourStartShader()),
