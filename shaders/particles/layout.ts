@@ -135,7 +135,7 @@ export const ParticleWalls = defineStruct('ParticleWalls', {
  * Where each list's indirect arguments (x, y, z) start in the solve's dispatch buffer, in u32s:
  * the busy list's and the settle list's (particleBusyArgs), and colliderFindWide's (colliderWideArgs).
  */
-export const LIST_ARGS = { busy: 0, settle: 4, wide: 8, boxed: 12 } as const;
+export const LIST_ARGS = { busy: 0, settle: 4, wide: 8, boxed: 12, walled: 16 } as const;
 
 /** A box colliderFind leaves to colliderFindWide (ParticleStats.wide). */
 export const WideBox = defineStruct('WideBox', { box: 'u32' });

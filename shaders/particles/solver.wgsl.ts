@@ -38,7 +38,8 @@
  *                       takes its partners' impulses for both entries of each of its pairs
  *   particleSplit       a particle with a list entry, a collider contact, or a wall within reach
  *                       during the step, is busy: appended to the busy list (and, with a
- *                       collider contact, to the boxed list colliderPrepare walks), with its
+ *                       collider contact, to the boxed list colliderPrepare walks, and with a
+ *                       wall contact or a wall within reach, to the walled list), with its
  *                       strike bound, the most a contact of the step may change its speed; any
  *                       other (a sleeper aside) runs its whole step here (the substeps'
  *                       arithmetic with nothing to solve, so the result is the same)
@@ -47,6 +48,8 @@
  * count returns at once: a direct dispatch covers every particle):
  *   particlePrepare     gravity; each contact's target normal velocity from the velocities before
  *                       the solve (restitution, or the speculative gap); the warm start
+ *   particlePrepareWalls over the walled list (walls.wgsl.ts): the walls' contacts of the
+ *                       substep, their warm start added to what the prepare wrote
  *   (first substep)     the colouring of the step's pairs (colouring.wgsl.ts): colourStart
  *                       (which lists them), colourWorkArgs, COLOUR_ROUNDS × (colourTentative,
  *                       colourResolve, colourRoundArgs: a round after the first over the pairs
@@ -75,7 +78,7 @@
  *
  * The kernels live by stage: common.wgsl.ts (the header, the contact geometry, list ranges),
  * search.wgsl.ts (gather, decide, the stable order, count, fill, carry), split.wgsl.ts (split,
- * busy args), substep.wgsl.ts (prepare, walls, integration), colouring.wgsl.ts and
+ * busy args), substep.wgsl.ts (prepare, settle, integration), walls.wgsl.ts (the walls), colouring.wgsl.ts and
  * colourPlan.wgsl.ts (the colouring), pairs.wgsl.ts (the pair sweeps), sleep.wgsl.ts (sleep,
  * write-back) and colliders.wgsl.ts (box colliders); this file re-exports them. Each kernel
  * declares its bindings once, by name, beside its WGSL (src/gpu/kernel.ts: `xBindings.wgsl` in
@@ -95,6 +98,7 @@ export {
   particleFillShader,
 } from './search.wgsl.js';
 export { particlePrepareShader, particleSettleShader, particleIntegrateShader } from './substep.wgsl.js';
+export { particlePrepareWallsShader } from './walls.wgsl.js';
 export { colourStartShader, colourTentativeShader, colourResolveShader } from './colouring.wgsl.js';
 export {
   colourRoundArgsShader,

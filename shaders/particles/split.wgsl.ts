@@ -10,6 +10,7 @@ import { header, writeArgs, strikeOf } from './common.wgsl.js';
 import { formula } from './formula.js';
 import { LIST_ARGS } from './layout.js';
 import { boxedList } from './colliders.wgsl.js';
+import { walledList } from './walls.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, ONE_THREAD } from '../../src/gpu/kernel.js';
 
 export const splitBindings = bindings({
@@ -134,6 +135,10 @@ ${particleSplitEntry.wgsl}
       let j = atomicAdd(&${boxedList.length}, 1u);
       atomicStore(&${boxedList.at('j')}, t);
     }
+    if (walled) {
+      let j = atomicAdd(&${walledList.length}, 1u);
+      atomicStore(&${walledList.at('j')}, t);
+    }
     return;
   }
   // Nothing to solve all step: each substep's prepare (gravity, no impulse), sweeps (no
@@ -199,6 +204,7 @@ ${particleBusyArgsEntry.wgsl}
 #if ${list === 'busy'}
   writeArgs(${LIST_ARGS.busy}u, start[params.count + 1u]);
   writeArgs(${LIST_ARGS.boxed}u, ${boxedList.length});
+  writeArgs(${LIST_ARGS.walled}u, ${walledList.length});
 #else
   writeArgs(${LIST_ARGS.settle}u, start[2u * params.count + 2u]);
 #endif

@@ -1,7 +1,7 @@
 /**
  * The particle solver's solve (shaders/particles/solver.wgsl.ts has the overview): after the split
  * of busy particles from free ones (split.wgsl.ts), per substep the prepare (gravity, aims, warm
- * start, walls); the sweeps over the pairs (colouring.wgsl.ts, pairs.wgsl.ts), each followed by
+ * start; the walls' in walls.wgsl.ts); the sweeps over the pairs (colouring.wgsl.ts, pairs.wgsl.ts), each followed by
  * particleSettle (each particle's walls and collider contacts); then particleIntegrate.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
@@ -18,6 +18,7 @@ import {
   contactGeometry,
 } from './common.wgsl.js';
 import { hashRowFunction } from '../spatial/grid.wgsl.js';
+import { settlesFlags, settleWall, AXES } from './walls.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry } from '../../src/gpu/kernel.js';
 
 /** The prepare's bindings. */
@@ -29,7 +30,6 @@ export const prepareBindings = bindings({
   bodiesIn: readOnly('array<ParticleBody>'),
   bodiesOut: readWrite('array<ParticleBody>'),
   contacts: readWrite('array<ParticleContact>'),
-  walls: readWrite('array<ParticleWalls>'),
   stats: readWrite('ParticleStats'),
 });
 
@@ -57,83 +57,6 @@ export const integrateBindings = bindings({
   sorted: readWrite('array<vec4f>'),
   bodies: readWrite('array<ParticleBody>'),
 });
-
-/**
- * A busy particle's contacts of its own in a substep, as the prepare leaves them in its body's
- * p.w (the sweeps keep it; the integration clears it): a wall contact, a collider contact.
- */
-const settlesFlags = /* wgsl */ `
-const SETTLES_WALL: u32 = 1u;
-const SETTLES_BOX: u32 = 2u;`;
-
-const AXES = [0, 1, 2] as const;
-const X = 'xyz';
-const FIELD = ['impulseX', 'impulseY', 'impulseZ'];
-
-/**
- * The wall contact of one axis, written out per axis with literal components (on SwiftShader,
- * indexing a local array by a loop variable spills it to memory and costs more than the math).
- * `wall.impulseA` = (normal impulse, side: −1 lower, +1 upper, 0 none, friction impulse along
- * the next two axes); the normal n = side·e_a points from the particle to the wall, whose
- * velocity is 0, so the relative normal velocity is −v·n.
- */
-function wallGap(axis: number, side: string): string {
-  const a = X[axis];
-  return `select(params.boundsMax.${a} - (s.${a} + s.w), (s.${a} - s.w) - params.boundsMin.${a}, ${side} < 0.0)`;
-}
-
-function prepareWall(axis: number): string {
-  const [a, b, c] = [X[axis], X[(axis + 1) % 3], X[(axis + 2) % 3]];
-  return /* wgsl */ `
-  {
-    var c = vec4f(0.0);
-    if (walled) {
-      let low = (s.${a} - s.w) - params.boundsMin.${a};
-      let high = params.boundsMax.${a} - (s.${a} + s.w);
-      let side = select(1.0, -1.0, low <= high);
-      let gap = min(low, high);
-      let vn0 = -v.${a} * side;
-      if (gap + min(vn0, 0.0) * h <= params.margin) {
-        c = wall.${FIELD[axis]};
-        if (c.y != side || !${formula.keepsImpulse('gap', 'vn0', 's.w')}) {
-          c = vec4f(0.0, side, 0.0, 0.0);
-        }
-        aims.${a} = ${formula.aim('gap', 'vn0')};
-        dv.${a} -= w * c.x * side;
-        dv.${b} -= w * c.z;
-        dv.${c} -= w * c.w;
-      }
-    }
-    wall.${FIELD[axis]} = c;
-  }`;
-}
-
-function settleWall(axis: number, friction: boolean): string {
-  const [a, b, c] = [X[axis], X[(axis + 1) % 3], X[(axis + 2) % 3]];
-  return /* wgsl */ `
-    if (wall.${FIELD[axis]}.y != 0.0) {
-      let c = wall.${FIELD[axis]};
-      let side = c.y;
-      let vn = -v.${a} * side;
-      let normal = max(c.x + (wall.aim.${a} - vn) / w, 0.0);
-      var lt = vec2f(c.z, c.w);
-      var dlt = vec2f(0.0);
-      if (${friction ? 'params.friction > 0.0' : 'false' /* compiled out: particleSettleShader */}) {
-        // Tangential velocity of the wall relative to the particle: −v along the other axes.
-        var next = lt + vec2f(v.${b}, v.${c}) / w;
-        next = next * coneScale(dot(next, next), params.friction * normal);
-        dlt = next - lt;
-        lt = next;
-      }
-      v.${a} -= w * (normal - c.x) * side;
-      v.${b} -= w * dlt.x;
-      v.${c} -= w * dlt.y;
-      wall.${FIELD[axis]} = vec4f(normal, side, lt);
-      let pushed = max(wall.pseudo.${a} + (${formula.push(wallGap(axis, 'side'))} + vp.${a} * side) / w, 0.0);
-      vp.${a} -= w * (pushed - wall.pseudo.${a}) * side;
-      wall.pseudo.${a} = pushed;
-    }`;
-}
 
 /**
  * Statements binding `n` (the unit normal from particle s to its partner q, entry e) and `gap`
@@ -181,17 +104,6 @@ ${settlesFlags}
 ${hashRowFunction}
 ${contactGeometry}
 #endif
-
-// Whether a wall contact of the sphere s moving at v may take part in this substep: prepareWall's
-// test, with room to spare for rounding (prepareWall decides exactly).
-fn nearWall(s: vec4f, v: vec3f, h: f32) -> bool {
-  let low = (s.xyz - vec3f(s.w)) - params.boundsMin;
-  let high = params.boundsMax - (s.xyz + vec3f(s.w));
-  let gap = min(low, high);
-  let vn0 = select(-v, v, low <= high);
-  let spare = max(vec3f(params.margin), 1e-5 * (abs(gap) + abs(vn0 * h) + vec3f(s.w)));
-  return any(gap + min(vn0, vec3f(0.0)) * h <= vec3f(params.margin) + spare);
-}
 
 ${particlePrepareEntry.wgsl}
   let t = atomicLoad(&start[params.count + 2u + k]);
@@ -280,20 +192,8 @@ ${particlePrepareEntry.wgsl}
     contacts[run].aim = bitcast<f32>(last);
   }
 #endif
-  let walled = params.bounded != 0u && w > 0.0;
-  // A particle away from every wall, with no wall contact from before, skips its wall record.
-  var touchesWall = false;
-  if (params.bounded != 0u && ((walled && nearWall(s, v, h)) || walls[id].impulseX.y != 0.0 || walls[id].impulseY.y != 0.0 || walls[id].impulseZ.y != 0.0)) {
-    var wall = walls[id];
-    var aims = vec4f(0.0);
-    ${AXES.map(prepareWall).join('')}
-    wall.aim = aims;
-    wall.pseudo = vec4f(0.0);
-    walls[id] = wall;
-    touchesWall = wall.impulseX.y != 0.0 || wall.impulseY.y != 0.0 || wall.impulseZ.y != 0.0;
-  }
-  let settles = w > 0.0 && (boxed || touchesWall);
-  if (settles) {
+  // A particle with a collider contact settles (particlePrepareWalls adds those with a wall contact).
+  if (w > 0.0 && boxed) {
     // The settle list: particleSettle walks these only.
     let at = atomicAdd(&start[2u * params.count + 2u], 1u);
     atomicStore(&start[2u * params.count + 3u + at], t);
@@ -303,9 +203,10 @@ ${particlePrepareEntry.wgsl}
     atomicAdd(&stats.touching, touching);
   }
 #endif
-  // The substep's own contacts (SETTLES_WALL, SETTLES_BOX) in p.w, which the sweeps keep, so that
-  // particleSettle reads the wall record and the slots only of the particles that have them.
-  bodiesOut[t] = ParticleBody(vec4f(v + dv, w), vec4f(0.0, 0.0, 0.0, f32(select(0u, SETTLES_WALL, touchesWall) | select(0u, SETTLES_BOX, boxed))));
+  // The substep's own contacts (SETTLES_BOX here, SETTLES_WALL from particlePrepareWalls) in p.w,
+  // which the sweeps keep, so that particleSettle reads the wall record and the slots only of the
+  // particles that have them.
+  bodiesOut[t] = ParticleBody(vec4f(v + dv, w), vec4f(0.0, 0.0, 0.0, f32(select(0u, SETTLES_BOX, boxed))));
 }
 `;
 

@@ -15,6 +15,7 @@ import {
   fillBindings,
 } from '../../shaders/particles/search.wgsl.js';
 import { prepareBindings } from '../../shaders/particles/substep.wgsl.js';
+import { prepareWallsBindings } from '../../shaders/particles/walls.wgsl.js';
 import { splitBindings, busyArgsBindings } from '../../shaders/particles/split.wgsl.js';
 import { LIST_ARGS } from '../../shaders/particles/layout.js';
 import { sleepBindings, writeBackBindings } from '../../shaders/particles/sleep.wgsl.js';
@@ -124,13 +125,13 @@ export class StepRecorder {
     label: string,
     pipeline: GPUComputePipeline,
     group: GPUBindGroup,
-    over: 'all' | 'one' | 'on' | 'off' | 'busy' | 'settle' | 'wide' | 'boxed' = 'all',
+    over: 'all' | 'one' | 'on' | 'off' | 'busy' | 'settle' | 'wide' | 'boxed' | 'walled' = 'all',
   ): void {
     const pass = this.encoder.beginComputePass(this.timer?.pass(label) ?? { label });
     setPipelineAndGroup(pass, pipeline, group);
     if (over === 'one') pass.dispatchWorkgroups(1);
     else if (!this.indirect || over === 'all') dispatchFolded(pass, this.workgroups, this.max);
-    else if (over === 'busy' || over === 'settle' || over === 'wide' || over === 'boxed')
+    else if (over === 'busy' || over === 'settle' || over === 'wide' || over === 'boxed' || over === 'walled')
       pass.dispatchWorkgroupsIndirect(this.parts.buffers.busyArgs, 4 * LIST_ARGS[over]);
     else this.parts.buffers.gate.dispatch(pass, this.workgroups, this.max, over);
     pass.end();
@@ -310,6 +311,7 @@ export class StepRecorder {
     );
     encoder.clearBuffer(b.start, 4 * (n + 1), 4); // the busy list's length
     encoder.clearBuffer(b.start, 4 * (4 * n + 3), 4); // the boxed list's (shaders/particles/colliders.wgsl.ts, boxedList)
+    encoder.clearBuffer(b.start, 4 * (5 * n + 4), 4); // the walled list's (shaders/particles/walls.wgsl.ts, walledList)
     this.run(
       'particle split',
       pipelines.fixed.split,
@@ -380,11 +382,25 @@ export class StepRecorder {
           bodiesIn: from,
           bodiesOut: to,
           contacts,
-          walls: b.walls,
           stats: b.stats,
         }),
         'busy',
       );
+      if (this.settings.bounds)
+        this.run(
+          'solver prepare walls',
+          pipelines.fixed.prepareWalls,
+          groups.get(`prepareWalls ${p} ${current}`, prepareWallsBindings, {
+            params,
+            sorted: grid.sorted.buffer,
+            sortedId: grid.sortedId.buffer,
+            start: b.start,
+            bodiesIn: from,
+            bodiesOut: to,
+            walls: b.walls,
+          }),
+          'walled',
+        );
       if (this.indirect)
         this.run(
           'particle settle args',

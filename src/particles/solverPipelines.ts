@@ -75,6 +75,7 @@ import {
   fillBindings,
 } from '../../shaders/particles/search.wgsl.js';
 import { prepareBindings, settleBindingsFor, integrateBindings } from '../../shaders/particles/substep.wgsl.js';
+import { prepareWallsBindings, particlePrepareWallsShader } from '../../shaders/particles/walls.wgsl.js';
 import {
   colourStartBindings,
   colourTentativeBindings,
@@ -153,6 +154,7 @@ export class SolverPipelines {
       reach: make(reachBindings, 'particleReach', particleReachShader()),
       prepareFirst: make(prepareBindings, 'particlePrepare', particlePrepareShader({ first: true })),
       prepare: make(prepareBindings, 'particlePrepare', particlePrepareShader({ first: false })),
+      prepareWalls: make(prepareWallsBindings, 'particlePrepareWalls', particlePrepareWallsShader()),
       colourStart: make(colourStartBindings, 'colourStart', colourStartShader()),
       colourTentative: make(colourTentativeBindings, 'colourTentative', colourTentativeShader()),
       colourResolve: make(colourResolveBindings, 'colourResolve', colourResolveShader()),

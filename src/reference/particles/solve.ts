@@ -1,6 +1,7 @@
 /**
  * The twin of the particle solver's substep (shaders/particles/substep.wgsl.ts): the prepare of
- * every contact (particlePrepare, with colliderPrepare), the walls of particleSettle (the sweeps
+ * every contact (particlePrepare, with colliderPrepare; then the walls', particlePrepareWalls of
+ * shaders/particles/walls.wgsl.ts), the walls of particleSettle (the sweeps
  * over the pairs are ./colouring.ts) and the integration the last sweep does. See
  * src/reference/particles.ts for the math.
  */
@@ -65,7 +66,7 @@ function preparePairs(
 }
 
 /**
- * particlePrepare's walls: on each axis the nearer wall, a contact when the sphere may reach it
+ * particlePrepareWalls (shaders/particles/walls.wgsl.ts): on each axis the nearer wall, a contact when the sphere may reach it
  * within the substep plus the margin; kept warm from the last substep on the same side while it
  * stays closed. The warm start's change of velocity goes into `dv`; returns the contacts.
  */
@@ -121,8 +122,11 @@ export function particlePrepare(state: StepState, contacts: Contacts): void {
     // colliderPrepare's warm start and count come first, as the GPU's prepare starts from them.
     let splits = colliderPrepare(state, contacts.slotsOf[t], s, v, w, dv);
     splits += preparePairs(state, contacts.lists[t], s, order[t], v, w, dv);
-    splits += prepareWalls(state, contacts.walls[t], s, v, w, dv);
     for (let a = 0; a < 3; a++) next[8 * t + a] = v[a] + dv[a];
+    // particlePrepareWalls, after the prepare: the walls' warm start added to the body it wrote.
+    const wallDv = [0, 0, 0];
+    splits += prepareWalls(state, contacts.walls[t], s, v, w, wallDv);
+    for (let a = 0; a < 3; a++) next[8 * t + a] += wallDv[a];
     next[8 * t + 3] = w;
     next[8 * t + 7] = splits;
   }

@@ -1,0 +1,172 @@
+/**
+ * The walls of the world's bounds in a substep (shaders/particles/solver.wgsl.ts has the
+ * overview): particlePrepareWalls, after each substep's prepare, over the walled list (the busy
+ * particles particleSplit found with a wall contact or a wall within reach in the step), starts
+ * each one's wall contacts (their aims and warm start); particleSettle (substep.wgsl.ts) solves
+ * them after each sweep with settleWall. A pass of its own, not the prepare's end: on SwiftShader
+ * every lane of a group runs the statements of each `if` it reaches, taken or not, so the
+ * prepare paid for the walls' code for every busy particle (the pour of issue 47: a fifth of the
+ * later prepares' time) where a tenth of them were near a wall.
+ */
+import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
+import { formula } from './formula.js';
+import { header } from './common.wgsl.js';
+import { bindings, uniform, readOnly, readWrite, entry } from '../../src/gpu/kernel.js';
+
+/**
+ * The walled list: the busy particles with a wall contact or a wall within reach during the step
+ * (particleSplit appends them; its length at start[5·count + 4], its particles after it).
+ */
+export const walledList = {
+  length: 'start[5u * params.count + 4u]',
+  at: (k: string): string => `start[5u * params.count + 5u + ${k}]`,
+};
+
+/**
+ * A busy particle's contacts of its own in a substep, as the prepare leaves them in its body's
+ * p.w (the sweeps keep it; the integration clears it): a wall contact, a collider contact.
+ */
+export const settlesFlags = /* wgsl */ `
+const SETTLES_WALL: u32 = 1u;
+const SETTLES_BOX: u32 = 2u;`;
+
+/** particlePrepareWalls' bindings. */
+export const prepareWallsBindings = bindings({
+  params: uniform('ParticleParams'),
+  sorted: readOnly('array<vec4f>'),
+  sortedId: readOnly('array<u32>'),
+  start: readWrite('array<atomic<u32>>'),
+  bodiesIn: readOnly('array<ParticleBody>'),
+  bodiesOut: readWrite('array<ParticleBody>'),
+  walls: readWrite('array<ParticleWalls>'),
+});
+
+export const AXES = [0, 1, 2] as const;
+const X = 'xyz';
+const FIELD = ['impulseX', 'impulseY', 'impulseZ'];
+
+/**
+ * The wall contact of one axis, written out per axis with literal components (on SwiftShader,
+ * indexing a local array by a loop variable spills it to memory and costs more than the math).
+ * `wall.impulseA` = (normal impulse, side: −1 lower, +1 upper, 0 none, friction impulse along
+ * the next two axes); the normal n = side·e_a points from the particle to the wall, whose
+ * velocity is 0, so the relative normal velocity is −v·n.
+ */
+function wallGap(axis: number, side: string): string {
+  const a = X[axis];
+  return `select(params.boundsMax.${a} - (s.${a} + s.w), (s.${a} - s.w) - params.boundsMin.${a}, ${side} < 0.0)`;
+}
+
+function prepareWall(axis: number): string {
+  const [a, b, c] = [X[axis], X[(axis + 1) % 3], X[(axis + 2) % 3]];
+  return /* wgsl */ `
+  {
+    var c = vec4f(0.0);
+    if (walled) {
+      let low = (s.${a} - s.w) - params.boundsMin.${a};
+      let high = params.boundsMax.${a} - (s.${a} + s.w);
+      let side = select(1.0, -1.0, low <= high);
+      let gap = min(low, high);
+      let vn0 = -v.${a} * side;
+      if (gap + min(vn0, 0.0) * h <= params.margin) {
+        c = wall.${FIELD[axis]};
+        if (c.y != side || !${formula.keepsImpulse('gap', 'vn0', 's.w')}) {
+          c = vec4f(0.0, side, 0.0, 0.0);
+        }
+        aims.${a} = ${formula.aim('gap', 'vn0')};
+        dv.${a} -= w * c.x * side;
+        dv.${b} -= w * c.z;
+        dv.${c} -= w * c.w;
+      }
+    }
+    wall.${FIELD[axis]} = c;
+  }`;
+}
+
+export function settleWall(axis: number, friction: boolean): string {
+  const [a, b, c] = [X[axis], X[(axis + 1) % 3], X[(axis + 2) % 3]];
+  return /* wgsl */ `
+    if (wall.${FIELD[axis]}.y != 0.0) {
+      let c = wall.${FIELD[axis]};
+      let side = c.y;
+      let vn = -v.${a} * side;
+      let normal = max(c.x + (wall.aim.${a} - vn) / w, 0.0);
+      var lt = vec2f(c.z, c.w);
+      var dlt = vec2f(0.0);
+      if (${friction ? 'params.friction > 0.0' : 'false' /* compiled out: particleSettleShader */}) {
+        // Tangential velocity of the wall relative to the particle: −v along the other axes.
+        var next = lt + vec2f(v.${b}, v.${c}) / w;
+        next = next * coneScale(dot(next, next), params.friction * normal);
+        dlt = next - lt;
+        lt = next;
+      }
+      v.${a} -= w * (normal - c.x) * side;
+      v.${b} -= w * dlt.x;
+      v.${c} -= w * dlt.y;
+      wall.${FIELD[axis]} = vec4f(normal, side, lt);
+      let pushed = max(wall.pseudo.${a} + (${formula.push(wallGap(axis, 'side'))} + vp.${a} * side) / w, 0.0);
+      vp.${a} -= w * (pushed - wall.pseudo.${a}) * side;
+      wall.pseudo.${a} = pushed;
+    }`;
+}
+
+export const particlePrepareWallsEntry = entry({
+  name: 'particlePrepareWalls',
+  index: 'k',
+  bound: `atomicLoad(&${walledList.length})`,
+});
+
+/**
+ * After a substep's prepare, per particle of the walled list: on each axis the nearer wall, a
+ * contact when the sphere may reach it within the substep plus the margin, kept warm from the
+ * last substep on the same side while it stays closed; the warm start added to the body the
+ * prepare wrote (its velocity before the solve is the prepare's: the body it read, with gravity),
+ * and a particle with a wall contact marked (SETTLES_WALL) and, without a collider contact (the
+ * prepare listed those), appended to the settle list.
+ */
+export const particlePrepareWallsShader = () => wgsl`
+${header()}
+${prepareWallsBindings.wgsl}
+${settlesFlags}
+
+// Whether a wall contact of the sphere s moving at v may take part in this substep: prepareWall's
+// test, with room to spare for rounding (prepareWall decides exactly).
+fn nearWall(s: vec4f, v: vec3f, h: f32) -> bool {
+  let low = (s.xyz - vec3f(s.w)) - params.boundsMin;
+  let high = params.boundsMax - (s.xyz + vec3f(s.w));
+  let gap = min(low, high);
+  let vn0 = select(-v, v, low <= high);
+  let spare = max(vec3f(params.margin), 1e-5 * (abs(gap) + abs(vn0 * h) + vec3f(s.w)));
+  return any(gap + min(vn0, vec3f(0.0)) * h <= vec3f(params.margin) + spare);
+}
+
+${particlePrepareWallsEntry.wgsl}
+  let t = atomicLoad(&${walledList.at('k')});
+  let h = params.dt;
+  let s = sorted[t];
+  let id = sortedId[t];
+  let w = bodiesIn[t].v.w;
+  let v = bodiesIn[t].v.xyz + select(vec3f(0.0), params.gravity * h, w > 0.0);
+  let walled = params.bounded != 0u && w > 0.0;
+  // A particle away from every wall, with no wall contact from before, skips its wall record.
+  if (params.bounded != 0u && ((walled && nearWall(s, v, h)) || walls[id].impulseX.y != 0.0 || walls[id].impulseY.y != 0.0 || walls[id].impulseZ.y != 0.0)) {
+    var dv = vec3f(0.0);
+    var wall = walls[id];
+    var aims = vec4f(0.0);
+    ${AXES.map(prepareWall).join('')}
+    wall.aim = aims;
+    wall.pseudo = vec4f(0.0);
+    walls[id] = wall;
+    if (wall.impulseX.y != 0.0 || wall.impulseY.y != 0.0 || wall.impulseZ.y != 0.0) {
+      let body = bodiesOut[t];
+      let flags = u32(body.p.w);
+      bodiesOut[t] = ParticleBody(vec4f(body.v.xyz + dv, w), vec4f(body.p.xyz, f32(flags | SETTLES_WALL)));
+      if (w > 0.0 && (flags & SETTLES_BOX) == 0u) {
+        // The settle list (the prepare listed those with a collider contact).
+        let at = atomicAdd(&start[2u * params.count + 2u], 1u);
+        atomicStore(&start[2u * params.count + 3u + at], t);
+      }
+    }
+  }
+}
+`;
