@@ -73,9 +73,7 @@ export const ParticleParams = defineStruct('ParticleParams', {
  * A particle's solver velocities, in bucket order: `v` is (velocity, inverse mass), `p` the
  * pseudo-velocity of the position correction and, in w, a word of the step's passes: −1 for a
  * sleeper (particleSleep); before a substep's prepare, colliderPrepare's count of the particle's
- * collider contacts; during the substep's sweeps, which contacts of its own it has (the
- * prepare's SETTLES_WALL and SETTLES_BOX, shaders/particles/substep.wgsl.ts); 0 after the
- * integration.
+ * collider contacts; 0 from the substep's prepare on.
  */
 export const ParticleBody = defineStruct('ParticleBody', {
   v: 'vec4f',
@@ -135,7 +133,7 @@ export const ParticleWalls = defineStruct('ParticleWalls', {
  * Where each list's indirect arguments (x, y, z) start in the solve's dispatch buffer, in u32s:
  * the busy list's and the settle list's (particleBusyArgs), and colliderFindWide's (colliderWideArgs).
  */
-export const LIST_ARGS = { busy: 0, settle: 4, wide: 8, boxed: 12, walled: 16 } as const;
+export const LIST_ARGS = { busy: 0, settle: 4, wide: 8, boxed: 12, walled: 16, settleWalls: 20 } as const;
 
 /** A box colliderFind leaves to colliderFindWide (ParticleStats.wide). */
 export const WideBox = defineStruct('WideBox', { box: 'u32' });

@@ -62,9 +62,10 @@
  *                       both particles (Gauss–Seidel from colour to colour)
  *     overflowSolve     the pairs left uncoloured: a Jacobi sweep with mass splitting among them
  *     overflowApply
- *     particleSettle    over the settle list (the busy particles the prepare found with a wall
- *                       or collider contact), each particle's walls and collider contacts, one
- *                       after another
+ *     particleSettleWalls  over the wall settle list (the busy particles particlePrepareWalls
+ *                       found with a wall contact), each particle's walls (walls.wgsl.ts)
+ *     particleSettle    over the settle list (those the prepare found with a collider contact),
+ *                       each particle's collider contacts, after its walls
  *   particleIntegrate   after the last sweep, each busy particle: x += (v + pseudo-velocity)·h,
  *                       the sphere kept inside the bounds
  * Then:
@@ -98,7 +99,7 @@ export {
   particleFillShader,
 } from './search.wgsl.js';
 export { particlePrepareShader, particleSettleShader, particleIntegrateShader } from './substep.wgsl.js';
-export { particlePrepareWallsShader } from './walls.wgsl.js';
+export { particlePrepareWallsShader, particleSettleWallsShader } from './walls.wgsl.js';
 export { colourStartShader, colourTentativeShader, colourResolveShader } from './colouring.wgsl.js';
 export {
   colourRoundArgsShader,

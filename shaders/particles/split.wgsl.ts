@@ -10,7 +10,7 @@ import { header, writeArgs, strikeOf } from './common.wgsl.js';
 import { formula } from './formula.js';
 import { LIST_ARGS } from './layout.js';
 import { boxedList } from './colliders.wgsl.js';
-import { walledList } from './walls.wgsl.js';
+import { walledList, wallSettleList } from './walls.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry, ONE_THREAD } from '../../src/gpu/kernel.js';
 
 export const splitBindings = bindings({
@@ -207,6 +207,7 @@ ${particleBusyArgsEntry.wgsl}
   writeArgs(${LIST_ARGS.walled}u, ${walledList.length});
 #else
   writeArgs(${LIST_ARGS.settle}u, start[2u * params.count + 2u]);
+  writeArgs(${LIST_ARGS.settleWalls}u, ${wallSettleList.length});
 #endif
 }
 `;

@@ -2,7 +2,8 @@
  * The particle solver's solve (shaders/particles/solver.wgsl.ts has the overview): after the split
  * of busy particles from free ones (split.wgsl.ts), per substep the prepare (gravity, aims, warm
  * start; the walls' in walls.wgsl.ts); the sweeps over the pairs (colouring.wgsl.ts, pairs.wgsl.ts), each followed by
- * particleSettle (each particle's walls and collider contacts); then particleIntegrate.
+ * particleSettleWalls (walls.wgsl.ts) and particleSettle (each particle's collider contacts); then
+ * particleIntegrate.
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { formula } from './formula.js';
@@ -18,7 +19,6 @@ import {
   contactGeometry,
 } from './common.wgsl.js';
 import { hashRowFunction } from '../spatial/grid.wgsl.js';
-import { settlesFlags, settleWall, AXES } from './walls.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry } from '../../src/gpu/kernel.js';
 
 /** The prepare's bindings. */
@@ -34,21 +34,13 @@ export const prepareBindings = bindings({
 });
 
 /** particleSettle's bindings (over the settle list). */
-const settle = {
+export const settleBindings = bindings({
   params: uniform('ParticleParams'),
-  sorted: readOnly('array<vec4f>'),
   sortedId: readOnly('array<u32>'),
   start: readOnly('array<u32>'),
   bodies: readWrite('array<ParticleBody>'),
-  walls: readWrite('array<ParticleWalls>'),
-};
-export const settleBindings = bindings(settle);
-export const settleCollidersBindings = bindings({
-  ...settle,
   slots: readWrite('array<ParticleColliderContact>'),
 });
-/** particleSettle's bindings, with or without colliders. */
-export const settleBindingsFor = (colliders: boolean) => (colliders ? settleCollidersBindings : settleBindings);
 
 /** particleIntegrate's bindings (over the busy list). */
 export const integrateBindings = bindings({
@@ -99,7 +91,6 @@ export const particlePrepareShader = ({ first, colliders = false }: { first: boo
 
 ${header()}
 ${prepareBindings.wgsl}
-${settlesFlags}
 #if ${first}
 ${hashRowFunction}
 ${contactGeometry}
@@ -192,9 +183,8 @@ ${particlePrepareEntry.wgsl}
     contacts[run].aim = bitcast<f32>(last);
   }
 #endif
-  // A particle with a collider contact settles (particlePrepareWalls adds those with a wall contact).
   if (w > 0.0 && boxed) {
-    // The settle list: particleSettle walks these only.
+    // The settle list: particleSettle walks these only (particlePrepareWalls lists the walls').
     let at = atomicAdd(&start[2u * params.count + 2u], 1u);
     atomicStore(&start[2u * params.count + 3u + at], t);
   }
@@ -203,10 +193,7 @@ ${particlePrepareEntry.wgsl}
     atomicAdd(&stats.touching, touching);
   }
 #endif
-  // The substep's own contacts (SETTLES_BOX here, SETTLES_WALL from particlePrepareWalls) in p.w,
-  // which the sweeps keep, so that particleSettle reads the wall record and the slots only of the
-  // particles that have them.
-  bodiesOut[t] = ParticleBody(vec4f(v + dv, w), vec4f(0.0, 0.0, 0.0, f32(select(0u, SETTLES_BOX, boxed))));
+  bodiesOut[t] = ParticleBody(vec4f(v + dv, w), vec4f(0.0));
 }
 `;
 
@@ -272,57 +259,27 @@ ${
 export const particleSettleEntry = entry({ name: 'particleSettle', ...settleThread });
 
 /**
- * The end of a sweep, per particle of the substep's settle list, in place: its wall contacts
- * (axis by axis) and its collider contacts (slot by slot), each solved with the particle's whole
- * mass from the velocity the one before left (Gauss–Seidel). Without `friction` (a world whose
- * friction is 0) the friction code is left out: on SwiftShader a loop pays for a branch no lane
- * takes (docs/ARCHITECTURE.md, Passes), and the results are the same bit for bit.
+ * The end of a sweep, per particle of the substep's settle list (those with a collider contact),
+ * in place, after its walls (particleSettleWalls, walls.wgsl.ts): its collider contacts, slot by
+ * slot, each solved with the particle's whole mass from the velocity the one before left
+ * (Gauss–Seidel). Without `friction` (a world whose friction is 0) the friction code is left
+ * out: on SwiftShader a loop pays for a branch no lane takes (docs/ARCHITECTURE.md, Passes), and
+ * the results are the same bit for bit.
  */
-export const particleSettleShader = ({
-  friction = true,
-  colliders = false,
-}: {
-  friction?: boolean;
-  colliders?: boolean;
-}) => wgsl`
+export const particleSettleShader = ({ friction = true }: { friction?: boolean } = {}) => wgsl`
 
 ${header()}
-${settleBindingsFor(colliders).wgsl}
-${settlesFlags}
+${settleBindings.wgsl}
 ${coneScale}
 
 ${particleSettleEntry.wgsl}
 ${settleParticle}
   let body = bodies[t];
-  // The substep's prepare found its wall and collider contacts (p.w, which the sweeps keep).
-  let settles = u32(body.p.w);
-  let walled = (settles & SETTLES_WALL) != 0u;
-#if ${colliders}
-  let boxed = (settles & SETTLES_BOX) != 0u;
-#else
-  let boxed = false;
-#endif
   let w = body.v.w;
-  if ((!walled && !boxed) || w == 0.0) {
-    // Nothing of its own to solve (a static particle never moves): its body stays as the pairs left it.
-    return;
-  }
   let id = sortedId[t];
-  let s = sorted[t];
   var v = body.v.xyz;
   var vp = body.p.xyz;
-  if (walled) {
-    var wall = walls[id];
-    {
-      ${AXES.map((axis) => settleWall(axis, friction)).join('')}
-      walls[id] = wall;
-    }
-  }
-#if ${colliders}
-  if (boxed) {
-    ${settleColliders(friction)}
-  }
-#endif
+  ${settleColliders(friction)}
   bodies[t] = ParticleBody(vec4f(v, w), vec4f(vp, body.p.w));
 }
 `;

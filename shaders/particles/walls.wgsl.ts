@@ -2,15 +2,17 @@
  * The walls of the world's bounds in a substep (shaders/particles/solver.wgsl.ts has the
  * overview): particlePrepareWalls, after each substep's prepare, over the walled list (the busy
  * particles particleSplit found with a wall contact or a wall within reach in the step), starts
- * each one's wall contacts (their aims and warm start); particleSettle (substep.wgsl.ts) solves
- * them after each sweep with settleWall. A pass of its own, not the prepare's end: on SwiftShader
- * every lane of a group runs the statements of each `if` it reaches, taken or not, so the
- * prepare paid for the walls' code for every busy particle (the pour of issue 47: a fifth of the
- * later prepares' time) where a tenth of them were near a wall.
+ * each one's wall contacts (their aims and warm start) and lists those with one;
+ * particleSettleWalls solves them after each sweep, before particleSettle (substep.wgsl.ts) solves
+ * the collider contacts. Passes of their own, not parts of the prepare and of one settle: on
+ * SwiftShader every lane of a group runs the statements of each `if` it reaches, taken or not, so
+ * the prepare paid for the walls' code for every busy particle (the pour of issue 47: a fifth of
+ * the later prepares' time) where a third of them were near a wall, and the settle for every
+ * particle on a peg (six of its ten GPU ms a sweep).
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { formula } from './formula.js';
-import { header } from './common.wgsl.js';
+import { header, coneScale } from './common.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry } from '../../src/gpu/kernel.js';
 
 /**
@@ -23,12 +25,14 @@ export const walledList = {
 };
 
 /**
- * A busy particle's contacts of its own in a substep, as the prepare leaves them in its body's
- * p.w (the sweeps keep it; the integration clears it): a wall contact, a collider contact.
+ * The wall settle list: the busy particles with a wall contact in this substep, which
+ * particlePrepareWalls appends (its length at start[6·count + 5], its particles after it) and
+ * particleSettleWalls walks after each sweep.
  */
-export const settlesFlags = /* wgsl */ `
-const SETTLES_WALL: u32 = 1u;
-const SETTLES_BOX: u32 = 2u;`;
+export const wallSettleList = {
+  length: 'start[6u * params.count + 5u]',
+  at: (k: string): string => `start[6u * params.count + 6u + ${k}]`,
+};
 
 /** particlePrepareWalls' bindings. */
 export const prepareWallsBindings = bindings({
@@ -121,13 +125,11 @@ export const particlePrepareWallsEntry = entry({
  * contact when the sphere may reach it within the substep plus the margin, kept warm from the
  * last substep on the same side while it stays closed; the warm start added to the body the
  * prepare wrote (its velocity before the solve is the prepare's: the body it read, with gravity),
- * and a particle with a wall contact marked (SETTLES_WALL) and, without a collider contact (the
- * prepare listed those), appended to the settle list.
+ * and a moving particle with a wall contact appended to the wall settle list.
  */
 export const particlePrepareWallsShader = () => wgsl`
 ${header()}
 ${prepareWallsBindings.wgsl}
-${settlesFlags}
 
 // Whether a wall contact of the sphere s moving at v may take part in this substep: prepareWall's
 // test, with room to spare for rounding (prepareWall decides exactly).
@@ -159,14 +161,54 @@ ${particlePrepareWallsEntry.wgsl}
     walls[id] = wall;
     if (wall.impulseX.y != 0.0 || wall.impulseY.y != 0.0 || wall.impulseZ.y != 0.0) {
       let body = bodiesOut[t];
-      let flags = u32(body.p.w);
-      bodiesOut[t] = ParticleBody(vec4f(body.v.xyz + dv, w), vec4f(body.p.xyz, f32(flags | SETTLES_WALL)));
-      if (w > 0.0 && (flags & SETTLES_BOX) == 0u) {
-        // The settle list (the prepare listed those with a collider contact).
-        let at = atomicAdd(&start[2u * params.count + 2u], 1u);
-        atomicStore(&start[2u * params.count + 3u + at], t);
+      bodiesOut[t] = ParticleBody(vec4f(body.v.xyz + dv, w), body.p);
+      if (w > 0.0) {
+        let at = atomicAdd(&${wallSettleList.length}, 1u);
+        atomicStore(&${wallSettleList.at('at')}, t);
       }
     }
   }
+}
+`;
+
+/** particleSettleWalls' bindings (over the wall settle list). */
+export const settleWallsBindings = bindings({
+  params: uniform('ParticleParams'),
+  sorted: readOnly('array<vec4f>'),
+  sortedId: readOnly('array<u32>'),
+  start: readOnly('array<u32>'),
+  bodies: readWrite('array<ParticleBody>'),
+  walls: readWrite('array<ParticleWalls>'),
+});
+
+export const particleSettleWallsEntry = entry({
+  name: 'particleSettleWalls',
+  index: 'k',
+  bound: wallSettleList.length,
+});
+
+/**
+ * The end of a sweep, per particle of the wall settle list, in place: its wall contacts, axis by
+ * axis, each solved with the particle's whole mass from the velocity the one before left
+ * (Gauss–Seidel), before its collider contacts (particleSettle). Without `friction` (a world
+ * whose friction is 0) the friction code is left out (the same results bit for bit).
+ */
+export const particleSettleWallsShader = ({ friction = true }: { friction?: boolean } = {}) => wgsl`
+${header()}
+${settleWallsBindings.wgsl}
+${coneScale}
+
+${particleSettleWallsEntry.wgsl}
+  let t = ${wallSettleList.at('k')};
+  let body = bodies[t];
+  let w = body.v.w;
+  let id = sortedId[t];
+  let s = sorted[t];
+  var v = body.v.xyz;
+  var vp = body.p.xyz;
+  var wall = walls[id];
+  ${AXES.map((axis) => settleWall(axis, friction)).join('')}
+  walls[id] = wall;
+  bodies[t] = ParticleBody(vec4f(v, w), vec4f(vp, body.p.w));
 }
 `;

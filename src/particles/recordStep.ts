@@ -125,13 +125,13 @@ export class StepRecorder {
     label: string,
     pipeline: GPUComputePipeline,
     group: GPUBindGroup,
-    over: 'all' | 'one' | 'on' | 'off' | 'busy' | 'settle' | 'wide' | 'boxed' | 'walled' = 'all',
+    over: 'all' | 'one' | 'on' | 'off' | 'busy' | 'settle' | 'settleWalls' | 'wide' | 'boxed' | 'walled' = 'all',
   ): void {
     const pass = this.encoder.beginComputePass(this.timer?.pass(label) ?? { label });
     setPipelineAndGroup(pass, pipeline, group);
     if (over === 'one') pass.dispatchWorkgroups(1);
     else if (!this.indirect || over === 'all') dispatchFolded(pass, this.workgroups, this.max);
-    else if (over === 'busy' || over === 'settle' || over === 'wide' || over === 'boxed' || over === 'walled')
+    else if (over !== 'on' && over !== 'off')
       pass.dispatchWorkgroupsIndirect(this.parts.buffers.busyArgs, 4 * LIST_ARGS[over]);
     else this.parts.buffers.gate.dispatch(pass, this.workgroups, this.max, over);
     pass.end();
@@ -371,6 +371,7 @@ export class StepRecorder {
         );
       }
       this.encoder.clearBuffer(b.start, 4 * (2 * this.n + 2), 4); // the settle list's length
+      this.encoder.clearBuffer(b.start, 4 * (6 * this.n + 5), 4); // the wall settle list's (walls.wgsl.ts)
       this.run(
         sub === 0 ? 'solver prepare first' : 'solver prepare',
         pipelines.fixed[`prepare${sub === 0 ? 'First' : ''}${withBoxes}`],

@@ -3,9 +3,11 @@
  * once a step, after the first prepare, the colouring of the pairs; per sweep, the colours' pair
  * solves and the overflow's in one pass, then each particle's walls and collider contacts, and
  * after a substep's last sweep the integration. Kernels: shaders/particles/colouring.wgsl.ts,
- * pairs.wgsl.ts and substep.wgsl.ts (particleSettle, particleIntegrate).
+ * pairs.wgsl.ts, walls.wgsl.ts (particleSettleWalls) and substep.wgsl.ts (particleSettle,
+ * particleIntegrate).
  */
-import { settleBindings, settleCollidersBindings, integrateBindings } from '../../shaders/particles/substep.wgsl.js';
+import { settleBindings, integrateBindings } from '../../shaders/particles/substep.wgsl.js';
+import { settleWallsBindings } from '../../shaders/particles/walls.wgsl.js';
 import {
   colourStartBindings,
   colourTentativeBindings,
@@ -38,12 +40,21 @@ export interface SweepRecorder {
   readonly encoder: GPUCommandEncoder;
   readonly params: GPUBuffer;
   readonly p: string;
-  readonly settings: { readonly friction: number };
   /** The colours the sweeps dispatch one by one; the rest are the tail's (src/particles/solver.ts, colourSlots). */
   readonly colourSlots: number;
   readonly timer?: GpuTimer;
-  /** One pass over the busy particles ('busy'), the substep's settle list ('settle') or of one thread ('one'). */
-  run(label: string, pipeline: GPUComputePipeline, group: GPUBindGroup, over: 'busy' | 'settle' | 'one'): void;
+  /**
+   * One pass over the busy particles ('busy'), the substep's settle list ('settle') or wall
+   * settle list ('settleWalls'), or of one thread ('one').
+   */
+  run(
+    label: string,
+    pipeline: GPUComputePipeline,
+    group: GPUBindGroup,
+    over: 'busy' | 'settle' | 'settleWalls' | 'one',
+  ): void;
+  /** The step's settings: whether the world has walls (`bounds`). */
+  readonly settings: { readonly friction: number; readonly bounds: readonly number[] | null };
   /**
    * Whether the lists' dispatches are sized on the GPU (indirect), or cover every particle, the
    * threads past a list's length returning at once (direct: no indirect dispatch, which WebGPU
@@ -165,8 +176,9 @@ export function recordColouring(rec: SweepRecorder, bodies: GPUBuffer): void {
  * One sweep of substep `substep` on `bodies`, in place: each colour's pairs of the bands the
  * substep has reached (one dispatch a colour, from colourPlan's arguments for the band, for the
  * first `colourSlots` colours; one workgroup for the tail, the colours after them), the overflow's
- * Jacobi sweep and its application, in one pass; then each particle's walls and collider contacts
- * (particleSettle, over the settle list); with `integrate` (the substep's last sweep), the
+ * Jacobi sweep and its application, in one pass; then each particle's walls (particleSettleWalls,
+ * over the wall settle list) and collider contacts (particleSettle, over the settle list); with
+ * `integrate` (the substep's last sweep), the
  * integration of every busy particle (particleIntegrate).
  */
 export function recordSweep(
@@ -233,18 +245,33 @@ export function recordSweep(
   );
   rec.dispatchList(pass, b.colourArgs, 12 * ARGS.overflow);
   pass.end();
-  const settle = {
-    params,
-    sorted: grid.sorted.buffer,
-    sortedId: grid.sortedId.buffer,
-    start: b.start,
-    bodies,
-    walls: b.walls,
-  };
-  const group = colliders
-    ? groups.get(`settleColliders ${p} ${which}`, settleCollidersBindings, { ...settle, slots: b.slots.buffer })
-    : groups.get(`settle ${p} ${which}`, settleBindings, settle);
-  rec.run('solver settle', pipelines.fixed[`settle${friction}${colliders ? 'Colliders' : ''}`], group, 'settle');
+  if (settings.bounds)
+    rec.run(
+      'solver settle walls',
+      pipelines.fixed[`settleWalls${friction}`],
+      groups.get(`settleWalls ${p} ${which}`, settleWallsBindings, {
+        params,
+        sorted: grid.sorted.buffer,
+        sortedId: grid.sortedId.buffer,
+        start: b.start,
+        bodies,
+        walls: b.walls,
+      }),
+      'settleWalls',
+    );
+  if (colliders)
+    rec.run(
+      'solver settle',
+      pipelines.fixed[`settle${friction}`],
+      groups.get(`settle ${p} ${which}`, settleBindings, {
+        params,
+        sortedId: grid.sortedId.buffer,
+        start: b.start,
+        bodies,
+        slots: b.slots.buffer,
+      }),
+      'settle',
+    );
   if (integrate)
     rec.run(
       'solver integrate',

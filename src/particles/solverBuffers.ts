@@ -144,7 +144,7 @@ export class SolverBuffers {
     this.orderBackup = createBuffer(device, 'particle order backup', 36 * capacity, storage);
     this.gate = new DispatchGate(device, 'particle search gate');
     // The busy list's arguments, the settle list's, colliderFindWide's, the boxed list's (LIST_ARGS).
-    this.busyArgs = createBuffer(device, 'particle solve dispatch', 80, BufferUsage.STORAGE | BufferUsage.INDIRECT);
+    this.busyArgs = createBuffer(device, 'particle solve dispatch', 96, BufferUsage.STORAGE | BufferUsage.INDIRECT);
     this.contacts = new GrowableBuffer(device, 'particle contacts', storage);
     this.contacts.ensure(2 * entryCapacity * ParticleContact.size);
     // The collider buffers stay this small (the split binds the slots) until a world has boxes.

@@ -74,8 +74,13 @@ import {
   countBindings,
   fillBindings,
 } from '../../shaders/particles/search.wgsl.js';
-import { prepareBindings, settleBindingsFor, integrateBindings } from '../../shaders/particles/substep.wgsl.js';
-import { prepareWallsBindings, particlePrepareWallsShader } from '../../shaders/particles/walls.wgsl.js';
+import { prepareBindings, settleBindings, integrateBindings } from '../../shaders/particles/substep.wgsl.js';
+import {
+  prepareWallsBindings,
+  particlePrepareWallsShader,
+  settleWallsBindings,
+  particleSettleWallsShader,
+} from '../../shaders/particles/walls.wgsl.js';
 import {
   colourStartBindings,
   colourTentativeBindings,
@@ -116,20 +121,22 @@ interface MeshPipelines {
 }
 
 /**
- * particleSettle's variants, by name: `settle`, then `NoFriction` (friction 0) and `Colliders`
- * (with box or mesh colliders) where they apply.
+ * The settles' variants, by name: `settleWalls` (particleSettleWalls) and `settle` (particleSettle,
+ * the collider contacts), then `NoFriction` (friction 0) where it applies.
  */
 function settlePipelines(
   make: (decl: Pick<Bindings<string>, 'layout'>, entry: string, code: string) => GPUComputePipeline,
 ): Record<string, GPUComputePipeline> {
   const out: Record<string, GPUComputePipeline> = {};
-  for (const friction of [true, false])
-    for (const colliders of [false, true])
-      out[`settle${friction ? '' : 'NoFriction'}${colliders ? 'Colliders' : ''}`] = make(
-        settleBindingsFor(colliders),
-        'particleSettle',
-        particleSettleShader({ friction, colliders }),
-      );
+  for (const friction of [true, false]) {
+    const suffix = friction ? '' : 'NoFriction';
+    out[`settleWalls${suffix}`] = make(
+      settleWallsBindings,
+      'particleSettleWalls',
+      particleSettleWallsShader({ friction }),
+    );
+    out[`settle${suffix}`] = make(settleBindings, 'particleSettle', particleSettleShader({ friction }));
+  }
   return out;
 }
 

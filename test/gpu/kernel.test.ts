@@ -135,6 +135,8 @@ import {
   particleScatterIdsEntry,
   particleStableShader,
   particleStableEntry,
+  particleReachShader,
+  particleReachEntry,
   particleCountShader,
   particleCountEntry,
   particleFillShader,
@@ -148,6 +150,12 @@ import {
   particleIntegrateShader,
   particleIntegrateEntry,
 } from '../../shaders/particles/substep.wgsl.js';
+import {
+  particlePrepareWallsShader,
+  particlePrepareWallsEntry,
+  particleSettleWallsShader,
+  particleSettleWallsEntry,
+} from '../../shaders/particles/walls.wgsl.js';
 import {
   colourStartShader,
   colourStartEntry,
@@ -342,6 +350,7 @@ const PARTICLE_KERNELS: [string, EntryPoint[], string[]][] = [
   ['particleCarry', [particleCarryEntry], [particleCarryShader()]],
   ['particleScatterIds', [particleScatterIdsEntry], [particleScatterIdsShader()]],
   ['particleStable', [particleStableEntry], [particleStableShader()]],
+  ['particleReach', [particleReachEntry], [particleReachShader()]],
   ['particleCount', [particleCountEntry], LAYOUTS.map((layout) => particleCountShader(layout))],
   ['particleFill', [particleFillEntry], LAYOUTS.map((layout) => particleFillShader(layout))],
   [
@@ -349,10 +358,16 @@ const PARTICLE_KERNELS: [string, EntryPoint[], string[]][] = [
     [particlePrepareEntry],
     BOTH.flatMap((first) => BOTH.map((colliders) => particlePrepareShader({ first, colliders }))),
   ],
+  ['particlePrepareWalls (over the walled list)', [particlePrepareWallsEntry], [particlePrepareWallsShader()]],
+  [
+    'particleSettleWalls (over the wall settle list)',
+    [particleSettleWallsEntry],
+    BOTH.map((friction) => particleSettleWallsShader({ friction })),
+  ],
   [
     'particleSettle (over the settle list)',
     [particleSettleEntry],
-    BOTH.flatMap((friction) => BOTH.map((colliders) => particleSettleShader({ friction, colliders }))),
+    BOTH.map((friction) => particleSettleShader({ friction })),
   ],
   ['particleIntegrate (over the busy list)', [particleIntegrateEntry], [particleIntegrateShader()]],
   ['colourStart', [colourStartEntry], [colourStartShader()]],

@@ -18,6 +18,8 @@ import {
   scatterIdsBindings,
   particleStableShader,
   stableBindings,
+  particleReachShader,
+  reachBindings,
   particleCountShader,
   countBindings,
   particleFillShader,
@@ -28,10 +30,15 @@ import {
   prepareBindings,
   particleSettleShader,
   settleBindings,
-  settleCollidersBindings,
   particleIntegrateShader,
   integrateBindings,
 } from '../../shaders/particles/substep.wgsl.js';
+import {
+  particlePrepareWallsShader,
+  prepareWallsBindings,
+  particleSettleWallsShader,
+  settleWallsBindings,
+} from '../../shaders/particles/walls.wgsl.js';
 import {
   colourStartShader,
   colourStartBindings,
@@ -112,7 +119,6 @@ import {
 
 const LAYOUTS = [true, false].flatMap((dense) => [false, true].map((oneLevel) => ({ dense, oneLevel })));
 const BOTH = [false, true];
-const sweeps = (colliders: boolean): string[] => BOTH.map((friction) => particleSettleShader({ friction, colliders }));
 
 const KERNELS: [string, Bindings<string>, string[]][] = [
   ['particleGather', gatherBindings, [particleGatherShader()]],
@@ -120,6 +126,7 @@ const KERNELS: [string, Bindings<string>, string[]][] = [
   ['particleCarry', carryBindings, [particleCarryShader()]],
   ['particleScatterIds', scatterIdsBindings, [particleScatterIdsShader()]],
   ['particleStable', stableBindings, [particleStableShader()]],
+  ['particleReach', reachBindings, [particleReachShader()]],
   ['particleCount', countBindings, LAYOUTS.map((layout) => particleCountShader(layout))],
   ['particleFill', fillBindings, LAYOUTS.map((layout) => particleFillShader(layout))],
   [
@@ -127,8 +134,9 @@ const KERNELS: [string, Bindings<string>, string[]][] = [
     prepareBindings,
     BOTH.flatMap((first) => BOTH.map((colliders) => particlePrepareShader({ first, colliders }))),
   ],
-  ['particleSettle', settleBindings, sweeps(false)],
-  ['particleSettle colliders', settleCollidersBindings, sweeps(true)],
+  ['particlePrepareWalls', prepareWallsBindings, [particlePrepareWallsShader()]],
+  ['particleSettleWalls', settleWallsBindings, BOTH.map((friction) => particleSettleWallsShader({ friction }))],
+  ['particleSettle', settleBindings, BOTH.map((friction) => particleSettleShader({ friction }))],
   ['particleIntegrate', integrateBindings, [particleIntegrateShader()]],
   ['colourStart', colourStartBindings, [colourStartShader()]],
   ['colourTentative', colourTentativeBindings, [colourTentativeShader()]],

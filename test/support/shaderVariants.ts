@@ -26,6 +26,7 @@ import {
   particleBusyArgsShader,
   particleScatterIdsShader,
   particleStableShader,
+  particleReachShader,
   particleCountShader,
   particleFillShader,
   particlePrepareShader,
@@ -44,6 +45,8 @@ import {
   overflowSolveShader,
   overflowApplyShader,
   particleWriteBackShader,
+  particlePrepareWallsShader,
+  particleSettleWallsShader,
 } from '../../shaders/particles/solver.wgsl.js';
 import {
   colliderFindShader,
@@ -131,6 +134,7 @@ export function shaderVariants(): [string, string][] {
     ['particleCarry', particleCarryShader()],
     ['particleScatterIds', particleScatterIdsShader()],
     ['particleStable', particleStableShader()],
+    ['particleReach', particleReachShader()],
     ...GRID_LAYOUTS.flatMap((layout): [string, string][] => [
       [`particleCount ${layoutName(layout)}`, particleCountShader(layout)],
       [`particleFill ${layoutName(layout)}`, particleFillShader(layout)],
@@ -141,12 +145,11 @@ export function shaderVariants(): [string, string][] {
         particlePrepareShader({ first, colliders }),
       ]),
     ),
-    ...[false, true].flatMap((friction) =>
-      [false, true].map((colliders): [string, string] => [
-        `particleSettle friction=${friction} colliders=${colliders}`,
-        particleSettleShader({ friction, colliders }),
-      ]),
-    ),
+    ['particlePrepareWalls', particlePrepareWallsShader()],
+    ...[false, true].flatMap((friction): [string, string][] => [
+      [`particleSettleWalls friction=${friction}`, particleSettleWallsShader({ friction })],
+      [`particleSettle friction=${friction}`, particleSettleShader({ friction })],
+    ]),
     ['particleIntegrate', particleIntegrateShader()],
     ['colourStart', colourStartShader()],
     ['colourTentative', colourTentativeShader()],
