@@ -15,7 +15,7 @@ import {
   WideBox,
 } from './layout.js';
 import { flatWorkgroup } from '../common.wgsl.js';
-import { WG } from '../../src/gpu/kernel.js';
+import { WG, uniform, readOnly, readWrite } from '../../src/gpu/kernel.js';
 import { EXT_SCALE } from '../../src/spatial/level.js';
 import { MOVE_ROUNDING, SLEEP_OVERLAP } from '../../src/particles/step.js';
 import { EMPTY_SLOT } from './colliders.wgsl.js';
@@ -97,6 +97,20 @@ export const busyParticle = /* wgsl */ `  let t = start[params.count + 2u + k];`
  * prepare appends (its length at start[2·count + 2], its particles after it) and the sweeps
  * that do not integrate walk (particleSettle returns at once for any other busy particle).
  */
+/**
+ * The bindings a substep's prepares share (particlePrepare, particlePrepareWalls): the particles
+ * in bucket order, the lists in the contact starts' scratch, the bodies they read (`bodiesIn`)
+ * and write (`bodiesOut`).
+ */
+export const substepPrepare = {
+  params: uniform('ParticleParams'),
+  sorted: readOnly('array<vec4f>'),
+  sortedId: readOnly('array<u32>'),
+  start: readWrite('array<atomic<u32>>'),
+  bodiesIn: readOnly('array<ParticleBody>'),
+  bodiesOut: readWrite('array<ParticleBody>'),
+} as const;
+
 export const settleThread = { index: 'k', bound: 'start[2u * params.count + 2u]' } as const;
 export const settleParticle = /* wgsl */ `  let t = start[2u * params.count + 3u + k];`;
 

@@ -38,8 +38,7 @@
  *                       takes its partners' impulses for both entries of each of its pairs
  *   particleSplit       a particle with a list entry, a collider contact, or a wall within reach
  *                       during the step, is busy: appended to the busy list (and, with a
- *                       collider contact, to the boxed list colliderPrepare walks, and with a
- *                       wall contact or a wall within reach, to the walled list), with its
+ *                       collider contact, to the boxed list colliderPrepare walks), with its
  *                       strike bound, the most a contact of the step may change its speed; any
  *                       other (a sleeper aside) runs its whole step here (the substeps'
  *                       arithmetic with nothing to solve, so the result is the same)
@@ -48,6 +47,7 @@
  * count returns at once: a direct dispatch covers every particle):
  *   particlePrepare     gravity; each contact's target normal velocity from the velocities before
  *                       the solve (restitution, or the speculative gap); the warm start
+ *                       and lists the particles near a wall (the walled list)
  *   particlePrepareWalls over the walled list (walls.wgsl.ts): the walls' contacts of the
  *                       substep, their warm start added to what the prepare wrote
  *   (first substep)     the colouring of the step's pairs (colouring.wgsl.ts): colourStart

@@ -135,10 +135,6 @@ ${particleSplitEntry.wgsl}
       let j = atomicAdd(&${boxedList.length}, 1u);
       atomicStore(&${boxedList.at('j')}, t);
     }
-    if (walled) {
-      let j = atomicAdd(&${walledList.length}, 1u);
-      atomicStore(&${walledList.at('j')}, t);
-    }
     return;
   }
   // Nothing to solve all step: each substep's prepare (gravity, no impulse), sweeps (no
@@ -193,9 +189,10 @@ export const particleBusyArgsEntry = entry({ name: 'particleBusyArgs', size: ONE
 
 /**
  * One thread: the indirect dispatch arguments (folded as dispatchFolded does) for the busy list's
- * length (the split's), or for the settle list's (a substep's prepare: common.wgsl.ts, settleThread).
+ * length (the split's), for the walled list's (a substep's prepare: walls.wgsl.ts, walledList),
+ * or for the settle lists' (the prepares': common.wgsl.ts, settleThread, and wallSettleList).
  */
-export const particleBusyArgsShader = ({ list }: { list: 'busy' | 'settle' }) => wgsl`
+export const particleBusyArgsShader = ({ list }: { list: 'busy' | 'walled' | 'settle' }) => wgsl`
 ${header()}
 ${busyArgsBindings.wgsl}
 ${writeArgs}
@@ -204,6 +201,7 @@ ${particleBusyArgsEntry.wgsl}
 #if ${list === 'busy'}
   writeArgs(${LIST_ARGS.busy}u, start[params.count + 1u]);
   writeArgs(${LIST_ARGS.boxed}u, ${boxedList.length});
+#elif ${list === 'walled'}
   writeArgs(${LIST_ARGS.walled}u, ${walledList.length});
 #else
   writeArgs(${LIST_ARGS.settle}u, start[2u * params.count + 2u]);

@@ -17,19 +17,17 @@ import {
   coneScale,
   strikeOf,
   contactGeometry,
+  substepPrepare,
 } from './common.wgsl.js';
 import { hashRowFunction } from '../spatial/grid.wgsl.js';
+import { nearWallFunction, toWalls } from './walls.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry } from '../../src/gpu/kernel.js';
 
 /** The prepare's bindings. */
 export const prepareBindings = bindings({
-  params: uniform('ParticleParams'),
-  sorted: readOnly('array<vec4f>'),
-  sortedId: readOnly('array<u32>'),
-  start: readWrite('array<atomic<u32>>'),
-  bodiesIn: readOnly('array<ParticleBody>'),
-  bodiesOut: readWrite('array<ParticleBody>'),
+  ...substepPrepare,
   contacts: readWrite('array<ParticleContact>'),
+  walls: readOnly('array<ParticleWalls>'),
   stats: readWrite('ParticleStats'),
 });
 
@@ -91,6 +89,7 @@ export const particlePrepareShader = ({ first, colliders = false }: { first: boo
 
 ${header()}
 ${prepareBindings.wgsl}
+${nearWallFunction}
 #if ${first}
 ${hashRowFunction}
 ${contactGeometry}
@@ -183,6 +182,7 @@ ${particlePrepareEntry.wgsl}
     contacts[run].aim = bitcast<f32>(last);
   }
 #endif
+  ${toWalls}
   if (w > 0.0 && boxed) {
     // The settle list: particleSettle walks these only (particlePrepareWalls lists the walls').
     let at = atomicAdd(&start[2u * params.count + 2u], 1u);

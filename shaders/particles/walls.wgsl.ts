@@ -12,12 +12,13 @@
  */
 import { wgsl } from 'wgsl-preprocessor/wgsl-preprocessor.js';
 import { formula } from './formula.js';
-import { header, coneScale } from './common.wgsl.js';
+import { header, coneScale, substepPrepare } from './common.wgsl.js';
 import { bindings, uniform, readOnly, readWrite, entry } from '../../src/gpu/kernel.js';
 
 /**
- * The walled list: the busy particles with a wall contact or a wall within reach during the step
- * (particleSplit appends them; its length at start[5·count + 4], its particles after it).
+ * The walled list: the busy particles that may meet a wall in this substep (nearWall) or had a
+ * wall contact in the last, which a substep's prepare appends (its length at start[5·count + 4],
+ * its particles after it) and particlePrepareWalls walks.
  */
 export const walledList = {
   length: 'start[5u * params.count + 4u]',
@@ -34,14 +35,36 @@ export const wallSettleList = {
   at: (k: string): string => `start[6u * params.count + 6u + ${k}]`,
 };
 
+/**
+ * Whether a wall contact of the sphere s moving at v may take part in this substep: prepareWall's
+ * test, with room to spare for rounding (prepareWall decides exactly).
+ */
+export const nearWallFunction = /* wgsl */ `
+fn nearWall(s: vec4f, v: vec3f, h: f32) -> bool {
+  let low = (s.xyz - vec3f(s.w)) - params.boundsMin;
+  let high = params.boundsMax - (s.xyz + vec3f(s.w));
+  let gap = min(low, high);
+  let vn0 = select(-v, v, low <= high);
+  let spare = max(vec3f(params.margin), 1e-5 * (abs(gap) + abs(vn0 * h) + vec3f(s.w)));
+  return any(gap + min(vn0, vec3f(0.0)) * h <= vec3f(params.margin) + spare);
+}`;
+
+/**
+ * The prepare's statements (s, v, h, w, id, t in scope; `walls` and `start` bound) that list
+ * particle t for particlePrepareWalls where it may meet a wall in the substep or had a wall
+ * contact in the last: the test particlePrepare made before its walls' code moved here, with the
+ * velocity and position of the same substep (a particle struck toward a wall in the step is
+ * caught in the next substep, as before).
+ */
+export const toWalls = /* wgsl */ `
+  if (params.bounded != 0u && ((w > 0.0 && nearWall(s, v, h)) || walls[id].impulseX.y != 0.0 || walls[id].impulseY.y != 0.0 || walls[id].impulseZ.y != 0.0)) {
+    let j = atomicAdd(&${walledList.length}, 1u);
+    atomicStore(&${walledList.at('j')}, t);
+  }`;
+
 /** particlePrepareWalls' bindings. */
 export const prepareWallsBindings = bindings({
-  params: uniform('ParticleParams'),
-  sorted: readOnly('array<vec4f>'),
-  sortedId: readOnly('array<u32>'),
-  start: readWrite('array<atomic<u32>>'),
-  bodiesIn: readOnly('array<ParticleBody>'),
-  bodiesOut: readWrite('array<ParticleBody>'),
+  ...substepPrepare,
   walls: readWrite('array<ParticleWalls>'),
 });
 
@@ -131,17 +154,6 @@ export const particlePrepareWallsShader = () => wgsl`
 ${header()}
 ${prepareWallsBindings.wgsl}
 
-// Whether a wall contact of the sphere s moving at v may take part in this substep: prepareWall's
-// test, with room to spare for rounding (prepareWall decides exactly).
-fn nearWall(s: vec4f, v: vec3f, h: f32) -> bool {
-  let low = (s.xyz - vec3f(s.w)) - params.boundsMin;
-  let high = params.boundsMax - (s.xyz + vec3f(s.w));
-  let gap = min(low, high);
-  let vn0 = select(-v, v, low <= high);
-  let spare = max(vec3f(params.margin), 1e-5 * (abs(gap) + abs(vn0 * h) + vec3f(s.w)));
-  return any(gap + min(vn0, vec3f(0.0)) * h <= vec3f(params.margin) + spare);
-}
-
 ${particlePrepareWallsEntry.wgsl}
   let t = atomicLoad(&${walledList.at('k')});
   let h = params.dt;
@@ -150,8 +162,8 @@ ${particlePrepareWallsEntry.wgsl}
   let w = bodiesIn[t].v.w;
   let v = bodiesIn[t].v.xyz + select(vec3f(0.0), params.gravity * h, w > 0.0);
   let walled = params.bounded != 0u && w > 0.0;
-  // A particle away from every wall, with no wall contact from before, skips its wall record.
-  if (params.bounded != 0u && ((walled && nearWall(s, v, h)) || walls[id].impulseX.y != 0.0 || walls[id].impulseY.y != 0.0 || walls[id].impulseZ.y != 0.0)) {
+  // The prepare listed it (toWalls): near a wall, or with a wall contact from before.
+  {
     var dv = vec3f(0.0);
     var wall = walls[id];
     var aims = vec4f(0.0);

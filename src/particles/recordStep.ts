@@ -311,7 +311,6 @@ export class StepRecorder {
     );
     encoder.clearBuffer(b.start, 4 * (n + 1), 4); // the busy list's length
     encoder.clearBuffer(b.start, 4 * (4 * n + 3), 4); // the boxed list's (shaders/particles/colliders.wgsl.ts, boxedList)
-    encoder.clearBuffer(b.start, 4 * (5 * n + 4), 4); // the walled list's (shaders/particles/walls.wgsl.ts, walledList)
     this.run(
       'particle split',
       pipelines.fixed.split,
@@ -370,36 +369,41 @@ export class StepRecorder {
           'boxed',
         );
       }
+      // What both prepares read and write (shaders/particles/common.wgsl.ts, substepPrepare).
+      const prepared = {
+        params,
+        sorted: grid.sorted.buffer,
+        sortedId: grid.sortedId.buffer,
+        start: b.start,
+        bodiesIn: from,
+        bodiesOut: to,
+      };
       this.encoder.clearBuffer(b.start, 4 * (2 * this.n + 2), 4); // the settle list's length
+      this.encoder.clearBuffer(b.start, 4 * (5 * this.n + 4), 4); // the walled list's (walls.wgsl.ts, walledList)
       this.encoder.clearBuffer(b.start, 4 * (6 * this.n + 5), 4); // the wall settle list's (walls.wgsl.ts)
       this.run(
         sub === 0 ? 'solver prepare first' : 'solver prepare',
         pipelines.fixed[`prepare${sub === 0 ? 'First' : ''}${withBoxes}`],
         groups.get(`prepare ${p} ${current}`, prepareBindings, {
-          params,
-          sorted: grid.sorted.buffer,
-          sortedId: grid.sortedId.buffer,
-          start: b.start,
-          bodiesIn: from,
-          bodiesOut: to,
+          ...prepared,
           contacts,
           stats: b.stats,
+          walls: b.walls,
         }),
         'busy',
       );
+      if (this.settings.bounds && this.indirect)
+        this.run(
+          'particle walled args',
+          pipelines.fixed.walledArgs,
+          groups.get(`walledArgs ${p}`, busyArgsBindings, { params, start: b.start, args: b.busyArgs }),
+          'one',
+        );
       if (this.settings.bounds)
         this.run(
           'solver prepare walls',
           pipelines.fixed.prepareWalls,
-          groups.get(`prepareWalls ${p} ${current}`, prepareWallsBindings, {
-            params,
-            sorted: grid.sorted.buffer,
-            sortedId: grid.sortedId.buffer,
-            start: b.start,
-            bodiesIn: from,
-            bodiesOut: to,
-            walls: b.walls,
-          }),
+          groups.get(`prepareWalls ${p} ${current}`, prepareWallsBindings, { ...prepared, walls: b.walls }),
           'walled',
         );
       if (this.indirect)

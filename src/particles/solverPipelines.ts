@@ -204,6 +204,7 @@ export class SolverPipelines {
       split: make(splitBindings, 'particleSplit', particleSplitShader()),
       busyArgs: make(busyArgsBindings, 'particleBusyArgs', particleBusyArgsShader({ list: 'busy' })),
       settleArgs: make(busyArgsBindings, 'particleBusyArgs', particleBusyArgsShader({ list: 'settle' })),
+      walledArgs: make(busyArgsBindings, 'particleBusyArgs', particleBusyArgsShader({ list: 'walled' })),
       writeBack: make(writeBackBindings, 'particleWriteBack', particleWriteBackShader()),
     };
   }

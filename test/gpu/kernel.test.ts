@@ -386,7 +386,7 @@ const PARTICLE_KERNELS: [string, EntryPoint[], string[]][] = [
   [
     'particleBusyArgs',
     [particleBusyArgsEntry],
-    (['busy', 'settle'] as const).map((list) => particleBusyArgsShader({ list })),
+    (['busy', 'walled', 'settle'] as const).map((list) => particleBusyArgsShader({ list })),
   ],
   ['particleSleep', [particleSleepEntry], [particleSleepShader()]],
   ['particleWriteBack', [particleWriteBackEntry], [particleWriteBackShader()]],

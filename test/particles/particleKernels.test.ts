@@ -151,7 +151,11 @@ const KERNELS: [string, Bindings<string>, string[]][] = [
   ['overflowSolve', overflowSolveBindings, BOTH.map((friction) => overflowSolveShader({ friction }))],
   ['overflowApply', overflowApplyBindings, [overflowApplyShader()]],
   ['particleSplit', splitBindings, [particleSplitShader()]],
-  ['particleBusyArgs', busyArgsBindings, (['busy', 'settle'] as const).map((list) => particleBusyArgsShader({ list }))],
+  [
+    'particleBusyArgs',
+    busyArgsBindings,
+    (['busy', 'walled', 'settle'] as const).map((list) => particleBusyArgsShader({ list })),
+  ],
   ['particleSleep', sleepBindings, [particleSleepShader()]],
   ['particleWriteBack', writeBackBindings, [particleWriteBackShader()]],
   ['colliderFind', colliderFindBindings, LAYOUTS.map((layout) => colliderFindShader(layout))],

@@ -187,6 +187,7 @@ export function shaderVariants(): [string, string][] {
     ['particleSleep', particleSleepShader()],
     ['particleSplit', particleSplitShader()],
     ['particleBusyArgs list=busy', particleBusyArgsShader({ list: 'busy' })],
+    ['particleBusyArgs list=walled', particleBusyArgsShader({ list: 'walled' })],
     ['particleBusyArgs list=settle', particleBusyArgsShader({ list: 'settle' })],
     ['particleWriteBack', particleWriteBackShader()],
   ];
